@@ -1,0 +1,55 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', 'dist/**', 'tmp/**', '.nx/**', 'coverage/**', '.tenet-data/**', '**/*.js', '**/*.mjs'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            // Domain libs are pure TypeScript: no framework, no I/O client, nothing but other domain code.
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: infrastructure },
+            // Contracts are the public integration surface: they never import domain or adapter code.
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: infrastructure },
+            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Domain code takes time, ids and randomness as input; Node built-ins would smuggle in I/O and clocks.
+    files: ['libs/*/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'timers'], message: 'Domain libs are pure: pass I/O, time and ids in as input.' }] },
+      ],
+      'no-restricted-globals': ['error', { name: 'Date', message: 'Take the time from metadata or a Clock port.' }],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Take randomness as input.' }],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', 'bench/**/*.ts', 'libs/**/testing/**/*.ts', 'libs/testing/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

@@ -1,0 +1,42 @@
+// Native ESM Jest: NestJS 12 is ESM-only, so tests run as ES modules transformed by SWC
+// (decorator metadata on, module type es6). Run through `npm test`, which sets --experimental-vm-modules.
+import { readFileSync } from 'node:fs';
+
+const { compilerOptions } = JSON.parse(readFileSync(new URL('./tsconfig.base.json', import.meta.url), 'utf8'));
+
+const aliasMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace(/[/.]/g, (c) => `\\${c}`)}$`,
+    `<rootDir>/${target.replace(/^\.\//, '')}`,
+  ]),
+);
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+const tier = (name, timeout) => ({
+  displayName: name,
+  rootDir: import.meta.dirname,
+  testEnvironment: 'node',
+  testMatch: [`<rootDir>/{apps,libs,test}/**/*.${name}.spec.ts`],
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: { ...aliasMapper, '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testTimeout: timeout,
+});
+
+export default {
+  projects: [tier('unit', 5_000), tier('int', 60_000), tier('e2e', 120_000)],
+  verbose: true,
+};

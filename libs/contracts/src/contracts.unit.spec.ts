@@ -1,0 +1,67 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { allContracts, sessionStreamId, subjectFor, toSessionIntegrationEvent, type LoggedSessionEvent } from './index.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+
+const logged = (type: string, data: Record<string, unknown>): LoggedSessionEvent => ({
+  id: 'evt_1',
+  streamId: sessionStreamId('s1'),
+  offset: 4,
+  position: 17,
+  type,
+  recordedAt: '2026-11-22T10:00:00.000Z',
+  data: { session_id: 's1', source: 'customer', correlation_id: 'c1', data },
+});
+
+describe('integration event contracts', () => {
+  it.each(allContracts.map((c) => [c.type, c] as const))('%s: the documented example validates against its schema', (_type, contract) => {
+    const validate = ajv.compile(contract.schema);
+    expect(validate(contract.example)).toBe(true);
+  });
+
+  it('every subject pattern is versioned under tenet.v1 and ends with the event name', () => {
+    for (const contract of allContracts) {
+      expect(contract.subjectPattern).toMatch(/^tenet\.v1\.[a-z_]+\.\{[a-z_]+\}\.[a-z_]+$/);
+      expect(contract.subjectPattern.endsWith(contract.type.split('.')[1]!)).toBe(true);
+    }
+  });
+
+  it('rejects a payload with a missing field and names it', () => {
+    const contract = allContracts.find((c) => c.type === 'session.message_created')!;
+    const validate = ajv.compile(contract.schema);
+    const broken = structuredClone(contract.example) as { data: Record<string, unknown> };
+    delete broken.data['message'];
+    expect(validate(broken)).toBe(false);
+    expect(JSON.stringify(validate.errors)).toContain('message');
+  });
+
+  it('refuses ids that would break the subject grammar', () => {
+    expect(() => subjectFor('session', 'a.b', 'message_created')).toThrow(/aggregate id "a.b"/);
+    expect(() => subjectFor('session', 'a*', 'message_created')).toThrow(TypeError);
+  });
+});
+
+describe('toSessionIntegrationEvent', () => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    ['message', 'message_created', { message: 'hi', participant: { display_name: 'Ann' } }],
+    ['status', 'status_changed', { status: 'ready', data: { matched: ['g1'] } }],
+    ['tool', 'tool_called', { tool_calls: [{ tool_id: 't', arguments: {}, result: { data: 1, metadata: {} } }] }],
+    ['custom', 'custom_event_recorded', { anything: true }],
+  ];
+
+  it.each(cases)('maps a logged %s event to a schema-valid %s', (kind, eventName, data) => {
+    const mapped = toSessionIntegrationEvent(logged(kind, data));
+    expect(mapped?.subject).toBe(`tenet.v1.session.s1.${eventName}`);
+    const contract = allContracts.find((c) => c.type === `session.${eventName}`)!;
+    const validate = ajv.compile(contract.schema);
+    expect(validate(mapped!.payload)).toBe(true);
+    expect(mapped!.payload).toMatchObject({ id: 'evt_1', stream: 'session-s1', offset: 4, position: 17 });
+  });
+
+  it('ignores streams that are not sessions and unknown types', () => {
+    expect(toSessionIntegrationEvent({ ...logged('message', {}), streamId: 'agent-1' })).toBeUndefined();
+    expect(toSessionIntegrationEvent(logged('SessionExpired', {}))).toBeUndefined();
+  });
+});

@@ -1,0 +1,18 @@
+export { ALL_V1_SUBJECTS, SUBJECT_ROOT, TENET_STREAM, subjectFor, subjectToken } from './subjects.js';
+export { envelopeSchema, type Envelope, type IntegrationEventContract } from './envelope.js';
+export {
+  CustomEventRecordedV1,
+  EventSourceSchema,
+  MessageCreatedV1,
+  SessionStatusSchema,
+  StatusChangedV1,
+  ToolCalledV1,
+  sessionEventContracts,
+  sessionStreamId,
+  toSessionIntegrationEvent,
+  type LoggedSessionEvent,
+  type SessionEventData,
+  type SessionEventKind,
+  type SessionIntegrationEventV1,
+} from './session/session-events.v1.js';
+export { allContracts, contractFor } from './registry.js';

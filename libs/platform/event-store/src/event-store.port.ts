@@ -1,0 +1,67 @@
+/**
+ * The event log: append-only streams (a session is a stream) with per-stream offsets from 0, plus one
+ * global order across all streams for projections, replay and the publishing relay.
+ */
+
+export interface NewEvent {
+  /** Globally unique event id; generated when omitted. Also used as the JetStream message id. */
+  id?: string;
+  type: string;
+  data: unknown;
+  metadata?: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  id: string;
+  streamId: string;
+  /** Position within the stream: 0, 1, 2, … with no gap and no duplicate. */
+  offset: number;
+  /** Position in the whole log: strictly increasing in commit order (not necessarily contiguous). */
+  position: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  /** ISO-8601 UTC time the store recorded the event. */
+  recordedAt: string;
+}
+
+/**
+ * Expected version of a stream before an append: the offset of its last event, `-1` / `'no_stream'`
+ * for a stream that must not exist yet, or `'any'` to append wherever the stream ends.
+ */
+export type ExpectedVersion = number | 'any' | 'no_stream';
+
+export interface AppendOptions {
+  expectedVersion?: ExpectedVersion;
+}
+
+export interface AppendResult {
+  /** Offset of the last appended event, i.e. the stream's new version. */
+  nextExpectedVersion: number;
+  /** Global position of the last appended event. */
+  lastPosition: number;
+  events: StoredEvent[];
+}
+
+export interface ReadStreamOptions {
+  fromOffset?: number;
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound: returns events with position > afterPosition. Default 0. */
+  afterPosition?: number;
+  limit?: number;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** Offset of the stream's last event, or -1 when the stream does not exist. */
+  streamVersion(streamId: string): Promise<number>;
+  /** Named durable cursors (the relay's "published up to" position, projection positions). */
+  loadCheckpoint(name: string): Promise<number>;
+  saveCheckpoint(name: string, position: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+export { describeWithService, isCi, natsUrl, probeNats, probeRedis, probeService, redisUrl, type ServiceGate } from './services.js';
+export { eventually } from './eventually.js';
