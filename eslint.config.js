@@ -1,6 +1,28 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+const boundaries = (testCode) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      // Domain libs are pure TypeScript: no framework, no I/O client, nothing but other domain code
+      // (their specs may also use the given/when/then helpers in libs/testing).
+      {
+        sourceTag: 'type:domain',
+        onlyDependOnLibsWithTags: testCode ? ['type:domain', 'type:testing'] : ['type:domain'],
+        bannedExternalImports: infrastructure,
+      },
+      // Contracts are the public integration surface: they never import domain or adapter code.
+      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: testCode ? ['type:contracts', 'type:testing'] : ['type:contracts'], bannedExternalImports: infrastructure },
+      { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing', 'type:app'] },
+    ],
+  },
+];
+
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 
 export default tseslint.config(
@@ -18,22 +40,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            // Domain libs are pure TypeScript: no framework, no I/O client, nothing but other domain code.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: infrastructure },
-            // Contracts are the public integration surface: they never import domain or adapter code.
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: infrastructure },
-            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
   {
@@ -51,5 +58,9 @@ export default tseslint.config(
   {
     files: ['**/*.spec.ts', 'bench/**/*.ts', 'libs/**/testing/**/*.ts', 'libs/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    files: ['**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(true) },
   },
 );

@@ -1,2 +1,3 @@
 export { describeWithService, isCi, natsUrl, probeNats, probeRedis, probeService, redisUrl, type ServiceGate } from './services.js';
 export { eventually } from './eventually.js';
+export { deciderSpec, type Decider } from './decider-spec.js';

@@ -1,0 +1,17 @@
+export { SessionDomainError, type DomainRuleViolation } from './errors.js';
+export { defaultSessionConfig, sessionConfigViolations, type SessionConfig } from './session-config.js';
+export {
+  decide,
+  effectsOf,
+  evolve,
+  foldSession,
+  idleTimerId,
+  initialSessionState,
+  lifetimeEndsAt,
+  lifetimeTimerId,
+  type SessionCommand,
+  type SessionEffect,
+  type SessionEvent,
+  type SessionState,
+  type SessionStatus,
+} from './session-lifecycle.js';

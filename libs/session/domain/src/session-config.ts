@@ -1,0 +1,49 @@
+import type { DomainRuleViolation } from './errors.js';
+
+/** Seed 000 §7 SessionConfig. Durations are whole seconds. */
+export interface SessionConfig {
+  ttl_secs: number;
+  idle_timeout_secs: number;
+  max_messages: number;
+  auto_extract: boolean;
+  enable_journeys: boolean;
+}
+
+export const defaultSessionConfig: SessionConfig = {
+  ttl_secs: 3600,
+  idle_timeout_secs: 300,
+  max_messages: 100,
+  auto_extract: true,
+  enable_journeys: true,
+};
+
+interface IntegerRange {
+  field: keyof SessionConfig;
+  min: number;
+  max: number;
+}
+
+const ranges: IntegerRange[] = [
+  { field: 'ttl_secs', min: 60, max: 86_400 },
+  { field: 'idle_timeout_secs', min: 30, max: 3_600 },
+  { field: 'max_messages', min: 10, max: 1_000 },
+];
+
+/**
+ * Applies seed 000 §7 validation rules 3–6 and returns every violation (not just the first), so an API can
+ * report them all at once. Times are epoch milliseconds supplied by the caller: `expiresAt` must be after `now`.
+ */
+export function sessionConfigViolations(config: SessionConfig, expiresAt: number | undefined, now: number): DomainRuleViolation[] {
+  const violations: DomainRuleViolation[] = [];
+  for (const { field, min, max } of ranges) {
+    const value = config[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      violations.push({ field: `config.${field}`, rule: `must be an integer from ${min} to ${max}` });
+    }
+  }
+  for (const field of ['auto_extract', 'enable_journeys'] as const) {
+    if (typeof config[field] !== 'boolean') violations.push({ field: `config.${field}`, rule: 'must be a boolean' });
+  }
+  if (expiresAt !== undefined && !(expiresAt > now)) violations.push({ field: 'expires_at', rule: 'must be in the future' });
+  return violations;
+}
