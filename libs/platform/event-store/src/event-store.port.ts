@@ -55,6 +55,11 @@ export interface ReadAllOptions {
 }
 
 export interface EventStore {
+  /**
+   * Appends the batch atomically (all events or none) at the end of the stream. Rejects with
+   * `InvalidEventError` (nothing written) for bad input and `ConcurrencyError` when the stream is not at
+   * `expectedVersion` (default `'any'`).
+   */
   append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;

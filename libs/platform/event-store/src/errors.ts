@@ -1,0 +1,61 @@
+import type { ExpectedVersion } from './event-store.port.js';
+
+/**
+ * Typed errors with stable codes: transports map `code` to a status once, and retry policies decide by type
+ * (a concurrency conflict may be retried after re-reading the stream; an invalid event never is).
+ */
+export abstract class EventLogError extends Error {
+  abstract readonly code: string;
+}
+
+/** The stream was not at the expected version when the append tried to commit. Nothing was written. */
+export class ConcurrencyError extends EventLogError {
+  readonly code = 'EVENT_LOG.CONCURRENCY';
+
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+    /** The stream's version (offset of its last event, -1 when absent) as the store saw it. */
+    readonly actual: number,
+    detail?: string,
+  ) {
+    super(`stream "${streamId}" expected version ${String(expected)} but is at ${actual}${detail ? ` (${detail})` : ''}`);
+    this.name = 'ConcurrencyError';
+  }
+}
+
+/** An append was rejected before anything was written; `field` names the input and `rule` what it broke. */
+export class InvalidEventError extends EventLogError {
+  readonly code = 'EVENT_LOG.INVALID_EVENT';
+
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${field}: ${rule}`);
+    this.name = 'InvalidEventError';
+  }
+}
+
+/** A read or checkpoint call had an argument out of range (negative offset, empty checkpoint name…). */
+export class InvalidRequestError extends EventLogError {
+  readonly code = 'EVENT_LOG.INVALID_REQUEST';
+
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${field}: ${rule}`);
+    this.name = 'InvalidRequestError';
+  }
+}
+
+/** The backing store cannot serve the call: closed, or (MongoDB) not a replica set, so no transactions. */
+export class EventLogUnavailableError extends EventLogError {
+  readonly code = 'EVENT_LOG.UNAVAILABLE';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventLogUnavailableError';
+  }
+}

@@ -1,0 +1,16 @@
+export type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StoredEvent,
+} from './event-store.port.js';
+export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEventError, InvalidRequestError } from './errors.js';
+export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-store.js';
+export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
+export { MongoEventStore, type MongoEventStoreOptions } from './mongo/mongo-event-store.js';
+export { EventLogRelay, type EventLogRelayOptions, type EventPublisher, type EventRoute } from './relay/event-log-relay.js';
+export { PublishingEventStore, withPublishing } from './relay/with-publishing.js';

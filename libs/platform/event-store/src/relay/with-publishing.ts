@@ -1,0 +1,48 @@
+import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import type { EventLogRelay } from './event-log-relay.js';
+
+/**
+ * An EventStore whose appends kick the relay once they have committed, so events are published promptly
+ * instead of at the next poll. The kick carries no data: the relay always reads what was committed, which is
+ * why a crash between commit and publish loses nothing.
+ */
+export class PublishingEventStore implements EventStore {
+  constructor(
+    private readonly store: EventStore,
+    private readonly relay: Pick<EventLogRelay, 'kick' | 'stop'>,
+  ) {}
+
+  async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
+    const result = await this.store.append(streamId, events, options);
+    this.relay.kick();
+    return result;
+  }
+
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
+    return this.store.readStream(streamId, options);
+  }
+
+  readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
+    return this.store.readAll(options);
+  }
+
+  streamVersion(streamId: string): Promise<number> {
+    return this.store.streamVersion(streamId);
+  }
+
+  loadCheckpoint(name: string): Promise<number> {
+    return this.store.loadCheckpoint(name);
+  }
+
+  saveCheckpoint(name: string, position: number): Promise<void> {
+    return this.store.saveCheckpoint(name, position);
+  }
+
+  /** Stops the relay first (it reads this store), then closes the store. */
+  async close(): Promise<void> {
+    await this.relay.stop();
+    await this.store.close();
+  }
+}
+
+export const withPublishing = (store: EventStore, relay: Pick<EventLogRelay, 'kick' | 'stop'>): EventStore => new PublishingEventStore(store, relay);

@@ -1,0 +1,189 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
+import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import {
+  assertCheckpointName,
+  assertCheckpointPosition,
+  assertExpectedVersion,
+  prepareBatch,
+  readAllBounds,
+  readStreamBounds,
+  appendResult,
+  type PreparedEvent,
+  storedEvent,
+  versionMatches,
+} from '../validation.js';
+
+export interface SqliteEventStoreOptions {
+  /** Path of the database file. Either this or `dataDir`. */
+  file?: string;
+  /** Directory for `events.sqlite`; created when missing. */
+  dataDir?: string;
+  /** How long a writer waits for another connection's write lock before failing with SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+}
+
+export const SQLITE_EVENTS_FILE = 'events.sqlite';
+
+// `position` is the rowid alias. AUTOINCREMENT makes SQLite take max(ever used)+1 from sqlite_sequence,
+// never reusing a value, and every append holds the database write lock (BEGIN IMMEDIATE) from its
+// version check to its commit, so positions are handed out in commit order.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position      INTEGER PRIMARY KEY AUTOINCREMENT,
+  id            TEXT    NOT NULL UNIQUE,
+  stream_id     TEXT    NOT NULL,
+  stream_offset INTEGER NOT NULL,
+  type          TEXT    NOT NULL,
+  data          TEXT    NOT NULL,
+  metadata      TEXT    NOT NULL,
+  recorded_at   TEXT    NOT NULL,
+  UNIQUE (stream_id, stream_offset)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+  name       TEXT    PRIMARY KEY,
+  position   INTEGER NOT NULL,
+  updated_at TEXT    NOT NULL
+) WITHOUT ROWID;
+`;
+
+interface EventRow {
+  position: number;
+  id: string;
+  stream_id: string;
+  stream_offset: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+const COLUMNS = 'position, id, stream_id, stream_offset, type, data, metadata, recorded_at';
+
+/**
+ * The embedded event store: one SQLite file in WAL mode (readers never block the writer), one
+ * `BEGIN IMMEDIATE` transaction per append, prepared statements only. Several instances — in this process
+ * or others — may open the same file; the database write lock serialises their appends.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private closed = false;
+  private readonly versionOf: Database.Statement<[string], { stream_offset: number }>;
+  private readonly insert: Database.Statement<[string, string, number, string, string, string, string]>;
+  private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
+  private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
+  private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
+
+  static open(options: SqliteEventStoreOptions): SqliteEventStore {
+    const file = options.file ?? (options.dataDir === undefined ? undefined : join(options.dataDir, SQLITE_EVENTS_FILE));
+    if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
+    mkdirSync(dirname(file), { recursive: true });
+    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000);
+  }
+
+  private constructor(
+    readonly file: string,
+    busyTimeoutMs: number,
+  ) {
+    this.db = new Database(file, { timeout: busyTimeoutMs });
+    try {
+      this.db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode: a commit survives a crash of the process; a power cut may lose the last few
+      // commits but never corrupts the file. The usual trade for an embedded default (no fsync per append).
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    this.versionOf = this.db.prepare('SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1');
+    this.insert = this.db.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.selectStream = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`);
+    this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    this.selectCheckpoint = this.db.prepare('SELECT position FROM checkpoints WHERE name = ?');
+    this.upsertCheckpoint = this.db.prepare(
+      'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
+    );
+    this.appendInTransaction = this.db.transaction((streamId: string, events: PreparedEvent[], expected: ExpectedVersion): StoredEvent[] => {
+      const actual = this.versionOf.get(streamId)?.stream_offset ?? -1;
+      if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
+      const recordedAt = new Date().toISOString();
+      return events.map((event, index) => {
+        const offset = actual + 1 + index;
+        let position: number;
+        try {
+          position = Number(this.insert.run(event.id, streamId, offset, event.type, event.dataJson, event.metadataJson, recordedAt).lastInsertRowid);
+        } catch (error) {
+          throw translateConstraint(error, streamId, expected, actual, index, event.id);
+        }
+        return storedEvent(streamId, offset, position, event, recordedAt);
+      });
+    });
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
+    this.assertOpen();
+    const prepared = prepareBatch(streamId, events);
+    const expected = options?.expectedVersion ?? 'any';
+    assertExpectedVersion(expected);
+    // better-sqlite3 rolls the transaction back when the function throws: all events or none.
+    return appendResult(this.appendInTransaction.immediate(streamId, prepared, expected));
+  }
+
+  async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
+    this.assertOpen();
+    const { fromOffset, limit } = readStreamBounds(streamId, options);
+    return this.selectStream.all(streamId, fromOffset, limit ?? -1).map(fromRow);
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
+    this.assertOpen();
+    const { afterPosition, limit } = readAllBounds(options);
+    return this.selectAll.all(afterPosition, limit ?? -1).map(fromRow);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    this.assertOpen();
+    readStreamBounds(streamId, undefined);
+    return this.versionOf.get(streamId)?.stream_offset ?? -1;
+  }
+
+  async loadCheckpoint(name: string): Promise<number> {
+    this.assertOpen();
+    assertCheckpointName(name);
+    return this.selectCheckpoint.get(name)?.position ?? 0;
+  }
+
+  async saveCheckpoint(name: string, position: number): Promise<void> {
+    this.assertOpen();
+    assertCheckpointName(name);
+    assertCheckpointPosition(position);
+    this.upsertCheckpoint.run(name, position, new Date().toISOString());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventLogUnavailableError(`SqliteEventStore(${this.file}) is closed`);
+  }
+}
+
+function fromRow(row: EventRow): StoredEvent {
+  return storedEvent(row.stream_id, row.stream_offset, row.position, { id: row.id, type: row.type, dataJson: row.data, metadataJson: row.metadata }, row.recorded_at);
+}
+
+function translateConstraint(error: unknown, streamId: string, expected: ExpectedVersion, actual: number, index: number, id: string): unknown {
+  if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_CONSTRAINT_UNIQUE') return error;
+  if (error.message.includes('events.id')) return new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${id}")`);
+  // (stream_id, stream_offset) cannot clash while the write lock is held; if it ever does, it is a conflict.
+  return new ConcurrencyError(streamId, expected, actual, error.message);
+}

@@ -1,0 +1,1 @@
+export { eventStoreConformance, type EventStoreCapabilities, type EventStoreHarness } from './event-store.conformance.js';
