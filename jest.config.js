@@ -25,7 +25,7 @@ const swc = [
   },
 ];
 
-const tier = (name, timeout) => ({
+const tier = (name) => ({
   displayName: name,
   rootDir: import.meta.dirname,
   testEnvironment: 'node',
@@ -33,10 +33,11 @@ const tier = (name, timeout) => ({
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { ...aliasMapper, '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testTimeout: timeout,
+  // Jest ignores testTimeout per project, so the int and e2e tiers raise it in a setup file.
+  setupFilesAfterEnv: name === 'unit' ? [] : [`<rootDir>/libs/testing/setup/${name}-timeout.ts`],
 });
 
 export default {
-  projects: [tier('unit', 5_000), tier('int', 60_000), tier('e2e', 120_000)],
+  projects: [tier('unit'), tier('int'), tier('e2e')],
   verbose: true,
 };

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { type Job, Queue, type RedisOptions, UnrecoverableError, Worker } from 'bullmq';
+import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
+import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
+import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
+import { fromBullJobId, toBullJobId } from './job-id.js';
+
+export interface BullMqSchedulerOptions {
+  /** ioredis options. BullMQ opens (and closes) its own connections from them: one per queue, two per worker. */
+  connection: RedisOptions;
+  /** Prefix of every Redis key (BullMQ's `prefix`). Schedulers share jobs only when they share a prefix. Default `tenet`. */
+  prefix?: string;
+  /** Where connection errors and rejected `onFailed` hooks go. Default: `console.error`. */
+  onError?: (error: Error, context: string) => void;
+}
+
+/**
+ * What is stored as the BullMQ job data. `token` is unique per `schedule` call: BullMQ answers a duplicate
+ * job id with the existing job's id and no flag, so the token read back tells whether this call created it.
+ */
+interface Envelope<T> {
+  token: string;
+  payload: T;
+}
+
+/** States in which a job has not started its current attempt, so removing it cancels the run. */
+const CANCELLABLE_STATES = new Set(['delayed', 'waiting', 'prioritized', 'waiting-children']);
+
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new TypeError(`Redis URL must start with redis:// or rediss://, got "${parsed.protocol}//"`);
+  }
+  const db = parsed.pathname.replace(/^\//, '');
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(db ? { db: Number(db) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * Scheduler on BullMQ (distributed mode): jobs live in Redis, so they survive a restart of the process that
+ * scheduled them and are run by whichever replica has a worker on the queue.
+ *
+ * Jobs are removed from Redis as soon as they finish (completed, or failed for good), which frees their id:
+ * a timer is re-armed by scheduling the same id again once it has run.
+ */
+export class BullMqScheduler implements Scheduler {
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+  private readonly pendingHooks = new Set<Promise<void>>();
+  private readonly prefix: string;
+  private readonly reportError: (error: Error, context: string) => void;
+  private closed = false;
+
+  constructor(private readonly options: BullMqSchedulerOptions) {
+    this.prefix = options.prefix ?? 'tenet';
+    this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+  }
+
+  static fromUrl(url: string, options: Omit<BullMqSchedulerOptions, 'connection'> = {}): BullMqScheduler {
+    return new BullMqScheduler({ ...options, connection: redisOptionsFromUrl(url) });
+  }
+
+  async schedule<T>(request: ScheduleRequest<T>): Promise<ScheduleResult> {
+    this.assertOpen();
+    validateScheduleRequest(request);
+    const queue = this.queue(request.queue);
+    const bullJobId = toBullJobId(request.jobId);
+    const token = randomUUID();
+    const envelope: Envelope<T> = { token, payload: request.data };
+    await queue.add(request.queue, envelope, {
+      jobId: bullJobId,
+      delay: request.delayMs ?? 0,
+      attempts: request.attempts ?? 1,
+      ...(request.backoff ? { backoff: { type: request.backoff.type, delay: request.backoff.delayMs } } : {}),
+      // Finished jobs must not keep their id, or the timer could never be re-armed. Callers learn about
+      // jobs that gave up through the worker's onFailed hook rather than by inspecting the failed set.
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+    const stored = await (await queue.client).hget(queue.toKey(bullJobId), 'data');
+    // Gone already: a job due at once has run and been removed between the two calls. It was almost certainly
+    // this call's job (a duplicate would need the earlier job to finish in that same millisecond).
+    if (stored === null) return { scheduled: true };
+    return { scheduled: (JSON.parse(stored) as Partial<Envelope<unknown>>).token === token };
+  }
+
+  async cancel(queueName: string, jobId: string): Promise<boolean> {
+    this.assertOpen();
+    validateQueueName(queueName);
+    validateJobId(jobId);
+    const queue = this.queue(queueName);
+    const bullJobId = toBullJobId(jobId);
+    // Queue.remove answers 1 for an id that does not exist, so the state is read first; a running job
+    // (locked) is not cancellable, and remove answers 0 if it started in between.
+    if (!CANCELLABLE_STATES.has(await queue.getJobState(bullJobId))) return false;
+    return (await queue.remove(bullJobId)) === 1;
+  }
+
+  async process<T>(queueName: string, handler: JobHandler<T>, options: WorkerOptions<T> = {}): Promise<void> {
+    this.assertOpen();
+    validateQueueName(queueName);
+    validateWorkerOptions(options);
+    const worker = new Worker<Envelope<T>>(
+      queueName,
+      async (job) => {
+        try {
+          await handler({ queue: queueName, jobId: fromBullJobId(job.id ?? ''), data: job.data.payload, attempt: job.attemptsMade + 1 });
+        } catch (thrown) {
+          if (thrown instanceof NonRetryableJobError) {
+            const unrecoverable = new UnrecoverableError(thrown.message);
+            unrecoverable.cause = thrown;
+            throw unrecoverable;
+          }
+          throw asError(thrown);
+        }
+      },
+      {
+        connection: { ...this.options.connection, maxRetriesPerRequest: null },
+        prefix: this.prefix,
+        concurrency: options.concurrency ?? 1,
+      },
+    );
+    worker.on('error', (error) => this.reportError(error, `worker of queue "${queueName}"`));
+    const { onFailed } = options;
+    if (onFailed) {
+      worker.on('failed', (job: Job<Envelope<T>> | undefined, error: Error) => {
+        // 'failed' also fires for attempts that will be retried; the hook is for jobs that gave up.
+        if (!job || !(error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) return;
+        const original = error instanceof UnrecoverableError && error.cause instanceof Error ? error.cause : error;
+        const failure = { queue: queueName, jobId: fromBullJobId(job.id ?? ''), data: job.data.payload, attempts: job.attemptsMade, error: original };
+        const hook: Promise<void> = Promise.resolve()
+          .then(() => onFailed(failure))
+          .catch((hookError: unknown) => this.reportError(asError(hookError), `onFailed hook of queue "${queueName}"`))
+          .finally(() => this.pendingHooks.delete(hook));
+        this.pendingHooks.add(hook);
+      });
+    }
+    this.workers.push(worker);
+    await worker.waitUntilReady();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Workers first: closing waits for running jobs, whose completion still needs the connections.
+    await Promise.all(this.workers.map((worker) => worker.close()));
+    await Promise.allSettled([...this.pendingHooks]);
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  private queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.options.connection, prefix: this.prefix });
+      queue.on('error', (error) => this.reportError(error, `queue "${name}"`));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SchedulerClosedError();
+  }
+}

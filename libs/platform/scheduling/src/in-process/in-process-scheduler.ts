@@ -1,0 +1,198 @@
+import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
+import type { BackoffPolicy, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
+import { asError, backoffDelayMs, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
+
+export interface InProcessSchedulerOptions {
+  /** Where rejected `onFailed` hooks go. Default: `console.error`. */
+  onError?: (error: Error, context: string) => void;
+}
+
+interface PendingJob {
+  readonly queue: string;
+  readonly jobId: string;
+  /** JSON text, parsed afresh for every attempt: handlers see what they would see from Redis. */
+  readonly json: string | undefined;
+  readonly attempts: number;
+  readonly backoff: BackoffPolicy | undefined;
+  attemptsMade: number;
+  state: 'delayed' | 'waiting' | 'active';
+  timer?: NodeJS.Timeout;
+}
+
+interface LocalWorker {
+  readonly handler: JobHandler<unknown>;
+  readonly concurrency: number;
+  readonly onFailed: ((failure: JobFailure<unknown>) => void | Promise<void>) | undefined;
+  running: number;
+}
+
+interface LocalQueue {
+  /** Every job holding its id: delayed, waiting for a worker, running, or waiting for a retry. */
+  readonly jobs: Map<string, PendingJob>;
+  /** Due jobs in the order they became due. */
+  readonly waiting: PendingJob[];
+  readonly workers: LocalWorker[];
+}
+
+/** setTimeout fires at once (with a warning) beyond 2^31 - 1 ms, about 24.8 days; longer delays are chained. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const parse = (json: string | undefined): unknown => (json === undefined ? undefined : JSON.parse(json));
+
+/**
+ * Scheduler on in-process timers (all-in-one mode, no Redis). Same contract as the BullMQ adapter —
+ * deterministic ids, delays, retries with BullMQ's backoff formula, NonRetryableJobError, the onFailed hook,
+ * per-worker concurrency — but jobs live in memory: they are lost when the process stops.
+ */
+export class InProcessScheduler implements Scheduler {
+  private readonly queues = new Map<string, LocalQueue>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly reportError: (error: Error, context: string) => void;
+  private closed = false;
+
+  constructor(options: InProcessSchedulerOptions = {}) {
+    this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+  }
+
+  async schedule<T>(request: ScheduleRequest<T>): Promise<ScheduleResult> {
+    this.assertOpen();
+    validateScheduleRequest(request);
+    const queue = this.queue(request.queue);
+    if (queue.jobs.has(request.jobId)) return { scheduled: false };
+    const job: PendingJob = {
+      queue: request.queue,
+      jobId: request.jobId,
+      // Serialised now, as BullMQ does on add: unserialisable data fails the call, and later mutation of the
+      // caller's object does not leak into the job.
+      json: JSON.stringify(request.data),
+      attempts: request.attempts ?? 1,
+      backoff: request.backoff,
+      attemptsMade: 0,
+      state: 'delayed',
+    };
+    queue.jobs.set(job.jobId, job);
+    this.delay(queue, job, request.delayMs ?? 0);
+    return { scheduled: true };
+  }
+
+  async cancel(queueName: string, jobId: string): Promise<boolean> {
+    this.assertOpen();
+    validateQueueName(queueName);
+    validateJobId(jobId);
+    const queue = this.queues.get(queueName);
+    const job = queue?.jobs.get(jobId);
+    if (!queue || !job || job.state === 'active') return false;
+    clearTimeout(job.timer);
+    const index = queue.waiting.indexOf(job);
+    if (index >= 0) queue.waiting.splice(index, 1);
+    queue.jobs.delete(jobId);
+    return true;
+  }
+
+  async process<T>(queueName: string, handler: JobHandler<T>, options: WorkerOptions<T> = {}): Promise<void> {
+    this.assertOpen();
+    validateQueueName(queueName);
+    validateWorkerOptions(options);
+    const queue = this.queue(queueName);
+    queue.workers.push({
+      // The job data is whatever was scheduled on this queue; the caller's T is trusted, as with BullMQ.
+      handler: handler as JobHandler<unknown>,
+      concurrency: options.concurrency ?? 1,
+      onFailed: options.onFailed as LocalWorker['onFailed'],
+      running: 0,
+    });
+    this.dispatch(queue);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.queues.values()) {
+      for (const job of queue.jobs.values()) clearTimeout(job.timer);
+      queue.waiting.length = 0;
+    }
+    // Like a BullMQ worker, closing waits for running jobs (and the hooks they trigger) to finish.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.queues.clear();
+  }
+
+  private queue(name: string): LocalQueue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = { jobs: new Map(), waiting: [], workers: [] };
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private delay(queue: LocalQueue, job: PendingJob, delayMs: number): void {
+    job.state = 'delayed';
+    if (delayMs <= 0) {
+      this.makeDue(queue, job);
+      return;
+    }
+    const dueAt = Date.now() + delayMs;
+    const arm = (): void => {
+      const remaining = dueAt - Date.now();
+      job.timer = remaining > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(() => this.makeDue(queue, job), Math.max(remaining, 0));
+    };
+    arm();
+  }
+
+  private makeDue(queue: LocalQueue, job: PendingJob): void {
+    job.timer = undefined;
+    job.state = 'waiting';
+    queue.waiting.push(job);
+    this.dispatch(queue);
+  }
+
+  private dispatch(queue: LocalQueue): void {
+    while (!this.closed && queue.waiting.length > 0) {
+      const worker = queue.workers.find((candidate) => candidate.running < candidate.concurrency);
+      const job = worker && queue.waiting.shift();
+      if (!worker || !job) return;
+      this.track(this.run(queue, job, worker));
+    }
+  }
+
+  private async run(queue: LocalQueue, job: PendingJob, worker: LocalWorker): Promise<void> {
+    job.state = 'active';
+    job.attemptsMade += 1;
+    worker.running += 1;
+    let failure: Error | undefined;
+    try {
+      // The handler never runs inside the schedule()/process() call that made the job due.
+      await Promise.resolve();
+      await worker.handler({ queue: job.queue, jobId: job.jobId, data: parse(job.json), attempt: job.attemptsMade });
+    } catch (thrown) {
+      failure = asError(thrown);
+    } finally {
+      worker.running -= 1;
+    }
+    const retry = failure !== undefined && !(failure instanceof NonRetryableJobError) && job.attemptsMade < job.attempts && !this.closed;
+    if (retry) {
+      this.delay(queue, job, backoffDelayMs(job.backoff, job.attemptsMade));
+    } else {
+      // Freed before the hook runs, as in BullMQ (removeOnFail), so the hook may schedule the id again.
+      queue.jobs.delete(job.jobId);
+      if (failure !== undefined && worker.onFailed) await this.callHook(worker.onFailed, job, failure);
+    }
+    this.dispatch(queue);
+  }
+
+  private async callHook(hook: NonNullable<LocalWorker['onFailed']>, job: PendingJob, error: Error): Promise<void> {
+    try {
+      await hook({ queue: job.queue, jobId: job.jobId, data: parse(job.json), attempts: job.attemptsMade, error });
+    } catch (hookError) {
+      this.reportError(asError(hookError), `onFailed hook of queue "${job.queue}"`);
+    }
+  }
+
+  private track(run: Promise<void>): void {
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SchedulerClosedError();
+  }
+}

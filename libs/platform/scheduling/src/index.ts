@@ -1,0 +1,4 @@
+export type { BackoffPolicy, JobContext, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from './scheduler.port.js';
+export { InvalidScheduleRequestError, NonRetryableJobError, SchedulerClosedError, SchedulingError } from './errors.js';
+export { BullMqScheduler, redisOptionsFromUrl, type BullMqSchedulerOptions } from './bullmq/bullmq-scheduler.js';
+export { InProcessScheduler, type InProcessSchedulerOptions } from './in-process/in-process-scheduler.js';

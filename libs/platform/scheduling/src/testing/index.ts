@@ -1,0 +1,1 @@
+export { schedulerConformance, type SchedulerCapabilities, type SchedulerHarness } from './scheduler.conformance.js';
