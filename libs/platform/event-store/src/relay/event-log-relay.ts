@@ -85,6 +85,11 @@ export class EventLogRelay {
     return this.checkpoint;
   }
 
+  /** For health endpoints: whether it runs, how far it has published, and how many rounds failed in a row. */
+  status(): { state: 'new' | 'running' | 'stopped'; checkpoint: number; consecutiveFailures: number } {
+    return { state: this.state, checkpoint: this.checkpoint, consecutiveFailures: this.failures };
+  }
+
   /** Loads the stored checkpoint and starts catching up in the background; rejects if the load fails. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`EventLogRelay "${this.name}" cannot start: it is ${this.state}`);

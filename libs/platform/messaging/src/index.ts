@@ -1,0 +1,20 @@
+export {
+  NonRetryableMessageError,
+  RemoteHandlerError,
+  RequestFailedError,
+  type ConsumerOptions,
+  type DeliveredMessage,
+  type Headers,
+  type MessageBus,
+  type MessageHandler,
+  type NotificationHandler,
+  type PublishOptions,
+  type RequestHandler,
+  type RequestOptions,
+  type Subscription,
+} from './message-bus.port.js';
+export { BusClosedError, NoStreamForSubjectError } from './errors.js';
+export { subjectMatches, type StreamSpec } from './subjects.js';
+export { NatsMessageBus, type NatsMessageBusOptions } from './nats/nats-message-bus.js';
+export { InProcessMessageBus, type InProcessMessageBusOptions } from './in-process/in-process-message-bus.js';
+export { TenetTransport, type TenetEventExtras, type TenetTransportOptions } from './nest/tenet-transport.js';

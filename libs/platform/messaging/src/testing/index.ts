@@ -1,0 +1,1 @@
+export { messageBusConformance, type MessageBusHarness } from './message-bus.conformance.js';

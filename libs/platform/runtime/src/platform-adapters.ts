@@ -1,0 +1,85 @@
+import { Logger } from '@nestjs/common';
+import { ALL_V1_SUBJECTS, TENET_STREAM, toSessionIntegrationEvent } from '@tenet/contracts';
+import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventStore } from '@tenet/event-store';
+import { InProcessMessageBus, NatsMessageBus, type MessageBus } from '@tenet/messaging';
+import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
+import type { PlatformConfig } from './platform-config.js';
+
+/** The ports a Tenet process runs on, chosen by configuration. */
+export interface PlatformAdapters {
+  config: PlatformConfig;
+  /** The event log; appends kick the relay that publishes to the bus. */
+  eventStore: EventStore;
+  bus: MessageBus;
+  scheduler: Scheduler;
+  relay: EventLogRelay;
+  describe(): Record<string, string>;
+  close(): Promise<void>;
+}
+
+const relayLogger = new Logger('EventLogRelay');
+
+/** The JetStream stream that holds every published v1 integration event. */
+export const tenetStream = { name: TENET_STREAM, subjects: [ALL_V1_SUBJECTS] };
+
+async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string }> {
+  if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
+    const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
+    return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})` };
+  }
+  const store = SqliteEventStore.open({ dataDir: config.dataDir });
+  return { store, kind: `sqlite (${store.file})` };
+}
+
+/**
+ * Opens every adapter for the configured mode — embedded: SQLite log, in-process bus and timers;
+ * distributed: NATS JetStream, BullMQ on Redis, and MongoDB (or SQLite without MONGO_URL) — and wires the
+ * relay that publishes session events from the log to the bus. If any adapter fails to open, the ones
+ * already opened are closed again before the error propagates.
+ */
+export async function openPlatform(config: PlatformConfig): Promise<PlatformAdapters> {
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const bus: MessageBus =
+      config.mode === 'distributed'
+        ? await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
+        : new InProcessMessageBus({ streams: [tenetStream] });
+    opened.push(bus);
+    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: 'tenet' }) : new InProcessScheduler();
+    opened.push(scheduler);
+    const { store, kind } = await openEventLog(config);
+    opened.push(store);
+    const relay = new EventLogRelay({
+      store,
+      publisher: bus,
+      route: (event) => toSessionIntegrationEvent(event),
+      checkpointName: 'tenet.v1.relay',
+      onError: (error, failure) =>
+        relayLogger.warn(
+          `publishing ${failure.event ? `event ${failure.event.id} (position ${failure.event.position})` : 'from the event log'} failed (attempt ${failure.attempt}), retrying in ${failure.retryInMs} ms: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    });
+    const eventStore = withPublishing(store, relay);
+    return {
+      config,
+      eventStore,
+      bus,
+      scheduler,
+      relay,
+      describe: () => ({
+        mode: config.mode,
+        event_log: kind,
+        bus: config.mode === 'distributed' ? `nats jetstream (${config.natsUrl})` : 'in-process',
+        scheduler: config.mode === 'distributed' ? `bullmq (${config.redisUrl})` : 'in-process',
+      }),
+      async close() {
+        await eventStore.close(); // stops the relay first, then closes the log
+        await scheduler.close();
+        await bus.close();
+      },
+    };
+  } catch (error) {
+    for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,61 @@
+import { resolve } from 'node:path';
+
+/** How a Tenet process finds its infrastructure; read once from the environment at start-up. */
+export interface PlatformConfig {
+  /** `embedded`: SQLite log, in-process bus and timers. `distributed`: NATS, Redis, MongoDB or SQLite. */
+  mode: 'embedded' | 'distributed';
+  port: number;
+  dataDir: string;
+  natsUrl: string;
+  redisUrl: string;
+  /** Production event log; without it a distributed process keeps a SQLite log in `dataDir`. */
+  mongoUrl?: string;
+  /** Names durable consumers, queue groups and connections. */
+  serviceName: string;
+}
+
+export class PlatformConfigError extends Error {
+  readonly code = 'CONFIG.INVALID';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'PlatformConfigError';
+  }
+}
+
+/** Reads and validates the environment; every problem is reported at once, naming the variable and rule. */
+export function loadPlatformConfig(env: Record<string, string | undefined> = process.env, serviceName = 'tenet'): PlatformConfig {
+  const problems: string[] = [];
+  const mode = env['TENET_MODE'] ?? 'embedded';
+  if (mode !== 'embedded' && mode !== 'distributed') problems.push(`TENET_MODE must be "embedded" or "distributed", got "${mode}"`);
+
+  const portText = env['PORT'] ?? '8800';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) problems.push(`PORT must be an integer from 1 to 65535, got "${portText}"`);
+
+  const url = (name: string, fallback: string | undefined, protocols: string[]): string | undefined => {
+    const value = env[name] ?? fallback;
+    if (value === undefined || value === '') return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) problems.push(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    } catch {
+      problems.push(`${name} must be a URL, got "${value}"`);
+    }
+    return value;
+  };
+  const natsUrl = url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']) ?? '';
+  const redisUrl = url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) ?? '';
+  const mongoUrl = url('MONGO_URL', undefined, ['mongodb:', 'mongodb+srv:']);
+
+  if (problems.length > 0) throw new PlatformConfigError(problems);
+  const config: PlatformConfig = {
+    mode: mode as PlatformConfig['mode'],
+    port,
+    dataDir: resolve(env['TENET_DATA_DIR'] ?? '.tenet-data'),
+    natsUrl,
+    redisUrl,
+    serviceName,
+  };
+  if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
+  return config;
+}

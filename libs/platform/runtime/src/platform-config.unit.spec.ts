@@ -1,0 +1,31 @@
+import { loadPlatformConfig, PlatformConfigError } from './platform-config.js';
+
+describe('loadPlatformConfig', () => {
+  it('defaults to the embedded mode on port 8800 with ./.tenet-data', () => {
+    const config = loadPlatformConfig({});
+    expect(config).toMatchObject({ mode: 'embedded', port: 8800, natsUrl: 'nats://127.0.0.1:4222', redisUrl: 'redis://127.0.0.1:6379' });
+    expect(config.dataDir).toMatch(/\.tenet-data$/);
+    expect(config.mongoUrl).toBeUndefined();
+  });
+
+  it('reads the distributed settings', () => {
+    const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', serviceName: 'tenet' });
+  });
+
+  it('reports every invalid variable with its rule', () => {
+    let error: unknown;
+    try {
+      loadPlatformConfig({ TENET_MODE: 'cluster', PORT: '70000', NATS_URL: 'http://x', MONGO_URL: 'not a url' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PlatformConfigError);
+    expect((error as PlatformConfigError).problems).toEqual([
+      'TENET_MODE must be "embedded" or "distributed", got "cluster"',
+      'PORT must be an integer from 1 to 65535, got "70000"',
+      'NATS_URL must use nats: or tls:, got "http:"',
+      'MONGO_URL must be a URL, got "not a url"',
+    ]);
+  });
+});

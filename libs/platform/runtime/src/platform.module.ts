@@ -1,0 +1,45 @@
+import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { openPlatform, type PlatformAdapters } from './platform-adapters.js';
+import type { PlatformConfig } from './platform-config.js';
+import { EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, SCHEDULER } from './tokens.js';
+
+const PLATFORM = Symbol.for('tenet.platform.adapters');
+
+class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(@Inject(PLATFORM) private readonly platform: PlatformAdapters) {}
+
+  /** Catches up on events committed but not yet published (e.g. before a crash), then follows new appends. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.platform.relay.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.platform.close();
+  }
+}
+
+/**
+ * Provides the platform ports to every module of a Tenet process: `EVENT_STORE`, `MESSAGE_BUS`,
+ * `SCHEDULER` (plus `PLATFORM_CONFIG` and `EVENT_LOG_RELAY`). Services depend on the tokens only, so the same
+ * modules run all-in-one on embedded adapters or as separate processes on NATS, Redis and MongoDB.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: PLATFORM_CONFIG, useValue: config },
+        { provide: PLATFORM, useFactory: () => openPlatform(config) },
+        { provide: EVENT_STORE, useFactory: (p: PlatformAdapters) => p.eventStore, inject: [PLATFORM] },
+        { provide: MESSAGE_BUS, useFactory: (p: PlatformAdapters) => p.bus, inject: [PLATFORM] },
+        { provide: SCHEDULER, useFactory: (p: PlatformAdapters) => p.scheduler, inject: [PLATFORM] },
+        { provide: EVENT_LOG_RELAY, useFactory: (p: PlatformAdapters) => p.relay, inject: [PLATFORM] },
+        { provide: PLATFORM_DESCRIPTION, useFactory: (p: PlatformAdapters) => p.describe(), inject: [PLATFORM] },
+        PlatformLifecycle,
+      ],
+      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION],
+    };
+  }
+}

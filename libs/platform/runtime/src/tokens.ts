@@ -1,0 +1,7 @@
+/** Injection tokens for the platform ports. Services inject these, never a concrete adapter. */
+export const PLATFORM_CONFIG = Symbol.for('tenet.platform.config');
+export const EVENT_STORE = Symbol.for('tenet.platform.event-store');
+export const MESSAGE_BUS = Symbol.for('tenet.platform.message-bus');
+export const SCHEDULER = Symbol.for('tenet.platform.scheduler');
+export const EVENT_LOG_RELAY = Symbol.for('tenet.platform.event-log-relay');
+export const PLATFORM_DESCRIPTION = Symbol.for('tenet.platform.description');

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '@tenet/testing';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** `npm start` as a newcomer runs it: the all-in-one host on embedded adapters, no servers, no API key. */
+describe('npm start (all-in-one, embedded adapters)', () => {
+  let child: ChildProcess | undefined;
+  let dataDir: string;
+  let output = '';
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tenet-e2e-'));
+  });
+
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves /healthz on PORT with the SQLite log in TENET_DATA_DIR, and shuts down cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded' };
+    delete env['OPENAI_API_KEY'];
+    delete env['ANTHROPIC_API_KEY'];
+    // Exactly the README's `npm start` script, exec'd by a shell so the signal reaches node itself (npm
+    // does not wait for its child after forwarding a signal, which would hide the exit code).
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    child = spawn('sh', ['-c', `exec ${scripts['start']}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+    const health = await eventually(
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+        expect(response.status).toBe(200);
+        return (await response.json()) as Record<string, unknown>;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ).catch((error: unknown) => {
+      throw new Error(`npm start did not become healthy: ${String(error)}\n--- output ---\n${output}`);
+    });
+
+    expect(health).toMatchObject({ status: 'ok', mode: 'embedded', bus: 'in-process', scheduler: 'in-process', relay: { state: 'running' } });
+    expect(String(health['event_log'])).toContain(join(dataDir, 'events.sqlite'));
+    expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(true);
+
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
