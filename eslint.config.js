@@ -18,7 +18,10 @@ const boundaries = (testCode) => [
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: testCode ? ['type:contracts', 'type:testing'] : ['type:contracts'], bannedExternalImports: infrastructure },
       { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing', 'type:app'] },
+      // Feature libs hold a service's use cases (controllers, handlers) so that both its own app and the
+      // all-in-one host can compose them; apps are wiring only.
+      { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
     ],
   },
 ];

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@tenet/testing';
+import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -32,7 +33,7 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('serves /healthz on PORT with the SQLite log in TENET_DATA_DIR, and shuts down cleanly on SIGTERM', async () => {
+  it('serves /healthz and the Parlant API (driven by parlant-client) on PORT, keeps the log in TENET_DATA_DIR, and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded' };
     delete env['OPENAI_API_KEY'];
@@ -58,6 +59,18 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     expect(health).toMatchObject({ status: 'ok', mode: 'embedded', bus: 'in-process', scheduler: 'in-process', relay: { state: 'running' } });
     expect(String(health['event_log'])).toContain(join(dataDir, 'events.sqlite'));
     expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(true);
+
+    // Parlant's own TypeScript client drives the gateway unchanged.
+    const client = new ParlantClient({ environment: `http://127.0.0.1:${port}` });
+    const agent = await client.agents.create({ name: 'Support', description: 'Helps customers with their orders' });
+    expect(await client.agents.retrieve(agent.id)).toMatchObject({ id: agent.id, name: 'Support', compositionMode: 'fluid' });
+    const session = await client.sessions.create({ agentId: agent.id, customerId: 'c1', title: 'Refund' });
+    expect(session).toMatchObject({ agentId: agent.id, customerId: 'c1', mode: 'auto' });
+    const waiting = client.sessions.listEvents(session.id, { minOffset: 0, kinds: 'message', waitForData: 30 });
+    const posted = await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'I want a refund' });
+    expect(posted).toMatchObject({ kind: 'message', source: 'customer', offset: 0 });
+    const events = await waiting;
+    expect(events.map((e) => [e.offset, e.kind, (e.data as { message: string }).message])).toEqual([[0, 'message', 'I want a refund']]);
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
 const logger = new Logger('tenet');
 const app = await NestFactory.create(TenetAppModule.forRoot(config));
+configureGatewayHttp(app);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`Tenet (${config.mode}) listening on http://127.0.0.1:${config.port} — health at /healthz`);
 

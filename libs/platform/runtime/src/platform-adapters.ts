@@ -45,7 +45,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
         ? await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
         : new InProcessMessageBus({ streams: [tenetStream] });
     opened.push(bus);
-    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: 'tenet' }) : new InProcessScheduler();
+    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : new InProcessScheduler();
     opened.push(scheduler);
     const { store, kind } = await openEventLog(config);
     opened.push(store);

@@ -10,6 +10,8 @@ export interface PlatformConfig {
   redisUrl: string;
   /** Production event log; without it a distributed process keeps a SQLite log in `dataDir`. */
   mongoUrl?: string;
+  /** Key prefix of BullMQ's queues in Redis (lets several deployments or test runs share one Redis). */
+  redisPrefix: string;
   /** Names durable consumers, queue groups and connections. */
   serviceName: string;
 }
@@ -54,6 +56,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     dataDir: resolve(env['TENET_DATA_DIR'] ?? '.tenet-data'),
     natsUrl,
     redisUrl,
+    redisPrefix: env['TENET_REDIS_PREFIX'] || 'tenet',
     serviceName,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;

@@ -10,7 +10,7 @@ describe('loadPlatformConfig', () => {
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', serviceName: 'tenet' });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet' });
   });
 
   it('reports every invalid variable with its rule', () => {

@@ -1,0 +1,71 @@
+import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
+import { SessionTimers } from '../sessions/session-timers.js';
+import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
+import { SessionEventsService, type EventFilter } from './session-events.service.js';
+
+const MAX_WAIT_SECS = 300;
+
+function parseQuery(query: Record<string, string | undefined>): { filter: EventFilter; waitMs: number } {
+  const problems: ValidationDetail[] = [];
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const raw = query[name];
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push({ loc: ['query', name], msg: `${name} must be an integer from ${min} to ${max}`, type: 'value_error' });
+      return undefined;
+    }
+    return value;
+  };
+  const minOffset = integer('min_offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  const waitSecs = integer('wait_for_data', 0, MAX_WAIT_SECS) ?? 0;
+  const kinds = query['kinds']?.split(',').map((k) => k.trim()).filter(Boolean);
+  for (const kind of kinds ?? []) {
+    if (!(EVENT_KINDS as readonly string[]).includes(kind)) problems.push({ loc: ['query', 'kinds'], msg: `kinds must be a comma-separated list of ${EVENT_KINDS.join(', ')}; got "${kind}"`, type: 'value_error' });
+  }
+  const source = query['source'];
+  if (source !== undefined && !(EVENT_SOURCES as readonly string[]).includes(source)) {
+    problems.push({ loc: ['query', 'source'], msg: `source must be one of ${EVENT_SOURCES.join(', ')}`, type: 'value_error' });
+  }
+  if (problems.length > 0) throw new UnprocessableEntity(problems);
+  const filter: EventFilter = { minOffset };
+  if (kinds?.length) filter.kinds = kinds;
+  if (source !== undefined) filter.source = source;
+  if (query['correlation_id'] !== undefined) filter.correlationId = query['correlation_id'];
+  if (query['trace_id'] !== undefined) filter.traceId = query['trace_id'];
+  return { filter, waitMs: waitSecs * 1000 };
+}
+
+@Controller('sessions/:sessionId/events')
+export class EventsHttpController {
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly events: SessionEventsService,
+    private readonly timers: SessionTimers,
+  ) {}
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto): Promise<EventView> {
+    const session = await this.sessions.get(sessionId);
+    if (!session) throw notFound('session', sessionId);
+    if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
+      throw new HttpException({ detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` }, HttpStatus.CONFLICT);
+    }
+    const event = await this.events.append(sessionId, body);
+    if (body.source === 'customer' || body.source === 'customer_ui') await this.timers.recordActivity(sessionId);
+    return event;
+  }
+
+  /** Parlant's long-poll: returns at once when matching events exist, else waits up to wait_for_data seconds, then 504. */
+  @Get()
+  async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>): Promise<EventView[]> {
+    const { filter, waitMs } = parseQuery(query);
+    if (!(await this.sessions.get(sessionId))) throw notFound('session', sessionId);
+    const found = await this.events.list(sessionId, filter, waitMs);
+    if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
+    return found;
+  }
+}

@@ -1,0 +1,38 @@
+import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
+
+/** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class UnprocessableEntity extends HttpException {
+  constructor(detail: ValidationDetail[]) {
+    super({ detail }, HttpStatus.UNPROCESSABLE_ENTITY);
+  }
+}
+
+function flatten(errors: ValidationError[], location: (string | number)[]): ValidationDetail[] {
+  return errors.flatMap((error) => {
+    const loc = [...location, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
+    const own = Object.entries(error.constraints ?? {}).map(([type, msg]) => ({ loc, msg, type }));
+    return [...own, ...flatten(error.children ?? [], loc)];
+  });
+}
+
+/**
+ * Validation at the edge: unknown fields are rejected, every broken rule is reported as a 422 naming the
+ * field (`loc`) and the rule (`msg`), and nothing reaches a handler — so nothing is written on bad input.
+ */
+export const edgeValidationPipe = (): ValidationPipe =>
+  new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new UnprocessableEntity(flatten(errors, ['body'])),
+  });
+
+export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
+export const badRequest = (detail: string): BadRequestException => new BadRequestException({ detail });

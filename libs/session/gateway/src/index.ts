@@ -1,0 +1,2 @@
+export { SessionGatewayModule } from './gateway.module.js';
+export { configureGatewayHttp } from './http/configure-http.js';

@@ -1,0 +1,40 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ID_PATTERN } from '../ids.js';
+
+/** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
+export class SessionConfigDto {
+  @IsOptional() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
+  @IsOptional() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
+  @IsOptional() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
+  @IsOptional() @IsBoolean() auto_extract?: boolean;
+  @IsOptional() @IsBoolean() enable_journeys?: boolean;
+}
+
+export class SessionCreationDto {
+  @IsString() @Matches(ID_PATTERN, { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' }) agent_id!: string;
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'customer_id must be 1-64 characters of [A-Za-z0-9_-]' }) customer_id?: string;
+  @IsOptional() @IsString() @Length(1, 200) title?: string;
+  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
+  @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
+  @IsOptional() @IsBoolean() allow_greeting?: boolean;
+  @IsOptional() @ValidateNested() @Type(() => SessionConfigDto) config?: SessionConfigDto;
+  /** Seed 000 rule 6: must be in the future. */
+  @IsOptional() @IsDateString({ strict: true }) expires_at?: string;
+}
+
+export interface SessionView {
+  id: string;
+  agent_id: string;
+  customer_id: string;
+  creation_utc: string;
+  title?: string;
+  mode: 'auto' | 'manual';
+  consumption_offsets: { client: number };
+  metadata: Record<string, unknown>;
+  labels: string[];
+  /** Tenet extensions (seed 000 §7). */
+  state: string;
+  config: Required<SessionConfigDto>;
+  expires_at?: string;
+}
