@@ -17,7 +17,8 @@ const swc = [
     jsc: {
       target: 'es2022',
       parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
+      // Like tsconfig: optional DTO fields must not become own `undefined` properties that overwrite defaults.
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
       keepClassNames: true,
     },
     module: { type: 'es6' },

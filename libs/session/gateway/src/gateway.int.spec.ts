@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { startGateway } from './testing-host.js';
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
@@ -52,12 +52,19 @@ describe('session gateway (embedded adapters)', () => {
 
     it('creates, reads, lists, updates and deletes an agent; unknown ids are 404', async () => {
       const created = await json(`${url}/agents`, 'POST', { name: 'Support', description: 'Helps with orders', tags: ['t1'] });
-      expect(created.status).toBe(201);
+      expect(created).toMatchObject({ status: 201 });
       const agent = created.body as { id: string; name: string; composition_mode: string };
       expect(agent).toMatchObject({ name: 'Support', composition_mode: 'fluid' });
       expect((await json(`${url}/agents/${agent.id}`)).body).toEqual(agent);
       expect(((await json(`${url}/agents`)).body as { id: string }[]).map((a) => a.id)).toContain(agent.id);
-      expect((await json(`${url}/agents/${agent.id}`, 'PATCH', { name: 'Support 2' })).body).toMatchObject({ id: agent.id, name: 'Support 2' });
+      // A partial update changes only what it names.
+      expect((await json(`${url}/agents/${agent.id}`, 'PATCH', { name: 'Support 2', config: { temperature: 0.1 } })).body).toMatchObject({
+        id: agent.id,
+        name: 'Support 2',
+        description: 'Helps with orders',
+        config: { temperature: 0.1, max_tokens: 2048, max_history_length: 50 },
+      });
+      expect((await json(`${url}/agents/${agent.id}`)).body).toMatchObject({ name: 'Support 2', description: 'Helps with orders', config: { temperature: 0.1, max_tokens: 2048 } });
       expect((await json(`${url}/agents/${agent.id}`, 'DELETE')).status).toBe(204);
       expect((await json(`${url}/agents/${agent.id}`)).status).toBe(404);
       expect((await json(`${url}/agents/nope`, 'PATCH', { name: 'x' })).status).toBe(404);
@@ -163,6 +170,19 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     expect(result.status).toBe(200);
     expect((result.body as { data: { message: string } }[])[0]!.data.message).toBe('hello from b');
   });
+
+  it('an idle session goes Idle through a BullMQ timer, and customer activity makes it Active again', async () => {
+    const a = gateways[0]!;
+    const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Timers' })).body as { id: string }).id;
+    // 30 s is the seed's minimum idle timeout (seed 000 §7 rule 4).
+    const created = await json(`${a.url}/sessions`, 'POST', { agent_id: agentId, config: { idle_timeout_secs: 30 } });
+    expect(created).toMatchObject({ status: 201 });
+    const sessionId = (created.body as { id: string }).id;
+    expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
+    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Idle'), { timeoutMs: 60_000, intervalMs: 500 });
+    await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'back again' });
+    expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
+  }, 90_000);
 
   it('2 gateways × 500 concurrent events on one session → offsets 0..999 exactly', async () => {
     const a = gateways[0]!;
