@@ -1,0 +1,10 @@
+export { LlmError, type LlmProvider, type LlmRequest, type LlmResponse, type LlmUsage } from './llm.port.js';
+export {
+  composeReplySchema,
+  matchGuidelinesSchema,
+  type ComposeReplyInput,
+  type ComposeReplyOutput,
+  type MatchGuidelinesInput,
+  type MatchGuidelinesOutput,
+} from './tasks.js';
+export { OfflineProvider } from './offline/offline-provider.js';
