@@ -8,3 +8,6 @@ export {
   type MatchGuidelinesOutput,
 } from './tasks.js';
 export { OfflineProvider } from './offline/offline-provider.js';
+export { OpenAiProvider, type OpenAiProviderOptions } from './openai/openai-provider.js';
+export { AnthropicProvider, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
+export { createLlmProvider } from './provider-factory.js';
