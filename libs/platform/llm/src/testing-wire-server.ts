@@ -25,7 +25,7 @@ export async function startWireServer(script: WireReply[]): Promise<{ url: strin
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {}, at: Date.now() });
-      const reply = script[Math.min(requests.length - 1, script.length - 1)]!;
+      const reply = script[Math.min(requests.length - 1, script.length - 1)] ?? { status: 500, body: { error: 'the script is empty' } };
       res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
       res.end(JSON.stringify(reply.body));
     });
