@@ -1,0 +1,103 @@
+import { Type } from 'class-transformer';
+import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
+import { ID_PATTERN } from '../ids.js';
+import { TagsPatchDto } from '../tags/tag.dto.js';
+
+export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+
+/**
+ * Seed 000 §6 requires identifier-style names; Parlant's own examples use names like "UserBalance", which are
+ * refused here (with this message) rather than silently renamed, because guidelines reference variables by name.
+ */
+export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
+const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ (lowercase identifier, e.g. user_balance; Tenet does not accept Parlant-style names such as UserBalance)';
+/** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
+const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
+
+export class ToolIdDto {
+  @IsString() service_name!: string;
+  @IsString() tool_name!: string;
+}
+
+/** Seed 000 ValidationRules: applied to every value stored for the variable, and to its default. */
+export class ValueRulesDto {
+  @IsOptional() @IsString() pattern?: string | null;
+  @IsOptional() @IsNumber() min?: number | null;
+  @IsOptional() @IsNumber() max?: number | null;
+  @IsOptional() @IsInt() @Min(0) min_length?: number | null;
+  @IsOptional() @IsInt() @Min(0) max_length?: number | null;
+  @IsOptional() @IsArray() allowed_values?: unknown[] | null;
+}
+
+export class ContextVariableCreationDto {
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name!: string;
+  @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
+  @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
+  @IsOptional() @IsBoolean() required?: boolean;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
+  @Allow() default_value?: unknown;
+  @IsOptional() @IsStringRecord() metadata?: Record<string, string>;
+}
+
+/** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
+export class ContextVariableUpdateDto {
+  @IsOptional() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
+  @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto | null;
+  @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string | null;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
+  @IsOptional() @IsBoolean() required?: boolean;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
+  @Allow() default_value?: unknown;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
+}
+
+export class ContextVariableValueDto {
+  @Allow() data?: unknown;
+}
+
+export interface ValueRules {
+  pattern?: string;
+  min?: number;
+  max?: number;
+  min_length?: number;
+  max_length?: number;
+  allowed_values?: unknown[];
+}
+
+export interface ContextVariableView {
+  id: string;
+  name: string;
+  description?: string;
+  tool_id?: { service_name: string; tool_name: string };
+  freshness_rules?: string;
+  tags: string[];
+  data_type: DataType;
+  extraction_prompt?: string;
+  required: boolean;
+  validation?: ValueRules;
+  default_value?: unknown;
+  metadata: Record<string, string>;
+  creation_utc: string;
+}
+
+export interface ContextVariableValueView {
+  id: string;
+  last_modified: string;
+  data: unknown;
+}
+
+export interface ContextVariableReadResult {
+  context_variable: ContextVariableView;
+  key_value_pairs?: Record<string, ContextVariableValueView>;
+}
+

@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { notFound, UnprocessableEntity } from '../http/validation.js';
+import { httpCall } from '../tags/rule-violation.js';
+import {
+  ContextVariableCreationDto,
+  ContextVariableUpdateDto,
+  ContextVariableValueDto,
+  type ContextVariableReadResult,
+  type ContextVariableValueView,
+  type ContextVariableView,
+} from './context-variable.dto.js';
+import { ContextVariablesRepository } from './context-variables.repository.js';
+
+function parseBoolean(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UnprocessableEntity([{ loc: ['query', name], msg: `${name} must be true or false`, type: 'type_error.bool' }]);
+}
+
+@Controller('context-variables')
+export class ContextVariablesHttpController {
+  constructor(private readonly variables: ContextVariablesRepository) {}
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  create(@Body() body: ContextVariableCreationDto): Promise<ContextVariableView> {
+    return httpCall(() => this.variables.create(body, new Date()));
+  }
+
+  @Get()
+  list(@Query('tag_id') tagId?: string): Promise<ContextVariableView[]> {
+    return this.variables.list({ tagId });
+  }
+
+  @Delete()
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async removeMany(@Query('tag_id') tagId?: string): Promise<void> {
+    await this.variables.deleteMany({ tagId });
+  }
+
+  /** Parlant returns the variable with its values by default (`include_values=true`). */
+  @Get(':variableId')
+  async read(@Param('variableId') id: string, @Query('include_values') includeValues?: string): Promise<ContextVariableReadResult> {
+    return (await this.variables.read(id, parseBoolean(includeValues, 'include_values', true))) ?? Promise.reject(notFound('context variable', id));
+  }
+
+  @Patch(':variableId')
+  async update(@Param('variableId') id: string, @Body() body: ContextVariableUpdateDto): Promise<ContextVariableView> {
+    return (await httpCall(() => this.variables.update(id, body))) ?? Promise.reject(notFound('context variable', id));
+  }
+
+  @Delete(':variableId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async remove(@Param('variableId') id: string): Promise<void> {
+    if (!(await this.variables.delete(id))) throw notFound('context variable', id);
+  }
+
+  @Get(':variableId/:key')
+  async readValue(@Param('variableId') id: string, @Param('key') key: string): Promise<ContextVariableValueView> {
+    return (await this.variables.getValue(id, key)) ?? Promise.reject(notFound('context variable value', `${id}/${key}`));
+  }
+
+  @Put(':variableId/:key')
+  async setValue(@Param('variableId') id: string, @Param('key') key: string, @Body() body: ContextVariableValueDto): Promise<ContextVariableValueView> {
+    return (await httpCall(() => this.variables.setValue(id, key, body.data, new Date()))) ?? Promise.reject(notFound('context variable', id));
+  }
+
+  @Delete(':variableId/:key')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async removeValue(@Param('variableId') id: string, @Param('key') key: string): Promise<void> {
+    if (!(await this.variables.deleteValue(id, key))) throw notFound('context variable value', `${id}/${key}`);
+  }
+}

@@ -1,0 +1,64 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsObject, IsOptional, IsString, Length, Matches, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
+import { ID_PATTERN } from '../ids.js';
+import { TagsPatchDto } from '../tags/tag.dto.js';
+
+/** Parlant customer metadata is `str: str`; anything else is refused rather than coerced. */
+export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isStringRecord',
+      validator: {
+        validate: (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be an object whose values are strings`,
+      },
+    },
+    options,
+  );
+}
+
+export class CustomerCreationDto {
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
+  @IsOptional() @IsStringRecord() metadata?: Record<string, string>;
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
+}
+
+/** Parlant's `{ set, unset }` metadata patch. */
+export class StringMetadataPatchDto {
+  @IsOptional() @IsStringRecord() set?: Record<string, string>;
+  @IsOptional() @IsArray() @IsString({ each: true }) unset?: string[];
+}
+
+export class CustomerUpdateDto {
+  @IsOptional() @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name?: string;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+}
+
+export interface CustomerView {
+  id: string;
+  name: string;
+  metadata: Record<string, string>;
+  tags: string[];
+  creation_utc: string;
+}
+
+export interface CustomerPage {
+  items: CustomerView[];
+  total_count: number;
+  has_more: boolean;
+  next_cursor?: string;
+}
+
+export const GUEST_CUSTOMER_ID = 'guest';
+
+/** Parlant's built-in customer for sessions opened without one; it exists before anything is stored. */
+export const GUEST_CUSTOMER: CustomerView = { id: GUEST_CUSTOMER_ID, name: 'Guest', metadata: {}, tags: [], creation_utc: '1970-01-01T00:00:00.000Z' };
+
+/** `{ set, unset }` applied to a record: unset wins over set. */
+export function patchRecord<V>(current: Readonly<Record<string, V>>, patch: { set?: Record<string, V> | undefined; unset?: string[] | undefined } | undefined): Record<string, V> {
+  const next: Record<string, V> = { ...current, ...(patch?.set ?? {}) };
+  for (const key of patch?.unset ?? []) delete next[key];
+  return next;
+}

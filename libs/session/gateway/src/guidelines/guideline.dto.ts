@@ -1,0 +1,94 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { COMPOSITION_MODES } from '../agents/agent.dto.js';
+import { ToolIdDto } from '../context-variables/context-variable.dto.js';
+import { ID_PATTERN } from '../ids.js';
+import { TagsPatchDto } from '../tags/tag.dto.js';
+
+export const CRITICALITIES = ['low', 'medium', 'high'] as const;
+
+const CONDITION_RULE = { message: 'condition must be 1-1000 characters' };
+const ACTION_RULE = { message: 'action must be 1-2000 characters' };
+const PRIORITY_MIN = { message: 'priority must be an integer from -1000 to 1000' };
+
+export class GuidelineCreationDto {
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition!: string;
+  @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
+  @IsOptional() @IsBoolean() enabled?: boolean;
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOptional() @IsBoolean() track?: boolean;
+  @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
+  @IsOptional() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
+  /** Seed 000 extensions below: tool names, context variable names, journey scoping. */
+  @IsOptional() @IsArray() @IsString({ each: true }) tools?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) required_context?: string[];
+  @IsOptional() @IsString() journey_id?: string | null;
+  @IsOptional() @IsString() journey_step?: string | null;
+}
+
+/** Parlant's `{ add, remove }` for tool associations. */
+export class ToolAssociationsPatchDto {
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) add?: ToolIdDto[];
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) remove?: ToolIdDto[];
+}
+
+export class MetadataPatchDto {
+  @IsOptional() @IsObject() set?: Record<string, unknown>;
+  @IsOptional() @IsArray() @IsString({ each: true }) unset?: string[];
+}
+
+export class LabelsPatchDto {
+  @IsOptional() @IsArray() @IsString({ each: true }) upsert?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) remove?: string[];
+}
+
+/** PATCH as Parlant's client sends it; seed extensions replace (`tools`, `required_context`) or clear with null. */
+export class GuidelineUpdateDto {
+  @IsOptional() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;
+  @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolAssociationsPatchDto) tool_associations?: ToolAssociationsPatchDto;
+  @IsOptional() @IsBoolean() enabled?: boolean;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
+  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
+  @IsOptional() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
+  @IsOptional() @IsArray() @IsString({ each: true }) tools?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) required_context?: string[];
+  @IsOptional() @IsString() journey_id?: string | null;
+  @IsOptional() @IsString() journey_step?: string | null;
+}
+
+export interface GuidelineView {
+  id: string;
+  condition: string;
+  action?: string;
+  description?: string;
+  criticality: (typeof CRITICALITIES)[number];
+  enabled: boolean;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  composition_mode?: (typeof COMPOSITION_MODES)[number];
+  track: boolean;
+  labels: string[];
+  priority: number;
+  tools: string[];
+  required_context: string[];
+  journey_id?: string;
+  journey_step?: string;
+  creation_utc: string;
+}
+
+/** Parlant's read/update answer: the guideline with its relationships and tool associations (none exist yet). */
+export interface GuidelineWithRelationships {
+  guideline: GuidelineView;
+  relationships: never[];
+  tool_associations: never[];
+}
