@@ -64,13 +64,27 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     const client = new ParlantClient({ environment: `http://127.0.0.1:${port}` });
     const agent = await client.agents.create({ name: 'Support', description: 'Helps customers with their orders' });
     expect(await client.agents.retrieve(agent.id)).toMatchObject({ id: agent.id, name: 'Support', compositionMode: 'fluid' });
-    const session = await client.sessions.create({ agentId: agent.id, customerId: 'c1', title: 'Refund' });
-    expect(session).toMatchObject({ agentId: agent.id, customerId: 'c1', mode: 'auto' });
-    const waiting = client.sessions.listEvents(session.id, { minOffset: 0, kinds: 'message', waitForData: 30 });
-    const posted = await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'I want a refund' });
+    const refund = await client.guidelines.create({
+      condition: "The customer asks about refunds, returns, or mentions 'money back'",
+      action: 'Explain the 30-day refund policy and offer to check their order status',
+      tags: [`agent:${agent.id}`],
+    });
+    const weather = await client.guidelines.create({ condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast weather', tags: [`agent:${agent.id}`] });
+    const session = await client.sessions.create({ agentId: agent.id, customerId: 'guest', title: 'Refund' });
+    expect(session).toMatchObject({ agentId: agent.id, customerId: 'guest', mode: 'auto' });
+    const posted = await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'I want my money back for order 12345' });
     expect(posted).toMatchObject({ kind: 'message', source: 'customer', offset: 0 });
-    const events = await waiting;
-    expect(events.map((e) => [e.offset, e.kind, (e.data as { message: string }).message])).toEqual([[0, 'message', 'I want a refund']]);
+    // Long-poll as Parlant clients do: the agent's reply, then the ready status naming the matched guideline.
+    const reply = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'message', source: 'ai_agent', waitForData: 30 });
+    expect((reply[0]?.data as { message: string }).message).toContain('30-day refund policy');
+    let statuses = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'status', waitForData: 30 });
+    while (!statuses.some((e) => (e.data as { status: string }).status === 'ready')) {
+      statuses = [...statuses, ...(await client.sessions.listEvents(session.id, { minOffset: statuses.at(-1)!.offset + 1, kinds: 'status', waitForData: 30 }))];
+    }
+    const ready = statuses.find((e) => (e.data as { status: string }).status === 'ready')!;
+    const matched = (ready.data as { data: { matched_guidelines: { guideline_id: string }[] } }).data.matched_guidelines.map((m) => m.guideline_id);
+    expect(matched).toEqual([refund.id]);
+    expect(matched).not.toContain(weather.id);
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

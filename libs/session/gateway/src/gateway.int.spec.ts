@@ -103,16 +103,17 @@ describe('session gateway (embedded adapters)', () => {
       expect(JSON.stringify(response.body)).toContain('agent_id must reference an existing agent');
     });
 
+    // Customer messages start turns (see turns/turn.int.spec.ts); these tests use events that do not.
     it('stores events with contiguous offsets and filters them by kind, source and offset', async () => {
       const session = (await json(`${url}/sessions`, 'POST', { agent_id: agentId, customer_id: 'c1' })).body as { id: string; state: string };
       expect(session.state).toBe('Active');
       const posted = [];
-      posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body);
+      posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'human_agent_on_behalf_of_ai_agent', message: 'hello' })).body);
       posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'customer_ui', data: { page: '/cart' } })).body);
       posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'human_agent', message: 'hi, I am Bob', participant: { display_name: 'Bob' } })).body);
       expect(posted.map((e) => (e as { offset: number }).offset)).toEqual([0, 1, 2]);
       const all = (await json(`${url}/sessions/${session.id}/events`)).body as { kind: string; source: string }[];
-      expect(all.map((e) => `${e.kind}/${e.source}`)).toEqual(['message/customer', 'custom/customer_ui', 'message/human_agent']);
+      expect(all.map((e) => `${e.kind}/${e.source}`)).toEqual(['message/human_agent_on_behalf_of_ai_agent', 'custom/customer_ui', 'message/human_agent']);
       expect(((await json(`${url}/sessions/${session.id}/events?kinds=message&source=human_agent`)).body as unknown[]).length).toBe(1);
       expect(((await json(`${url}/sessions/${session.id}/events?min_offset=2`)).body as { offset: number }[]).map((e) => e.offset)).toEqual([2]);
     });
@@ -133,7 +134,7 @@ describe('session gateway (embedded adapters)', () => {
       const waiting = json(`${url}/sessions/${session.id}/events?min_offset=0&kinds=message&wait_for_data=30`);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'system', data: {} });
-      await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'are you there?' });
+      await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'human_agent', message: 'are you there?' });
       const result = await waiting;
       expect(result.status).toBe(200);
       expect((result.body as { offset: number; kind: string }[]).map((e) => [e.offset, e.kind])).toEqual([[1, 'message']]);

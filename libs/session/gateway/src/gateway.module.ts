@@ -17,6 +17,8 @@ import { TagsHttpController } from './tags/tags.http.controller.js';
 import { TagsRepository } from './tags/tags.repository.js';
 import { TermsHttpController } from './terms/terms.http.controller.js';
 import { TermsRepository } from './terms/terms.repository.js';
+import { createLlmProvider } from '@tenet/llm';
+import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.service.js';
 
 /** Parlant-compatible REST over the platform ports (needs PlatformModule imported by the host). */
 @Module({
@@ -41,6 +43,10 @@ import { TermsRepository } from './terms/terms.repository.js';
     GuidelinesRepository,
     ContextVariablesRepository,
     TermsRepository,
+    TurnService,
+    { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
+    // OpenAI or Anthropic when a key is configured, else the deterministic offline provider.
+    { provide: LLM_PROVIDER, useFactory: () => createLlmProvider(process.env) },
   ],
 })
 export class SessionGatewayModule {}

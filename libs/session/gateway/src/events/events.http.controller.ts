@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { TurnService } from '../turns/turn.service.js';
 import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
@@ -44,6 +45,7 @@ export class EventsHttpController {
     private readonly sessions: SessionsRepository,
     private readonly events: SessionEventsService,
     private readonly timers: SessionTimers,
+    private readonly turns: TurnService,
   ) {}
 
   @Post()
@@ -56,6 +58,8 @@ export class EventsHttpController {
     }
     const event = await this.events.append(sessionId, body);
     if (body.source === 'customer' || body.source === 'customer_ui') await this.timers.recordActivity(sessionId);
+    // A customer message starts a turn (Parlant's behaviour); human-agent messages and custom events do not.
+    if (body.kind === 'message' && body.source === 'customer' && session.view.mode === 'auto') this.turns.start(sessionId, event);
     return event;
   }
 
