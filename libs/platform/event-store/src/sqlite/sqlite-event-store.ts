@@ -182,8 +182,11 @@ function fromRow(row: EventRow): StoredEvent {
 }
 
 function translateConstraint(error: unknown, streamId: string, expected: ExpectedVersion, actual: number, index: number, id: string): unknown {
-  if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_CONSTRAINT_UNIQUE') return error;
-  if (error.message.includes('events.id')) return new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${id}")`);
+  // Checked by shape, not instanceof: better-sqlite3's native addon binds SqliteError once per process, so
+  // a second load of the JS module (Jest module registries, bundlers) throws a class instanceof cannot see.
+  const sqliteError = error as { name?: unknown; code?: unknown; message?: unknown };
+  if (sqliteError.name !== 'SqliteError' || sqliteError.code !== 'SQLITE_CONSTRAINT_UNIQUE' || typeof sqliteError.message !== 'string') return error;
+  if (sqliteError.message.includes('events.id')) return new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${id}")`);
   // (stream_id, stream_offset) cannot clash while the write lock is held; if it ever does, it is a conflict.
-  return new ConcurrencyError(streamId, expected, actual, error.message);
+  return new ConcurrencyError(streamId, expected, actual, sqliteError.message);
 }
