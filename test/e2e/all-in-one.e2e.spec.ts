@@ -86,6 +86,13 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     expect(matched).toEqual([refund.id]);
     expect(matched).not.toContain(weather.id);
 
+    // The demo agent from examples/ is seeded, and the browser chat page is served.
+    const demo = await eventually(() => client.agents.retrieve('demo-support'), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(demo.name).toBe('Ada from Acme Support');
+    const chat = await fetch(`http://127.0.0.1:${port}/chat`);
+    expect(chat.headers.get('content-type')).toContain('text/html');
+    expect(await chat.text()).toContain('"demo-support"');
+
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

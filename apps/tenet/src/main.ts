@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
+import { loadDemoAgent } from './demo/load-demo-agent.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
 const logger = new Logger('tenet');
@@ -25,4 +26,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       },
     );
   });
+}
+
+// The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens.
+if (process.env['TENET_DEMO'] !== 'off') {
+  await loadDemoAgent(`http://127.0.0.1:${config.port}`, new URL('../../../examples/demo-agent.json', import.meta.url), logger);
 }

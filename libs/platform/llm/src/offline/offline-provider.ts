@@ -7,8 +7,8 @@ const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.leng
 /**
  * The default provider when no API key is configured: answers Tenet's tasks by lexical matching, the same
  * way every time. Relevance is the weighted share of a condition's topic terms found in the customer's
- * message (quoted phrases weigh double), measured against at most three terms so that a condition listing
- * alternatives ("refunds, returns or money back") matches on any of them.
+ * message (quoted phrases weigh double, measured against at most three terms so that a condition listing
+ * alternatives matches on any of them), times the share of the message's main topics the condition covers.
  */
 export class OfflineProvider implements LlmProvider {
   readonly name = 'offline';
@@ -39,6 +39,8 @@ export class OfflineProvider implements LlmProvider {
 
 export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOutput {
   const said = new Set(terms(input.message));
+  // How much of what the customer said a guideline accounts for (the main topic or two of the message).
+  const messageCoverage = (hits: number): number => (said.size === 0 ? 0 : Math.min(1, hits / Math.min(said.size, 2)));
   return {
     matches: input.guidelines.map((guideline) => {
       const weights = new Map<string, number>();
@@ -47,7 +49,9 @@ export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOut
       const total = [...weights.values()].reduce((a, b) => a + b, 0);
       const hits = [...weights].filter(([term]) => said.has(term));
       const matched = hits.reduce((a, [, w]) => a + w, 0);
-      const relevance = total === 0 ? 0 : Math.min(1, matched / Math.min(total, 3));
+      // Condition coverage times message coverage: a condition sharing one incidental word with the message
+      // ("cancel an order" vs. "where is my order?") stays below the threshold.
+      const relevance = total === 0 ? 0 : Math.min(1, matched / Math.min(total, 3)) * messageCoverage(hits.length);
       return {
         guideline_id: guideline.id,
         relevance: Number(relevance.toFixed(3)),
@@ -58,15 +62,18 @@ export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOut
   };
 }
 
+// Actions are written to the agent ("introduce yourself", "ask them"); the reply speaks as the agent to the customer.
 const toSecondPerson = (action: string): string =>
   action
     .trim()
     .replace(/\.$/, '')
+    .replace(/\byourself\b/gi, 'myself')
+    .replace(/\byou\b/gi, 'I')
+    .replace(/\byour\b/gi, 'my')
     .replace(/\b(the customer|the user)'s\b/gi, 'your')
     .replace(/\b(the customer|the user)\b/gi, 'you')
     .replace(/\btheir\b/gi, 'your')
-    .replace(/\bthem\b/gi, 'you')
-    .replace(/\bthey\b/gi, 'you');
+    .replace(/\bthem\b/gi, 'you');
 
 export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
   if (input.matched.length === 0) {

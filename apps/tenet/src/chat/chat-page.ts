@@ -1,0 +1,74 @@
+/** The chat page: creates a session, posts customer messages, and long-polls the session's events. */
+export const chatPage = (agentId: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Tenet chat</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }
+  main { max-width: 720px; margin: 0 auto; height: 100vh; display: flex; flex-direction: column; }
+  header { padding: 14px 18px; background: #1d2330; color: #fff; }
+  header small { color: #aab2c5; display: block; }
+  #log { flex: 1; overflow-y: auto; padding: 16px; }
+  .msg { max-width: 78%; margin: 8px 0; padding: 9px 13px; border-radius: 14px; white-space: pre-wrap; }
+  .customer { background: #2f6fed; color: #fff; margin-left: auto; border-bottom-right-radius: 4px; }
+  .ai_agent, .human_agent, .human_agent_on_behalf_of_ai_agent { background: #fff; border: 1px solid #dde1e8; border-bottom-left-radius: 4px; }
+  .why { font-size: 12px; color: #5b6477; margin: -2px 0 10px; }
+  #status { height: 20px; padding: 0 18px; font-size: 13px; color: #5b6477; }
+  form { display: flex; gap: 8px; padding: 12px 16px; background: #fff; border-top: 1px solid #dde1e8; }
+  input { flex: 1; padding: 10px 12px; border: 1px solid #c8cdd8; border-radius: 8px; font: inherit; }
+  button { padding: 10px 16px; border: 0; border-radius: 8px; background: #2f6fed; color: #fff; font: inherit; cursor: pointer; }
+</style>
+</head>
+<body>
+<main>
+  <header><strong id="title">Tenet</strong><small id="sub">connecting…</small></header>
+  <div id="log" aria-live="polite"></div>
+  <div id="status"></div>
+  <form id="form"><input id="text" autocomplete="off" placeholder="Type a message" aria-label="Message"><button>Send</button></form>
+</main>
+<script type="module">
+const agentId = ${JSON.stringify(agentId)};
+const log = document.getElementById('log');
+const statusLine = document.getElementById('status');
+const api = async (method, path, body) => {
+  const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  if (!response.ok && response.status !== 504) throw new Error(method + ' ' + path + ' → ' + response.status + ' ' + await response.text());
+  return response.status === 504 ? [] : response.json();
+};
+const add = (cls, text) => { const div = document.createElement('div'); div.className = cls; div.textContent = text; log.append(div); log.scrollTop = log.scrollHeight; };
+const agent = await api('GET', '/agents/' + agentId);
+document.getElementById('title').textContent = agent.name;
+document.getElementById('sub').textContent = agent.description ?? '';
+const session = await api('POST', '/sessions', { agent_id: agentId, title: 'Browser chat' });
+let offset = 0;
+(async function follow() {
+  for (;;) {
+    try {
+      const events = await api('GET', '/sessions/' + session.id + '/events?min_offset=' + offset + '&wait_for_data=30');
+      for (const event of events) {
+        offset = event.offset + 1;
+        if (event.kind === 'message') add('msg ' + event.source, event.data.message);
+        if (event.kind === 'status') {
+          const s = event.data.status;
+          statusLine.textContent = s === 'ready' || s === 'cancelled' ? '' : s === 'error' ? 'something went wrong' : agent.name + ' is ' + s + '…';
+          const matched = event.data.data?.matched_guidelines;
+          if (s === 'ready' && matched?.length) add('why', 'followed: ' + matched.map((m) => m.guideline_id + ' (' + m.score.toFixed(2) + ')').join(', '));
+        }
+      }
+    } catch (error) { statusLine.textContent = String(error); await new Promise((r) => setTimeout(r, 2000)); }
+  }
+})();
+document.getElementById('form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = document.getElementById('text');
+  const message = input.value.trim();
+  if (!message) return;
+  input.value = '';
+  await api('POST', '/sessions/' + session.id + '/events', { kind: 'message', source: 'customer', message });
+});
+</script>
+</body>
+</html>
+`;
