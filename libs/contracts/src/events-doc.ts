@@ -33,7 +33,7 @@ export function renderEventsDoc(): string {
     '- **Delivery** is at least once: the event log is the outbox, and its relay republishes until JetStream',
     '  acknowledges. Consumers should be idempotent on `id` (or on `stream` + `offset`).',
     '- **Publisher**: the event-log relay (`EventLogRelay` in libs/platform/event-store) publishes each event',
-    '  appended to a session stream, through `toSessionIntegrationEvent` in libs/contracts.',
+    '  appended to a session or usage stream, through `toIntegrationEvent` in libs/contracts.',
     '',
     '| Subject | Type | Meaning |',
     '| --- | --- | --- |',

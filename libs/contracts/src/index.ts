@@ -16,3 +16,12 @@ export {
   type SessionIntegrationEventV1,
 } from './session/session-events.v1.js';
 export { allContracts, contractFor } from './registry.js';
+export {
+  LLM_USAGE_EVENT_TYPE,
+  LlmUsageRecordedV1,
+  meteringEventContracts,
+  toUsageIntegrationEvent,
+  usageStreamId,
+  type LlmUsageData,
+} from './metering/llm-usage-recorded.v1.js';
+export { toIntegrationEvent } from './routing.js';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ALL_V1_SUBJECTS, TENET_STREAM, toSessionIntegrationEvent } from '@tenet/contracts';
+import { ALL_V1_SUBJECTS, TENET_STREAM, toIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, type MessageBus } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
@@ -52,7 +52,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
     const relay = new EventLogRelay({
       store,
       publisher: bus,
-      route: (event) => toSessionIntegrationEvent(event),
+      route: (event) => toIntegrationEvent(event),
       checkpointName: 'tenet.v1.relay',
       onError: (error, failure) =>
         relayLogger.warn(

@@ -18,6 +18,11 @@ import { TagsRepository } from './tags/tags.repository.js';
 import { TermsHttpController } from './terms/terms.http.controller.js';
 import { TermsRepository } from './terms/terms.repository.js';
 import { createLlmProvider } from '@tenet/llm';
+import type { EventStore } from '@tenet/event-store';
+import { defaultPriceTable } from '@tenet/metering-domain';
+import { EVENT_STORE } from '@tenet/platform-runtime';
+import { MeteredProvider, priceTableFrom } from './usage/metered-provider.js';
+import { UsageHttpController } from './usage/usage.http.controller.js';
 import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.service.js';
 
 /** Parlant-compatible REST over the platform ports (needs PlatformModule imported by the host). */
@@ -31,6 +36,7 @@ import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.servic
     GuidelinesHttpController,
     ContextVariablesHttpController,
     TermsHttpController,
+    UsageHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -45,8 +51,12 @@ import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.servic
     TermsRepository,
     TurnService,
     { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
-    // OpenAI or Anthropic when a key is configured, else the deterministic offline provider.
-    { provide: LLM_PROVIDER, useFactory: () => createLlmProvider(process.env) },
+    // OpenAI or Anthropic when a key is configured, else the deterministic offline provider; every call metered.
+    {
+      provide: LLM_PROVIDER,
+      useFactory: (store: EventStore) => new MeteredProvider(createLlmProvider(process.env), store, priceTableFrom(process.env, defaultPriceTable)),
+      inject: [EVENT_STORE],
+    },
   ],
 })
 export class SessionGatewayModule {}

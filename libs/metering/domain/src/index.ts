@@ -1,0 +1,1 @@
+export { defaultPriceTable, estimateCostUsd, priceOf, summarizeUsage, type ModelPrice, type PriceTable, type UsageRecord, type UsageSummary } from './pricing.js';
