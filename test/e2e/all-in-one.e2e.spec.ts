@@ -92,6 +92,8 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     const chat = await fetch(`http://127.0.0.1:${port}/chat`);
     expect(chat.headers.get('content-type')).toContain('text/html');
     expect(await chat.text()).toContain('"demo-support"');
+    const openapi = (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/agents', '/sessions', '/sessions/{sessionId}/events', '/guidelines', '/agents/{agentId}/usage']));
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
