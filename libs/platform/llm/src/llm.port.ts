@@ -1,45 +1,72 @@
 /**
- * The LLM port. A request states its task twice: as a prompt a model reads, and as structured `task` input
- * that deterministic providers (offline, scripted) compute from. Output is structured: the provider returns a
- * value conforming to `schema`.
+ * The LLM port. A request states its task twice: as the prompt a model reads (`system` + `messages`), and as a
+ * structured `task` (`kind` + `input`) that deterministic providers (offline, scripted) compute from. Both must
+ * describe the same work; the task builders in `tasks/` produce them together so they cannot drift apart.
+ *
+ * Output is always structured: the provider returns a value that conforms to `schema`, or fails with
+ * `InvalidStructuredOutputError`.
  */
+
+/** A JSON Schema (draft 2020-12 subset the providers accept); `as const` schema literals are assignable. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface LlmMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** Who asked and why: carried through to usage records so tokens can be attributed and billed. */
+export interface LlmCallContext {
+  purpose: string;
+  sessionId?: string;
+  agentId?: string;
+}
+
+export interface LlmTask<I = unknown> {
+  kind: string;
+  input: I;
+}
+
+export interface LlmRequest<I = unknown> {
+  task: LlmTask<I>;
+  system: string;
+  /** The conversation the model reads. At least one of `messages` and `prompt` must be non-empty. */
+  messages?: LlmMessage[];
+  /** Shorthand for a final user message, appended after `messages`. */
+  prompt?: string;
+  /** Names the structured output (OpenAI `json_schema.name`, Anthropic tool name): `^[a-zA-Z0-9_-]{1,64}$`. */
+  schemaName: string;
+  schema: JsonSchema;
+  temperature?: number;
+  maxTokens?: number;
+  context: LlmCallContext;
+}
+
 export interface LlmUsage {
   inputTokens: number;
   outputTokens: number;
 }
 
-export interface LlmRequest<I = unknown> {
-  task: { kind: string; input: I };
-  system: string;
-  prompt: string;
-  schemaName: string;
-  schema: Record<string, unknown>;
-  temperature?: number;
-  maxTokens?: number;
-  context: { purpose: string; sessionId?: string; agentId?: string };
-}
-
 export interface LlmResponse<O = unknown> {
   value: O;
   usage: LlmUsage;
+  /** The provider that answered (`openai`, `anthropic`, `offline`, `scripted`): the metering price key. */
   provider: string;
+  /** The model that answered, as the provider reported it (may be a dated snapshot of the configured one). */
   model: string;
   latencyMs: number;
 }
 
 export interface LlmProvider {
   readonly name: string;
+  /** The configured model. */
   readonly model: string;
   generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>>;
 }
 
-export class LlmError extends Error {
-  constructor(
-    readonly code: 'LLM.RATE_LIMITED' | 'LLM.AUTHENTICATION' | 'LLM.UNAVAILABLE' | 'LLM.INVALID_OUTPUT' | 'LLM.UNSUPPORTED_TASK',
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'LlmError';
-  }
+/** The messages a model reads for a request: `messages`, then `prompt` as a last user turn. */
+export function conversationOf(request: LlmRequest): LlmMessage[] {
+  const messages = [...(request.messages ?? [])];
+  if (request.prompt !== undefined && request.prompt !== '') messages.push({ role: 'user', content: request.prompt });
+  return messages;
 }

@@ -9,14 +9,14 @@ export const STOP_WORDS = new Set(
     'what when where which who why will with would you your yours about any some just also very really ' +
     // words every guideline condition uses, which say nothing about the topic
     'customer customers user users client asks ask asking asked says say said mentions mention mentioned wants want ' +
-    'wanting would like talks talk inquires inquire question questions regarding'
+    'wanting would like talks talk inquires inquire question questions regarding something anything thing things much many'
   ).split(/\s+/),
 );
 
 const FAMILIES: Record<string, string[]> = {
   refund: ['refund', 'refunds', 'reimburse', 'reimbursement', 'moneyback', 'return', 'returns', 'returning', 'chargeback'],
-  order: ['order', 'orders', 'purchase', 'purchased', 'package', 'parcel', 'bought'],
-  cancel: ['cancel', 'cancellation', 'cancelling', 'canceling', 'terminate', 'unsubscribe'],
+  order: ['order', 'purchase', 'buy', 'bought', 'package', 'parcel'],
+  cancel: ['cancel', 'cancellation', 'cancelling', 'canceling', 'cancelled', 'canceled', 'stop', 'terminate', 'unsubscribe'],
   greet: ['hello', 'hi', 'hey', 'greetings', 'greet', 'greets', 'greeting', 'morning', 'evening'],
   price: ['price', 'prices', 'pricing', 'cost', 'costs', 'fee', 'fees', 'charge', 'charged', 'expensive', 'cheap'],
   ship: ['ship', 'shipping', 'shipped', 'deliver', 'delivery', 'delivered', 'shipment', 'arrive', 'arrived', 'tracking', 'track'],
@@ -29,26 +29,46 @@ const FAMILIES: Record<string, string[]> = {
 
 const CANONICAL = new Map<string, string>(Object.entries(FAMILIES).flatMap(([canonical, words]) => words.map((w) => [w, canonical])));
 
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
-  if (word.length > 4 && word.endsWith('es')) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
+const undouble = (word: string): string => (/([b-df-hj-np-tv-z])\1$/.test(word) ? word.slice(0, -1) : word);
+
+/** Light stemming: the forms a word may reduce to, most specific first (plural, -ing, -ed). */
+function stems(word: string): string[] {
+  if (word.length > 4 && word.endsWith('ies')) return [`${word.slice(0, -3)}y`];
+  if (word.length > 5 && word.endsWith('ing')) return [undouble(word.slice(0, -3)), `${word.slice(0, -3)}e`];
+  if (word.length > 4 && word.endsWith('ed')) return [undouble(word.slice(0, -2)), word.slice(0, -1)];
+  if (word.length > 4 && /(ch|sh|ss|x)es$/.test(word)) return [word.slice(0, -2)];
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return [word.slice(0, -1)];
+  return [word];
+}
+
+/** A word's canonical form: its synonym family if it or one of its stems belongs to one, else its first stem. */
+function canonical(word: string): string {
+  const forms = [word, ...stems(word)];
+  for (const form of forms) {
+    const family = CANONICAL.get(form);
+    if (family) return family;
+  }
+  return forms[1] ?? word;
 }
 
 /** Topic terms of a text: lowercased, phrase-joined ("money back"), stop words dropped, families merged, stemmed. */
 export function terms(text: string): string[] {
-  const normalised = text.toLowerCase().replace(/money\s+back/g, 'moneyback').replace(/log\s*in/g, 'login').replace(/sign\s*in/g, 'signin');
+  const normalised = text
+    .toLowerCase()
+    .replace(/\bmoney\s+back\b/g, 'moneyback')
+    .replace(/\bhow\s+much\b/g, 'price')
+    .replace(/\blog\s*in\b/g, 'login')
+    .replace(/\bsign\s*in\b/g, 'signin');
   const out: string[] = [];
   for (const raw of normalised.split(/[^a-z0-9]+/)) {
     if (raw.length < 2 || STOP_WORDS.has(raw) || /^\d+$/.test(raw)) continue;
-    out.push(CANONICAL.get(raw) ?? CANONICAL.get(stem(raw)) ?? stem(raw));
+    out.push(canonical(raw));
   }
   return out;
 }
 
 /** Quoted phrases in a condition (`mentions 'refund'`) are what its author cared about most. */
 export function quotedTerms(condition: string): string[] {
-  return [...condition.matchAll(/['"‘“]([^'"’”]+)['"’”]/g)].flatMap((m) => terms(m[1] ?? ''));
+  // A quote opens only after a non-letter, so the apostrophe of "customer's" does not start a phrase.
+  return [...condition.matchAll(/(?:^|[^\p{L}])['"‘“]([^'"’”]+)['"’”]/gu)].flatMap((m) => terms(m[1] ?? ''));
 }

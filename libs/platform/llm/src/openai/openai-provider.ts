@@ -1,23 +1,23 @@
 import OpenAI from 'openai';
-import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
-import { validateOutput } from '../output-validation.js';
+import { InvalidStructuredOutputError } from '../errors.js';
+import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
+import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
+import { mapSdkError } from '../sdk/sdk-errors.js';
+import { parseStructuredOutput, validateStructuredOutput } from '../structured-output.js';
+
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
 
 export interface OpenAiProviderOptions {
   apiKey: string;
   model?: string;
+  /** An OpenAI-compatible endpoint (Azure, a proxy, a local server); default `https://api.openai.com/v1`. */
   baseURL?: string;
-  /** Retries of 429/5xx/connection errors; the SDK waits what `retry-after` advertises. Default 2. */
+  /** Retries of 429 (after the advertised delay) and transient failures; never of 401/403. Default 2. */
   maxRetries?: number;
+  retryPolicy?: Partial<RetryPolicy>;
   timeoutMs?: number;
-}
-
-/** Maps the official SDK's errors to Tenet's typed errors (auth fails fast; rate limits carry the delay). */
-export function mapSdkError(error: unknown, provider: string): LlmError {
-  const status = (error as { status?: number }).status;
-  const message = error instanceof Error ? error.message : String(error);
-  if (status === 401 || status === 403) return new LlmError('LLM.AUTHENTICATION', `${provider} rejected the credentials: ${message}`, { cause: error });
-  if (status === 429) return new LlmError('LLM.RATE_LIMITED', `${provider} rate limit: ${message}`, { cause: error });
-  return new LlmError('LLM.UNAVAILABLE', `${provider} call failed: ${message}`, { cause: error });
+  /** For tests of the retry policy; the real clock otherwise. */
+  sleep?: Sleep;
 }
 
 /** OpenAI chat completions with structured output through `response_format: json_schema` (strict). */
@@ -25,47 +25,45 @@ export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai';
   readonly model: string;
   private readonly client: OpenAI;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly sleep: Sleep | undefined;
 
   constructor(options: OpenAiProviderOptions) {
-    this.model = options.model ?? 'gpt-4o-mini';
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      maxRetries: options.maxRetries ?? 2,
-      timeout: options.timeoutMs ?? 60_000,
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    });
+    this.model = options.model ?? DEFAULT_OPENAI_MODEL;
+    // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
+    this.client = new OpenAI({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+    this.sleep = options.sleep;
   }
 
   async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
     const started = performance.now();
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
-    try {
-      completion = await this.client.chat.completions.create({
-        model: this.model,
-        messages: [
-          { role: 'system', content: request.system },
-          { role: 'user', content: request.prompt },
-        ],
-        response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } },
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
-      });
-    } catch (error) {
-      throw mapSdkError(error, this.name);
+    const completion = await withRetries(() => this.complete(request), this.retryPolicy, this.sleep);
+    const choice = completion.choices[0];
+    if (choice?.message.refusal) {
+      throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`the model refused: ${choice.message.refusal}`]);
     }
-    const content = completion.choices[0]?.message.content;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(content ?? '');
-    } catch {
-      throw new LlmError('LLM.INVALID_OUTPUT', `openai returned no JSON for ${request.schemaName}`);
-    }
+    const value = parseStructuredOutput(this.name, request.schemaName, choice?.message.content);
     return {
-      value: validateOutput<O>(request.schemaName, request.schema, parsed),
+      value: validateStructuredOutput<O>(this.name, request.schemaName, request.schema, value),
       usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
       provider: this.name,
       model: completion.model || this.model,
       latencyMs: performance.now() - started,
     };
+  }
+
+  private async complete(request: LlmRequest): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+    try {
+      return await this.client.chat.completions.create({
+        model: this.model,
+        messages: [{ role: 'system', content: request.system }, ...conversationOf(request)],
+        response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } },
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
+      });
+    } catch (error) {
+      throw mapSdkError(error, this.name, OpenAI);
+    }
   }
 }

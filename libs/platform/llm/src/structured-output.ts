@@ -1,0 +1,51 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { InvalidStructuredOutputError } from './errors.js';
+import type { JsonSchema } from './llm.port.js';
+
+// ajv-formats is CommonJS; under nodenext its default import is typed as the module namespace, at runtime it is the plugin.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+
+// Keyed by content, not identity: callers may rebuild the same schema per request, and ajv refuses to compile
+// two schemas with the same `$id`.
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema as Record<string, unknown>);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** The JSON pointer an error is about; for missing/extra properties, the property itself. */
+function pathOf(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const property = params.missingProperty ?? params.additionalProperty;
+  const path = property !== undefined ? `${error.instancePath}/${property}` : error.instancePath;
+  return path === '' ? '/' : path;
+}
+
+/**
+ * Checks a model's structured output against the schema it was asked for. Providers call this on every answer,
+ * so a caller never sees a value of the wrong shape; the error names the first violating path.
+ */
+export function validateStructuredOutput<O>(provider: string, schemaName: string, schema: JsonSchema, value: unknown): O {
+  const validate = validatorFor(schema);
+  if (validate(value)) return value as O;
+  const errors = validate.errors ?? [];
+  const problems = errors.map((e) => `${pathOf(e)} ${e.message ?? 'is invalid'}`);
+  throw new InvalidStructuredOutputError(provider, schemaName, errors[0] ? pathOf(errors[0]) : '/', problems);
+}
+
+/** Parses a model's JSON text answer; text that is not JSON is invalid output at the root. */
+export function parseStructuredOutput(provider: string, schemaName: string, text: string | null | undefined): unknown {
+  try {
+    return JSON.parse(text ?? '') as unknown;
+  } catch (error) {
+    throw new InvalidStructuredOutputError(provider, schemaName, '/', [`the answer is not JSON: ${JSON.stringify((text ?? '').slice(0, 80))}`], { cause: error });
+  }
+}
