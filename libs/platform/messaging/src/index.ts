@@ -17,4 +17,7 @@ export { BusClosedError, NoStreamForSubjectError } from './errors.js';
 export { subjectMatches, type StreamSpec } from './subjects.js';
 export { NatsMessageBus, type NatsMessageBusOptions } from './nats/nats-message-bus.js';
 export { InProcessMessageBus, type InProcessMessageBusOptions } from './in-process/in-process-message-bus.js';
-export { TenetTransport, type TenetEventExtras, type TenetTransportOptions } from './nest/tenet-transport.js';
+export { TenetTransport, durableNameFor, type TenetEventExtras, type TenetTransportOptions } from './nest/tenet-transport.js';
+export { TenetClient, TenetRecord } from './nest/tenet-client.js';
+export { TenetContext } from './nest/tenet-context.js';
+export { TenetExceptionFilter } from './nest/tenet-exception.filter.js';

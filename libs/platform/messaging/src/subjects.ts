@@ -27,4 +27,6 @@ export interface StreamSpec {
   duplicateWindowMs?: number;
   /** Retention by age; 0 keeps messages until limits. Default 0. */
   maxAgeMs?: number;
+  /** JetStream storage; cannot change once the stream exists. Default `file`. The in-process bus ignores it. */
+  storage?: 'file' | 'memory';
 }

@@ -73,6 +73,8 @@ const parse = (json: string): unknown => JSON.parse(json);
  */
 export class InProcessMessageBus implements MessageBus {
   private readonly streams: StreamState[] = [];
+  /** Subject → capturing stream (null: none), so a repeated publish does not re-match every pattern. */
+  private readonly streamBySubject = new Map<string, StreamState | null>();
   private readonly durables = new Map<string, DurableState>();
   private readonly responders: Responder[] = [];
   private readonly listeners = new Set<{ subject: string; handler: NotificationHandler }>();
@@ -87,11 +89,17 @@ export class InProcessMessageBus implements MessageBus {
     const existing = this.streams.find((s) => s.spec.name === spec.name);
     if (existing) existing.spec = spec;
     else this.streams.push({ spec, messages: [], dedup: new Map(), lastSeq: 0 });
+    this.streamBySubject.clear();
   }
 
   async publish(subject: string, data: unknown, options?: PublishOptions): Promise<void> {
     this.assertOpen();
-    const stream = this.streams.find((s) => s.spec.subjects.some((p) => subjectMatches(p, subject)));
+    let stream = this.streamBySubject.get(subject);
+    if (stream === undefined) {
+      stream = this.streams.find((s) => s.spec.subjects.some((p) => subjectMatches(p, subject))) ?? null;
+      if (this.streamBySubject.size >= 10_000) this.streamBySubject.clear(); // subjects carry ids: keep it bounded
+      this.streamBySubject.set(subject, stream);
+    }
     if (!stream) throw new NoStreamForSubjectError(subject);
     const now = Date.now();
     if (options?.msgId !== undefined) {
@@ -160,8 +168,9 @@ export class InProcessMessageBus implements MessageBus {
       try {
         return parse(copy(await responder.handler(parse(payload), { ...(options?.headers ?? {}) }))) as TRes;
       } catch (error) {
-        const e = error as { message?: string; code?: unknown };
-        throw new RemoteHandlerError(e.message ?? String(error), typeof e.code === 'string' ? e.code : undefined);
+        // Whatever was thrown (an Error, an RpcException payload, a string) travels as message + code, as on NATS.
+        const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; code?: unknown };
+        throw new RemoteHandlerError(typeof e.message === 'string' ? e.message : String(error), typeof e.code === 'string' ? e.code : undefined);
       }
     });
     try {

@@ -2,11 +2,13 @@ import {
   AckPolicy,
   DeliverPolicy,
   JetStreamApiError,
+  StorageType,
   jetstream,
   jetstreamManager,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
+  type JetStreamPublishOptions,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { connect, headers as createHeaders, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
@@ -33,13 +35,22 @@ export interface NatsMessageBusOptions {
   name?: string;
   /** Streams created or updated at connect time (idempotent). */
   streams?: StreamSpec[];
+  /**
+   * Told when a consumer's pull loop fails for good (the client already rides out reconnects and missed
+   * heartbeats); the loop is then restarted after a second. Default: `console.error`.
+   */
+  onConsumerError?: (error: unknown, durable: string) => void;
 }
 
 const ms = (millis: number): number => millis * 1_000_000; // JetStream durations are nanoseconds
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const encode = (data: unknown): Uint8Array => encoder.encode(JSON.stringify(data ?? null));
+/** NATS accepts a string payload and UTF-8 encodes it itself: no intermediate buffer of ours. */
+const encode = (data: unknown): string => JSON.stringify(data ?? null);
 const decode = (bytes: Uint8Array): unknown => (bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes)));
+
+/** JetStream API error 10058: the stream name is taken (here: by a replica that raced us). */
+const STREAM_NAME_IN_USE = 10_058;
+const RESTART_DELAY_MS = 1_000;
 
 function toHeaders(hdrs: MsgHdrs | undefined): Headers {
   const out: Headers = {};
@@ -49,16 +60,40 @@ function toHeaders(hdrs: MsgHdrs | undefined): Headers {
 }
 
 function fromHeaders(headers: Headers | undefined): MsgHdrs | undefined {
-  if (!headers || Object.keys(headers).length === 0) return undefined;
-  const hdrs = createHeaders();
-  for (const [key, value] of Object.entries(headers)) hdrs.set(key, value);
+  let hdrs: MsgHdrs | undefined;
+  for (const key in headers) {
+    hdrs ??= createHeaders();
+    hdrs.set(key, headers[key] ?? '');
+  }
   return hdrs;
 }
 
-type ReplyEnvelope = { ok: true; data: unknown } | { ok: false; error: { message: string; code?: string } };
+/** Builds JetStream publish options only when there is something to say: the common call allocates nothing. */
+function publishOptions(options: PublishOptions | undefined): Partial<JetStreamPublishOptions> | undefined {
+  if (options === undefined) return undefined;
+  const headers = options.headers === undefined ? undefined : fromHeaders(options.headers);
+  if (headers === undefined) return options.msgId === undefined ? undefined : { msgID: options.msgId };
+  return options.msgId === undefined ? { headers } : { msgID: options.msgId, headers };
+}
+
+/**
+ * Nothing answers a publish to a subject no stream captures: the client sees "no responders" and reports it
+ * as JetStreamNotEnabled (also what a server without JetStream looks like — either way nothing was stored).
+ * The class is not exported by @nats-io/jetstream, hence the name check.
+ */
+const isNoStream = (error: unknown): boolean => error instanceof Error && error.name === 'JetStreamNotEnabled';
 
 const isNotFound = (error: unknown): boolean =>
   error instanceof JetStreamApiError && (error.status === 404 || /not found/i.test(error.message));
+
+type ReplyEnvelope = { ok: true; data: unknown } | { ok: false; error: { message: string; code?: string } };
+
+/** Turns whatever a responder threw (an Error, an RpcException payload, a string) into a reply. */
+function errorEnvelope(thrown: unknown): ReplyEnvelope {
+  const e = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as { message?: unknown; code?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(thrown);
+  return { ok: false, error: typeof e.code === 'string' ? { message, code: e.code } : { message } };
+}
 
 /**
  * The distributed adapter: durable messages on JetStream (pull consumers, explicit ack, nak with delay,
@@ -73,6 +108,7 @@ export class NatsMessageBus implements MessageBus {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
+    private readonly onConsumerError: (error: unknown, durable: string) => void,
   ) {
     this.js = jetstream(nc);
   }
@@ -80,7 +116,8 @@ export class NatsMessageBus implements MessageBus {
   static async connect(options: NatsMessageBusOptions): Promise<NatsMessageBus> {
     const nc = await connect({ servers: options.servers, ...(options.name ? { name: options.name } : {}) });
     try {
-      const bus = new NatsMessageBus(nc, await jetstreamManager(nc));
+      const report = options.onConsumerError ?? ((error: unknown, durable: string) => console.error(`[messaging] consumer "${durable}" failed; restarting`, error));
+      const bus = new NatsMessageBus(nc, await jetstreamManager(nc), report);
       for (const stream of options.streams ?? []) await bus.ensureStream(stream);
       return bus;
     } catch (error) {
@@ -94,21 +131,25 @@ export class NatsMessageBus implements MessageBus {
     return this.nc;
   }
 
-  /** Creates the stream, or updates it when it exists with another configuration. Safe to race. */
+  /**
+   * Creates the stream, or updates it when it exists with another configuration. Safe to race: every replica
+   * runs the same start-up. Storage cannot change in place; the server refuses that with a clear error.
+   */
   async ensureStream(spec: StreamSpec): Promise<void> {
     const config = {
       subjects: spec.subjects,
       duplicate_window: ms(spec.duplicateWindowMs ?? 120_000),
       max_age: ms(spec.maxAgeMs ?? 0),
+      storage: spec.storage === 'memory' ? StorageType.Memory : StorageType.File,
     };
     try {
-      const info = await this.jsm.streams.info(spec.name);
-      const current = info.config;
+      const current = (await this.jsm.streams.info(spec.name)).config;
       const same =
         current.subjects.length === config.subjects.length &&
         current.subjects.every((s, i) => s === config.subjects[i]) &&
         current.duplicate_window === config.duplicate_window &&
-        current.max_age === config.max_age;
+        current.max_age === config.max_age &&
+        current.storage === config.storage;
       if (!same) await this.jsm.streams.update(spec.name, config);
     } catch (error) {
       if (!isNotFound(error)) throw error;
@@ -116,7 +157,7 @@ export class NatsMessageBus implements MessageBus {
         await this.jsm.streams.add({ name: spec.name, ...config });
       } catch (addError) {
         // Another replica created it between our info and add: converge on the wanted configuration.
-        if (!(addError instanceof JetStreamApiError)) throw addError;
+        if (!(addError instanceof JetStreamApiError) || addError.code !== STREAM_NAME_IN_USE) throw addError;
         await this.jsm.streams.update(spec.name, config);
       }
     }
@@ -126,22 +167,13 @@ export class NatsMessageBus implements MessageBus {
     await this.jsm.streams.delete(name);
   }
 
+  /** Hot path: no stream lookup, no option or header objects unless asked for, one JSON encoding. */
   async publish(subject: string, data: unknown, options?: PublishOptions): Promise<void> {
-    this.assertOpen();
-    const hdrs = fromHeaders(options?.headers);
+    if (this.closed) throw new BusClosedError();
     try {
-      await this.js.publish(subject, encode(data), {
-        ...(options?.msgId ? { msgID: options.msgId } : {}),
-        ...(hdrs ? { headers: hdrs } : {}),
-      });
+      await this.js.publish(subject, encode(data), publishOptions(options));
     } catch (error) {
-      // Nothing answers a publish to a subject no stream captures: the client reports "no responders"
-      // (wrapped as JetStreamNotEnabled). The message was not stored, so the caller must know.
-      const cause = error instanceof Error ? (error.cause as Error | undefined) : undefined;
-      if (error instanceof Error && (error.name === 'JetStreamNotEnabled' || /no responders/i.test(`${error.message} ${cause?.message ?? ''}`))) {
-        throw new NoStreamForSubjectError(subject, { cause: error });
-      }
-      throw error;
+      throw isNoStream(error) ? new NoStreamForSubjectError(subject, { cause: error }) : error;
     }
   }
 
@@ -150,35 +182,65 @@ export class NatsMessageBus implements MessageBus {
     const stream = await this.streamFor(options.filterSubject);
     const maxDeliver = options.maxDeliver ?? 5;
     await this.ensureConsumer(stream, options, maxDeliver);
-    const consumer = await this.js.consumers.get(stream, options.durable);
     const concurrency = Math.max(1, options.concurrency ?? 1);
-    // A small prefetch keeps competing replicas fair and keeps buffered messages well inside ack_wait.
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency * 2 });
 
-    const inFlight = new Set<Promise<void>>();
     const handle = async (m: JsMsg): Promise<void> => {
       const deliveryCount = m.info.deliveryCount;
       try {
         await handler({ subject: m.subject, data: decode(m.data) as T, headers: toHeaders(m.headers), deliveryCount, sequence: m.seq });
         m.ack();
       } catch (error) {
+        // term at the last delivery too: the server would give up anyway, and term says so at once.
         if (error instanceof NonRetryableMessageError || deliveryCount >= maxDeliver) m.term();
         else m.nak(nakDelayFor(options.nakDelayMs, deliveryCount));
       }
     };
-    const loop = (async () => {
+
+    let stopped = false;
+    let messages: ConsumerMessages | undefined;
+    let wake: (() => void) | undefined;
+    const inFlight = new Set<Promise<void>>();
+    const pull = async (): Promise<void> => {
+      const consumer = await this.js.consumers.get(stream, options.durable);
+      // A small prefetch keeps competing replicas fair and buffered messages well inside ack_wait.
+      messages = await consumer.consume({ max_messages: concurrency * 2 });
+      if (stopped) messages.stop();
+      // Messages already buffered when the iterator is stopped are still yielded and handled (a drain).
       for await (const m of messages) {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
         const task = handle(m).finally(() => inFlight.delete(task));
         inFlight.add(task);
+      }
+    };
+    const loop = (async () => {
+      while (!stopped && !this.nc.isClosed()) {
+        try {
+          await pull();
+        } catch (error) {
+          if (stopped || this.nc.isClosed()) break;
+          this.onConsumerError(error, options.durable);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, RESTART_DELAY_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+          // The consumer may be what went missing (deleted by an operator): recreate it before pulling again.
+          if (!stopped) await this.ensureConsumer(stream, options, maxDeliver).catch(() => undefined);
+        }
       }
       await Promise.all(inFlight);
     })();
 
     const subscription: Subscription = {
       stop: async () => {
+        if (stopped) return;
+        stopped = true;
         this.subscriptions.delete(subscription);
-        await messages.close();
+        wake?.();
+        messages?.stop();
         await loop;
       },
     };
@@ -191,7 +253,7 @@ export class NatsMessageBus implements MessageBus {
     const hdrs = fromHeaders(options?.headers);
     let reply;
     try {
-      reply = await this.nc.request(subject, encode(data), { timeout: options?.timeoutMs ?? 5_000, ...(hdrs ? { headers: hdrs } : {}) });
+      reply = await this.nc.request(subject, encode(data), hdrs ? { timeout: options?.timeoutMs ?? 5_000, headers: hdrs } : { timeout: options?.timeoutMs ?? 5_000 });
     } catch (error) {
       throw new RequestFailedError(`request to "${subject}" failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -215,8 +277,7 @@ export class NatsMessageBus implements MessageBus {
           try {
             envelope = { ok: true, data: await handler(decode(msg.data) as TReq, toHeaders(msg.headers)) };
           } catch (handlerError) {
-            const e = handlerError as { message?: string; code?: unknown };
-            envelope = { ok: false, error: { message: e.message ?? String(handlerError), ...(typeof e.code === 'string' ? { code: e.code } : {}) } };
+            envelope = errorEnvelope(handlerError);
           }
           msg.respond(encode(envelope));
         })();
@@ -242,6 +303,7 @@ export class NatsMessageBus implements MessageBus {
     return this.track(() => sub.drain());
   }
 
+  /** Stops consumers (letting running handlers finish and ack), then drains the connection. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -268,16 +330,21 @@ export class NatsMessageBus implements MessageBus {
     }
   }
 
+  /**
+   * Creates the durable pull consumer, or updates what may change (NATS 2.9 allows max_deliver, ack_wait and
+   * the single filter_subject). The deliver policy only matters at creation and cannot be changed after.
+   */
   private async ensureConsumer(stream: string, options: ConsumerOptions, maxDeliver: number): Promise<void> {
     const ackWait = ms(options.ackWaitMs ?? 30_000);
     try {
-      const info = await this.jsm.consumers.info(stream, options.durable);
-      if (info.config.max_deliver !== maxDeliver || info.config.ack_wait !== ackWait) {
-        await this.jsm.consumers.update(stream, options.durable, { max_deliver: maxDeliver, ack_wait: ackWait });
+      const { config } = await this.jsm.consumers.info(stream, options.durable);
+      if (config.max_deliver !== maxDeliver || config.ack_wait !== ackWait || config.filter_subject !== options.filterSubject) {
+        await this.jsm.consumers.update(stream, options.durable, { max_deliver: maxDeliver, ack_wait: ackWait, filter_subject: options.filterSubject });
       }
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      // Identical concurrent adds from several replicas are accepted by the server (idempotent create).
+      // Concurrent creates from several replicas are accepted by the server (a create of an existing
+      // durable is an update on 2.9), so racing replicas converge.
       await this.jsm.consumers.add(stream, {
         durable_name: options.durable,
         ack_policy: AckPolicy.Explicit,

@@ -152,6 +152,27 @@ export function messageBusConformance(name: string, factory: () => Promise<Messa
       expect(byConsumer.b.length).toBeGreaterThan(0);
     });
 
+    it('runs at most `concurrency` handlers of one consumer at once', async () => {
+      for (let n = 0; n < 8; n++) await bus.publish(`${root}.bulk`, { n });
+      let active = 0;
+      let peak = 0;
+      const done: number[] = [];
+      await consume(
+        'parallel',
+        `${root}.bulk`,
+        async (m) => {
+          peak = Math.max(peak, ++active);
+          await sleep(30);
+          active -= 1;
+          done.push(m.data.n);
+        },
+        { concurrency: 3 },
+      );
+      await eventually(() => expect(done).toHaveLength(8));
+      expect(peak).toBe(3);
+      expect([...done].sort((x, y) => x - y)).toEqual([...Array(8).keys()]);
+    });
+
     it('refuses a durable publish to a subject that no stream captures', async () => {
       await expect(bus.publish(`nostream.${randomUUID()}`, { n: 1 })).rejects.toBeInstanceOf(NoStreamForSubjectError);
     });
