@@ -17,11 +17,11 @@ import { TagsHttpController } from './tags/tags.http.controller.js';
 import { TagsRepository } from './tags/tags.repository.js';
 import { TermsHttpController } from './terms/terms.http.controller.js';
 import { TermsRepository } from './terms/terms.repository.js';
-import { createLlmProvider } from '@tenet/llm';
+import { createLlmProvider, withUsageReporting } from '@tenet/llm';
 import type { EventStore } from '@tenet/event-store';
 import { defaultPriceTable } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { MeteredProvider, priceTableFrom } from './usage/metered-provider.js';
+import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
 import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.service.js';
 
@@ -54,7 +54,8 @@ import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.servic
     // OpenAI or Anthropic when a key is configured, else the deterministic offline provider; every call metered.
     {
       provide: LLM_PROVIDER,
-      useFactory: (store: EventStore) => new MeteredProvider(createLlmProvider(process.env), store, priceTableFrom(process.env, defaultPriceTable)),
+      useFactory: (store: EventStore) =>
+        withUsageReporting(createLlmProvider(process.env), new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable))),
       inject: [EVENT_STORE],
     },
   ],

@@ -1,0 +1,45 @@
+import { LLM_USAGE_EVENT_TYPE, usageStreamId, type LlmUsageData } from '@tenet/contracts';
+import type { EventStore } from '@tenet/event-store';
+import type { UsageRecord, UsageSink } from '@tenet/llm';
+import { estimateCostUsd, type PriceTable } from '@tenet/metering-domain';
+
+/**
+ * The usage sink of the gateway (wired with `withUsageReporting` from @tenet/llm): every successful call
+ * made for an agent becomes a token record (seed 002 TokenRecord) on the agent's `usage-<agentId>` stream,
+ * priced from the table; the relay publishes it as `tenet.v1.metering.<agent>.llm_usage_recorded`.
+ */
+export class UsageStreamSink implements UsageSink {
+  constructor(
+    private readonly store: EventStore,
+    private readonly prices: PriceTable,
+  ) {}
+
+  async record(usage: UsageRecord): Promise<void> {
+    if (usage.agentId === undefined) return;
+    const record: LlmUsageData = {
+      agent_id: usage.agentId,
+      ...(usage.sessionId !== undefined ? { session_id: usage.sessionId } : {}),
+      purpose: usage.purpose,
+      provider: usage.provider,
+      model: usage.model,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cost_estimate_usd: estimateCostUsd(this.prices, usage.provider, usage.model, usage.inputTokens, usage.outputTokens),
+      latency_ms: Math.round(usage.latencyMs * 1000) / 1000,
+    };
+    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record }]);
+  }
+}
+
+/** Reads TENET_PRICES (JSON `{ "provider/model": { "inputPerMillion": n, "outputPerMillion": n } }`) over the defaults. */
+export function priceTableFrom(env: Record<string, string | undefined>, defaults: PriceTable): PriceTable {
+  const raw = env['TENET_PRICES'];
+  if (!raw) return defaults;
+  const parsed = JSON.parse(raw) as PriceTable;
+  for (const [key, price] of Object.entries(parsed)) {
+    if (!/^[^/]+\/.+$/.test(key) || typeof price?.inputPerMillion !== 'number' || typeof price.outputPerMillion !== 'number') {
+      throw new TypeError(`TENET_PRICES entry "${key}" must be "provider/model": { inputPerMillion: number, outputPerMillion: number }`);
+    }
+  }
+  return { ...defaults, ...parsed };
+}
