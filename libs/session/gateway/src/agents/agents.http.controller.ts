@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { notFound } from '../http/validation.js';
 import { AgentCreationDto, AgentUpdateDto, type AgentView } from './agent.dto.js';
-import { AgentIdTakenError, AgentsRepository } from './agents.repository.js';
+import { httpCall } from '../tags/rule-violation.js';
+import { AgentsRepository } from './agents.repository.js';
 
 @Controller('agents')
 export class AgentsHttpController {
@@ -9,15 +10,8 @@ export class AgentsHttpController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  async create(@Body() body: AgentCreationDto): Promise<AgentView> {
-    try {
-      return await this.agents.create(body, new Date());
-    } catch (error) {
-      if (error instanceof AgentIdTakenError) {
-        throw new HttpException({ detail: [{ loc: ['body', 'id'], msg: error.message, type: 'value_error.unique' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
-      }
-      throw error;
-    }
+  create(@Body() body: AgentCreationDto): Promise<AgentView> {
+    return httpCall(() => this.agents.create(body, new Date()));
   }
 
   @Get()

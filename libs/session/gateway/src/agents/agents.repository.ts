@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
+import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { StreamCatalog } from '../catalog/stream-catalog.js';
+import { ResourceStreams } from '../catalog/resource-streams.js';
 import { newId } from '../ids.js';
 import { defaultAgentConfig, type AgentCreationDto, type AgentUpdateDto, type AgentView } from './agent.dto.js';
 
@@ -26,22 +26,19 @@ function evolve(current: AgentView | undefined, event: Pick<StoredEvent, 'type' 
   }
 }
 
-export class AgentIdTakenError extends Error {
-  readonly code = 'AGENT.ID_TAKEN';
-}
-
 /** Agents are event-sourced: one stream per agent (`agent-<id>`), read models folded from it. */
 @Injectable()
 export class AgentsRepository {
-  private readonly catalog: StreamCatalog<AgentView>;
+  private readonly streams: ResourceStreams<AgentView>;
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
-    this.catalog = new StreamCatalog(store, PREFIX, evolve);
+  constructor(@Inject(EVENT_STORE) store: EventStore) {
+    this.streams = new ResourceStreams(store, PREFIX, 'Agent', evolve);
   }
 
-  async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
+  /** Throws `ResourceIdTakenError` when the id is taken. */
+  create(input: AgentCreationDto, now: Date): Promise<AgentView> {
     const id = input.id ?? newId();
-    const agent: AgentView = {
+    return this.streams.create(id, {
       id,
       name: input.name,
       ...(input.description !== undefined ? { description: input.description } : {}),
@@ -52,50 +49,23 @@ export class AgentsRepository {
       tags: input.tags ?? [],
       config: { ...defaultAgentConfig, ...(input.config ?? {}) },
       creation_utc: now.toISOString(),
-    };
-    try {
-      await this.store.append(PREFIX + id, [{ type: 'AgentCreated', data: agent }], { expectedVersion: 'no_stream' });
-    } catch (error) {
-      if (error instanceof ConcurrencyError) throw new AgentIdTakenError(`agent id ${id} is already taken`);
-      throw error;
-    }
-    return agent;
+    });
   }
 
-  async get(id: string): Promise<AgentView | undefined> {
-    const events = await this.store.readStream(PREFIX + id);
-    return events.reduce<AgentView | undefined>(evolve, undefined);
+  get(id: string): Promise<AgentView | undefined> {
+    return this.streams.get(id);
   }
 
   list(): Promise<AgentView[]> {
-    return this.catalog.all();
+    return this.streams.list();
   }
 
   /** Optimistic: the update is appended only if nobody changed the agent since it was read. */
-  async update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
-    for (;;) {
-      const events = await this.store.readStream(PREFIX + id);
-      const current = events.reduce<AgentView | undefined>(evolve, undefined);
-      if (!current) return undefined;
-      const data = { ...changes } as Partial<AgentView>;
-      try {
-        await this.store.append(PREFIX + id, [{ type: 'AgentUpdated', data }], { expectedVersion: events.length - 1 });
-        return evolve(current, { type: 'AgentUpdated', data });
-      } catch (error) {
-        if (!(error instanceof ConcurrencyError)) throw error;
-      }
-    }
+  update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
+    return this.streams.update(id, () => ({ ...changes }) as Partial<AgentView>);
   }
 
-  async delete(id: string): Promise<boolean> {
-    const events = await this.store.readStream(PREFIX + id);
-    if (!events.reduce<AgentView | undefined>(evolve, undefined)) return false;
-    try {
-      await this.store.append(PREFIX + id, [{ type: 'AgentDeleted', data: {} }], { expectedVersion: events.length - 1 });
-      return true;
-    } catch (error) {
-      if (error instanceof ConcurrencyError) return this.delete(id);
-      throw error;
-    }
+  delete(id: string): Promise<boolean> {
+    return this.streams.delete(id);
   }
 }

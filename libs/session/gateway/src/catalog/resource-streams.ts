@@ -1,5 +1,5 @@
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
-import { StreamCatalog } from '../catalog/stream-catalog.js';
+import { StreamCatalog } from './stream-catalog.js';
 
 export interface ResourceEvent {
   type: string;

@@ -4,7 +4,7 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { patchRecord } from '../customers/customer.dto.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
-import { ResourceStreams } from '../tags/resource-streams.js';
+import { ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
 import { TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { newId } from '../ids.js';
-import { crudEvolve, ResourceIdTakenError, ResourceStreams } from '../tags/resource-streams.js';
+import { crudEvolve, ResourceIdTakenError, ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations } from '../tags/rule-violation.js';
 import { TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';

@@ -6,7 +6,7 @@ import { ContextVariablesRepository } from '../context-variables/context-variabl
 import { patchRecord } from '../customers/customer.dto.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
-import { ResourceStreams } from '../tags/resource-streams.js';
+import { ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
 import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';

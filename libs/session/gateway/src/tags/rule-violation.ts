@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
-import { ResourceIdTakenError } from './resource-streams.js';
+import { ResourceIdTakenError } from '../catalog/resource-streams.js';
 
 /**
  * A rule that needs more than the request body to check (a reference to another resource, a rule spanning

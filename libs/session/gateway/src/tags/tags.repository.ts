@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { newId } from '../ids.js';
-import { crudEvolve, ResourceStreams } from './resource-streams.js';
+import { crudEvolve, ResourceStreams } from '../catalog/resource-streams.js';
 import type { TagCreationDto, TagUpdateDto, TagView } from './tag.dto.js';
 
 /** Tags are event-sourced like agents: one `tag-<id>` stream per tag (TagCreated/TagUpdated/TagDeleted). */
