@@ -21,7 +21,9 @@ const boundaries = (testCode) => [
       // Feature libs hold a service's use cases (controllers, handlers) so that both its own app and the
       // all-in-one host can compose them; apps are wiring only.
       { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      // Hosts compose feature modules into runnable processes (all-in-one, or one service) for apps and tests.
+      { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:host', 'type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
     ],
   },
 ];

@@ -25,3 +25,14 @@ export {
   type LlmUsageData,
 } from './metering/llm-usage-recorded.v1.js';
 export { toIntegrationEvent } from './routing.js';
+export {
+  CallUsageV1,
+  ComposeReplyReplyV1,
+  ComposeReplyRequestV1,
+  MATCHER_COMPOSE_SUBJECT,
+  MATCHER_MATCH_SUBJECT,
+  MatchGuidelinesReplyV1,
+  MatchGuidelinesRequestV1,
+} from './rpc/matcher.v1.js';
+export { METERING_USAGE_SUBJECT, UsageSummaryRequestV1 } from './rpc/metering.v1.js';
+export { rpcValidator, RpcValidationError } from './rpc/validate.js';

@@ -31,6 +31,13 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
   return { store, kind: `sqlite (${store.file})` };
 }
 
+/** The bus alone, for stateless services (the guideline matcher) that keep no log and arm no timers. */
+export async function openBus(config: PlatformConfig): Promise<MessageBus> {
+  return config.mode === 'distributed'
+    ? NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
+    : new InProcessMessageBus({ streams: [tenetStream] });
+}
+
 /**
  * Opens every adapter for the configured mode — embedded: SQLite log, in-process bus and timers;
  * distributed: NATS JetStream, BullMQ on Redis, and MongoDB (or SQLite without MONGO_URL) — and wires the
@@ -40,10 +47,7 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
 export async function openPlatform(config: PlatformConfig): Promise<PlatformAdapters> {
   const opened: { close(): Promise<void> }[] = [];
   try {
-    const bus: MessageBus =
-      config.mode === 'distributed'
-        ? await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
-        : new InProcessMessageBus({ streams: [tenetStream] });
+    const bus = await openBus(config);
     opened.push(bus);
     const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : new InProcessScheduler();
     opened.push(scheduler);

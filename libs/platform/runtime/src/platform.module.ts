@@ -1,9 +1,18 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { openPlatform, type PlatformAdapters } from './platform-adapters.js';
+import type { MessageBus } from '@tenet/messaging';
+import { openBus, openPlatform, type PlatformAdapters } from './platform-adapters.js';
 import type { PlatformConfig } from './platform-config.js';
 import { EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, SCHEDULER } from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
+
+class BusLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.bus.close();
+  }
+}
 
 class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(PLATFORM) private readonly platform: PlatformAdapters) {}
@@ -40,6 +49,20 @@ export class PlatformModule {
         PlatformLifecycle,
       ],
       exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION],
+    };
+  }
+
+  /** Only `MESSAGE_BUS` (and the config): for a stateless service such as the guideline matcher. */
+  static forMessaging(config: PlatformConfig): DynamicModule {
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: PLATFORM_CONFIG, useValue: config },
+        { provide: MESSAGE_BUS, useFactory: () => openBus(config) },
+        { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? `nats (${config.natsUrl})` : 'in-process' } },
+        BusLifecycle,
+      ],
+      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION],
     };
   }
 }

@@ -17,15 +17,17 @@ import { TagsHttpController } from './tags/tags.http.controller.js';
 import { TagsRepository } from './tags/tags.repository.js';
 import { TermsHttpController } from './terms/terms.http.controller.js';
 import { TermsRepository } from './terms/terms.repository.js';
-import { createLlmProvider, withUsageReporting } from '@tenet/llm';
 import type { EventStore } from '@tenet/event-store';
 import { defaultPriceTable } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
-import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.service.js';
+import { GUIDELINE_SOURCE, TurnService } from './turns/turn.service.js';
 
-/** Parlant-compatible REST over the platform ports (needs PlatformModule imported by the host). */
+/**
+ * Parlant-compatible REST over the platform ports. Needs PlatformModule, and a guideline matcher and metering
+ * service answering on the bus (in-process all-in-one, or their own processes over NATS).
+ */
 @Module({
   controllers: [
     AgentsHttpController,
@@ -51,13 +53,8 @@ import { GUIDELINE_SOURCE, LLM_PROVIDER, TurnService } from './turns/turn.servic
     TermsRepository,
     TurnService,
     { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
-    // OpenAI or Anthropic when a key is configured, else the deterministic offline provider; every call metered.
-    {
-      provide: LLM_PROVIDER,
-      useFactory: (store: EventStore) =>
-        withUsageReporting(createLlmProvider(process.env), new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable))),
-      inject: [EVENT_STORE],
-    },
+    // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
+    { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],
 })
 export class SessionGatewayModule {}

@@ -1,2 +1,3 @@
 export { SessionGatewayModule } from './gateway.module.js';
 export { configureGatewayHttp } from './http/configure-http.js';
+export { GuidelinesRepository } from './guidelines/guidelines.repository.js';

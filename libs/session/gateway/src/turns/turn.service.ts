@@ -1,12 +1,28 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { composeReplySchema, matchGuidelinesSchema, type ComposeReplyInput, type ComposeReplyOutput, type LlmProvider, type MatchGuidelinesInput, type MatchGuidelinesOutput } from '@tenet/llm';
-import { candidatesFor, selectMatches, type MatchableGuideline } from '@tenet/matching-domain';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  MATCHER_COMPOSE_SUBJECT,
+  MATCHER_MATCH_SUBJECT,
+  sessionStreamId,
+  type CallUsageV1,
+  type ComposeReplyReplyV1,
+  type ComposeReplyRequestV1,
+  type MatchGuidelinesReplyV1,
+  type MatchGuidelinesRequestV1,
+  type SessionEventData,
+} from '@tenet/contracts';
+import type { EventStore } from '@tenet/event-store';
+import type { MessageBus } from '@tenet/messaging';
+import type { MatchableGuideline } from '@tenet/matching-domain';
+import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
 import { SessionEventsService } from '../events/session-events.service.js';
+import { newId } from '../ids.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { UsageStreamSink } from '../usage/usage-stream.sink.js';
+import { TurnLeases } from './turn-lease.js';
 
-export const LLM_PROVIDER = Symbol.for('tenet.gateway.llm-provider');
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
 /** Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged). */
@@ -17,127 +33,153 @@ export interface GuidelineSource {
 class TurnCancelled extends Error {}
 
 const HISTORY = 20;
+/** Each matcher call may take this long (an LLM call with its retries) before the turn fails. */
+const MATCHER_TIMEOUT_MS = 60_000;
 
 /**
- * One conversation turn, as Parlant runs it: acknowledged → processing → match guidelines (seed 000 §8 with
- * the configured provider) → compose the reply from the matched actions → agent message → ready, listing the
- * matched guidelines with their scores. A new customer message while a turn runs cancels it (in this
- * process), and the cancelled turn appends nothing more after its `cancelled` status.
+ * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
+ * guidelines (seed 000 §8) → typing → the matcher composes the reply from the matched actions → agent message
+ * → ready, listing the matched guidelines with their scores and the tokens each call used.
+ *
+ * The gateway orchestrates and the matcher computes: both matcher steps are requests on the bus, answered by
+ * one replica of the matcher's queue group (or in-process all-in-one). Turns of a session are serialized by
+ * a lease in the shared event log, and a turn is superseded by any newer customer message in the session —
+ * checked before each step against the log, so it holds across gateway processes (ADR 0007). A superseded
+ * turn appends `cancelled` and nothing more.
  */
 @Injectable()
-export class TurnService implements OnModuleDestroy {
+export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TurnService.name);
-  private readonly running = new Map<string, { cancelled: boolean; done: Promise<void> }>();
+  private readonly running = new Map<string, Set<Promise<void>>>();
+  private readonly leases: TurnLeases;
 
   constructor(
     private readonly events: SessionEventsService,
     private readonly sessions: SessionsRepository,
     private readonly agents: AgentsRepository,
+    private readonly usage: UsageStreamSink,
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
-    @Inject(LLM_PROVIDER) private readonly provider: LlmProvider,
-  ) {}
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+  ) {
+    this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
+  }
 
-  /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
-  start(sessionId: string, trigger: EventView): void {
-    const previous = this.running.get(sessionId);
-    if (previous) previous.cancelled = true;
-    const state = { cancelled: false, done: Promise.resolve() };
-    state.done = (async () => {
-      await previous?.done; // turns of one session never interleave
-      await this.run(sessionId, trigger, state);
-    })()
-      .catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${String(error)}`))
-      .finally(() => {
-        if (this.running.get(sessionId) === state) this.running.delete(sessionId);
-      });
-    this.running.set(sessionId, state);
+  async onModuleInit(): Promise<void> {
+    await this.leases.start();
   }
 
   /** On shutdown, running turns finish (their events are appended) before the platform closes the log. */
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([...this.running.values()].map((turn) => turn.done));
+    await Promise.all([...this.running.values()].flatMap((turns) => [...turns]));
+    await this.leases.stop();
   }
 
-  /** Resolves when no turn is running for the session (tests, shutdown). */
+  /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
+  start(sessionId: string, trigger: EventView): void {
+    const turn = this.run(sessionId, trigger).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${String(error)}`));
+    const turns = this.running.get(sessionId) ?? new Set();
+    turns.add(turn);
+    this.running.set(sessionId, turns);
+    void turn.finally(() => {
+      turns.delete(turn);
+      if (turns.size === 0 && this.running.get(sessionId) === turns) this.running.delete(sessionId);
+    });
+  }
+
+  /** Resolves when no turn started by this process is running for the session (tests, shutdown). */
   async idle(sessionId: string): Promise<void> {
-    await this.running.get(sessionId)?.done;
+    for (let turns = this.running.get(sessionId); turns?.size; turns = this.running.get(sessionId)) await Promise.all([...turns]);
   }
 
-  private async run(sessionId: string, trigger: EventView, state: { cancelled: boolean }): Promise<void> {
+  private async run(sessionId: string, trigger: EventView): Promise<void> {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
-    const checkpoint = async (): Promise<void> => {
-      if (state.cancelled) {
-        await status('cancelled');
-        throw new TurnCancelled();
-      }
-    };
+    await status('acknowledged');
+    const lease = await this.leases.acquire(sessionId, trigger.offset);
+    let outcome = 'error';
     try {
-      await status('acknowledged');
-      const session = await this.sessions.get(sessionId);
-      const agent = session && (await this.agents.get(session.view.agent_id));
-      if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
-      await checkpoint();
-      await status('processing');
-      const started = performance.now();
-
-      const history = (await this.events.list(sessionId, { minOffset: 0, kinds: ['message'] }, 0)) ?? [];
-      const message = String((trigger.data as { message?: unknown }).message ?? '');
-      const candidates = candidatesFor(await this.guidelines.forAgent(agent.id), {});
-      const turnHistory = history.slice(-HISTORY).map((e) => ({
-        role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent',
-        content: String((e.data as { message?: unknown }).message ?? ''),
-      }));
-      const context = { purpose: 'match_guidelines', sessionId, agentId: agent.id };
-      const matchInput: MatchGuidelinesInput = { message, history: turnHistory, guidelines: candidates.map((g) => ({ id: g.id, condition: g.condition, ...(g.action ? { action: g.action } : {}) })) };
-      const scored =
-        candidates.length === 0
-          ? undefined
-          : await this.provider.generate<MatchGuidelinesInput, MatchGuidelinesOutput>({
-              task: { kind: 'match_guidelines', input: matchInput },
-              system: `You decide which of an agent's guidelines apply to the customer's latest message. Score each from 0 to 1.`,
-              prompt: JSON.stringify(matchInput),
-              schemaName: 'guideline_matches',
-              schema: matchGuidelinesSchema as unknown as Record<string, unknown>,
-              context,
-            });
-      const result = selectMatches(candidates, scored?.value.matches ?? [], {});
-      await checkpoint();
-
-      await status('typing');
-      const composeInput: ComposeReplyInput = {
-        agentName: agent.name,
-        message,
-        matched: result.top_matches.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
-        history: turnHistory,
-      };
-      const reply = await this.provider.generate<ComposeReplyInput, ComposeReplyOutput>({
-        task: { kind: 'compose_reply', input: composeInput },
-        system: `You are ${agent.name}. ${agent.description ?? ''} Reply to the customer following these actions.`,
-        prompt: JSON.stringify(composeInput),
-        schemaName: 'reply',
-        schema: composeReplySchema as unknown as Record<string, unknown>,
-        context: { ...context, purpose: 'compose_reply' },
-      });
-      await checkpoint();
-
-      await this.events.append(
-        sessionId,
-        { kind: 'message', source: 'ai_agent', message: reply.value.message, participant: { id: agent.id, display_name: agent.name } },
-        correlationId,
-      );
-      const usage = [scored, reply].flatMap((r) => (r ? [{ provider: r.provider, model: r.model, input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens }] : []));
-      await status('ready', {
-        matched_guidelines: result.top_matches.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, reasoning: m.reasoning })),
-        guideline_match_result: { ...result, evaluation_time_ms: Math.max(1, Math.round(performance.now() - started)) },
-        cited_guideline_ids: reply.value.cited_guideline_ids,
-        usage,
-      });
+      outcome = await this.steps(sessionId, trigger, status);
     } catch (error) {
-      if (error instanceof TurnCancelled) return;
-      await status('error', { exception: error instanceof Error ? error.message : String(error) });
-      throw error;
+      if (error instanceof TurnCancelled) {
+        outcome = 'cancelled';
+        await status('cancelled');
+      } else {
+        await status('error', { exception: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+    } finally {
+      await lease.release(outcome);
     }
+  }
+
+  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>): Promise<string> {
+    const checkpoint = async (): Promise<void> => {
+      if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
+    };
+    await checkpoint();
+    const session = await this.sessions.get(sessionId);
+    const agent = session && (await this.agents.get(session.view.agent_id));
+    if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
+    await status('processing');
+    const started = performance.now();
+
+    const history = ((await this.events.list(sessionId, { minOffset: 0, kinds: ['message'] }, 0)) ?? []).filter((e) => e.offset < trigger.offset);
+    const message = String((trigger.data as { message?: unknown }).message ?? '');
+    const turnHistory = history.slice(-HISTORY).map((e) => ({
+      role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent',
+      content: String((e.data as { message?: unknown }).message ?? ''),
+    }));
+    const agentRef = { id: agent.id, name: agent.name, ...(agent.description ? { description: agent.description } : {}) };
+    const guidelines = (await this.guidelines.forAgent(agent.id)).map((g) => ({
+      id: g.id,
+      condition: g.condition,
+      ...(g.action ? { action: g.action } : {}),
+      priority: g.priority,
+      enabled: g.enabled,
+      tools: g.tools,
+      required_context: g.required_context,
+    }));
+    const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+      MATCHER_MATCH_SUBJECT,
+      { session_id: sessionId, agent: agentRef, message, history: turnHistory, guidelines },
+      { timeoutMs: MATCHER_TIMEOUT_MS },
+    );
+    const usage: CallUsageV1[] = [];
+    if (matched.usage) usage.push(await this.meter(agent.id, sessionId, matched.usage));
+    await checkpoint();
+
+    await status('typing');
+    const top = matched.result.top_matches;
+    const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
+      MATCHER_COMPOSE_SUBJECT,
+      { session_id: sessionId, agent: agentRef, message, history: turnHistory, matched: top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])) },
+      { timeoutMs: MATCHER_TIMEOUT_MS },
+    );
+    usage.push(await this.meter(agent.id, sessionId, reply.usage));
+    await checkpoint();
+
+    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name } }, trigger.correlation_id);
+    await status('ready', {
+      matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, reasoning: m.reasoning })),
+      guideline_match_result: matched.result,
+      cited_guideline_ids: reply.cited_guideline_ids,
+      usage: usage.map(({ provider, model, input_tokens, output_tokens }) => ({ provider, model, input_tokens, output_tokens })),
+      turn_time_ms: Math.round(performance.now() - started),
+    });
+    return 'ready';
+  }
+
+  /** Records the call's tokens in the log (published to metering by the relay) and returns them. */
+  private async meter(agentId: string, sessionId: string, usage: CallUsageV1): Promise<CallUsageV1> {
+    await this.usage.recordCall(agentId, sessionId, usage);
+    return usage;
+  }
+
+  /** A newer customer message supersedes the turn (Parlant's behaviour), whichever gateway received it. */
+  private async supersededAfter(sessionId: string, offset: number): Promise<boolean> {
+    const later = await this.store.readStream(sessionStreamId(sessionId), { fromOffset: offset + 1 });
+    return later.some((event) => event.type === 'message' && (event.data as SessionEventData).source === 'customer');
   }
 }

@@ -1,18 +1,34 @@
-import { LLM_USAGE_EVENT_TYPE, usageStreamId, type LlmUsageData } from '@tenet/contracts';
+import { LLM_USAGE_EVENT_TYPE, usageStreamId, type CallUsageV1, type LlmUsageData } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { UsageRecord, UsageSink } from '@tenet/llm';
 import { estimateCostUsd, type PriceTable } from '@tenet/metering-domain';
 
 /**
- * The usage sink of the gateway (wired with `withUsageReporting` from @tenet/llm): every successful call
- * made for an agent becomes a token record (seed 002 TokenRecord) on the agent's `usage-<agentId>` stream,
- * priced from the table; the relay publishes it as `tenet.v1.metering.<agent>.llm_usage_recorded`.
+ * Where the gateway records the LLM calls a turn made (the matcher reports each call's tokens in its reply):
+ * each becomes a usage event (seed 002 TokenRecord fields) on the agent's `usage-<agentId>` stream, priced from
+ * the table. The log is the outbox: the relay publishes it as `tenet.v1.metering.<agent>.llm_usage_recorded`,
+ * which the metering service consumes. Also a `UsageSink` for `withUsageReporting` around a local provider.
  */
 export class UsageStreamSink implements UsageSink {
   constructor(
     private readonly store: EventStore,
     private readonly prices: PriceTable,
   ) {}
+
+  /** A call the matcher made for a turn, as it reported it in its reply. */
+  recordCall(agentId: string, sessionId: string, usage: CallUsageV1): Promise<void> {
+    return this.record({
+      agentId,
+      sessionId,
+      purpose: usage.purpose,
+      provider: usage.provider,
+      model: usage.model,
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      latencyMs: usage.latency_ms,
+      at: new Date(),
+    });
+  }
 
   async record(usage: UsageRecord): Promise<void> {
     if (usage.agentId === undefined) return;

@@ -1,16 +1,20 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { usageStreamId, type LlmUsageData } from '@tenet/contracts';
-import type { EventStore } from '@tenet/event-store';
-import { summarizeUsage, type UsageSummary } from '@tenet/metering-domain';
-import { EVENT_STORE } from '@tenet/platform-runtime';
+import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
+import type { MessageBus } from '@tenet/messaging';
+import type { UsageSummary } from '@tenet/metering-domain';
+import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 
-/** Token spend per agent: `GET /agents/{id}/usage?from&to` (ISO-8601, `to` exclusive). */
+/**
+ * Token spend per agent: `GET /agents/{id}/usage?from&to` (ISO-8601, `to` exclusive), answered by the metering
+ * service from its token records. Records arrive through the published usage events, so a call made a moment
+ * ago may take a moment to be counted.
+ */
 @Controller('agents/:agentId/usage')
 export class UsageHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly agents: AgentsRepository,
   ) {}
 
@@ -29,12 +33,8 @@ export class UsageHttpController {
     const range = { from: instant('from', from), to: instant('to', to) };
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     if (!(await this.agents.get(agentId))) throw notFound('agent', agentId);
-    const records = (await this.store.readStream(usageStreamId(agentId))).map((event) => ({ ...(event.data as LlmUsageData), at: event.recordedAt }));
-    return {
-      agent_id: agentId,
-      ...(range.from !== undefined ? { from: range.from } : {}),
-      ...(range.to !== undefined ? { to: range.to } : {}),
-      ...summarizeUsage(records, range.from, range.to),
-    };
+    const request: UsageSummaryRequestV1 = { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}) };
+    const summary = await this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000 });
+    return { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}), ...summary };
   }
 }

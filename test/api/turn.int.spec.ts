@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { startGateway } from '../testing-host.js';
+import { startAllInOne as startGateway } from '@tenet/hosts';
 
 interface Event {
   offset: number;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
-import { startGateway } from './testing-host.js';
+import { startAllInOne as startGateway } from '@tenet/hosts';
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
   const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
@@ -184,6 +184,20 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'back again' });
     expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
   }, 90_000);
+
+  it('a session expires through a BullMQ timer at expires_at, and an expired session accepts no events', async () => {
+    const a = gateways[0]!;
+    const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Expiry' })).body as { id: string }).id;
+    // expires_at caps the lifetime below ttl_secs (seed 000 §7), which lets the test wait seconds, not a minute.
+    const expiresAt = new Date(Date.now() + 3_000).toISOString();
+    const created = await json(`${a.url}/sessions`, 'POST', { agent_id: agentId, expires_at: expiresAt, config: { ttl_secs: 3_600 } });
+    expect(created).toMatchObject({ status: 201 });
+    const sessionId = (created.body as { id: string }).id;
+    expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
+    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Expired'), { timeoutMs: 20_000, intervalMs: 200 });
+    const refused = await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'still there?' });
+    expect(refused.status).toBe(409);
+  }, 30_000);
 
   it('2 gateways × 500 concurrent events on one session → offsets 0..999 exactly', async () => {
     const a = gateways[0]!;

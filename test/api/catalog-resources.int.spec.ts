@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { GuidelinesRepository } from './guidelines/guidelines.repository.js';
-import { startGateway } from './testing-host.js';
+import { GuidelinesRepository } from '@tenet/session-gateway';
+import { startAllInOne as startGateway } from '@tenet/hosts';
 
 interface Reply {
   status: number;

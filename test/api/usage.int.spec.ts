@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { startGateway } from '../testing-host.js';
+import { startAllInOne as startGateway } from '@tenet/hosts';
+import { eventually } from '@tenet/testing';
 
 /** An OpenAI-compatible server on loopback: answers each task in the chat-completions wire format with usage. */
 function openAiWireServer(): Promise<{ url: string; reported: { prompt: number; completion: number }[]; server: Server }> {
@@ -14,11 +15,13 @@ function openAiWireServer(): Promise<{ url: string; reported: { prompt: number; 
     req.on('end', () => {
       const body = JSON.parse(raw) as { response_format: { json_schema: { name: string } }; messages: { content: string }[] };
       const task = body.response_format.json_schema.name;
-      const input = JSON.parse(body.messages[1]!.content) as { guidelines?: { id: string }[] };
+      // The last user message lists the guidelines as `- id: <id>` (matching) or the actions as `- [<id>] …` (reply).
+      const prompt = body.messages.at(-1)!.content;
+      const ids = (pattern: RegExp): string[] => [...prompt.matchAll(pattern)].map((m) => m[1]!);
       const content =
         task === 'guideline_matches'
-          ? { matches: (input.guidelines ?? []).map((g) => ({ guideline_id: g.id, relevance: 0.9, confidence: 0.8, reasoning: 'the customer asks exactly this' })) }
-          : { message: 'Our refund window is 30 days.', cited_guideline_ids: (input as { matched?: { guideline_id: string }[] }).matched?.map((m) => m.guideline_id) ?? [] };
+          ? { matches: ids(/^- id: (\S+)$/gm).map((id) => ({ guideline_id: id, relevance: 0.9, confidence: 0.8, reasoning: 'the customer asks exactly this' })) }
+          : { message: 'Our refund window is 30 days.', cited_guideline_ids: ids(/^- \[(\S+)\] /gm) };
       const usage = { prompt: 100 + reported.length * 7, completion: 20 + reported.length };
       reported.push(usage);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -81,8 +84,12 @@ describe('token spend per agent (OpenAI adapter against a local wire-format serv
     expect(wire.reported).toHaveLength(4); // match + compose, twice
     const input = wire.reported.reduce((a, r) => a + r.prompt, 0);
     const output = wire.reported.reduce((a, r) => a + r.completion, 0);
-    const usage = (await call<{ calls: number; input_tokens: number; output_tokens: number; cost_estimate_usd: number; by_model: { model: string }[] }>('GET', `/agents/${agent.id}/usage?from=${before}`)).body;
-    expect(usage).toMatchObject({ calls: 4, input_tokens: input, output_tokens: output });
+    // Token records reach metering through the published usage events, a moment after the turn.
+    const usage = await eventually(async () => {
+      const summary = (await call<{ calls: number; input_tokens: number; output_tokens: number; cost_estimate_usd: number; by_model: { model: string }[] }>('GET', `/agents/${agent.id}/usage?from=${before}`)).body;
+      expect(summary).toMatchObject({ calls: 4, input_tokens: input, output_tokens: output });
+      return summary;
+    });
     expect(usage.cost_estimate_usd).toBeCloseTo((input * 0.15 + output * 0.6) / 1_000_000, 12);
     expect(usage.by_model.map((m) => m.model)).toEqual(['gpt-4o-mini-2024-07-18']);
     // Outside the window there is nothing; a bad timestamp is a 422 naming the parameter; unknown agents 404.

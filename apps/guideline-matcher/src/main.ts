@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { closeOnSignals, MatcherHostModule, startMessageHandlers } from '@tenet/hosts';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+
+/**
+ * A guideline-matcher replica: answers match and compose requests from the queue group `guideline-matcher`
+ * on NATS, so N replicas share the turns. Stateless: it opens only the bus. `/healthz` on PORT (default 8801).
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8801', ...process.env }, 'guideline-matcher');
+const logger = new Logger('guideline-matcher');
+const app = await NestFactory.create(MatcherHostModule.forRoot(config));
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, '0.0.0.0');
+logger.log(`guideline matcher (${config.mode}) serving the queue group "${config.serviceName}"; health on :${config.port}/healthz`);
+closeOnSignals(app, logger);

@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { closeOnSignals, MeteringHostModule, startMessageHandlers } from '@tenet/hosts';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+
+/**
+ * The metering service: a durable JetStream consumer of `tenet.v1.metering.*.llm_usage_recorded` that keeps
+ * one token record per LLM call in its own event log (MongoDB with MONGO_URL, else SQLite in TENET_DATA_DIR),
+ * and answers usage summaries for the gateway's `GET /agents/{id}/usage`. `/healthz` on PORT (default 8802).
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8802', ...process.env }, 'metering');
+const logger = new Logger('metering');
+const app = await NestFactory.create(MeteringHostModule.forRoot(config));
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, '0.0.0.0');
+logger.log(`metering (${config.mode}) consuming usage events; health on :${config.port}/healthz`);
+closeOnSignals(app, logger);

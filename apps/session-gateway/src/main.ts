@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/hosts';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { configureGatewayHttp } from '@tenet/session-gateway';
+
+/**
+ * The session gateway as its own process: Parlant-compatible REST on PORT (default 8800), the session event
+ * log (MongoDB with MONGO_URL, else SQLite in TENET_DATA_DIR), session timers on BullMQ, turns answered by
+ * guideline-matcher replicas over NATS. Run as many replicas as needed against one event log.
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', ...process.env }, 'session-gateway');
+const logger = new Logger('session-gateway');
+const app = await NestFactory.create(GatewayHostModule.forRoot(config));
+configureGatewayHttp(app);
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, '0.0.0.0');
+logger.log(`session gateway (${config.mode}) listening on http://127.0.0.1:${config.port}`);
+closeOnSignals(app, logger);

@@ -1,0 +1,15 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { configureGatewayHttp } from '@tenet/session-gateway';
+import { AllInOneHostModule, type HostOptions } from './hosts.module.js';
+import { startMessageHandlers } from './service-host.js';
+
+/** Boots the all-in-one composition the way `apps/tenet` does, on an ephemeral port, for integration tests. */
+export async function startAllInOne(env: Record<string, string>, options: HostOptions = {}): Promise<{ app: INestApplication; url: string }> {
+  const app = await NestFactory.create(AllInOneHostModule.forRoot(loadPlatformConfig(env, env['TENET_SERVICE_NAME'] ?? 'tenet-test'), options), { logger: false });
+  configureGatewayHttp(app);
+  await startMessageHandlers(app, 'tenet');
+  await app.listen(0, '127.0.0.1');
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+}

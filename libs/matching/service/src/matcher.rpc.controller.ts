@@ -1,0 +1,34 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  ComposeReplyRequestV1,
+  MATCHER_COMPOSE_SUBJECT,
+  MATCHER_MATCH_SUBJECT,
+  MatchGuidelinesRequestV1,
+  rpcValidator,
+  type ComposeReplyReplyV1,
+  type MatchGuidelinesReplyV1,
+} from '@tenet/contracts';
+import { GuidelineMatcher } from './guideline-matcher.js';
+
+const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
+const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
+
+/**
+ * The matcher's request/reply surface. Handlers run in the service's queue group, so every request is
+ * answered by exactly one replica; a request that breaks its contract is refused with `CONTRACT.INVALID`.
+ */
+@Controller()
+export class MatcherRpcController {
+  constructor(private readonly matcher: GuidelineMatcher) {}
+
+  @MessagePattern(MATCHER_MATCH_SUBJECT)
+  match(@Payload() payload: unknown): Promise<MatchGuidelinesReplyV1> {
+    return this.matcher.match(validMatchRequest(payload));
+  }
+
+  @MessagePattern(MATCHER_COMPOSE_SUBJECT)
+  compose(@Payload() payload: unknown): Promise<ComposeReplyReplyV1> {
+    return this.matcher.compose(validComposeRequest(payload));
+  }
+}

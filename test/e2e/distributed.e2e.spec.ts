@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { allContracts } from '@tenet/contracts';
+import { describeWithService, eventually, natsUrl, probeNats, probeRedis } from '@tenet/testing';
+import { ParlantClient } from 'parlant-client';
+
+const root = new URL('../../', import.meta.url).pathname;
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const validators = new Map(allContracts.map((c) => [c.type, ajv.compile(c.schema)]));
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/** A base port with the next `count` ports free (the launcher puts matchers and metering on PORT+1…). */
+async function freePortRange(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
+    if (checks.every(Boolean)) return base;
+  }
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(command: string, env: NodeJS.ProcessEnv): Running {
+  let output = '';
+  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function healthy(url: string, running: Running): Promise<Record<string, unknown>> {
+  return eventually(
+    async () => {
+      const response = await fetch(`${url}/healthz`);
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, unknown>;
+    },
+    { timeoutMs: 120_000, intervalMs: 250 },
+  ).catch((error: unknown) => {
+    throw new Error(`${url} did not become healthy: ${String(error)}\n--- output ---\n${running.output()}`);
+  });
+}
+
+const nats = await probeNats();
+const redis = await probeRedis();
+
+/**
+ * `npm run start:distributed` as a user runs it: the session gateway, two guideline-matcher replicas and the
+ * metering service as separate OS processes over the machine's real NATS (JetStream) and Redis (BullMQ).
+ */
+describeWithService(nats.available && !redis.available ? redis : nats, 'npm run start:distributed (separate processes over NATS and Redis)', () => {
+  let dataDir: string;
+  let nc: NatsConnection;
+  const started: Running[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tenet-distributed-'));
+    nc = await connect({ servers: natsUrl() });
+  });
+
+  afterAll(async () => {
+    for (const running of started) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    await nc.drain();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers a Parlant client through separate processes, publishes each event once and schema-valid, meters the calls, and two gateway processes share one session', async () => {
+    const port = await freePortRange(5);
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: `tenet-e2e-${randomUUID()}`, TENET_DEMO: 'off' };
+    delete env['OPENAI_API_KEY'];
+    delete env['ANTHROPIC_API_KEY'];
+    delete env['TENET_MODE'];
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const stack = run(scripts['start:distributed']!, env);
+    started.push(stack);
+    const gatewayUrl = `http://127.0.0.1:${port}`;
+    const health = await healthy(gatewayUrl, stack);
+    expect(health).toMatchObject({ status: 'ok', mode: 'distributed' });
+    expect(String(health['bus'])).toContain('nats');
+    expect(String(health['scheduler'])).toContain('bullmq');
+    for (const offset of [1, 2, 3]) await healthy(`http://127.0.0.1:${port + offset}`, stack); // matcher-1, matcher-2, metering
+
+    // A plain NATS subscriber on every published v1 subject.
+    const published: { subject: string; payload: { id: string; type: string; data: { session_id?: string; agent_id?: string } } }[] = [];
+    const sub = nc.subscribe('tenet.v1.>', { callback: (_error, msg) => void published.push({ subject: msg.subject, payload: msg.json() }) });
+    await nc.flush();
+
+    const client = new ParlantClient({ environment: gatewayUrl });
+    const agent = await client.agents.create({ name: 'Support', description: 'Helps customers with their orders' });
+    const refund = await client.guidelines.create({
+      condition: "The customer asks about refunds, returns, or mentions 'money back'",
+      action: 'Explain the 30-day refund policy and offer to check their order status',
+      tags: [`agent:${agent.id}`],
+    });
+    const weather = await client.guidelines.create({ condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast weather', tags: [`agent:${agent.id}`] });
+    const session = await client.sessions.create({ agentId: agent.id, customerId: 'guest' });
+    await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'I want my money back for order 12345' });
+    const reply = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'message', source: 'ai_agent', waitForData: 60 });
+    expect((reply[0]?.data as { message: string }).message).toContain('30-day refund policy');
+    let statuses = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'status', waitForData: 60 });
+    while (!statuses.some((e) => ['ready', 'error'].includes((e.data as { status: string }).status))) {
+      statuses = [...statuses, ...(await client.sessions.listEvents(session.id, { minOffset: statuses.at(-1)!.offset + 1, kinds: 'status', waitForData: 60 }))];
+    }
+    expect(statuses.map((e) => (e.data as { status: string }).status)).toEqual(['acknowledged', 'processing', 'typing', 'ready']);
+    const ready = statuses.at(-1)!.data as { data: { matched_guidelines: { guideline_id: string }[]; usage: { input_tokens: number; output_tokens: number }[] } };
+    expect(ready.data.matched_guidelines.map((m) => m.guideline_id)).toEqual([refund.id]);
+    expect(ready.data.matched_guidelines.map((m) => m.guideline_id)).not.toContain(weather.id);
+
+    // Metering (its own process and log) counts exactly the tokens the turn reported.
+    const reported = ready.data.usage.reduce((sum, u) => ({ input: sum.input + u.input_tokens, output: sum.output + u.output_tokens }), { input: 0, output: 0 });
+    await eventually(
+      async () => {
+        const usage = (await (await fetch(`${gatewayUrl}/agents/${agent.id}/usage`)).json()) as { calls: number; input_tokens: number; output_tokens: number };
+        expect(usage).toMatchObject({ calls: 2, input_tokens: reported.input, output_tokens: reported.output });
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+
+    // Every event of the session and both usage events were published exactly once, each valid against its schema.
+    const sessionEvents = await client.sessions.listEvents(session.id, { minOffset: 0 });
+    const ours = () => published.filter((p) => p.payload.data.session_id === session.id || p.payload.data.agent_id === agent.id);
+    await eventually(() => expect(ours()).toHaveLength(sessionEvents.length + 2), { timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a late duplicate would show up here
+    const mine = ours();
+    expect(new Set(mine.map((p) => p.payload.id)).size).toBe(mine.length);
+    expect(new Set(mine.filter((p) => p.payload.data.session_id === session.id && p.payload.type.startsWith('session.')).map((p) => p.payload.id))).toEqual(new Set(sessionEvents.map((e) => e.id)));
+    for (const { payload } of mine) {
+      const validate = validators.get(payload.type);
+      expect(validate).toBeDefined();
+      expect(validate!(payload) ? [] : validate!.errors).toEqual([]);
+    }
+    expect(mine.filter((p) => p.payload.type === 'metering.llm_usage_recorded')).toHaveLength(2);
+    sub.unsubscribe();
+
+    // A second gateway process on the same event log: 2 × 500 concurrent events on one session get offsets 0..999.
+    const second = run(`node --import @swc-node/register/esm-register apps/session-gateway/src/main.ts`, { ...env, PORT: String(port + 4), TENET_DATA_DIR: join(dataDir, 'distributed', 'gateway') });
+    started.push(second);
+    await healthy(`http://127.0.0.1:${port + 4}`, second);
+    const shared = await client.sessions.create({ agentId: agent.id, customerId: 'guest' });
+    const post = (base: string, i: number) =>
+      fetch(`${base}/sessions/${shared.id}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(i % 2 === 0 ? { kind: 'custom', source: 'customer_ui', data: { i } } : { kind: 'message', source: 'human_agent', message: `note ${i}` }),
+      }).then((r) => r.status);
+    const statusesOf = await Promise.all(Array.from({ length: 500 }, (_, i) => [post(gatewayUrl, i), post(`http://127.0.0.1:${port + 4}`, i)]).flat());
+    expect(statusesOf.every((s) => s === 201)).toBe(true);
+    const all = (await (await fetch(`http://127.0.0.1:${port + 4}/sessions/${shared.id}/events`)).json()) as { offset: number }[];
+    expect(all.map((e) => e.offset)).toEqual([...Array(1000).keys()]);
+
+    // Ctrl-C stops every service of the launcher, and each shuts down cleanly.
+    second.child.kill('SIGTERM');
+    stack.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    expect(await stack.exited).toBe(0);
+    expect(stack.output()).toMatch(/\[matcher-2\s*\]/);
+    expect(stack.output()).toMatch(/\[metering\s*\]/);
+  });
+});
