@@ -1,5 +1,5 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
-import { TenetExceptionFilter, TenetTransport, type MessageBus } from '@tenet/messaging';
+import { TenetTransport, type MessageBus } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 
 /**
@@ -9,8 +9,9 @@ import { MESSAGE_BUS } from '@tenet/platform-runtime';
  */
 export async function startMessageHandlers(app: INestApplication, serviceName: string): Promise<void> {
   const bus = app.get<MessageBus>(MESSAGE_BUS);
-  const microservice = app.connectMicroservice({ strategy: new TenetTransport({ bus, serviceName }) }, { inheritAppConfig: false });
-  microservice.useGlobalFilters(new TenetExceptionFilter());
+  // Handlers are bound at connect time, so a global filter added afterwards would be ignored; the RPC
+  // controllers carry `@UseFilters(TenetExceptionFilter)` themselves, which also keeps HTTP errors untouched.
+  app.connectMicroservice({ strategy: new TenetTransport({ bus, serviceName }) }, { inheritAppConfig: false });
   await app.startAllMicroservices();
 }
 

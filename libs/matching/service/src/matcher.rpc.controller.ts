@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
@@ -9,6 +9,7 @@ import {
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
+import { TenetExceptionFilter } from '@tenet/messaging';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
@@ -19,6 +20,7 @@ const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
  * answered by exactly one replica; a request that breaks its contract is refused with `CONTRACT.INVALID`.
  */
 @Controller()
+@UseFilters(TenetExceptionFilter)
 export class MatcherRpcController {
   constructor(private readonly matcher: GuidelineMatcher) {}
 

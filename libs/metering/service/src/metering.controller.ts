@@ -1,8 +1,8 @@
-import { Controller, Logger } from '@nestjs/common';
+import { Controller, UseFilters, Logger } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { LlmUsageRecordedV1, METERING_USAGE_SUBJECT, rpcValidator, RpcValidationError, UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { UsageSummary } from '@tenet/metering-domain';
-import { NonRetryableMessageError } from '@tenet/messaging';
+import { NonRetryableMessageError, TenetExceptionFilter } from '@tenet/messaging';
 import { TokenRecords } from './token-records.js';
 
 const validUsageEvent = rpcValidator(LlmUsageRecordedV1);
@@ -12,6 +12,7 @@ const validSummaryRequest = rpcValidator(UsageSummaryRequestV1);
 export const USAGE_EVENTS = 'tenet.v1.metering.*.llm_usage_recorded';
 
 @Controller()
+@UseFilters(TenetExceptionFilter)
 export class MeteringController {
   private readonly logger = new Logger(MeteringController.name);
 

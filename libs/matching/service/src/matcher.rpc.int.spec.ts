@@ -1,0 +1,105 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Module } from '@nestjs/common';
+import { MATCHER_COMPOSE_SUBJECT, MATCHER_MATCH_SUBJECT, type ComposeReplyReplyV1, type MatchGuidelinesReplyV1, type MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import { ScriptedProvider } from '@tenet/llm/testing';
+import { InProcessMessageBus, RemoteHandlerError, TenetTransport } from '@tenet/messaging';
+import { GuidelineMatcherModule } from './matcher.module.js';
+
+const guideline = (id: string, condition: string, extra: Partial<MatchGuidelinesRequestV1['guidelines'][number]> = {}) => ({
+  id,
+  condition,
+  action: `act on ${id}`,
+  priority: 0,
+  enabled: true,
+  tools: [],
+  required_context: [],
+  ...extra,
+});
+
+const request = (guidelines: MatchGuidelinesRequestV1['guidelines']): MatchGuidelinesRequestV1 => ({
+  session_id: 's1',
+  agent: { id: 'a1', name: 'Ada' },
+  message: 'I want a refund',
+  history: [{ role: 'agent', content: 'Hello, how can I help?' }],
+  guidelines,
+});
+
+describe('guideline matcher over the bus (scripted provider, in-process bus)', () => {
+  let app: INestApplication;
+  let bus: InProcessMessageBus;
+  let provider: ScriptedProvider;
+
+  beforeEach(async () => {
+    provider = new ScriptedProvider({ usage: { inputTokens: 120, outputTokens: 30 } });
+    bus = new InProcessMessageBus();
+    @Module({ imports: [GuidelineMatcherModule.forRoot({ provider })] })
+    class Host {}
+    app = await NestFactory.create(Host, { logger: false });
+    app.connectMicroservice({ strategy: new TenetTransport({ bus, serviceName: 'guideline-matcher' }) });
+    await app.startAllMicroservices();
+    await app.init();
+  });
+
+  afterEach(async () => {
+    await app.close();
+    await bus.close();
+  });
+
+  it('asks the provider only about enabled candidates whose required context is present, then thresholds, sorts and cuts to the top 3', async () => {
+    provider.answer('match_guidelines', {
+      matches: [
+        { guideline_id: 'refund', relevance: 0.9, confidence: 0.9, reasoning: 'asks for a refund' },
+        { guideline_id: 'vip', relevance: 0.5, confidence: 0.7, reasoning: 'maybe' },
+        { guideline_id: 'weather', relevance: 0.1, confidence: 0.9, reasoning: 'unrelated' },
+      ],
+    });
+    const reply = await bus.request<MatchGuidelinesReplyV1>(
+      MATCHER_MATCH_SUBJECT,
+      request([
+        guideline('refund', 'The customer asks for a refund', { priority: 1 }),
+        guideline('vip', 'The customer is a VIP', { priority: 5 }),
+        guideline('weather', 'The customer asks about the weather'),
+        guideline('off', 'Disabled', { enabled: false }),
+        guideline('needs-order', 'Needs an order', { required_context: ['order_id'] }),
+      ]),
+    );
+    const asked = (provider.requests[0]!.task.input as { guidelines: { id: string }[] }).guidelines.map((g) => g.id);
+    expect(asked).toEqual(['refund', 'vip', 'weather']);
+    expect(reply.result.top_matches.map((m) => m.guideline_id)).toEqual(['vip', 'refund']); // priority first
+    expect(reply.result.evaluation_time_ms).toBeGreaterThan(0);
+    expect(reply.usage).toEqual({ purpose: 'match_guidelines', provider: 'scripted', model: 'scripted-1', input_tokens: 120, output_tokens: 30, latency_ms: expect.any(Number) });
+    expect(provider.requests[0]!.context).toEqual({ purpose: 'match_guidelines', sessionId: 's1', agentId: 'a1' });
+  });
+
+  it('makes no LLM call and reports no usage when no guideline is a candidate', async () => {
+    const reply = await bus.request<MatchGuidelinesReplyV1>(MATCHER_MATCH_SUBJECT, request([guideline('off', 'Disabled', { enabled: false })]));
+    expect(provider.requests).toHaveLength(0);
+    expect(reply.result.top_matches).toEqual([]);
+    expect(reply.usage).toBeUndefined();
+  });
+
+  it('composes the reply from the matched actions and reports the call', async () => {
+    provider.answer('compose_reply', { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'] });
+    const reply = await bus.request<ComposeReplyReplyV1>(MATCHER_COMPOSE_SUBJECT, {
+      session_id: 's1',
+      agent: { id: 'a1', name: 'Ada', description: 'Support for Acme' },
+      message: 'I want a refund',
+      history: [],
+      matched: [{ guideline_id: 'refund', action: 'Explain the refund policy' }],
+    });
+    expect(reply).toMatchObject({ message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'], usage: { purpose: 'compose_reply', input_tokens: 120 } });
+    expect(provider.requests[0]!.system).toContain('Support for Acme');
+  });
+
+  it('refuses a request that breaks its contract, naming every field, without calling the provider', async () => {
+    const bad = { ...request([guideline('g', '')]), session_id: 'has space', extra: true };
+    const error = await bus.request(MATCHER_MATCH_SUBJECT, bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RemoteHandlerError);
+    expect((error as RemoteHandlerError).remoteCode).toBe('CONTRACT.INVALID');
+    expect((error as Error).message).toContain('/session_id');
+    expect((error as Error).message).toContain('/guidelines/0/condition');
+    expect((error as Error).message).toContain('/extra');
+    expect(provider.requests).toHaveLength(0);
+  });
+});
