@@ -83,6 +83,8 @@ export const MatchGuidelinesReplyV1 = Type.Object({
   }),
   /** Absent when no guideline was a candidate and no LLM call was made. */
   usage: Type.Optional(CallUsageV1),
+  /** The matcher replica that answered (`host:pid`), for provenance and load checks. */
+  served_by: Type.String(),
 });
 export type MatchGuidelinesReplyV1 = Static<typeof MatchGuidelinesReplyV1>;
 
@@ -102,5 +104,6 @@ export const ComposeReplyReplyV1 = Type.Object({
   message: Type.String({ minLength: 1 }),
   cited_guideline_ids: Type.Array(Type.String()),
   usage: CallUsageV1,
+  served_by: Type.String(),
 });
 export type ComposeReplyReplyV1 = Static<typeof ComposeReplyReplyV1>;

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import type { CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
@@ -12,6 +13,8 @@ import {
 import { candidatesFor, selectMatches } from '@tenet/matching-domain';
 
 export const MATCHER_LLM_PROVIDER = Symbol.for('tenet.matcher.llm-provider');
+
+const replica = `${hostname()}:${process.pid}`;
 
 const usageOf = (purpose: string, response: LlmResponse): CallUsageV1 => ({
   purpose,
@@ -50,6 +53,7 @@ export class GuidelineMatcher {
     return {
       result: { ...result, evaluation_time_ms: Math.round((performance.now() - started) * 1000) / 1000 },
       ...(scored ? { usage: usageOf('match_guidelines', scored) } : {}),
+      served_by: replica,
     };
   }
 
@@ -61,6 +65,6 @@ export class GuidelineMatcher {
         request.agent.description ? { agentDescription: request.agent.description } : {},
       ),
     );
-    return { message: reply.value.message, cited_guideline_ids: reply.value.cited_guideline_ids, usage: usageOf('compose_reply', reply) };
+    return { message: reply.value.message, cited_guideline_ids: reply.value.cited_guideline_ids, usage: usageOf('compose_reply', reply), served_by: replica };
   }
 }

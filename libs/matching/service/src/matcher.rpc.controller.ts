@@ -12,6 +12,9 @@ import {
 import { TenetExceptionFilter } from '@tenet/messaging';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
+/** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
+const MATCHER_QUEUE_GROUP = 'guideline-matcher';
+
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 
@@ -24,12 +27,12 @@ const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 export class MatcherRpcController {
   constructor(private readonly matcher: GuidelineMatcher) {}
 
-  @MessagePattern(MATCHER_MATCH_SUBJECT)
+  @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   match(@Payload() payload: unknown): Promise<MatchGuidelinesReplyV1> {
     return this.matcher.match(validMatchRequest(payload));
   }
 
-  @MessagePattern(MATCHER_COMPOSE_SUBJECT)
+  @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   compose(@Payload() payload: unknown): Promise<ComposeReplyReplyV1> {
     return this.matcher.compose(validComposeRequest(payload));
   }

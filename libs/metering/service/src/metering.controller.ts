@@ -31,7 +31,7 @@ export class MeteringController {
     if (!(await this.records.record(event))) this.logger.debug(`usage event ${event.id} was already recorded`);
   }
 
-  @MessagePattern(METERING_USAGE_SUBJECT)
+  @MessagePattern(METERING_USAGE_SUBJECT, { queueGroup: 'metering' })
   summary(@Payload() payload: unknown): Promise<UsageSummary> {
     const request = validSummaryRequest(payload);
     return this.records.summary(request.agent_id, request.from, request.to);

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, TENET_STREAM, toIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventStore } from '@tenet/event-store';
-import { InProcessMessageBus, NatsMessageBus, type MessageBus } from '@tenet/messaging';
+import { InProcessMessageBus, NatsMessageBus, withSubjectNamespace, type MessageBus } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import type { PlatformConfig } from './platform-config.js';
 
@@ -33,9 +33,11 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
 
 /** The bus alone, for stateless services (the guideline matcher) that keep no log and arm no timers. */
 export async function openBus(config: PlatformConfig): Promise<MessageBus> {
-  return config.mode === 'distributed'
-    ? NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
-    : new InProcessMessageBus({ streams: [tenetStream] });
+  const bus: MessageBus =
+    config.mode === 'distributed'
+      ? await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
+      : new InProcessMessageBus({ streams: [tenetStream] });
+  return config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace);
 }
 
 /**
@@ -73,7 +75,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       describe: () => ({
         mode: config.mode,
         event_log: kind,
-        bus: config.mode === 'distributed' ? `nats jetstream (${config.natsUrl})` : 'in-process',
+        bus: `${config.mode === 'distributed' ? `nats jetstream (${config.natsUrl})` : 'in-process'}${config.namespace ? `, namespace ${config.namespace}` : ''}`,
         scheduler: config.mode === 'distributed' ? `bullmq (${config.redisUrl})` : 'in-process',
       }),
       async close() {

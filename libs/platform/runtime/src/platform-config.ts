@@ -14,6 +14,8 @@ export interface PlatformConfig {
   redisPrefix: string;
   /** Names durable consumers, queue groups and connections. */
   serviceName: string;
+  /** Prefix of this deployment's core-NATS subjects (requests, notifications) on a shared NATS server. */
+  namespace?: string;
 }
 
 export class PlatformConfigError extends Error {
@@ -32,7 +34,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
 
   const portText = env['PORT'] ?? '8800';
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) problems.push(`PORT must be an integer from 1 to 65535, got "${portText}"`);
+  if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`PORT must be an integer from 0 (any free port) to 65535, got "${portText}"`);
 
   const url = (name: string, fallback: string | undefined, protocols: string[]): string | undefined => {
     const value = env[name] ?? fallback;
@@ -49,6 +51,9 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
   const redisUrl = url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) ?? '';
   const mongoUrl = url('MONGO_URL', undefined, ['mongodb:', 'mongodb+srv:']);
 
+  const namespace = env['TENET_NAMESPACE'] || undefined;
+  if (namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) problems.push(`TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-], got "${namespace}"`);
+
   if (problems.length > 0) throw new PlatformConfigError(problems);
   const config: PlatformConfig = {
     mode: mode as PlatformConfig['mode'],
@@ -60,5 +65,6 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     serviceName,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
+  if (namespace !== undefined) config.namespace = namespace;
   return config;
 }

@@ -13,6 +13,12 @@ describe('loadPlatformConfig', () => {
     expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet' });
   });
 
+  it('reads an optional subject namespace and refuses one that is not a subject token', () => {
+    expect(loadPlatformConfig({ TENET_NAMESPACE: 'staging-1' }).namespace).toBe('staging-1');
+    expect(loadPlatformConfig({}).namespace).toBeUndefined();
+    expect(() => loadPlatformConfig({ TENET_NAMESPACE: 'a.b' })).toThrow('TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-], got "a.b"');
+  });
+
   it('reports every invalid variable with its rule', () => {
     let error: unknown;
     try {
@@ -23,7 +29,7 @@ describe('loadPlatformConfig', () => {
     expect(error).toBeInstanceOf(PlatformConfigError);
     expect((error as PlatformConfigError).problems).toEqual([
       'TENET_MODE must be "embedded" or "distributed", got "cluster"',
-      'PORT must be an integer from 1 to 65535, got "70000"',
+      'PORT must be an integer from 0 (any free port) to 65535, got "70000"',
       'NATS_URL must use nats: or tls:, got "http:"',
       'MONGO_URL must be a URL, got "not a url"',
     ]);

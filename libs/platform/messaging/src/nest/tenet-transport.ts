@@ -9,6 +9,15 @@ export interface TenetTransportOptions {
   serviceName: string;
 }
 
+/** Extras accepted by `@MessagePattern(subject, { queueGroup })`. */
+export interface TenetRequestExtras {
+  /**
+   * The queue group that shares this pattern's requests; defaults to the service name. Set it to the owning
+   * service's name so that replicas share the work in whatever host process the module runs.
+   */
+  queueGroup?: string;
+}
+
 /** Extras accepted by `@EventPattern(subject, { durable, maxDeliver, concurrency, nakDelayMs })`. */
 export interface TenetEventExtras {
   /** Overrides the derived durable name, e.g. to keep a position when a pattern is renamed. */
@@ -96,7 +105,8 @@ export class TenetTransport extends Server implements CustomTransportStrategy {
   }
 
   private bindRequest(pattern: string, handler: NestHandler): Promise<Subscription> {
-    return this.options.bus.reply(pattern, this.options.serviceName, (data, headers) => this.process(handler, data, new TenetContext([pattern, headers, 1, undefined])));
+    const queueGroup = (handler.extras as TenetRequestExtras | undefined)?.queueGroup ?? this.options.serviceName;
+    return this.options.bus.reply(pattern, queueGroup, (data, headers) => this.process(handler, data, new TenetContext([pattern, headers, 1, undefined])));
   }
 
   /** Runs a Nest handler to completion inside Nest's processing hooks (used for tracing spans). */

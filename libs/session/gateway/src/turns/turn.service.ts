@@ -167,6 +167,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       cited_guideline_ids: reply.cited_guideline_ids,
       usage: usage.map(({ provider, model, input_tokens, output_tokens }) => ({ provider, model, input_tokens, output_tokens })),
       turn_time_ms: Math.round(performance.now() - started),
+      served_by: { match: matched.served_by, compose: reply.served_by },
     });
     return 'ready';
   }
