@@ -29,4 +29,9 @@ export interface StreamSpec {
   maxAgeMs?: number;
   /** JetStream storage; cannot change once the stream exists. Default `file`. The in-process bus ignores it. */
   storage?: 'file' | 'memory';
+  /**
+   * In-process bus only: messages kept in memory, oldest dropped first (default 100 000). The all-in-one
+   * host's durable record is the event log, not the bus; JetStream streams are limited by their own config.
+   */
+  maxMessages?: number;
 }

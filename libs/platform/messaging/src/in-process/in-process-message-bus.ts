@@ -103,13 +103,22 @@ export class InProcessMessageBus implements MessageBus {
     if (!stream) throw new NoStreamForSubjectError(subject);
     const now = Date.now();
     if (options?.msgId !== undefined) {
+      // Expired ids leave from the front: a Map iterates in insertion order and every id gets the same window,
+      // so the oldest entry expires first and each publish evicts in amortized O(1).
+      for (const [id, t] of stream.dedup) {
+        if (t > now) break;
+        stream.dedup.delete(id);
+      }
       const until = stream.dedup.get(options.msgId);
       if (until !== undefined && until > now) return; // duplicate inside the window: acknowledged, not stored
+      stream.dedup.delete(options.msgId);
       stream.dedup.set(options.msgId, now + (stream.spec.duplicateWindowMs ?? 120_000));
-      if (stream.dedup.size > 10_000) for (const [id, t] of stream.dedup) if (t <= now) stream.dedup.delete(id);
     }
     const headers = { ...(options?.headers ?? {}), ...(options?.msgId !== undefined ? { 'Nats-Msg-Id': options.msgId } : {}) };
     stream.messages.push({ seq: ++stream.lastSeq, subject, json: copy(data), headers });
+    // Like JetStream's max_msgs with discard-old: the oldest messages go (in chunks, so trimming stays cheap).
+    const limit = stream.spec.maxMessages ?? 100_000;
+    if (stream.messages.length > limit + Math.ceil(limit / 10)) stream.messages.splice(0, stream.messages.length - limit);
     for (const durable of this.durables.values()) if (durable.stream === stream) this.dispatchSoon(durable);
   }
 

@@ -1,7 +1,35 @@
+import { eventually } from '@tenet/testing';
 import { messageBusConformance } from '../testing/index.js';
 import { InProcessMessageBus } from './in-process-message-bus.js';
 
 messageBusConformance('in-process', async () => {
   const bus = new InProcessMessageBus();
   return { bus, createStream: async (spec) => bus.ensureStream(spec), dispose: () => bus.close() };
+});
+
+describe('InProcessMessageBus memory bounds', () => {
+  it('keeps at most maxMessages (oldest dropped), and a durable that starts later begins at the oldest kept', async () => {
+    const bus = new InProcessMessageBus({ streams: [{ name: 'S', subjects: ['m.>'], maxMessages: 100 }] });
+    for (let i = 0; i < 1_000; i++) await bus.publish('m.x', i, { msgId: `id-${i}` });
+    const seen: number[] = [];
+    await bus.consume<number>({ durable: 'late', filterSubject: 'm.>' }, async (m) => void seen.push(m.data));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen.length).toBeGreaterThanOrEqual(100);
+    expect(seen.length).toBeLessThanOrEqual(110);
+    expect(seen.at(-1)).toBe(999);
+    await bus.close();
+  });
+
+  it('still drops a duplicate msgId inside the window after many distinct ids', async () => {
+    const bus = new InProcessMessageBus({ streams: [{ name: 'S', subjects: ['d.>'] }] });
+    for (let i = 0; i < 20_000; i++) await bus.publish('d.x', i, { msgId: `id-${i}` });
+    await bus.publish('d.x', 'again', { msgId: 'id-5' });
+    const seen: unknown[] = [];
+    await bus.consume({ durable: 'all', filterSubject: 'd.>' }, async (m) => void seen.push(m.data));
+    await eventually(() => expect(seen).toHaveLength(20_000));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toHaveLength(20_000);
+    expect(seen).not.toContain('again');
+    await bus.close();
+  });
 });

@@ -1,0 +1,516 @@
+/**
+ * Turn benchmark: what the platform adds to a conversation turn when the LLM costs nothing, next to the floor
+ * measured in the same run.
+ *
+ *   npm run bench:turn        (the distributed half needs NATS on NATS_URL and Redis on REDIS_URL)
+ *
+ * A turn is what a Parlant client sees: POST the customer message to /sessions/{id}/events, then long-poll
+ * GET /sessions/{id}/events?min_offset=…&kinds=status&wait_for_data=30 until a response carries `ready`;
+ * latency is client-side, from the POST to that response. The matcher's LLM is a zero-latency provider
+ * (bench/turn-support.ts). Two modes: all-in-one embedded (startAllInOne in this process: in-process bus,
+ * SQLite) and distributed (apps/session-gateway plus a guideline-matcher process, bench/turn-process.ts, over
+ * NATS and Redis, SQLite log). Each with 1 session at a time (BENCH_SEQUENTIAL_SESSIONS sessions one after
+ * another per round) and with BENCH_SESSIONS (50) sessions at once; every session does
+ * BENCH_TURNS_PER_SESSION (10) turns one after another, starting fresh.
+ *
+ * The floor does what a turn cannot avoid and nothing else: one HTTP request/response (node:http), the turn's
+ * 11 single-event appends to a SqliteEventStore (same kinds of streams, same order) and its 2 request/reply
+ * hops — an EventEmitter call in-process; a raw `nc.request` to a bare `nc.subscribe` in another process when
+ * distributed, the floor's HTTP server and appends then living in a process of their own as the gateway does.
+ * Floor and Tenet alternate round by round after a warm-up round each (BENCH_ROUNDS, default 5); latencies
+ * are pooled over the rounds for p50/p99, turns/s is the median of the rounds.
+ *
+ * Also reported: long-polls per turn, the gateway's own `turn_time_ms`, store and bus calls per turn in the
+ * all-in-one host (counted by wrapping its instances, outside the timed rounds), turn latency by position in
+ * one long session (BENCH_LONG_SESSION, 200 turns), the BullMQ idle-timer re-arm every customer message
+ * waits for, and what the offline provider would cost. Prints a Markdown table; BENCH_JSON=<file> also
+ * writes the raw numbers; BENCH_MODES=embedded or =distributed runs one half.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Queue } from 'bullmq';
+import { TENET_STREAM } from '@tenet/contracts';
+import { SqliteEventStore, type EventStore } from '@tenet/event-store';
+import { startAllInOne } from '@tenet/hosts';
+import { COMPOSE_REPLY, MATCH_GUIDELINES, OfflineProvider, composeReplyRequest, matchGuidelinesRequest } from '@tenet/llm';
+import type { MessageBus } from '@tenet/messaging';
+import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { BullMqScheduler, redisOptionsFromUrl } from '@tenet/scheduling';
+import { CUSTOMER_MESSAGE, GUIDELINES, HOP_REPLY, http, median, quantile, serveFloor, ZeroLatencyProvider, type Hop } from './turn-support.js';
+
+const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+/** Every session of a round does this many turns, one after another (a realistic conversation length). */
+const TURNS_PER_SESSION = Number(process.env['BENCH_TURNS_PER_SESSION'] ?? 10);
+/** With 1 session at a time, a round runs this many sessions one after another. */
+const SEQUENTIAL_SESSIONS = Number(process.env['BENCH_SEQUENTIAL_SESSIONS'] ?? 10);
+const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 50);
+const LONG_SESSION = Number(process.env['BENCH_LONG_SESSION'] ?? 200);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+interface StatusEvent {
+  offset: number;
+  data: { status?: string; data?: { turn_time_ms?: number } };
+}
+
+/** Something that runs turns: Tenet through its REST API, or the floor. */
+interface Target {
+  newSession(): Promise<string>;
+  /** One turn; resolves with its client-side latency in ms. */
+  turn(sessionId: string): Promise<number>;
+}
+
+/**
+ * A Parlant client of a Tenet gateway. Counts the long-polls it needed per turn and keeps the `turn_time_ms`
+ * the gateway reports in `ready` (from `processing` to just before `ready`, measured inside the gateway).
+ */
+class TenetClient implements Target {
+  polls = 0;
+  turns = 0;
+  serverTimes: number[] = [];
+  readonly sessionIds: string[] = [];
+  private agentId = '';
+
+  constructor(readonly url: string) {}
+
+  async createAgent(): Promise<void> {
+    this.agentId = (await http<{ id: string }>('POST', `${this.url}/agents`, { name: 'Support', description: 'Helps customers with their orders' })).body.id;
+    for (const guideline of GUIDELINES) await http('POST', `${this.url}/guidelines`, { ...guideline, tags: [`agent:${this.agentId}`] });
+  }
+
+  get agent(): string {
+    return this.agentId;
+  }
+
+  async newSession(): Promise<string> {
+    const id = (await http<{ id: string }>('POST', `${this.url}/sessions`, { agent_id: this.agentId })).body.id;
+    this.sessionIds.push(id);
+    return id;
+  }
+
+  async turn(sessionId: string): Promise<number> {
+    const started = performance.now();
+    const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
+    let cursor = posted.body.offset + 1;
+    for (;;) {
+      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`);
+      this.polls++;
+      const statuses = events.map((e) => e.data.status);
+      const ready = events.find((e) => e.data.status === 'ready');
+      if (ready) {
+        this.serverTimes.push(ready.data.data?.turn_time_ms ?? NaN);
+        break;
+      }
+      if (statuses.includes('error') || statuses.includes('cancelled')) throw new Error(`turn ended ${statuses.join(', ')}`);
+      cursor = events.at(-1)!.offset + 1;
+    }
+    this.turns++;
+    return performance.now() - started;
+  }
+}
+
+class FloorClient implements Target {
+  constructor(readonly url: string) {}
+
+  async newSession(): Promise<string> {
+    return randomUUID();
+  }
+
+  async turn(sessionId: string): Promise<number> {
+    const started = performance.now();
+    await http('POST', `${this.url}/turn/${sessionId}`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
+    return performance.now() - started;
+  }
+}
+
+interface RoundResult {
+  latencies: number[];
+  turnsPerSecond: number;
+}
+
+/**
+ * `parallel` clients at once, each running `sessionsEach` fresh sessions one after another, each session doing
+ * TURNS_PER_SESSION turns one after another. Sessions are created before the clock starts.
+ */
+async function round(target: Target, parallel: number, sessionsEach: number): Promise<RoundResult> {
+  const ids = await Promise.all(Array.from({ length: parallel }, () => Promise.all(Array.from({ length: sessionsEach }, () => target.newSession()))));
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    ids.map(async (sessions) => {
+      for (const id of sessions) for (let i = 0; i < TURNS_PER_SESSION; i++) latencies.push(await target.turn(id));
+    }),
+  );
+  return { latencies, turnsPerSecond: latencies.length / ((performance.now() - started) / 1000) };
+}
+
+interface Stats {
+  p50: number;
+  p99: number;
+  turns_per_s: number;
+}
+
+interface Row {
+  mode: string;
+  sessions: number;
+  turns: number;
+  tenet: Stats;
+  floor: Stats;
+  overhead_p50_ms: number;
+  overhead_p99_ms: number;
+  ratio_p50: number;
+  polls_per_turn: number;
+  /** Median `turn_time_ms` Tenet reported in `ready` (processing → ready, inside the gateway). */
+  server_turn_p50_ms: number;
+}
+
+const stats = (rounds: RoundResult[]): Stats => {
+  const all = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return { p50: quantile(all, 0.5), p99: quantile(all, 0.99), turns_per_s: median(rounds.map((r) => r.turnsPerSecond)) };
+};
+
+/** Floor and Tenet alternately, round after round (after one warm-up round each), as bench/foundation does. */
+async function compare(mode: string, floor: Target, tenet: TenetClient, parallel: number, sessionsEach: number): Promise<Row> {
+  await round(floor, parallel, sessionsEach);
+  await round(tenet, parallel, sessionsEach);
+  const floorRounds: RoundResult[] = [];
+  const tenetRounds: RoundResult[] = [];
+  const [polls, done] = [tenet.polls, tenet.turns];
+  tenet.serverTimes = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    floorRounds.push(await round(floor, parallel, sessionsEach));
+    tenetRounds.push(await round(tenet, parallel, sessionsEach));
+  }
+  const [t, f] = [stats(tenetRounds), stats(floorRounds)];
+  const row: Row = {
+    mode,
+    sessions: parallel,
+    turns: tenetRounds.reduce((n, r) => n + r.latencies.length, 0),
+    tenet: t,
+    floor: f,
+    overhead_p50_ms: t.p50 - f.p50,
+    overhead_p99_ms: t.p99 - f.p99,
+    ratio_p50: t.p50 / f.p50,
+    polls_per_turn: (tenet.polls - polls) / (tenet.turns - done),
+    server_turn_p50_ms: median(tenet.serverTimes),
+  };
+  log(
+    `  ${mode}, ${parallel} session(s): Tenet p50 ${t.p50.toFixed(2)} p99 ${t.p99.toFixed(2)} ms ${Math.round(t.turns_per_s)}/s | ` +
+      `floor p50 ${f.p50.toFixed(2)} p99 ${f.p99.toFixed(2)} ms ${Math.round(f.turns_per_s)}/s | ${row.polls_per_turn.toFixed(2)} polls/turn, turn_time_ms p50 ${row.server_turn_p50_ms}`,
+  );
+  return row;
+}
+
+/** The bare in-process floor: SQLite appends in this process, hops as EventEmitter calls, node:http. */
+async function inProcessFloor(dir: string): Promise<{ client: FloorClient; close(): Promise<void> }> {
+  const store = SqliteEventStore.open({ dataDir: dir });
+  const responder = new EventEmitter();
+  responder.on('match', (_request: unknown, reply: (value: unknown) => void) => reply(HOP_REPLY));
+  responder.on('compose', (_request: unknown, reply: (value: unknown) => void) => reply(HOP_REPLY));
+  const hop: Hop = (kind) => new Promise((resolve) => responder.emit(kind, {}, resolve));
+  const { server, url } = await serveFloor(store, hop);
+  return {
+    client: new FloorClient(url),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Store and bus calls per turn, counted by wrapping the all-in-one host's own EVENT_STORE and MESSAGE_BUS
+ * instances for a few turns of one session (not during the timed rounds), with the time spent inside the
+ * store calls and the bus publishes (both synchronous underneath: better-sqlite3, and the in-process bus).
+ */
+async function countCalls(store: EventStore, bus: MessageBus, client: TenetClient, turns: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  const restore: (() => void)[] = [];
+  const wrap = <T extends object>(target: T, names: (keyof T & string)[], prefix: string, timeKey?: (name: string) => string | undefined) => {
+    for (const name of names) {
+      const original = target[name] as unknown as (...args: unknown[]) => Promise<unknown>;
+      (target as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        counts[`${prefix}.${name}`] = (counts[`${prefix}.${name}`] ?? 0) + 1;
+        const started = performance.now();
+        const result = original.apply(target, args);
+        const key = timeKey?.(name);
+        if (key) counts[key] = (counts[key] ?? 0) + performance.now() - started;
+        return result;
+      };
+      restore.push(() => delete (target as Record<string, unknown>)[name]);
+    }
+  };
+  const session = await client.newSession();
+  await client.turn(session); // the session's first turn, uncounted
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // EVENT_STORE wraps the SQLite store to kick the relay; the relay reads and checkpoints the inner one.
+  const inner = (store as unknown as { store?: EventStore }).store ?? store;
+  wrap(inner, ['append', 'readStream', 'readAll', 'streamVersion', 'saveCheckpoint', 'loadCheckpoint'], 'store', () => 'store_ms');
+  wrap(bus, ['request', 'notify', 'publish'], 'bus', (name) => (name === 'publish' ? 'bus_publish_ms' : undefined));
+  for (let i = 0; i < turns; i++) await client.turn(session);
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the last release, relay round and metering
+  for (const undo of restore) undo();
+  return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / turns]));
+}
+
+/** Latency of a session's turns by position: does a turn get slower as its session grows? */
+async function sessionGrowth(client: TenetClient, turns: number, bucket: number): Promise<{ from: number; to: number; p50: number }[]> {
+  const session = await client.newSession();
+  const latencies: number[] = [];
+  for (let i = 0; i < turns; i++) latencies.push(await client.turn(session));
+  return [0, Math.floor((turns - bucket) / 2), turns - bucket].map((from) => ({ from: from + 1, to: from + bucket, p50: median(latencies.slice(from, from + bucket)) }));
+}
+
+/** What the offline provider (TENET_LLM_PROVIDER=offline) would add per turn: its match + compose calls, timed directly. */
+async function offlineProviderCost(): Promise<number> {
+  const provider = new OfflineProvider();
+  const guidelines = GUIDELINES.map((g, i) => ({ id: `g${i}`, ...g }));
+  const match = matchGuidelinesRequest({ message: CUSTOMER_MESSAGE, history: [], guidelines }, { purpose: MATCH_GUIDELINES });
+  const compose = composeReplyRequest({ agentName: 'Support', message: CUSTOMER_MESSAGE, matched: guidelines.slice(0, 2).map((g) => ({ guideline_id: g.id, action: g.action })), history: [] }, { purpose: COMPOSE_REPLY });
+  const once = async () => {
+    await provider.generate(match);
+    await provider.generate(compose);
+  };
+  for (let i = 0; i < 500; i++) await once();
+  const n = 2_000;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  return (performance.now() - started) / n;
+}
+
+interface EmbeddedResult {
+  rows: Row[];
+  /** Calls per turn right after the timed rounds, and on a fresh host. */
+  calls: { loaded: Record<string, number>; fresh: Record<string, number> };
+  growth: { from: number; to: number; p50: number }[];
+}
+
+async function embedded(): Promise<EmbeddedResult> {
+  const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), 'tenet-bench-turn-')));
+  const env = (dir: string) => ({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir });
+  const floor = await inProcessFloor(dirs[0]!);
+  try {
+    log('all-in-one embedded (in-process bus, SQLite), client in the same process');
+    const host = await startAllInOne(env(dirs[1]!), { provider: new ZeroLatencyProvider() });
+    let rows: Row[];
+    let loaded: Record<string, number>;
+    try {
+      const tenet = new TenetClient(host.url);
+      await tenet.createAgent();
+      rows = [await compare('all-in-one', floor.client, tenet, 1, SEQUENTIAL_SESSIONS), await compare('all-in-one', floor.client, tenet, SESSIONS, 1)];
+      loaded = await countCalls(host.app.get<EventStore>(EVENT_STORE), host.app.get<MessageBus>(MESSAGE_BUS), tenet, 20);
+    } finally {
+      await host.app.close();
+    }
+    // A fresh host for the session-length probe, so that nothing but the session's own length grows.
+    const fresh = await startAllInOne(env(dirs[2]!), { provider: new ZeroLatencyProvider() });
+    try {
+      const tenet = new TenetClient(fresh.url);
+      await tenet.createAgent();
+      await round(tenet, 1, 2); // warm-up
+      const calls = await countCalls(fresh.app.get<EventStore>(EVENT_STORE), fresh.app.get<MessageBus>(MESSAGE_BUS), tenet, 20);
+      const growth = await sessionGrowth(tenet, LONG_SESSION, 20);
+      log(`  one session, p50 by turn number: ${growth.map((b) => `${b.from}-${b.to}: ${b.p50.toFixed(2)} ms`).join(', ')}`);
+      return { rows, calls: { loaded, fresh: calls }, growth };
+    } finally {
+      await fresh.app.close();
+    }
+  } finally {
+    await floor.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Child {
+  child: ChildProcess;
+  /** Resolves with the first stdout line starting with `ready` (the bench's own child processes). */
+  ready: Promise<string>;
+  output(): string;
+}
+
+function start(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") adds Node flags to the child processes.
+  const nodeArgs = (process.env['BENCH_CHILD_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', '@swc-node/register/esm-register', script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('ready'));
+      if (line !== undefined) resolve(line);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => void (out += chunk.toString('utf8')));
+    child.once('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code}:\n${out.slice(-2_000)}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, ready, output: () => out.slice(-2_000) };
+}
+
+async function healthy(url: string, child: Child): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (child.child.exitCode !== null) throw new Error(`the gateway exited:\n${child.output()}`);
+    try {
+      await http('GET', `${url}/healthz`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`the gateway did not answer on ${url}/healthz:\n${child.output()}`);
+}
+
+async function stop(child: Child): Promise<void> {
+  if (child.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.child.once('exit', resolve));
+  child.child.kill('SIGTERM');
+  const timer = setTimeout(() => child.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Removes what the distributed run left on the shared Redis (its BullMQ prefix) and in the JetStream stream. */
+async function cleanUp(redisPrefix: string, subjects: string[]): Promise<void> {
+  const admin = new Queue('admin', { connection: redisOptionsFromUrl(redisUrl), prefix: redisPrefix });
+  try {
+    const client = await admin.client;
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, { MATCH: `${redisPrefix}:*`, COUNT: 1000 });
+      if (keys.length > 0) await client.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await admin.close();
+  }
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const filter of subjects) await jsm.streams.purge(TENET_STREAM, { filter }).catch(() => undefined);
+  } finally {
+    await nc.drain();
+  }
+}
+
+/**
+ * What re-arming a session's idle timer costs on BullMQ, as SessionTimers.recordActivity does for every customer
+ * message before the turn starts: cancel the pending idle job, schedule the next one. Wall time per pair.
+ */
+async function timerRearm(prefix: string, n = 200): Promise<number> {
+  const scheduler = BullMqScheduler.fromUrl(redisUrl, { prefix });
+  try {
+    const job = (i: number) => ({ queue: 'bench-timers', jobId: `idle:bench:${i}`, data: { sessionId: 'bench', timer: 'idle', activity: i }, delayMs: 300_000, attempts: 5, backoff: { type: 'exponential' as const, delayMs: 500 } });
+    await scheduler.schedule(job(0));
+    let started = 0;
+    for (let i = 1; i <= n + 20; i++) {
+      if (i === 21) started = performance.now(); // 20 warm-up pairs
+      await scheduler.cancel('bench-timers', `idle:bench:${i - 1}`);
+      await scheduler.schedule(job(i));
+    }
+    return (performance.now() - started) / n;
+  } finally {
+    await scheduler.close();
+  }
+}
+
+async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
+  const tenetDir = mkdtempSync(join(tmpdir(), 'tenet-bench-turn-'));
+  const floorDir = mkdtempSync(join(tmpdir(), 'tenet-bench-floor-'));
+  const id = randomUUID().slice(0, 8);
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TENET_MODE: 'distributed',
+    TENET_DATA_DIR: tenetDir,
+    NATS_URL: natsUrl,
+    REDIS_URL: redisUrl,
+    TENET_REDIS_PREFIX: `tenet-bench-${id}`,
+    TENET_NAMESPACE: `bench-${id}`,
+    TENET_LLM_PROVIDER: 'offline',
+    TENET_DEMO: 'off',
+    BENCH_FLOOR_DIR: floorDir,
+    BENCH_FLOOR_SUBJECT: `bench-${id}.floor`,
+  };
+  delete env['MONGO_URL'];
+  const children = [
+    start('apps/session-gateway/src/main.ts', [], { ...env, PORT: String(port) }),
+    start('bench/turn-process.ts', ['matcher'], { ...env, PORT: String(await freePort()) }),
+    start('bench/turn-process.ts', ['floor-responder'], env),
+    start('bench/turn-process.ts', ['floor-gateway'], env),
+  ];
+  const [gateway, matcher, responder, floorGateway] = children as [Child, Child, Child, Child];
+  const tenet = new TenetClient(`http://127.0.0.1:${port}`);
+  try {
+    const [floorUrl] = await Promise.all([floorGateway.ready.then((line) => line.split(' ')[1]!), matcher.ready, responder.ready, healthy(tenet.url, gateway)]);
+    await tenet.createAgent();
+    log('distributed (gateway and matcher processes over NATS, Redis; SQLite log), client in the bench process');
+    const floor = new FloorClient(floorUrl);
+    const rows = [await compare('distributed', floor, tenet, 1, SEQUENTIAL_SESSIONS), await compare('distributed', floor, tenet, SESSIONS, 1)];
+    const timerRearmMs = await timerRearm(env['TENET_REDIS_PREFIX']!);
+    log(`  BullMQ idle-timer re-arm (cancel + schedule): ${timerRearmMs.toFixed(2)} ms`);
+    return { rows, timerRearmMs };
+  } finally {
+    for (const child of children) await stop(child);
+    await cleanUp(env['TENET_REDIS_PREFIX']!, [...tenet.sessionIds.map((s) => `tenet.v1.session.${s}.>`), ...(tenet.agent ? [`tenet.v1.metering.${tenet.agent}.>`] : [])]).catch((error: unknown) =>
+      log(`clean-up failed: ${String(error)}`),
+    );
+    rmSync(tenetDir, { recursive: true, force: true });
+    rmSync(floorDir, { recursive: true, force: true });
+  }
+}
+
+const benchStarted = performance.now();
+const offlineMs = await offlineProviderCost();
+log(`offline provider: match + compose = ${(offlineMs * 1000).toFixed(0)} µs per turn (not used: the zero-latency provider answers)`);
+const modes = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',');
+const local: EmbeddedResult | undefined = modes.includes('embedded') ? await embedded() : undefined;
+const remote = modes.includes('distributed') ? await distributed() : undefined;
+const rows = [...(local?.rows ?? []), ...(remote?.rows ?? [])];
+
+const ms = (value: number): string => value.toFixed(2);
+const table = [
+  '| mode | sessions | Tenet p50 / p99 (ms) | floor p50 / p99 (ms) | overhead p50 / p99 (ms) | Tenet / floor (p50) | Tenet turns/s | floor turns/s |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map(
+    (r) =>
+      `| ${r.mode} | ${r.sessions} | ${ms(r.tenet.p50)} / ${ms(r.tenet.p99)} | ${ms(r.floor.p50)} / ${ms(r.floor.p99)} | ${ms(r.overhead_p50_ms)} / ${ms(r.overhead_p99_ms)} | ` +
+      `${r.ratio_p50.toFixed(1)} | ${Math.round(r.tenet.turns_per_s)} | ${Math.round(r.floor.turns_per_s)} |`,
+  ),
+].join('\n');
+const perTurn = (calls: Record<string, number>): string =>
+  Object.entries(calls)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} ${k.endsWith('_ms') ? `${ms(v)} ms` : v.toFixed(1)}`)
+    .join(', ');
+process.stdout.write(`${table}\n\n`);
+process.stdout.write(`Turns measured per row: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.turns}`).join(', ')}\n`);
+process.stdout.write(`Long-polls per turn: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.polls_per_turn.toFixed(2)}`).join(', ')}\n`);
+process.stdout.write(`turn_time_ms reported in ready (processing to ready, inside the gateway), p50: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.server_turn_p50_ms}`).join(', ')}\n`);
+if (local) {
+  process.stdout.write(`All-in-one, per turn, fresh host: ${perTurn(local.calls.fresh)}\n`);
+  process.stdout.write(`All-in-one, per turn, right after the timed rounds: ${perTurn(local.calls.loaded)}\n`);
+  process.stdout.write(`All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`);
+}
+if (remote) process.stdout.write(`Distributed, BullMQ idle-timer re-arm per customer message (cancel + schedule, wall time): ${ms(remote.timerRearmMs)} ms\n`);
+process.stdout.write(`Offline provider (not used above), match + compose: ${(offlineMs * 1000).toFixed(0)} µs per turn\n`);
+log(`bench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+const out = process.env['BENCH_JSON'];
+if (out) writeFileSync(out, `${JSON.stringify({ node: process.version, rounds: ROUNDS, rows, calls: local?.calls, growth: local?.growth, timer_rearm_ms: remote?.timerRearmMs, offline_provider_ms_per_turn: offlineMs }, null, 2)}\n`);
