@@ -22,6 +22,12 @@ export interface EventLogRelayOptions {
    * first delivery came first); `1` publishes strictly one after another.
    */
   maxInFlight?: number;
+  /**
+   * How long the stored checkpoint may lag the published position. 0 (default) writes it after every
+   * acknowledged window; a few hundred milliseconds turns one write per event under light load into one per
+   * interval. A crash then republishes at most that interval's events, which the broker deduplicates by id.
+   */
+  checkpointEveryMs?: number;
   /** Catch-up interval for appends this process was not told about (other processes). 0 disables. Default 1000. */
   pollIntervalMs?: number;
   /** Backoff after a failed round: doubles from `initialDelayMs` up to `maxDelayMs`. Defaults 100 and 30 000. */
@@ -58,8 +64,12 @@ export class EventLogRelay {
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly onError: EventLogRelayOptions['onError'];
+  private readonly checkpointEveryMs: number;
 
   private checkpoint = 0;
+  private savedCheckpoint = 0;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private kicked = false;
   private round: Promise<void> | undefined;
@@ -78,6 +88,7 @@ export class EventLogRelay {
     this.initialDelayMs = options.retry?.initialDelayMs ?? 100;
     this.maxDelayMs = options.retry?.maxDelayMs ?? 30_000;
     this.onError = options.onError;
+    this.checkpointEveryMs = options.checkpointEveryMs ?? 0;
   }
 
   /** Position up to which every event has been published (or skipped by `route`). */
@@ -94,6 +105,7 @@ export class EventLogRelay {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`EventLogRelay "${this.name}" cannot start: it is ${this.state}`);
     this.checkpoint = await this.store.loadCheckpoint(this.name);
+    this.savedCheckpoint = this.checkpoint;
     this.state = 'running';
     if (this.pollIntervalMs > 0) this.pollTimer = setInterval(() => this.kick(), this.pollIntervalMs);
     this.kick();
@@ -119,6 +131,9 @@ export class EventLogRelay {
     this.pollTimer = undefined;
     this.wake?.();
     await this.whenIdle();
+    clearTimeout(this.checkpointTimer);
+    await this.saving;
+    await this.flushCheckpoint().catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: 0 }));
   }
 
   private ensureRound(): void {
@@ -176,10 +191,42 @@ export class EventLogRelay {
       }
       // Only the acknowledged prefix: a later success behind a failure must not move the checkpoint past it.
       if (acknowledged !== undefined) {
-        await this.store.saveCheckpoint(this.name, acknowledged);
+        if (this.checkpointEveryMs === 0) {
+          await this.store.saveCheckpoint(this.name, acknowledged);
+          this.savedCheckpoint = acknowledged;
+        } else this.scheduleCheckpoint();
         this.checkpoint = acknowledged;
       }
       if (failure) throw failure;
+    }
+  }
+
+  /** Delayed mode: one write per interval, of wherever the relay has got to by then. */
+  private scheduleCheckpoint(): void {
+    if (this.checkpointTimer !== undefined) return;
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = undefined;
+      this.saving = this.flushCheckpoint()
+        .catch((error: unknown) => {
+          this.report(error, { attempt: 1, retryInMs: this.checkpointEveryMs });
+          if (this.state === 'running') this.scheduleCheckpoint();
+        })
+        .finally(() => (this.saving = undefined));
+    }, this.checkpointEveryMs);
+  }
+
+  private async flushCheckpoint(): Promise<void> {
+    const position = this.checkpoint;
+    if (position === this.savedCheckpoint) return;
+    await this.store.saveCheckpoint(this.name, position);
+    this.savedCheckpoint = Math.max(this.savedCheckpoint, position);
+  }
+
+  private report(error: unknown, failure: { event?: StoredEvent; attempt: number; retryInMs: number }): void {
+    try {
+      this.onError?.(error, failure);
+    } catch {
+      // A broken error reporter must not stop the relay.
     }
   }
 

@@ -131,6 +131,24 @@ describe('EventLogRelay', () => {
     expect(audited.violations).toEqual([]);
   });
 
+  it('with checkpointEveryMs, writes the checkpoint once per interval rather than per event, and flushes it on stop', async () => {
+    const relayed = relay({ checkpointEveryMs: 100 });
+    await relayed.start();
+    for (let i = 0; i < 20; i++) {
+      await store.append('s-1', events(1));
+      relayed.kick();
+      await relayed.whenIdle();
+    }
+    expect(relayed.publishedUpTo).toBe(20);
+    expect(audited.saved.length).toBeLessThan(5);
+    await eventually(() => expect(audited.saved.at(-1)).toBe(20));
+    await store.append('s-1', events(1));
+    relayed.kick();
+    await relayed.whenIdle();
+    await relayed.stop();
+    expect(await store.loadCheckpoint('event-log-relay')).toBe(21);
+  });
+
   it('publishes routed events in log order with the event id as message id, and checkpoints past unrouted ones', async () => {
     await store.append('s-1', [...events(3), { type: 'PrivateNote', data: 'x' }]);
     await store.append('s-2', events(2, 'Other'));
