@@ -96,3 +96,13 @@ export class UnsupportedTaskError extends LlmError {
 }
 
 export const isLlmError = (error: unknown): error is LlmError => error instanceof LlmError;
+
+/** A configuration that cannot work (an unknown provider, a chosen provider without its key): fail at startup. */
+export class LlmConfigurationError extends Error {
+  readonly code = 'LLM.CONFIGURATION';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'LlmConfigurationError';
+  }
+}

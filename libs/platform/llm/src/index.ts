@@ -3,6 +3,7 @@ export {
   AuthenticationError,
   InvalidStructuredOutputError,
   isLlmError,
+  LlmConfigurationError,
   LlmError,
   ProviderUnavailableError,
   RateLimitedError,
@@ -10,19 +11,39 @@ export {
   type LlmErrorCode,
 } from './errors.js';
 export { validateStructuredOutput } from './structured-output.js';
+export { type GlossaryTerm } from './tasks/glossary.js';
 export {
   MATCH_GUIDELINES,
   matchGuidelinesRequest,
   matchGuidelinesSchema,
+  parseToolArguments,
   type ConversationTurn,
   type GuidelineMatch,
+  type GuidelineToMatch,
   type MatchGuidelinesInput,
   type MatchGuidelinesOutput,
+  type ToolArguments,
+  type ToolSpec,
 } from './tasks/match-guidelines.js';
-export { COMPOSE_REPLY, composeReplyRequest, composeReplySchema, type ComposeReplyInput, type ComposeReplyOutput } from './tasks/compose-reply.js';
+export {
+  COMPOSE_REPLY,
+  COMPOSITION_MODES,
+  composeReplyRequest,
+  composeReplySchema,
+  type CannedResponse,
+  type ComposeReplyInput,
+  type ComposeReplyOutput,
+  type CompositionMode,
+} from './tasks/compose-reply.js';
 export { OfflineProvider, OFFLINE_MODEL } from './offline/offline-provider.js';
 export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from './openai/openai-provider.js';
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
 export { type RetryPolicy } from './sdk/retry.js';
 export { withUsageReporting, type UsageRecord, type UsageSink } from './usage/usage-reporting.js';
-export { createLlmProvider, LlmConfigurationError, type LlmProviderChoice } from './provider-factory.js';
+export { createLlmProvider, createLlmProviderFor, type LlmProviderChoice, type LlmProviderSpec } from './provider-factory.js';
+export { FallbackProvider, fallsBack, withFallback } from './resilience/with-fallback.js';
+export { generateWithSchedule, type ScheduleAttempt, type ScheduledResponse } from './resilience/temperature-schedule.js';
+export { cosineSimilarity, type EmbeddingProvider, type EmbeddingResponse, type EmbeddingUsage } from './embeddings/embedding.port.js';
+export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS } from './embeddings/offline-vectorizer.js';
+export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';
+export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';

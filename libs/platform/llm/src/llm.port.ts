@@ -55,6 +55,11 @@ export interface LlmResponse<O = unknown> {
   /** The model that answered, as the provider reported it (may be a dated snapshot of the configured one). */
   model: string;
   latencyMs: number;
+  /**
+   * Set when a fallback answered because the configured provider failed: that provider and model as
+   * `provider/model` (the price-table key). `provider` and `model` above are then the fallback's.
+   */
+  fallbackFrom?: string;
 }
 
 export interface LlmProvider {

@@ -29,12 +29,29 @@ function pathOf(error: ErrorObject): string {
   return path === '' ? '/' : path;
 }
 
+// Keyed by content like the validators: a schema's completion, registered by the task that owns the schema.
+const completions = new Map<string, (value: unknown) => unknown>();
+
+/**
+ * Declares how to complete an answer to `schema` that omits fields whose empty value means "nothing" (an empty
+ * list, an empty id). Strict mode (OpenAI) always returns every required field, but Anthropic's tool input and
+ * OpenAI-compatible endpoints without strict mode may leave an empty field out, and answers written for the
+ * task's first version (scripted tests, recorded fakes) do not have the fields added later. `complete` returns
+ * a completed copy and never mutates its argument; validation then runs on the copy as usual.
+ */
+export function registerOutputCompletion(schema: JsonSchema, complete: (value: unknown) => unknown): void {
+  completions.set(JSON.stringify(schema), complete);
+}
+
 /**
  * Checks a model's structured output against the schema it was asked for. Providers call this on every answer,
- * so a caller never sees a value of the wrong shape; the error names the first violating path.
+ * so a caller never sees a value of the wrong shape; the error names the first violating path. Answers to a
+ * schema with a registered completion are completed first (see `registerOutputCompletion`).
  */
-export function validateStructuredOutput<O>(provider: string, schemaName: string, schema: JsonSchema, value: unknown): O {
+export function validateStructuredOutput<O>(provider: string, schemaName: string, schema: JsonSchema, answer: unknown): O {
   const validate = validatorFor(schema);
+  const complete = completions.get(JSON.stringify(schema));
+  const value = complete ? complete(answer) : answer;
   if (validate(value)) return value as O;
   const errors = validate.errors ?? [];
   const problems = errors.map((e) => `${pathOf(e)} ${e.message ?? 'is invalid'}`);

@@ -1,4 +1,5 @@
-import type { ComposeReplyInput, ComposeReplyOutput } from '../tasks/compose-reply.js';
+import type { CannedResponse, ComposeReplyInput, ComposeReplyOutput } from '../tasks/compose-reply.js';
+import { applyGlossary, terms } from './lexicon.js';
 
 // Actions are written to the agent ("introduce yourself", "ask them"); the reply speaks as the agent to the customer.
 const toCustomer = (text: string): string =>
@@ -30,11 +31,145 @@ function sentenceFor(action: string, agentName: string): string {
   return `I will ${lowered(toCustomer(text))}.`;
 }
 
-/** A readable reply from the matched actions, most relevant first; a polite question when nothing matched. */
-export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
-  if (input.matched.length === 0) {
-    return { message: `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?`, cited_guideline_ids: [] };
+/** What a condition is about, said to the customer: "The customer wants to cancel their order" → "cancel your order". */
+function topicOf(condition: string): string {
+  const topic = condition
+    .trim()
+    .replace(/[.!?]+$/, '')
+    .replace(/^(?:when\s+|if\s+)?(?:the\s+)?(?:customer|user|client)\s+(?:is\s+)?/i, '')
+    .replace(/^(?:asks?|asking|wants?|wanting|would like|mentions?|inquires?|talks?|says?|needs?|requests?)\s+(?:about\s+|for\s+|to\s+|that\s+)?/i, '');
+  return toCustomer(topic);
+}
+
+const joinedWithOr = (items: string[]): string => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')}, or ${items.at(-1) ?? ''}`);
+
+function disambiguationQuestion(candidates: { condition: string }[]): string {
+  const topics = [...new Set(candidates.map((c) => topicOf(c.condition)))];
+  return topics.length === 1
+    ? `Just to be sure I help with the right thing: do you mean ${topics[0] ?? ''}?`
+    : `Just to be sure I help with the right thing, which one do you mean: ${joinedWithOr(topics)}?`;
+}
+
+/** The reply in the agent's own words: one sentence per matched action, the disambiguation question last. */
+function fluidReply(input: ComposeReplyInput): { sentences: { text: string; guidelineId?: string }[]; cited: string[] } {
+  const candidates = input.disambiguation?.candidates ?? [];
+  const sentences: { text: string; guidelineId?: string }[] = [];
+  for (const { guideline_id, action } of input.matched) {
+    const text = sentenceFor(action, input.agentName);
+    if (!sentences.some((s) => s.text === text)) sentences.push({ text, guidelineId: guideline_id });
   }
-  const sentences = [...new Set(input.matched.map(({ action }) => sentenceFor(action, input.agentName)))];
-  return { message: sentences.join(' '), cited_guideline_ids: [...new Set(input.matched.map((m) => m.guideline_id))] };
+  if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
+  if (sentences.length === 0) sentences.push({ text: `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
+  return { sentences, cited: [...new Set(input.matched.map((m) => m.guideline_id))] };
+}
+
+interface Template {
+  id: string;
+  text: string;
+  terms: Set<string>;
+}
+
+const PLACEHOLDER = /\{\{\s*([\w.-]+)\s*\}\}/g;
+
+/**
+ * The canned responses whose fields all have values, rendered, with the terms they are about (of the rendered
+ * text and the field names). A template with a field nobody supplied cannot be sent, so it is no candidate.
+ */
+function renderedTemplates(input: ComposeReplyInput): Template[] {
+  const values = input.field_values ?? {};
+  const has = (field: string): boolean => Object.hasOwn(values, field);
+  return (input.canned_responses ?? []).flatMap((response: CannedResponse) => {
+    const fields = new Set([...response.fields, ...[...response.value.matchAll(PLACEHOLDER)].map((m) => m[1] ?? '')]);
+    if (![...fields].every(has)) return [];
+    const text = response.value.replace(PLACEHOLDER, (_, field: string) => values[field] ?? '');
+    // A field's name says what the slot holds ("status"), which its value ("shipped") may not.
+    return [{ id: response.id, text, terms: new Set(terms(applyGlossary(`${text} ${[...fields].join(' ')}`, input.terms))) }];
+  });
+}
+
+/** Cosine of two term sets: 1 when they are the same words, 0 when they share none. */
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
+}
+
+/** The best-overlapping template (the earlier one on a tie) and its score. */
+function best(templates: Template[], scoreOf: (t: Template) => number): { template: Template; score: number } | undefined {
+  let found: { template: Template; score: number } | undefined;
+  for (const template of templates) {
+    const score = scoreOf(template);
+    if (score > 0 && (!found || score > found.score)) found = { template, score };
+  }
+  return found;
+}
+
+/** In canned_fluid mode a template replaces the fluid reply only when it says most of the same thing. */
+const CANNED_FLUID_MIN_OVERLAP = 0.35;
+/** In composited_canned mode a template takes the place of one sentence when it is about the same thing. */
+const COMPOSITED_MIN_OVERLAP = 0.25;
+
+/**
+ * The reply, in the requested composition mode:
+ * - `fluid` (default): each matched action becomes one sentence (greeting, quoted line, statement, question or
+ *   promise), citing the matched ids; a polite question when nothing matched; a disambiguation question last.
+ * - canned modes score each renderable template by its term overlap (cosine of stemmed, synonym-merged term
+ *   sets) with the matched actions, plus a quarter of its overlap with the customer's message (the message
+ *   alone when nothing matched). `canned_fluid` sends the best template when it overlaps ≥ 0.35, else the
+ *   fluid reply; `strict_canned` sends the best template that overlaps at all, else `canned_response_id` ''
+ *   (with the fluid reply as the unsent message) so that the caller sends its no-match response;
+ *   `composited_canned` replaces each fluid sentence by the template that overlaps its action ≥ 0.25.
+ * - A disambiguation question is only ever sent through a template in strict mode, and only by one that
+ *   overlaps every candidate's condition (a template that offers the choices).
+ */
+export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
+  const mode = input.composition_mode ?? 'fluid';
+  const fluid = fluidReply(input);
+  const fluidAnswer: ComposeReplyOutput = { message: fluid.sentences.map((s) => s.text).join(' '), cited_guideline_ids: fluid.cited, canned_response_id: '' };
+  if (mode === 'fluid') return fluidAnswer;
+
+  const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));
+  const templates = renderedTemplates(input);
+  const candidates = input.disambiguation?.candidates ?? [];
+  const message = termsOf(input.message);
+  const actions = termsOf(input.matched.map((m) => m.action).join('\n'));
+  const scoreOf = (t: Template): number => (input.matched.length ? overlap(t.terms, actions) + 0.25 * overlap(t.terms, message) : overlap(t.terms, message));
+  const asTemplate = (template: Template): ComposeReplyOutput => ({
+    message: template.text,
+    cited_guideline_ids: input.matched.filter((m) => overlap(template.terms, termsOf(m.action)) > 0).map((m) => m.guideline_id),
+    canned_response_id: template.id,
+  });
+
+  if (candidates.length > 0) {
+    if (mode !== 'strict_canned') return fluidAnswer;
+    const offersChoices = templates.filter((t) => candidates.every((c) => overlap(t.terms, termsOf(c.condition)) > 0));
+    const choice = best(offersChoices, (t) => candidates.reduce((sum, c) => sum + overlap(t.terms, termsOf(c.condition)), 0));
+    return choice ? { ...asTemplate(choice.template), cited_guideline_ids: [] } : { ...fluidAnswer, cited_guideline_ids: [] };
+  }
+
+  switch (mode) {
+    case 'canned_fluid': {
+      const choice = best(templates, scoreOf);
+      return choice && choice.score >= CANNED_FLUID_MIN_OVERLAP ? asTemplate(choice.template) : fluidAnswer;
+    }
+    case 'strict_canned': {
+      const choice = best(templates, scoreOf);
+      return choice ? asTemplate(choice.template) : { ...fluidAnswer, cited_guideline_ids: [] };
+    }
+    case 'composited_canned': {
+      const used: Template[] = [];
+      const parts = fluid.sentences.map((sentence) => {
+        const action = input.matched.find((m) => m.guideline_id === sentence.guidelineId)?.action;
+        const topic = action !== undefined ? termsOf(action) : message;
+        const choice = best(templates, (t) => overlap(t.terms, topic));
+        if (!choice || choice.score < COMPOSITED_MIN_OVERLAP) return sentence.text;
+        used.push(choice.template);
+        return choice.template.text;
+      });
+      const distinct = [...new Set(parts)];
+      const single = distinct.length === 1 && used[0]?.text === distinct[0] ? used[0] : undefined;
+      return { message: distinct.join(' '), cited_guideline_ids: fluid.cited, canned_response_id: single?.id ?? '' };
+    }
+  }
 }

@@ -72,3 +72,19 @@ export function quotedTerms(condition: string): string[] {
   // A quote opens only after a non-letter, so the apostrophe of "customer's" does not start a phrase.
   return [...condition.matchAll(/(?:^|[^\p{L}])['"‘“]([^'"’”]+)['"’”]/gu)].flatMap((m) => terms(m[1] ?? ''));
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const normalisedPhrase = (text: string): string => text.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/**
+ * Rewrites a glossary term's synonyms to the term's name ("gold tier" → "Premium Plan") in one pass, longest
+ * synonym first, so that `terms()` sees one word for one meaning on both sides of a comparison.
+ */
+export function applyGlossary(text: string, glossary: readonly { name: string; synonyms: readonly string[] }[] | undefined): string {
+  const names = new Map<string, string>();
+  for (const term of glossary ?? []) for (const synonym of term.synonyms) if (synonym.trim() !== '' && !names.has(normalisedPhrase(synonym))) names.set(normalisedPhrase(synonym), term.name);
+  if (names.size === 0) return text;
+  const alternatives = [...names.keys()].sort((a, b) => b.length - a.length).map((s) => escapeRegExp(s).replace(/ /g, '\\s+'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  return text.replace(pattern, (found) => names.get(normalisedPhrase(found)) ?? found);
+}

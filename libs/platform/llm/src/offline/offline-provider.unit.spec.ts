@@ -1,6 +1,6 @@
 import { llmProviderConformance } from '../testing/index.js';
-import { composeReplyRequest } from '../tasks/compose-reply.js';
-import { matchGuidelinesRequest, type MatchGuidelinesInput, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
+import { composeReplyRequest, type ComposeReplyInput, type ComposeReplyOutput } from '../tasks/compose-reply.js';
+import { matchGuidelinesRequest, parseToolArguments, type MatchGuidelinesInput, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
 import { composeReply } from './compose.js';
 import { OfflineProvider } from './offline-provider.js';
 
@@ -99,6 +99,7 @@ describe('OfflineProvider: compose_reply', () => {
     expect(value).toEqual({
       message: "Hello, I'm Support! I will explain the 30-day refund policy and offer to check your order status.",
       cited_guideline_ids: ['greet', 'refund'],
+      canned_response_id: '',
     });
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
@@ -135,5 +136,165 @@ describe('OfflineProvider: usage and unknown tasks', () => {
       taskKind: 'write_poem',
       retryable: false,
     });
+  });
+});
+
+describe('OfflineProvider: match_guidelines v2 (previously applied, tools, glossary)', () => {
+  const match = async (input: MatchGuidelinesInput): Promise<MatchGuidelinesOutput['matches']> =>
+    (await provider.generate<MatchGuidelinesInput, MatchGuidelinesOutput>(matchGuidelinesRequest(input, context))).value.matches;
+  const refundWithTool = {
+    id: 'refund',
+    condition: 'The customer asks for a refund',
+    action: 'Start a refund',
+    tools: [{ name: 'start_refund', description: 'Start a refund for an order', parameters: { type: 'object', properties: { order_id: { type: 'string' }, email: { type: 'string' } } } }],
+  };
+
+  it('scores a previously applied guideline on the latest message only', async () => {
+    const history = [
+      { role: 'customer' as const, content: 'Hello, I want a refund' },
+      { role: 'agent' as const, content: 'Which order is it about?' },
+    ];
+    const [fresh, applied] = await match({
+      message: '12345',
+      history,
+      guidelines: [refundWithTool, { ...refundWithTool, id: 'refund-applied', previously_applied: true }],
+    });
+    // A bare answer continues the previous message for a guideline not yet applied…
+    expect(fresh!.relevance).toBeGreaterThanOrEqual(0.3);
+    expect(fresh!.reasoning).toContain('continues');
+    // …but an applied one applies again only when its condition arises anew.
+    expect(applied).toMatchObject({ relevance: 0, tool_arguments: [] });
+    expect(applied!.reasoning).toContain('already applied');
+    const [again] = await match({ message: 'and I want a refund for my other order too', history, guidelines: [{ ...refundWithTool, previously_applied: true }] });
+    expect(again!.relevance).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('extracts tool arguments from the conversation for guidelines that share a topic with it, as JSON objects', async () => {
+    const [refund, greet] = await match({
+      message: 'I want a refund for order 12345, my email is ada@example.com',
+      history: [],
+      guidelines: [refundWithTool, { id: 'greet', condition: 'The customer greets the agent', tools: refundWithTool.tools }],
+    });
+    expect(refund!.tool_arguments).toEqual([{ tool_name: 'start_refund', arguments_json: JSON.stringify({ order_id: '12345', email: 'ada@example.com' }) }]);
+    expect(parseToolArguments(refund!.tool_arguments[0]!)).toEqual({ order_id: '12345', email: 'ada@example.com' });
+    expect(greet).toMatchObject({ relevance: 0, tool_arguments: [] });
+  });
+
+  it('answers an empty arguments object for a related tool it finds nothing for, and [] for guidelines without tools', async () => {
+    const [refund, plain] = await match({ message: 'I want a refund', history: [], guidelines: [refundWithTool, { id: 'plain', condition: 'The customer asks for a refund' }] });
+    expect(refund!.tool_arguments).toEqual([{ tool_name: 'start_refund', arguments_json: '{}' }]);
+    expect(plain!.tool_arguments).toEqual([]);
+  });
+
+  it('reads glossary synonyms as their term, in the message and in conditions', async () => {
+    const terms = [{ name: 'Premium Plan', description: 'Our top subscription', synonyms: ['gold tier', 'VIP package'] }];
+    const guideline = [{ id: 'premium', condition: 'The customer asks about the Premium Plan' }];
+    expect((await match({ message: 'what do I get with the gold tier?', history: [], guidelines: guideline }))[0]!.relevance).toBeLessThan(0.3);
+    expect((await match({ message: 'what do I get with the gold tier?', history: [], guidelines: guideline, terms }))[0]!.relevance).toBeGreaterThanOrEqual(0.5);
+    const bySynonym = [{ id: 'vip', condition: "The customer mentions the 'VIP package'" }];
+    expect((await match({ message: 'Tell me about the premium plan', history: [], guidelines: bySynonym, terms }))[0]!.relevance).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('tells a model the same: previously applied guidelines, tools with their parameters, the glossary', () => {
+    const request = matchGuidelinesRequest(
+      {
+        message: 'refund please',
+        history: [],
+        guidelines: [{ ...refundWithTool, previously_applied: true }],
+        terms: [{ name: 'Premium Plan', description: 'Our top subscription', synonyms: ['gold tier'] }],
+      },
+      context,
+    );
+    const prompt = request.messages![0]!.content;
+    expect(prompt).toMatch(/^- id: refund$/m);
+    expect(prompt).toContain('previously applied: yes');
+    expect(prompt).toContain('tool: start_refund (Start a refund for an order); parameters: {"type":"object"');
+    expect(request.system).toContain('arose anew in the latest message');
+    expect(request.system).toContain('arguments_json');
+    expect(request.system).toContain('- Premium Plan (also: gold tier): Our top subscription');
+  });
+});
+
+describe('OfflineProvider: compose_reply composition modes', () => {
+  const canned = [
+    { id: 'refund-policy', value: 'Our refund policy gives you 30 days to return an item.', fields: [] },
+    { id: 'order-status', value: 'Your order {{order_id}} is {{status}}.', fields: ['order_id', 'status'] },
+    { id: 'hello', value: 'Hi there! How can I help you today?', fields: [] },
+    { id: 'thanks-name', value: 'Thanks, {{customer_name}}!', fields: ['customer_name'] },
+    { id: 'refund-or-cancel', value: 'Would you like a refund, or to cancel your order?', fields: [] },
+  ];
+  const greetAndRefund = [
+    { guideline_id: 'greet', action: 'Greet them warmly' },
+    { guideline_id: 'refund', action: 'Explain the 30-day refund policy and offer to check their order status' },
+  ];
+  const reply = (input: Partial<ComposeReplyInput>): ComposeReplyOutput =>
+    composeReply({ agentName: 'Support', message: 'Hi, I want my money back', matched: greetAndRefund.slice(1), history: [], canned_responses: canned, ...input });
+
+  it('ignores canned responses in fluid mode (the default)', () => {
+    expect(reply({})).toEqual({ message: 'I will explain the 30-day refund policy and offer to check your order status.', cited_guideline_ids: ['refund'], canned_response_id: '' });
+    expect(reply({ composition_mode: 'fluid' }).canned_response_id).toBe('');
+  });
+
+  it('canned_fluid: sends the template that says what the actions say, else the fluid reply', () => {
+    expect(reply({ composition_mode: 'canned_fluid' })).toEqual({ message: 'Our refund policy gives you 30 days to return an item.', cited_guideline_ids: ['refund'], canned_response_id: 'refund-policy' });
+    const unrelated = reply({ composition_mode: 'canned_fluid', matched: [{ guideline_id: 'hours', action: "Say 'We are open 9 to 5, Monday to Friday.'" }] });
+    expect(unrelated).toEqual({ message: 'We are open 9 to 5, Monday to Friday.', cited_guideline_ids: ['hours'], canned_response_id: '' });
+  });
+
+  it('strict_canned: only templates; canned_response_id "" (and nothing cited) when none overlaps, so the caller sends its no-match response', () => {
+    expect(reply({ composition_mode: 'strict_canned', message: 'hello', matched: [] })).toMatchObject({ message: 'Hi there! How can I help you today?', canned_response_id: 'hello' });
+    const none = reply({ composition_mode: 'strict_canned', message: "what's the weather like", matched: [] });
+    expect(none).toMatchObject({ canned_response_id: '', cited_guideline_ids: [] });
+    expect(none.message.trim()).not.toBe('');
+  });
+
+  it('renders fields from field_values, and never sends a template with a field nobody supplied', () => {
+    const status = reply({ composition_mode: 'strict_canned', matched: [{ guideline_id: 'status', action: 'Tell them the status of their order' }], field_values: { order_id: '12345', status: 'shipped' } });
+    expect(status).toEqual({ message: 'Your order 12345 is shipped.', cited_guideline_ids: ['status'], canned_response_id: 'order-status' });
+    const thanks = reply({ composition_mode: 'strict_canned', message: 'thanks!', matched: [] });
+    expect(thanks.canned_response_id).not.toBe('thanks-name');
+    expect(reply({ composition_mode: 'strict_canned', message: 'thanks!', matched: [], field_values: { customer_name: 'Ada' } })).toMatchObject({ message: 'Thanks, Ada!', canned_response_id: 'thanks-name' });
+  });
+
+  it('composited_canned: each sentence in the wording of the template about the same thing, the id only when one template is the whole reply', () => {
+    expect(reply({ composition_mode: 'composited_canned', matched: greetAndRefund })).toEqual({
+      message: 'Hi there! How can I help you today? Our refund policy gives you 30 days to return an item.',
+      cited_guideline_ids: ['greet', 'refund'],
+      canned_response_id: '',
+    });
+    expect(reply({ composition_mode: 'composited_canned' })).toMatchObject({ message: 'Our refund policy gives you 30 days to return an item.', canned_response_id: 'refund-policy' });
+  });
+
+  it('asks the customer to choose between the disambiguation candidates', () => {
+    const disambiguation = {
+      candidates: [
+        { guideline_id: 'refund', condition: 'The customer asks about refunds' },
+        { guideline_id: 'cancel', condition: 'The customer wants to cancel their order' },
+      ],
+    };
+    for (const composition_mode of ['fluid', 'canned_fluid', 'composited_canned'] as const) {
+      expect(reply({ composition_mode, matched: [], message: 'about my order', disambiguation })).toEqual({
+        message: 'Just to be sure I help with the right thing, which one do you mean: refunds, or cancel your order?',
+        cited_guideline_ids: [],
+        canned_response_id: '',
+      });
+    }
+    // Strict mode asks through a template that offers every candidate, or leaves it to the caller.
+    expect(reply({ composition_mode: 'strict_canned', matched: [], message: 'about my order', disambiguation })).toMatchObject({ canned_response_id: 'refund-or-cancel' });
+    expect(reply({ composition_mode: 'strict_canned', matched: [], message: 'about my order', disambiguation, canned_responses: canned.slice(0, 3) })).toMatchObject({ canned_response_id: '' });
+  });
+
+  it('tells a model the mode, the templates and the field values', () => {
+    const request = composeReplyRequest(
+      { agentName: 'Support', message: 'hi', matched: greetAndRefund, history: [], composition_mode: 'strict_canned', canned_responses: canned, field_values: { order_id: '12345' } },
+      context,
+    );
+    const prompt = request.messages!.at(-1)!.content;
+    expect(prompt).toMatch(/^- \[greet\] Greet them warmly$/m);
+    expect(prompt).toContain('[Canned responses]\n- (refund-policy) Our refund policy');
+    expect(prompt).toContain('[Field values]\n- order_id = 12345');
+    expect(request.system).toContain('Reply only with one of the canned responses');
+    const fluid = composeReplyRequest({ agentName: 'Support', message: 'hi', matched: [], history: [], canned_responses: canned }, context);
+    expect(fluid.messages!.at(-1)!.content).not.toContain('[Canned responses]');
   });
 });

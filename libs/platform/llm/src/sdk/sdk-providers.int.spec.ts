@@ -1,12 +1,12 @@
 import { AnthropicProvider } from '../anthropic/anthropic-provider.js';
 import type { LlmProvider } from '../llm.port.js';
 import { OpenAiProvider } from '../openai/openai-provider.js';
-import { createLlmProvider } from '../provider-factory.js';
+import { createLlmProvider, createLlmProviderFor } from '../provider-factory.js';
 import { composeReplyRequest, composeReplySchema, type ComposeReplyOutput } from '../tasks/compose-reply.js';
 import { llmProviderConformance } from '../testing/index.js';
 import { anthropicToolUse, openAiCompletion, startWireServer, type RecordedRequest, type WireReply, type WireServer } from '../testing/wire-server.js';
 
-const answer: ComposeReplyOutput = { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'] };
+const answer: ComposeReplyOutput = { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'], canned_response_id: '' };
 const request = composeReplyRequest(
   {
     agentName: 'Support',
@@ -181,5 +181,57 @@ describe.each(adapters)('$name provider against a local server speaking its wire
     expect(provider.name).toBe(adapter.name);
     await provider.generate(request);
     expect(requests[0]!.body['model']).toBe(adapter.fromEnv(url)['TENET_LLM_MODEL']);
+  });
+});
+
+describe('fallback between providers, over their wire formats', () => {
+  const servers: WireServer[] = [];
+  const serve = async (respond: Parameters<typeof startWireServer>[0]): Promise<WireServer> => {
+    const server = await startWireServer(respond);
+    servers.push(server);
+    return server;
+  };
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  it('answers from the fallback configured in the environment when the primary rejects the key, after one request to it', async () => {
+    const openai = await serve([unauthorised]);
+    const anthropic = await serve([anthropicToolUse('reply', answer)]);
+    const llm = createLlmProvider({
+      TENET_LLM_PROVIDER: 'openai',
+      OPENAI_API_KEY: 'sk-revoked',
+      OPENAI_BASE_URL: openai.url,
+      ANTHROPIC_API_KEY: 'sk-ant',
+      ANTHROPIC_BASE_URL: anthropic.url,
+      TENET_LLM_FALLBACK_PROVIDER: 'anthropic',
+      TENET_LLM_FALLBACK_MODEL: 'claude-sonnet-4-5',
+    });
+    const response = await llm.generate<unknown, ComposeReplyOutput>(request);
+    expect(response).toMatchObject({ value: answer, provider: 'anthropic', fallbackFrom: 'openai/gpt-4o-mini' });
+    expect(openai.requests).toHaveLength(1);
+    expect(anthropic.requests.map((r) => r.body['model'])).toEqual(['claude-sonnet-4-5']);
+  });
+
+  it('answers from the fallback at once when the primary asks us to come back later than worth waiting', async () => {
+    const openai = await serve([{ ...rateLimited, headers: { 'retry-after': '120' } }]);
+    const anthropic = await serve([anthropicToolUse('reply', answer)]);
+    const llm = createLlmProviderFor(
+      { provider: 'openai', model: 'gpt-4.1', baseURL: openai.url, apiKey: 'sk-agent', fallback: { provider: 'anthropic', baseURL: anthropic.url, apiKey: 'sk-ant-agent' } },
+      {},
+    );
+    const started = performance.now();
+    const response = await llm.generate<unknown, ComposeReplyOutput>(request);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(response).toMatchObject({ provider: 'anthropic', fallbackFrom: 'openai/gpt-4.1' });
+    expect(openai.requests[0]!.headers['authorization']).toBe('Bearer sk-agent');
+    expect(`${String(anthropic.requests[0]!.headers['x-api-key'] ?? '')} ${String(anthropic.requests[0]!.headers['authorization'] ?? '')}`).toContain('sk-ant-agent');
+  });
+
+  it('answers from the fallback when the primary answers out of schema', async () => {
+    const anthropic = await serve([anthropicToolUse('reply', { message: 'hi' })]);
+    const openai = await serve([openAiCompletion(answer)]);
+    const llm = createLlmProviderFor({ provider: 'anthropic', baseURL: anthropic.url, apiKey: 'k', fallback: { provider: 'openai', baseURL: openai.url, apiKey: 'k' } }, {});
+    await expect(llm.generate(request)).resolves.toMatchObject({ provider: 'openai', fallbackFrom: 'anthropic/claude-haiku-4-5' });
   });
 });

@@ -1,4 +1,7 @@
-import type { LlmCallContext, LlmRequest } from '../llm.port.js';
+import { InvalidStructuredOutputError } from '../errors.js';
+import type { JsonSchema, LlmCallContext, LlmRequest } from '../llm.port.js';
+import { registerOutputCompletion } from '../structured-output.js';
+import { glossarySection, type GlossaryTerm } from './glossary.js';
 
 export const MATCH_GUIDELINES = 'match_guidelines';
 
@@ -7,12 +10,43 @@ export interface ConversationTurn {
   content: string;
 }
 
+/** A tool a guideline may run, described so that its arguments can be read from the conversation. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments: an object schema whose `properties` name them. */
+  parameters: JsonSchema;
+}
+
+export interface GuidelineToMatch {
+  id: string;
+  condition: string;
+  action?: string;
+  /**
+   * The agent already followed this guideline's action in this conversation. The caller sets it only for
+   * non-continuous guidelines; the guideline then applies again only if its condition arose anew in the
+   * customer's latest message.
+   */
+  previously_applied?: boolean;
+  /** Tools the guideline runs when it applies: their arguments are extracted from the conversation. */
+  tools?: ToolSpec[];
+}
+
 export interface MatchGuidelinesInput {
   /** The customer's latest message. */
   message: string;
   /** Earlier turns, oldest first. */
   history: ConversationTurn[];
-  guidelines: { id: string; condition: string; action?: string }[];
+  guidelines: GuidelineToMatch[];
+  /** The agent's glossary: a synonym in the conversation or a condition means its term. */
+  terms?: GlossaryTerm[];
+}
+
+/** Arguments for one tool: a JSON-encoded object, so that the output schema stays fixed (OpenAI strict mode). */
+export interface ToolArguments {
+  tool_name: string;
+  /** A JSON object with only the arguments the conversation gave, e.g. `{"order_id":"12345"}`; `{}` if none. */
+  arguments_json: string;
 }
 
 export interface GuidelineMatch {
@@ -22,6 +56,8 @@ export interface GuidelineMatch {
   /** How sure the provider is of that score, 0..1. */
   confidence: number;
   reasoning: string;
+  /** One entry per tool of the guideline when it applies; empty for guidelines without tools. */
+  tool_arguments: ToolArguments[];
 }
 
 export interface MatchGuidelinesOutput {
@@ -42,31 +78,80 @@ export const matchGuidelinesSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['guideline_id', 'relevance', 'confidence', 'reasoning'],
+        required: ['guideline_id', 'relevance', 'confidence', 'reasoning', 'tool_arguments'],
         properties: {
           guideline_id: { type: 'string' },
           relevance: { type: 'number', minimum: 0, maximum: 1 },
           confidence: { type: 'number', minimum: 0, maximum: 1 },
           reasoning: { type: 'string' },
+          tool_arguments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['tool_name', 'arguments_json'],
+              properties: {
+                tool_name: { type: 'string' },
+                arguments_json: { type: 'string', pattern: '^\\s*\\{[\\s\\S]*\\}\\s*$' },
+              },
+            },
+          },
         },
       },
     },
   },
 } as const;
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// An omitted `tool_arguments` means "no tools to run" (see registerOutputCompletion for who omits it).
+registerOutputCompletion(matchGuidelinesSchema, (value) => {
+  if (!isRecord(value) || !Array.isArray(value['matches']) || !value['matches'].some((m) => isRecord(m) && !('tool_arguments' in m))) return value;
+  return { ...value, matches: value['matches'].map((m: unknown) => (isRecord(m) && !('tool_arguments' in m) ? { ...m, tool_arguments: [] } : m)) };
+});
+
+/**
+ * The arguments of one `tool_arguments` entry as an object. The schema only checks that `arguments_json` looks
+ * like an object; this parses it and fails with `LLM.INVALID_OUTPUT` when it is not one.
+ */
+export function parseToolArguments(entry: ToolArguments, provider = 'unknown'): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(entry.arguments_json);
+  } catch (error) {
+    throw new InvalidStructuredOutputError(provider, 'guideline_matches', '/arguments_json', [`arguments of ${entry.tool_name} are not JSON`], { cause: error });
+  }
+  if (!isRecord(parsed)) throw new InvalidStructuredOutputError(provider, 'guideline_matches', '/arguments_json', [`arguments of ${entry.tool_name} are not a JSON object`]);
+  return parsed;
+}
+
 const transcript = (history: ConversationTurn[], message: string): string =>
   [...history.map((t) => `${t.role}: ${t.content}`), `customer (latest): ${message}`].join('\n');
 
+function describeGuideline(g: GuidelineToMatch): string {
+  const lines = [`- id: ${g.id}`, `  condition: ${g.condition}`];
+  if (g.action) lines.push(`  action: ${g.action}`);
+  if (g.previously_applied) lines.push('  previously applied: yes (score only whether its condition arose anew in the latest message)');
+  for (const tool of g.tools ?? []) lines.push(`  tool: ${tool.name} (${tool.description}); parameters: ${JSON.stringify(tool.parameters)}`);
+  return lines.join('\n');
+}
+
 /** The request for a guideline-matching call: the same task as a prompt for models and as input for deterministic providers. */
 export function matchGuidelinesRequest(input: MatchGuidelinesInput, context: LlmCallContext, options: { temperature?: number; maxTokens?: number } = {}): LlmRequest<MatchGuidelinesInput> {
-  const guidelines = input.guidelines.map((g) => `- id: ${g.id}\n  condition: ${g.condition}${g.action ? `\n  action: ${g.action}` : ''}`).join('\n');
+  const guidelines = input.guidelines.map(describeGuideline).join('\n');
   return {
     task: { kind: MATCH_GUIDELINES, input },
     system:
       'You decide which of a customer-service agent\'s guidelines apply to the conversation. For every guideline, ' +
       'score how well its condition holds for the customer\'s latest message in the context of the conversation ' +
       '(relevance 0..1, 0 = unrelated, 1 = clearly applies), how confident you are (0..1), and say why in one sentence. ' +
-      'Return one entry per guideline, using its id.',
+      'A guideline marked "previously applied" was already followed in this conversation: score only whether its ' +
+      'condition arose anew in the latest message, not whether it held earlier. ' +
+      'For a guideline with tools that applies, give one tool_arguments entry per tool: arguments_json is a JSON ' +
+      'object with the arguments its parameters schema names, taken from what the customer said, leaving out ' +
+      'any the conversation does not give (never guess); use an empty list for guidelines without tools or that do not apply. ' +
+      'Return one entry per guideline, using its id.' +
+      glossarySection(input.terms),
     messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}\n\nGuidelines:\n${guidelines}` }],
     schemaName: 'guideline_matches',
     schema: matchGuidelinesSchema,

@@ -1,2 +1,3 @@
 export { llmProviderConformance, conformanceRequests, type LlmProviderHarness } from './llm-provider.conformance.js';
+export { embeddingProviderConformance, conformanceTexts, type EmbeddingProviderHarness } from './embedding-provider.conformance.js';
 export { ScriptedProvider, ScriptExhaustedError, type ScriptedProviderOptions } from './scripted-provider.js';

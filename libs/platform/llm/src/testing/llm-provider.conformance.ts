@@ -1,7 +1,7 @@
 import type { LlmProvider, LlmRequest, LlmResponse } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
 import { composeReplyRequest, composeReplySchema, type ComposeReplyOutput } from '../tasks/compose-reply.js';
-import { matchGuidelinesRequest, matchGuidelinesSchema, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
+import { matchGuidelinesRequest, matchGuidelinesSchema, parseToolArguments, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
 
 /** A provider ready to answer the suite's requests (a scripted harness, a local wire server, …). */
 export interface LlmProviderHarness {
@@ -26,6 +26,40 @@ export const conformanceRequests = {
   ),
   composeReply: composeReplyRequest(
     { agentName: 'Support', message: 'I want my money back', matched: [{ guideline_id: 'refund', action: 'Explain the 30-day refund policy' }], history: [] },
+    context,
+  ),
+  /** Version 2 of the matching task: a previously applied guideline, a tool to extract arguments for, a glossary. */
+  matchGuidelinesV2: matchGuidelinesRequest(
+    {
+      message: 'Yes, it is order 12345',
+      history: [
+        { role: 'customer', content: 'Hi, I want my money back' },
+        { role: 'agent', content: 'Hello! Which order is it?' },
+      ],
+      guidelines: [
+        {
+          id: 'refund',
+          condition: 'The customer asks for a refund',
+          action: 'Start the refund',
+          tools: [{ name: 'start_refund', description: 'Starts a refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }],
+        },
+        { id: 'greet', condition: 'The customer greets the agent', action: 'Greet them', previously_applied: true },
+      ],
+      terms: [{ name: 'refund', description: 'Money returned for an order', synonyms: ['money back', 'reimbursement'] }],
+    },
+    context,
+  ),
+  /** Version 2 of the reply task: strict canned responses with a field. */
+  composeReplyCanned: composeReplyRequest(
+    {
+      agentName: 'Support',
+      message: 'Where is my order?',
+      matched: [{ guideline_id: 'status', action: 'Tell them the status of their order' }],
+      history: [],
+      composition_mode: 'strict_canned',
+      canned_responses: [{ id: 'order-status', value: 'Your order {{order_id}} is on its way.', fields: ['order_id'] }],
+      field_values: { order_id: '12345' },
+    },
     context,
   ),
 } satisfies Record<string, LlmRequest>;
@@ -71,6 +105,24 @@ export function llmProviderConformance(name: string, createHarness: () => Promis
       expectWellFormed(response, harness.provider);
       expect(() => validateStructuredOutput('check', 'reply', composeReplySchema, response.value)).not.toThrow();
       expect(response.value.message.trim()).not.toBe('');
+    });
+
+    it('answers the version 2 task shapes (tools, previously applied, glossary, canned responses) in their schemas', async () => {
+      const matched = await harness.provider.generate<unknown, MatchGuidelinesOutput>(conformanceRequests.matchGuidelinesV2);
+      expectWellFormed(matched, harness.provider);
+      expect(() => validateStructuredOutput('check', 'guideline_matches', matchGuidelinesSchema, matched.value)).not.toThrow();
+      const guidelines = new Map(conformanceRequests.matchGuidelinesV2.task.input.guidelines.map((g) => [g.id, g]));
+      for (const match of matched.value.matches) {
+        const tools = new Set(guidelines.get(match.guideline_id)?.tools?.map((t) => t.name));
+        for (const entry of match.tool_arguments) {
+          expect(tools.has(entry.tool_name)).toBe(true);
+          expect(typeof parseToolArguments(entry)).toBe('object');
+        }
+      }
+      const reply = await harness.provider.generate<unknown, ComposeReplyOutput>(conformanceRequests.composeReplyCanned);
+      expectWellFormed(reply, harness.provider);
+      expect(() => validateStructuredOutput('check', 'reply', composeReplySchema, reply.value)).not.toThrow();
+      expect(['', 'order-status']).toContain(reply.value.canned_response_id);
     });
 
     it('answers concurrent calls independently and leaves the requests untouched', async () => {

@@ -32,7 +32,7 @@ describe('ScriptedProvider', () => {
     const llm = new ScriptedProvider().answerWith<MatchGuidelinesInput>('match_guidelines', ({ task }) => ({
       matches: task.input.guidelines.map((g) => ({ guideline_id: g.id, relevance: 1, confidence: 1, reasoning: `because ${task.input.message}` })),
     }));
-    expect((await llm.generate(matchFor('refund'))).value).toEqual({ matches: [{ guideline_id: 'g1', relevance: 1, confidence: 1, reasoning: 'because refund' }] });
+    expect((await llm.generate(matchFor('refund'))).value).toEqual({ matches: [{ guideline_id: 'g1', relevance: 1, confidence: 1, reasoning: 'because refund', tool_arguments: [] }] });
   });
 
   it('reports the configured usage, fixed or per request', async () => {

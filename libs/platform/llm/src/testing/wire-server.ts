@@ -86,3 +86,26 @@ export const anthropicToolUse = (name: string, input: unknown, usage = { input_t
     usage,
   },
 });
+
+/**
+ * An OpenAI embeddings answer to a recorded `/embeddings` request: one vector per input from `vectorOf`, encoded
+ * as the request asked (the SDK asks for base64 little-endian float32 unless told otherwise), with usage.
+ */
+export function openAiEmbeddings(request: RecordedRequest, vectorOf: (text: string) => number[], options: { model?: string; promptTokens?: (texts: string[]) => number } = {}): WireReply {
+  const input = request.body['input'];
+  const texts = Array.isArray(input) ? input.map(String) : [String(input)];
+  const base64 = request.body['encoding_format'] === 'base64';
+  const promptTokens = options.promptTokens?.(texts) ?? texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+  return {
+    status: 200,
+    body: {
+      object: 'list',
+      model: options.model ?? String(request.body['model']),
+      data: texts.map((text, index) => {
+        const vector = vectorOf(text);
+        return { object: 'embedding', index, embedding: base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector };
+      }),
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    },
+  };
+}

@@ -12,6 +12,8 @@ export interface UsageRecord {
   /** When the answer arrived. */
   at: Date;
   latencyMs: number;
+  /** The configured provider that failed (`provider/model`) when a fallback answered; see `withFallback`. */
+  fallbackFrom?: string;
 }
 
 /** Where usage goes: the metering service publishes each record as an integration event. */
@@ -41,6 +43,7 @@ export function withUsageReporting(provider: LlmProvider, sink: UsageSink, now: 
         ...(agentId !== undefined ? { agentId } : {}),
         at: now(),
         latencyMs: response.latencyMs,
+        ...(response.fallbackFrom !== undefined ? { fallbackFrom: response.fallbackFrom } : {}),
       });
       return response;
     },

@@ -1,0 +1,109 @@
+import OpenAI from 'openai';
+import { InvalidStructuredOutputError } from '../errors.js';
+import type { LlmCallContext } from '../llm.port.js';
+import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
+import { mapSdkError } from '../sdk/sdk-errors.js';
+import type { EmbeddingProvider, EmbeddingResponse } from './embedding.port.js';
+
+export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
+
+/** Native vector lengths of OpenAI's embedding models. */
+const NATIVE_DIMENSIONS: Record<string, number> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
+
+export interface OpenAiEmbeddingProviderOptions {
+  apiKey: string;
+  /** Default `text-embedding-3-small`. */
+  model?: string;
+  /**
+   * Shortened vectors (text-embedding-3 models accept `dimensions`). Required for a model whose native length
+   * is not known here; the answer is checked against it.
+   */
+  dimensions?: number;
+  baseURL?: string;
+  /** Texts per request; the API takes up to 2048. Default 256. */
+  batchSize?: number;
+  /** Retries of 429 (after the advertised delay) and transient failures; never of 401/403. Default 2. */
+  maxRetries?: number;
+  retryPolicy?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  sleep?: Sleep;
+}
+
+/**
+ * OpenAI embeddings (`client.embeddings.create`), batched, with the chat adapter's retry loop and typed errors.
+ * The SDK asks for base64 vectors and decodes them (a quarter of the JSON payload); batches run one after
+ * another so that a large input does not burst past the rate limit.
+ */
+export class OpenAiEmbeddingProvider implements EmbeddingProvider {
+  readonly name = 'openai';
+  readonly model: string;
+  readonly dimensions: number;
+  private readonly requestDimensions: number | undefined;
+  private readonly client: OpenAI;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly batchSize: number;
+  private readonly sleep: Sleep | undefined;
+
+  constructor(options: OpenAiEmbeddingProviderOptions) {
+    this.model = options.model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
+    const native = NATIVE_DIMENSIONS[this.model];
+    const dimensions = options.dimensions ?? native;
+    if (dimensions === undefined) throw new RangeError(`OpenAiEmbeddingProvider: the length of "${this.model}" vectors is unknown; pass dimensions`);
+    this.dimensions = dimensions;
+    // Only ask for shortened vectors when they differ from the native length (older models reject the parameter).
+    this.requestDimensions = options.dimensions !== undefined && options.dimensions !== native ? options.dimensions : undefined;
+    this.batchSize = options.batchSize ?? 256;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1 || this.batchSize > 2048) throw new RangeError(`batchSize must be 1..2048, got ${this.batchSize}`);
+    // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
+    this.client = new OpenAI({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+    this.sleep = options.sleep;
+  }
+
+  async embed(texts: string[], _context: LlmCallContext): Promise<EmbeddingResponse> {
+    const started = performance.now();
+    // The API rejects empty input strings; a blank text has nothing to embed and gets the zero vector.
+    const vectors = texts.map(() => new Array<number>(this.dimensions).fill(0));
+    const sent = texts.flatMap((text, i) => (text.trim() === '' ? [] : [i]));
+    let inputTokens = 0;
+    let model = this.model;
+    for (let start = 0; start < sent.length; start += this.batchSize) {
+      const positions = sent.slice(start, start + this.batchSize);
+      const batch = positions.map((i) => texts[i] ?? '');
+      const answer = await withRetries(() => this.create(batch), this.retryPolicy, this.sleep);
+      const answered = this.vectorsOf(answer, positions);
+      for (const [i, position] of positions.entries()) vectors[position] = answered[i] ?? [];
+      inputTokens += answer.usage?.prompt_tokens ?? 0;
+      model = answer.model || model;
+    }
+    return { vectors, usage: { inputTokens }, provider: this.name, model, latencyMs: performance.now() - started };
+  }
+
+  private async create(input: string[]): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> {
+    try {
+      return await this.client.embeddings.create({ model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) });
+    } catch (error) {
+      throw mapSdkError(error, this.name, OpenAI);
+    }
+  }
+
+  /** The batch's vectors in input order (the API numbers them with `index`), each checked for its length. */
+  private vectorsOf(answer: OpenAI.Embeddings.CreateEmbeddingResponse, positions: number[]): number[][] {
+    const count = positions.length;
+    const vectors = new Array<number[] | undefined>(count);
+    for (const item of answer.data ?? []) {
+      if (Number.isInteger(item.index) && item.index >= 0 && item.index < count) vectors[item.index] = item.embedding;
+    }
+    return Array.from(vectors, (vector, i) => {
+      if (!Array.isArray(vector)) throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}`, [`no embedding for text ${positions[i] ?? i}`]);
+      if (vector.length !== this.dimensions || !vector.every(Number.isFinite)) {
+        throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}/embedding`, [`expected ${this.dimensions} finite numbers, got ${vector.length}`]);
+      }
+      return vector;
+    });
+  }
+}
