@@ -16,6 +16,7 @@ export const LlmUsageRecordedV1 = envelopeSchema(
       output_tokens: Type.Integer({ minimum: 0 }),
       cost_estimate_usd: Type.Number({ minimum: 0 }),
       latency_ms: Type.Number({ minimum: 0 }),
+      fallback_from: Type.Optional(Type.String({ minLength: 1, description: 'provider/model of the primary that failed when a fallback provider answered (seed 002 AgentDef.fallback)' })),
     },
     { additionalProperties: false },
   ),

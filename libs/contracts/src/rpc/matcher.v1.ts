@@ -18,7 +18,7 @@ const AgentRef = Type.Object(
   { additionalProperties: false },
 );
 
-/** Seed 000 §2 guideline fields the matcher needs. */
+/** Seed 000 §2 guideline fields the matcher needs, with Parlant's criticality and continuity. */
 const Guideline = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -28,6 +28,44 @@ const Guideline = Type.Object(
     enabled: Type.Boolean(),
     tools: Type.Array(Type.String()),
     required_context: Type.Array(Type.String()),
+    criticality: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+    continuous: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    journey_id: Type.Optional(Type.String()),
+    journey_step: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Endpoint = Type.Object({ type: Type.Union([Type.Literal('guideline'), Type.Literal('tag')]), id: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+
+/** A relationship between guidelines or tags (Parlant's relationships), resolved by the matcher each turn. */
+const Relationship = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type.String({ minLength: 1 }), source: Endpoint, target: Endpoint }, { additionalProperties: false });
+
+const Term = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), synonyms: Type.Array(Type.String()) }, { additionalProperties: false });
+
+/** Seed 000 §3 tool definition (the parts matching needs): arguments are extracted and checked against `parameters`. */
+const Tool = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
+
+/** Which model answers for the agent (seed 002 AgentDef), with an optional fallback used when it fails. */
+const ProviderChoice = Type.Object(
+  {
+    provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    fallback: Type.Optional(Type.Object({ provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]), model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+
+/** The agent's matching settings; every field has a default, so older gateways may omit them. */
+const MatchingSettings = Type.Object(
+  {
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_n: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    prefilter_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    max_batch_tokens: Type.Optional(Type.Integer({ minimum: 500, maximum: 200_000 })),
+    max_batches: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+    temperatures: Type.Optional(Type.Array(Type.Number({ minimum: 0, maximum: 2 }), { minItems: 1, maxItems: 5 })),
   },
   { additionalProperties: false },
 );
@@ -41,6 +79,8 @@ export const CallUsageV1 = Type.Object(
     input_tokens: Type.Integer({ minimum: 0 }),
     output_tokens: Type.Integer({ minimum: 0 }),
     latency_ms: Type.Number({ minimum: 0 }),
+    /** `provider/model` of the primary that failed when a fallback answered. */
+    fallback_from: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -55,6 +95,15 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     guidelines: Type.Array(Guideline),
     /** Values of the session's context variables (seed 000 §8 step 3: required_context). */
     context: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    relationships: Type.Optional(Type.Array(Relationship)),
+    /** Guidelines the agent's earlier replies in this session applied (Parlant's applied-guideline tracking). */
+    previously_applied: Type.Optional(Type.Array(Type.String())),
+    terms: Type.Optional(Type.Array(Term)),
+    tools: Type.Optional(Type.Array(Tool)),
+    settings: Type.Optional(MatchingSettings),
+    llm: Type.Optional(ProviderChoice),
+    /** The session's journey position (seed 000 §8 step 2); absent: no journey is active. */
+    active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -62,6 +111,8 @@ export type MatchGuidelinesRequestV1 = Static<typeof MatchGuidelinesRequestV1>;
 
 const Match = Type.Object({
   guideline_id: Type.String(),
+  criticality: Type.Optional(Type.String()),
+  tool_parameters: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
   priority: Type.Integer(),
   relevance_score: Type.Number(),
   confidence: Type.Number(),
@@ -78,11 +129,19 @@ export const MatchGuidelinesReplyV1 = Type.Object({
     matches: Type.Array(Match),
     top_matches: Type.Array(Match),
     combined_action: Type.Optional(Type.String()),
-    tools_to_execute: Type.Array(Type.Object({ tool_name: Type.String(), priority: Type.Integer(), guideline_id: Type.String() })),
+    tools_to_execute: Type.Array(
+      Type.Object({ tool_name: Type.String(), priority: Type.Integer(), guideline_id: Type.String(), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+    ),
     evaluation_time_ms: Type.Number({ minimum: 0 }),
+    /** Ask the customer to choose (a disambiguation relationship fired). */
+    disambiguation: Type.Optional(Type.Object({ source_id: Type.String(), candidates: Type.Array(Type.String()) })),
   }),
   /** Absent when no guideline was a candidate and no LLM call was made. */
   usage: Type.Optional(CallUsageV1),
+  /** Every call the matching made (embeddings, one per batch, retries), in order. */
+  calls: Type.Optional(Type.Array(CallUsageV1)),
+  /** How the result came about: prefilter, batches, attempts, relationship resolution, glossary. */
+  provenance: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** The matcher replica that answered (`host:pid`), for provenance and load checks. */
   served_by: Type.String(),
 });
@@ -95,6 +154,14 @@ export const ComposeReplyRequestV1 = Type.Object(
     message: Type.String(),
     history: Type.Array(Turn),
     matched: Type.Array(Type.Object({ guideline_id: Type.String({ minLength: 1 }), action: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+    composition_mode: Type.Optional(Type.Union([Type.Literal('fluid'), Type.Literal('canned_fluid'), Type.Literal('composited_canned'), Type.Literal('strict_canned')])),
+    canned_responses: Type.Optional(Type.Array(Type.Object({ id: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }), fields: Type.Array(Type.String()) }, { additionalProperties: false }))),
+    field_values: Type.Optional(Type.Record(Type.String(), Type.String())),
+    terms: Type.Optional(Type.Array(Term)),
+    disambiguation: Type.Optional(Type.Object({ candidates: Type.Array(Type.Object({ guideline_id: Type.String(), condition: Type.String() }, { additionalProperties: false })) }, { additionalProperties: false })),
+    /** strict_canned's reply when no template fits. */
+    no_match_message: Type.Optional(Type.String({ minLength: 1 })),
+    llm: Type.Optional(ProviderChoice),
   },
   { additionalProperties: false },
 );
@@ -103,6 +170,8 @@ export type ComposeReplyRequestV1 = Static<typeof ComposeReplyRequestV1>;
 export const ComposeReplyReplyV1 = Type.Object({
   message: Type.String({ minLength: 1 }),
   cited_guideline_ids: Type.Array(Type.String()),
+  /** The canned response the reply is (strict/canned modes), or absent for a fluid reply. */
+  canned_response_id: Type.Optional(Type.String()),
   usage: CallUsageV1,
   served_by: Type.String(),
 });

@@ -1,4 +1,4 @@
-import { candidatesFor, selectMatches, type MatchableGuideline, type RelevanceScore } from './index.js';
+import { candidatesFor, scopeToJourneys, selectMatches, type MatchableGuideline, type RelevanceScore } from './index.js';
 
 const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
   id,
@@ -49,9 +49,39 @@ describe('guideline matching (seed 000 §8)', () => {
     );
     expect(result.combined_action).toBe('action a\naction b');
     expect(result.tools_to_execute).toEqual([
-      { tool_name: 'check_order', priority: 5, guideline_id: 'a' },
-      { tool_name: 'refund_policy', priority: 5, guideline_id: 'a' },
+      { tool_name: 'check_order', priority: 5, guideline_id: 'a', parameters: {} },
+      { tool_name: 'refund_policy', priority: 5, guideline_id: 'a', parameters: {} },
     ]);
+  });
+
+  it('step 8: each tool once, with the extracted parameters of its highest-ranked guideline', () => {
+    const first = g('first', 9, { tools: ['check_order'] });
+    const second = g('second', 1, { tools: ['check_order'] });
+    const result = selectMatches([first, second], [
+      { guideline_id: 'first', relevance: 0.9, confidence: 1, reasoning: '', tool_parameters: { check_order: { order_id: '123' } } },
+      { guideline_id: 'second', relevance: 0.9, confidence: 1, reasoning: '', tool_parameters: { check_order: { order_id: '999' } } },
+    ], {});
+    expect(result.tools_to_execute).toEqual([{ tool_name: 'check_order', priority: 9, guideline_id: 'first', parameters: { order_id: '123' } }]);
+  });
+
+  it('criticality: high-criticality matches are never cut by top N and lead among equal priority', () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const candidates = ids.map((id) => g(id, 0, id === 'd' ? { criticality: 'high' } : {}));
+    const scores = ids.map((id, i) => ({ guideline_id: id, relevance: 0.9 - i * 0.1, confidence: 1, reasoning: '' }));
+    expect(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 2 }).top_matches.map((m) => m.guideline_id)).toEqual(['d', 'a']);
+    expect(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 1 }).top_matches.map((m) => m.guideline_id)).toEqual(['d']);
+    const lowPriorityCritical = ids.map((id) => g(id, id === 'd' ? 0 : 5, id === 'd' ? { criticality: 'high' } : {}));
+    expect(selectMatches(lowPriorityCritical, scores, {}, { threshold: 0.3, topN: 1 }).top_matches.map((m) => m.guideline_id)).toEqual(['a', 'd']);
+  });
+
+  it('step 2: journey-scoped guidelines apply only while their journey (and step) is active', () => {
+    const free = g('free', 0);
+    const anyStep = g('any-step', 0, { journey_id: 'booking' });
+    const atStep = g('at-step', 0, { journey_id: 'booking', journey_step: 'dates' });
+    const all = [free, anyStep, atStep];
+    expect(scopeToJourneys(all).map((x) => x.id)).toEqual(['free']);
+    expect(scopeToJourneys(all, { journey_id: 'booking', step_id: 'payment' }).map((x) => x.id)).toEqual(['free', 'any-step']);
+    expect(scopeToJourneys(all, { journey_id: 'booking', step_id: 'dates' }).map((x) => x.id)).toEqual(['free', 'any-step', 'at-step']);
   });
 
   it('records the matched context and clamps provider scores into 0..1', () => {

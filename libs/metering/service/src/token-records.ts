@@ -11,6 +11,8 @@ export interface TokenRecord extends UsageRecord {
   session_id?: string;
   purpose: string;
   latency_ms: number;
+  /** Seed 002: the primary that failed when a fallback provider answered. */
+  fallback_from?: string;
 }
 
 export const TOKEN_RECORDED = 'TokenRecorded';
@@ -39,6 +41,7 @@ export class TokenRecords {
       output_tokens: data.output_tokens,
       cost_estimate_usd: data.cost_estimate_usd,
       latency_ms: data.latency_ms,
+      ...(data.fallback_from !== undefined ? { fallback_from: data.fallback_from } : {}),
       at: event.occurred_at,
     };
     try {

@@ -26,6 +26,7 @@ export class UsageStreamSink implements UsageSink {
       inputTokens: usage.input_tokens,
       outputTokens: usage.output_tokens,
       latencyMs: usage.latency_ms,
+      ...(usage.fallback_from !== undefined ? { fallbackFrom: usage.fallback_from } : {}),
       at: new Date(),
     });
   }
@@ -42,6 +43,7 @@ export class UsageStreamSink implements UsageSink {
       output_tokens: usage.outputTokens,
       cost_estimate_usd: estimateCostUsd(this.prices, usage.provider, usage.model, usage.inputTokens, usage.outputTokens),
       latency_ms: Math.round(usage.latencyMs * 1000) / 1000,
+      ...(usage.fallbackFrom !== undefined ? { fallback_from: usage.fallbackFrom } : {}),
     };
     await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record }]);
   }
