@@ -1,11 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createLlmProvider, type LlmProvider } from '@tenet/llm';
-import { GuidelineMatcher, MATCHER_LLM_PROVIDER } from './guideline-matcher.js';
+import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
+import { EmbeddingCache } from './embedding-cache.js';
+import { GuidelineMatcher } from './guideline-matcher.js';
 import { MatcherRpcController } from './matcher.rpc.controller.js';
+import { ProviderRegistry } from './provider-registry.js';
 
 export interface GuidelineMatcherModuleOptions {
   /** Defaults to the configured provider: OpenAI or Anthropic with a key, else the offline provider. */
   provider?: LlmProvider;
+  /** Defaults to OpenAI embeddings with a key, else the offline vectorizer. */
+  embeddings?: EmbeddingProvider;
 }
 
 /**
@@ -18,7 +22,11 @@ export class GuidelineMatcherModule {
     return {
       module: GuidelineMatcherModule,
       controllers: [MatcherRpcController],
-      providers: [GuidelineMatcher, { provide: MATCHER_LLM_PROVIDER, useFactory: () => options.provider ?? createLlmProvider(process.env) }],
+      providers: [
+        GuidelineMatcher,
+        { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },
+        { provide: EmbeddingCache, useFactory: () => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env)) },
+      ],
       exports: [GuidelineMatcher],
     };
   }

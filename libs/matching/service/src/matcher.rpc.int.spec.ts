@@ -92,6 +92,63 @@ describe('guideline matcher over the bus (scripted provider, in-process bus)', (
     expect(provider.requests[0]!.system).toContain('Support for Acme');
   });
 
+  it('prefilters a large agent by embeddings and evaluates the rest in at most max_batches parallel calls', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => guideline(`g${i}`, `The customer asks about topic number ${i} in detail`));
+    many.push(guideline('refund', 'The customer wants a refund for an order'));
+    provider.answerAlways('match_guidelines', (req) => ({
+      matches: (req.task.input as { guidelines: { id: string }[] }).guidelines.map((g) => ({ guideline_id: g.id, relevance: g.id === 'refund' ? 0.9 : 0.1, confidence: 0.9, reasoning: 'scored', tool_arguments: [] })),
+    }));
+    const reply = await bus.request<MatchGuidelinesReplyV1>(MATCHER_MATCH_SUBJECT, { ...request(many), message: 'I want a refund for my order', settings: { prefilter_k: 20, max_batch_tokens: 500, max_batches: 3 } });
+    const asked = provider.requests.flatMap((r) => (r.task.input as { guidelines: { id: string }[] }).guidelines.map((g) => g.id));
+    expect(provider.requests.length).toBeLessThanOrEqual(3);
+    expect(asked.length).toBe(20);
+    expect(asked).toContain('refund');
+    expect(reply.result.top_matches.map((m) => m.guideline_id)).toEqual(['refund']);
+    expect(reply.provenance).toMatchObject({ prefilter: { guidelines: 301, candidates: 301, kept: 20, used: true } });
+    expect(reply.calls!.map((c) => c.purpose)).toEqual(['embed', ...provider.requests.map(() => 'match_guidelines')]);
+  });
+
+  it('resolves relationships on the matches: priority removes, entailment adds, and the steps are recorded', async () => {
+    provider.answer('match_guidelines', {
+      matches: [
+        { guideline_id: 'refund', relevance: 0.9, confidence: 0.9, reasoning: 'refund', tool_arguments: [] },
+        { guideline_id: 'upsell', relevance: 0.8, confidence: 0.9, reasoning: 'sale', tool_arguments: [] },
+      ],
+    });
+    const reply = await bus.request<MatchGuidelinesReplyV1>(MATCHER_MATCH_SUBJECT, {
+      ...request([guideline('refund', 'refund'), guideline('upsell', 'upsell'), guideline('apologise', 'apologise')]),
+      relationships: [
+        { id: 'p', kind: 'priority', source: { type: 'guideline', id: 'refund' }, target: { type: 'guideline', id: 'upsell' } },
+        { id: 'e', kind: 'entailment', source: { type: 'guideline', id: 'refund' }, target: { type: 'guideline', id: 'apologise' } },
+      ],
+    });
+    expect(reply.result.top_matches.map((m) => m.guideline_id).sort()).toEqual(['apologise', 'refund']);
+    expect((reply.provenance as { relationships: { steps: { guideline_id: string; effect: string }[] } }).relationships.steps.map((x) => `${x.effect} ${x.guideline_id}`)).toEqual(['deactivated upsell', 'activated apologise']);
+  });
+
+  it('keeps tool parameters that fit the tool schema, and does not schedule a tool whose arguments do not', async () => {
+    const tools = [
+      { name: 'check_order', description: 'Look up an order', parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]+$' } }, required: ['order_id'] } },
+      { name: 'refund', description: 'Refund an order', parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] } },
+    ];
+    provider.answer('match_guidelines', {
+      matches: [{ guideline_id: 'g', relevance: 0.9, confidence: 0.9, reasoning: '', tool_arguments: [{ tool_name: 'check_order', arguments_json: '{"order_id":"12345"}' }, { tool_name: 'refund', arguments_json: '{"amount":"lots"}' }] }],
+    });
+    const reply = await bus.request<MatchGuidelinesReplyV1>(MATCHER_MATCH_SUBJECT, { ...request([guideline('g', 'order problems', { tools: ['check_order', 'refund'] })]), tools });
+    expect(reply.result.tools_to_execute).toEqual([{ tool_name: 'check_order', priority: 0, guideline_id: 'g', parameters: { order_id: '12345' } }]);
+    expect((reply.provenance as { tool_parameter_issues: { tool_name: string }[] }).tool_parameter_issues.map((i) => i.tool_name)).toEqual(['refund']);
+  });
+
+  it('strict_canned never says anything but a template or the no-match message', async () => {
+    provider.answer('compose_reply', { message: 'Free text the model made up', cited_guideline_ids: ['refund'], canned_response_id: '' });
+    const base = { session_id: 's1', agent: { id: 'a1', name: 'Ada' }, message: 'refund?', history: [], matched: [{ guideline_id: 'refund', action: 'Explain refunds' }] };
+    const fallback = await bus.request<ComposeReplyReplyV1>(MATCHER_COMPOSE_SUBJECT, { ...base, composition_mode: 'strict_canned', canned_responses: [{ id: 'c1', value: 'Refunds take {{days}} days.', fields: ['days'] }], no_match_message: 'Let me get a human for that.' });
+    expect(fallback).toMatchObject({ message: 'Let me get a human for that.', cited_guideline_ids: [] });
+    provider.answer('compose_reply', { message: 'whatever', cited_guideline_ids: ['refund'], canned_response_id: 'c1' });
+    const templated = await bus.request<ComposeReplyReplyV1>(MATCHER_COMPOSE_SUBJECT, { ...base, composition_mode: 'strict_canned', canned_responses: [{ id: 'c1', value: 'Refunds take {{days}} days.', fields: ['days'] }], field_values: { days: '5' } });
+    expect(templated).toMatchObject({ message: 'Refunds take 5 days.', canned_response_id: 'c1', cited_guideline_ids: ['refund'] });
+  });
+
   it('refuses a request that breaks its contract, naming every field, without calling the provider', async () => {
     const bad = { ...request([guideline('g', '')]), session_id: 'has space', extra: true };
     const error = await bus.request(MATCHER_MATCH_SUBJECT, bad).catch((e: unknown) => e);

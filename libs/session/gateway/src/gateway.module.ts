@@ -22,7 +22,9 @@ import { defaultPriceTable } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
-import { GUIDELINE_SOURCE, TurnService } from './turns/turn.service.js';
+import { TurnContext } from './turns/turn-context.js';
+import { NoTurnExtras } from './turns/turn-extras.js';
+import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
 
 /**
  * Parlant-compatible REST over the platform ports. Needs PlatformModule, and a guideline matcher and metering
@@ -53,6 +55,8 @@ import { GUIDELINE_SOURCE, TurnService } from './turns/turn.service.js';
     TermsRepository,
     TurnService,
     { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
+    TurnContext,
+    { provide: TURN_EXTRAS, useClass: NoTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],

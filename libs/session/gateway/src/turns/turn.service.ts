@@ -13,7 +13,7 @@ import {
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
-import type { MatchableGuideline } from '@tenet/matching-domain';
+import { appliedAfterReply, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -21,14 +21,39 @@ import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
+import { TurnContext } from './turn-context.js';
 import { TurnLeases } from './turn-lease.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
 /** Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged). */
 export interface GuidelineSource {
-  forAgent(agentId: string): Promise<MatchableGuideline[]>;
+  forAgent(agentId: string): Promise<(MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown> })[]>;
 }
+
+export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
+
+/** The agent's matching and composition resources beyond its guidelines. */
+export interface TurnExtras {
+  relationships: NonNullable<MatchGuidelinesRequestV1['relationships']>;
+  tools: NonNullable<MatchGuidelinesRequestV1['tools']>;
+  settings?: MatchGuidelinesRequestV1['settings'];
+  llm?: MatchGuidelinesRequestV1['llm'];
+  cannedResponses: NonNullable<ComposeReplyRequestV1['canned_responses']>;
+  noMatchMessage?: string;
+}
+
+export interface TurnExtrasSource {
+  forTurn(agentId: string, guidelineIds: string[]): Promise<TurnExtras>;
+}
+
+const COMPOSITION_MODES = ['fluid', 'canned_fluid', 'composited_canned', 'strict_canned'] as const;
+const compositionModeOf = (mode: string | undefined): (typeof COMPOSITION_MODES)[number] =>
+  (COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as (typeof COMPOSITION_MODES)[number]) : 'fluid';
+
+/** Context-variable values usable as template fields (`{{name}}`): strings and numbers as they are. */
+const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
 
 class TurnCancelled extends Error {}
 
@@ -58,6 +83,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     private readonly sessions: SessionsRepository,
     private readonly agents: AgentsRepository,
     private readonly usage: UsageStreamSink,
+    private readonly context: TurnContext,
+    @Inject(TURN_EXTRAS) private readonly extras: TurnExtrasSource,
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -125,12 +152,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     await status('processing');
     const started = performance.now();
 
-    const history = ((await this.events.list(sessionId, { minOffset: 0, kinds: ['message'] }, 0)) ?? []).filter((e) => e.offset < trigger.offset);
+    const earlier = ((await this.events.list(sessionId, { minOffset: 0, kinds: ['message', 'status'] }, 0)) ?? []).filter((e) => e.offset < trigger.offset);
     const message = String((trigger.data as { message?: unknown }).message ?? '');
-    const turnHistory = history.slice(-HISTORY).map((e) => ({
-      role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent',
-      content: String((e.data as { message?: unknown }).message ?? ''),
-    }));
+    const turnHistory = earlier
+      .filter((e) => e.kind === 'message')
+      .slice(-Math.min(HISTORY, agent.config.max_history_length))
+      .map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
     const agentRef = { id: agent.id, name: agent.name, ...(agent.description ? { description: agent.description } : {}) };
     const guidelines = (await this.guidelines.forAgent(agent.id)).map((g) => ({
       id: g.id,
@@ -140,42 +167,82 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       enabled: g.enabled,
       tools: g.tools,
       required_context: g.required_context,
+      ...(g.criticality ? { criticality: g.criticality } : {}),
+      // Parlant: `metadata.continuous` re-applies whenever the condition holds; `track: false` opts out of
+      // applied-guideline tracking, which amounts to the same for matching.
+      ...(g.continuous === true || g.metadata?.['continuous'] === true || g.track === false ? { continuous: true } : {}),
+      ...(g.tags ? { tags: g.tags } : {}),
+      ...(g.journey_id ? { journey_id: g.journey_id } : {}),
+      ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
+    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, guidelines.map((g) => g.id))]);
     const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
-      { session_id: sessionId, agent: agentRef, message, history: turnHistory, guidelines },
+      {
+        session_id: sessionId,
+        agent: agentRef,
+        message,
+        history: turnHistory,
+        guidelines,
+        context: contextValues,
+        previously_applied: this.context.previouslyApplied(earlier),
+        terms,
+        ...(extras.relationships.length > 0 ? { relationships: extras.relationships } : {}),
+        ...(extras.tools.length > 0 ? { tools: extras.tools } : {}),
+        ...(extras.settings ? { settings: extras.settings } : {}),
+        ...(extras.llm ? { llm: extras.llm } : {}),
+      },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
-    const usage: CallUsageV1[] = [];
-    if (matched.usage) usage.push(await this.meter(agent.id, sessionId, matched.usage));
+    const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
 
     await status('typing');
     const top = matched.result.top_matches;
+    const byId = new Map(guidelines.map((g) => [g.id, g]));
+    const disambiguation = matched.result.disambiguation;
     const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
-      { session_id: sessionId, agent: agentRef, message, history: turnHistory, matched: top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])) },
+      {
+        session_id: sessionId,
+        agent: agentRef,
+        message,
+        history: turnHistory,
+        matched: disambiguation ? [] : top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
+        composition_mode: compositionModeOf(agent.composition_mode),
+        ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
+        field_values: fieldValues(contextValues),
+        ...(terms.length > 0 ? { terms } : {}),
+        ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
+        ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
+        ...(extras.llm ? { llm: extras.llm } : {}),
+      },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
-    usage.push(await this.meter(agent.id, sessionId, reply.usage));
+    calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
     await checkpoint();
 
     await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name } }, trigger.correlation_id);
     await status('ready', {
-      matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, reasoning: m.reasoning })),
+      matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, criticality: m.criticality, reasoning: m.reasoning })),
       guideline_match_result: matched.result,
       cited_guideline_ids: reply.cited_guideline_ids,
-      usage: usage.map(({ provider, model, input_tokens, output_tokens }) => ({ provider, model, input_tokens, output_tokens })),
+      // Parlant's response analysis: the matched guidelines this reply applied; non-continuous ones are not re-applied.
+      applied_guideline_ids: appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids),
+      ...(reply.canned_response_id ? { canned_response_id: reply.canned_response_id } : {}),
+      usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
+      provenance: { ...(matched.provenance ?? {}), composition_mode: compositionModeOf(agent.composition_mode) },
       turn_time_ms: Math.round(performance.now() - started),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
     return 'ready';
   }
 
-  /** Records the call's tokens in the log (published to metering by the relay) and returns them. */
-  private async meter(agentId: string, sessionId: string, usage: CallUsageV1): Promise<CallUsageV1> {
-    await this.usage.recordCall(agentId, sessionId, usage);
-    return usage;
+  /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */
+  private async meter(agentId: string, sessionId: string, usage: readonly CallUsageV1[]): Promise<(CallUsageV1 & { cost_estimate_usd: number })[]> {
+    const priced: (CallUsageV1 & { cost_estimate_usd: number })[] = [];
+    for (const call of usage) priced.push({ ...call, cost_estimate_usd: await this.usage.recordCall(agentId, sessionId, call) });
+    return priced;
   }
 
   /** A newer customer message supersedes the turn (Parlant's behaviour), whichever gateway received it. */

@@ -15,9 +15,9 @@ export class UsageStreamSink implements UsageSink {
     private readonly prices: PriceTable,
   ) {}
 
-  /** A call the matcher made for a turn, as it reported it in its reply. */
-  recordCall(agentId: string, sessionId: string, usage: CallUsageV1): Promise<void> {
-    return this.record({
+  /** A call the matcher made for a turn, as it reported it in its reply; resolves to its estimated cost. */
+  async recordCall(agentId: string, sessionId: string, usage: CallUsageV1): Promise<number> {
+    await this.record({
       agentId,
       sessionId,
       purpose: usage.purpose,
@@ -29,6 +29,7 @@ export class UsageStreamSink implements UsageSink {
       ...(usage.fallback_from !== undefined ? { fallbackFrom: usage.fallback_from } : {}),
       at: new Date(),
     });
+    return estimateCostUsd(this.prices, usage.provider, usage.model, usage.input_tokens, usage.output_tokens);
   }
 
   async record(usage: UsageRecord): Promise<void> {

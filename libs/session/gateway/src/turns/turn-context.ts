@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import type { EventView } from '../events/event.dto.js';
+import { TermsRepository } from '../terms/terms.repository.js';
+
+const AGENT_TAG = 'agent:';
+/** Parlant's key for a context variable's value that applies to every customer. */
+const DEFAULT_KEY = 'DEFAULT';
+
+const appliesTo = (tags: readonly string[], agentId: string): boolean => tags.length === 0 || tags.includes(`${AGENT_TAG}${agentId}`) || !tags.some((t) => t.startsWith(AGENT_TAG));
+
+/**
+ * What a turn knows besides the guidelines: the customer's context-variable values (seed 000 §8 step 3
+ * checks `required_context` against them), the agent's glossary, and which guidelines earlier replies in the
+ * session applied (Parlant's applied-guideline tracking, recorded on each `ready` status).
+ */
+@Injectable()
+export class TurnContext {
+  constructor(
+    private readonly variables: ContextVariablesRepository,
+    private readonly terms: TermsRepository,
+  ) {}
+
+  /** Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default. */
+  async values(agentId: string, customerId: string): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    for (const variable of await this.variables.list()) {
+      if (!appliesTo(variable.tags, agentId)) continue;
+      const value = (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
+      if (value !== undefined) values[variable.name] = value.data;
+      else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
+    }
+    return values;
+  }
+
+  async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {
+    return (await this.terms.list()).filter((term) => appliesTo(term.tags, agentId)).map((term) => ({ name: term.name, description: term.description, synonyms: term.synonyms }));
+  }
+
+  /** Guidelines the session's replies so far applied, from the `ready` statuses before this turn. */
+  previouslyApplied(statuses: readonly EventView[]): string[] {
+    const applied = new Set<string>();
+    for (const event of statuses) {
+      const data = event.data as { status?: string; data?: { applied_guideline_ids?: unknown } };
+      if (data.status !== 'ready' || !Array.isArray(data.data?.applied_guideline_ids)) continue;
+      for (const id of data.data.applied_guideline_ids) if (typeof id === 'string') applied.add(id);
+    }
+    return [...applied];
+  }
+}
