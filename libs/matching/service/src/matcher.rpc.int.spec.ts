@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
 import { MATCHER_COMPOSE_SUBJECT, MATCHER_MATCH_SUBJECT, type ComposeReplyReplyV1, type MatchGuidelinesReplyV1, type MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import { ProviderUnavailableError, withFallback } from '@tenet/llm';
 import { ScriptedProvider } from '@tenet/llm/testing';
 import { InProcessMessageBus, RemoteHandlerError, TenetTransport } from '@tenet/messaging';
 import { GuidelineMatcherModule } from './matcher.module.js';
@@ -160,3 +161,26 @@ describe('guideline matcher over the bus (scripted provider, in-process bus)', (
     expect(provider.requests).toHaveLength(0);
   });
 });
+
+describe('guideline matcher with a fallback provider (seed 002 AgentDef.fallback)', () => {
+  it('answers from the fallback when the primary is unavailable, and the usage names the primary that failed', async () => {
+    const primary = new ScriptedProvider({ model: 'primary-1' }).fail('match_guidelines', new ProviderUnavailableError('scripted', 'down for maintenance'));
+    const fallback = new ScriptedProvider({ model: 'backup-1', usage: { inputTokens: 7, outputTokens: 3 } }).answer('match_guidelines', { matches: [{ guideline_id: 'g', relevance: 0.9, confidence: 0.9, reasoning: 'ok', tool_arguments: [] }] });
+    const bus = new InProcessMessageBus();
+    @Module({ imports: [GuidelineMatcherModule.forRoot({ provider: withFallback(primary, fallback) })] })
+    class Host {}
+    const app = await NestFactory.create(Host, { logger: false });
+    app.connectMicroservice({ strategy: new TenetTransport({ bus, serviceName: 'guideline-matcher' }) });
+    await app.startAllMicroservices();
+    await app.init();
+    try {
+      const reply = await bus.request<MatchGuidelinesReplyV1>(MATCHER_MATCH_SUBJECT, { ...request([guideline('g', 'anything')]), settings: { temperatures: [0] } });
+      expect(reply.result.top_matches.map((m) => m.guideline_id)).toEqual(['g']);
+      expect(reply.usage).toMatchObject({ provider: 'scripted', model: 'backup-1', input_tokens: 7, fallback_from: 'scripted/primary-1' });
+    } finally {
+      await app.close();
+      await bus.close();
+    }
+  });
+});
+
