@@ -322,7 +322,7 @@ describe('catalog resources: customers, tags, guidelines, context variables, ter
       [{ condition: 'c', priority: 1001 }, ['body', 'priority'], /priority must be an integer from -1000 to 1000/],
       [{ condition: 'c', priority: -1001 }, ['body', 'priority'], /priority must be an integer from -1000 to 1000/],
       [{ condition: 'c', priority: 1.5 }, ['body', 'priority'], /priority must be an integer from -1000 to 1000/],
-      [{ condition: 'c', tools: ['check_order'] }, ['body', 'tools', 0], /tools must name tools defined on the agent: no tools are defined \(check_order\)/],
+      [{ condition: 'c', tools: ['check_order'] }, ['body', 'tools', 0], /tools must name tools defined on the agent: check_order is not defined/],
       [{ condition: 'c', required_context: ['no_such_variable'] }, ['body', 'required_context', 0], /required_context must name a defined context variable: no_such_variable is not defined/],
       [{ condition: 'c', journey_id: 'onboarding' }, ['body', 'journey_id'], /journey_id must reference an existing journey/],
       [{ condition: 'c', journey_step: 'welcome' }, ['body', 'journey_step'], /journey_step requires journey_id/],

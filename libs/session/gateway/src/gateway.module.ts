@@ -23,7 +23,11 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
 import { TurnContext } from './turns/turn-context.js';
-import { NoTurnExtras } from './turns/turn-extras.js';
+import { AgentTurnExtras } from './turns/turn-extras.js';
+import { CannedResponsesHttpController } from './canned-responses/canned-responses.http.controller.js';
+import { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
+import { RelationshipsHttpController } from './relationships/relationships.http.controller.js';
+import { RelationshipsRepository } from './relationships/relationships.repository.js';
 import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
 
 /**
@@ -41,6 +45,8 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     ContextVariablesHttpController,
     TermsHttpController,
     UsageHttpController,
+    RelationshipsHttpController,
+    CannedResponsesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -56,7 +62,9 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     TurnService,
     { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
     TurnContext,
-    { provide: TURN_EXTRAS, useClass: NoTurnExtras },
+    RelationshipsRepository,
+    CannedResponsesRepository,
+    { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],

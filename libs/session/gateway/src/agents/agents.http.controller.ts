@@ -26,7 +26,7 @@ export class AgentsHttpController {
 
   @Patch(':agentId')
   async update(@Param('agentId') id: string, @Body() body: AgentUpdateDto): Promise<AgentView> {
-    return (await this.agents.update(id, body)) ?? Promise.reject(notFound('agent', id));
+    return (await httpCall(() => this.agents.update(id, body))) ?? Promise.reject(notFound('agent', id));
   }
 
   @Delete(':agentId')

@@ -3,7 +3,12 @@ import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { ResourceStreams } from '../catalog/resource-streams.js';
 import { newId } from '../ids.js';
-import { defaultAgentConfig, type AgentCreationDto, type AgentUpdateDto, type AgentView } from './agent.dto.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { assertNoViolations, violation } from '../tags/rule-violation.js';
+import { defaultAgentConfig, defaultAgentMatching, type AgentCreationDto, type AgentUpdateDto, type AgentView, type ToolDefinitionDto } from './agent.dto.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const PREFIX = 'agent-';
 
@@ -16,14 +21,46 @@ function evolve(current: AgentView | undefined, event: Pick<StoredEvent, 'type' 
   const e = event as AgentEvent;
   switch (e.type) {
     case 'AgentCreated':
-      return e.data;
+      return withDefaults(e.data);
     case 'AgentUpdated':
-      return current && { ...current, ...e.data, config: { ...current.config, ...(e.data.config ?? {}) } };
+      return current && withDefaults({ ...current, ...e.data, config: { ...current.config, ...(e.data.config ?? {}) }, matching: { ...defaultAgentMatching, ...current.matching, ...(e.data.matching ?? {}) } });
     case 'AgentDeleted':
       return undefined;
     default:
       return current;
   }
+}
+
+/** Agents stored before the matching fields existed read with their defaults. */
+const withDefaults = (agent: AgentView): AgentView => ({ ...agent, matching: { ...defaultAgentMatching, ...(agent.matching ?? {}) }, tools: agent.tools ?? [] });
+
+const ajv = addFormats(new Ajv2020({ strict: false }));
+
+/** Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object"; names are unique. */
+function toolProblems(tools: readonly ToolDefinitionDto[] | undefined) {
+  const problems = [];
+  const seen = new Set<string>();
+  for (const [index, tool] of (tools ?? []).entries()) {
+    if (seen.has(tool.name)) problems.push(violation(['tools', index, 'name'], `tool name "${tool.name}" is used twice; tool names must be unique per agent`, 'value_error'));
+    seen.add(tool.name);
+    if (tool.parameters['type'] !== 'object') problems.push(violation(['tools', index, 'parameters'], 'parameters must be a JSON Schema with type "object"', 'value_error'));
+    else {
+      try {
+        ajv.compile(tool.parameters);
+      } catch (error) {
+        problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, 'value_error'));
+      }
+    }
+  }
+  return problems;
+}
+
+/** Seed 002: a fallback must be a different model; the offline provider has only one. */
+function llmProblems(llm: AgentCreationDto['llm']) {
+  const fallback = llm?.fallback;
+  if (!llm || !fallback) return [];
+  const same = fallback.provider === llm.provider && (llm.provider === 'offline' || (fallback.model ?? '') === (llm.model ?? ''));
+  return same ? [violation(['llm', 'fallback'], 'llm.fallback must differ from the primary provider and model', 'value_error')] : [];
 }
 
 /** Agents are event-sourced: one stream per agent (`agent-<id>`), read models folded from it. */
@@ -37,6 +74,7 @@ export class AgentsRepository {
 
   /** Throws `ResourceIdTakenError` when the id is taken. */
   create(input: AgentCreationDto, now: Date): Promise<AgentView> {
+    assertNoViolations([...toolProblems(input.tools), ...llmProblems(input.llm)]);
     const id = input.id ?? newId();
     return this.streams.create(id, {
       id,
@@ -48,6 +86,10 @@ export class AgentsRepository {
       message_output_mode: input.message_output_mode ?? 'block',
       tags: input.tags ?? [],
       config: { ...defaultAgentConfig, ...(input.config ?? {}) },
+      matching: { ...defaultAgentMatching, ...(input.matching ?? {}) },
+      tools: input.tools ?? [],
+      ...(input.llm ? { llm: input.llm } : {}),
+      ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
       creation_utc: now.toISOString(),
     });
   }
@@ -62,7 +104,10 @@ export class AgentsRepository {
 
   /** Optimistic: the update is appended only if nobody changed the agent since it was read. */
   update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
-    return this.streams.update(id, () => ({ ...changes }) as Partial<AgentView>);
+    return this.streams.update(id, () => {
+      assertNoViolations([...toolProblems(changes.tools), ...llmProblems(changes.llm)]);
+      return { ...changes } as Partial<AgentView>;
+    });
   }
 
   delete(id: string): Promise<boolean> {

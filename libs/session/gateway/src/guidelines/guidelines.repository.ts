@@ -136,10 +136,16 @@ export class GuidelinesRepository {
   /** Seed 000 §2 reference rules; only what the request introduces is checked, so unrelated edits keep working. */
   private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean }): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
-    // Honest for now: there is no tool registry yet, so no tool can be referenced.
-    refs.tools.values.forEach((tool, index) =>
-      details.push(violation([...refs.tools.path, index], `${refs.tools.path[0] ?? 'tools'} must name tools defined on the agent: no tools are defined (${tool})`, 'value_error.reference')),
-    );
+    // Seed 000 §2: tools are defined on agents (§3). A guideline tagged agent:<id> may name that agent's tools;
+    // an untagged one applies to every agent and may name a tool any agent defines.
+    if (refs.tools.values.length > 0) {
+      const agentIds = guideline.tags.filter((t) => t.startsWith(AGENT_TAG_PREFIX)).map((t) => t.slice(AGENT_TAG_PREFIX.length));
+      const agents = agentIds.length > 0 ? (await Promise.all(agentIds.map((id) => this.agents.get(id)))).flatMap((a) => (a ? [a] : [])) : await this.agents.list();
+      const defined = new Set(agents.flatMap((a) => (a.tools ?? []).map((t) => t.name)));
+      refs.tools.values.forEach((tool, index) => {
+        if (!defined.has(tool)) details.push(violation([...refs.tools.path, index], `${refs.tools.path[0] ?? 'tools'} must name tools defined on the agent: ${tool} is not defined`, 'value_error.reference'));
+      });
+    }
     if (refs.requiredContext && refs.requiredContext.length > 0) {
       const defined = await this.variables.names();
       refs.requiredContext.forEach((name, index) => {
