@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
@@ -7,6 +7,19 @@ import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
 const MAX_WAIT_SECS = 300;
+
+/** The parts of Express's request and response the streaming path uses (no @types/express dependency). */
+interface Request {
+  on(event: 'close', listener: () => void): unknown;
+}
+interface Response {
+  status(code: number): Response;
+  set(headers: Record<string, string>): Response;
+  json(body: unknown): unknown;
+  flushHeaders(): void;
+  write(chunk: string): boolean;
+  end(): unknown;
+}
 
 function parseQuery(query: Record<string, string | undefined>): { filter: EventFilter; waitMs: number } {
   const problems: ValidationDetail[] = [];
@@ -63,13 +76,36 @@ export class EventsHttpController {
     return event;
   }
 
-  /** Parlant's long-poll: returns at once when matching events exist, else waits up to wait_for_data seconds, then 504. */
+  /**
+   * Parlant's long-poll: returns at once when matching events exist, else waits up to wait_for_data seconds,
+   * then 504. With `sse=true`, Parlant's Server-Sent Events instead: every matching event from min_offset as a
+   * `data: <event JSON>` frame, then each new one as it is appended, until wait_for_data passes without one
+   * (then the stream ends) or the client goes away. Waiting is woken by the bus, never by polling the store.
+   */
   @Get()
-  async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>): Promise<EventView[]> {
-    const { filter, waitMs } = parseQuery(query);
+  async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const sse = query['sse'] === 'true' || query['sse'] === '1';
+    const { filter, waitMs } = parseQuery({ ...query, ...(sse && query['wait_for_data'] === undefined ? { wait_for_data: '60' } : {}) });
     if (!(await this.sessions.get(sessionId))) throw notFound('session', sessionId);
-    const found = await this.events.list(sessionId, filter, waitMs);
-    if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
-    return found;
+    if (!sse) {
+      const found = await this.events.list(sessionId, filter, waitMs);
+      if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
+      res.status(HttpStatus.OK).json(found);
+      return;
+    }
+    const gone = new AbortController();
+    req.on('close', () => gone.abort());
+    res.status(HttpStatus.OK).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+    let minOffset = filter.minOffset;
+    while (!gone.signal.aborted) {
+      const found = await this.events.list(sessionId, { ...filter, minOffset }, waitMs, gone.signal);
+      if (!found || found.length === 0) break;
+      for (const event of found) {
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
+        minOffset = Math.max(minOffset, event.offset + 1);
+      }
+    }
+    res.end();
   }
 }

@@ -81,9 +81,10 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * Matching events from `minOffset`; when none exist yet, waits up to `waitMs` for one to be appended
    * (by this process or any other). Resolves `undefined` on timeout.
    */
-  async list(sessionId: string, filter: EventFilter, waitMs: number): Promise<EventView[] | undefined> {
+  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal): Promise<EventView[] | undefined> {
     const deadline = Date.now() + waitMs;
     for (;;) {
+      if (signal?.aborted) return undefined;
       // Subscribe before reading, so an append between the read and the wait cannot be missed.
       let wake!: () => void;
       const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -94,8 +95,11 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
         if (found.length > 0 || waitMs === 0) return found;
         if (remaining <= 0) return undefined;
         let timer: NodeJS.Timeout | undefined;
-        const timedOut = await Promise.race([woken.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), remaining)))]);
+        let onAbort: (() => void) | undefined;
+        const aborted = new Promise<boolean>((resolve) => signal?.addEventListener('abort', (onAbort = () => resolve(true)), { once: true }));
+        const timedOut = await Promise.race([woken.then(() => false), aborted, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), remaining)))]);
         clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
         if (timedOut) return undefined;
       } finally {
         this.wakeups.off(sessionId, wake);
