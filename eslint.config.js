@@ -61,7 +61,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', 'bench/**/*.ts', 'libs/**/testing/**/*.ts', 'libs/testing/**/*.ts'],
+    files: ['**/*.spec.ts', 'bench/**/*.ts', 'libs/**/testing/**/*.ts', 'libs/testing/**/*.ts', 'test/**/support/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
