@@ -1,4 +1,4 @@
-import { candidatesFor, scopeToJourneys, selectMatches, type MatchableGuideline, type RelevanceScore } from './index.js';
+import { candidatesFor, rankMatches, scoredMatches, selectMatches, toMatch, type MatchableGuideline, type RelevanceScore } from './index.js';
 
 const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
   id,
@@ -10,86 +10,126 @@ const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}
   required_context: [],
   ...extra,
 });
-const s = (guideline_id: string, relevance: number): RelevanceScore => ({ guideline_id, relevance, confidence: 0.9, reasoning: `why ${guideline_id}` });
+const s = (guideline_id: string, relevance: number, extra: Partial<RelevanceScore> = {}): RelevanceScore => ({ guideline_id, relevance, confidence: 0.9, reasoning: `why ${guideline_id}`, ...extra });
+const ids = (matches: { guideline_id: string }[]) => matches.map((m) => m.guideline_id);
 
 describe('guideline matching (seed 000 §8)', () => {
-  it('step 1: disabled guidelines are never candidates', () => {
-    expect(candidatesFor([g('a', 0), g('b', 0, { enabled: false })], {}).map((x) => x.id)).toEqual(['a']);
+  describe('candidatesFor — steps 1 and 3', () => {
+    it('given a disabled guideline, when selecting candidates, then it is never one', () => {
+      expect(candidatesFor([g('a', 0), g('b', 0, { enabled: false })], {}).map((x) => x.id)).toEqual(['a']);
+    });
+
+    it('given a guideline needing context, when a variable is missing, then it is no candidate; when all are present, it is', () => {
+      const needs = g('refund', 0, { required_context: ['order_id', 'email'] });
+      expect(candidatesFor([needs], { order_id: '12345' })).toEqual([]);
+      expect(candidatesFor([needs], { order_id: '12345', email: 'a@b.c' })).toEqual([needs]);
+    });
   });
 
-  it('step 3: a guideline needing context applies only when every variable is present', () => {
-    const needs = g('refund', 0, { required_context: ['order_id', 'email'] });
-    expect(candidatesFor([needs], { order_id: '12345' })).toEqual([]);
-    expect(candidatesFor([needs], { order_id: '12345', email: 'a@b.c' })).toEqual([needs]);
+  describe('scoredMatches — step 5', () => {
+    it('given scores around the threshold (default 0.3), when scoring, then 0.3 matches and 0.29 does not', () => {
+      expect(ids(scoredMatches([g('a', 0), g('b', 0)], [s('a', 0.29), s('b', 0.3)], {}))).toEqual(['b']);
+    });
+
+    it('given out-of-range provider scores, when scoring, then they are clamped into 0..1 and the matched context is recorded', () => {
+      const [match] = scoredMatches([g('a', 0, { required_context: ['order_id'] })], [s('a', 1.7, { confidence: -1 })], { order_id: '42' });
+      expect(match).toMatchObject({ relevance_score: 1, confidence: 0, matched_context: { order_id: '42' } });
+    });
+
+    it('given a score for a guideline that is no candidate, when scoring, then it is ignored', () => {
+      expect(ids(scoredMatches([g('a', 0)], [s('a', 0.9), s('intruder', 1)], {}))).toEqual(['a']);
+    });
+
+    it('given a continuous or previously-applied guideline, when it matches, then the match says so (applied tracking reads it)', () => {
+      const [continuous, applied, plain] = scoredMatches([g('c', 0, { continuous: true }), g('p', 0, { previously_applied: true }), g('x', 0)], [s('c', 0.9), s('p', 0.9), s('x', 0.9)], {});
+      expect(continuous).toMatchObject({ continuous: true, criticality: 'medium' });
+      expect(applied).toMatchObject({ previously_applied: true });
+      expect(plain).not.toHaveProperty('continuous');
+      expect(plain).not.toHaveProperty('previously_applied');
+    });
   });
 
-  it('step 5: scores below the threshold (default 0.3) are dropped; 0.3 itself matches', () => {
-    const result = selectMatches([g('a', 0), g('b', 0)], [s('a', 0.29), s('b', 0.3)], {});
-    expect(result.matches.map((m) => m.guideline_id)).toEqual(['b']);
+  describe('rankMatches — steps 6, 7 and 9', () => {
+    it('given matches of different priority and relevance, when ranked, then priority comes first, then relevance', () => {
+      const result = selectMatches([g('low-hi', 1), g('high-lo', 10), g('high-hi', 10)], [s('low-hi', 0.99), s('high-lo', 0.5), s('high-hi', 0.8)], {});
+      expect(ids(result.matches)).toEqual(['high-hi', 'high-lo', 'low-hi']);
+    });
+
+    it('given four matches, when cutting to top N (default 3, configurable), then the rest stay in matches only', () => {
+      const guidelines = ['a', 'b', 'c', 'd'].map((id, i) => g(id, 10 - i));
+      const scores = guidelines.map((x) => s(x.id, 0.9));
+      expect(ids(selectMatches(guidelines, scores, {}).top_matches)).toEqual(['a', 'b', 'c']);
+      expect(ids(selectMatches(guidelines, scores, {}, { threshold: 0.3, topN: 1 }).top_matches)).toEqual(['a']);
+      expect(selectMatches(guidelines, scores, {}).matches).toHaveLength(4);
+    });
+
+    it('given top matches with and without actions, when combining, then their actions join in rank order and observations add none', () => {
+      const result = selectMatches([g('a', 5), g('b', 1), g('obs', 3, { action: undefined })], [s('a', 0.9), s('b', 0.9), s('obs', 0.9)], {});
+      expect(result.combined_action).toBe('action a\naction b');
+      expect(selectMatches([g('obs', 3, { action: undefined })], [s('obs', 0.9)], {})).not.toHaveProperty('combined_action');
+    });
   });
 
-  it('step 6: sorts by priority first, then relevance', () => {
-    const result = selectMatches([g('low-hi', 1), g('high-lo', 10), g('high-hi', 10)], [s('low-hi', 0.99), s('high-lo', 0.5), s('high-hi', 0.8)], {});
-    expect(result.matches.map((m) => m.guideline_id)).toEqual(['high-hi', 'high-lo', 'low-hi']);
+  describe('criticality in top N — step 7', () => {
+    const idsOf = ['a', 'b', 'c', 'd'];
+    const scores = idsOf.map((id, i) => s(id, 0.9 - i * 0.1));
+
+    it('given a high-criticality match with the lowest relevance, when cutting to top N, then it leads its priority and is kept', () => {
+      const candidates = idsOf.map((id) => g(id, 0, id === 'd' ? { criticality: 'high' } : {}));
+      expect(ids(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 2 }).top_matches)).toEqual(['d', 'a']);
+      expect(ids(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 1 }).top_matches)).toEqual(['d']);
+    });
+
+    it('given a high-criticality match of lower priority outside top N, when cutting, then it is kept on top of N, in its sorted place', () => {
+      const candidates = idsOf.map((id) => g(id, id === 'd' ? 0 : 5, id === 'd' ? { criticality: 'high' } : {}));
+      expect(ids(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 1 }).top_matches)).toEqual(['a', 'd']);
+    });
+
+    it('given a low-criticality match, when ranking among equal priority, then it comes after medium ones whatever its relevance', () => {
+      const candidates = [g('principle', 0, { criticality: 'low' }), g('rule', 0)];
+      expect(ids(selectMatches(candidates, [s('principle', 0.95), s('rule', 0.5)], {}, { topN: 1 }).top_matches)).toEqual(['rule']);
+    });
   });
 
-  it('step 7: keeps the top N (default 3), configurable', () => {
-    const guidelines = ['a', 'b', 'c', 'd'].map((id, i) => g(id, 10 - i));
-    const scores = guidelines.map((x) => s(x.id, 0.9));
-    expect(selectMatches(guidelines, scores, {}).top_matches.map((m) => m.guideline_id)).toEqual(['a', 'b', 'c']);
-    expect(selectMatches(guidelines, scores, {}, { threshold: 0.3, topN: 1 }).top_matches.map((m) => m.guideline_id)).toEqual(['a']);
-    expect(selectMatches(guidelines, scores, {}).matches).toHaveLength(4);
+  describe('tools — steps 8 and 9', () => {
+    it('given two guidelines naming one tool, when selecting, then it runs once, with the parameters of the higher-priority guideline', () => {
+      const result = selectMatches(
+        [g('first', 9, { tools: ['check_order'] }), g('second', 1, { tools: ['check_order', 'refund_policy'] })],
+        [s('first', 0.9, { tool_parameters: { check_order: { order_id: '123' } } }), s('second', 0.9, { tool_parameters: { check_order: { order_id: '999' }, refund_policy: { region: 'EU' } } })],
+        {},
+      );
+      expect(result.tools_to_execute).toEqual([
+        { tool_name: 'check_order', priority: 9, guideline_id: 'first', parameters: { order_id: '123' } },
+        { tool_name: 'refund_policy', priority: 1, guideline_id: 'second', parameters: { region: 'EU' } },
+      ]);
+    });
+
+    it('given a tool without extracted parameters, when selecting, then it runs with none', () => {
+      expect(selectMatches([g('a', 0, { tools: ['faq'] })], [s('a', 0.9)], {}).tools_to_execute).toEqual([{ tool_name: 'faq', priority: 0, guideline_id: 'a', parameters: {} }]);
+    });
+
+    it('given the LLM extracted arguments for a tool the guideline does not name, when matching, then they are dropped', () => {
+      const [match] = scoredMatches([g('a', 0, { tools: ['faq'] })], [s('a', 0.9, { tool_parameters: { faq: { q: 'x' }, delete_account: { id: '1' } } })], {});
+      expect(match?.tool_parameters).toEqual({ faq: { q: 'x' } });
+    });
+
+    it('given a match cut by top N, when selecting, then its tools do not run', () => {
+      const result = selectMatches([g('a', 9), g('b', 1, { tools: ['upsell'] })], [s('a', 0.9), s('b', 0.9)], {}, { topN: 1 });
+      expect(result.tools_to_execute).toEqual([]);
+    });
   });
 
-  it('step 9: combines the top actions in order and deduplicates tools', () => {
-    const result = selectMatches(
-      [g('a', 5, { tools: ['check_order', 'refund_policy'] }), g('b', 1, { tools: ['check_order'] }), g('obs', 3, { action: undefined })],
-      [s('a', 0.9), s('b', 0.9), s('obs', 0.9)],
-      {},
-    );
-    expect(result.combined_action).toBe('action a\naction b');
-    expect(result.tools_to_execute).toEqual([
-      { tool_name: 'check_order', priority: 5, guideline_id: 'a', parameters: {} },
-      { tool_name: 'refund_policy', priority: 5, guideline_id: 'a', parameters: {} },
-    ]);
-  });
+  describe('selectMatches options', () => {
+    it('given only a threshold, when selecting, then top N keeps its default of 3', () => {
+      const candidates = ['a', 'b', 'c', 'd', 'e'].map((id) => g(id, 0));
+      const result = selectMatches(candidates, candidates.map((x, i) => s(x.id, 0.5 + i * 0.1)), {}, { threshold: 0.65 });
+      expect(ids(result.matches)).toEqual(['e', 'd', 'c']);
+      expect(result.top_matches).toHaveLength(3);
+    });
 
-  it('step 8: each tool once, with the extracted parameters of its highest-ranked guideline', () => {
-    const first = g('first', 9, { tools: ['check_order'] });
-    const second = g('second', 1, { tools: ['check_order'] });
-    const result = selectMatches([first, second], [
-      { guideline_id: 'first', relevance: 0.9, confidence: 1, reasoning: '', tool_parameters: { check_order: { order_id: '123' } } },
-      { guideline_id: 'second', relevance: 0.9, confidence: 1, reasoning: '', tool_parameters: { check_order: { order_id: '999' } } },
-    ], {});
-    expect(result.tools_to_execute).toEqual([{ tool_name: 'check_order', priority: 9, guideline_id: 'first', parameters: { order_id: '123' } }]);
-  });
-
-  it('criticality: high-criticality matches are never cut by top N and lead among equal priority', () => {
-    const ids = ['a', 'b', 'c', 'd'];
-    const candidates = ids.map((id) => g(id, 0, id === 'd' ? { criticality: 'high' } : {}));
-    const scores = ids.map((id, i) => ({ guideline_id: id, relevance: 0.9 - i * 0.1, confidence: 1, reasoning: '' }));
-    expect(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 2 }).top_matches.map((m) => m.guideline_id)).toEqual(['d', 'a']);
-    expect(selectMatches(candidates, scores, {}, { threshold: 0.3, topN: 1 }).top_matches.map((m) => m.guideline_id)).toEqual(['d']);
-    const lowPriorityCritical = ids.map((id) => g(id, id === 'd' ? 0 : 5, id === 'd' ? { criticality: 'high' } : {}));
-    expect(selectMatches(lowPriorityCritical, scores, {}, { threshold: 0.3, topN: 1 }).top_matches.map((m) => m.guideline_id)).toEqual(['a', 'd']);
-  });
-
-  it('step 2: journey-scoped guidelines apply only while their journey (and step) is active', () => {
-    const free = g('free', 0);
-    const anyStep = g('any-step', 0, { journey_id: 'booking' });
-    const atStep = g('at-step', 0, { journey_id: 'booking', journey_step: 'dates' });
-    const all = [free, anyStep, atStep];
-    expect(scopeToJourneys(all).map((x) => x.id)).toEqual(['free']);
-    expect(scopeToJourneys(all, { journey_id: 'booking', step_id: 'payment' }).map((x) => x.id)).toEqual(['free', 'any-step']);
-    expect(scopeToJourneys(all, { journey_id: 'booking', step_id: 'dates' }).map((x) => x.id)).toEqual(['free', 'any-step', 'at-step']);
-  });
-
-  it('records the matched context and clamps provider scores into 0..1', () => {
-    const result = selectMatches([g('a', 0, { required_context: ['order_id'] })], [{ guideline_id: 'a', relevance: 1.7, confidence: -1, reasoning: 'r' }], { order_id: '42' });
-    expect(result.matches[0]).toMatchObject({ relevance_score: 1, confidence: 0, matched_context: { order_id: '42' } });
-  });
-
-  it('ignores scores for guidelines that were not candidates', () => {
-    expect(selectMatches([g('a', 0)], [s('a', 0.9), s('intruder', 1)], {}).matches.map((m) => m.guideline_id)).toEqual(['a']);
+    it('given matches already resolved elsewhere, when ranking them directly, then the same rules apply', () => {
+      const matches = [toMatch(g('a', 1), 0.5, 1, '', {}), toMatch(g('b', 2), 0.4, 1, '', {})];
+      expect(ids(rankMatches(matches, 1).top_matches)).toEqual(['b']);
+    });
   });
 });

@@ -1,8 +1,8 @@
 export {
   candidatesFor,
+  compareMatches,
   defaultMatchingOptions,
   rankMatches,
-  scopeToJourneys,
   scoredMatches,
   selectMatches,
   toMatch,
@@ -12,7 +12,22 @@ export {
   type MatchableGuideline,
   type MatchingOptions,
   type RelevanceScore,
+  type ToolExecution,
 } from './guideline-matching.js';
-export { resolveRelationships, type GuidelineRelationship, type RelationshipKind, type RelationshipResolution, type ResolutionStep } from './relationships.js';
-export { cosineSimilarity, planBatches, prefilterCandidates, type KeptBecause } from './prefilter.js';
-export { appliedAfterReply, renderTemplate, templateFields } from './composition.js';
+export { scopeToJourneys, type ActiveJourney } from './journey-scope.js';
+export {
+  DEFAULT_MAX_RESOLUTION_ITERATIONS,
+  endpointMembers,
+  resolveRelationships,
+  type Disambiguation,
+  type GuidelineRelationship,
+  type RelationshipEndpoint,
+  type RelationshipKind,
+  type RelationshipResolution,
+  type ResolutionStep,
+} from './relationships.js';
+export { appliedAfterReply, withApplicationHistory, type AppliedCandidate } from './application-history.js';
+export { cosineSimilarity, prefilterCandidates, type AlwaysKeep, type KeptBecause, type PrefilterInput, type PrefilterResult } from './prefilter.js';
+export { planBatches, type BatchPlanOptions } from './batching.js';
+export { renderTemplate, templateFields } from './composition.js';
+export { MatchingDomainError } from './errors.js';
