@@ -57,7 +57,9 @@ describeWithService(redis, 'BullMqScheduler (Redis)', () => {
     it('stores jobs under the configured prefix, with ids BullMQ accepts', async () => {
       const queue = `queue-${randomUUID()}`;
       await scheduler.schedule({ queue, jobId: 'idle:s1', data: null, delayMs: 60_000 });
-      expect(await keysUnder(prefix, false)).toContain(`${prefix}:${queue}:j_idle%3As1`);
+      const keys = await keysUnder(prefix, false);
+      expect(keys).toContain(`${prefix}:${queue}:de:j_idle%3As1`);
+      expect(keys.filter((key) => key.startsWith(`${prefix}:${queue}:j_idle%3As1.`))).toHaveLength(1);
       expect(await keysUnder(prefix, false, `tenet:${queue}:*`)).toEqual([]);
     });
   });

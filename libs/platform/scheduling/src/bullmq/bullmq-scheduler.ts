@@ -3,7 +3,7 @@ import { type Job, Queue, type RedisOptions, UnrecoverableError, Worker } from '
 import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
 import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
-import { fromBullJobId, toBullJobId } from './job-id.js';
+import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
 
 export interface BullMqSchedulerOptions {
   /** ioredis options. BullMQ opens (and closes) its own connections from them: one per queue, two per worker. */
@@ -14,12 +14,8 @@ export interface BullMqSchedulerOptions {
   onError?: (error: Error, context: string) => void;
 }
 
-/**
- * What is stored as the BullMQ job data. `token` is unique per `schedule` call: BullMQ answers a duplicate
- * job id with the existing job's id and no flag, so the token read back tells whether this call created it.
- */
+/** What is stored as the BullMQ job data. */
 interface Envelope<T> {
-  token: string;
   payload: T;
 }
 
@@ -46,8 +42,8 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
  * Scheduler on BullMQ (distributed mode): jobs live in Redis, so they survive a restart of the process that
  * scheduled them and are run by whichever replica has a worker on the queue.
  *
- * Jobs are removed from Redis as soon as they finish (completed, or failed for good), which frees their id:
- * a timer is re-armed by scheduling the same id again once it has run.
+ * A caller's job id is a BullMQ deduplication id, taken from `schedule` until the job finishes (completed, or
+ * failed for good) or is cancelled: a timer is re-armed by scheduling the same id again once it has run.
  */
 export class BullMqScheduler implements Scheduler {
   private readonly queues = new Map<string, Queue>();
@@ -70,24 +66,25 @@ export class BullMqScheduler implements Scheduler {
     this.assertOpen();
     validateScheduleRequest(request);
     const queue = this.queue(request.queue);
-    const bullJobId = toBullJobId(request.jobId);
-    const token = randomUUID();
-    const envelope: Envelope<T> = { token, payload: request.data };
-    await queue.add(request.queue, envelope, {
+    // The caller's id is the deduplication id: BullMQ keeps it taken from the add until the job is finished
+    // (completed, failed for good, or removed) and answers a duplicate add with the job that holds it. Each
+    // call adds a job id of its own, so the id BullMQ answers tells, in the same atomic script, whether this
+    // call scheduled. (Asking Redis afterwards whether the job is ours races with a job finishing.)
+    const deduplicationId = toBullJobId(request.jobId);
+    const bullJobId = toBullJobInstanceId(request.jobId, randomUUID());
+    const envelope: Envelope<T> = { payload: request.data };
+    const job = await queue.add(request.queue, envelope, {
       jobId: bullJobId,
+      deduplication: { id: deduplicationId },
       delay: request.delayMs ?? 0,
       attempts: request.attempts ?? 1,
       ...(request.backoff ? { backoff: { type: request.backoff.type, delay: request.backoff.delayMs } } : {}),
-      // Finished jobs must not keep their id, or the timer could never be re-armed. Callers learn about
-      // jobs that gave up through the worker's onFailed hook rather than by inspecting the failed set.
+      // Finished jobs are not kept: callers learn about jobs that gave up through the worker's onFailed hook
+      // rather than by inspecting the failed set.
       removeOnComplete: true,
       removeOnFail: true,
     });
-    const stored = await (await queue.client).hget(queue.toKey(bullJobId), 'data');
-    // Gone already: a job due at once has run and been removed between the two calls. It was almost certainly
-    // this call's job (a duplicate would need the earlier job to finish in that same millisecond).
-    if (stored === null) return { scheduled: true };
-    return { scheduled: (JSON.parse(stored) as Partial<Envelope<unknown>>).token === token };
+    return { scheduled: job.id === bullJobId };
   }
 
   async cancel(queueName: string, jobId: string): Promise<boolean> {
@@ -95,9 +92,11 @@ export class BullMqScheduler implements Scheduler {
     validateQueueName(queueName);
     validateJobId(jobId);
     const queue = this.queue(queueName);
-    const bullJobId = toBullJobId(jobId);
+    const bullJobId = await queue.getDeduplicationJobId(toBullJobId(jobId));
+    if (!bullJobId) return false;
     // Queue.remove answers 1 for an id that does not exist, so the state is read first; a running job
-    // (locked) is not cancellable, and remove answers 0 if it started in between.
+    // (locked) is not cancellable, and remove answers 0 if it started in between. Removing the job frees
+    // its deduplication id.
     if (!CANCELLABLE_STATES.has(await queue.getJobState(bullJobId))) return false;
     return (await queue.remove(bullJobId)) === 1;
   }

@@ -142,6 +142,19 @@ export function schedulerConformance(name: string, createHarness: () => Promise<
         await wait(() => expect(runsOf('idle:s2').map((run) => run.data)).toEqual([{ round: 1 }, { round: 2 }]));
       });
 
+      scenario('answers scheduled: true exactly for the calls whose job runs, even while the previous job is finishing', async () => {
+        // Re-arming races with the previous job finishing: an answer of `true` for a call that was a no-op
+        // loses a timer, an answer of `false` for a call that did schedule runs it twice.
+        await work();
+        const accepted: number[] = [];
+        for (let round = 0; round < 40; round += 1) {
+          if ((await schedule({ jobId: 'idle:hot', data: round })).scheduled) accepted.push(round);
+        }
+        expect(accepted.length).toBeGreaterThan(0);
+        await settle(100);
+        expect(runsOf('idle:hot').map((run) => run.data)).toEqual(accepted);
+      });
+
       scenario('keeps distinct ids apart, whatever characters they contain, and hands data back intact', async () => {
         await work();
         const data = {
