@@ -12,5 +12,5 @@ export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEvent
 export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-store.js';
 export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { MongoEventStore, type MongoEventStoreOptions } from './mongo/mongo-event-store.js';
-export { EventLogRelay, type EventLogRelayOptions, type EventPublisher, type EventRoute } from './relay/event-log-relay.js';
+export { EventLogRelay, soleLeadership, type EventLogRelayOptions, type EventPublisher, type EventRoute, type RelayLeadership, type RelayLeadershipListener, type RelayWakeups } from './relay/event-log-relay.js';
 export { PublishingEventStore, withPublishing } from './relay/with-publishing.js';

@@ -16,6 +16,7 @@ export {
 export { BusClosedError, NoStreamForSubjectError } from './errors.js';
 export { subjectMatches, type StreamSpec } from './subjects.js';
 export { NatsMessageBus, type NatsMessageBusOptions } from './nats/nats-message-bus.js';
+export { NatsLeaderLease, type LeaderLeaseListener, type NatsLeaderLeaseOptions } from './nats/nats-leader-lease.js';
 export { InProcessMessageBus, type InProcessMessageBusOptions } from './in-process/in-process-message-bus.js';
 export { TenetTransport, durableNameFor, type TenetEventExtras, type TenetRequestExtras, type TenetTransportOptions } from './nest/tenet-transport.js';
 export { TenetClient, TenetRecord } from './nest/tenet-client.js';

@@ -1,9 +1,11 @@
+import { realpathSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, TENET_STREAM, toIntegrationEvent } from '@tenet/contracts';
-import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventStore } from '@tenet/event-store';
+import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, withSubjectNamespace, type MessageBus } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import type { PlatformConfig } from './platform-config.js';
+import { LEASE_BUCKET, mongoLogName, openRelayLeadership } from './relay-leadership.js';
 
 /** The ports a Tenet process runs on, chosen by configuration. */
 export interface PlatformAdapters {
@@ -22,50 +24,95 @@ const relayLogger = new Logger('EventLogRelay');
 /** The JetStream stream that holds every published v1 integration event. */
 export const tenetStream = { name: TENET_STREAM, subjects: [ALL_V1_SUBJECTS] };
 
-async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string }> {
+/** The relay's checkpoint in the event log, shared by every process on that log. */
+const RELAY_CHECKPOINT = 'tenet.v1.relay';
+
+/** The log, a description for health output, and a name every process on the same log derives alike. */
+async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string; log: string }> {
   if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
     const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
-    return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})` };
+    return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
   }
   const store = SqliteEventStore.open({ dataDir: config.dataDir });
-  return { store, kind: `sqlite (${store.file})` };
+  return { store, kind: `sqlite (${store.file})`, log: `sqlite:${realpathSync(store.file)}` };
+}
+
+/** The bus as services see it (namespaced), and the NATS adapter underneath in distributed mode. */
+async function connectBus(config: PlatformConfig): Promise<{ bus: MessageBus; nats?: NatsMessageBus }> {
+  const namespaced = (bus: MessageBus): MessageBus => (config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace));
+  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [tenetStream] })) };
+  const nats = await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] });
+  return { bus: namespaced(nats), nats };
 }
 
 /** The bus alone, for stateless services (the guideline matcher) that keep no log and arm no timers. */
 export async function openBus(config: PlatformConfig): Promise<MessageBus> {
-  const bus: MessageBus =
-    config.mode === 'distributed'
-      ? await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] })
-      : new InProcessMessageBus({ streams: [tenetStream] });
-  return config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace);
+  return (await connectBus(config)).bus;
 }
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Opens every adapter for the configured mode — embedded: SQLite log, in-process bus and timers;
  * distributed: NATS JetStream, BullMQ on Redis, and MongoDB (or SQLite without MONGO_URL) — and wires the
- * relay that publishes session events from the log to the bus. If any adapter fails to open, the ones
- * already opened are closed again before the error propagates.
+ * relay that publishes session events from the log to the bus. In distributed mode several processes may share
+ * the log: the relay then publishes only while it holds the log's leader lease in NATS KV (ADR 0009), and a
+ * standby's appends kick the leader over core NATS. If any adapter fails to open, the ones already opened are
+ * closed again before the error propagates.
  */
 export async function openPlatform(config: PlatformConfig): Promise<PlatformAdapters> {
   const opened: { close(): Promise<void> }[] = [];
   try {
-    const bus = await openBus(config);
+    const { bus, nats } = await connectBus(config);
     opened.push(bus);
     const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : new InProcessScheduler();
     opened.push(scheduler);
-    const { store, kind } = await openEventLog(config);
+    const { store, kind, log } = await openEventLog(config);
     opened.push(store);
+    let coordination: Pick<EventLogRelayOptions, 'leadership' | 'wakeups'> = {};
+    let leadershipKind = 'sole publisher (embedded)';
+    if (nats) {
+      const { leadership, wakeups, key } = await openRelayLeadership({
+        connection: nats.connection,
+        bus,
+        config,
+        checkpointName: RELAY_CHECKPOINT,
+        log,
+        onError: (error) => relayLogger.warn(`leader lease: ${describeError(error)}; retrying`),
+      });
+      coordination = {
+        wakeups,
+        // Operators see in the log which process publishes, and when that changes.
+        leadership: {
+          start: (listener) =>
+            leadership.start({
+              elected: () => {
+                relayLogger.log(`leads the relay of ${log} (lease ${key}); publishing`);
+                listener.elected();
+              },
+              deposed: () => {
+                relayLogger.warn(`lost the relay lease of ${log} (lease ${key}); standing by`);
+                listener.deposed();
+              },
+            }),
+          isLeader: () => leadership.isLeader(),
+          stop: () => leadership.stop(),
+        },
+      };
+      leadershipKind = `lease ${key} in NATS KV ${LEASE_BUCKET} (${config.relayLeaseMs} ms)`;
+    }
     const relay = new EventLogRelay({
       store,
       publisher: bus,
       route: (event) => toIntegrationEvent(event),
-      checkpointName: 'tenet.v1.relay',
+      checkpointName: RELAY_CHECKPOINT,
       // One checkpoint write per 250 ms instead of one per event under light load; a crash republishes at most
       // that much, and JetStream drops the duplicates by event id.
       checkpointEveryMs: 250,
+      ...coordination,
       onError: (error, failure) =>
         relayLogger.warn(
-          `publishing ${failure.event ? `event ${failure.event.id} (position ${failure.event.position})` : 'from the event log'} failed (attempt ${failure.attempt}), retrying in ${failure.retryInMs} ms: ${error instanceof Error ? error.message : String(error)}`,
+          `publishing ${failure.event ? `event ${failure.event.id} (position ${failure.event.position})` : 'from the event log'} failed (attempt ${failure.attempt}), retrying in ${failure.retryInMs} ms: ${describeError(error)}`,
         ),
     });
     const eventStore = withPublishing(store, relay);
@@ -80,6 +127,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
         event_log: kind,
         bus: `${config.mode === 'distributed' ? `nats jetstream (${config.natsUrl})` : 'in-process'}${config.namespace ? `, namespace ${config.namespace}` : ''}`,
         scheduler: config.mode === 'distributed' ? `bullmq (${config.redisUrl})` : 'in-process',
+        relay_leadership: leadershipKind,
       }),
       async close() {
         await eventStore.close(); // stops the relay first, then closes the log

@@ -16,6 +16,11 @@ export interface PlatformConfig {
   serviceName: string;
   /** Prefix of this deployment's core-NATS subjects (requests, notifications) on a shared NATS server. */
   namespace?: string;
+  /**
+   * Distributed mode: lease of the event-log relay's leader in NATS KV. Of the processes sharing one event log,
+   * only the lease holder publishes; a crashed holder is replaced after about this long. Default 10 000 ms.
+   */
+  relayLeaseMs: number;
 }
 
 export class PlatformConfigError extends Error {
@@ -54,6 +59,10 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
   const namespace = env['TENET_NAMESPACE'] || undefined;
   if (namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) problems.push(`TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-], got "${namespace}"`);
 
+  const leaseText = env['TENET_RELAY_LEASE_MS'] || '10000';
+  const relayLeaseMs = Number(leaseText);
+  if (!/^\d+$/.test(leaseText) || relayLeaseMs < 500 || relayLeaseMs > 300_000) problems.push(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds), got "${leaseText}"`);
+
   if (problems.length > 0) throw new PlatformConfigError(problems);
   const config: PlatformConfig = {
     mode: mode as PlatformConfig['mode'],
@@ -63,6 +72,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     redisUrl,
     redisPrefix: env['TENET_REDIS_PREFIX'] || 'tenet',
     serviceName,
+    relayLeaseMs,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
   if (namespace !== undefined) config.namespace = namespace;

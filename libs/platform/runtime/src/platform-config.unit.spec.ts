@@ -6,17 +6,26 @@ describe('loadPlatformConfig', () => {
     expect(config).toMatchObject({ mode: 'embedded', port: 8800, natsUrl: 'nats://127.0.0.1:4222', redisUrl: 'redis://127.0.0.1:6379' });
     expect(config.dataDir).toMatch(/\.tenet-data$/);
     expect(config.mongoUrl).toBeUndefined();
+    expect(config.relayLeaseMs).toBe(10_000);
   });
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet' });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000 });
   });
 
   it('reads an optional subject namespace and refuses one that is not a subject token', () => {
     expect(loadPlatformConfig({ TENET_NAMESPACE: 'staging-1' }).namespace).toBe('staging-1');
     expect(loadPlatformConfig({}).namespace).toBeUndefined();
     expect(() => loadPlatformConfig({ TENET_NAMESPACE: 'a.b' })).toThrow('TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-], got "a.b"');
+  });
+
+  it('reads the relay leader lease and refuses one outside 500..300000 ms', () => {
+    expect(loadPlatformConfig({ TENET_RELAY_LEASE_MS: '2500' }).relayLeaseMs).toBe(2_500);
+    expect(loadPlatformConfig({ TENET_RELAY_LEASE_MS: '' }).relayLeaseMs).toBe(10_000);
+    for (const bad of ['499', '300001', '10s', '-1', '1e4']) {
+      expect(() => loadPlatformConfig({ TENET_RELAY_LEASE_MS: bad })).toThrow(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds), got "${bad}"`);
+    }
   });
 
   it('reports every invalid variable with its rule', () => {

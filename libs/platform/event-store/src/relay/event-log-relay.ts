@@ -1,4 +1,8 @@
 import type { EventStore, StoredEvent } from '../event-store.port.js';
+import { soleLeadership, type RelayLeadership, type RelayWakeups } from './relay-leadership.js';
+
+export type { RelayLeadership, RelayLeadershipListener, RelayWakeups } from './relay-leadership.js';
+export { soleLeadership } from './relay-leadership.js';
 
 /** Where published events go. A JetStream adapter sets the message id to `msgId` so a republish is dropped. */
 export interface EventPublisher {
@@ -12,14 +16,28 @@ export interface EventLogRelayOptions {
   store: EventStore;
   publisher: EventPublisher;
   route: EventRoute;
-  /** Name of the checkpoint holding "published up to this position". One running relay per name. */
+  /**
+   * Name of the checkpoint holding "published up to this position". Relays of several processes may share a
+   * log and a name as long as they share a `leadership`: only its holder publishes.
+   */
   checkpointName?: string;
+  /**
+   * Who may publish when several processes run a relay on this log (same checkpoint). Default: this relay is
+   * the only one (always the leader). A standby runs no rounds; on election it reloads the shared checkpoint.
+   */
+  leadership?: RelayLeadership;
+  /**
+   * Wake-ups between processes: `kick()` on a standby (after its own append) is forwarded to the leader,
+   * which runs a round at once. Without it, the leader finds a standby's appends at its next poll.
+   */
+  wakeups?: RelayWakeups;
   /** Events read from the log per round trip. Default 256. */
   batchSize?: number;
   /**
    * Publishes awaited together. Default 32. With more than one, a failed publish can be followed by later
-   * ones that already landed (they are published again on retry and deduplicated by message id, but their
-   * first delivery came first); `1` publishes strictly one after another.
+   * ones that already landed (their first delivery came first); the retry publishes again only what failed —
+   * what was acknowledged is not sent twice — and moves the checkpoint over both. `1` publishes strictly one
+   * after another.
    */
   maxInFlight?: number;
   /**
@@ -28,7 +46,7 @@ export interface EventLogRelayOptions {
    * interval. A crash then republishes at most that interval's events, which the broker deduplicates by id.
    */
   checkpointEveryMs?: number;
-  /** Catch-up interval for appends this process was not told about (other processes). 0 disables. Default 1000. */
+  /** Leader only: catch-up interval for appends it was not told about (lost wake-ups). 0 disables. Default 1000. */
   pollIntervalMs?: number;
   /** Backoff after a failed round: doubles from `initialDelayMs` up to `maxDelayMs`. Defaults 100 and 30 000. */
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
@@ -40,6 +58,8 @@ class PublishFailure extends Error {
   constructor(
     readonly event: StoredEvent,
     cause: unknown,
+    /** Later events of the same window that failed too (each is reported). */
+    readonly others: { event: StoredEvent; cause: unknown }[] = [],
   ) {
     super(`publishing event ${event.id} (position ${event.position}) failed`, { cause });
     this.name = 'PublishFailure';
@@ -52,6 +72,9 @@ class PublishFailure extends Error {
  * prefix of events that were all acknowledged. A crash anywhere therefore republishes (at-least-once, with the
  * event id as the dedup key) and never skips; a failure is retried with capped exponential backoff, forever,
  * from the first unacknowledged event.
+ *
+ * Several processes on one log each run a relay, but only the holder of `leadership` publishes: the others
+ * stand by, forward their kicks to it through `wakeups`, and on election continue from the shared checkpoint.
  */
 export class EventLogRelay {
   private readonly store: EventStore;
@@ -65,6 +88,8 @@ export class EventLogRelay {
   private readonly maxDelayMs: number;
   private readonly onError: EventLogRelayOptions['onError'];
   private readonly checkpointEveryMs: number;
+  private readonly leadership: RelayLeadership;
+  private readonly wakeups: RelayWakeups | undefined;
 
   private checkpoint = 0;
   private savedCheckpoint = 0;
@@ -76,6 +101,15 @@ export class EventLogRelay {
   private pollTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
   private failures = 0;
+  /** Set on election: another leader may have moved the shared checkpoint since this relay last read it. */
+  private reload = false;
+  private wakeSubscription: { stop(): Promise<void> } | undefined;
+  private wakePending = false;
+  /**
+   * Events past the checkpoint that the broker acknowledged while an earlier event of their window failed: the
+   * retry counts them as published instead of sending them again (at most one window's worth).
+   */
+  private readonly acknowledgedAhead = new Set<string>();
 
   constructor(options: EventLogRelayOptions) {
     this.store = options.store;
@@ -89,6 +123,8 @@ export class EventLogRelay {
     this.maxDelayMs = options.retry?.maxDelayMs ?? 30_000;
     this.onError = options.onError;
     this.checkpointEveryMs = options.checkpointEveryMs ?? 0;
+    this.leadership = options.leadership ?? soleLeadership();
+    this.wakeups = options.wakeups;
   }
 
   /** Position up to which every event has been published (or skipped by `route`). */
@@ -96,26 +132,51 @@ export class EventLogRelay {
     return this.checkpoint;
   }
 
-  /** For health endpoints: whether it runs, how far it has published, and how many rounds failed in a row. */
-  status(): { state: 'new' | 'running' | 'stopped'; checkpoint: number; consecutiveFailures: number } {
-    return { state: this.state, checkpoint: this.checkpoint, consecutiveFailures: this.failures };
+  /** Whether this relay holds the publishing lease (always, without a shared `leadership`). */
+  get isLeader(): boolean {
+    return this.leadership.isLeader();
   }
 
-  /** Loads the stored checkpoint and starts catching up in the background; rejects if the load fails. */
+  /**
+   * For health endpoints: whether it runs, whether it leads or stands by, how far it has published (a standby:
+   * as of its last term or start), and how many rounds failed in a row.
+   */
+  status(): { state: 'new' | 'running' | 'stopped'; role: 'leader' | 'standby'; checkpoint: number; consecutiveFailures: number } {
+    return { state: this.state, role: this.leadership.isLeader() ? 'leader' : 'standby', checkpoint: this.checkpoint, consecutiveFailures: this.failures };
+  }
+
+  /**
+   * Listens for wake-ups, campaigns for the lease, then loads the stored checkpoint and (as the leader) starts
+   * catching up in the background; rejects if any of that fails, leaving nothing running.
+   */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`EventLogRelay "${this.name}" cannot start: it is ${this.state}`);
-    this.checkpoint = await this.store.loadCheckpoint(this.name);
+    try {
+      if (this.wakeups) this.wakeSubscription = await this.wakeups.listen(() => this.requestRound());
+      await this.leadership.start({ elected: () => this.onElected(), deposed: () => this.onDeposed() });
+      // Read after the first election attempt, so a leader elected by it starts from the freshest checkpoint;
+      // an election during the read sets `reload` again and the first round reads once more.
+      this.reload = false;
+      this.checkpoint = await this.store.loadCheckpoint(this.name);
+    } catch (error) {
+      await this.wakeSubscription?.stop().catch(() => undefined);
+      await this.leadership.stop().catch(() => undefined);
+      throw error;
+    }
     this.savedCheckpoint = this.checkpoint;
     this.state = 'running';
-    if (this.pollIntervalMs > 0) this.pollTimer = setInterval(() => this.kick(), this.pollIntervalMs);
-    this.kick();
+    if (this.pollIntervalMs > 0) this.pollTimer = setInterval(() => this.requestRound(), this.pollIntervalMs);
+    this.requestRound();
   }
 
-  /** Asks for a round soon, e.g. right after an append commits. Kicks during a round fold into one more round. */
+  /**
+   * Asks for a round soon, e.g. right after an append commits. Kicks during a round fold into one more round.
+   * On a standby the kick is forwarded to the leader through `wakeups` (coalesced per event-loop turn).
+   */
   kick(): void {
     if (this.state !== 'running') return;
-    this.kicked = true;
-    this.ensureRound();
+    if (this.leadership.isLeader()) this.requestRound();
+    else this.wakeLeader();
   }
 
   /** Resolves when no round is running and none is pending (everything readable so far was published). */
@@ -123,9 +184,13 @@ export class EventLogRelay {
     while (this.round) await this.round;
   }
 
-  /** Stops polling, cuts a backoff short, and waits for the publishes in flight and their checkpoint. */
+  /**
+   * Stops polling, cuts a backoff short, waits for the publishes in flight and their checkpoint, and only then
+   * releases the lease: a standby elected by the release reads a checkpoint that covers everything published.
+   */
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
+    const wasStarted = this.state === 'running';
     this.state = 'stopped';
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.pollTimer = undefined;
@@ -134,10 +199,49 @@ export class EventLogRelay {
     clearTimeout(this.checkpointTimer);
     await this.saving;
     await this.flushCheckpoint().catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: 0 }));
+    if (!wasStarted) return;
+    await this.wakeSubscription?.stop().catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: 0 }));
+    await this.leadership.stop().catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: 0 }));
+  }
+
+  /** A round soon, if this relay leads; a standby only remembers it (a new leader catches up anyway). */
+  private requestRound(): void {
+    if (this.state !== 'running') return;
+    this.kicked = true;
+    this.ensureRound();
+  }
+
+  private onElected(): void {
+    this.reload = true;
+    this.requestRound();
+  }
+
+  private onDeposed(): void {
+    // The round in progress stops at its next leadership check; a backoff pause is cut short.
+    this.wake?.();
+  }
+
+  /** Whether rounds may go on: running, and holding the lease right now. */
+  private leading(): boolean {
+    return this.state === 'running' && this.leadership.isLeader();
+  }
+
+  private wakeLeader(): void {
+    if (!this.wakeups || this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      if (this.state !== 'running' || !this.wakeups) return;
+      try {
+        void Promise.resolve(this.wakeups.send()).catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: this.pollIntervalMs }));
+      } catch (error) {
+        this.report(error, { attempt: 1, retryInMs: this.pollIntervalMs });
+      }
+    });
   }
 
   private ensureRound(): void {
-    if (this.round || this.state !== 'running') return;
+    if (this.round || !this.leading()) return;
     this.round = this.rounds().then(() => {
       this.round = undefined;
       // A kick that landed after the last check inside rounds() but before this callback.
@@ -146,16 +250,17 @@ export class EventLogRelay {
   }
 
   private async rounds(): Promise<void> {
-    while (this.kicked && this.state === 'running') {
+    while (this.kicked && this.leading()) {
       this.kicked = false;
       await this.catchUp();
     }
   }
 
-  /** Publishes until the log has nothing after the checkpoint; never rejects. */
+  /** Publishes until the log has nothing after the checkpoint or this relay stops leading; never rejects. */
   private async catchUp(): Promise<void> {
-    while (this.state === 'running') {
+    while (this.leading()) {
       try {
+        if (this.reload) await this.reloadCheckpoint();
         const batch = await this.store.readAll({ afterPosition: this.checkpoint, limit: this.batchSize });
         if (batch.length === 0) return;
         await this.publishBatch(batch);
@@ -163,19 +268,34 @@ export class EventLogRelay {
       } catch (error) {
         this.failures += 1;
         const retryInMs = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.failures - 1));
-        const event = error instanceof PublishFailure ? error.event : undefined;
-        try {
-          this.onError?.(error instanceof PublishFailure ? error.cause : error, { ...(event ? { event } : {}), attempt: this.failures, retryInMs });
-        } catch {
-          // A broken error reporter must not stop the relay.
-        }
+        if (error instanceof PublishFailure) {
+          // Every failed event is named: each may have landed all the same (e.g. a timed-out acknowledgement).
+          for (const failed of [{ event: error.event, cause: error.cause }, ...error.others]) this.report(failed.cause, { event: failed.event, attempt: this.failures, retryInMs });
+        } else this.report(error, { attempt: this.failures, retryInMs });
         await this.pause(retryInMs);
       }
     }
   }
 
+  /** A new term: continue from the shared checkpoint, which another leader may have moved (either way). */
+  private async reloadCheckpoint(): Promise<void> {
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
+    await this.saving;
+    this.reload = false;
+    try {
+      const stored = await this.store.loadCheckpoint(this.name);
+      this.checkpoint = stored;
+      this.savedCheckpoint = stored;
+    } catch (error) {
+      this.reload = true;
+      throw error;
+    }
+  }
+
   private async publishBatch(batch: StoredEvent[]): Promise<void> {
-    for (let start = 0; start < batch.length && this.state === 'running'; start += this.maxInFlight) {
+    // The lease is checked before every window: a deposed leader issues nothing more (what is in flight lands).
+    for (let start = 0; start < batch.length && this.leading(); start += this.maxInFlight) {
       const window = batch.slice(start, start + this.maxInFlight);
       // Issued synchronously in log order, so one connection sends them in that order; awaited together.
       const outcomes = await Promise.allSettled(window.map((event) => this.publishOne(event)));
@@ -184,17 +304,24 @@ export class EventLogRelay {
       for (const [index, event] of window.entries()) {
         const outcome = outcomes[index];
         if (outcome?.status !== 'fulfilled') {
-          failure = new PublishFailure(event, outcome?.reason);
-          break;
+          if (failure) failure.others.push({ event, cause: outcome?.reason });
+          else failure = new PublishFailure(event, outcome?.reason);
+        } else if (failure) this.acknowledgedAhead.add(event.id);
+        else {
+          acknowledged = event.position;
+          this.acknowledgedAhead.delete(event.id);
         }
-        acknowledged = event.position;
       }
       // Only the acknowledged prefix: a later success behind a failure must not move the checkpoint past it.
       if (acknowledged !== undefined) {
-        if (this.checkpointEveryMs === 0) {
+        // Only the lease holder writes the shared checkpoint (here and in flushCheckpoint): a deposed leader whose
+        // last window landed late would otherwise move it back under its successor (harmless — republished and
+        // deduplicated — but needless).
+        if (this.checkpointEveryMs > 0) this.scheduleCheckpoint();
+        else if (this.leadership.isLeader()) {
           await this.store.saveCheckpoint(this.name, acknowledged);
           this.savedCheckpoint = acknowledged;
-        } else this.scheduleCheckpoint();
+        }
         this.checkpoint = acknowledged;
       }
       if (failure) throw failure;
@@ -217,7 +344,7 @@ export class EventLogRelay {
 
   private async flushCheckpoint(): Promise<void> {
     const position = this.checkpoint;
-    if (position === this.savedCheckpoint) return;
+    if (position === this.savedCheckpoint || !this.leadership.isLeader()) return;
     await this.store.saveCheckpoint(this.name, position);
     this.savedCheckpoint = Math.max(this.savedCheckpoint, position);
   }
@@ -231,6 +358,8 @@ export class EventLogRelay {
   }
 
   private publishOne(event: StoredEvent): Promise<void> {
+    // Acknowledged in an earlier attempt of this window: stored by the broker, nothing to send again.
+    if (this.acknowledgedAhead.has(event.id)) return Promise.resolve();
     try {
       const target = this.route(event);
       return target ? this.publisher.publish(target.subject, target.payload, { msgId: event.id }) : Promise.resolve();

@@ -2,6 +2,7 @@ import { eventually } from '@tenet/testing';
 import type { EventStore, NewEvent, StoredEvent } from '../event-store.port.js';
 import { InMemoryEventStore } from '../memory/in-memory-event-store.js';
 import { EventLogRelay, type EventLogRelayOptions, type EventPublisher, type EventRoute } from './event-log-relay.js';
+import type { RelayLeadership, RelayLeadershipListener, RelayWakeups } from './relay-leadership.js';
 import { withPublishing } from './with-publishing.js';
 
 interface Publish {
@@ -84,6 +85,88 @@ class CheckpointAuditor implements EventStore {
   }
   close(): Promise<void> {
     return this.inner.close();
+  }
+}
+
+/**
+ * A lease coordinator in memory: one holder at a time, the others campaign in arrival order. Tests release,
+ * lapse (the holder is not told, as when it crashed or is paused) and depose (tell a former holder) like the
+ * NATS KV lease would. Wake-ups fan out to every listening relay of the group.
+ */
+class FakeLeases {
+  holder: FakeLease | undefined;
+  private readonly campaigning: FakeLease[] = [];
+  private readonly wakeListeners = new Set<() => void>();
+  wakesSent = 0;
+
+  lease(): FakeLease {
+    return new FakeLease(this);
+  }
+
+  wakeups(): RelayWakeups {
+    return {
+      send: () => {
+        this.wakesSent += 1;
+        for (const listener of this.wakeListeners) listener();
+      },
+      listen: async (onWake) => {
+        this.wakeListeners.add(onWake);
+        return { stop: async () => void this.wakeListeners.delete(onWake) };
+      },
+    };
+  }
+
+  campaign(lease: FakeLease): void {
+    if (this.holder === undefined) this.elect(lease);
+    else if (this.holder !== lease && !this.campaigning.includes(lease)) this.campaigning.push(lease);
+  }
+
+  withdraw(lease: FakeLease): void {
+    const index = this.campaigning.indexOf(lease);
+    if (index >= 0) this.campaigning.splice(index, 1);
+    if (this.holder === lease) {
+      this.holder = undefined;
+      this.electNext();
+    }
+  }
+
+  /** The holder's claim lapses without it knowing: the next contender is elected. Returns the old holder. */
+  lapse(): FakeLease {
+    const old = this.holder!;
+    this.holder = undefined;
+    this.electNext();
+    return old;
+  }
+
+  private electNext(): void {
+    const next = this.campaigning.shift();
+    if (next) this.elect(next);
+  }
+
+  private elect(lease: FakeLease): void {
+    this.holder = lease;
+    lease.listener?.elected();
+  }
+}
+
+class FakeLease implements RelayLeadership {
+  listener: RelayLeadershipListener | undefined;
+  constructor(private readonly leases: FakeLeases) {}
+  async start(listener: RelayLeadershipListener): Promise<void> {
+    this.listener = listener;
+    this.leases.campaign(this);
+  }
+  isLeader(): boolean {
+    return this.leases.holder === this;
+  }
+  async stop(): Promise<void> {
+    this.leases.withdraw(this);
+    this.listener = undefined;
+  }
+  /** What the real lease does when its next renewal fails by CAS: tell the relay, then campaign again. */
+  depose(): void {
+    this.listener?.deposed();
+    this.leases.campaign(this);
   }
 }
 
@@ -180,7 +263,7 @@ describe('EventLogRelay', () => {
     expect(audited.saved.at(-1)).toBe(6);
   });
 
-  it('pipelines a batch but never checkpoints past a failure, republishing from the failed event', async () => {
+  it('pipelines a batch but never checkpoints past a failure, republishing only the failed event', async () => {
     await store.append('s-1', events(8));
     const all = await store.readAll();
     let release!: () => void;
@@ -197,10 +280,26 @@ describe('EventLogRelay', () => {
 
     expect(audited.saved).toEqual([1, 8]);
     const attemptsOf = (index: number): number => publisher.attempts.filter((p) => p.msgId === all[index]!.id).length;
-    expect([0, 1, 2, 7].map(attemptsOf)).toEqual([1, 2, 2, 2]);
-    // The retry round re-issued 1..7 in log order with the same message ids, so the broker dedups 2..7.
-    expect(publisher.attempts.slice(8).map((p) => p.msgId)).toEqual(all.slice(1).map((e) => e.id));
-    expect(new Set(publisher.acknowledged.map((p) => p.msgId))).toEqual(new Set(all.map((e) => e.id)));
+    expect([0, 1, 2, 7].map(attemptsOf)).toEqual([1, 2, 1, 1]);
+    // The retry round re-issued event 1 only: 2..7 were acknowledged already, so subscribers get each once.
+    expect(publisher.attempts.slice(8).map((p) => p.msgId)).toEqual([all[1]!.id]);
+    expect(publisher.acknowledged.map((p) => p.msgId).sort()).toEqual(all.map((e) => e.id).sort());
+  });
+
+  it('reports every failed event of a window and retries only those, in log order', async () => {
+    await store.append('s-1', events(6));
+    const all = (await store.readAll()).map((e) => e.id);
+    publisher = scripted((msgId, attempt) => ((msgId === all[1] || msgId === all[4]) && attempt === 1 ? 'fail' : 'ack'));
+    const reported: (string | undefined)[] = [];
+    const relayed = relay({ maxInFlight: 6, onError: (_error, failure) => reported.push(failure.event?.id) });
+
+    await relayed.start();
+    await relayed.whenIdle();
+
+    expect(reported).toEqual([all[1], all[4]]);
+    expect(publisher.attempts.map((p) => p.msgId)).toEqual([...all, all[1], all[4]]);
+    expect(publisher.acknowledged).toHaveLength(6);
+    expect(audited.saved).toEqual([1, 6]);
   });
 
   it('resumes from the stored checkpoint after a crash mid-batch, republishing only what was not checkpointed', async () => {
@@ -283,5 +382,152 @@ describe('EventLogRelay', () => {
     expect(relayed.publishedUpTo).toBe(0);
     relayed.kick();
     expect(publisher.attempts).toHaveLength(1);
+  });
+  describe('with a leadership shared by several relays on one log', () => {
+    let leases: FakeLeases;
+    beforeEach(() => {
+      leases = new FakeLeases();
+    });
+    const shared = (overrides: Partial<EventLogRelayOptions> = {}): EventLogRelay => relay({ leadership: leases.lease(), wakeups: leases.wakeups(), ...overrides });
+
+    it('publishes only from the lease holder; a standby runs no rounds (not even on its poll) and forwards its kicks to the leader', async () => {
+      const standbyPublisher = scripted();
+      const leader = shared();
+      const standby = shared({ publisher: standbyPublisher, pollIntervalMs: 5 });
+      await leader.start();
+      await standby.start();
+      expect([leader.status().role, standby.status().role]).toEqual(['leader', 'standby']);
+
+      // The leader does not poll (pollIntervalMs 0): only the standby's forwarded kicks can make it publish these.
+      const viaStandby = withPublishing(audited, standby);
+      for (let i = 0; i < 5; i++) await viaStandby.append('s-standby', events(1));
+      await eventually(() => expect(publisher.acknowledged).toHaveLength(5));
+      expect(leases.wakesSent).toBeGreaterThan(0);
+
+      const viaLeader = withPublishing(audited, leader);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? viaLeader : viaStandby).append(`s-${i % 3}`, events(2))));
+      await eventually(() => expect(publisher.acknowledged).toHaveLength(45));
+      await new Promise((resolve) => setTimeout(resolve, 30)); // several standby polls
+
+      await expectInOrderExactlyFrom(0);
+      expect(publisher.attempts).toHaveLength(45);
+      expect(standbyPublisher.attempts).toEqual([]);
+      expect(standby.status()).toMatchObject({ state: 'running', role: 'standby' });
+    });
+
+    it('hands over on a clean stop: the standby resumes from the checkpoint the leader flushed, so every event is published exactly once', async () => {
+      const secondPublisher = scripted();
+      const first = shared({ checkpointEveryMs: 60_000 }); // its checkpoint is only written by the flush on stop
+      const second = shared({ publisher: secondPublisher });
+      await first.start();
+      await second.start();
+      await withPublishing(audited, first).append('s-1', events(10));
+      await first.whenIdle();
+      expect(await store.loadCheckpoint('event-log-relay')).toBe(0);
+
+      await first.stop();
+      expect(await store.loadCheckpoint('event-log-relay')).toBe(10);
+      expect(second.status().role).toBe('leader');
+      await withPublishing(audited, second).append('s-2', events(5));
+      await eventually(() => expect(second.publishedUpTo).toBe(15));
+
+      const all = (await store.readAll()).map((e) => e.id);
+      expect(publisher.acknowledged.map((p) => p.msgId)).toEqual(all.slice(0, 10));
+      expect(secondPublisher.attempts.map((p) => p.msgId)).toEqual(all.slice(10));
+    });
+
+    it('takes over from a crashed leader at the stored checkpoint, republishing (same message ids) only what that leader had not checkpointed', async () => {
+      const secondPublisher = scripted();
+      const first = shared({ retry: { initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+      const second = shared({ publisher: secondPublisher });
+      await first.start();
+      await second.start();
+      await store.append('s-1', events(6));
+      first.kick();
+      await first.whenIdle();
+      expect(await store.loadCheckpoint('event-log-relay')).toBe(6);
+
+      // Events 7..10 are published, but their checkpoint write fails; then the process dies.
+      audited.failSaves = Number.POSITIVE_INFINITY;
+      await store.append('s-1', events(4, 'Late'));
+      first.kick();
+      await eventually(() => expect(publisher.acknowledged).toHaveLength(10));
+      leases.lapse(); // it crashed: never told, never releases
+      audited.failSaves = 0;
+
+      await store.append('s-2', events(3));
+      second.kick();
+      await eventually(() => expect(second.publishedUpTo).toBe(13));
+      const all = (await store.readAll()).map((e) => e.id);
+      expect(secondPublisher.acknowledged.map((p) => p.msgId)).toEqual(all.slice(6));
+      expect(new Set([...publisher.acknowledged, ...secondPublisher.acknowledged].map((p) => p.msgId))).toEqual(new Set(all));
+      expect(first.status().role).toBe('standby');
+    });
+
+    it('stops a deposed leader at its next window, even before it is told, while its successor continues from the checkpoint', async () => {
+      await store.append('s-1', events(8));
+      const all = (await store.readAll()).map((e) => e.id);
+      let release!: () => void;
+      const gate = new Promise<'ack'>((resolve) => (release = () => resolve('ack')));
+      // The leader's window with events 3 and 4 hangs (a paused process, a slow broker)…
+      publisher = scripted((msgId) => (msgId === all[2] || msgId === all[3] ? gate : 'ack'));
+      const secondPublisher = scripted();
+      const first = shared({ maxInFlight: 2 });
+      const second = shared({ publisher: secondPublisher });
+      await first.start();
+      await second.start();
+      await eventually(() => expect(publisher.attempts).toHaveLength(4));
+      expect(await store.loadCheckpoint('event-log-relay')).toBe(2);
+
+      // …meanwhile its lease lapses and the standby takes over from the stored checkpoint.
+      leases.lapse();
+      await eventually(() => expect(second.publishedUpTo).toBe(8));
+      expect(secondPublisher.acknowledged.map((p) => p.msgId)).toEqual(all.slice(2));
+
+      // The hung window lands (3 and 4 twice: the narrow window JetStream deduplicates by message id), and then
+      // the old leader issues nothing more and writes no checkpoint over its successor's.
+      release();
+      await first.whenIdle();
+      expect(publisher.attempts.map((p) => p.msgId)).toEqual(all.slice(0, 4));
+      expect(first.publishedUpTo).toBe(4);
+      expect(await store.loadCheckpoint('event-log-relay')).toBe(8);
+    });
+
+    it('reloads the shared checkpoint when elected again, instead of republishing from where its previous term ended', async () => {
+      const secondPublisher = scripted();
+      const first = shared();
+      const second = shared({ publisher: secondPublisher });
+      await first.start();
+      await second.start();
+      const firstLease = leases.holder!;
+      await withPublishing(audited, first).append('s-1', events(5));
+      await first.whenIdle();
+
+      // A lapse and a late deposition notice: the first relay becomes a standby behind the second.
+      leases.lapse();
+      firstLease.depose();
+      await withPublishing(audited, second).append('s-1', events(5, 'Second'));
+      await eventually(() => expect(second.publishedUpTo).toBe(10));
+      expect(first.publishedUpTo).toBe(5);
+
+      await second.stop();
+      expect(first.status().role).toBe('leader');
+      await withPublishing(audited, first).append('s-1', events(2, 'Third'));
+      await eventually(() => expect(first.publishedUpTo).toBe(12));
+      const all = (await store.readAll()).map((e) => e.id);
+      expect(publisher.attempts.map((p) => p.msgId)).toEqual([...all.slice(0, 5), ...all.slice(10)]);
+      expect(secondPublisher.attempts.map((p) => p.msgId)).toEqual(all.slice(5, 10));
+    });
+
+    it('a standby without wake-ups leaves its appends to the leader\'s poll', async () => {
+      const leader = shared({ wakeups: undefined, pollIntervalMs: 10 });
+      const standby = shared({ wakeups: undefined });
+      await leader.start();
+      await standby.start();
+      await withPublishing(audited, standby).append('s-1', events(3));
+      expect(leases.wakesSent).toBe(0);
+      await eventually(() => expect(publisher.acknowledged).toHaveLength(3));
+      await expectInOrderExactlyFrom(0);
+    });
   });
 });

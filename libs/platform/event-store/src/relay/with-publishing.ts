@@ -4,7 +4,8 @@ import type { EventLogRelay } from './event-log-relay.js';
 /**
  * An EventStore whose appends kick the relay once they have committed, so events are published promptly
  * instead of at the next poll. The kick carries no data: the relay always reads what was committed, which is
- * why a crash between commit and publish loses nothing.
+ * why a crash between commit and publish loses nothing. When this process's relay is a standby (another
+ * process holds the publishing lease), the relay forwards the kick to the leader over its `wakeups` channel.
  */
 export class PublishingEventStore implements EventStore {
   constructor(
