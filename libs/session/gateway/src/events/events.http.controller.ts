@@ -1,28 +1,34 @@
-import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { setMaxListeners } from 'node:events';
+import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
 import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
+import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
 const MAX_WAIT_SECS = 300;
+/** Parlant's default wait_for_data, which in SSE mode is how long the stream may stay without an event. */
+const SSE_DEFAULT_WAIT_SECS = 60;
+/** How FastAPI (pydantic) reads a boolean query parameter; anything else is a 422. */
+const TRUE_WORDS = ['1', 'on', 't', 'true', 'y', 'yes'];
+const FALSE_WORDS = ['0', 'off', 'f', 'false', 'n', 'no'];
 
-/** The parts of Express's request and response the streaming path uses (no @types/express dependency). */
-interface Request {
-  on(event: 'close', listener: () => void): unknown;
-}
-interface Response {
-  status(code: number): Response;
-  set(headers: Record<string, string>): Response;
-  json(body: unknown): unknown;
-  flushHeaders(): void;
-  write(chunk: string): boolean;
-  end(): unknown;
+interface EventsQuery {
+  filter: EventFilter;
+  waitMs: number;
+  sse: boolean;
 }
 
-function parseQuery(query: Record<string, string | undefined>): { filter: EventFilter; waitMs: number } {
+/** Reads the query as Parlant does; every bad value is reported in one 422. */
+function parseQuery(query: Record<string, string | undefined>): EventsQuery {
   const problems: ValidationDetail[] = [];
+  const rawSse = query['sse']?.toLowerCase();
+  const sse = rawSse !== undefined && TRUE_WORDS.includes(rawSse);
+  if (rawSse !== undefined && !sse && !FALSE_WORDS.includes(rawSse)) {
+    problems.push({ loc: ['query', 'sse'], msg: 'sse must be a boolean (true or false)', type: 'bool_parsing' });
+  }
   const integer = (name: string, min: number, max: number): number | undefined => {
     const raw = query[name];
     if (raw === undefined) return undefined;
@@ -34,7 +40,8 @@ function parseQuery(query: Record<string, string | undefined>): { filter: EventF
     return value;
   };
   const minOffset = integer('min_offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  const waitSecs = integer('wait_for_data', 0, MAX_WAIT_SECS) ?? 0;
+  // Parlant waits 60 s by default; Tenet's long-poll answers at once unless asked to wait.
+  const waitSecs = integer('wait_for_data', 0, MAX_WAIT_SECS) ?? (sse ? SSE_DEFAULT_WAIT_SECS : 0);
   const kinds = query['kinds']?.split(',').map((k) => k.trim()).filter(Boolean);
   for (const kind of kinds ?? []) {
     if (!(EVENT_KINDS as readonly string[]).includes(kind)) problems.push({ loc: ['query', 'kinds'], msg: `kinds must be a comma-separated list of ${EVENT_KINDS.join(', ')}; got "${kind}"`, type: 'value_error' });
@@ -49,17 +56,22 @@ function parseQuery(query: Record<string, string | undefined>): { filter: EventF
   if (source !== undefined) filter.source = source;
   if (query['correlation_id'] !== undefined) filter.correlationId = query['correlation_id'];
   if (query['trace_id'] !== undefined) filter.traceId = query['trace_id'];
-  return { filter, waitMs: waitSecs * 1000 };
+  return { filter, waitMs: waitSecs * 1000, sse };
 }
 
 @Controller('sessions/:sessionId/events')
-export class EventsHttpController {
+export class EventsHttpController implements OnModuleDestroy {
+  /** Aborted at shutdown, to end open event streams so that the HTTP server can close. */
+  private readonly shutdown = new AbortController();
+
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly events: SessionEventsService,
     private readonly timers: SessionTimers,
     private readonly turns: TurnService,
-  ) {}
+  ) {
+    setMaxListeners(0, this.shutdown.signal); // one listener per open stream; no leak warning past 10
+  }
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
@@ -78,34 +90,26 @@ export class EventsHttpController {
 
   /**
    * Parlant's long-poll: returns at once when matching events exist, else waits up to wait_for_data seconds,
-   * then 504. With `sse=true`, Parlant's Server-Sent Events instead: every matching event from min_offset as a
-   * `data: <event JSON>` frame, then each new one as it is appended, until wait_for_data passes without one
-   * (then the stream ends) or the client goes away. Waiting is woken by the bus, never by polling the store.
+   * then 504. With `sse=true`, Parlant's Server-Sent Events instead (see `sessionEventStream`): every matching
+   * event from min_offset as a `data: <event JSON>` frame, then each new one as it is appended, until
+   * wait_for_data (default 60) passes without one or the client goes away. Bad parameters (422) and an
+   * unknown session (404) are answered as JSON before any stream starts.
    */
   @Get()
-  async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const sse = query['sse'] === 'true' || query['sse'] === '1';
-    const { filter, waitMs } = parseQuery({ ...query, ...(sse && query['wait_for_data'] === undefined ? { wait_for_data: '60' } : {}) });
+  async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>): Promise<EventView[] | Response> {
+    const { filter, waitMs, sse } = parseQuery(query);
     if (!(await this.sessions.get(sessionId))) throw notFound('session', sessionId);
-    if (!sse) {
-      const found = await this.events.list(sessionId, filter, waitMs);
-      if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
-      res.status(HttpStatus.OK).json(found);
-      return;
+    if (sse) {
+      // A web Response: Nest sends its stream as it is read, and cancels it when the client disconnects.
+      const body = sessionEventStream(this.events, sessionId, filter, { idleMs: waitMs, signal: this.shutdown.signal });
+      return new Response(body, { status: HttpStatus.OK, headers: EVENT_STREAM_HEADERS });
     }
-    const gone = new AbortController();
-    req.on('close', () => gone.abort());
-    res.status(HttpStatus.OK).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.flushHeaders();
-    let minOffset = filter.minOffset;
-    while (!gone.signal.aborted) {
-      const found = await this.events.list(sessionId, { ...filter, minOffset }, waitMs, gone.signal);
-      if (!found || found.length === 0) break;
-      for (const event of found) {
-        res.write(`data: ${JSON.stringify(event)}\n\n`);
-        minOffset = Math.max(minOffset, event.offset + 1);
-      }
-    }
-    res.end();
+    const found = await this.events.list(sessionId, filter, waitMs);
+    if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
+    return found;
+  }
+
+  onModuleDestroy(): void {
+    this.shutdown.abort();
   }
 }
