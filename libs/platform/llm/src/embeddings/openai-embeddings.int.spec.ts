@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { embeddingProviderConformance } from '../testing/index.js';
 import { openAiEmbeddings, startWireServer, type RecordedRequest, type WireReply, type WireServer } from '../testing/wire-server.js';
 import { cosineSimilarity } from './embedding.port.js';
@@ -54,7 +55,7 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
     expect(vectors[0]).toHaveLength(256);
   });
 
-  it('batches the texts, one request after another, and returns the vectors in input order whatever order each answer lists them in', async () => {
+  it('batches the texts and returns the vectors in input order whatever order each answer lists them in', async () => {
     const { url, requests } = await serve((r) => {
       const reply = answer(r, { promptTokens: (texts) => texts.length * 10 });
       (reply.body as { data: unknown[] }).data.reverse();
@@ -62,9 +63,15 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
     });
     const texts = ['refund', 'parcel', 'cancel', 'hello', 'price'];
     const response = await create(url, { batchSize: 2 }).embed(texts, context);
-    expect(requests.map((r) => r.body['input'])).toEqual([['refund', 'parcel'], ['cancel', 'hello'], ['price']]);
+    // The batches are sent concurrently: they may arrive in any order.
+    expect(requests.map((r) => JSON.stringify(r.body['input'])).sort()).toEqual([['cancel', 'hello'], ['price'], ['refund', 'parcel']].map((x) => JSON.stringify(x)));
     expect(response.usage.inputTokens).toBe(50);
     texts.forEach((text, i) => expect(cosineSimilarity(response.vectors[i]!, vectorOf(1536)(text))).toBeGreaterThan(0.9999));
+  });
+
+  it('refuses a concurrency outside 1..16', () => {
+    expect(() => create('http://127.0.0.1:9', { concurrency: 0 })).toThrow(RangeError);
+    expect(() => create('http://127.0.0.1:9', { concurrency: 17 })).toThrow(RangeError);
   });
 
   it('does not send blank texts (the API rejects them): they get the zero vector', async () => {
@@ -120,5 +127,89 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
     expect(requests[0]!.body).toMatchObject({ model: 'text-embedding-3-large', dimensions: 512 });
     expect(requests[0]!.headers['authorization']).toBe('Bearer sk-env');
     expect(vectors[0]).toHaveLength(512);
+  });
+});
+
+/**
+ * A local server speaking the embeddings wire format that holds each request for a while — the first batches
+ * longest, so they finish last — and counts how many are in flight at once.
+ */
+async function startSlowServer(delayOf: (texts: string[]) => number, failWhen: (texts: string[]) => boolean = () => false) {
+  const requests: RecordedRequest[] = [];
+  const finished: string[][] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: performance.now() };
+      requests.push(recorded);
+      const texts = (recorded.body['input'] as string[]).map(String);
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        finished.push(texts);
+        const reply = failWhen(texts) ? unauthorised : answer(recorded, { promptTokens: (t) => t.length * 10 });
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        res.end(JSON.stringify(reply.body));
+      }, delayOf(texts));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    finished,
+    maxInFlight: () => maxInFlight,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+describe('OpenAI embeddings sends its batches with bounded concurrency', () => {
+  const texts = ['refund', 'parcel', 'cancel', 'hello', 'price', 'invoice', 'warranty', 'password', 'exchange', 'coupon', 'delivery', 'privacy'];
+  // Batch n (of 2 texts) answers after (6 - n) × 40 ms: the first batch sent is the last to finish.
+  const delayOf = (batch: string[]): number => (6 - Math.floor(texts.indexOf(batch[0]!) / 2)) * 40;
+
+  it('given 6 batches and the default concurrency, when embedding, then at most 4 requests are in flight and the vectors come back in input order although the batches finish in reverse', async () => {
+    const server = await startSlowServer(delayOf);
+    try {
+      const response = await create(server.url, { batchSize: 2 }).embed(texts, context);
+      expect(server.requests).toHaveLength(6);
+      expect(server.maxInFlight()).toBe(4);
+      expect(server.finished[0]).not.toEqual(['refund', 'parcel']);
+      texts.forEach((text, i) => expect(cosineSimilarity(response.vectors[i]!, vectorOf(1536)(text))).toBeGreaterThan(0.9999));
+      expect(response.usage.inputTokens).toBe(120);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('given concurrency 1, when embedding several batches, then they are sent one after another', async () => {
+    const server = await startSlowServer(() => 5);
+    try {
+      const response = await create(server.url, { batchSize: 5, concurrency: 1 }).embed(texts, context);
+      expect(server.maxInFlight()).toBe(1);
+      expect(server.requests.map((r) => r.body['input'])).toEqual([texts.slice(0, 5), texts.slice(5, 10), texts.slice(10)]);
+      expect(response.vectors).toHaveLength(12);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('given a batch that fails for good, when embedding, then the call fails with its error and batches not yet started are not sent', async () => {
+    const server = await startSlowServer(() => 5, (batch) => batch[0] === 'cancel');
+    try {
+      await expect(create(server.url, { batchSize: 2, concurrency: 2 }).embed(texts, context)).rejects.toMatchObject({ code: 'LLM.AUTHENTICATION' });
+      expect(server.requests.length).toBeLessThan(6);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { InvalidStructuredOutputError } from '../errors.js';
+import { InvalidStructuredOutputError, ProviderUnavailableError } from '../errors.js';
 import type { LlmCallContext } from '../llm.port.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
 import { mapSdkError } from '../sdk/sdk-errors.js';
@@ -26,6 +26,8 @@ export interface OpenAiEmbeddingProviderOptions {
   baseURL?: string;
   /** Texts per request; the API takes up to 2048. Default 256. */
   batchSize?: number;
+  /** Requests in flight at once when the texts make several batches. Default 4 (1..16). */
+  concurrency?: number;
   /** Retries of 429 (after the advertised delay) and transient failures; never of 401/403. Default 2. */
   maxRetries?: number;
   retryPolicy?: Partial<RetryPolicy>;
@@ -35,8 +37,11 @@ export interface OpenAiEmbeddingProviderOptions {
 
 /**
  * OpenAI embeddings (`client.embeddings.create`), batched, with the chat adapter's retry loop and typed errors.
- * The SDK asks for base64 vectors and decodes them (a quarter of the JSON payload); batches run one after
- * another so that a large input does not burst past the rate limit.
+ * The SDK asks for base64 vectors and decodes them (a quarter of the JSON payload). Batches run with bounded
+ * concurrency (default 4 requests in flight): a thousand-guideline agent's first turn takes about one request's
+ * time instead of four, while a large input does not burst past the rate limit (and a 429 is retried per batch
+ * after its advertised delay). The vectors come back in input order whatever order the batches finish in; the
+ * first batch that fails for good fails the call, and batches not yet started are not sent.
  */
 export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'openai';
@@ -46,6 +51,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   private readonly client: OpenAI;
   private readonly retryPolicy: RetryPolicy;
   private readonly batchSize: number;
+  private readonly concurrency: number;
   private readonly sleep: Sleep | undefined;
 
   constructor(options: OpenAiEmbeddingProviderOptions) {
@@ -58,6 +64,8 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     this.requestDimensions = options.dimensions !== undefined && options.dimensions !== native ? options.dimensions : undefined;
     this.batchSize = options.batchSize ?? 256;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1 || this.batchSize > 2048) throw new RangeError(`batchSize must be 1..2048, got ${this.batchSize}`);
+    this.concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1 || this.concurrency > 16) throw new RangeError(`concurrency must be 1..16, got ${this.concurrency}`);
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
     this.client = new OpenAI({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
     this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
@@ -69,23 +77,43 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     // The API rejects empty input strings; a blank text has nothing to embed and gets the zero vector.
     const vectors = texts.map(() => new Array<number>(this.dimensions).fill(0));
     const sent = texts.flatMap((text, i) => (text.trim() === '' ? [] : [i]));
+    const batches: number[][] = [];
+    for (let start = 0; start < sent.length; start += this.batchSize) batches.push(sent.slice(start, start + this.batchSize));
+    const answers = new Array<OpenAI.Embeddings.CreateEmbeddingResponse | undefined>(batches.length);
+    let next = 0;
+    // The first batch that fails for good aborts the others in flight (and their retries): the call has failed.
+    const abandon = new AbortController();
+    const attempt = (input: string[]) => (): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> =>
+      abandon.signal.aborted ? Promise.reject(new ProviderUnavailableError(this.name, `${this.name} embeddings abandoned: another batch failed`, false)) : this.create(input, abandon.signal);
+    // `concurrency` workers take the next batch until none is left; each answer lands at its batch's index.
+    const worker = async (): Promise<void> => {
+      while (!abandon.signal.aborted && next < batches.length) {
+        const index = next++;
+        const positions = batches[index] ?? [];
+        try {
+          const answer = await withRetries(attempt(positions.map((i) => texts[i] ?? '')), this.retryPolicy, this.sleep);
+          const answered = this.vectorsOf(answer, positions);
+          for (const [i, position] of positions.entries()) vectors[position] = answered[i] ?? [];
+          answers[index] = answer;
+        } catch (error) {
+          abandon.abort();
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, batches.length) }, () => worker()));
     let inputTokens = 0;
     let model = this.model;
-    for (let start = 0; start < sent.length; start += this.batchSize) {
-      const positions = sent.slice(start, start + this.batchSize);
-      const batch = positions.map((i) => texts[i] ?? '');
-      const answer = await withRetries(() => this.create(batch), this.retryPolicy, this.sleep);
-      const answered = this.vectorsOf(answer, positions);
-      for (const [i, position] of positions.entries()) vectors[position] = answered[i] ?? [];
-      inputTokens += answer.usage?.prompt_tokens ?? 0;
-      model = answer.model || model;
+    for (const answer of answers) {
+      inputTokens += answer?.usage?.prompt_tokens ?? 0;
+      model = answer?.model || model;
     }
     return { vectors, usage: { inputTokens }, provider: this.name, model, latencyMs: performance.now() - started };
   }
 
-  private async create(input: string[]): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> {
+  private async create(input: string[], signal: AbortSignal): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> {
     try {
-      return await this.client.embeddings.create({ model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) });
+      return await this.client.embeddings.create({ model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) }, { signal });
     } catch (error) {
       throw mapSdkError(error, this.name, OpenAI);
     }

@@ -1,35 +1,6 @@
 import type { CannedResponse, ComposeReplyInput, ComposeReplyOutput } from '../tasks/compose-reply.js';
 import { applyGlossary, terms } from './lexicon.js';
-
-// Actions are written to the agent ("introduce yourself", "ask them"); the reply speaks as the agent to the customer.
-const toCustomer = (text: string): string =>
-  text
-    .replace(/\byourself\b/gi, 'myself')
-    .replace(/\byour\b/gi, 'my')
-    .replace(/\byou\b/gi, 'I')
-    .replace(/\b(the customer|the user)'s\b/gi, 'your')
-    .replace(/\b(the customer|the user)\b/gi, 'you')
-    .replace(/\btheir\b/gi, 'your')
-    .replace(/\bthem\b/gi, 'you')
-    .replace(/\bthemselves\b/gi, 'yourself');
-
-const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-const lowered = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
-
-/** One action as one sentence of the reply: a greeting, a quoted line, a statement, a question or a promise. */
-function sentenceFor(action: string, agentName: string): string {
-  const text = action.trim().replace(/[.!]+$/, '');
-  const quoted = /^(?:say|reply|respond|answer)(?: with| that)?[:\s]+['"‘“](.+)['"’”]$/i.exec(text);
-  if (quoted?.[1]) return /[.!?]$/.test(quoted[1]) ? quoted[1] : `${quoted[1]}.`;
-  if (/^(greet|welcome)\b/i.test(text)) return `Hello, I'm ${agentName}!`;
-  const statement = /^(?:tell|inform|remind) (?:them|the customer|the user)(?: that)?\s+(.+)$/i.exec(text);
-  if (statement?.[1]) return `${capitalised(toCustomer(statement[1]))}.`;
-  const askFor = /^ask (?:them |the customer |the user )?for\s+(.+)$/i.exec(text);
-  if (askFor?.[1]) return `Could you share ${toCustomer(askFor[1])}?`;
-  const askTo = /^ask (?:them|the customer|the user) to\s+(.+)$/i.exec(text);
-  if (askTo?.[1]) return `Could you ${toCustomer(askTo[1])}?`;
-  return `I will ${lowered(toCustomer(text))}.`;
-}
+import { phrasesFor, toCustomer } from './phrasing.js';
 
 /** What a condition is about, said to the customer: "The customer wants to cancel their order" → "cancel your order". */
 function topicOf(condition: string): string {
@@ -50,13 +21,18 @@ function disambiguationQuestion(candidates: { condition: string }[]): string {
     : `Just to be sure I help with the right thing, which one do you mean: ${joinedWithOr(topics)}?`;
 }
 
-/** The reply in the agent's own words: one sentence per matched action, the disambiguation question last. */
-function fluidReply(input: ComposeReplyInput): { sentences: { text: string; guidelineId?: string }[]; cited: string[] } {
+interface Sentence {
+  text: string;
+  /** The part of a matched action it says; none for the disambiguation question and the polite fallback. */
+  source?: string;
+}
+
+/** The reply in the agent's own words: the sentences of each matched action (each said once), the disambiguation question last. */
+function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: string[] } {
   const candidates = input.disambiguation?.candidates ?? [];
-  const sentences: { text: string; guidelineId?: string }[] = [];
-  for (const { guideline_id, action } of input.matched) {
-    const text = sentenceFor(action, input.agentName);
-    if (!sentences.some((s) => s.text === text)) sentences.push({ text, guidelineId: guideline_id });
+  const sentences: Sentence[] = [];
+  for (const { action } of input.matched) {
+    for (const phrase of phrasesFor(action, input.agentName)) if (!sentences.some((s) => s.text === phrase.text)) sentences.push(phrase);
   }
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
   if (sentences.length === 0) sentences.push({ text: `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
@@ -112,14 +88,16 @@ const COMPOSITED_MIN_OVERLAP = 0.25;
 
 /**
  * The reply, in the requested composition mode:
- * - `fluid` (default): each matched action becomes one sentence (greeting, quoted line, statement, question or
- *   promise), citing the matched ids; a polite question when nothing matched; a disambiguation question last.
+ * - `fluid` (default): each matched action becomes its sentences (greeting, quoted line, statement, request,
+ *   question or promise: see `phrasesFor`), each said once, citing the matched ids; a polite question when
+ *   nothing matched; a disambiguation question last.
  * - canned modes score each renderable template by its term overlap (cosine of stemmed, synonym-merged term
  *   sets) with the matched actions, plus a quarter of its overlap with the customer's message (the message
  *   alone when nothing matched). `canned_fluid` sends the best template when it overlaps ≥ 0.35, else the
  *   fluid reply; `strict_canned` sends the best template that overlaps at all, else `canned_response_id` ''
  *   (with the fluid reply as the unsent message) so that the caller sends its no-match response;
- *   `composited_canned` replaces each fluid sentence by the template that overlaps its action ≥ 0.25.
+ *   `composited_canned` replaces each fluid sentence by the template that overlaps the part of the action it
+ *   says ≥ 0.25.
  * - A disambiguation question is only ever sent through a template in strict mode, and only by one that
  *   overlaps every candidate's condition (a template that offers the choices).
  */
@@ -160,8 +138,7 @@ export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
     case 'composited_canned': {
       const used: Template[] = [];
       const parts = fluid.sentences.map((sentence) => {
-        const action = input.matched.find((m) => m.guideline_id === sentence.guidelineId)?.action;
-        const topic = action !== undefined ? termsOf(action) : message;
+        const topic = sentence.source !== undefined ? termsOf(sentence.source) : message;
         const choice = best(templates, (t) => overlap(t.terms, topic));
         if (!choice || choice.score < COMPOSITED_MIN_OVERLAP) return sentence.text;
         used.push(choice.template);

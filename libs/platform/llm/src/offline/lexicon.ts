@@ -9,7 +9,11 @@ export const STOP_WORDS = new Set(
     'what when where which who why will with would you your yours about any some just also very really ' +
     // words every guideline condition uses, which say nothing about the topic
     'customer customers user users client asks ask asking asked says say said mentions mention mentioned wants want ' +
-    'wanting would like talks talk inquires inquire question questions regarding something anything thing things much many'
+    'wanting would like talks talk inquires inquire question questions regarding something anything thing things much many ' +
+    // answers to the agent that carry no topic (affirmations, negations, hesitations), the one form of "be" the
+    // list above lacked, and what is left of a contraction once the apostrophe splits it ("don't" → don, "I've" → ve)
+    'yes yeah yea yep yup ya aye ok okay okey kk alright sure nope nah hmm hm um umm uh ah oh maybe perhaps am ' +
+    've re ll don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn'
   ).split(/\s+/),
 );
 
@@ -66,6 +70,15 @@ export function terms(text: string): string[] {
   }
   return out;
 }
+
+/**
+ * Courtesies and verdicts ("thanks", "great", "right", "of course"): said alone they answer the agent, yet a
+ * condition may be about them ("the customer thanks the agent", "asks about a fine"), so they stay terms.
+ */
+const COURTESY_TERMS = new Set(terms('thanks cheers great good cool perfect awesome nice lovely excellent wonderful fine right correct exactly absolutely definitely certainly indeed agreed understood gotcha noted course go ahead sounds bye goodbye welcome'));
+
+/** A message whose terms are all courtesies (or that has none: "yes", "12345") has no topic of its own. */
+export const isTopicFree = (messageTerms: Iterable<string>): boolean => [...messageTerms].every((term) => COURTESY_TERMS.has(term));
 
 /** Quoted phrases in a condition (`mentions 'refund'`) are what its author cared about most. */
 export function quotedTerms(condition: string): string[] {

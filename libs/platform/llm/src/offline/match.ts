@@ -1,10 +1,10 @@
 import type { GuidelineMatch, GuidelineToMatch, MatchGuidelinesInput, MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
-import { applyGlossary, quotedTerms, terms } from './lexicon.js';
+import { applyGlossary, isTopicFree, quotedTerms, terms } from './lexicon.js';
 import { extractToolArguments } from './tool-arguments.js';
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
-/** A message with no topic of its own ("yes", "12345", "ok") continues the previous one at this share of its score. */
+/** A message with no topic of its own ("yes", "12345", "ok", "thanks") continues the previous one at this share of its score. */
 const CONTINUATION_WEIGHT = 0.6;
 
 interface Score {
@@ -36,21 +36,31 @@ function score(condition: string, said: ReadonlySet<string>): Score {
   };
 }
 
+/** The terms of the latest of the turns (latest first) that has a topic of its own, if any has. */
+function latestTopic(turnsLatestFirst: readonly string[], termsOf: (text: string) => Set<string>): Set<string> | undefined {
+  for (const turn of turnsLatestFirst) {
+    const said = termsOf(turn);
+    if (!isTopicFree(said)) return said;
+  }
+  return undefined;
+}
+
 /**
  * Scores every guideline against the customer's latest message. When that message has no topic of its own (a
- * bare "yes" or order number answering the agent), a guideline not yet applied keeps 0.6 of its score against
- * the customer's previous message; a previously applied one is scored on the latest message only, so it applies
- * again only when its condition arises anew. Glossary synonyms are read as their term on both sides. Tools of a
+ * bare "yes", "ok", "no", "thanks" or order number answering the agent: see `isTopicFree`), a guideline not yet
+ * applied keeps 0.6 of its score against the customer's previous message with a topic (so a run of answers,
+ * "yes" then "ok", goes on continuing it); a previously applied one is scored on the latest message only, so it
+ * applies again only when its condition arises anew. Glossary synonyms are read as their term on both sides. Tools of a
  * guideline that shares any topic with the conversation get their arguments by the rules of `extractToolArguments`.
  */
 export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOutput {
-  const glossary = (text: string): string => applyGlossary(text, input.terms);
-  const latest = new Set(terms(glossary(input.message)));
+  const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));
+  const latest = termsOf(input.message);
   const customerTurns = [input.message, ...input.history.filter((t) => t.role === 'customer').map((t) => t.content).reverse()];
-  const previous = latest.size === 0 && customerTurns[1] !== undefined ? new Set(terms(glossary(customerTurns[1]))) : undefined;
+  const previous = isTopicFree(latest) ? latestTopic(customerTurns.slice(1), termsOf) : undefined;
 
   const matchOf = (guideline: GuidelineToMatch): GuidelineMatch => {
-    const condition = glossary(guideline.condition);
+    const condition = applyGlossary(guideline.condition, input.terms);
     const now = score(condition, latest);
     const earlier = previous && !guideline.previously_applied ? score(condition, previous) : undefined;
     const continued = earlier !== undefined && earlier.relevance * CONTINUATION_WEIGHT > now.relevance;

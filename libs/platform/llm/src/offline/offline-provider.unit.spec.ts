@@ -298,3 +298,91 @@ describe('OfflineProvider: compose_reply composition modes', () => {
     expect(fluid.messages!.at(-1)!.content).not.toContain('[Canned responses]');
   });
 });
+
+describe('OfflineProvider: a message with no topic of its own continues the conversation', () => {
+  const gettingStarted = { id: 'start', condition: 'The customer is new and asks how to get started', action: 'Welcome them and offer the getting started guide' };
+  const refund = { id: 'refund', condition: 'The customer asks for a refund', action: 'Explain the refund policy' };
+  const thanked = { id: 'thanked', condition: 'The customer thanks the agent', action: "Say 'You're welcome!'" };
+  const first = 'I am new, how do I get started?';
+  const agentTurn = { role: 'agent' as const, content: 'Welcome! Shall I send you the getting started guide?' };
+  const scores = async (message: string, history: MatchGuidelinesInput['history'], g: MatchGuidelinesInput['guidelines'] = [gettingStarted, refund, thanked]): Promise<Record<string, MatchGuidelinesOutput['matches'][number]>> => {
+    const { value } = await provider.generate<MatchGuidelinesInput, MatchGuidelinesOutput>(matchGuidelinesRequest({ message, history, guidelines: g }, context));
+    return Object.fromEntries(value.matches.map((m) => [m.guideline_id, m]));
+  };
+
+  it('given a continuous guideline matched by the first message, when the customer answers "yes", then it still matches at 0.6 of its score', async () => {
+    const before = (await scores(first, []))['start']!;
+    expect(before.relevance).toBeGreaterThanOrEqual(0.3);
+    const after = (await scores('yes', [{ role: 'customer', content: first }, agentTurn]))['start']!;
+    expect(after.relevance).toBeCloseTo(before.relevance * 0.6, 3);
+    expect(after.relevance).toBeGreaterThanOrEqual(0.3);
+    expect(after.reasoning).toContain('continues the previous one');
+  });
+
+  it.each(['yes', 'ok', 'Okay!', 'sure', 'no', 'nope', 'thanks', 'ok, thanks', 'yes please', "I don't", '12345'])(
+    'given the getting-started question, when the customer answers "%s", then the answer continues it',
+    async (answer) => {
+      const matches = await scores(answer, [{ role: 'customer', content: first }, agentTurn]);
+      expect(matches['start']!.relevance).toBeGreaterThanOrEqual(0.3);
+      expect(matches['refund']!.relevance).toBe(0);
+    },
+  );
+
+  it('given a run of answers ("yes", then "ok"), when the customer answers again, then it continues the last message with a topic', async () => {
+    const history = [{ role: 'customer' as const, content: first }, agentTurn, { role: 'customer' as const, content: 'yes' }, { role: 'agent' as const, content: 'Here it is.' }];
+    expect((await scores('ok', history))['start']!.relevance).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it.each([
+    ['refund', 'refund', []],
+    ['passport', 'passport', [{ id: 'passport', condition: 'The customer mentions their passport' }]],
+  ] as const)('given the getting-started question, when the customer says only "%s", then that one word is a topic of its own', async (message, id, extra) => {
+    const matches = await scores(message, [{ role: 'customer', content: first }, agentTurn], [gettingStarted, refund, thanked, ...extra]);
+    expect(matches[id]!.relevance).toBeGreaterThanOrEqual(0.3);
+    expect(matches['start']!.relevance).toBe(0);
+  });
+
+  it('given a guideline about thanks, when the customer says "thanks", then it matches on the message while the previous topic continues too', async () => {
+    const matches = await scores('thanks!', [{ role: 'customer', content: first }, agentTurn]);
+    expect(matches['thanked']!.relevance).toBeGreaterThanOrEqual(0.3);
+    expect(matches['thanked']!.reasoning).toContain('mentions thank');
+    expect(matches['start']!.relevance).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('given an affirmation before a topic ("Yes, I want a refund"), when scored, then it weighs as much as the topic alone', async () => {
+    expect((await scores('Yes, I want a refund', []))['refund']!.relevance).toBe((await scores('I want a refund', []))['refund']!.relevance);
+  });
+});
+
+describe('OfflineProvider: compose_reply says each action whole', () => {
+  const compose = async (action: string): Promise<string> =>
+    (await provider.generate<ComposeReplyInput, ComposeReplyOutput>(composeReplyRequest({ agentName: 'Ada', message: 'x', matched: [{ guideline_id: 'g', action }], history: [] }, context))).value.message;
+
+  it('given "Remind them to bring a valid passport", when composed, then the reply is a whole sentence, not the fragment "To bring …"', async () => {
+    expect(await compose('Remind them to bring a valid passport')).toBe('Please remember to bring a valid passport.');
+  });
+
+  it('given "Welcome them and offer the getting started guide", when composed, then the greeting keeps the offer', async () => {
+    expect(await compose('Welcome them and offer the getting started guide')).toBe("Hello, I'm Ada! I will offer the getting started guide.");
+  });
+
+  it('given "Greet the customer" alone, when composed, then the reply is just the greeting', async () => {
+    expect(await compose('Greet the customer')).toBe("Hello, I'm Ada!");
+  });
+
+  it('given a two-clause action in composited_canned mode, when composed, then each sentence takes the template about its own part', () => {
+    const canned = [
+      { id: 'guide', value: 'Here is our getting started guide: tenet.example/start', fields: [] },
+      { id: 'passport', value: 'Remember your passport for international trips.', fields: [] },
+    ];
+    const reply = composeReply({
+      agentName: 'Ada',
+      message: 'I am new',
+      history: [],
+      composition_mode: 'composited_canned',
+      canned_responses: canned,
+      matched: [{ guideline_id: 'welcome', action: 'Welcome them and offer the getting started guide' }],
+    });
+    expect(reply).toEqual({ message: "Hello, I'm Ada! Here is our getting started guide: tenet.example/start", cited_guideline_ids: ['welcome'], canned_response_id: '' });
+  });
+});
