@@ -48,9 +48,10 @@ const Term = Type.Object({ name: Type.String({ minLength: 1 }), description: Typ
 const Tool = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
 /** Which model answers for the agent (seed 002 AgentDef), with an optional fallback used when it fails. */
+/** The agent's provider; without `provider`, the matcher's configured one (with the agent's `fallback`, if any). */
 const ProviderChoice = Type.Object(
   {
-    provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]),
+    provider: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')])),
     model: Type.Optional(Type.String({ minLength: 1 })),
     fallback: Type.Optional(Type.Object({ provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]), model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
   },

@@ -27,7 +27,7 @@ export {
   type ResolutionStep,
 } from './relationships.js';
 export { appliedAfterReply, withApplicationHistory, type AppliedCandidate } from './application-history.js';
-export { cosineSimilarity, prefilterCandidates, type AlwaysKeep, type KeptBecause, type PrefilterInput, type PrefilterResult } from './prefilter.js';
+export { cosineSimilarity, defaultAlwaysKeepCap, prefilterCandidates, type AlwaysKeep, type KeptBecause, type PrefilterInput, type PrefilterResult } from './prefilter.js';
 export { planBatches, type BatchPlanOptions } from './batching.js';
-export { renderTemplate, templateFields } from './composition.js';
+export { COMPOSITION_MODES, DEFAULT_NO_MATCH_MESSAGE, effectiveCompositionMode, renderTemplate, templateFields, type CompositionMode } from './composition.js';
 export { MatchingDomainError } from './errors.js';

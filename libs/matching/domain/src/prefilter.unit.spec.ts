@@ -1,5 +1,5 @@
 import type { MatchableGuideline } from './guideline-matching.js';
-import { cosineSimilarity, prefilterCandidates, type PrefilterInput } from './prefilter.js';
+import { cosineSimilarity, defaultAlwaysKeepCap, prefilterCandidates, type PrefilterInput } from './prefilter.js';
 import type { GuidelineRelationship } from './relationships.js';
 
 const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: id, action: id, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
@@ -98,6 +98,94 @@ describe('prefilterCandidates', () => {
   });
 });
 
+describe('prefilterCandidates with k at or above the number of candidates', () => {
+  it('given k equal to or larger than the candidates, when prefiltering, then every candidate is kept by similarity and nothing is dropped', () => {
+    for (const k of [3, 4, 1000, Infinity]) {
+      const { kept, reasons, result } = given([[g('far', { criticality: 'high' }), FAR], [g('near'), NEAR], [g('mid', { continuous: true }), MID]]).whenPrefiltered({ k });
+      expect(kept).toEqual(['far', 'near', 'mid']);
+      expect(Object.values(reasons)).toEqual(['similarity', 'similarity', 'similarity']);
+      expect(result.cap.dropped).toEqual([]);
+    }
+  });
+
+  it('given k = 0 or a nonsensical k or cap, when prefiltering, then k = 0 keeps only the rules, and NaN or a negative cap is refused', () => {
+    const { kept } = given([[g('near'), NEAR], [g('critical', { criticality: 'high' }), FAR]]).whenPrefiltered({ k: 0 });
+    expect(kept).toEqual(['critical']);
+    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: Number.NaN })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
+    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: 1, alwaysKeepCap: -1 })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
+  });
+});
+
+describe('prefilterCandidates with precomputed similarity (the lexical ranking when embeddings fail)', () => {
+  it('given scores instead of vectors, when prefiltering, then the k best scored are kept and the rules still apply', () => {
+    const candidates = [g('a'), g('b'), g('c'), g('critical', { criticality: 'high' })];
+    const result = prefilterCandidates({ candidates, similarity: new Map([['a', 0.1], ['b', 0.9], ['c', 0.5]]), k: 2 });
+    expect(result.kept.map((x) => x.id)).toEqual(['b', 'c', 'critical']);
+    expect(result.similarity.get('critical')).toBe(0);
+  });
+});
+
+describe('the always-keep cap', () => {
+  /** 1 similar guideline, then `count` high-criticality ones whose similarity falls with their number. */
+  const manyCritical = (count: number): [MatchableGuideline, number[]][] => [
+    [g('near'), NEAR],
+    ...Array.from({ length: count }, (_, i): [MatchableGuideline, number[]] => [g(`c${String(i).padStart(3, '0')}`, { criticality: 'high' }), [Math.max(0, 0.5 - i / 1000), 1]]),
+  ];
+
+  it('given 400 high-criticality guidelines and no cap set, when prefiltering with k = 40, then at most max(k, 40) are kept by the rule, the most similar ones, and the rest are reported as dropped', () => {
+    const entries = [...manyCritical(400), ...Array.from({ length: 600 }, (_, i): [MatchableGuideline, number[]] => [g(`plain${i}`), [0.9, 0.1 + i / 100]])];
+    const { result, reasons } = given(entries).whenPrefiltered({ k: 40 });
+    const byRule = Object.values(reasons).filter((r) => r === 'high_criticality');
+    expect(result.kept.length).toBe(80);
+    expect(byRule).toHaveLength(defaultAlwaysKeepCap(40));
+    expect(result.cap).toMatchObject({ limit: 40, wanted: 400 });
+    expect(result.cap.dropped).toHaveLength(360);
+    // The kept ones are the most similar of the 400; the best dropped one is less similar than the worst kept one.
+    expect(reasons['c000']).toBe('high_criticality');
+    expect(reasons['c039']).toBe('high_criticality');
+    expect(reasons['c040']).toBeUndefined();
+    expect(result.cap.dropped[0]).toMatchObject({ id: 'c040', reason: 'high_criticality' });
+  });
+
+  it('given a configured cap, when more guidelines qualify, then high-criticality and active-journey ones are kept before previously applied and continuous ones, by similarity within each', () => {
+    const { kept, result } = given([
+      [g('near'), NEAR],
+      [g('applied_similar'), MID],
+      [g('continuous_similar', { continuous: true }), MID],
+      [g('critical_far', { criticality: 'high' }), FAR],
+      [g('journey_far', { journey_id: 'j1' }), FAR],
+      [g('critical_mid', { criticality: 'high' }), [0.3, 1]],
+    ]).whenPrefiltered({ k: 1, alwaysKeepCap: 3, alwaysKeep: { previouslyApplied: ['applied_similar'], activeJourneyId: 'j1' } });
+    expect(kept).toEqual(['near', 'critical_far', 'journey_far', 'critical_mid']);
+    expect(result.cap.dropped.map((d) => [d.id, d.reason])).toEqual([
+      ['applied_similar', 'previously_applied'],
+      ['continuous_similar', 'continuous'],
+    ]);
+  });
+
+  it('given a rule-kept guideline the cap leaves out, when a kept guideline depends on it, then it is kept as a relationship partner and not reported as dropped', () => {
+    const { reasons, result } = given([
+      [g('near'), NEAR],
+      [g('critical_a', { criticality: 'high' }), MID],
+      [g('critical_b', { criticality: 'high' }), FAR],
+    ]).whenPrefiltered({ k: 1, alwaysKeepCap: 1, alwaysKeep: { relationships: [rel('d', 'dependency', 'near', 'critical_b')] } });
+    expect(reasons).toEqual({ near: 'similarity', critical_a: 'high_criticality', critical_b: 'relationship' });
+    expect(result.cap.dropped).toEqual([]);
+  });
+
+  it('given the cap turned off (Infinity), when prefiltering, then every rule-kept guideline goes through as before', () => {
+    const { result } = given(manyCritical(100)).whenPrefiltered({ k: 1, alwaysKeepCap: Infinity });
+    expect(result.kept).toHaveLength(101);
+    expect(result.cap).toEqual({ limit: Infinity, wanted: 100, dropped: [] });
+  });
+
+  it('given fewer rule-kept guidelines than the default cap, when prefiltering, then the cap does not bind', () => {
+    const { result } = given(manyCritical(40)).whenPrefiltered({ k: 1 });
+    expect(result.kept).toHaveLength(41);
+    expect(result.cap.dropped).toEqual([]);
+  });
+});
+
 describe('cosineSimilarity', () => {
   it('given orthogonal, parallel, opposite and zero vectors, then 0, 1, -1 and 0', () => {
     expect(cosineSimilarity([1, 0], [0, 1])).toBe(0);
@@ -105,6 +193,11 @@ describe('cosineSimilarity', () => {
     expect(cosineSimilarity([1, 1], [-1, -1])).toBeCloseTo(-1);
     expect(cosineSimilarity([0, 0], [1, 0])).toBe(0);
     expect(cosineSimilarity([], [1, 0])).toBe(0);
+  });
+
+  it('given typed arrays (the embedding cache stores Float32Array), then they compare like plain arrays', () => {
+    expect(cosineSimilarity(new Float32Array([2, 0]), [1, 0])).toBeCloseTo(1);
+    expect(cosineSimilarity(new Float32Array([1, 0]), new Float32Array([0, 1]))).toBe(0);
   });
 
   it('given vectors of different dimensions (different models), then it refuses to compare them', () => {

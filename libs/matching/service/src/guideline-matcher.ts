@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
   composeReplyRequest,
@@ -14,6 +14,8 @@ import {
 } from '@tenet/llm';
 import {
   candidatesFor,
+  cosineSimilarity,
+  defaultAlwaysKeepCap,
   planBatches,
   prefilterCandidates,
   rankMatches,
@@ -21,10 +23,16 @@ import {
   resolveRelationships,
   scopeToJourneys,
   scoredMatches,
+  withApplicationHistory,
+  DEFAULT_NO_MATCH_MESSAGE,
   type MatchableGuideline,
   type RelevanceScore,
 } from '@tenet/matching-domain';
 import { EmbeddingCache } from './embedding-cache.js';
+import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
+import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';
+import { GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom, type GuidelineMatcherOptions, type MatcherLogger } from './matcher-options.js';
+import { combineQueryVectors, prefilterQuery, type PrefilterQuery } from './prefilter-query.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { ToolParameterValidator, type ToolParameterIssue } from './tool-parameters.js';
 
@@ -32,9 +40,6 @@ const replica = `${hostname()}:${process.pid}`;
 
 /** The agent's matching settings when it sets none (seed 000 §8 defaults, and Tenet's cost controls). */
 export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
-
-/** strict_canned's reply when no template fits and the agent configured none (Parlant has a similar default). */
-export const DEFAULT_NO_MATCH_MESSAGE = "Sorry, I'm not able to help with that right now.";
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
 const MAX_TEMPLATES = 25;
@@ -52,6 +57,72 @@ export const usageOf = (purpose: string, response: LlmResponse): CallUsageV1 => 
 /** Rough prompt size of one guideline in a matching call: ~4 characters per token, plus its framing. */
 const tokensOf = (g: MatchableGuideline, toolText: number): number => Math.ceil((g.condition.length + (g.action?.length ?? 0) + toolText) / 4) + 24;
 
+/** The length of each tool's JSON, serialized once per turn rather than once per guideline that names it. */
+export const toolTextLengths = (tools: readonly { name: string }[]): ReadonlyMap<string, number> => new Map(tools.map((t) => [t.name, JSON.stringify(t).length]));
+
+/** A tool name the agent does not define still costs its placeholder (`""`). */
+const UNKNOWN_TOOL_TEXT = JSON.stringify('').length;
+
+/** The estimated prompt size of a guideline in a matching call, with the schemas of its tools (batching, budget cap). */
+export const guidelineTokens = (g: MatchableGuideline, toolText: ReadonlyMap<string, number>): number =>
+  tokensOf(g, g.tools.reduce((sum, name) => sum + (toolText.get(name) ?? UNKNOWN_TOOL_TEXT), 0));
+
+/** The text a guideline is compared with in the prefilter: its condition and action. */
+const guidelineText = (g: MatchableGuideline): string => `${g.condition}\n${g.action ?? ''}`;
+
+/** How the prefilter ranked a turn's candidates, and what it cost. */
+interface CandidateRanking {
+  similarity: Map<string, number>;
+  /** The ranking used: the configured one, or `lexical` when embeddings failed (`degraded` says why). */
+  ranking: PrefilterRanking;
+  usage?: CallUsageV1;
+  embeddedNow: number;
+  /** Whether embeddings were asked for (not with `lexical` ranking). */
+  embedded: boolean;
+  /** Whether the BM25 index came from the cache or was built this turn (absent when BM25 was not used). */
+  lexicalIndex?: 'cached' | 'built';
+  degraded?: PrefilterDegradation;
+}
+
+/** Why the prefilter ranked lexically this turn (`provenance.prefilter.degraded`). */
+export interface PrefilterDegradation {
+  /** The error's stable code (`LLM.AUTHENTICATION`, `LLM.UNAVAILABLE`, `LLM.INVALID_OUTPUT`, …) or its name. */
+  reason: string;
+  message: string;
+  ranking: 'lexical';
+  /** The embeddings are misconfigured (rejected credentials, an unusable model or request, mixed models): it will not heal by itself. */
+  configuration: boolean;
+}
+
+/** Errors that no retry fixes: an operator has to act. */
+const CONFIGURATION_CODES = new Set(['LLM.AUTHENTICATION', 'LLM.CONFIGURATION', 'LLM.UNSUPPORTED_TASK', 'MATCHING.VECTOR_DIMENSION']);
+
+function degradationOf(error: unknown): PrefilterDegradation {
+  const e = error as { code?: unknown; name?: unknown; message?: unknown; retryable?: unknown } | undefined;
+  const reason = typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'Error';
+  // Provenance reaches API clients and the event log: the provider's message, bounded (SDKs mask keys already).
+  const message = (typeof e?.message === 'string' ? e.message : String(error)).slice(0, 300);
+  // A non-retryable "unavailable" is a request the API refuses every time (an unknown model, a bad base URL).
+  const configuration = CONFIGURATION_CODES.has(reason) || (reason === 'LLM.UNAVAILABLE' && e?.retryable === false);
+  return { reason, message, ranking: 'lexical', configuration };
+}
+
+/**
+ * The default always-keep cap. The rules are the modeller's guarantee (high criticality, the active journey,
+ * previously applied, continuous), so they hold in full as long as the kept guidelines fit the turn's call
+ * budget — `max_batches` × `max_batch_tokens`, at the candidates' average size, after the `k` kept by
+ * similarity. Only past that budget does the cap bind, keeping the most important first (see
+ * `prefilterCandidates`); never below the domain's floor, max(k, 40).
+ */
+export function budgetCap(candidates: readonly MatchableGuideline[], settings: { prefilter_k: number; max_batches: number; max_batch_tokens: number }, estimateTokens: (g: MatchableGuideline) => number): number {
+  const average = candidates.reduce((sum, g) => sum + estimateTokens(g), 0) / Math.max(1, candidates.length);
+  const fitting = Math.floor((settings.max_batches * settings.max_batch_tokens) / Math.max(1, average)) - settings.prefilter_k;
+  return Math.max(defaultAlwaysKeepCap(settings.prefilter_k), fitting);
+}
+
+/** One warning per reason per minute: an outage is visible in the log without a line per turn. */
+const WARNING_INTERVAL_MS = 60_000;
+
 const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
 
 /** Glossary terms the conversation or the evaluated guidelines mention (by name or synonym). */
@@ -63,7 +134,10 @@ function relevantTerms(terms: readonly GlossaryTerm[], texts: readonly string[])
 /**
  * The guideline matcher's engine, stateless per request so any replica serves any turn (seed 000 §8):
  *   1–3  enabled, journey scope, required context                 (domain: candidatesFor, scopeToJourneys)
- *        embedding prefilter when there are more than prefilter_k (domain: prefilterCandidates; vectors cached)
+ *        prefilter when there are more than prefilter_k: the k most similar to the conversation plus the capped
+ *        always-keep rules (domain: prefilterCandidates); similarity by embeddings (vectors cached) fused with
+ *        BM25 (index cached) by reciprocal rank — or either alone (TENET_PREFILTER_RANKING) — and BM25 alone when
+ *        embeddings fail: the turn goes on, and provenance and the log say so
  *   4    relevance, reasoning, confidence and tool arguments from the LLM, in as few structured-output calls as
  *        the token budget allows (domain: planBatches), in parallel, each with the temperature schedule
  *   5    threshold; relationships resolved to a fixed point        (domain: scoredMatches, resolveRelationships)
@@ -74,11 +148,27 @@ function relevantTerms(terms: readonly GlossaryTerm[], texts: readonly string[])
 @Injectable()
 export class GuidelineMatcher {
   private readonly validator = new ToolParameterValidator();
+  private readonly logger: MatcherLogger;
+  private readonly now: () => number;
+  private readonly alwaysKeepCap: number | undefined;
+  private readonly ranking: PrefilterRanking;
+  /** The BM25 indexes of the candidate sets this replica has ranked (per agent version), bounded. */
+  readonly lexicalIndexes: LexicalIndexCache;
+  /** When each degradation reason was last logged, and how many turns it hit since. */
+  private readonly warned = new Map<string, { at: number; since: number }>();
 
   constructor(
     @Inject(ProviderRegistry) private readonly providers: ProviderRegistry,
     @Inject(EmbeddingCache) private readonly embeddings: EmbeddingCache,
-  ) {}
+    @Optional() @Inject(GUIDELINE_MATCHER_OPTIONS) options?: GuidelineMatcherOptions,
+  ) {
+    const settings = options ?? guidelineMatcherOptionsFrom(process.env);
+    this.logger = settings.logger ?? new Logger(GuidelineMatcher.name);
+    this.now = settings.now ?? (() => performance.now());
+    this.alwaysKeepCap = settings.alwaysKeepCap;
+    this.ranking = settings.ranking ?? DEFAULT_PREFILTER_RANKING;
+    this.lexicalIndexes = new LexicalIndexCache(settings.lexicalIndexCacheMaxEntries ?? DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES);
+  }
 
   async match(request: MatchGuidelinesRequestV1): Promise<MatchGuidelinesReplyV1> {
     const started = performance.now();
@@ -90,35 +180,51 @@ export class GuidelineMatcher {
     const relationships = request.relationships ?? [];
     const calls: CallUsageV1[] = [];
 
-    const candidates = candidatesFor(scopeToJourneys(request.guidelines, request.active_journey), context);
+    // Steps 1-3, then the application history: a non-continuous guideline a reply already applied is flagged, so
+    // the provider judges whether its condition arose anew, and the match says it was judged that way.
+    const candidates = withApplicationHistory(candidatesFor(scopeToJourneys(request.guidelines, request.active_journey), context), applied);
+    const tools = request.tools ?? [];
+    const toolsByName = new Map(tools.map((t) => [t.name, t]));
+    const toolText = toolTextLengths(tools);
     let kept: MatchableGuideline[] = candidates;
     const prefilter: Record<string, unknown> = { guidelines: request.guidelines.length, candidates: candidates.length, kept: candidates.length, used: false };
+    // k ≥ the candidates: every candidate is evaluated, no embedding is needed (planBatches still holds the calls
+    // to max_batches).
     if (candidates.length > settings.prefilter_k) {
-      const query = [...request.history.slice(-2).map((t) => t.content), request.message].join('\n');
-      const texts = [query, ...candidates.map((g) => `${g.condition}\n${g.action ?? ''}`)];
-      const embedded = await this.embeddings.embed(texts, { ...callContext, purpose: 'embed' });
-      if (embedded.usage) calls.push(embedded.usage);
-      const vectors = new Map(candidates.map((g, i) => [g.id, embedded.vectors[i + 1] ?? []]));
+      const query = prefilterQuery({ message: request.message, history: request.history, terms: request.terms ?? [] });
+      const ranking = await this.rankingOf(candidates, query, { ...callContext, purpose: 'embed' });
+      if (ranking.usage) calls.push(ranking.usage);
       const filtered = prefilterCandidates({
         candidates,
-        vectors,
-        query: embedded.vectors[0] ?? [],
+        similarity: ranking.similarity,
         k: settings.prefilter_k,
         previouslyApplied: applied,
         relationships,
         ...(request.active_journey ? { activeJourneyId: request.active_journey.journey_id } : {}),
+        alwaysKeepCap: this.alwaysKeepCap ?? budgetCap(candidates, settings, (g) => guidelineTokens(g, toolText)),
       });
       kept = filtered.kept;
       const reasons: Record<string, number> = {};
       for (const reason of filtered.reasons.values()) reasons[reason] = (reasons[reason] ?? 0) + 1;
-      Object.assign(prefilter, { kept: kept.length, used: true, reasons, embedded_now: embedded.computed, embedding_model: this.embeddings.model });
+      const droppedReasons: Record<string, number> = {};
+      for (const d of filtered.cap.dropped) droppedReasons[d.reason] = (droppedReasons[d.reason] ?? 0) + 1;
+      Object.assign(prefilter, {
+        kept: kept.length,
+        used: true,
+        reasons,
+        ranking: ranking.ranking,
+        ...(ranking.lexicalIndex ? { lexical_index: ranking.lexicalIndex } : {}),
+        embedded_now: ranking.embeddedNow,
+        ...(ranking.embedded ? { embedding_model: this.embeddings.model } : {}),
+        query: { parts: Object.fromEntries(query.parts.map((p) => [p.source, p.weight])), topic_free: query.topicFree, glossary: query.glossary },
+        // `limit` is null when the cap is off (JSON has no Infinity).
+        always_keep_cap: { limit: Number.isFinite(filtered.cap.limit) ? filtered.cap.limit : null, wanted: filtered.cap.wanted, dropped: filtered.cap.dropped.length, ...(filtered.cap.dropped.length > 0 ? { dropped_reasons: droppedReasons } : {}) },
+        ...(ranking.degraded ? { degraded: ranking.degraded } : {}),
+      });
     }
 
-    const tools = request.tools ?? [];
-    const toolsByName = new Map(tools.map((t) => [t.name, t]));
     const terms = relevantTerms(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
-    const toolText = (g: MatchableGuideline): number => g.tools.reduce((sum, name) => sum + JSON.stringify(toolsByName.get(name) ?? '').length, 0);
-    const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => tokensOf(g, toolText(g)) });
+    const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
     const outcomes = await Promise.all(
       batches.map((batch) => {
         const input: MatchGuidelinesInput = {
@@ -128,7 +234,7 @@ export class GuidelineMatcher {
             id: g.id,
             condition: g.condition,
             ...(g.action ? { action: g.action } : {}),
-            ...(applied.has(g.id) && !g.continuous ? { previously_applied: true } : {}),
+            ...(g.previously_applied ? { previously_applied: true } : {}),
             ...(g.tools.length > 0 ? { tools: g.tools.flatMap((name) => toolsByName.get(name) ?? []) } : {}),
           })),
           ...(terms.length > 0 ? { terms } : {}),
@@ -166,7 +272,7 @@ export class GuidelineMatcher {
       calls,
       provenance: {
         prefilter,
-        batches: batches.map((b) => ({ guidelines: b.length, estimated_tokens: b.reduce((sum, g) => sum + tokensOf(g, toolText(g)), 0) })),
+        batches: batches.map((b) => ({ guidelines: b.length, estimated_tokens: b.reduce((sum, g) => sum + guidelineTokens(g, toolText), 0) })),
         attempts: outcomes.map((o) => o.attempts.map((a) => ({ temperature: a.temperature, ...(a.error ? { error: a.error.code } : {}) }))),
         relationships: { iterations: resolution.iterations, capped: resolution.capped, steps: resolution.steps },
         glossary: terms.map((t) => t.name),
@@ -175,6 +281,63 @@ export class GuidelineMatcher {
       },
       served_by: replica,
     };
+  }
+
+  /**
+   * Each candidate's similarity to the conversation, by the configured ranking:
+   * - `hybrid`: the cosine between the guideline's embedding and the weighted query parts' embeddings, fused by
+   *   reciprocal rank with BM25 over the same texts and the same weighted query (`hybridSimilarity`);
+   * - `embedding`: the cosine alone; `lexical`: BM25 alone, nothing embedded.
+   * BM25 uses the candidate set's cached index (`LexicalIndexCache`): only the query is tokenised per turn.
+   * When the embeddings fail for any reason — the provider errs or times out, answers the wrong number or length
+   * of vectors, or the cached vectors come from another model — the turn is not failed: the candidates are ranked
+   * by BM25 alone, and the degradation is returned for the provenance and logged (configuration errors as such,
+   * so they are not mistaken for an outage).
+   */
+  private async rankingOf(candidates: readonly MatchableGuideline[], query: PrefilterQuery, context: { purpose: string; sessionId: string; agentId: string }): Promise<CandidateRanking> {
+    const documents = candidates.map((g) => ({ id: g.id, text: guidelineText(g) }));
+    const lexical = (): { scores: Map<string, number>; lexicalIndex: 'cached' | 'built' } => {
+      const { index, cached } = this.lexicalIndexes.indexFor(documents);
+      return { scores: index.score(query.parts), lexicalIndex: cached ? 'cached' : 'built' };
+    };
+    if (this.ranking === 'lexical') {
+      const { scores, lexicalIndex } = lexical();
+      return { similarity: scores, ranking: 'lexical', embeddedNow: 0, embedded: false, lexicalIndex };
+    }
+    // The embedding request goes out first; a hybrid turn computes BM25 while it is in flight.
+    const pending = this.embeddings.embed({ guidelines: documents.map((d) => d.text), queries: query.parts.map((p) => p.text) }, context);
+    pending.catch(() => undefined);
+    const bm25 = this.ranking === 'hybrid' ? lexical() : undefined;
+    let cosine: Map<string, number>;
+    let embedded: Awaited<typeof pending>;
+    try {
+      embedded = await pending;
+      const queryVector = combineQueryVectors(query.parts.map((p, i) => ({ weight: p.weight, vector: embedded.queries[i] ?? [] })));
+      cosine = new Map(candidates.map((g, i) => [g.id, cosineSimilarity(queryVector, embedded.guidelines[i] ?? [])]));
+    } catch (error) {
+      const degraded = degradationOf(error);
+      this.warnDegraded(degraded, context.agentId);
+      const { scores, lexicalIndex } = bm25 ?? lexical();
+      return { similarity: scores, ranking: 'lexical', embeddedNow: 0, embedded: true, lexicalIndex, degraded };
+    }
+    const spent = { ...(embedded.usage ? { usage: embedded.usage } : {}), embeddedNow: embedded.computed, embedded: true };
+    if (!bm25) return { similarity: cosine, ranking: 'embedding', ...spent };
+    return { similarity: hybridSimilarity(cosine, bm25.scores), ranking: 'hybrid', lexicalIndex: bm25.lexicalIndex, ...spent };
+  }
+
+  private warnDegraded(degraded: PrefilterDegradation, agentId: string): void {
+    const now = this.now();
+    const last = this.warned.get(degraded.reason);
+    if (last && now - last.at < WARNING_INTERVAL_MS) {
+      last.since += 1;
+      return;
+    }
+    this.warned.set(degraded.reason, { at: now, since: 0 });
+    const repeats = last && last.since > 0 ? ` (${last.since} more turns since the last warning)` : '';
+    const advice = degraded.configuration ? 'the embedding configuration is wrong (check the key, model and base URL); ' : '';
+    this.logger.warn(
+      `prefilter degraded to lexical ranking: ${advice}embeddings failed with ${degraded.reason}: ${degraded.message} (agent ${agentId})${repeats}`,
+    );
   }
 
   async compose(request: ComposeReplyRequestV1): Promise<ComposeReplyReplyV1> {

@@ -1,2 +1,2 @@
-export { DEFAULT_MATCHING_SETTINGS, DEFAULT_NO_MATCH_MESSAGE, GuidelineMatcher } from './guideline-matcher.js';
+export { DEFAULT_MATCHING_SETTINGS, GuidelineMatcher } from './guideline-matcher.js';
 export { GuidelineMatcherModule, type GuidelineMatcherModuleOptions } from './matcher.module.js';

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
+import { embeddingCacheOptionsFrom, GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom } from './matcher-options.js';
 import { MatcherRpcController } from './matcher.rpc.controller.js';
 import { ProviderRegistry } from './provider-registry.js';
 
@@ -24,8 +25,10 @@ export class GuidelineMatcherModule {
       controllers: [MatcherRpcController],
       providers: [
         GuidelineMatcher,
+        // The environment is read here, at the composition root: a bad value fails the start, not a turn.
+        { provide: GUIDELINE_MATCHER_OPTIONS, useFactory: () => guidelineMatcherOptionsFrom(process.env) },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },
-        { provide: EmbeddingCache, useFactory: () => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env)) },
+        { provide: EmbeddingCache, useFactory: () => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env), embeddingCacheOptionsFrom(process.env)) },
       ],
       exports: [GuidelineMatcher],
     };

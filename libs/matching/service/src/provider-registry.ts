@@ -1,7 +1,8 @@
-import { createLlmProviderFor, type LlmProvider, type LlmProviderSpec } from '@tenet/llm';
+import { createLlmProviderFor, withFallback, type LlmProvider, type LlmProviderSpec } from '@tenet/llm';
 
 export interface ProviderChoice {
-  provider: 'openai' | 'anthropic' | 'offline';
+  /** Absent: the configured default provider (then `fallback` is what the agent adds to it). */
+  provider?: 'openai' | 'anthropic' | 'offline';
   model?: string;
   fallback?: { provider: 'openai' | 'anthropic' | 'offline'; model?: string };
 }
@@ -21,12 +22,18 @@ export class ProviderRegistry {
   for(choice: ProviderChoice | undefined): LlmProvider {
     if (!choice) return this.fallbackDefault;
     const key = JSON.stringify(choice);
-    let provider = this.built.get(key);
-    if (!provider) {
-      const spec: LlmProviderSpec = { provider: choice.provider, ...(choice.model ? { model: choice.model } : {}), ...(choice.fallback ? { fallback: { provider: choice.fallback.provider, ...(choice.fallback.model ? { model: choice.fallback.model } : {}) } } : {}) };
-      provider = createLlmProviderFor(spec, this.env);
-      this.built.set(key, provider);
-    }
+    const cached = this.built.get(key);
+    if (cached) return cached;
+    const provider = this.build(choice);
+    this.built.set(key, provider);
     return provider;
+  }
+
+  private build(choice: ProviderChoice): LlmProvider {
+    const fallback = choice.fallback ? { provider: choice.fallback.provider, ...(choice.fallback.model ? { model: choice.fallback.model } : {}) } : undefined;
+    // No provider of its own: the configured default, with the agent's fallback (seed 002 AgentDef.fallback) if set.
+    if (!choice.provider) return fallback ? withFallback(this.fallbackDefault, createLlmProviderFor(fallback, this.env)) : this.fallbackDefault;
+    const spec: LlmProviderSpec = { provider: choice.provider, ...(choice.model ? { model: choice.model } : {}), ...(fallback ? { fallback } : {}) };
+    return createLlmProviderFor(spec, this.env);
   }
 }
