@@ -4,40 +4,20 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { GuidelinesRepository } from '@tenet/session-gateway';
 import { startAllInOne as startGateway } from '@tenet/hosts';
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
+import { gatewayHttp } from './support/gateway-http.js';
 
 type Rule = [body: unknown, loc: (string | number)[], msg: RegExp];
 
 /** Test titles show the body, shortened: some bodies are 2,000 characters long. */
 const titled = (rules: Rule[]): [string, ...Rule][] => rules.map((rule) => [JSON.stringify(rule[0]).replace(/(.)\1{20,}/g, (run, ch: string) => `${ch}×${run.length}`), ...rule]);
 
-interface Detail {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
-
 describe('catalog resources: customers, tags, guidelines, context variables, terms (embedded adapters)', () => {
   let dir: string;
   let app: INestApplication;
   let url: string;
 
-  const call = async (path: string, method = 'GET', body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
-  const created = async <T = { id: string }>(path: string, body: unknown): Promise<T> => {
-    const reply = await call(path, 'POST', body);
-    expect(reply).toMatchObject({ status: 201 });
-    return reply.body as T;
-  };
+  const { call, created, details } = gatewayHttp(() => url);
   const count = async (path: string): Promise<number> => ((await call(path)).body as unknown[]).length;
-  const details = (reply: Reply): Detail[] => (reply.body as { detail: Detail[] }).detail;
 
   /** A broken rule is a 422 naming the field and the rule, and the list shows nothing new. */
   const expectRejected = async (path: string, listPath: string, method: string, body: unknown, loc: (string | number)[], msg: RegExp): Promise<void> => {

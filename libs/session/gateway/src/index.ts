@@ -3,3 +3,5 @@ export { configureGatewayHttp } from './http/configure-http.js';
 export { GuidelinesRepository } from './guidelines/guidelines.repository.js';
 export { RelationshipsRepository } from './relationships/relationships.repository.js';
 export { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
+export type { Relationship, RelationshipRecord, Endpoint as RelationshipEndpoint, RelationshipKindName } from './relationships/relationship.dto.js';
+export type { AgentGuideline } from './guidelines/guideline.dto.js';

@@ -1,113 +1,24 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ID_PATTERN } from '../ids.js';
+import { TagsPatchDto } from '../tags/tag.dto.js';
 
+/** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py). */
 export const COMPOSITION_MODES = ['fluid', 'canned_fluid', 'composited_canned', 'strict_canned'] as const;
+/** Parlant's `MessageOutputModeDTO` values. */
 export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 
-/** Seed 000 AgentConfig, accepted as a Tenet extension next to Parlant's fields. */
+/** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
+export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
+
+/** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
   @IsOptional() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
-  @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(2) temperature?: number;
   @IsOptional() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
   @IsOptional() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
   @IsOptional() @IsBoolean() auto_extract_context?: boolean;
   @IsOptional() @IsBoolean() enable_journeys?: boolean;
-}
-
-/** Tenet's matching settings (docs/adr/0008): seed 000 §8 threshold and top N, and the cost controls. */
-export class AgentMatchingDto {
-  @IsOptional() @IsNumber() @Min(0) @Max(1) threshold?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(50) top_n?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(1000) prefilter_k?: number;
-  @IsOptional() @IsInt() @Min(500) @Max(200_000) max_batch_tokens?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(3) max_batches?: number;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(5) @IsNumber({}, { each: true }) @Min(0, { each: true }) @Max(2, { each: true }) temperatures?: number[];
-}
-
-export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
-
-/** Seed 000 §3 RetryConfig (rules 5–7). */
-export class ToolRetryConfigDto {
-  @IsInt() @Min(1) @Max(10) max_attempts!: number;
-  @IsInt() @Min(10) @Max(60_000) delay_ms!: number;
-  @IsNumber() @Min(1) @Max(10) backoff_multiplier!: number;
-}
-
-/** Seed 000 §3 Tool without its handler (rules 1–4); `parameters` must be a JSON Schema of type "object". */
-export class ToolDefinitionDto {
-  @IsString() @Length(1, 50, { message: 'tools[].name must be 1-50 characters' }) @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' }) name!: string;
-  @IsString() @Length(1, 500, { message: 'tools[].description must be 1-500 characters' }) description!: string;
-  @IsObject() parameters!: Record<string, unknown>;
-  @IsOptional() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
-  @IsOptional() @IsBoolean() allow_failure?: boolean;
-  @IsOptional() @ValidateNested() @Type(() => ToolRetryConfigDto) retry_config?: ToolRetryConfigDto;
-  @IsOptional() @IsObject() metadata?: Record<string, string>;
-}
-
-export const LLM_PROVIDERS = ['openai', 'anthropic', 'offline'] as const;
-
-export class FallbackProviderDto {
-  @IsIn(LLM_PROVIDERS) provider!: (typeof LLM_PROVIDERS)[number];
-  @IsOptional() @IsString() @Length(1, 200) model?: string;
-}
-
-/** Seed 002 AgentDef: the agent's model, and the fallback used when it fails. */
-export class AgentLlmDto {
-  @IsIn(LLM_PROVIDERS) provider!: (typeof LLM_PROVIDERS)[number];
-  @IsOptional() @IsString() @Length(1, 200) model?: string;
-  @IsOptional() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
-}
-
-export class AgentCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
-  @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
-  @IsOptional() @IsString() @Length(1, 10_000, { message: 'description must be 1-10000 characters' }) description?: string;
-  /** Seed 000 `system_prompt`; Parlant puts the agent's instructions in `description`. */
-  @IsOptional() @IsString() @Length(1, 10_000, { message: 'system_prompt must be 1-10000 characters' }) system_prompt?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
-  @IsOptional() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
-  @IsOptional() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  @IsOptional() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
-  /** strict_canned's reply when no canned response fits. */
-  @IsOptional() @IsString() @Length(1, 1_000, { message: 'no_match_message must be 1-1000 characters' }) no_match_message?: string;
-}
-
-export class AgentUpdateDto {
-  @IsOptional() @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name?: string;
-  @IsOptional() @IsString() @Length(1, 10_000, { message: 'description must be 1-10000 characters' }) description?: string;
-  @IsOptional() @IsString() @Length(1, 10_000, { message: 'system_prompt must be 1-10000 characters' }) system_prompt?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
-  @IsOptional() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
-  @IsOptional() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  @IsOptional() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
-  /** strict_canned's reply when no canned response fits. */
-  @IsOptional() @IsString() @Length(1, 1_000, { message: 'no_match_message must be 1-1000 characters' }) no_match_message?: string;
-}
-
-/** The agent as it travels on the wire (Parlant's fields plus the seed's extensions). */
-export interface AgentView {
-  id: string;
-  name: string;
-  description?: string;
-  system_prompt?: string;
-  max_engine_iterations: number;
-  composition_mode: string;
-  message_output_mode: string;
-  tags: string[];
-  config: Required<AgentConfigDto>;
-  matching: Required<AgentMatchingDto>;
-  tools: ToolDefinitionDto[];
-  llm?: AgentLlmDto;
-  no_match_message?: string;
-  creation_utc: string;
 }
 
 export const defaultAgentConfig: Required<AgentConfigDto> = {
@@ -118,3 +29,139 @@ export const defaultAgentConfig: Required<AgentConfigDto> = {
   auto_extract_context: true,
   enable_journeys: true,
 };
+
+/** Tenet's matching settings (docs/adr/0008): seed 000 §8 threshold and top N, and the cost controls. */
+export class AgentMatchingDto {
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) threshold?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(50) top_n?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(1000) prefilter_k?: number;
+  @IsOptional() @IsInt() @Min(500) @Max(200_000) max_batch_tokens?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(3) max_batches?: number;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'matching.temperatures must hold 1 to 5 numbers' })
+  @ArrayMaxSize(5, { message: 'matching.temperatures must hold 1 to 5 numbers' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { each: true })
+  @Min(0, { each: true })
+  @Max(2, { each: true })
+  temperatures?: number[];
+}
+
+export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
+
+/** Seed 000 §3 RetryConfig (Tool rules 5–7). */
+export class ToolRetryConfigDto {
+  @IsInt() @Min(1) @Max(10) max_attempts!: number;
+  @IsInt() @Min(10) @Max(60_000) delay_ms!: number;
+  @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(1) @Max(10) backoff_multiplier!: number;
+}
+
+/**
+ * Seed 000 §3 Tool without its handler (rules 1–4; 3: `parameters` must compile as a JSON Schema of type
+ * "object", checked by the repository). Names are unique per agent (seed §1 rule 4).
+ */
+export class ToolDefinitionDto {
+  @IsString() @Length(1, 50, { message: 'tools[].name must be 1-50 characters' }) @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' }) name!: string;
+  @IsString() @Length(1, 500, { message: 'tools[].description must be 1-500 characters' }) description!: string;
+  @IsObject({ message: 'tools[].parameters must be a JSON Schema object' }) parameters!: Record<string, unknown>;
+  @IsOptional() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
+  @IsOptional() @IsBoolean() allow_failure?: boolean;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolRetryConfigDto) retry_config?: ToolRetryConfigDto | null;
+  /** Seed: `HashMap<String, String>` — values must be strings (checked by the repository). */
+  @IsOptional() @IsObject() metadata?: Record<string, string>;
+}
+
+/** A tool as the agent view shows it: every field, defaults filled in. */
+export interface ToolView {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  timeout_secs: number;
+  allow_failure: boolean;
+  retry_config: { max_attempts: number; delay_ms: number; backoff_multiplier: number } | null;
+  metadata: Record<string, string>;
+}
+
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'offline'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+const PROVIDER_RULE = { message: `provider must be one of ${LLM_PROVIDERS.join(', ')}` };
+
+/** Seed 002 AgentDef.fallback: the provider (and model) used when the agent's own fails. */
+export class FallbackProviderDto {
+  @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
+  @IsOptional() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
+}
+
+/** Seed 002 AgentDef: the agent's own provider and model (Tenet extension; absent = the gateway's configured one). */
+export class AgentLlmDto {
+  @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
+  @IsOptional() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
+  /** Same as the agent's top-level `fallback`; accepted here too. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
+}
+
+const NAME_RULE = { message: 'name must be 1-100 characters' };
+const DESCRIPTION_RULE = { message: 'description must be 1-10000 characters' };
+const SYSTEM_PROMPT_RULE = { message: 'system_prompt must be 1-10000 characters' };
+const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
+
+/** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
+export class AgentCreationDto {
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name!: string;
+  @IsOptional() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
+  /** Seed 000 `system_prompt`; Parlant puts the agent's instructions in `description`. */
+  @IsOptional() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
+  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
+  /** Seed 002 AgentDef.fallback; `null` = none. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
+  /** strict_canned's reply when no canned response fits. */
+  @IsOptional() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+}
+
+/**
+ * Parlant's `AgentUpdateParamsDTO` (PATCH; tags as `{add, remove}`) plus Tenet's fields. `config` and
+ * `matching` merge into the stored values; `tools` and `llm` replace them; `fallback: null` clears it.
+ */
+export class AgentUpdateDto {
+  @IsOptional() @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name?: string;
+  @IsOptional() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
+  @IsOptional() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
+  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
+  @IsOptional() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+}
+
+/** The agent on the wire: Parlant's `AgentDTO` fields, then Tenet's, every default filled in. */
+export interface AgentView {
+  id: string;
+  name: string;
+  description?: string;
+  system_prompt?: string;
+  max_engine_iterations: number;
+  composition_mode: (typeof COMPOSITION_MODES)[number];
+  message_output_mode: (typeof MESSAGE_OUTPUT_MODES)[number];
+  tags: string[];
+  config: Required<AgentConfigDto>;
+  matching: Required<AgentMatchingDto>;
+  tools: ToolView[];
+  /** The agent's own provider; its `fallback` mirrors the top-level one. */
+  llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };
+  fallback: { provider: LlmProviderName; model?: string } | null;
+  no_match_message: string;
+  creation_utc: string;
+}

@@ -1,29 +1,67 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { ResourceStreams } from '../catalog/resource-streams.js';
-import { newId } from '../ids.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { ResourceStreams } from '../catalog/resource-streams.js';
+import type { ValidationDetail } from '../http/validation.js';
+import { newId } from '../ids.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
-import { defaultAgentConfig, defaultAgentMatching, type AgentCreationDto, type AgentUpdateDto, type AgentView, type ToolDefinitionDto } from './agent.dto.js';
+import { patchList } from '../tags/tag.dto.js';
+import {
+  defaultAgentConfig,
+  defaultAgentMatching,
+  DEFAULT_NO_MATCH_MESSAGE,
+  type AgentConfigDto,
+  type AgentCreationDto,
+  type AgentMatchingDto,
+  type AgentUpdateDto,
+  type AgentView,
+  type LlmProviderName,
+  type ToolDefinitionDto,
+  type ToolView,
+} from './agent.dto.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const PREFIX = 'agent-';
+/** Parlant's default (src/parlant/core/agents.py: `max_engine_iterations or 3`). */
+const DEFAULT_MAX_ENGINE_ITERATIONS = 3;
 
-type AgentEvent =
-  | { type: 'AgentCreated'; data: AgentView }
-  | { type: 'AgentUpdated'; data: Partial<AgentView> }
-  | { type: 'AgentDeleted'; data: Record<string, never> };
+type ProviderChoice = { provider: LlmProviderName; model?: string };
 
-function evolve(current: AgentView | undefined, event: Pick<StoredEvent, 'type' | 'data'>): AgentView | undefined {
-  const e = event as AgentEvent;
-  switch (e.type) {
+/**
+ * What the agent's events carry. Updates carry resolved values (whole `config`, `matching`, `tools`, `tags`),
+ * so replay never re-interprets a request; reads fill in defaults, so agents stored before a field existed
+ * read with its default. (Older events may still carry `llm.fallback` and partial `config`/`matching`.)
+ */
+interface StoredAgent {
+  id: string;
+  name: string;
+  description?: string;
+  system_prompt?: string;
+  max_engine_iterations?: number;
+  composition_mode?: AgentView['composition_mode'];
+  message_output_mode?: AgentView['message_output_mode'];
+  tags?: string[];
+  config?: AgentConfigDto;
+  matching?: AgentMatchingDto;
+  tools?: ToolDefinitionDto[];
+  llm?: ProviderChoice & { fallback?: ProviderChoice };
+  fallback?: ProviderChoice | null;
+  no_match_message?: string;
+  creation_utc: string;
+}
+
+function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type' | 'data'>): StoredAgent | undefined {
+  switch (event.type) {
     case 'AgentCreated':
-      return withDefaults(e.data);
-    case 'AgentUpdated':
-      return current && withDefaults({ ...current, ...e.data, config: { ...current.config, ...(e.data.config ?? {}) }, matching: { ...defaultAgentMatching, ...current.matching, ...(e.data.matching ?? {}) } });
+      return event.data as StoredAgent;
+    case 'AgentUpdated': {
+      if (!current) return undefined;
+      const data = event.data as Partial<StoredAgent>;
+      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching } };
+    }
     case 'AgentDeleted':
       return undefined;
     default:
@@ -31,14 +69,52 @@ function evolve(current: AgentView | undefined, event: Pick<StoredEvent, 'type' 
   }
 }
 
-/** Agents stored before the matching fields existed read with their defaults. */
-const withDefaults = (agent: AgentView): AgentView => ({ ...agent, matching: { ...defaultAgentMatching, ...(agent.matching ?? {}) }, tools: agent.tools ?? [] });
+const choice = (c: { provider: LlmProviderName; model?: string | undefined }): ProviderChoice => ({ provider: c.provider, ...(c.model !== undefined ? { model: c.model } : {}) });
+const fallbackOf = (agent: StoredAgent): ProviderChoice | null => (agent.fallback !== undefined ? agent.fallback : agent.llm?.fallback ? choice(agent.llm.fallback) : null);
+
+function toolView(tool: ToolDefinitionDto, config: Required<AgentConfigDto>): ToolView {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    timeout_secs: tool.timeout_secs ?? config.tool_timeout_secs,
+    allow_failure: tool.allow_failure ?? false,
+    retry_config: tool.retry_config ? { max_attempts: tool.retry_config.max_attempts, delay_ms: tool.retry_config.delay_ms, backoff_multiplier: tool.retry_config.backoff_multiplier } : null,
+    metadata: tool.metadata ?? {},
+  };
+}
+
+/** The wire view: Parlant's fields, then Tenet's, every default filled in. `llm.fallback` mirrors `fallback`. */
+function view(agent: StoredAgent): AgentView {
+  const config = { ...defaultAgentConfig, ...agent.config };
+  const fallback = fallbackOf(agent);
+  return {
+    id: agent.id,
+    name: agent.name,
+    ...(agent.description !== undefined ? { description: agent.description } : {}),
+    ...(agent.system_prompt !== undefined ? { system_prompt: agent.system_prompt } : {}),
+    max_engine_iterations: agent.max_engine_iterations ?? DEFAULT_MAX_ENGINE_ITERATIONS,
+    composition_mode: agent.composition_mode ?? 'fluid',
+    message_output_mode: agent.message_output_mode ?? 'block',
+    tags: agent.tags ?? [],
+    config,
+    matching: { ...defaultAgentMatching, ...agent.matching },
+    tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
+    ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
+    fallback,
+    no_match_message: agent.no_match_message ?? DEFAULT_NO_MATCH_MESSAGE,
+    creation_utc: agent.creation_utc,
+  };
+}
 
 const ajv = addFormats(new Ajv2020({ strict: false }));
 
-/** Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object"; names are unique. */
-function toolProblems(tools: readonly ToolDefinitionDto[] | undefined) {
-  const problems = [];
+/**
+ * Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object" (with the
+ * same ajv the matcher checks arguments with), metadata values are strings, and tool names are unique.
+ */
+function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): ValidationDetail[] {
+  const problems: ValidationDetail[] = [];
   const seen = new Set<string>();
   for (const [index, tool] of (tools ?? []).entries()) {
     if (seen.has(tool.name)) problems.push(violation(['tools', index, 'name'], `tool name "${tool.name}" is used twice; tool names must be unique per agent`, 'value_error'));
@@ -51,63 +127,101 @@ function toolProblems(tools: readonly ToolDefinitionDto[] | undefined) {
         problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, 'value_error'));
       }
     }
+    for (const [key, value] of Object.entries(tool.metadata ?? {})) {
+      if (typeof value !== 'string') problems.push(violation(['tools', index, 'metadata', key], 'metadata values must be strings', 'type_error.str'));
+    }
   }
   return problems;
 }
 
-/** Seed 002: a fallback must be a different model; the offline provider has only one. */
-function llmProblems(llm: AgentCreationDto['llm']) {
-  const fallback = llm?.fallback;
+const sameChoice = (a: ProviderChoice | null | undefined, b: ProviderChoice | null | undefined): boolean => (a ?? null) === (b ?? null) || (!!a && !!b && a.provider === b.provider && (a.model ?? '') === (b.model ?? ''));
+
+/**
+ * Seed 002 AgentDef.fallback: given once (top-level `fallback`, or `llm.fallback`), and a different model from
+ * the agent's own provider (the offline provider has only one). `loc` names the field the request set.
+ */
+function fallbackProblems(request: { llm?: AgentCreationDto['llm']; fallback?: AgentCreationDto['fallback'] }, llm: ProviderChoice | undefined, fallback: ProviderChoice | null): ValidationDetail[] {
+  if (request.fallback !== undefined && request.llm?.fallback && !sameChoice(request.fallback, choice(request.llm.fallback))) {
+    return [violation(['fallback'], 'fallback and llm.fallback disagree; give the fallback once', 'value_error')];
+  }
   if (!llm || !fallback) return [];
   const same = fallback.provider === llm.provider && (llm.provider === 'offline' || (fallback.model ?? '') === (llm.model ?? ''));
-  return same ? [violation(['llm', 'fallback'], 'llm.fallback must differ from the primary provider and model', 'value_error')] : [];
+  if (!same) return [];
+  const loc = request.fallback !== undefined ? ['fallback'] : request.llm?.fallback ? ['llm', 'fallback'] : ['llm'];
+  return [violation(loc, 'the fallback must differ from the primary provider and model', 'value_error')];
 }
 
 /** Agents are event-sourced: one stream per agent (`agent-<id>`), read models folded from it. */
 @Injectable()
 export class AgentsRepository {
-  private readonly streams: ResourceStreams<AgentView>;
+  private readonly streams: ResourceStreams<StoredAgent>;
 
   constructor(@Inject(EVENT_STORE) store: EventStore) {
     this.streams = new ResourceStreams(store, PREFIX, 'Agent', evolve);
   }
 
-  /** Throws `ResourceIdTakenError` when the id is taken. */
-  create(input: AgentCreationDto, now: Date): Promise<AgentView> {
-    assertNoViolations([...toolProblems(input.tools), ...llmProblems(input.llm)]);
+  /** Throws `RuleViolationError` (tools, fallback) or `ResourceIdTakenError`; nothing is written then. */
+  async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
+    const llm = input.llm ? choice(input.llm) : undefined;
+    const fallback = input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
+    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback)]);
     const id = input.id ?? newId();
-    return this.streams.create(id, {
+    const agent: StoredAgent = {
       id,
       name: input.name,
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.system_prompt !== undefined ? { system_prompt: input.system_prompt } : {}),
-      max_engine_iterations: input.max_engine_iterations ?? 1,
+      max_engine_iterations: input.max_engine_iterations ?? DEFAULT_MAX_ENGINE_ITERATIONS,
       composition_mode: input.composition_mode ?? 'fluid',
       message_output_mode: input.message_output_mode ?? 'block',
-      tags: input.tags ?? [],
-      config: { ...defaultAgentConfig, ...(input.config ?? {}) },
-      matching: { ...defaultAgentMatching, ...(input.matching ?? {}) },
+      tags: [...new Set(input.tags ?? [])],
+      config: { ...defaultAgentConfig, ...input.config },
+      matching: { ...defaultAgentMatching, ...input.matching },
       tools: input.tools ?? [],
-      ...(input.llm ? { llm: input.llm } : {}),
+      ...(llm ? { llm } : {}),
+      fallback,
       ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
       creation_utc: now.toISOString(),
+    };
+    return view(await this.streams.create(id, agent));
+  }
+
+  async get(id: string): Promise<AgentView | undefined> {
+    const agent = await this.streams.get(id);
+    return agent && view(agent);
+  }
+
+  async list(): Promise<AgentView[]> {
+    return (await this.streams.list()).map(view);
+  }
+
+  /**
+   * Parlant's PATCH: only what the request names changes (`config`/`matching` merge field by field, `tags` is
+   * `{add, remove}`, `fallback: null` clears). Optimistic: appended only if nobody changed the agent since it
+   * was read. `undefined` when there is no such agent.
+   */
+  async update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
+    const updated = await this.streams.update(id, (current) => {
+      const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
+      const fallback = changes.fallback !== undefined ? changes.fallback && choice(changes.fallback) : changes.llm?.fallback ? choice(changes.llm.fallback) : fallbackOf(current);
+      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback)]);
+      const data: Partial<StoredAgent> = {};
+      if (changes.name !== undefined) data.name = changes.name;
+      if (changes.description !== undefined) data.description = changes.description;
+      if (changes.system_prompt !== undefined) data.system_prompt = changes.system_prompt;
+      if (changes.max_engine_iterations !== undefined) data.max_engine_iterations = changes.max_engine_iterations;
+      if (changes.composition_mode !== undefined) data.composition_mode = changes.composition_mode;
+      if (changes.message_output_mode !== undefined) data.message_output_mode = changes.message_output_mode;
+      if (changes.tags) data.tags = patchList(current.tags ?? [], changes.tags);
+      if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
+      if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
+      if (changes.tools) data.tools = changes.tools;
+      if (llm && changes.llm) data.llm = llm;
+      if (changes.fallback !== undefined || changes.llm) data.fallback = fallback;
+      if (changes.no_match_message !== undefined) data.no_match_message = changes.no_match_message;
+      return data;
     });
-  }
-
-  get(id: string): Promise<AgentView | undefined> {
-    return this.streams.get(id);
-  }
-
-  list(): Promise<AgentView[]> {
-    return this.streams.list();
-  }
-
-  /** Optimistic: the update is appended only if nobody changed the agent since it was read. */
-  update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
-    return this.streams.update(id, () => {
-      assertNoViolations([...toolProblems(changes.tools), ...llmProblems(changes.llm)]);
-      return { ...changes } as Partial<AgentView>;
-    });
+    return updated && view(updated);
   }
 
   delete(id: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import { httpCall } from '../tags/rule-violation.js';
 import { CannedResponseCreationDto, CannedResponseUpdateDto, type CannedResponseView } from './canned-response.dto.js';
 import { CannedResponsesRepository } from './canned-responses.repository.js';
 
+/** Parlant's `/canned_responses` (src/parlant/api/canned_responses.py): create, list (by tags), read, PATCH, delete. */
 @Controller('canned_responses')
 export class CannedResponsesHttpController {
   constructor(private readonly canned: CannedResponsesRepository) {}
@@ -14,6 +15,7 @@ export class CannedResponsesHttpController {
     return httpCall(() => this.canned.create(body, new Date()));
   }
 
+  /** `?tags=a&tags=b` (Parlant) or `?tags=a,b`: responses carrying any of them. */
   @Get()
   list(@Query('tags') tags?: string | string[]): Promise<CannedResponseView[]> {
     const tagIds = (Array.isArray(tags) ? tags : tags ? tags.split(',') : []).filter(Boolean);

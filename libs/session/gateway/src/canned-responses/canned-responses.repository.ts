@@ -3,27 +3,39 @@ import type { EventStore } from '@tenet/event-store';
 import { templateFields } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { crudEvolve, ResourceStreams } from '../catalog/resource-streams.js';
+import { patchRecord } from '../customers/customer.dto.js';
+import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
-import { TagReferences } from '../tags/tag-references.js';
+import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
 import type { CannedResponseCreationDto, CannedResponseFieldDto, CannedResponseUpdateDto, CannedResponseView } from './canned-response.dto.js';
 
-const AGENT_TAG = 'agent:';
-
-/** Every `{{placeholder}}` of the template must be a declared field (when fields are declared). */
-function fieldProblems(value: string, fields: readonly CannedResponseFieldDto[] | undefined) {
+/** Every `{{placeholder}}` of the template must be a declared field (when fields are declared); names are unique. */
+function fieldProblems(value: string, fields: readonly CannedResponseFieldDto[] | undefined): ValidationDetail[] {
   if (!fields) return [];
-  const declared = new Set(fields.map((f) => f.name));
-  return templateFields(value)
-    .filter((name) => !declared.has(name))
-    .map((name) => violation(['fields'], `value uses {{${name}}} but fields does not declare "${name}"`, 'value_error'));
+  const problems: ValidationDetail[] = [];
+  const declared = new Set<string>();
+  fields.forEach((f, index) => {
+    if (declared.has(f.name)) problems.push(violation(['fields', index, 'name'], `fields declares "${f.name}" twice; field names must be unique`, 'value_error'));
+    declared.add(f.name);
+  });
+  for (const name of templateFields(value)) {
+    if (!declared.has(name)) problems.push(violation(['fields'], `value uses {{${name}}} but fields does not declare "${name}"`, 'value_error'));
+  }
+  return problems;
 }
 
 const normalise = (value: string, fields: readonly CannedResponseFieldDto[] | undefined): CannedResponseView['fields'] =>
   (fields ?? templateFields(value).map((name): CannedResponseFieldDto => ({ name }))).map((f) => ({ name: f.name, description: f.description ?? '', examples: f.examples ?? [] }));
 
-/** Canned responses (Parlant's `/canned_responses`), one `canned-<id>` stream each; `agent:<id>` tags scope them. */
+/** A canned response applies to an agent when tagged `agent:<id>`, or when no `agent:` tag scopes it at all. */
+const appliesTo = (c: CannedResponseView, agentId: string): boolean => c.tags.includes(`${AGENT_TAG_PREFIX}${agentId}`) || !c.tags.some((t) => t.startsWith(AGENT_TAG_PREFIX));
+
+/**
+ * Canned responses (Parlant's `/canned_responses`), one `canned-<id>` stream each (CannedResponseCreated /
+ * Updated / Deleted; updates carry resolved values). Tags and placeholders are checked before anything is written.
+ */
 @Injectable()
 export class CannedResponsesRepository {
   private readonly streams: ResourceStreams<CannedResponseView>;
@@ -35,36 +47,57 @@ export class CannedResponsesRepository {
     this.streams = new ResourceStreams(store, 'canned-', 'CannedResponse', crudEvolve<CannedResponseView>('CannedResponse'));
   }
 
+  /** Throws `RuleViolationError` (bad field or tag) or `ResourceIdTakenError`. */
   async create(input: CannedResponseCreationDto, now: Date): Promise<CannedResponseView> {
     const tags = [...new Set(input.tags ?? [])];
     assertNoViolations([...fieldProblems(input.value, input.fields), ...(await this.tagRefs.check(tags))]);
     const id = input.id ?? newId();
-    return this.streams.create(id, { id, creation_utc: now.toISOString(), value: input.value, fields: normalise(input.value, input.fields), tags, signals: input.signals ?? [], metadata: input.metadata ?? {}, field_dependencies: [] });
+    return this.streams.create(id, {
+      id,
+      creation_utc: now.toISOString(),
+      value: input.value,
+      fields: normalise(input.value, input.fields),
+      tags,
+      signals: input.signals ?? [],
+      metadata: input.metadata ?? {},
+      field_dependencies: input.field_dependencies ?? [],
+    });
   }
 
   get(id: string): Promise<CannedResponseView | undefined> {
     return this.streams.get(id);
   }
 
-  async list(filter: { tagIds?: string[] } = {}): Promise<CannedResponseView[]> {
+  /** Parlant's filter: responses carrying ANY of the given tags; no tags = all. */
+  async list(filter: { tagIds?: readonly string[] } = {}): Promise<CannedResponseView[]> {
     const all = await this.streams.list();
-    return filter.tagIds?.length ? all.filter((c) => filter.tagIds?.every((t) => c.tags.includes(t))) : all;
+    const wanted = new Set(filter.tagIds ?? []);
+    return wanted.size === 0 ? all : all.filter((c) => c.tags.some((t) => wanted.has(t)));
   }
 
-  /** The templates an agent may say: tagged `agent:<id>`, or not scoped to any agent. */
+  /** The templates an agent may say, with the `{{placeholders}}` each needs filled. */
   async forAgent(agentId: string): Promise<{ id: string; value: string; fields: string[] }[]> {
-    return (await this.streams.list())
-      .filter((c) => c.tags.includes(`${AGENT_TAG}${agentId}`) || !c.tags.some((t) => t.startsWith(AGENT_TAG)))
-      .map((c) => ({ id: c.id, value: c.value, fields: c.fields.map((f) => f.name) }));
+    return (await this.streams.list()).filter((c) => appliesTo(c, agentId)).map((c) => ({ id: c.id, value: c.value, fields: templateFields(c.value) }));
   }
 
+  /**
+   * Parlant's rules: `fields` only together with a new `value`; a new `value` without `fields` takes its
+   * placeholders as fields (Tenet; Parlant clears them). `undefined` when there is no such response.
+   */
   update(id: string, changes: CannedResponseUpdateDto): Promise<CannedResponseView | undefined> {
     return this.streams.update(id, async (current) => {
-      const value = changes.value ?? current.value;
-      const fields = changes.fields ?? (changes.value !== undefined ? undefined : current.fields);
-      assertNoViolations([...fieldProblems(value, fields), ...(changes.tags ? await this.tagRefs.check(changes.tags.add ?? [], ['tags', 'add']) : [])]);
-      const data: Partial<CannedResponseView> = { value, fields: normalise(value, fields) };
+      const problems: ValidationDetail[] = [];
+      if (changes.fields !== undefined && changes.value === undefined) problems.push(violation(['fields'], 'fields cannot be updated without providing a new value', 'value_error'));
+      if (changes.value !== undefined) problems.push(...fieldProblems(changes.value, changes.fields));
+      if (changes.tags) problems.push(...(await this.tagRefs.check(changes.tags.add ?? [], ['tags', 'add'])));
+      assertNoViolations(problems);
+      const data: Partial<CannedResponseView> = {};
+      if (changes.value !== undefined) {
+        data.value = changes.value;
+        data.fields = normalise(changes.value, changes.fields);
+      }
       if (changes.tags) data.tags = patchList(current.tags, changes.tags);
+      if (changes.metadata) data.metadata = patchRecord(current.metadata, changes.metadata);
       if (changes.signals) data.signals = changes.signals;
       return data;
     });

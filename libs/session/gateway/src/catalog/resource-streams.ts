@@ -1,5 +1,6 @@
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
 import { StreamCatalog } from './stream-catalog.js';
+import { StreamFoldCache } from './stream-fold-cache.js';
 
 export interface ResourceEvent {
   type: string;
@@ -38,6 +39,8 @@ export class ResourceIdTakenError extends Error {
  */
 export class ResourceStreams<T extends object> {
   private readonly catalog: StreamCatalog<T>;
+  /** Each item's folded state by stream version: a read folds only the events appended since (see StreamFoldCache). */
+  private readonly items: StreamFoldCache<T>;
 
   constructor(
     private readonly store: EventStore,
@@ -46,6 +49,7 @@ export class ResourceStreams<T extends object> {
     private readonly evolve: Evolve<T>,
   ) {
     this.catalog = new StreamCatalog(store, prefix, evolve);
+    this.items = new StreamFoldCache(store, evolve);
   }
 
   async create(id: string, item: T): Promise<T> {
@@ -113,8 +117,7 @@ export class ResourceStreams<T extends object> {
     }
   }
 
-  private async read(id: string): Promise<{ state: T | undefined; version: number }> {
-    const events = await this.store.readStream(this.prefix + id);
-    return { state: events.reduce<T | undefined>(this.evolve, undefined), version: events.length - 1 };
+  private read(id: string): Promise<{ state: T | undefined; version: number }> {
+    return this.items.read(this.prefix + id);
   }
 }

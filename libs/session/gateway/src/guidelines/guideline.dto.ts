@@ -9,6 +9,7 @@ export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 
 const CONDITION_RULE = { message: 'condition must be 1-1000 characters' };
 const ACTION_RULE = { message: 'action must be 1-2000 characters' };
+const TITLE_RULE = { message: 'title must be 1-200 characters' };
 const PRIORITY_MIN = { message: 'priority must be an integer from -1000 to 1000' };
 
 export class GuidelineCreationDto {
@@ -16,7 +17,10 @@ export class GuidelineCreationDto {
   @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition!: string;
   @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
   @IsOptional() @IsString() description?: string;
+  /** Parlant's display-only title (src/parlant/api/guidelines.py `GuidelineCreationParamsDTO.title`). */
+  @IsOptional() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
   @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  /** Parlant marks a continuous guideline with `metadata.continuous: true` (it re-applies whenever its condition holds). */
   @IsOptional() @IsObject() metadata?: Record<string, unknown>;
   @IsOptional() @IsBoolean() enabled?: boolean;
   @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
@@ -52,7 +56,9 @@ export class GuidelineUpdateDto {
   @IsOptional() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;
   @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
   @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
   @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  /** Parlant's tool associations; Tenet's tools live on agents, so `tool_name` names one (`service_name` is not checked). */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolAssociationsPatchDto) tool_associations?: ToolAssociationsPatchDto;
   @IsOptional() @IsBoolean() enabled?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
@@ -71,6 +77,7 @@ export interface GuidelineView {
   condition: string;
   action?: string;
   description?: string;
+  title?: string;
   criticality: (typeof CRITICALITIES)[number];
   enabled: boolean;
   tags: string[];
@@ -86,9 +93,19 @@ export interface GuidelineView {
   creation_utc: string;
 }
 
-/** Parlant's read/update answer: the guideline with its relationships and tool associations (none exist yet). */
+/** What `GuidelinesRepository.forAgent` gives the matcher: the guideline, and whether it is continuous. */
+export type AgentGuideline = GuidelineView & { continuous: boolean };
+
+/** Parlant's `GuidelineToolAssociationDTO`; Tenet derives one per tool the guideline names. */
+export interface GuidelineToolAssociationView {
+  id: string;
+  guideline_id: string;
+  tool_id: { service_name: string; tool_name: string };
+}
+
+/** Parlant's read/update answer: the guideline with its relationships (direct and indirect) and tool associations. */
 export interface GuidelineWithRelationships {
   guideline: GuidelineView;
-  relationships: never[];
-  tool_associations: never[];
+  relationships: Record<string, unknown>[];
+  tool_associations: GuidelineToolAssociationView[];
 }

@@ -1,14 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { notFound } from '../http/validation.js';
+import { RelationshipsRepository } from '../relationships/relationships.repository.js';
 import { httpCall } from '../tags/rule-violation.js';
 import { GuidelineCreationDto, GuidelineUpdateDto, type GuidelineView, type GuidelineWithRelationships } from './guideline.dto.js';
 import { GuidelinesRepository } from './guidelines.repository.js';
 
-const withRelationships = (guideline: GuidelineView): GuidelineWithRelationships => ({ guideline, relationships: [], tool_associations: [] });
+/** Tenet's tools are defined on agents, not in tool services; associations name this service. */
+export const TOOL_SERVICE_NAME = 'tenet';
 
 @Controller('guidelines')
 export class GuidelinesHttpController {
-  constructor(private readonly guidelines: GuidelinesRepository) {}
+  constructor(
+    private readonly guidelines: GuidelinesRepository,
+    private readonly relationships: RelationshipsRepository,
+  ) {}
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
@@ -24,18 +29,30 @@ export class GuidelinesHttpController {
   @Get(':guidelineId')
   async read(@Param('guidelineId') id: string): Promise<GuidelineWithRelationships> {
     const guideline = await this.guidelines.get(id);
-    return guideline ? withRelationships(guideline) : Promise.reject(notFound('guideline', id));
+    return guideline ? this.withRelationships(guideline) : Promise.reject(notFound('guideline', id));
   }
 
   @Patch(':guidelineId')
   async update(@Param('guidelineId') id: string, @Body() body: GuidelineUpdateDto): Promise<GuidelineWithRelationships> {
     const guideline = await httpCall(() => this.guidelines.update(id, body));
-    return guideline ? withRelationships(guideline) : Promise.reject(notFound('guideline', id));
+    return guideline ? this.withRelationships(guideline) : Promise.reject(notFound('guideline', id));
   }
 
+  /** A deleted guideline takes its relationships along, so none points at nothing. */
   @Delete(':guidelineId')
   @HttpCode(HttpStatus.NO_CONTENT)
   async remove(@Param('guidelineId') id: string): Promise<void> {
     if (!(await this.guidelines.delete(id))) throw notFound('guideline', id);
+    await this.relationships.deleteTouching({ type: 'guideline', id });
+  }
+
+  /** Parlant's read answer: relationships direct and indirect, and one tool association per tool the guideline names. */
+  private async withRelationships(guideline: GuidelineView): Promise<GuidelineWithRelationships> {
+    const relationships = await this.relationships.list({ guidelineId: guideline.id, indirect: true });
+    return {
+      guideline,
+      relationships: await Promise.all(relationships.map((r) => this.relationships.toWire(r))),
+      tool_associations: guideline.tools.map((tool) => ({ id: `${guideline.id}:${tool}`, guideline_id: guideline.id, tool_id: { service_name: TOOL_SERVICE_NAME, tool_name: tool } })),
+    };
   }
 }

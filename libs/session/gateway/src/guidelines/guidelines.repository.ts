@@ -10,7 +10,8 @@ import { ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
 import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
-import type { GuidelineCreationDto, GuidelineUpdateDto, GuidelineView } from './guideline.dto.js';
+import type { AgentView } from '../agents/agent.dto.js';
+import type { AgentGuideline, GuidelineCreationDto, GuidelineUpdateDto, GuidelineView } from './guideline.dto.js';
 
 /** Updates carry the whole resulting guideline, so clearing an optional field (`journey_step: null`) replays exactly. */
 function evolve(current: GuidelineView | undefined, event: Pick<StoredEvent, 'type' | 'data'>): GuidelineView | undefined {
@@ -27,6 +28,10 @@ function evolve(current: GuidelineView | undefined, event: Pick<StoredEvent, 'ty
 }
 
 const present = <V>(value: V | null | undefined): value is V => value !== null && value !== undefined;
+
+/** Parlant's scoping: untagged applies to every agent; else it carries `agent:<id>` or one of the agent's tags. */
+const appliesTo = (g: GuidelineView, agentId: string, agentTags: readonly string[]): boolean =>
+  g.tags.length === 0 || g.tags.includes(AGENT_TAG_PREFIX + agentId) || g.tags.some((tag) => agentTags.includes(tag));
 
 /** What a change introduces that must be checked against other resources. */
 interface References {
@@ -56,6 +61,7 @@ export class GuidelinesRepository {
       condition: input.condition,
       ...(present(input.action) ? { action: input.action } : {}),
       ...(present(input.description) ? { description: input.description } : {}),
+      ...(present(input.title) ? { title: input.title } : {}),
       criticality: input.criticality ?? 'medium',
       enabled: input.enabled ?? true,
       tags: [...new Set(input.tags ?? [])],
@@ -74,6 +80,7 @@ export class GuidelinesRepository {
       tags: { values: guideline.tags, path: ['tags'] },
       tools: { values: input.tools ?? [], path: ['tools'] },
       requiredContext: input.required_context ?? [],
+      metadataPath: ['metadata'],
     });
     return this.streams.create(id, guideline);
   }
@@ -90,13 +97,16 @@ export class GuidelinesRepository {
   /**
    * The guidelines that apply to an agent, enabled and disabled (the matcher filters): untagged ones apply to
    * every agent; tagged ones apply when they carry `agent:<agentId>` or one of the agent's own tags (Parlant's
-   * scoping). Highest priority first, then oldest first, so callers get a stable order.
+   * scoping). Highest priority first, then oldest first, so callers get a stable order. `continuous` is
+   * Parlant's `metadata.continuous` (src/parlant/core/engines/alpha/guideline_matching/generic/
+   * generic_guideline_matching_strategy.py): such a guideline re-applies whenever its condition holds.
    */
-  async forAgent(agentId: string): Promise<GuidelineView[]> {
+  async forAgent(agentId: string): Promise<AgentGuideline[]> {
     const agent = await this.agents.get(agentId);
-    const scopes = new Set([AGENT_TAG_PREFIX + agentId, ...(agent?.tags ?? [])]);
-    const applicable = (await this.streams.list()).filter((g) => g.tags.length === 0 || g.tags.some((tag) => scopes.has(tag)));
-    return applicable.sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id));
+    const applicable = (await this.streams.list()).filter((g) => appliesTo(g, agentId, agent?.tags ?? []));
+    return applicable
+      .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id))
+      .map((g) => ({ ...g, continuous: g.metadata['continuous'] === true }));
   }
 
   update(id: string, changes: GuidelineUpdateDto): Promise<GuidelineView | undefined> {
@@ -105,6 +115,7 @@ export class GuidelinesRepository {
       if (changes.condition !== undefined) next.condition = changes.condition;
       if (changes.action !== undefined) next.action = changes.action;
       if (changes.description !== undefined) next.description = changes.description;
+      if (changes.title !== undefined) next.title = changes.title;
       if (changes.criticality !== undefined) next.criticality = changes.criticality;
       if (changes.enabled !== undefined) next.enabled = changes.enabled;
       if (changes.tags) next.tags = patchList(current.tags, changes.tags);
@@ -113,17 +124,20 @@ export class GuidelinesRepository {
       if (changes.labels) next.labels = patchList(current.labels, { add: changes.labels.upsert, remove: changes.labels.remove });
       if (changes.priority !== undefined) next.priority = changes.priority;
       if (changes.tools !== undefined) next.tools = [...new Set(changes.tools)];
+      // Parlant's tool associations name Tenet's agent tools by `tool_name`.
+      const associated = (changes.tool_associations?.add ?? []).map((tool) => tool.tool_name);
+      if (changes.tool_associations) next.tools = patchList(next.tools, { add: associated, remove: (changes.tool_associations.remove ?? []).map((tool) => tool.tool_name) });
       if (changes.required_context !== undefined) next.required_context = [...new Set(changes.required_context)];
       if (changes.journey_id === null) delete next.journey_id;
       else if (changes.journey_id !== undefined) next.journey_id = changes.journey_id;
       if (changes.journey_step === null) delete next.journey_step;
       else if (changes.journey_step !== undefined) next.journey_step = changes.journey_step;
-      const associated = (changes.tool_associations?.add ?? []).map((tool) => `${tool.service_name}/${tool.tool_name}`);
       await this.assertValid(next, {
         tags: { values: changes.tags?.add ?? [], path: ['tags', 'add'] },
         tools: associated.length > 0 ? { values: associated, path: ['tool_associations', 'add'] } : { values: changes.tools ?? [], path: ['tools'] },
         requiredContext: changes.required_context,
         journeyChanged: changes.journey_id !== undefined || changes.journey_step !== undefined,
+        ...(changes.metadata?.set !== undefined ? { metadataPath: ['metadata', 'set'] } : {}),
       });
       return [{ type: 'GuidelineUpdated', data: next }];
     });
@@ -134,14 +148,18 @@ export class GuidelinesRepository {
   }
 
   /** Seed 000 §2 reference rules; only what the request introduces is checked, so unrelated edits keep working. */
-  private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean }): Promise<void> {
+  private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean; metadataPath?: string[] }): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
-    // Seed 000 §2: tools are defined on agents (§3). A guideline tagged agent:<id> may name that agent's tools;
-    // an untagged one applies to every agent and may name a tool any agent defines.
+    // Parlant's continuous flag lives in metadata; anything but a boolean there would be silently ignored.
+    if (refs.metadataPath && guideline.metadata['continuous'] !== undefined && typeof guideline.metadata['continuous'] !== 'boolean') {
+      details.push(violation([...refs.metadataPath, 'continuous'], 'metadata.continuous must be a boolean', 'type_error.bool'));
+    }
+    // Seed 000 §2: tools are defined on agents (§3). Each tool a guideline names must be defined on at least one
+    // agent the guideline applies to (agent:<id> tag, or a tag the agent carries); an untagged guideline applies
+    // to every agent, so any agent's tool will do.
     if (refs.tools.values.length > 0) {
-      const agentIds = guideline.tags.filter((t) => t.startsWith(AGENT_TAG_PREFIX)).map((t) => t.slice(AGENT_TAG_PREFIX.length));
-      const agents = agentIds.length > 0 ? (await Promise.all(agentIds.map((id) => this.agents.get(id)))).flatMap((a) => (a ? [a] : [])) : await this.agents.list();
-      const defined = new Set(agents.flatMap((a) => (a.tools ?? []).map((t) => t.name)));
+      const agents = (await this.agents.list()).filter((a) => guideline.tags.length === 0 || appliesTo(guideline, a.id, a.tags));
+      const defined = new Set(agents.flatMap((a: AgentView) => a.tools.map((t) => t.name)));
       refs.tools.values.forEach((tool, index) => {
         if (!defined.has(tool)) details.push(violation([...refs.tools.path, index], `${refs.tools.path[0] ?? 'tools'} must name tools defined on the agent: ${tool} is not defined`, 'value_error.reference'));
       });

@@ -3,6 +3,7 @@ import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
+import { StreamFoldCache } from '../catalog/stream-fold-cache.js';
 import type { SessionView } from './session.dto.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */
@@ -26,9 +27,15 @@ export function foldSessionRecord(current: SessionRecord | undefined, event: Pic
 @Injectable()
 export class SessionsRepository {
   private readonly catalog: StreamCatalog<SessionRecord>;
+  /**
+   * Session records by `sessionmeta-<id>` version: the stream gains a `SessionActivated` per customer message,
+   * and a read folds only what was appended since the cached version, so it costs the same on a long session.
+   */
+  private readonly records: StreamFoldCache<SessionRecord>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionRecord);
+    this.records = new StreamFoldCache(store, foldSessionRecord);
   }
 
   /** Opens the session and starts its lifecycle in one atomic append. Throws SESSION.INVALID_CONFIG. */
@@ -51,7 +58,7 @@ export class SessionsRepository {
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    return (await this.store.readStream(SESSION_META_PREFIX + id)).reduce<SessionRecord | undefined>(foldSessionRecord, undefined);
+    return (await this.records.read(SESSION_META_PREFIX + id)).state;
   }
 
   list(): Promise<SessionRecord[]> {

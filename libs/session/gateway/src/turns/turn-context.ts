@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
-import type { EventView } from '../events/event.dto.js';
 import { TermsRepository } from '../terms/terms.repository.js';
 
 const AGENT_TAG = 'agent:';
@@ -11,8 +10,9 @@ const appliesTo = (tags: readonly string[], agentId: string): boolean => tags.le
 
 /**
  * What a turn knows besides the guidelines: the customer's context-variable values (seed 000 §8 step 3
- * checks `required_context` against them), the agent's glossary, and which guidelines earlier replies in the
- * session applied (Parlant's applied-guideline tracking, recorded on each `ready` status).
+ * checks `required_context` against them) and the agent's glossary. Which guidelines earlier replies in the
+ * session applied (Parlant's applied-guideline tracking, recorded on each `ready` status) comes with the
+ * history from `readTurnTail` (turn-history.ts).
  */
 @Injectable()
 export class TurnContext {
@@ -35,16 +35,5 @@ export class TurnContext {
 
   async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {
     return (await this.terms.list()).filter((term) => appliesTo(term.tags, agentId)).map((term) => ({ name: term.name, description: term.description, synonyms: term.synonyms }));
-  }
-
-  /** Guidelines the session's replies so far applied, from the `ready` statuses before this turn. */
-  previouslyApplied(statuses: readonly EventView[]): string[] {
-    const applied = new Set<string>();
-    for (const event of statuses) {
-      const data = event.data as { status?: string; data?: { applied_guideline_ids?: unknown } };
-      if (data.status !== 'ready' || !Array.isArray(data.data?.applied_guideline_ids)) continue;
-      for (const id of data.data.applied_guideline_ids) if (typeof id === 'string') applied.add(id);
-    }
-    return [...applied];
   }
 }

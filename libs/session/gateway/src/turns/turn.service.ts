@@ -13,7 +13,7 @@ import {
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
-import { appliedAfterReply, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -22,13 +22,21 @@ import { newId } from '../ids.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
+import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnLeases } from './turn-lease.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
 /** Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged). */
 export interface GuidelineSource {
-  forAgent(agentId: string): Promise<(MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown> })[]>;
+  forAgent(agentId: string): Promise<(MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode })[]>;
+}
+
+/** What the turn's extras need to know of each guideline of the agent. */
+export interface TurnGuideline {
+  id: string;
+  tags?: readonly string[];
+  composition_mode?: CompositionMode;
 }
 
 export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
@@ -44,12 +52,10 @@ export interface TurnExtras {
 }
 
 export interface TurnExtrasSource {
-  forTurn(agentId: string, guidelineIds: string[]): Promise<TurnExtras>;
+  forTurn(agentId: string, guidelines: readonly TurnGuideline[]): Promise<TurnExtras>;
 }
 
-const COMPOSITION_MODES = ['fluid', 'canned_fluid', 'composited_canned', 'strict_canned'] as const;
-const compositionModeOf = (mode: string | undefined): (typeof COMPOSITION_MODES)[number] =>
-  (COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as (typeof COMPOSITION_MODES)[number]) : 'fluid';
+const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as CompositionMode) : 'fluid');
 
 /** Context-variable values usable as template fields (`{{name}}`): strings and numbers as they are. */
 const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
@@ -152,14 +158,14 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     await status('processing');
     const started = performance.now();
 
-    const earlier = ((await this.events.list(sessionId, { minOffset: 0, kinds: ['message', 'status'] }, 0)) ?? []).filter((e) => e.offset < trigger.offset);
+    // Only the tail of the session before the customer message: the last messages and the applied-guideline
+    // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
+    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(HISTORY, agent.config.max_history_length));
     const message = String((trigger.data as { message?: unknown }).message ?? '');
-    const turnHistory = earlier
-      .filter((e) => e.kind === 'message')
-      .slice(-Math.min(HISTORY, agent.config.max_history_length))
-      .map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
+    const turnHistory = tail.messages.map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
     const agentRef = { id: agent.id, name: agent.name, ...(agent.description ? { description: agent.description } : {}) };
-    const guidelines = (await this.guidelines.forAgent(agent.id)).map((g) => ({
+    const agentGuidelines = await this.guidelines.forAgent(agent.id);
+    const guidelines = agentGuidelines.map((g) => ({
       id: g.id,
       condition: g.condition,
       ...(g.action ? { action: g.action } : {}),
@@ -175,7 +181,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, guidelines.map((g) => g.id))]);
+    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
     const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
@@ -185,7 +191,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         history: turnHistory,
         guidelines,
         context: contextValues,
-        previously_applied: this.context.previouslyApplied(earlier),
+        previously_applied: tail.previouslyApplied,
         terms,
         ...(extras.relationships.length > 0 ? { relationships: extras.relationships } : {}),
         ...(extras.tools.length > 0 ? { tools: extras.tools } : {}),
@@ -199,7 +205,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
     await status('typing');
     const top = matched.result.top_matches;
-    const byId = new Map(guidelines.map((g) => [g.id, g]));
+    const byId = new Map(agentGuidelines.map((g) => [g.id, g]));
+    // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
+    const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
     const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
@@ -209,7 +217,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         message,
         history: turnHistory,
         matched: disambiguation ? [] : top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
-        composition_mode: compositionModeOf(agent.composition_mode),
+        composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
         field_values: fieldValues(contextValues),
         ...(terms.length > 0 ? { terms } : {}),
@@ -222,16 +230,19 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
     await checkpoint();
 
+    const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);
     await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name } }, trigger.correlation_id);
     await status('ready', {
       matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, criticality: m.criticality, reasoning: m.reasoning })),
       guideline_match_result: matched.result,
       cited_guideline_ids: reply.cited_guideline_ids,
       // Parlant's response analysis: the matched guidelines this reply applied; non-continuous ones are not re-applied.
-      applied_guideline_ids: appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids),
+      applied_guideline_ids: applied,
+      // Tenet extension: the session's applied set so far, so the next turn need not scan every earlier `ready`.
+      [SESSION_APPLIED_FIELD]: [...new Set([...tail.previouslyApplied, ...applied])],
       ...(reply.canned_response_id ? { canned_response_id: reply.canned_response_id } : {}),
       usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
-      provenance: { ...(matched.provenance ?? {}), composition_mode: compositionModeOf(agent.composition_mode) },
+      provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
       turn_time_ms: Math.round(performance.now() - started),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });

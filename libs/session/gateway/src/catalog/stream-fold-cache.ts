@@ -1,0 +1,63 @@
+import type { EventStore, StoredEvent } from '@tenet/event-store';
+
+/** How many streams' folded states one cache keeps by default (least recently read evicted first). */
+export const DEFAULT_FOLD_CACHE_CAPACITY = 10_000;
+
+interface Entry<T> {
+  state: T | undefined;
+  /** Offset of the last event folded into `state`. */
+  version: number;
+}
+
+/**
+ * An incremental read model of single streams: the folded state of each recently read stream together with
+ * the stream version it reflects. A read fetches only the events after that version (`readStream` from
+ * `version + 1`, usually none or one) and folds them onto the cached state, so reading a stream costs the
+ * same however long it has grown.
+ *
+ * Correct across processes and store handles without any invalidation: every read catches up from the log
+ * before it answers, so it sees whatever any writer appended (streams are append-only; offsets never
+ * change). Bounded: at most `capacity` streams are kept, the least recently read dropped first, and a
+ * dropped stream is simply folded from offset 0 again on its next read.
+ *
+ * `evolve` must not mutate `current` (every fold in the gateway builds new objects), and callers must treat
+ * the returned state as read-only — it is shared with later reads, as `StreamCatalog`'s items already are.
+ */
+export class StreamFoldCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly evolve: (current: T | undefined, event: StoredEvent) => T | undefined,
+    private readonly capacity = DEFAULT_FOLD_CACHE_CAPACITY,
+  ) {}
+
+  /** The stream's state as of its latest event, with that event's offset (`-1`: no stream). */
+  async read(streamId: string): Promise<{ state: T | undefined; version: number }> {
+    const cached = this.entries.get(streamId);
+    const events = await this.store.readStream(streamId, { fromOffset: cached ? cached.version + 1 : 0 });
+    const state = events.reduce<T | undefined>(this.evolve, cached?.state);
+    const version = events.at(-1)?.offset ?? cached?.version ?? -1;
+    if (version >= 0) this.remember(streamId, { state, version });
+    return { state, version };
+  }
+
+  /** Streams currently cached (tests, diagnostics). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private remember(streamId: string, entry: Entry<T>): void {
+    // A concurrent read may already have stored a newer version; never go back.
+    const current = this.entries.get(streamId);
+    if (current && current.version > entry.version) entry = current;
+    // Re-inserting moves the stream to the most recently used end of the Map's insertion order.
+    this.entries.delete(streamId);
+    this.entries.set(streamId, entry);
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+}
