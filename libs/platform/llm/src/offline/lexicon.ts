@@ -61,6 +61,9 @@ export function terms(text: string): string[] {
     .toLowerCase()
     .replace(/\bmoney\s+back\b/g, 'moneyback')
     .replace(/\bhow\s+much\b/g, 'price')
+    // "how long" asks about time; "where is my X" / "has not arrived" ask where something is (tracking)
+    .replace(/\bhow\s+long\b/g, 'time')
+    .replace(/\bwhere(?:\s+is|\s+are|'s|s)?\s+(?:my|our|the)\b/g, 'track $&')
     .replace(/\blog\s*in\b/g, 'login')
     .replace(/\bsign\s*in\b/g, 'signin');
   const out: string[] = [];

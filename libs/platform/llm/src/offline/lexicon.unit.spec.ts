@@ -20,4 +20,16 @@ describe('offline lexicon: answers that carry no topic', () => {
     expect(terms('The customer thanks the agent')).toEqual(['thank', 'agent']);
     expect(terms('thanks!')).toEqual(['thank']);
   });
+
+  it('given "how long", when terms are read, then it asks about time, as "how much" asks about price', () => {
+    expect(terms('How long does shipping take?')).toEqual(['time', 'ship', 'take']);
+    expect(terms('How much is it?')).toEqual(['price']);
+  });
+
+  it('given "where is my …", when terms are read, then it asks where something is (tracking), whatever the thing', () => {
+    expect(terms('Where is my package?')).toEqual(['ship', 'order']);
+    expect(terms("Where's the parcel")).toEqual(['ship', 'order']);
+    expect(terms('Where are our tickets?')).toEqual(['ship', 'ticket']);
+    expect(terms('Somewhere in my account')).toEqual(['somewhere', 'account']);
+  });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { llmProviderConformance } from '../testing/index.js';
 import { composeReplyRequest, type ComposeReplyInput, type ComposeReplyOutput } from '../tasks/compose-reply.js';
 import { matchGuidelinesRequest, parseToolArguments, type MatchGuidelinesInput, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
@@ -78,6 +79,26 @@ describe('OfflineProvider: match_guidelines', () => {
       expect(match.confidence).toBeLessThanOrEqual(1);
       expect(match.reasoning).not.toBe('');
     }
+  });
+});
+
+describe('OfflineProvider: the demo agent (examples/demo-agent.json) answers each question with its one guideline', () => {
+  const demo = JSON.parse(readFileSync(new URL('../../../../../examples/demo-agent.json', import.meta.url), 'utf8')) as { guidelines: { id: string; condition: string; action: string }[] };
+
+  it.each([
+    ['Hello!', 'demo-greeting'],
+    ['Where is my package?', 'demo-delivery'],
+    ['How long does shipping take?', 'demo-delivery'],
+    ["My order hasn't arrived yet", 'demo-delivery'],
+    ['I want to cancel my order', 'demo-cancel'],
+    ['Can I get my money back?', 'demo-refund'],
+    ['I forgot my password', 'demo-account'],
+    ['Can I talk to a human?', 'demo-human'],
+    ['Thanks!', 'demo-thanks'],
+  ])('given "%s", when matched, then only %s reaches the 0.3 threshold', async (message, id) => {
+    const input: MatchGuidelinesInput = { message, history: [], guidelines: demo.guidelines };
+    const { value } = await provider.generate<MatchGuidelinesInput, MatchGuidelinesOutput>(matchGuidelinesRequest(input, context));
+    expect(value.matches.filter((m) => m.relevance >= 0.3).map((m) => m.guideline_id)).toEqual([id]);
   });
 });
 
