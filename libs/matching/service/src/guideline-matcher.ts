@@ -7,7 +7,6 @@ import {
   matchGuidelinesRequest,
   type ComposeReplyInput,
   type ComposeReplyOutput,
-  type GlossaryTerm,
   type LlmResponse,
   type MatchGuidelinesInput,
   type MatchGuidelinesOutput,
@@ -32,7 +31,7 @@ import { EmbeddingCache } from './embedding-cache.js';
 import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
 import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';
 import { GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom, type GuidelineMatcherOptions, type MatcherLogger } from './matcher-options.js';
-import { combineQueryVectors, prefilterQuery, type PrefilterQuery } from './prefilter-query.js';
+import { combineQueryVectors, glossaryTermsUsed, prefilterQuery, type PrefilterQuery } from './prefilter-query.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { ToolParameterValidator, type ToolParameterIssue } from './tool-parameters.js';
 
@@ -124,12 +123,6 @@ export function budgetCap(candidates: readonly MatchableGuideline[], settings: {
 const WARNING_INTERVAL_MS = 60_000;
 
 const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
-
-/** Glossary terms the conversation or the evaluated guidelines mention (by name or synonym). */
-function relevantTerms(terms: readonly GlossaryTerm[], texts: readonly string[]): GlossaryTerm[] {
-  const haystack = ` ${texts.join(' ').toLowerCase()} `;
-  return terms.filter((t) => [t.name, ...t.synonyms].some((phrase) => phrase.trim() !== '' && new RegExp(`(^|[^a-z0-9])${phrase.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9]|$)`).test(haystack)));
-}
 
 /**
  * The guideline matcher's engine, stateless per request so any replica serves any turn (seed 000 §8):
@@ -223,7 +216,7 @@ export class GuidelineMatcher {
       });
     }
 
-    const terms = relevantTerms(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
+    const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
     const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
     const outcomes = await Promise.all(
       batches.map((batch) => {

@@ -42,10 +42,20 @@ function usesPhrase(words: readonly string[], phrase: string): boolean {
   return false;
 }
 
+/**
+ * The glossary terms any of `texts` uses, by name or synonym, read as `topicWords` (case, accents, stop words and
+ * plurals do not matter: "Gold tiers" uses "gold tier"). The one rule for "this turn mentions that term", shared
+ * by the prefilter query and the terms the matcher sends with the evaluation.
+ */
+export function glossaryTermsUsed<T extends Pick<GlossaryTerm, 'name' | 'synonyms'>>(terms: readonly T[], texts: readonly string[]): T[] {
+  if (terms.length === 0) return [];
+  const wordLists = texts.map(topicWords);
+  return terms.filter((t) => [t.name, ...t.synonyms].some((phrase) => wordLists.some((words) => usesPhrase(words, phrase))));
+}
+
 /** The part's text with the name and description of every glossary term it uses (by name or synonym) appended. */
 function expandWithGlossary(text: string, terms: readonly GlossaryTerm[], used: Set<string>): string {
-  const words = topicWords(text);
-  const expansions = terms.filter((t) => [t.name, ...t.synonyms].some((phrase) => usesPhrase(words, phrase)));
+  const expansions = glossaryTermsUsed(terms, [text]);
   for (const t of expansions) used.add(t.name);
   return [text, ...expansions.map((t) => (t.description.trim() ? `${t.name}: ${t.description}` : t.name))].join('\n');
 }

@@ -1,4 +1,4 @@
-import { combineQueryVectors, prefilterQuery, QUERY_WEIGHTS } from './prefilter-query.js';
+import { combineQueryVectors, glossaryTermsUsed, prefilterQuery, QUERY_WEIGHTS } from './prefilter-query.js';
 
 const customer = (content: string) => ({ role: 'customer' as const, content });
 const agent = (content: string) => ({ role: 'agent' as const, content });
@@ -48,6 +48,26 @@ describe('prefilterQuery', () => {
   it('given a synonym that appears only inside another word, or a term with no description, when building the query, then it does not expand on partial words and expands with the bare name', () => {
     expect(prefilterQuery({ message: 'my backpack broke', history: [], terms: [{ name: 'return', description: '', synonyms: ['pack'] }] }).glossary).toEqual([]);
     expect(prefilterQuery({ message: 'I need to send a pack back', history: [], terms: [{ name: 'return', description: '', synonyms: ['pack'] }] }).parts[0]!.text).toBe('I need to send a pack back\nreturn');
+  });
+});
+
+describe('glossaryTermsUsed', () => {
+  const terms = [
+    { name: 'Gold tier', description: 'the top loyalty level', synonyms: ['premium plan'] },
+    { name: 'Café credit', description: '', synonyms: [] },
+    { name: 'return', description: '', synonyms: ['pack'] },
+  ];
+
+  it('given texts using terms by name, by synonym, in another case, plural or accent, when read, then those terms are used', () => {
+    expect(glossaryTermsUsed(terms, ['Are GOLD TIERS worth it?']).map((t) => t.name)).toEqual(['Gold tier']);
+    expect(glossaryTermsUsed(terms, ['hello', 'I am on the Premium Plan']).map((t) => t.name)).toEqual(['Gold tier']);
+    expect(glossaryTermsUsed(terms, ['do I have cafe credit left?']).map((t) => t.name)).toEqual(['Café credit']);
+  });
+
+  it('given a phrase split across texts or a word that only contains a synonym, when read, then the term is not used', () => {
+    expect(glossaryTermsUsed(terms, ['gold', 'tier'])).toEqual([]);
+    expect(glossaryTermsUsed(terms, ['my backpack broke'])).toEqual([]);
+    expect(glossaryTermsUsed([], ['gold tier'])).toEqual([]);
   });
 });
 
