@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CallUsageV1 } from '@tenet/contracts';
+import { LRUCache } from 'lru-cache';
 import { InvalidStructuredOutputError, ProviderUnavailableError, type EmbeddingProvider, type EmbeddingResponse, type LlmCallContext } from '@tenet/llm';
-import { Lru } from './lru.js';
 import { DEFAULT_EMBEDDING_CACHE_OPTIONS, embeddingCacheOptionsFrom, type EmbeddingCacheOptions } from './matcher-options.js';
 
 export interface EmbeddedTexts {
@@ -28,8 +28,9 @@ export interface EmbeddedTexts {
  * per text) and bounded by `timeoutMs`. A call that times out still fills the caches when it answers.
  */
 export class EmbeddingCache {
-  private readonly guidelineVectors: Lru<Float32Array>;
-  private readonly queryVectors: Lru<Float32Array>;
+  private readonly guidelineVectors: LRUCache<string, Float32Array>;
+  /** Absent when `maxQueryEntries` is 0: conversation texts are then embedded every turn. */
+  private readonly queryVectors: LRUCache<string, Float32Array> | undefined;
   private readonly timeoutMs: number;
 
   constructor(
@@ -40,8 +41,8 @@ export class EmbeddingCache {
     if (!Number.isInteger(settings.maxEntries) || settings.maxEntries < 1) throw new RangeError(`EmbeddingCache maxEntries must be an integer ≥ 1, got ${settings.maxEntries}`);
     if (!Number.isInteger(settings.maxQueryEntries) || settings.maxQueryEntries < 0) throw new RangeError(`EmbeddingCache maxQueryEntries must be an integer ≥ 0, got ${settings.maxQueryEntries}`);
     if (!(settings.timeoutMs > 0)) throw new RangeError(`EmbeddingCache timeoutMs must be positive, got ${settings.timeoutMs}`);
-    this.guidelineVectors = new Lru(settings.maxEntries);
-    this.queryVectors = new Lru(settings.maxQueryEntries);
+    this.guidelineVectors = new LRUCache({ max: settings.maxEntries });
+    this.queryVectors = settings.maxQueryEntries > 0 ? new LRUCache({ max: settings.maxQueryEntries }) : undefined;
     this.timeoutMs = settings.timeoutMs;
   }
 
@@ -51,7 +52,7 @@ export class EmbeddingCache {
 
   /** How many vectors each LRU holds now. */
   get size(): { guidelines: number; queries: number } {
-    return { guidelines: this.guidelineVectors.size, queries: this.queryVectors.size };
+    return { guidelines: this.guidelineVectors.size, queries: this.queryVectors?.size ?? 0 };
   }
 
   /** Vectors for every text, in order; only texts neither LRU holds are sent to the provider, in one call. */
@@ -65,7 +66,7 @@ export class EmbeddingCache {
     const look = (keys: readonly string[], source: readonly string[], guideline: boolean): void =>
       keys.forEach((key, i) => {
         if (found.has(key)) return;
-        const cached = this.guidelineVectors.get(key) ?? this.queryVectors.get(key);
+        const cached = this.guidelineVectors.get(key) ?? this.queryVectors?.get(key);
         if (cached) found.set(key, cached);
         // Guidelines are looked up first, so a text that is both goes to the guideline LRU.
         else if (!toSend.has(key)) toSend.set(key, { text: source[i] ?? '', guideline });
@@ -83,7 +84,7 @@ export class EmbeddingCache {
       // Checked and cached when it answers, even after this lookup timed out: the next turn finds the vectors.
       const stored = call.then((response) => {
         const vectors = this.checked(response, sent.length);
-        sent.forEach(([key, s], i) => (s.guideline ? this.guidelineVectors : this.queryVectors).set(key, vectors[i] ?? new Float32Array(0)));
+        sent.forEach(([key, s], i) => (s.guideline ? this.guidelineVectors : this.queryVectors)?.set(key, vectors[i] ?? new Float32Array(0)));
         return { response, vectors };
       });
       stored.catch(() => undefined);

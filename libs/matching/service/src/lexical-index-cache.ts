@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { LexicalIndex, type RankedDocument } from './lexical-ranking.js';
-import { Lru } from './lru.js';
 
 /** Indexes kept when no bound is given: one per agent version (candidate set) a replica serves, least recently used evicted first. */
 export const DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES = 256;
@@ -13,11 +13,11 @@ export const DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES = 256;
  * different set, makes a new key, and the old index ages out. Only the query is tokenised per turn.
  */
 export class LexicalIndexCache {
-  private readonly indexes: Lru<LexicalIndex>;
+  private readonly indexes: LRUCache<string, LexicalIndex>;
 
   constructor(readonly maxEntries: number = DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`LexicalIndexCache maxEntries must be an integer ≥ 1, got ${maxEntries}`);
-    this.indexes = new Lru(maxEntries);
+    this.indexes = new LRUCache({ max: maxEntries });
   }
 
   /** How many indexes the cache holds now. */

@@ -1,4 +1,5 @@
 import type { EventStore, StoredEvent } from '@tenet/event-store';
+import { LRUCache } from 'lru-cache';
 
 /** How many streams' folded states one cache keeps by default (least recently read evicted first). */
 export const DEFAULT_FOLD_CACHE_CAPACITY = 10_000;
@@ -24,13 +25,15 @@ interface Entry<T> {
  * the returned state as read-only — it is shared with later reads, as `StreamCatalog`'s items already are.
  */
 export class StreamFoldCache<T> {
-  private readonly entries = new Map<string, Entry<T>>();
+  private readonly entries: LRUCache<string, Entry<T>>;
 
   constructor(
     private readonly store: EventStore,
     private readonly evolve: (current: T | undefined, event: StoredEvent) => T | undefined,
-    private readonly capacity = DEFAULT_FOLD_CACHE_CAPACITY,
-  ) {}
+    capacity = DEFAULT_FOLD_CACHE_CAPACITY,
+  ) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
   /** The stream's state as of its latest event, with that event's offset (`-1`: no stream). */
   async read(streamId: string): Promise<{ state: T | undefined; version: number }> {
@@ -48,16 +51,9 @@ export class StreamFoldCache<T> {
   }
 
   private remember(streamId: string, entry: Entry<T>): void {
-    // A concurrent read may already have stored a newer version; never go back.
-    const current = this.entries.get(streamId);
-    if (current && current.version > entry.version) entry = current;
-    // Re-inserting moves the stream to the most recently used end of the Map's insertion order.
-    this.entries.delete(streamId);
-    this.entries.set(streamId, entry);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
+    // A concurrent read may already have stored a newer version; never go back. (`peek`: the read that
+    // fetched `entry` already counts as this stream's use; setting refreshes it.)
+    const current = this.entries.peek(streamId);
+    this.entries.set(streamId, current && current.version > entry.version ? current : entry);
   }
 }
