@@ -58,7 +58,7 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
     expect(all.map((e) => e.offset)).toEqual([...all.keys()]);
     expect(all.every((e) => e.correlation_id === customer.correlation_id)).toBe(true);
     const reply = all.find((e) => e.kind === 'message' && e.source === 'ai_agent')!;
-    expect(reply.data.message).toBe('I will explain the 30-day refund policy and offer to check your order status.');
+    expect(reply.data.message).toBe("I will explain the 30-day refund policy. I'd be happy to check your order status.");
 
     const matched = ready.at(-1)!.data.data!.matched_guidelines!;
     expect(matched.map((m) => m.guideline_id)).toEqual([refund.id]);

@@ -11,7 +11,7 @@ const track: GuidelineSpec = { condition: 'The customer asks where their order o
 const weather: GuidelineSpec = { condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast the weather' };
 const broken: GuidelineSpec = { condition: 'The customer mentions something broken', action: 'Apologise for the damaged item' };
 
-const REFUND_SENTENCE = 'I will explain the 30-day refund policy and offer to start a refund.';
+const REFUND_SENTENCE = "I will explain the 30-day refund policy. I'd be happy to start a refund.";
 
 
 behaviourSuite('customer-service', [

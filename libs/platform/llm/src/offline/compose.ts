@@ -35,7 +35,11 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
     for (const phrase of phrasesFor(action, input.agentName)) if (!sentences.some((s) => s.text === phrase.text)) sentences.push(phrase);
   }
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
-  if (sentences.length === 0) sentences.push({ text: `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
+  // Nothing to follow: ask for more, introducing the agent only if it has not spoken in this conversation yet.
+  if (sentences.length === 0) {
+    const introduced = input.history.some((turn) => turn.role === 'agent');
+    sentences.push({ text: introduced ? 'Thanks. Could you tell me a little more about what you need?' : `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
+  }
   return { sentences, cited: [...new Set(input.matched.map((m) => m.guideline_id))] };
 }
 
@@ -84,7 +88,7 @@ function best(templates: Template[], scoreOf: (t: Template) => number): { templa
 /** In canned_fluid mode a template replaces the fluid reply only when it says most of the same thing. */
 const CANNED_FLUID_MIN_OVERLAP = 0.35;
 /** In composited_canned mode a template takes the place of one sentence when it is about the same thing. */
-const COMPOSITED_MIN_OVERLAP = 0.25;
+const COMPOSITED_MIN_OVERLAP = 0.3;
 
 /**
  * The reply, in the requested composition mode:

@@ -118,7 +118,7 @@ describe('OfflineProvider: compose_reply', () => {
     );
     const { value, usage } = await provider.generate(request);
     expect(value).toEqual({
-      message: "Hello, I'm Support! I will explain the 30-day refund policy and offer to check your order status.",
+      message: "Hello, I'm Support! I will explain the 30-day refund policy. I'd be happy to check your order status.",
       cited_guideline_ids: ['greet', 'refund'],
       canned_response_id: '',
     });
@@ -140,6 +140,15 @@ describe('OfflineProvider: compose_reply', () => {
     const reply = composeReply({ agentName: 'Ada', message: "what's the weather like", matched: [], history: [] });
     expect(reply.cited_guideline_ids).toEqual([]);
     expect(reply.message).toContain('Ada');
+  });
+
+  it('given an agent that has already spoken, when no guideline matched, then it asks for more without introducing itself again', () => {
+    const history = [
+      { role: 'customer' as const, content: 'Where is my package?' },
+      { role: 'agent' as const, content: 'Could you share your order number?' },
+    ];
+    const reply = composeReply({ agentName: 'Ada', message: '12345', matched: [], history });
+    expect(reply).toEqual({ message: 'Thanks. Could you tell me a little more about what you need?', cited_guideline_ids: [], canned_response_id: '' });
   });
 });
 
@@ -252,7 +261,7 @@ describe('OfflineProvider: compose_reply composition modes', () => {
     composeReply({ agentName: 'Support', message: 'Hi, I want my money back', matched: greetAndRefund.slice(1), history: [], canned_responses: canned, ...input });
 
   it('ignores canned responses in fluid mode (the default)', () => {
-    expect(reply({})).toEqual({ message: 'I will explain the 30-day refund policy and offer to check your order status.', cited_guideline_ids: ['refund'], canned_response_id: '' });
+    expect(reply({})).toEqual({ message: "I will explain the 30-day refund policy. I'd be happy to check your order status.", cited_guideline_ids: ['refund'], canned_response_id: '' });
     expect(reply({ composition_mode: 'fluid' }).canned_response_id).toBe('');
   });
 
@@ -279,11 +288,15 @@ describe('OfflineProvider: compose_reply composition modes', () => {
 
   it('composited_canned: each sentence in the wording of the template about the same thing, the id only when one template is the whole reply', () => {
     expect(reply({ composition_mode: 'composited_canned', matched: greetAndRefund })).toEqual({
-      message: 'Hi there! How can I help you today? Our refund policy gives you 30 days to return an item.',
+      // The offer keeps its own words: no renderable template is about checking an order's status.
+      message: "Hi there! How can I help you today? Our refund policy gives you 30 days to return an item. I'd be happy to check your order status.",
       cited_guideline_ids: ['greet', 'refund'],
       canned_response_id: '',
     });
-    expect(reply({ composition_mode: 'composited_canned' })).toMatchObject({ message: 'Our refund policy gives you 30 days to return an item.', canned_response_id: 'refund-policy' });
+    expect(reply({ composition_mode: 'composited_canned', matched: [{ guideline_id: 'refund', action: 'Explain the 30-day refund policy' }] })).toMatchObject({
+      message: 'Our refund policy gives you 30 days to return an item.',
+      canned_response_id: 'refund-policy',
+    });
   });
 
   it('asks the customer to choose between the disambiguation candidates', () => {

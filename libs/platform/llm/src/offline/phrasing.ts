@@ -76,6 +76,19 @@ function looksLikeClause(text: string): boolean {
   return verb > 0 && !RELATIVE.has(words[verb - 1] ?? '');
 }
 
+const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'its', 'his', 'her', 'this', 'that', 'these', 'those', 'some', 'any', 'no', 'every', 'each', 'all']);
+
+/**
+ * What follows "mention that" is a clause unless "that" was a demonstrative ("explain that policy"): a recognised
+ * clause, or a word in -s or -ed among its first few that no determiner introduces ("standard delivery takes …",
+ * "Acme refunds any order …"), i.e. a verb in the present or past rather than a plural noun.
+ */
+function looksLikeStatedClause(text: string): boolean {
+  if (looksLikeClause(text)) return true;
+  const words = text.toLowerCase().split(/[^\p{L}']+/u).filter(Boolean);
+  return words.slice(1, 5).some((word, i) => /(?:[^s]s|ed)$/.test(word) && !DETERMINERS.has(words[i] ?? ''));
+}
+
 /** "Verb them to X": how the agent says it to the customer, for each verb that takes an infinitive. */
 const INFINITIVE_PHRASES: Record<string, (doing: string, negated: boolean) => string> = {
   ask: (doing, negated) => (negated ? `Please don't ${doing}.` : `Could you ${doing}?`),
@@ -110,6 +123,25 @@ const INTRODUCE = /^introduce\s+(?:yourself|myself)(?:\s+as\s+(.+))?$/i;
 const ASK_FOR = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?for\s+(.+)$`, 'i');
 const ASK_ABOUT = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?about\s+(.+)$`, 'i');
 const ASK_WHICH = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?((?:how|what|when|where|which|who|whom|whose|why|whether|if)\b.+)$`, 'i');
+/** "Mention that X", "explain that X", "note that X": X is what the agent says, as it is. */
+const STATING = new RegExp(String.raw`^(?:mention|explain|note|point\s+out|say|add|confirm|clarify|state)(?:\s+to\s+${OBJECT})?\s+that\s+(.+)$`, 'i');
+/** "Offer to X": the agent offers, in the first person. */
+const OFFER_TO = new RegExp(String.raw`^offer(?:\s+${OBJECT})?\s+to\s+(.+)$`, 'i');
+/** "Thank them (back) (for X)". */
+const THANK = new RegExp(String.raw`^thank\s+${OBJECT}(?:\s+back)?(?:\s+for\s+(.+))?$`, 'i');
+
+/**
+ * An indirect question as the direct one the customer is asked: "how I can help" → "How can I help?", "if there is
+ * anything else" → "Is there anything else?". Undefined when the clause is not of those shapes.
+ */
+function directQuestion(indirect: string): string | undefined {
+  const asked = /^(how|what|when|where|which|who|why)\s+(I|you|we|they|it|there)\s+(can|could|should|will|would|may|might|must|is|are)\s+(.+)$/i.exec(indirect);
+  if (asked?.[1] && asked[2] && asked[3] && asked[4]) return `${capitalised(asked[1].toLowerCase())} ${asked[3]} ${asked[2]} ${asked[4]}?`;
+  const yesNo = /^(?:if|whether)\s+there\s+(is|are)\s+(.+)$/i.exec(indirect);
+  if (yesNo?.[1] && yesNo[2]) return `${capitalised(yesNo[1].toLowerCase())} there ${yesNo[2]}?`;
+  return undefined;
+}
+
 /** Imperatives never start with these: an action that does is already what to say ("Our store opens at 9"). */
 const DECLARATIVE_START = /^(?:i|i'm|we|we're|we'll|we've|our|my|it|it's|its|there|there's|this|these|those|the|a|an|no|all|every)\b/i;
 
@@ -136,7 +168,16 @@ function said(clause: string, agentName: string): string[] | undefined {
   const askAbout = ASK_ABOUT.exec(clause);
   if (askAbout?.[1]) return [`Could you tell me about ${customerThroughout(toCustomer(askAbout[1]))}?`];
   const askWhich = ASK_WHICH.exec(clause);
-  if (askWhich?.[1]) return [`Could you tell me ${customerThroughout(toCustomer(askWhich[1]))}?`];
+  if (askWhich?.[1]) {
+    const indirect = customerThroughout(toCustomer(askWhich[1]));
+    return [directQuestion(indirect) ?? `Could you tell me ${indirect}?`];
+  }
+  const stating = STATING.exec(clause);
+  if (stating?.[1] && looksLikeStatedClause(stating[1])) return [ended(capitalised(customerAsSubject(toCustomer(stating[1]))), '.')];
+  const offer = OFFER_TO.exec(clause);
+  if (offer?.[1]) return [`I'd be happy to ${toCustomer(offer[1])}.`];
+  const thank = THANK.exec(clause);
+  if (thank) return [thank[1] ? `Thank you for ${toCustomer(thank[1])}.` : 'Thank you!'];
   const telling = TELLING.exec(clause);
   const tell = CLAUSE_PHRASES[(telling?.[1] ?? telling?.[2] ?? '').toLowerCase()];
   if (telling?.[4] && tell && (telling[3] !== undefined || looksLikeClause(telling[4]))) return [tell(customerAsSubject(toCustomer(telling[4])))];

@@ -52,12 +52,12 @@ describe('offline phrasing: greetings keep what follows them', () => {
     ['Greet the customer', "Hello, I'm Ada!"],
     ['Greet them warmly', "Hello, I'm Ada!"],
     ['Welcome them and offer the getting started guide', "Hello, I'm Ada! I will offer the getting started guide."],
-    ['Greet them warmly, then ask how you can help', "Hello, I'm Ada! Could you tell me how I can help?"],
+    ['Greet them warmly, then ask how you can help', "Hello, I'm Ada! How can I help?"],
     ['Welcome them to Tenet', "Hello, I'm Ada! Welcome to Tenet!"],
     ['Say hello and ask for their booking reference', "Hello, I'm Ada! Could you share your booking reference?"],
     ['Greet them. Offer the guide.', "Hello, I'm Ada! I will offer the guide."],
     // The greeting already says who the agent is: an introduction by the same name is not said twice.
-    ['Greet them warmly, introduce yourself as Ada and ask how you can help', "Hello, I'm Ada! Could you tell me how I can help?"],
+    ['Greet them warmly, introduce yourself as Ada and ask how you can help', "Hello, I'm Ada! How can I help?"],
     ['Introduce yourself and ask for their order number', "I'm Ada. Could you share your order number?"],
     ['Greet them and introduce yourself as their travel assistant', "Hello, I'm Ada! I'm your travel assistant."],
   ])('given "%s", when phrased, then the reply is "%s"', (action, sentence) => {
@@ -80,7 +80,6 @@ describe('offline phrasing: greetings keep what follows them', () => {
 
 describe('offline phrasing: actions of several clauses', () => {
   it.each([
-    ['Explain the 30-day refund policy and offer to start a refund', 'I will explain the 30-day refund policy and offer to start a refund.'],
     ['Check fare rules and offer new dates for the booking', 'I will check fare rules and offer new dates for the booking.'],
     ['Check the order, then tell them it shipped', 'I will check the order, then tell you it shipped.'],
   ])('given "%s" (things the agent does), when phrased, then they stay one promise: "%s"', (action, sentence) => {
@@ -94,6 +93,7 @@ describe('offline phrasing: actions of several clauses', () => {
     ['Remind them to bring a valid passport and offer travel insurance', 'Please remember to bring a valid passport. I will offer travel insurance.'],
     ['Ask them to wait, and apologise for the delay', 'Could you wait? I will apologise for the delay.'],
     ["Say 'Welcome aboard!' and offer the guide", 'Welcome aboard! I will offer the guide.'],
+    ['Explain the 30-day refund policy and offer to start a refund', "I will explain the 30-day refund policy. I'd be happy to start a refund."],
   ])('given "%s" (something said and something done), when phrased, then each is its own sentence: "%s"', (action, sentence) => {
     expect(reply(action)).toBe(sentence);
   });
@@ -122,7 +122,7 @@ describe('offline phrasing: punctuation, quotes and questions', () => {
     ['Ask which plan they are on', 'Could you tell me which plan you are on?'],
     ['Ask about their trip', 'Could you tell me about your trip?'],
     ['Apologise for the damaged item.', 'I will apologise for the damaged item.'],
-    ['Offer to start a refund!', 'I will offer to start a refund.'],
+    ['Offer to start a refund!', "I'd be happy to start a refund."],
   ])('given "%s", when phrased, then it is one well-punctuated sentence: "%s"', (action, sentence) => {
     expect(reply(action)).toBe(sentence);
   });
@@ -151,5 +151,36 @@ describe('offline phrasing: who is who', () => {
     ['check that the order is theirs', 'check that the order is yours'],
   ])('given "%s", when turned to the customer, then it reads "%s"', (text, turned) => {
     expect(toCustomer(text)).toBe(turned);
+  });
+});
+
+describe('offline phrasing: statements, offers, thanks and direct questions', () => {
+  it.each([
+    ['Mention that standard delivery takes 3-5 business days', 'Standard delivery takes 3-5 business days.'],
+    ['Explain that Acme refunds any order within 30 days of delivery', 'Acme refunds any order within 30 days of delivery.'],
+    ['Note that the store opens at 9', 'The store opens at 9.'],
+    ['Point out that they can change seats online', 'You can change seats online.'],
+  ])('given "%s" (a clause the agent passes on), when phrased, then it is said plainly: "%s"', (action, sentence) => {
+    expect(reply(action)).toBe(sentence);
+  });
+
+  it.each([
+    ['Explain that policy to them', 'I will explain that policy to you.'],
+    ['Explain that fees apply', 'I will explain that fees apply.'],
+  ])('given "%s" ("that" a demonstrative, or no verb recognised), when phrased, then it stays a promise: "%s"', (action, sentence) => {
+    expect(reply(action)).toBe(sentence);
+  });
+
+  it.each([
+    ['Offer to send a reset link to their email', "I'd be happy to send a reset link to your email."],
+    ['Thank them back', 'Thank you!'],
+    ['Thank the customer for their patience', 'Thank you for your patience.'],
+    ['Ask how you can help', 'How can I help?'],
+    ['Ask them what they would like to order', 'What would you like to order?'],
+    ['Ask if there is anything else you can help with', 'Is there anything else I can help with?'],
+    ['Ask whether there are other questions', 'Are there other questions?'],
+    ['Ask them how they heard about us', 'Could you tell me how you heard about us?'],
+  ])('given "%s", when phrased, then the customer hears "%s"', (action, sentence) => {
+    expect(reply(action)).toBe(sentence);
   });
 });
