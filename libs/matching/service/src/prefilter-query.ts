@@ -34,10 +34,8 @@ export interface ConversationTurn {
   content: string;
 }
 
-/** True when the words of `phrase` occur, in order and next to each other, among `words` (both as `topicWords`). */
-function usesPhrase(words: readonly string[], phrase: string): boolean {
-  const wanted = topicWords(phrase);
-  if (wanted.length === 0) return false;
+/** True when `wanted` (a phrase's `topicWords`, not empty) occurs, in order and next to each other, among `words`. */
+function containsRun(words: readonly string[], wanted: readonly string[]): boolean {
   for (let i = 0; i + wanted.length <= words.length; i++) if (wanted.every((w, j) => words[i + j] === w)) return true;
   return false;
 }
@@ -45,12 +43,18 @@ function usesPhrase(words: readonly string[], phrase: string): boolean {
 /**
  * The glossary terms any of `texts` uses, by name or synonym, read as `topicWords` (case, accents, stop words and
  * plurals do not matter: "Gold tiers" uses "gold tier"). The one rule for "this turn mentions that term", shared
- * by the prefilter query and the terms the matcher sends with the evaluation.
+ * by the prefilter query and the terms the matcher sends with the evaluation. Each text and each phrase is
+ * tokenised once (the matcher passes the history and every kept condition on every turn).
  */
 export function glossaryTermsUsed<T extends Pick<GlossaryTerm, 'name' | 'synonyms'>>(terms: readonly T[], texts: readonly string[]): T[] {
   if (terms.length === 0) return [];
   const wordLists = texts.map(topicWords);
-  return terms.filter((t) => [t.name, ...t.synonyms].some((phrase) => wordLists.some((words) => usesPhrase(words, phrase))));
+  return terms.filter((t) =>
+    [t.name, ...t.synonyms].some((phrase) => {
+      const wanted = topicWords(phrase);
+      return wanted.length > 0 && wordLists.some((words) => containsRun(words, wanted));
+    }),
+  );
 }
 
 /** The part's text with the name and description of every glossary term it uses (by name or synonym) appended. */
