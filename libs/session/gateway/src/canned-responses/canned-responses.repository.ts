@@ -7,7 +7,7 @@ import { patchRecord } from '../customers/customer.dto.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
-import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
+import { scopedToAgent, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
 import type { CannedResponseCreationDto, CannedResponseFieldDto, CannedResponseUpdateDto, CannedResponseView } from './canned-response.dto.js';
 
@@ -28,9 +28,6 @@ function fieldProblems(value: string, fields: readonly CannedResponseFieldDto[] 
 
 const normalise = (value: string, fields: readonly CannedResponseFieldDto[] | undefined): CannedResponseView['fields'] =>
   (fields ?? templateFields(value).map((name): CannedResponseFieldDto => ({ name }))).map((f) => ({ name: f.name, description: f.description ?? '', examples: f.examples ?? [] }));
-
-/** A canned response applies to an agent when tagged `agent:<id>`, or when no `agent:` tag scopes it at all. */
-const appliesTo = (c: CannedResponseView, agentId: string): boolean => c.tags.includes(`${AGENT_TAG_PREFIX}${agentId}`) || !c.tags.some((t) => t.startsWith(AGENT_TAG_PREFIX));
 
 /**
  * Canned responses (Parlant's `/canned_responses`), one `canned-<id>` stream each (CannedResponseCreated /
@@ -77,7 +74,7 @@ export class CannedResponsesRepository {
 
   /** The templates an agent may say, with the `{{placeholders}}` each needs filled. */
   async forAgent(agentId: string): Promise<{ id: string; value: string; fields: string[] }[]> {
-    return (await this.streams.list()).filter((c) => appliesTo(c, agentId)).map((c) => ({ id: c.id, value: c.value, fields: templateFields(c.value) }));
+    return (await this.streams.list()).filter((c) => scopedToAgent(c.tags, agentId)).map((c) => ({ id: c.id, value: c.value, fields: templateFields(c.value) }));
   }
 
   /**

@@ -7,6 +7,10 @@ import { TagsRepository } from './tags.repository.js';
 export const AGENT_TAG_PREFIX = 'agent:';
 export const JOURNEY_TAG_PREFIX = 'journey:';
 
+/** An item applies to an agent when tagged `agent:<id>`, or when no `agent:` tag scopes it to any agent. */
+export const scopedToAgent = (tags: readonly string[], agentId: string): boolean =>
+  tags.includes(`${AGENT_TAG_PREFIX}${agentId}`) || !tags.some((t) => t.startsWith(AGENT_TAG_PREFIX));
+
 /**
  * Parlant's tag ids: a tag's own id, or the synthetic `agent:<agent id>` / `journey:<journey id>` tags that
  * scope an item to one agent or journey. A reference must name something that exists.
@@ -22,18 +26,19 @@ export class TagReferences {
   async check(tags: readonly string[], path: string[] = ['tags']): Promise<ValidationDetail[]> {
     const details: ValidationDetail[] = [];
     for (const [index, tag] of tags.entries()) {
-      const problem = await this.problem(tag);
-      if (problem) details.push(violation([...path, index], `${path[0] ?? 'tags'} ${problem}`, 'value_error.reference'));
+      const missing = await this.missing(tag);
+      if (missing) details.push(violation([...path, index], `${path[0] ?? 'tags'} must reference existing tags: ${missing}`, 'value_error.reference'));
     }
     return details;
   }
 
-  private async problem(tag: string): Promise<string | undefined> {
+  /** Why a tag id names nothing (`undefined` when it names a tag, or the `agent:<id>` tag of an existing agent). */
+  async missing(tag: string): Promise<string | undefined> {
     if (tag.startsWith(AGENT_TAG_PREFIX)) {
       const agentId = tag.slice(AGENT_TAG_PREFIX.length);
-      return (await this.agents.get(agentId)) ? undefined : `must reference existing tags: agent ${agentId} does not exist`;
+      return (await this.agents.get(agentId)) ? undefined : `agent ${agentId} does not exist`;
     }
-    if (tag.startsWith(JOURNEY_TAG_PREFIX)) return `must reference existing tags: journey tags cannot be used, no journeys are defined`;
-    return (await this.tags.get(tag)) ? undefined : `must reference existing tags: tag ${tag} does not exist`;
+    if (tag.startsWith(JOURNEY_TAG_PREFIX)) return 'journey tags cannot be used, no journeys are defined';
+    return (await this.tags.get(tag)) ? undefined : `tag ${tag} does not exist`;
   }
 }

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import { scopedToAgent } from '../tags/tag-references.js';
 import { TermsRepository } from '../terms/terms.repository.js';
 
-const AGENT_TAG = 'agent:';
 /** Parlant's key for a context variable's value that applies to every customer. */
 const DEFAULT_KEY = 'DEFAULT';
-
-const appliesTo = (tags: readonly string[], agentId: string): boolean => tags.length === 0 || tags.includes(`${AGENT_TAG}${agentId}`) || !tags.some((t) => t.startsWith(AGENT_TAG));
 
 /**
  * What a turn knows besides the guidelines: the customer's context-variable values (seed 000 §8 step 3
@@ -25,7 +23,7 @@ export class TurnContext {
   async values(agentId: string, customerId: string): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
     for (const variable of await this.variables.list()) {
-      if (!appliesTo(variable.tags, agentId)) continue;
+      if (!scopedToAgent(variable.tags, agentId)) continue;
       const value = (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
       if (value !== undefined) values[variable.name] = value.data;
       else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
@@ -34,6 +32,6 @@ export class TurnContext {
   }
 
   async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {
-    return (await this.terms.list()).filter((term) => appliesTo(term.tags, agentId)).map((term) => ({ name: term.name, description: term.description, synonyms: term.synonyms }));
+    return (await this.terms.list()).filter((term) => scopedToAgent(term.tags, agentId)).map((term) => ({ name: term.name, description: term.description, synonyms: term.synonyms }));
   }
 }
