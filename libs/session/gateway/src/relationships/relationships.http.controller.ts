@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query
 import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 import { httpCall } from '../tags/rule-violation.js';
+import { TagReferences } from '../tags/tag-references.js';
 import { RELATIONSHIP_KINDS, RelationshipCreationDto, type RelationshipKindName } from './relationship.dto.js';
 import { RelationshipsRepository } from './relationships.repository.js';
 
@@ -13,6 +14,7 @@ export class RelationshipsHttpController {
   constructor(
     private readonly relationships: RelationshipsRepository,
     private readonly guidelines: GuidelinesRepository,
+    private readonly tagRefs: TagReferences,
   ) {}
 
   @Post()
@@ -36,7 +38,7 @@ export class RelationshipsHttpController {
     if (toolId !== undefined) problems.push(queryProblem('tool_id', "tool_id is not supported: Tenet's tools are defined on agents, and relationships join guidelines and tags"));
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     if (guidelineId !== undefined && !(await this.guidelines.get(guidelineId))) throw notFound('guideline', guidelineId);
-    if (guidelineId === undefined && tagId !== undefined && (await this.relationships.tagProblem(tagId))) throw notFound('tag', tagId);
+    if (guidelineId === undefined && tagId !== undefined && (await this.tagRefs.missing(tagId))) throw notFound('tag', tagId);
     const found = await this.relationships.list({ kind: kind as RelationshipKindName | undefined, guidelineId, tagId: guidelineId === undefined ? tagId : undefined, indirect: indirect !== 'false' });
     return Promise.all(found.map((r) => this.relationships.toWire(r)));
   }

@@ -7,7 +7,7 @@ import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
-import { AGENT_TAG_PREFIX, JOURNEY_TAG_PREFIX } from '../tags/tag-references.js';
+import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { TagsRepository } from '../tags/tags.repository.js';
 import { RELATIONSHIP_KINDS, type Endpoint, type Relationship, type RelationshipCreationDto, type RelationshipFilter, type RelationshipRecord } from './relationship.dto.js';
 
@@ -28,6 +28,7 @@ export class RelationshipsRepository {
     private readonly guidelines: GuidelinesRepository,
     private readonly tags: TagsRepository,
     private readonly agents: AgentsRepository,
+    private readonly tagRefs: TagReferences,
   ) {
     this.streams = new ResourceStreams(store, 'relationship-', 'Relationship', crudEvolve<RelationshipRecord>('Relationship'));
   }
@@ -55,8 +56,8 @@ export class RelationshipsRepository {
         if (!(await this.guidelines.get(guideline))) problems.push(violation([`${side}_guideline`], `guideline ${guideline} does not exist`, 'value_error.reference'));
         return { type: 'guideline', id: guideline };
       }
-      const problem = await this.tagProblem(tag as string);
-      if (problem) problems.push(violation([`${side}_tag`], problem, 'value_error.reference'));
+      const missing = await this.tagRefs.missing(tag as string);
+      if (missing) problems.push(violation([`${side}_tag`], `${side}_tag must reference an existing tag: ${missing}`, 'value_error.reference'));
       return { type: 'tag', id: tag as string };
     };
     const source = await end('source');
@@ -73,16 +74,6 @@ export class RelationshipsRepository {
 
   get(id: string): Promise<RelationshipRecord | undefined> {
     return this.streams.get(id);
-  }
-
-  /** Why a tag id names nothing (`undefined` when it exists): a tag, or Parlant's `agent:<id>` tag of an existing agent. */
-  async tagProblem(tag: string): Promise<string | undefined> {
-    if (tag.startsWith(AGENT_TAG_PREFIX)) {
-      const agentId = tag.slice(AGENT_TAG_PREFIX.length);
-      return (await this.agents.get(agentId)) ? undefined : `tag ${tag} does not exist: agent ${agentId} does not exist`;
-    }
-    if (tag.startsWith(JOURNEY_TAG_PREFIX)) return `tag ${tag} does not exist: no journeys are defined`;
-    return (await this.tags.get(tag)) ? undefined : `tag ${tag} does not exist`;
   }
 
   /**
