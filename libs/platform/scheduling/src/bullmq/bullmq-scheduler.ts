@@ -14,7 +14,7 @@ export interface BullMqSchedulerOptions {
   onError?: (error: Error, context: string) => void;
 }
 
-/** What is stored as the BullMQ job data. */
+/** What is stored as the BullMQ job data: wrapped, so that an `undefined` payload survives BullMQ's JSON too. */
 interface Envelope<T> {
   payload: T;
 }

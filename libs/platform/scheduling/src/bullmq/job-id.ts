@@ -2,7 +2,8 @@
  * Caller job ids ↔ BullMQ ids. BullMQ 5 rejects custom job ids that are integers ("Custom Id cannot be
  * integers"), contain ':' (unless split in exactly three parts, a legacy repeatable-job format), or are '0'
  * / start with '0:'. Tenet's ids look like `idle:<sessionId>`, so they are encoded: a constant prefix keeps
- * every id from parsing as an integer, and '%' and ':' are percent-escaped. Reversible and readable in Redis.
+ * every id from parsing as an integer, and '%', ':' and '.' (the token separator below) are percent-escaped.
+ * Reversible and readable in Redis.
  *
  * The encoded caller id is the job's BullMQ *deduplication id*; each `schedule` call adds a job of its own,
  * `<encoded id>.<token>`, so BullMQ's answer (the id it kept) says atomically whether this call created it.
