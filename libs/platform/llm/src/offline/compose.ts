@@ -101,7 +101,7 @@ const COMPOSITED_MIN_OVERLAP = 0.3;
  *   fluid reply; `strict_canned` sends the best template that overlaps at all, else `canned_response_id` ''
  *   (with the fluid reply as the unsent message) so that the caller sends its no-match response;
  *   `composited_canned` replaces each fluid sentence by the template that overlaps the part of the action it
- *   says ≥ 0.25.
+ *   says ≥ 0.3.
  * - A disambiguation question is only ever sent through a template in strict mode, and only by one that
  *   overlaps every candidate's condition (a template that offers the choices).
  */

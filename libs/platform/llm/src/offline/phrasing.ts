@@ -68,8 +68,11 @@ const RELATIVE = new Set(['that', 'which', 'who', 'whom', 'whose', 'where', 'whe
  * verb that does not open a relative clause. Verbs without an auxiliary are not recognised; such actions are
  * promised instead ("I will tell you the order shipped"), which is still a whole sentence.
  */
+/** A text's words, lowercased, apostrophes kept ("it's", "don't"). */
+const wordsOf = (text: string): string[] => text.toLowerCase().replace(/’/g, "'").split(/[^\p{L}']+/u).filter(Boolean);
+
 function looksLikeClause(text: string): boolean {
-  const words = text.toLowerCase().replace(/’/g, "'").split(/[^\p{L}']+/u).filter(Boolean);
+  const words = wordsOf(text);
   if (words.length < 2 || NOT_A_SUBJECT.has(words[0] ?? '')) return false;
   if (/^(?:it|they|we|there|that|he|she|i|you)'(?:s|re|ve|ll|d|m)$/.test(words[0] ?? '')) return true;
   const verb = words.findIndex((word, i) => i > 0 && (FINITE.has(word) || /n't$/.test(word)));
@@ -85,7 +88,7 @@ const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'it
  */
 function looksLikeStatedClause(text: string): boolean {
   if (looksLikeClause(text)) return true;
-  const words = text.toLowerCase().split(/[^\p{L}']+/u).filter(Boolean);
+  const words = wordsOf(text);
   return words.slice(1, 5).some((word, i) => /(?:[^s]s|ed)$/.test(word) && !DETERMINERS.has(words[i] ?? ''));
 }
 
