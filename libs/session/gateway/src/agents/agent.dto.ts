@@ -1,10 +1,12 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 
-/** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py). */
-export const COMPOSITION_MODES = ['fluid', 'canned_fluid', 'composited_canned', 'strict_canned'] as const;
+/** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
+export { COMPOSITION_MODES };
+
 /** Parlant's `MessageOutputModeDTO` values. */
 export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 
