@@ -2,8 +2,11 @@
  * `npm run start:distributed`: every Tenet service as its own process against NATS_URL, REDIS_URL and (when
  * set) MONGO_URL — the session gateway on PORT (default 8800), TENET_MATCHER_REPLICAS guideline-matcher
  * replicas (default 2) and the metering service. Without MONGO_URL the gateway and metering each own a SQLite
- * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all,
- * and if one service dies the others are stopped and the command fails.
+ * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all.
+ *
+ * A supervisor, not a fuse: a service that exits on its own (a crash, an OOM kill) is restarted after a backoff
+ * (1 s doubling to 30 s; back to 1 s once it has run a minute) while the others keep serving, and each restart
+ * is logged. The launcher's own exit takes its children with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -33,6 +36,10 @@ const services: Service[] = [
 
 const children = new Map<string, ChildProcess>();
 let stopping = false;
+const logger = new Logger('start:distributed');
+
+/** Restart backoff: 1 s doubling to 30 s; a service that ran for a minute starts again from 1 s. */
+const RESTART_BACKOFF_MS = { first: 1_000, max: 30_000, resetAfterMs: 60_000 };
 
 const prefixed = (name: string, stream: NodeJS.WritableStream) => {
   let pending = '';
@@ -43,25 +50,44 @@ const prefixed = (name: string, stream: NodeJS.WritableStream) => {
   };
 };
 
-for (const service of services) {
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', service.entry], {
-    cwd: root,
-    env: { ...process.env, TENET_MODE: 'distributed', ...service.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', prefixed(service.name, process.stdout));
-  child.stderr?.on('data', prefixed(service.name, process.stderr));
-  child.on('exit', (code, signal) => {
-    children.delete(service.name);
-    if (!stopping) {
-      console.error(`[${service.name}] exited (${signal ?? `code ${code}`}); stopping the other services`);
-      void stopAll(1);
-    } else if (children.size === 0) {
-      process.exit(process.exitCode ?? 0);
-    }
-  });
-  children.set(service.name, child);
+function supervise(service: Service): void {
+  let backoffMs = RESTART_BACKOFF_MS.first;
+  let restarts = 0;
+  const start = (): void => {
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', service.entry], {
+      cwd: root,
+      env: { ...process.env, TENET_MODE: 'distributed', ...service.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', prefixed(service.name, process.stdout));
+    child.stderr?.on('data', prefixed(service.name, process.stderr));
+    child.on('exit', (code, signal) => {
+      children.delete(service.name);
+      if (stopping) {
+        if (children.size === 0) process.exit(process.exitCode ?? 0);
+        return;
+      }
+      if (Date.now() - startedAt >= RESTART_BACKOFF_MS.resetAfterMs) backoffMs = RESTART_BACKOFF_MS.first;
+      restarts++;
+      logger.warn(`${service.name} exited (${signal ?? `code ${code}`}); restarting it in ${backoffMs} ms (restart ${restarts}); the other services keep serving`);
+      setTimeout(() => {
+        if (!stopping) start();
+      }, backoffMs);
+      backoffMs = Math.min(RESTART_BACKOFF_MS.max, backoffMs * 2);
+    });
+    children.set(service.name, child);
+  };
+  start();
 }
+
+for (const service of services) supervise(service);
+
+// However the launcher ends (an uncaught error included), it takes its children with it. (SIGKILL of the launcher
+// cannot be caught: kill its process group, as the e2e tests do.)
+process.on('exit', () => {
+  for (const child of children.values()) child.kill('SIGKILL');
+});
 
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
@@ -79,7 +105,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 // Once the gateway answers, seed the demo agent through its API (TENET_DEMO=off skips it).
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-const logger = new Logger('start:distributed');
 for (let attempt = 0; attempt < 240 && !stopping; attempt++) {
   const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
   if (healthy) {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { tenetStreamFor } from '@tenet/platform-runtime';
+import { deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { startAllInOne as startGateway } from '@tenet/hosts';
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
@@ -147,15 +148,17 @@ const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
 describeWithService(nats.available ? redis : nats, 'two gateway processes (distributed: NATS, Redis, one event log)', () => {
   let dir: string;
   let gateways: { app: INestApplication; url: string }[];
+  const namespace = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-gw2-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: `test-${randomUUID()}` };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace };
     gateways = [await startGateway(env), await startGateway(env)];
   });
 
   afterAll(async () => {
     for (const gateway of gateways) await gateway.app.close();
+    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider, type LlmProvider } from '@tenet/llm';
-import { describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { tenetStreamFor } from '@tenet/platform-runtime';
+import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 interface Event {
   offset: number;
@@ -35,15 +36,17 @@ const redis = await probeRedis();
 describeWithService(nats.available ? redis : nats, 'turns of one session across two gateway processes (real NATS and Redis)', () => {
   let dir: string;
   let hosts: { app: INestApplication; url: string }[];
+  const namespace = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-turns-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: `test-${randomUUID()}` };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace };
     hosts = [await startAllInOne(env, { provider: slowProvider(150) }), await startAllInOne(env, { provider: slowProvider(150) })];
   });
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
+    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { allContracts } from '@tenet/contracts';
-import { describeWithService, eventually, natsUrl, probeNats, probeRedis } from '@tenet/testing';
+import { tenetStreamFor } from '@tenet/platform-runtime';
+import { deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -38,13 +39,24 @@ interface Running {
   exited: Promise<number | null>;
 }
 
+/** Runs `command` as the leader of its own process group, so that `killGroup` also reaches whatever it started. */
 function run(command: string, env: NodeJS.ProcessEnv): Running {
   let output = '';
-  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** SIGKILL to the whole process group: a launcher killed alone would leave its services running. */
+function killGroup(running: Running): void {
+  if (running.child.pid === undefined) return;
+  try {
+    process.kill(-running.child.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
 }
 
 async function healthy(url: string, running: Running): Promise<Record<string, unknown>> {
@@ -71,6 +83,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
   let dataDir: string;
   let nc: NatsConnection;
   const started: Running[] = [];
+  const namespace = `e2e-${randomUUID()}`;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-distributed-'));
@@ -78,14 +91,16 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
   });
 
   afterAll(async () => {
-    for (const running of started) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    // Even when the test timed out half-way: no launcher, gateway or matcher outlives the suite.
+    for (const running of started) killGroup(running);
     await nc.drain();
+    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers a Parlant client through separate processes, publishes each event once and schema-valid, meters the calls, and two gateway processes share one session', async () => {
     const port = await freePortRange(5);
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: `tenet-e2e-${randomUUID()}`, TENET_NAMESPACE: `e2e-${randomUUID()}`, TENET_DEMO: 'off' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: `tenet-e2e-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off' };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     delete env['TENET_MODE'];
@@ -99,9 +114,9 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     expect(String(health['scheduler'])).toContain('bullmq');
     for (const offset of [1, 2, 3]) await healthy(`http://127.0.0.1:${port + offset}`, stack); // matcher-1, matcher-2, metering
 
-    // A plain NATS subscriber on every published v1 subject.
+    // A plain NATS subscriber on every published v1 subject of this deployment's namespace.
     const published: { subject: string; payload: { id: string; type: string; data: { session_id?: string; agent_id?: string } } }[] = [];
-    const sub = nc.subscribe('tenet.v1.>', { callback: (_error, msg) => void published.push({ subject: msg.subject, payload: msg.json() }) });
+    const sub = nc.subscribe(`${namespace}.tenet.v1.>`, { callback: (_error, msg) => void published.push({ subject: msg.subject, payload: msg.json() }) });
     await nc.flush();
 
     const client = new ParlantClient({ environment: gatewayUrl });
@@ -161,7 +176,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     );
     expect(relayRoles).toEqual(['leader', 'standby']);
     const sharedPublished: { id: string; sessionId: string }[] = [];
-    const sharedSub = nc.subscribe('tenet.v1.session.>', {
+    const sharedSub = nc.subscribe(`${namespace}.tenet.v1.session.>`, {
       callback: (_error, msg) => {
         const payload = msg.json<{ id: string; data: { session_id?: string } }>();
         sharedPublished.push({ id: payload.id, sessionId: payload.data.session_id ?? '' });

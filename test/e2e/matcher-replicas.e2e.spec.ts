@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startGatewayOnly } from '@tenet/hosts';
-import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { tenetStreamFor } from '@tenet/platform-runtime';
+import { deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -54,7 +55,17 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
 
   afterAll(async () => {
     await gateway?.app.close();
-    for (const { child } of matchers) child.kill('SIGTERM');
+    // Even when a test timed out: no matcher outlives the suite (SIGKILL if one does not stop within 10 s).
+    await Promise.all(
+      matchers.map(({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return undefined;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        return exited.finally(() => clearTimeout(killer));
+      }),
+    );
+    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,10 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import type { LlmProvider } from '@tenet/llm';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
 import { HealthHttpController } from './health.http.controller.js';
+
+/** `/healthz` and `/readyz` (see HealthHttpController); failed checks are in the 503 body, not logged per probe. */
+const health = TerminusModule.forRoot({ logger: false });
 
 export interface HostOptions {
   /** Overrides the configured LLM provider of the matcher (tests, benchmarks). */
@@ -20,7 +24,7 @@ export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
+      imports: [PlatformModule.forRoot(config), health, SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
       controllers: [HealthHttpController],
     };
   }
@@ -30,7 +34,7 @@ export class AllInOneHostModule {
 @Module({})
 export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), SessionGatewayModule], controllers: [HealthHttpController] };
+    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), health, SessionGatewayModule], controllers: [HealthHttpController] };
   }
 }
 
@@ -38,7 +42,7 @@ export class GatewayHostModule {
 @Module({})
 export class MatcherHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
-    return { module: MatcherHostModule, imports: [PlatformModule.forMessaging(config), GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController] };
+    return { module: MatcherHostModule, imports: [PlatformModule.forMessaging(config), health, GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController] };
   }
 }
 
@@ -46,6 +50,6 @@ export class MatcherHostModule {
 @Module({})
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: MeteringHostModule, imports: [PlatformModule.forRoot(config), MeteringModule], controllers: [HealthHttpController] };
+    return { module: MeteringHostModule, imports: [PlatformModule.forRoot(config), health, MeteringModule], controllers: [HealthHttpController] };
   }
 }

@@ -1,3 +1,5 @@
 export { describeWithService, isCi, natsUrl, probeNats, probeRedis, probeService, redisUrl, type ServiceGate } from './services.js';
 export { eventually } from './eventually.js';
 export { deciderSpec, type Decider } from './decider-spec.js';
+export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
+export { deleteStreams } from './streams.js';

@@ -14,7 +14,7 @@ export {
   type Subscription,
 } from './message-bus.port.js';
 export { BusClosedError, NoStreamForSubjectError } from './errors.js';
-export { subjectMatches, type StreamSpec } from './subjects.js';
+export { subjectMatches, type StreamLimits, type StreamSpec } from './subjects.js';
 export { NatsMessageBus, type NatsMessageBusOptions } from './nats/nats-message-bus.js';
 export { NatsLeaderLease, type LeaderLeaseListener, type NatsLeaderLeaseOptions } from './nats/nats-leader-lease.js';
 export { InProcessMessageBus, type InProcessMessageBusOptions } from './in-process/in-process-message-bus.js';
@@ -22,4 +22,4 @@ export { TenetTransport, durableNameFor, type TenetEventExtras, type TenetReques
 export { TenetClient, TenetRecord } from './nest/tenet-client.js';
 export { TenetContext } from './nest/tenet-context.js';
 export { TenetExceptionFilter } from './nest/tenet-exception.filter.js';
-export { withSubjectNamespace } from './namespaced-bus.js';
+export { namespacedStream, withSubjectNamespace } from './namespaced-bus.js';

@@ -6,7 +6,9 @@
  *   pull consumers). A handler that resolves acks the message; one that throws is redelivered after a
  *   delay until `maxDeliver`; one that throws `NonRetryableMessageError` is terminated at once.
  * - `request`/`reply`: RPC over core NATS request/reply with queue groups, so N replicas share work.
- * - `notify`/`listen`: ephemeral fan-out (every listener gets it), e.g. waking long-polls.
+ * - `notify`/`listen`: ephemeral fan-out (every listener gets it), e.g. waking long-polls. Best effort: `notify`
+ *   resolves even when the notification could not be sent (the adapter reports it), so it never fails the
+ *   append or request it follows; listeners must not depend on every notification arriving.
  */
 
 export type Headers = Record<string, string>;

@@ -1,5 +1,5 @@
 import { InProcessMessageBus } from './in-process/in-process-message-bus.js';
-import { withSubjectNamespace } from './namespaced-bus.js';
+import { namespacedStream, withSubjectNamespace } from './namespaced-bus.js';
 
 describe('withSubjectNamespace', () => {
   it('keeps requests and notifications of two deployments on one bus apart, and hands handlers unprefixed subjects', async () => {
@@ -21,16 +21,23 @@ describe('withSubjectNamespace', () => {
     await shared.close();
   });
 
-  it('gives each deployment its own durable consumer position on the shared stream', async () => {
-    const shared = new InProcessMessageBus({ streams: [{ name: 'S', subjects: ['tenet.v1.>'] }] });
+  it('isolates durable events: each namespace publishes to and consumes from its own stream only', async () => {
+    const base = { name: 'TENET_V1', subjects: ['tenet.v1.>'] };
+    const shared = new InProcessMessageBus({ streams: [namespacedStream(base, 'blue'), namespacedStream(base, 'green')] });
     const got: string[] = [];
     for (const ns of ['blue', 'green']) {
-      await withSubjectNamespace(shared, ns).consume({ durable: 'metering', filterSubject: 'tenet.v1.x.>' }, async (m) => void got.push(`${ns} ${String(m.data)}`));
+      await withSubjectNamespace(shared, ns).consume({ durable: 'metering', filterSubject: 'tenet.v1.x.>' }, async (m) => void got.push(`${ns} ${m.subject} ${String(m.data)}`));
     }
-    await shared.publish('tenet.v1.x.1', 'e1');
+    await withSubjectNamespace(shared, 'blue').publish('tenet.v1.x.1', 'e1');
+    await withSubjectNamespace(shared, 'green').publish('tenet.v1.x.2', 'e2');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(got.sort()).toEqual(['blue e1', 'green e1']);
+    expect(got.sort()).toEqual(['blue tenet.v1.x.1 e1', 'green tenet.v1.x.2 e2']);
     await shared.close();
+  });
+
+  it('names the stream of a namespace after it and prefixes its subjects', () => {
+    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'], maxAgeMs: 5 }, 'blue')).toEqual({ name: 'TENET_V1_blue', subjects: ['blue.tenet.v1.>'], maxAgeMs: 5 });
+    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'] }, undefined)).toEqual({ name: 'TENET_V1', subjects: ['tenet.v1.>'] });
   });
 
   it('refuses a namespace that is not one subject token', () => {

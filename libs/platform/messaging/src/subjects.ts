@@ -18,20 +18,32 @@ export const defaultNakDelay = (deliveryCount: number): number => Math.min(30_00
 export const nakDelayFor = (policy: number | ((deliveryCount: number) => number) | undefined, deliveryCount: number): number =>
   typeof policy === 'function' ? policy(deliveryCount) : (policy ?? defaultNakDelay(deliveryCount));
 
-/** Stream definitions both adapters accept. */
-export interface StreamSpec {
+/** Retention limits of a stream; each one left out means "no opinion", not "unlimited". */
+export interface StreamLimits {
+  /** Retention by age; 0 keeps messages until the other limits. */
+  maxAgeMs?: number;
+  /** Bytes kept (JetStream only; the in-process bus ignores it); -1 is unlimited. Oldest dropped first. */
+  maxBytes?: number;
+  /**
+   * Messages kept, oldest dropped first; -1 is unlimited on JetStream. The in-process bus keeps 100 000 when
+   * unset: the all-in-one host's durable record is the event log, not the bus.
+   */
+  maxMessages?: number;
+}
+
+/**
+ * Stream definitions both adapters accept. Setup is idempotent and converges an existing stream only on what
+ * the spec states: a limit left out keeps whatever the stream has (an operator's `nats stream edit` survives a
+ * restart), and `initial` limits apply only when the stream is created.
+ */
+export interface StreamSpec extends StreamLimits {
   name: string;
   /** Subjects the stream captures (wildcards allowed). */
   subjects: string[];
-  /** Window in which a repeated msgId is dropped. Default 2 minutes. */
+  /** Window in which a repeated msgId is dropped. Default 2 minutes (at creation). */
   duplicateWindowMs?: number;
-  /** Retention by age; 0 keeps messages until limits. Default 0. */
-  maxAgeMs?: number;
   /** JetStream storage; cannot change once the stream exists. Default `file`. The in-process bus ignores it. */
   storage?: 'file' | 'memory';
-  /**
-   * In-process bus only: messages kept in memory, oldest dropped first (default 100 000). The all-in-one
-   * host's durable record is the event log, not the bus; JetStream streams are limited by their own config.
-   */
-  maxMessages?: number;
+  /** Limits a new stream starts with where the spec itself sets none. */
+  initial?: StreamLimits;
 }

@@ -37,7 +37,7 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
   });
 
   it('publishes each appended session event once, on its versioned subject, schema-valid, with the event id as message id', async () => {
-    const platform: PlatformAdapters = await openPlatform({ ...loadPlatformConfig({ TENET_MODE: 'distributed', TENET_DATA_DIR: dir }), serviceName: 'relay-test' });
+    const platform: PlatformAdapters = await openPlatform({ ...loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: natsUrl(), TENET_DATA_DIR: dir }), serviceName: 'relay-test' });
     const sessionId = `s${randomUUID().replaceAll('-', '')}`;
     const received: Msg[] = [];
     const sub = nc.subscribe(`tenet.v1.session.${sessionId}.>`, { callback: (_err, msg) => void received.push(msg) });

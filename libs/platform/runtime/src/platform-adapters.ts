@@ -2,9 +2,9 @@ import { realpathSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, TENET_STREAM, toIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
-import { InProcessMessageBus, NatsMessageBus, withSubjectNamespace, type MessageBus } from '@tenet/messaging';
+import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
-import type { PlatformConfig } from './platform-config.js';
+import { DEFAULT_STREAM_LIMITS, type PlatformConfig } from './platform-config.js';
 import { LEASE_BUCKET, mongoLogName, openRelayLeadership } from './relay-leadership.js';
 
 /** The ports a Tenet process runs on, chosen by configuration. */
@@ -15,14 +15,34 @@ export interface PlatformAdapters {
   bus: MessageBus;
   scheduler: Scheduler;
   relay: EventLogRelay;
+  /** What `/readyz` checks: the bus, the scheduler's store and the event log, each reachable and working. */
+  readiness: ReadinessCheck[];
   describe(): Record<string, string>;
   close(): Promise<void>;
 }
 
-const relayLogger = new Logger('EventLogRelay');
+/** One dependency a process needs to serve: ready when `check` resolves (readiness, not liveness). */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
 
-/** The JetStream stream that holds every published v1 integration event. */
+const relayLogger = new Logger('EventLogRelay');
+const busLogger = new Logger('MessageBus');
+
+/** The JetStream stream that holds every published v1 integration event (of the unnamespaced deployment). */
 export const tenetStream = { name: TENET_STREAM, subjects: [ALL_V1_SUBJECTS] };
+
+/**
+ * The stream of this deployment: its own per namespace (`TENET_V1_<ns>` on `<ns>.tenet.v1.>`), with the limits
+ * TENET_STREAM_* set applied on every start and the defaults only when it is created.
+ */
+export function tenetStreamFor(config: Pick<PlatformConfig, 'namespace' | 'streamLimits'>): StreamSpec {
+  return namespacedStream({ ...tenetStream, ...config.streamLimits, initial: DEFAULT_STREAM_LIMITS }, config.namespace);
+}
+
+/** A checkpoint write proves the log takes writes; its value (a time) is read by nothing. */
+const READINESS_CHECKPOINT = 'tenet.readiness-probe';
 
 /** The relay's checkpoint in the event log, shared by every process on that log. */
 const RELAY_CHECKPOINT = 'tenet.v1.relay';
@@ -40,14 +60,23 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
 /** The bus as services see it (namespaced), and the NATS adapter underneath in distributed mode. */
 async function connectBus(config: PlatformConfig): Promise<{ bus: MessageBus; nats?: NatsMessageBus }> {
   const namespaced = (bus: MessageBus): MessageBus => (config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace));
-  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [tenetStream] })) };
-  const nats = await NatsMessageBus.connect({ servers: config.natsUrl, name: config.serviceName, streams: [tenetStream] });
+  // In process the stream is a buffer, not the record (that is the event log): it keeps its own bound.
+  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [namespacedStream(tenetStream, config.namespace)] })) };
+  const nats = await NatsMessageBus.connect({
+    servers: config.natsUrl,
+    name: config.serviceName,
+    streams: [tenetStreamFor(config)],
+    onConnectionEvent: (message) => busLogger.warn(message),
+  });
   return { bus: namespaced(nats), nats };
 }
 
+const natsReadiness = (nats: NatsMessageBus | undefined): ReadinessCheck[] => (nats ? [{ name: 'nats', check: () => nats.ping() }] : []);
+
 /** The bus alone, for stateless services (the guideline matcher) that keep no log and arm no timers. */
-export async function openBus(config: PlatformConfig): Promise<MessageBus> {
-  return (await connectBus(config)).bus;
+export async function openBus(config: PlatformConfig): Promise<{ bus: MessageBus; readiness: ReadinessCheck[] }> {
+  const { bus, nats } = await connectBus(config);
+  return { bus, readiness: natsReadiness(nats) };
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -122,6 +151,11 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       bus,
       scheduler,
       relay,
+      readiness: [
+        ...natsReadiness(nats),
+        ...(config.mode === 'distributed' ? [{ name: 'redis', check: () => scheduler.ping() }] : []),
+        { name: 'event_log', check: () => store.saveCheckpoint(READINESS_CHECKPOINT, Date.now()) },
+      ],
       describe: () => ({
         mode: config.mode,
         event_log: kind,

@@ -21,7 +21,21 @@ export interface PlatformConfig {
    * only the lease holder publishes; a crashed holder is replaced after about this long. Default 10 000 ms.
    */
   relayLeaseMs: number;
+  /**
+   * Limits of the JetStream stream set by TENET_STREAM_MAX_AGE/_MAX_BYTES/_MAX_MSGS. Only the ones set are here:
+   * they are applied on every start; the others take their defaults when the stream is created and are left
+   * alone afterwards (an operator may have changed them).
+   */
+  streamLimits: { maxAgeMs?: number; maxBytes?: number; maxMessages?: number };
 }
+
+// Bytes and messages are unlimited by default: JetStream reserves a stream's max_bytes against the server's storage
+// up front, so a default there would make every namespace hold a share of the disk whether it uses it or not.
+/** Limits a newly created stream gets where TENET_STREAM_* says nothing. */
+export const DEFAULT_STREAM_LIMITS = { maxAgeMs: 7 * 24 * 3_600_000, maxBytes: -1, maxMessages: -1 } as const;
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
 
 export class PlatformConfigError extends Error {
   readonly code = 'CONFIG.INVALID';
@@ -63,6 +77,26 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
   const relayLeaseMs = Number(leaseText);
   if (!/^\d+$/.test(leaseText) || relayLeaseMs < 500 || relayLeaseMs > 300_000) problems.push(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds), got "${leaseText}"`);
 
+  const streamLimits: PlatformConfig['streamLimits'] = {};
+  const maxAge = env['TENET_STREAM_MAX_AGE'];
+  if (maxAge) {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(maxAge.trim()) ?? (maxAge.trim() === '0' ? ['0', '0', 'ms'] : null);
+    if (match) streamLimits.maxAgeMs = Number(match[1]) * (DURATION_UNITS[match[2] ?? 'ms'] ?? 1);
+    else problems.push(`TENET_STREAM_MAX_AGE must be a duration such as 7d, 12h, 30m or 0 (keep until the other limits), got "${maxAge}"`);
+  }
+  const maxBytes = env['TENET_STREAM_MAX_BYTES'];
+  if (maxBytes) {
+    const match = /^(\d+)\s*([kmgt]?b?)$/i.exec(maxBytes.trim());
+    if (maxBytes.trim() === '-1') streamLimits.maxBytes = -1;
+    else if (match && Number(match[1]) > 0) streamLimits.maxBytes = Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase().replace(/^([kmgt])$/, '$1b')] ?? 1);
+    else problems.push(`TENET_STREAM_MAX_BYTES must be a positive size such as 1073741824, 512MB or 10GB, or -1 (unlimited), got "${maxBytes}"`);
+  }
+  const maxMsgs = env['TENET_STREAM_MAX_MSGS'];
+  if (maxMsgs) {
+    if (/^(-1|[1-9]\d*)$/.test(maxMsgs.trim())) streamLimits.maxMessages = Number(maxMsgs.trim());
+    else problems.push(`TENET_STREAM_MAX_MSGS must be a positive integer or -1 (unlimited), got "${maxMsgs}"`);
+  }
+
   if (problems.length > 0) throw new PlatformConfigError(problems);
   const config: PlatformConfig = {
     mode: mode as PlatformConfig['mode'],
@@ -73,6 +107,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     redisPrefix: env['TENET_REDIS_PREFIX'] || 'tenet',
     serviceName,
     relayLeaseMs,
+    streamLimits,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
   if (namespace !== undefined) config.namespace = namespace;

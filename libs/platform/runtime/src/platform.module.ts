@@ -1,10 +1,11 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { MessageBus } from '@tenet/messaging';
-import { openBus, openPlatform, type PlatformAdapters } from './platform-adapters.js';
+import { openBus, openPlatform, type PlatformAdapters, type ReadinessCheck } from './platform-adapters.js';
 import type { PlatformConfig } from './platform-config.js';
-import { EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, SCHEDULER } from './tokens.js';
+import { EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
+const OPENED_BUS = Symbol.for('tenet.platform.opened-bus');
 
 class BusLifecycle implements OnApplicationShutdown {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
@@ -29,7 +30,7 @@ class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 
 /**
  * Provides the platform ports to every module of a Tenet process: `EVENT_STORE`, `MESSAGE_BUS`,
- * `SCHEDULER` (plus `PLATFORM_CONFIG` and `EVENT_LOG_RELAY`). Services depend on the tokens only, so the same
+ * `SCHEDULER` (plus `PLATFORM_CONFIG`, `EVENT_LOG_RELAY` and the `PLATFORM_READINESS` checks). Services depend on the tokens only, so the same
  * modules run all-in-one on embedded adapters or as separate processes on NATS, Redis and MongoDB.
  */
 @Global()
@@ -46,9 +47,10 @@ export class PlatformModule {
         { provide: SCHEDULER, useFactory: (p: PlatformAdapters) => p.scheduler, inject: [PLATFORM] },
         { provide: EVENT_LOG_RELAY, useFactory: (p: PlatformAdapters) => p.relay, inject: [PLATFORM] },
         { provide: PLATFORM_DESCRIPTION, useFactory: (p: PlatformAdapters) => p.describe(), inject: [PLATFORM] },
+        { provide: PLATFORM_READINESS, useFactory: (p: PlatformAdapters) => p.readiness, inject: [PLATFORM] },
         PlatformLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION],
+      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS],
     };
   }
 
@@ -58,11 +60,13 @@ export class PlatformModule {
       module: PlatformModule,
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },
-        { provide: MESSAGE_BUS, useFactory: () => openBus(config) },
+        { provide: OPENED_BUS, useFactory: () => openBus(config) },
+        { provide: MESSAGE_BUS, useFactory: (opened: { bus: MessageBus }) => opened.bus, inject: [OPENED_BUS] },
+        { provide: PLATFORM_READINESS, useFactory: (opened: { readiness: ReadinessCheck[] }) => opened.readiness, inject: [OPENED_BUS] },
         { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? `nats (${config.natsUrl})` : 'in-process' } },
         BusLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION],
+      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS],
     };
   }
 }

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { sessionStreamId } from '@tenet/contracts';
-import { describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
 import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
-import { openPlatform, type PlatformAdapters } from './platform-adapters.js';
+import { openPlatform, tenetStreamFor, type PlatformAdapters } from './platform-adapters.js';
 
 const LEASE_MS = 1_500;
 const fixture = fileURLToPath(new URL('./relay-process.fixture.ts', import.meta.url));
@@ -33,9 +33,11 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
   let sessions: Set<string>;
   const platforms: PlatformAdapters[] = [];
   const children: ChildProcess[] = [];
+  const streams: string[] = [];
 
   const env = (namespace?: string): Record<string, string> => ({
     TENET_MODE: 'distributed',
+    NATS_URL: natsUrl(),
     TENET_DATA_DIR: dir,
     TENET_RELAY_LEASE_MS: String(LEASE_MS),
     ...(namespace ? { TENET_NAMESPACE: namespace } : {}),
@@ -73,13 +75,13 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
     nc = await connect({ servers: natsUrl() });
     received = [];
     sessions = new Set();
-    // A plain core-NATS subscriber, not a JetStream consumer: it sees every publish, duplicates included.
-    nc.subscribe('tenet.v1.session.>', {
-      callback: (_error, msg) => {
-        const payload = msg.json<{ id: string; offset: number; data: { session_id: string } }>();
-        if (sessions.has(payload.data.session_id)) received.push({ id: payload.id, subject: msg.subject, sessionId: payload.data.session_id, offset: payload.offset });
-      },
-    });
+    // A plain core-NATS subscriber, not a JetStream consumer: it sees every publish, duplicates included —
+    // of the unnamespaced deployment and of any namespace (`<ns>.tenet.v1.…`).
+    const record = (msg: Msg): void => {
+      const payload = msg.json<{ id: string; offset: number; data: { session_id: string } }>();
+      if (sessions.has(payload.data.session_id)) received.push({ id: payload.id, subject: msg.subject, sessionId: payload.data.session_id, offset: payload.offset });
+    };
+    for (const subject of ['tenet.v1.session.>', '*.tenet.v1.session.>']) nc.subscribe(subject, { callback: (_error, msg) => record(msg) });
     await nc.flush();
   });
 
@@ -87,11 +89,13 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
     for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     for (const opened of platforms.splice(0)) await opened.close().catch(() => undefined);
     await nc.drain();
+    await deleteStreams(natsUrl(), streams.splice(0));
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('publishes each event once while two processes append to one log: the standby kicks the leader; stopping the leader hands over at once', async () => {
     const namespace = `relay-${randomUUID()}`;
+    streams.push(tenetStreamFor({ namespace, streamLimits: {} }).name);
     const kicks: string[] = [];
     nc.subscribe(`${namespace}.tenet.relay.*.kick`, { callback: (_error, msg) => void kicks.push(msg.subject) });
     await nc.flush();

@@ -5,3 +5,5 @@ export const MESSAGE_BUS = Symbol.for('tenet.platform.message-bus');
 export const SCHEDULER = Symbol.for('tenet.platform.scheduler');
 export const EVENT_LOG_RELAY = Symbol.for('tenet.platform.event-log-relay');
 export const PLATFORM_DESCRIPTION = Symbol.for('tenet.platform.description');
+/** The `ReadinessCheck`s of this process's dependencies, for `/readyz`. */
+export const PLATFORM_READINESS = Symbol.for('tenet.platform.readiness');

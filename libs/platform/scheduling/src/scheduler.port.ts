@@ -76,6 +76,8 @@ export interface Scheduler {
   cancel(queue: string, jobId: string): Promise<boolean>;
   /** Starts processing a queue in this process. Jobs scheduled before a worker exists wait for one. */
   process<T>(queue: string, handler: JobHandler<T>, options?: WorkerOptions<T>): Promise<void>;
+  /** Resolves when the scheduler's store answers within `timeoutMs` (readiness probes); rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
   /** Stops workers (waiting for running jobs), timers and connections. */
   close(): Promise<void>;
 }

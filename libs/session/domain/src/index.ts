@@ -9,6 +9,7 @@ export {
   initialSessionState,
   lifetimeEndsAt,
   lifetimeTimerId,
+  pendingTimers,
   type SessionCommand,
   type SessionEffect,
   type SessionEvent,

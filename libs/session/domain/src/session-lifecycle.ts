@@ -215,3 +215,21 @@ export function effectsOf(before: SessionState, events: readonly SessionEvent[])
   }
   return effects;
 }
+
+/**
+ * The timers a session in `state` must have pending at `now`, as Schedule effects with the same deterministic
+ * ids `effectsOf` uses: the idle timer of its current activity (while Active or AwaitingInput) and its lifetime
+ * timer (until it ends), each due when the state says — or at once when that moment has passed. Scheduling them
+ * again is idempotent, so a process rebuilds timers lost with the scheduler's store from the log alone.
+ */
+export function pendingTimers(state: SessionState, now: number): SessionEffect[] {
+  if (state.status === 'NotStarted' || terminal(state.status)) return [];
+  const { sessionId } = state;
+  const effects: SessionEffect[] = [];
+  if (state.status === 'Active' || state.status === 'AwaitingInput') {
+    const dueAt = state.lastActivityAt + state.config.idle_timeout_secs * 1000;
+    effects.push({ kind: 'Schedule', timer: 'idle', sessionId, jobId: idleTimerId(sessionId, state.activity), delayMs: Math.max(0, dueAt - now), activity: state.activity });
+  }
+  effects.push({ kind: 'Schedule', timer: 'lifetime', sessionId, jobId: lifetimeTimerId(sessionId), delayMs: Math.max(0, lifetimeEndsAt(state) - now) });
+  return effects;
+}

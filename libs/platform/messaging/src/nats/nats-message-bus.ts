@@ -40,6 +40,13 @@ export interface NatsMessageBusOptions {
    * heartbeats); the loop is then restarted after a second. Default: `console.error`.
    */
   onConsumerError?: (error: unknown, durable: string) => void;
+  /**
+   * Pause between reconnect attempts. The client never stops trying (an outage of any length ends with the
+   * connection restored, subscriptions and consumers resumed); default 1 000 ms, with up to 500 ms jitter.
+   */
+  reconnectTimeWaitMs?: number;
+  /** Told about connection changes (disconnected, reconnected) and notifications that could not be sent. Default: `console.warn`. */
+  onConnectionEvent?: (message: string) => void;
 }
 
 const ms = (millis: number): number => millis * 1_000_000; // JetStream durations are nanoseconds
@@ -48,9 +55,27 @@ const decoder = new TextDecoder();
 const encode = (data: unknown): string => JSON.stringify(data ?? null);
 const decode = (bytes: Uint8Array): unknown => (bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes)));
 
+/** The JetStream configuration a spec states: only the fields it sets, so an update leaves the rest alone. */
+function streamConfig(spec: Omit<StreamSpec, 'name'>): { subjects: string[]; duplicate_window?: number; max_age?: number; max_bytes?: number; max_msgs?: number; storage?: StorageType } {
+  return {
+    subjects: spec.subjects,
+    ...(spec.duplicateWindowMs === undefined ? {} : { duplicate_window: ms(spec.duplicateWindowMs) }),
+    ...(spec.maxAgeMs === undefined ? {} : { max_age: ms(spec.maxAgeMs) }),
+    ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes }),
+    ...(spec.maxMessages === undefined ? {} : { max_msgs: spec.maxMessages }),
+    ...(spec.storage === undefined ? {} : { storage: spec.storage === 'memory' ? StorageType.Memory : StorageType.File }),
+  };
+}
+
 /** JetStream API error 10058: the stream name is taken (here: by a replica that raced us). */
 const STREAM_NAME_IN_USE = 10_058;
 const RESTART_DELAY_MS = 1_000;
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), timeoutMs)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 function toHeaders(hdrs: MsgHdrs | undefined): Headers {
   const out: Headers = {};
@@ -104,25 +129,59 @@ export class NatsMessageBus implements MessageBus {
   private readonly js: JetStreamClient;
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
+  private connected = true;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly onConsumerError: (error: unknown, durable: string) => void,
+    private readonly onConnectionEvent: (message: string) => void,
   ) {
     this.js = jetstream(nc);
+    void this.followStatus();
   }
 
   static async connect(options: NatsMessageBusOptions): Promise<NatsMessageBus> {
-    const nc = await connect({ servers: options.servers, ...(options.name ? { name: options.name } : {}) });
+    const nc = await connect({
+      servers: options.servers,
+      ...(options.name ? { name: options.name } : {}),
+      // The default (10 attempts, 2 s apart) gives up after ~20 s and leaves a closed connection that nothing
+      // reopens: every publish then fails until the process restarts. An outage must end, not the process.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: options.reconnectTimeWaitMs ?? 1_000,
+      reconnectJitter: 500,
+    });
     try {
       const report = options.onConsumerError ?? ((error: unknown, durable: string) => console.error(`[messaging] consumer "${durable}" failed; restarting`, error));
-      const bus = new NatsMessageBus(nc, await jetstreamManager(nc), report);
+      const bus = new NatsMessageBus(nc, await jetstreamManager(nc), report, options.onConnectionEvent ?? ((message) => console.warn(`[messaging] ${message}`)));
       for (const stream of options.streams ?? []) await bus.ensureStream(stream);
       return bus;
     } catch (error) {
       await nc.close();
       throw error;
+    }
+  }
+
+  /** Whether the connection to NATS is up right now (false while it reconnects, and once closed): for readiness. */
+  isConnected(): boolean {
+    return this.connected && !this.nc.isClosed();
+  }
+
+  /** Round trip to the server: resolves when NATS answers, rejects when it does not within `timeoutMs`. */
+  async ping(timeoutMs = 2_000): Promise<void> {
+    if (!this.isConnected()) throw new Error(`NATS is not connected (${this.nc.getServer()})`);
+    await withTimeout(this.nc.flush(), timeoutMs, `NATS did not answer within ${timeoutMs} ms`);
+  }
+
+  private async followStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') {
+        this.connected = false;
+        this.onConnectionEvent(`disconnected from NATS ${status.server}; reconnecting until it is back`);
+      } else if (status.type === 'reconnect') {
+        this.connected = true;
+        this.onConnectionEvent(`reconnected to NATS ${status.server}`);
+      }
     }
   }
 
@@ -132,33 +191,26 @@ export class NatsMessageBus implements MessageBus {
   }
 
   /**
-   * Creates the stream, or updates it when it exists with another configuration. Safe to race: every replica
-   * runs the same start-up. Storage cannot change in place; the server refuses that with a clear error.
+   * Creates the stream, or converges an existing one on what the spec states (subjects always; duplicate window,
+   * storage and limits only when given — whatever an operator changed elsewhere is kept, because the server's
+   * update merges over the current configuration). Safe to race: every replica runs the same start-up. Storage
+   * cannot change in place; the server refuses that with a clear error.
    */
   async ensureStream(spec: StreamSpec): Promise<void> {
-    const config = {
-      subjects: spec.subjects,
-      duplicate_window: ms(spec.duplicateWindowMs ?? 120_000),
-      max_age: ms(spec.maxAgeMs ?? 0),
-      storage: spec.storage === 'memory' ? StorageType.Memory : StorageType.File,
-    };
+    const stated = streamConfig(spec);
     try {
-      const current = (await this.jsm.streams.info(spec.name)).config;
-      const same =
-        current.subjects.length === config.subjects.length &&
-        current.subjects.every((s, i) => s === config.subjects[i]) &&
-        current.duplicate_window === config.duplicate_window &&
-        current.max_age === config.max_age &&
-        current.storage === config.storage;
-      if (!same) await this.jsm.streams.update(spec.name, config);
+      const current = (await this.jsm.streams.info(spec.name)).config as unknown as Record<string, unknown>;
+      const differs = Object.entries(stated).some(([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value));
+      if (differs) await this.jsm.streams.update(spec.name, stated);
     } catch (error) {
       if (!isNotFound(error)) throw error;
+      const created = { ...streamConfig({ duplicateWindowMs: 120_000, storage: 'file', ...spec.initial, subjects: spec.subjects }), ...stated };
       try {
-        await this.jsm.streams.add({ name: spec.name, ...config });
+        await this.jsm.streams.add({ name: spec.name, ...created });
       } catch (addError) {
-        // Another replica created it between our info and add: converge on the wanted configuration.
+        // Another replica created it between our info and add: converge on the stated configuration.
         if (!(addError instanceof JetStreamApiError) || addError.code !== STREAM_NAME_IN_USE) throw addError;
-        await this.jsm.streams.update(spec.name, config);
+        await this.jsm.streams.update(spec.name, stated);
       }
     }
   }
@@ -287,9 +339,18 @@ export class NatsMessageBus implements MessageBus {
     return this.track(() => sub.drain());
   }
 
+  /**
+   * Best effort by contract: a notification only wakes listeners (who re-read the log), so one that cannot be
+   * sent is reported and dropped — it must never fail the append or request that triggered it. While the client
+   * reconnects, NATS buffers it and sends it once the connection is back.
+   */
   async notify(subject: string, data: unknown): Promise<void> {
     this.assertOpen();
-    this.nc.publish(subject, encode(data));
+    try {
+      this.nc.publish(subject, encode(data));
+    } catch (error) {
+      this.onConnectionEvent(`notification on "${subject}" not sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   async listen<T = unknown>(subject: string, handler: NotificationHandler<T>): Promise<Subscription> {

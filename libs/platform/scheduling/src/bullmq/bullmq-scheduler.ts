@@ -19,6 +19,9 @@ interface Envelope<T> {
   payload: T;
 }
 
+/** A queue no job is ever added to: its connection answers readiness pings. */
+const HEALTH_QUEUE = 'tenet-health';
+
 /** States in which a job has not started its current attempt, so removing it cancels the run. */
 const CANCELLABLE_STATES = new Set(['delayed', 'waiting', 'prioritized', 'waiting-children']);
 
@@ -142,6 +145,24 @@ export class BullMqScheduler implements Scheduler {
     }
     this.workers.push(worker);
     await worker.waitUntilReady();
+  }
+
+  /** Redis answers a PING within `timeoutMs` (readiness); rejects naming the failure otherwise. */
+  async ping(timeoutMs = 2_000): Promise<void> {
+    this.assertOpen();
+    const client = this.queue(HEALTH_QUEUE).client;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer a PING within ${timeoutMs} ms`)), timeoutMs)));
+    try {
+      const roundTrip = client.then(async (redis) => {
+        // Not ready: say so at once rather than queue a command behind the reconnect.
+        if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
+        await redis.get(`${this.prefix}:${HEALTH_QUEUE}:ping`);
+      });
+      await Promise.race([roundTrip, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -104,6 +104,11 @@ export class InProcessScheduler implements Scheduler {
     this.dispatch(queue);
   }
 
+  /** Nothing to reach: the timers live in this process. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new SchedulerClosedError();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const queue of this.queues.values()) {

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ConcurrencyError } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
-import { decide, effectsOf, type SessionCommand, type SessionEvent, type SessionState } from '@tenet/session-domain';
+import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { SessionsRepository } from './sessions.repository.js';
 
 const QUEUE = 'session-timers';
@@ -13,14 +14,30 @@ interface TimerJob {
   activity?: number;
 }
 
+/** Background arming: one attempt may wait this long on the scheduler's store before it counts as failed. */
+const ARM_ATTEMPT_TIMEOUT_MS = 5_000;
+/** Attempts of a background arming, 0.5 s apart doubling to 30 s (about 4 minutes in all); then start-up rebuilds it. */
+const ARM_ATTEMPTS = 10;
+const armBackoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** attempt);
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /**
  * Dispatches the session decider's timer effects to the scheduling port (BullMQ in distributed mode,
  * in-process timers all-in-one) and feeds fired timers back to the decider as commands. Timers are
  * at-least-once and may race with activity; the decider ignores stale ones, so that is safe.
+ *
+ * Requests never wait on the scheduler's store (Redis): what they decide is in the event log, and the timers
+ * follow in the background (`armSoon`, retried with backoff). What an outage or a Redis restart without
+ * persistence loses anyway, start-up rebuilds from the log (`rearmFromLog`): each live session's pending
+ * timers are scheduled again under their deterministic ids, which the scheduler deduplicates.
  */
 @Injectable()
-export class SessionTimers implements OnApplicationBootstrap {
+export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SessionTimers.name);
+  private readonly arming = new Set<Promise<void>>();
+  /** Aborted at shutdown: background arming stops retrying (start-up rebuilds what is left). */
+  private readonly stopping = new AbortController();
 
   constructor(
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
@@ -29,20 +46,27 @@ export class SessionTimers implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.scheduler.process<TimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 4 });
+    this.track(this.rearmFromLog());
   }
 
-  /** `before` is the lifecycle state the events were decided against. */
+  /** Stops retrying background arming (start-up rebuilds what is left) and waits for attempts under way. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.arming]);
+  }
+
+  /** `before` is the lifecycle state the events were decided against. Waits for the scheduler. */
   async dispatch(before: SessionState, events: SessionEvent[]): Promise<void> {
-    for (const effect of effectsOf(before, events)) {
-      if (effect.kind === 'Cancel') await this.scheduler.cancel(QUEUE, effect.jobId);
-      else {
-        const data: TimerJob = { sessionId: effect.sessionId, timer: effect.timer, ...(effect.timer === 'idle' ? { activity: effect.activity } : {}) };
-        await this.scheduler.schedule({ queue: QUEUE, jobId: effect.jobId, data, delayMs: effect.delayMs, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
-      }
-    }
+    await this.apply(effectsOf(before, events));
   }
 
-  /** Customer activity: back to Active and the idle timer re-armed. Retries when another writer got there first. */
+  /** Like `dispatch`, but in the background with bounded retries: for request paths, which must not wait on Redis. */
+  armSoon(before: SessionState, events: SessionEvent[]): void {
+    const effects = effectsOf(before, events);
+    if (effects.length > 0) this.track(this.applyWithRetries(effects, effects[0]?.sessionId ?? ''));
+  }
+
+  /** Customer activity: back to Active (in the log) and the idle timer re-armed in the background. Retries when another writer got there first. */
   async recordActivity(sessionId: string): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const record = await this.sessions.get(sessionId);
@@ -54,9 +78,80 @@ export class SessionTimers implements OnApplicationBootstrap {
         if (error instanceof ConcurrencyError) continue;
         throw error;
       }
-      await this.dispatch(record.lifecycle, events);
+      this.armSoon(record.lifecycle, events);
       return;
     }
+  }
+
+  /**
+   * Schedules every live session's pending timers again, as the log says they should be. Idempotent (the ids are
+   * deterministic and deduplicated while pending), so every replica may run it at every start.
+   */
+  async rearmFromLog(now = Date.now()): Promise<number> {
+    const due = (await this.sessions.list()).map((record) => ({ sessionId: record.view.id, effects: pendingTimers(record.lifecycle, now) })).filter((s) => s.effects.length > 0);
+    let next = 0;
+    for (let attempt = 0; next < due.length && !this.stopping.signal.aborted; attempt++) {
+      try {
+        for (; next < due.length && !this.stopping.signal.aborted; next++) await this.attempt((due[next] as (typeof due)[number]).effects);
+      } catch (error) {
+        // The store is down: wait and go on from the session that failed, however long the outage lasts.
+        this.logger.warn(`re-arming timers from the event log paused at ${next}/${due.length} (${describe(error)}); retrying`);
+        await this.pause(armBackoffMs(Math.min(attempt, 6)));
+      }
+    }
+    if (due.length > 0) this.logger.log(`re-armed the timers of ${next} of ${due.length} live session(s) from the event log`);
+    return next;
+  }
+
+  /** One try at applying effects, failing after ARM_ATTEMPT_TIMEOUT_MS (a scheduler queueing commands for a dead Redis). */
+  private async attempt(effects: SessionEffect[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the scheduler did not answer within ${ARM_ATTEMPT_TIMEOUT_MS} ms`)), ARM_ATTEMPT_TIMEOUT_MS)));
+    try {
+      await Promise.race([this.apply(effects), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async apply(effects: SessionEffect[]): Promise<void> {
+    for (const effect of effects) {
+      if (effect.kind === 'Cancel') await this.scheduler.cancel(QUEUE, effect.jobId);
+      else {
+        const data: TimerJob = { sessionId: effect.sessionId, timer: effect.timer, ...(effect.timer === 'idle' ? { activity: effect.activity } : {}) };
+        await this.scheduler.schedule({ queue: QUEUE, jobId: effect.jobId, data, delayMs: effect.delayMs, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
+      }
+    }
+  }
+
+  private async applyWithRetries(effects: SessionEffect[], sessionId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.attempt(effects);
+        if (attempt > 0) this.logger.log(`session ${sessionId}: timers armed after ${attempt + 1} attempts`);
+        return;
+      } catch (error) {
+        if (this.stopping.signal.aborted || attempt + 1 >= ARM_ATTEMPTS) {
+          this.logger.error(`session ${sessionId}: timers not armed (${describe(error)}); the next start-up re-arms them from the event log`);
+          return;
+        }
+        if (attempt === 0) this.logger.warn(`session ${sessionId}: arming timers failed (${describe(error)}); retrying in the background`);
+        await this.pause(armBackoffMs(attempt));
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.then(
+      () => undefined,
+      (error: unknown) => this.logger.error(`arming timers failed: ${describe(error)}`),
+    );
+    this.arming.add(tracked);
+    void tracked.finally(() => this.arming.delete(tracked));
   }
 
   private async fire(job: TimerJob): Promise<void> {

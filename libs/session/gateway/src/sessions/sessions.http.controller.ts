@@ -39,7 +39,7 @@ export class SessionsHttpController {
     };
     try {
       const { record, started } = await this.sessions.open(view, now.getTime());
-      await this.timers.dispatch(initialSessionState(), started);
+      this.timers.armSoon(initialSessionState(), started); // never waits on Redis: start-up re-arms from the log
       return toView(record);
     } catch (error) {
       if (error instanceof SessionDomainError && error.code === 'SESSION.INVALID_CONFIG') {
