@@ -11,7 +11,7 @@ describe('loadPlatformConfig', () => {
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000 });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {} });
   });
 
   it('reads an optional subject namespace and refuses one that is not a subject token', () => {
@@ -26,6 +26,16 @@ describe('loadPlatformConfig', () => {
     for (const bad of ['499', '300001', '10s', '-1', '1e4']) {
       expect(() => loadPlatformConfig({ TENET_RELAY_LEASE_MS: bad })).toThrow(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds), got "${bad}"`);
     }
+  });
+
+  it('reads the stream limits that are set (only those: the others are left to the stream), with units', () => {
+    expect(loadPlatformConfig({}).streamLimits).toEqual({});
+    expect(loadPlatformConfig({ TENET_STREAM_MAX_AGE: '12h', TENET_STREAM_MAX_BYTES: '512MB', TENET_STREAM_MAX_MSGS: '1000000' }).streamLimits).toEqual({ maxAgeMs: 12 * 3_600_000, maxBytes: 512 * 1024 ** 2, maxMessages: 1_000_000 });
+    expect(loadPlatformConfig({ TENET_STREAM_MAX_AGE: '0', TENET_STREAM_MAX_BYTES: '-1', TENET_STREAM_MAX_MSGS: '-1' }).streamLimits).toEqual({ maxAgeMs: 0, maxBytes: -1, maxMessages: -1 });
+    expect(loadPlatformConfig({ TENET_STREAM_MAX_AGE: '7d', TENET_STREAM_MAX_BYTES: '2048' }).streamLimits).toEqual({ maxAgeMs: 7 * 86_400_000, maxBytes: 2048 });
+    expect(() => loadPlatformConfig({ TENET_STREAM_MAX_AGE: '7 days' })).toThrow('TENET_STREAM_MAX_AGE must be a duration such as 7d, 12h, 30m or 0');
+    expect(() => loadPlatformConfig({ TENET_STREAM_MAX_BYTES: '0' })).toThrow('TENET_STREAM_MAX_BYTES must be a positive size');
+    expect(() => loadPlatformConfig({ TENET_STREAM_MAX_MSGS: '1.5' })).toThrow('TENET_STREAM_MAX_MSGS must be a positive integer or -1');
   });
 
   it('reports every invalid variable with its rule', () => {
