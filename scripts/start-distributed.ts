@@ -62,6 +62,7 @@ function supervise(service: Service): void {
     });
     child.stdout?.on('data', prefixed(service.name, process.stdout));
     child.stderr?.on('data', prefixed(service.name, process.stderr));
+    logger.log(`${service.name} started (pid ${child.pid})`);
     child.on('exit', (code, signal) => {
       children.delete(service.name);
       if (stopping) {

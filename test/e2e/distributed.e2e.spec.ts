@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -9,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { allContracts } from '@tenet/contracts';
 import { tenetStreamFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand as Running } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -17,60 +15,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 const validators = new Map(allContracts.map((c) => [c.type, ajv.compile(c.schema)]));
 
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
+const run = (command: string, env: NodeJS.ProcessEnv): Running => runCommand(command, { cwd: root, env });
 
-/** A base port with the next `count` ports free (the launcher puts matchers and metering on PORT+1…). */
-async function freePortRange(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
-    if (checks.every(Boolean)) return base;
-  }
-}
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Runs `command` as the leader of its own process group, so that `killGroup` also reaches whatever it started. */
-function run(command: string, env: NodeJS.ProcessEnv): Running {
-  let output = '';
-  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-/** SIGKILL to the whole process group: a launcher killed alone would leave its services running. */
-function killGroup(running: Running): void {
-  if (running.child.pid === undefined) return;
-  try {
-    process.kill(-running.child.pid, 'SIGKILL');
-  } catch {
-    // the group is gone already
-  }
-}
-
-async function healthy(url: string, running: Running): Promise<Record<string, unknown>> {
-  return eventually(
-    async () => {
-      const response = await fetch(`${url}/healthz`);
-      expect(response.status).toBe(200);
-      return (await response.json()) as Record<string, unknown>;
-    },
-    { timeoutMs: 120_000, intervalMs: 250 },
-  ).catch((error: unknown) => {
-    throw new Error(`${url} did not become healthy: ${String(error)}\n--- output ---\n${running.output()}`);
-  });
-}
+const healthy = waitHealthy;
 
 const nats = await probeNats();
 const redis = await probeRedis();

@@ -3,3 +3,4 @@ export { eventually } from './eventually.js';
 export { deciderSpec, type Decider } from './decider-spec.js';
 export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
 export { deleteStreams } from './streams.js';
+export { freePortRange, isAlive, killGroup, runCommand, waitHealthy, type RunningCommand } from './processes.js';

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A command a test started: its output so far, and its exit code once it has exited. */
+export interface RunningCommand {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Runs `command` (through `sh -c exec`) as the leader of its own process group, so that `killGroup` also reaches
+ * every process it started — a launcher killed alone would leave its services running after the suite.
+ */
+export function runCommand(command: string, options: { cwd: string; env: NodeJS.ProcessEnv }): RunningCommand {
+  let output = '';
+  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** SIGKILL to the command's whole process group (for afterAll: nothing a test started outlives the suite). */
+export function killGroup(running: RunningCommand): void {
+  if (running.child.pid === undefined) return;
+  try {
+    process.kill(-running.child.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** Whether a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/** A base port with the next `count` ports free (the launcher puts matchers and metering on PORT+1…). */
+export async function freePortRange(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
+    if (checks.every(Boolean)) return base;
+  }
+}
+
+/** Waits until `url`/healthz answers 200 and returns its body; fails with the command's output if it never does. */
+export async function waitHealthy(url: string, running: RunningCommand, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (running.child.exitCode !== null) break;
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return (await response.json()) as Record<string, unknown>;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not become healthy (${last})\n--- output ---\n${running.output()}`);
+}

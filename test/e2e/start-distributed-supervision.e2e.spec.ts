@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, freePortRange, isAlive, killGroup, startOwnNats, startOwnRedis, runCommand, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+
+const root = new URL('../../', import.meta.url).pathname;
+const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+
+/** The pid the launcher logged for a service's current process (the last one: a restart logs a new one). */
+const pidOf = (output: string, service: string): number | undefined => {
+  const pids = [...output.matchAll(new RegExp(`${service} started \\(pid (\\d+)\\)`, 'g'))].map((m) => Number(m[1]));
+  return pids.at(-1);
+};
+
+/**
+ * Issue 11 item 6: `npm run start:distributed` supervises its services. A matcher killed with SIGKILL is restarted
+ * (logged, with backoff) while the gateway keeps serving; SIGTERM still stops everything; and whatever happens, the
+ * suite leaves no process behind (the launcher runs in its own process group, killed in afterAll).
+ */
+describe('npm run start:distributed restarts a crashed service and keeps the others serving (own NATS and Redis)', () => {
+  let nats: OwnServer;
+  let redis: OwnServer;
+  let dataDir: string;
+  let stack: RunningCommand | undefined;
+
+  beforeAll(async () => {
+    [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
+    dataDir = mkdtempSync(join(tmpdir(), 'tenet-supervision-'));
+  });
+
+  afterAll(async () => {
+    if (stack) killGroup(stack);
+    await Promise.all([nats?.dispose(), redis?.dispose()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('restarts a killed matcher with backoff, serves turns throughout, and stops every child on SIGTERM', async () => {
+    const port = await freePortRange(3);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      NATS_URL: nats.url,
+      REDIS_URL: redis.url,
+      TENET_DATA_DIR: dataDir,
+      TENET_NAMESPACE: `supervision-${randomUUID()}`,
+      TENET_MATCHER_REPLICAS: '1',
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+    };
+    delete env['TENET_MODE'];
+    stack = runCommand(scripts['start:distributed']!, { cwd: root, env });
+    const running = stack;
+    const gateway = `http://127.0.0.1:${port}`;
+    await waitHealthy(gateway, running);
+    await waitHealthy(`http://127.0.0.1:${port + 1}`, running); // matcher-1
+    await waitHealthy(`http://127.0.0.1:${port + 2}`, running); // metering
+
+    const firstMatcher = pidOf(running.output(), 'matcher-1');
+    expect(firstMatcher).toBeDefined();
+    process.kill(firstMatcher!, 'SIGKILL');
+
+    // The gateway keeps serving while the matcher is down (requests that do not need it answer at once) ...
+    const agent = (await (await fetch(`${gateway}/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Support' }) })).json()) as { id: string };
+    expect(agent.id).toBeDefined();
+    // ... the launcher says what happened and restarts it ...
+    await eventually(() => expect(running.output()).toMatch(/matcher-1 exited \(SIGKILL\); restarting it in 1000 ms \(restart 1\)/), { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(() => expect(pidOf(running.output(), 'matcher-1')).not.toBe(firstMatcher), { timeoutMs: 30_000, intervalMs: 200 });
+    await waitHealthy(`http://127.0.0.1:${port + 1}`, running);
+    expect(running.child.exitCode).toBeNull();
+
+    // ... and turns run again through the restarted matcher.
+    const session = (await (await fetch(`${gateway}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.id }) })).json()) as { id: string };
+    await fetch(`${gateway}/sessions/${session.id}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'message', source: 'customer', message: 'hello' }) });
+    await eventually(
+      async () => {
+        const events = (await (await fetch(`${gateway}/sessions/${session.id}/events?kinds=status`)).json()) as { data: { status: string } }[];
+        expect(events.map((e) => e.data.status)).toContain('ready');
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+
+    // SIGTERM stops every service, then the launcher, cleanly.
+    const children = ['gateway', 'matcher-1', 'metering'].map((service) => pidOf(running.output(), service)!);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    expect(children.filter(isAlive)).toEqual([]);
+  }, 300_000);
+});
