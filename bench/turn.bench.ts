@@ -387,8 +387,8 @@ async function stop(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Removes what the distributed run left on the shared Redis (its BullMQ prefix) and in the JetStream stream. */
-async function cleanUp(redisPrefix: string, subjects: string[]): Promise<void> {
+/** Removes what the distributed run left on the shared Redis (its BullMQ prefix) and its namespace's JetStream stream. */
+async function cleanUp(redisPrefix: string, stream: string): Promise<void> {
   const admin = new Queue('admin', { connection: redisOptionsFromUrl(redisUrl), prefix: redisPrefix });
   try {
     const client = await admin.client;
@@ -404,15 +404,15 @@ async function cleanUp(redisPrefix: string, subjects: string[]): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const filter of subjects) await jsm.streams.purge(TENET_STREAM, { filter }).catch(() => undefined);
+    await jsm.streams.delete(stream).catch(() => undefined);
   } finally {
     await nc.drain();
   }
 }
 
 /**
- * What re-arming a session's idle timer costs on BullMQ, as SessionTimers.recordActivity does for every customer
- * message before the turn starts: cancel the pending idle job, schedule the next one. Wall time per pair.
+ * What re-arming a session's idle timer costs on BullMQ, as SessionTimers.recordActivity does (in the background) for every customer
+ * message: cancel the pending idle job, schedule the next one. Wall time per pair.
  */
 async function timerRearm(prefix: string, n = 200): Promise<number> {
   const scheduler = BullMqScheduler.fromUrl(redisUrl, { prefix });
@@ -469,7 +469,7 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
     return { rows, timerRearmMs };
   } finally {
     for (const child of children) await stop(child);
-    await cleanUp(env['TENET_REDIS_PREFIX']!, [...tenet.sessionIds.map((s) => `tenet.v1.session.${s}.>`), ...(tenet.agent ? [`tenet.v1.metering.${tenet.agent}.>`] : [])]).catch((error: unknown) =>
+    await cleanUp(env['TENET_REDIS_PREFIX']!, `${TENET_STREAM}_${env['TENET_NAMESPACE']!}`).catch((error: unknown) =>
       log(`clean-up failed: ${String(error)}`),
     );
     rmSync(tenetDir, { recursive: true, force: true });
