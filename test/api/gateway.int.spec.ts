@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { tenetStreamFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { startAllInOne as startGateway } from '@tenet/hosts';
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
@@ -208,11 +208,12 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Load' })).body as { id: string }).id;
     const sessionId = ((await json(`${a.url}/sessions`, 'POST', { agent_id: agentId })).body as { id: string }).id;
     const post = (base: string, i: number) => json(`${base}/sessions/${sessionId}/events`, 'POST', { kind: 'custom', source: 'system', data: { i } });
-    const results = await Promise.all(Array.from({ length: 500 }, (_, i) => [post(a.url, i), post(b.url, 500 + i)]).flat());
+    // 1000 appends, 50 in flight at a time, alternating between the two processes: every append still races others.
+    const results = await inParallel(1000, 50, (i) => (i % 2 === 0 ? post(a.url, i) : post(b.url, i)));
     expect(results.every((r) => r.status === 201)).toBe(true);
     const offsets = results.map((r) => (r.body as { offset: number }).offset).sort((x, y) => x - y);
     expect(offsets).toEqual([...Array(1000).keys()]);
     const stored = (await json(`${b.url}/sessions/${sessionId}/events`)).body as { offset: number }[];
     expect(stored.map((e) => e.offset)).toEqual([...Array(1000).keys()]);
-  });
+  }, 180_000);
 });

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { allContracts } from '@tenet/contracts';
 import { tenetStreamFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand as Running } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, freePortRange, inParallel, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand as Running } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -137,7 +137,8 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(i % 2 === 0 ? { kind: 'custom', source: 'customer_ui', data: { i } } : { kind: 'message', source: 'human_agent', message: `note ${i}` }),
       }).then((r) => r.status);
-    const statusesOf = await Promise.all(Array.from({ length: 500 }, (_, i) => [post(gatewayUrl, i), post(`http://127.0.0.1:${port + 4}`, i)]).flat());
+    // 50 in flight at a time, alternating between the two gateway processes (see inParallel for why not 1000 at once).
+    const statusesOf = await inParallel(1000, 50, (i) => post(i % 2 === 0 ? gatewayUrl : `http://127.0.0.1:${port + 4}`, i >> 1));
     expect(statusesOf.every((s) => s === 201)).toBe(true);
     const all = (await (await fetch(`http://127.0.0.1:${port + 4}/sessions/${shared.id}/events`)).json()) as { id: string; offset: number }[];
     expect(all.map((e) => e.offset)).toEqual([...Array(1000).keys()]);
@@ -163,5 +164,6 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     expect(await stack.exited).toBe(0);
     expect(stack.output()).toMatch(/\[matcher-2\s*\]/);
     expect(stack.output()).toMatch(/\[metering\s*\]/);
-  });
+    // Four processes to start, two turns and 1000 appends across two processes: minutes on two loaded cores.
+  }, 300_000);
 });

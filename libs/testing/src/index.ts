@@ -4,3 +4,4 @@ export { deciderSpec, type Decider } from './decider-spec.js';
 export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
 export { deleteStreams } from './streams.js';
 export { freePortRange, isAlive, killGroup, runCommand, waitHealthy, type RunningCommand } from './processes.js';
+export { inParallel } from './concurrency.js';
