@@ -313,6 +313,12 @@ export function schedulerConformance(name: string, createHarness: () => Promise<
         await expect(scheduler.schedule({ queue, jobId: 'x', data: null })).resolves.toEqual({ scheduled: true });
       });
 
+      scenario('answers a readiness ping while open, and refuses it after close', async () => {
+        await expect(scheduler.ping(5_000)).resolves.toBeUndefined();
+        await scheduler.close();
+        await expect(scheduler.ping()).rejects.toBeInstanceOf(SchedulerClosedError);
+      });
+
       scenario('refuses to be used after close', async () => {
         await scheduler.close();
         await expect(scheduler.schedule({ queue, jobId: 'late', data: null })).rejects.toMatchObject({ code: 'SCHEDULING.CLOSED' });
