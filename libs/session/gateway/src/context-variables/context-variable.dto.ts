@@ -3,6 +3,7 @@ import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional,
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];
@@ -32,33 +33,33 @@ export class ValueRulesDto {
 }
 
 export class ContextVariableCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name!: string;
-  @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
-  @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
-  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
-  @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
-  @IsOptional() @IsBoolean() required?: boolean;
+  @IsOmittable() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
+  @IsOmittable() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
+  @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOmittable() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
+  @IsOmittable() @IsBoolean() required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
-  @IsOptional() @IsStringRecord() metadata?: Record<string, string>;
+  @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
 }
 
 /** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
 export class ContextVariableUpdateDto {
-  @IsOptional() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
+  @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
   @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto | null;
   @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string | null;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
-  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
-  @IsOptional() @IsBoolean() required?: boolean;
+  @IsOmittable() @IsBoolean() required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
 }
 
 export class ContextVariableValueDto {

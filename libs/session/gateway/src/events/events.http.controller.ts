@@ -4,7 +4,7 @@ import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/va
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
-import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
+import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
@@ -76,6 +76,8 @@ export class EventsHttpController implements OnModuleDestroy {
   @Post()
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto): Promise<EventView> {
+    const notPostable = clientPostingProblems(body);
+    if (notPostable.length > 0) throw new UnprocessableEntity(notPostable);
     const session = await this.sessions.get(sessionId);
     if (!session) throw notFound('session', sessionId);
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
