@@ -48,3 +48,4 @@ export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS 
 export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';
 export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';
 export { compileUserPattern, type CompiledPattern, type UserPattern } from './patterns/user-pattern.js';
+export { redactSecrets } from './redaction/redact-secrets.js';

@@ -59,7 +59,7 @@ export class PlatformModule {
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },
         { provide: MESSAGE_BUS, useFactory: () => openBus(config) },
-        { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? `nats (${config.natsUrl})` : 'in-process' } },
+        { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? 'nats' : 'in-process' } },
         BusLifecycle,
       ],
       exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION],

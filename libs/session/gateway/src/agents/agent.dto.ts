@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
@@ -14,13 +15,20 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
+/** Refusal of a setting nothing would act on yet (extraction is planned; until then the API says so). */
+export const NO_EXTRACTION = 'automatic context extraction is not implemented yet; leave it out or set false';
+
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
+  @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
   @IsOmittable() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
+  @JSONSchema({ description: "Sampling temperature of the agent's replies (a retry samples 0.4 warmer). Guideline matching samples at matching.temperatures." })
   @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(2) temperature?: number;
+  @JSONSchema({ description: "Upper bound on the output tokens of one reply (the compose call's max tokens)." })
   @IsOmittable() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
-  @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
+  @JSONSchema({ description: 'Automatic extraction of context variables from the conversation is not implemented yet: only false is accepted.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract_context?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
@@ -29,7 +37,7 @@ export const defaultAgentConfig: Required<AgentConfigDto> = {
   temperature: 0.7,
   max_tokens: 2048,
   tool_timeout_secs: 30,
-  auto_extract_context: true,
+  auto_extract_context: false,
   enable_journeys: true,
 };
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { Allow, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
@@ -16,6 +17,8 @@ export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
 const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ (lowercase identifier, e.g. user_balance; Tenet does not accept Parlant-style names such as UserBalance)';
 /** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
+
+const REQUIRED_NOT_ENFORCED = "required is not enforced yet; leave it out or set false (a guideline's required_context gates it on a value)";
 
 export class ToolIdDto {
   @IsString() service_name!: string;
@@ -41,7 +44,8 @@ export class ContextVariableCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOmittable() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
-  @IsOmittable() @IsBoolean() required?: boolean;
+  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
@@ -56,7 +60,8 @@ export class ContextVariableUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
-  @IsOmittable() @IsBoolean() required?: boolean;
+  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;

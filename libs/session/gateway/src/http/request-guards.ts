@@ -63,9 +63,12 @@ function jsonParser(req: Request, res: Response, next: Next): void {
   });
 }
 
+/** Parameters that Parlant declares as lists (`GET /canned_responses?tags=a&tags=b`); every other one is single-valued. */
+export const LIST_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['tags']);
+
 /** A query parameter given twice (`?sse=true&sse=false`) is ambiguous; every route refuses it the same way. */
 function singleQueryValues(req: Request, res: Response, next: Next): void {
-  const repeated = Object.entries(req.query ?? {}).filter(([, value]) => typeof value !== 'string');
+  const repeated = Object.entries(req.query ?? {}).filter(([name, value]) => typeof value !== 'string' && !LIST_QUERY_PARAMETERS.has(name));
   if (repeated.length === 0) return next();
   refuse(res, 400, `query parameter ${repeated.map(([name]) => `"${name}"`).join(', ')} must be given at most once`);
 }

@@ -1,14 +1,18 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { ID_PATTERN } from '../ids.js';
+import { NO_EXTRACTION } from '../agents/agent.dto.js';
 import { IsOmittable } from '../http/validation.js';
 
 /** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {
   @IsOmittable() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
   @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
+  @JSONSchema({ description: "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins." })
   @IsOmittable() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
-  @IsOmittable() @IsBoolean() auto_extract?: boolean;
+  @JSONSchema({ description: 'Automatic extraction of context variables is not implemented yet: only false is accepted.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
