@@ -60,6 +60,13 @@ describe('hostile and bad input (embedded gateway)', () => {
     });
   });
 
+  it("a tool parameter pattern RE2 cannot run is refused when the agent is saved, naming the tool's parameters", async () => {
+    const tool = { name: 'lookup', description: 'Looks up an order', parameters: { type: 'object', properties: { code: { type: 'string', pattern: '^(?!x)\\w+$' } } } };
+    let reply!: { status: number; body: unknown };
+    await refusedWithoutWriting(422, async () => (reply = await call('/agents', 'POST', { name: 'Tools', tools: [tool] })));
+    expect(details(reply)).toEqual([expect.objectContaining({ loc: ['body', 'tools', 0, 'parameters'], msg: expect.stringContaining('lookaround') as unknown })]);
+  });
+
   describe('item 10: malformed requests', () => {
     let agentId: string;
     beforeAll(async () => {

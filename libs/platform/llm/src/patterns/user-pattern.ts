@@ -21,10 +21,25 @@ const BACKREFERENCE = /\\[1-9]|\\k</;
 export function compileUserPattern(source: string): CompiledPattern {
   try {
     const compiled = RE2JS.compile(source);
-    return { ok: true, pattern: { test: (value) => compiled.matcher(value).find() } };
+    // toString is the source: ajv keys compiled patterns by it.
+    return { ok: true, pattern: { test: (value) => compiled.matcher(value).find(), toString: () => `/${source}/` } };
   } catch (error) {
     if (LOOKAROUND.test(source)) return { ok: false, reason: 'lookaround assertions ((?=, (?!, (?<=, (?<!) are not supported (patterns run on RE2, in linear time)' };
     if (BACKREFERENCE.test(source)) return { ok: false, reason: 'backreferences (\\1, \\k<name>) are not supported (patterns run on RE2, in linear time)' };
     return { ok: false, reason: `not a valid RE2 regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
+
+/**
+ * The same engine for ajv (`new Ajv({ code: { regExp: re2RegExp } })`): JSON-Schema `pattern` and
+ * `patternProperties` of user-supplied schemas (tool parameters) then run in linear time too. A pattern RE2
+ * cannot run fails the schema's compilation, with the reason.
+ */
+export const re2RegExp = Object.assign(
+  (source: string): UserPattern => {
+    const compiled = compileUserPattern(source);
+    if (!compiled.ok) throw new SyntaxError(`pattern ${source}: ${compiled.reason}`);
+    return compiled.pattern;
+  },
+  { code: 'compileUserPattern' },
+);
