@@ -10,6 +10,8 @@ import { RE2JS } from 're2js';
 export interface UserPattern {
   /** JSON-Schema semantics: true when the pattern matches anywhere in `value` (anchor it to match all of it). */
   test(value: string): boolean;
+  /** `/source/`, like a RegExp (ajv keys compiled patterns by it). */
+  toString(): string;
 }
 
 export type CompiledPattern = { ok: true; pattern: UserPattern } | { ok: false; reason: string };
@@ -21,7 +23,6 @@ const BACKREFERENCE = /\\[1-9]|\\k</;
 export function compileUserPattern(source: string): CompiledPattern {
   try {
     const compiled = RE2JS.compile(source);
-    // toString is the source: ajv keys compiled patterns by it.
     return { ok: true, pattern: { test: (value) => compiled.matcher(value).find(), toString: () => `/${source}/` } };
   } catch (error) {
     if (LOOKAROUND.test(source)) return { ok: false, reason: 'lookaround assertions ((?=, (?!, (?<=, (?<!) are not supported (patterns run on RE2, in linear time)' };
