@@ -53,7 +53,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         composition_mode: 'fluid',
         message_output_mode: 'block',
         tags: [],
-        config: { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: true, enable_journeys: true },
+        config: { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: false, enable_journeys: true },
         matching: { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] },
         tools: [],
         fallback: null,

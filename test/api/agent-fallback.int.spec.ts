@@ -19,7 +19,7 @@ class DownProvider implements LlmProvider {
 
 interface Ready {
   status: string;
-  data: { usage?: { purpose: string; provider: string; fallback_from?: string }[]; matched_guidelines?: { guideline_id: string }[]; exception?: string };
+  data: { usage?: { purpose: string; provider: string; fallback_from?: string }[]; matched_guidelines?: { guideline_id: string }[]; exception?: string; code?: string };
 }
 
 describe("an agent's fallback provider (seed 002 AgentDef.fallback) without a provider of its own", () => {
@@ -71,11 +71,12 @@ describe("an agent's fallback provider (seed 002 AgentDef.fallback) without a pr
     expect(down.calls).toBeGreaterThan(0);
   });
 
-  it('given the configured provider is down, when the agent has no fallback, then the turn ends in an error status naming the outage', async () => {
+  it('given the configured provider is down, when the agent has no fallback, then the turn ends in an error status with the outage code (not the provider text)', async () => {
     const agent = await post<{ id: string }>('/agents', { name: 'Fragile' });
     await post('/guidelines', { condition: 'The customer asks for a refund', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
     const ended = await turn(agent.id, 'I want a refund please');
     expect(ended.status).toBe('error');
-    expect(ended.data.exception).toMatch(/service unavailable/);
+    expect(ended.data.code).toBe('LLM.UNAVAILABLE');
+    expect(ended.data.exception).not.toMatch(/service unavailable/);
   });
 });

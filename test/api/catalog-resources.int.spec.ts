@@ -166,8 +166,8 @@ describe('catalog resources: customers, tags, guidelines, context variables, ter
       expect((await call(`/context-variables/${variable.id}`)).body).toEqual({ context_variable: variable, key_value_pairs: {} });
       expect((await call(`/context-variables/${variable.id}?include_values=false`)).body).toEqual({ context_variable: variable });
       expect(((await call(`/context-variables?tag_id=${tag.id}`)).body as { id: string }[]).map((v) => v.id)).toEqual([variable.id]);
-      const updated = await call(`/context-variables/${variable.id}`, 'PATCH', { description: 'Balances', required: true, default_value: null, tags: { remove: [tag.id] } });
-      expect(updated.body).toMatchObject({ id: variable.id, description: 'Balances', required: true, tags: [] });
+      const updated = await call(`/context-variables/${variable.id}`, 'PATCH', { description: 'Balances', required: false, default_value: null, tags: { remove: [tag.id] } });
+      expect(updated.body).toMatchObject({ id: variable.id, description: 'Balances', required: false, tags: [] });
       expect(updated.body).not.toHaveProperty('default_value');
       expect((await call(`/context-variables/${variable.id}?include_values=false`)).body).toEqual({ context_variable: updated.body });
       expect((await call(`/context-variables/${variable.id}`, 'DELETE')).status).toBe(204);

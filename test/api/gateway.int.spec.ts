@@ -106,6 +106,7 @@ describe('session gateway (embedded adapters)', () => {
 
     // Customer messages start turns (see turns/turn.int.spec.ts); these tests use events that do not.
     it('stores events with contiguous offsets and filters them by kind, source and offset', async () => {
+      await json(`${url}/customers`, 'POST', { id: 'c1', name: 'Customer 1' });
       const session = (await json(`${url}/sessions`, 'POST', { agent_id: agentId, customer_id: 'c1' })).body as { id: string; state: string };
       expect(session.state).toBe('Active');
       const posted = [];

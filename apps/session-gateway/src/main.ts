@@ -15,6 +15,7 @@ const logger = new Logger('session-gateway');
 const app = await NestFactory.create(GatewayHostModule.forRoot(config));
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
-await app.listen(config.port, '0.0.0.0');
+// A distributed gateway serves other hosts (containers, a load balancer): all interfaces unless TENET_HOST says otherwise.
+await app.listen(config.port, process.env['TENET_HOST'] ?? '0.0.0.0');
 logger.log(`session gateway (${config.mode}) listening on http://127.0.0.1:${config.port}`);
 closeOnSignals(app, logger);

@@ -11,8 +11,10 @@ const logger = new Logger('tenet');
 const app = await NestFactory.create(TenetAppModule.forRoot(config));
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
-await app.listen(config.port, '0.0.0.0');
-logger.log(`Tenet (${config.mode}, all-in-one) listening on http://127.0.0.1:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
+// Loopback unless opened with TENET_HOST (the container image sets 0.0.0.0): a laptop's `npm start` is not on the network.
+const host = process.env['TENET_HOST'] ?? '127.0.0.1';
+await app.listen(config.port, host);
+logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
 closeOnSignals(app, logger);
 
 // The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens.

@@ -8,7 +8,7 @@ import { startMessageHandlers } from './service-host.js';
 /** Boots the all-in-one composition the way `apps/tenet` does, on an ephemeral port, for integration tests. */
 export async function startAllInOne(env: Record<string, string>, options: HostOptions = {}): Promise<{ app: INestApplication; url: string }> {
   const app = await NestFactory.create(AllInOneHostModule.forRoot(loadPlatformConfig(env, env['TENET_SERVICE_NAME'] ?? 'tenet-test'), options), { logger: false });
-  configureGatewayHttp(app);
+  configureGatewayHttp(app, env);
   await startMessageHandlers(app, 'tenet');
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
@@ -17,7 +17,7 @@ export async function startAllInOne(env: Record<string, string>, options: HostOp
 /** Boots the session gateway alone (turns need matcher replicas on the bus), as `apps/session-gateway` does. */
 export async function startGatewayOnly(env: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
   const app = await NestFactory.create(GatewayHostModule.forRoot(loadPlatformConfig(env, env['TENET_SERVICE_NAME'] ?? 'session-gateway-test')), { logger: false });
-  configureGatewayHttp(app);
+  configureGatewayHttp(app, env);
   await startMessageHandlers(app, 'session-gateway');
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };

@@ -13,8 +13,19 @@ const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$
 
 const Turn = Type.Object({ role: Type.Union([Type.Literal('customer'), Type.Literal('agent')]), content: Type.String() }, { additionalProperties: false });
 
+/**
+ * The agent as the model sees it. `system_prompt` reaches both calls; `temperature` and `max_tokens` are the
+ * agent's reply settings and apply to composing (matching samples at `settings.temperatures`).
+ */
 const AgentRef = Type.Object(
-  { id: Id, name: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()) },
+  {
+    id: Id,
+    name: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    system_prompt: Type.Optional(Type.String({ minLength: 1 })),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  },
   { additionalProperties: false },
 );
 

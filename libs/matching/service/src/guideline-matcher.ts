@@ -4,6 +4,7 @@ import type { CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuid
 import {
   composeReplyRequest,
   generateWithSchedule,
+  redactSecrets,
   matchGuidelinesRequest,
   type ComposeReplyInput,
   type ComposeReplyOutput,
@@ -36,6 +37,13 @@ import { ProviderRegistry } from './provider-registry.js';
 import { ToolParameterValidator, type ToolParameterIssue } from './tool-parameters.js';
 
 const replica = `${hostname()}:${process.pid}`;
+
+/**
+ * Reply temperatures: the agent's own first, then one retry sampled a little warmer (an answer out of schema is
+ * often fixed by sampling differently). Without an agent setting (an older gateway): 0.3, then 0.7.
+ */
+export const composeTemperatures = (agentTemperature: number | undefined): number[] =>
+  agentTemperature === undefined ? [0.3, 0.7] : [agentTemperature, Math.min(2, agentTemperature + 0.4)];
 
 /** The agent's matching settings when it sets none (seed 000 §8 defaults, and Tenet's cost controls). */
 export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
@@ -232,7 +240,8 @@ export class GuidelineMatcher {
           })),
           ...(terms.length > 0 ? { terms } : {}),
         };
-        return generateWithSchedule<MatchGuidelinesInput, MatchGuidelinesOutput>(provider, matchGuidelinesRequest(input, callContext), settings.temperatures);
+        const llmRequest = matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {});
+        return generateWithSchedule<MatchGuidelinesInput, MatchGuidelinesOutput>(provider, llmRequest, settings.temperatures);
       }),
     );
     for (const outcome of outcomes) calls.push(usageOf('match_guidelines', outcome.response));
@@ -329,7 +338,7 @@ export class GuidelineMatcher {
     const repeats = last && last.since > 0 ? ` (${last.since} more turns since the last warning)` : '';
     const advice = degraded.configuration ? 'the embedding configuration is wrong (check the key, model and base URL); ' : '';
     this.logger.warn(
-      `prefilter degraded to lexical ranking: ${advice}embeddings failed with ${degraded.reason}: ${degraded.message} (agent ${agentId})${repeats}`,
+      `prefilter degraded to lexical ranking: ${advice}embeddings failed with ${degraded.reason}: ${redactSecrets(degraded.message)} (agent ${agentId})${repeats}`,
     );
   }
 
@@ -354,10 +363,16 @@ export class GuidelineMatcher {
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
     };
+    const { agent } = request;
+    const options = {
+      ...(agent.description ? { agentDescription: agent.description } : {}),
+      ...(agent.system_prompt ? { systemPrompt: agent.system_prompt } : {}),
+      ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
+    };
     const { response } = await generateWithSchedule<ComposeReplyInput, ComposeReplyOutput>(
       provider,
-      composeReplyRequest(input, { purpose: 'compose_reply', sessionId: request.session_id, agentId: request.agent.id }, request.agent.description ? { agentDescription: request.agent.description } : {}),
-      [0.3, 0.7],
+      composeReplyRequest(input, { purpose: 'compose_reply', sessionId: request.session_id, agentId: agent.id }, options),
+      composeTemperatures(agent.temperature),
     );
     const chosen = usable.find((c) => c.id === response.value.canned_response_id);
     let message = response.value.message;

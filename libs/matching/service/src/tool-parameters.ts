@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ToolArguments } from '@tenet/llm';
+import { re2RegExp, type ToolArguments } from '@tenet/llm';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -22,7 +22,7 @@ export interface ToolParameterIssue {
  * only conforming ones — a tool whose arguments are missing or wrong is reported, never executed with them.
  */
 export class ToolParameterValidator {
-  private readonly ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  private readonly ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, code: { regExp: re2RegExp } }));
   private readonly compiled = new Map<string, ValidateFunction>();
 
   validate(guidelineId: string, tools: readonly ToolDefinition[], proposed: readonly ToolArguments[] | undefined, wanted: readonly string[]): { parameters: Record<string, Record<string, unknown>>; issues: ToolParameterIssue[] } {

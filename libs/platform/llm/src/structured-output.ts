@@ -2,10 +2,11 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { InvalidStructuredOutputError } from './errors.js';
 import type { JsonSchema } from './llm.port.js';
+import { re2RegExp } from './patterns/user-pattern.js';
 
 // ajv-formats is CommonJS; under nodenext its default import is typed as the module namespace, at runtime it is the plugin.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, code: { regExp: re2RegExp } }));
 
 // Keyed by content, not identity: callers may rebuild the same schema per request, and ajv refuses to compile
 // two schemas with the same `$id`.

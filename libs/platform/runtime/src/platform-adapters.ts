@@ -47,14 +47,17 @@ const READINESS_CHECKPOINT = 'tenet.readiness-probe';
 /** The relay's checkpoint in the event log, shared by every process on that log. */
 const RELAY_CHECKPOINT = 'tenet.v1.relay';
 
-/** The log, a description for health output, and a name every process on the same log derives alike. */
+/**
+ * The log, a description for health output, and a name every process on the same log derives alike. The
+ * description is public (`/healthz`): adapter kinds only, no file paths, URLs or credentials.
+ */
 async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string; log: string }> {
   if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
     const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
     return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
   }
   const store = SqliteEventStore.open({ dataDir: config.dataDir });
-  return { store, kind: `sqlite (${store.file})`, log: `sqlite:${realpathSync(store.file)}` };
+  return { store, kind: 'sqlite', log: `sqlite:${realpathSync(store.file)}` };
 }
 
 /** The bus as services see it (namespaced), and the NATS adapter underneath in distributed mode. */
@@ -159,8 +162,8 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       describe: () => ({
         mode: config.mode,
         event_log: kind,
-        bus: `${config.mode === 'distributed' ? `nats jetstream (${config.natsUrl})` : 'in-process'}${config.namespace ? `, namespace ${config.namespace}` : ''}`,
-        scheduler: config.mode === 'distributed' ? `bullmq (${config.redisUrl})` : 'in-process',
+        bus: `${config.mode === 'distributed' ? 'nats jetstream' : 'in-process'}${config.namespace ? `, namespace ${config.namespace}` : ''}`,
+        scheduler: config.mode === 'distributed' ? 'bullmq' : 'in-process',
         relay_leadership: leadershipKind,
       }),
       async close() {

@@ -63,7 +63,7 @@ export class PlatformModule {
         { provide: OPENED_BUS, useFactory: () => openBus(config) },
         { provide: MESSAGE_BUS, useFactory: (opened: { bus: MessageBus }) => opened.bus, inject: [OPENED_BUS] },
         { provide: PLATFORM_READINESS, useFactory: (opened: { readiness: ReadinessCheck[] }) => opened.readiness, inject: [OPENED_BUS] },
-        { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? `nats (${config.natsUrl})` : 'in-process' } },
+        { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? 'nats' : 'in-process' } },
         BusLifecycle,
       ],
       exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS],

@@ -13,7 +13,8 @@ export const defaultSessionConfig: SessionConfig = {
   ttl_secs: 3600,
   idle_timeout_secs: 300,
   max_messages: 100,
-  auto_extract: true,
+  // Extraction is not implemented yet; the API refuses true rather than store a setting nothing acts on.
+  auto_extract: false,
   enable_journeys: true,
 };
 

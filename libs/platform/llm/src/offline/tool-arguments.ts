@@ -1,3 +1,4 @@
+import { compileUserPattern } from '../patterns/user-pattern.js';
 import type { ToolSpec } from '../tasks/match-guidelines.js';
 import { STOP_WORDS, terms } from './lexicon.js';
 
@@ -188,9 +189,7 @@ function onlyIdLikeToken(text: string): string | undefined {
 
 function satisfiesPattern(property: Property, value: unknown): boolean {
   if (property.pattern === undefined || typeof value !== 'string') return true;
-  try {
-    return new RegExp(property.pattern, 'u').test(value);
-  } catch {
-    return true;
-  }
+  // The schema comes from a tool's author: RE2 (linear time), and a pattern it cannot compile constrains nothing.
+  const compiled = compileUserPattern(property.pattern);
+  return compiled.ok ? compiled.pattern.test(value) : true;
 }

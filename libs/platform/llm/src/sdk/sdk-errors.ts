@@ -1,4 +1,5 @@
 import { AuthenticationError, LlmError, ProviderUnavailableError, RateLimitedError } from '../errors.js';
+import { redactSecrets } from '../redaction/redact-secrets.js';
 
 /** The shape both official SDKs give their HTTP errors (`APIError`): status and response headers. */
 interface SdkApiError extends Error {
@@ -29,7 +30,9 @@ export function retryAfterMsFrom(headers: Headers | undefined, now: () => number
 /** Maps an official SDK's error to Tenet's typed errors; anything that is not an SDK error (a bug) passes through. */
 export function mapSdkError(error: unknown, provider: string, sdk: SdkErrorClasses): unknown {
   if (error instanceof LlmError || !(error instanceof sdk.APIError)) return error;
-  const { status, headers, message } = error as SdkApiError;
+  const { status, headers } = error as SdkApiError;
+  // The provider's text (or a proxy's, which may echo our headers) travels on in logs and RPC replies: redacted here.
+  const message = redactSecrets((error as SdkApiError).message);
   if (error instanceof sdk.APIUserAbortError) return new ProviderUnavailableError(provider, `${provider} request aborted`, false, undefined, { cause: error });
   if (status === 401 || status === 403) return new AuthenticationError(provider, `${provider} rejected the credentials (HTTP ${status}): ${message}`, { cause: error });
   if (status === 429) {

@@ -1,5 +1,6 @@
 import type { LlmCallContext, LlmRequest } from '../llm.port.js';
 import { registerOutputCompletion } from '../structured-output.js';
+import { agentInstructionsSection } from './agent-instructions.js';
 import { glossarySection, type GlossaryTerm } from './glossary.js';
 import type { ConversationTurn } from './match-guidelines.js';
 
@@ -99,7 +100,7 @@ function disambiguationSection(input: ComposeReplyInput): string {
 export function composeReplyRequest(
   input: ComposeReplyInput,
   context: LlmCallContext,
-  options: { agentDescription?: string; temperature?: number; maxTokens?: number } = {},
+  options: { agentDescription?: string; systemPrompt?: string; temperature?: number; maxTokens?: number } = {},
 ): LlmRequest<ComposeReplyInput> {
   const mode = input.composition_mode ?? 'fluid';
   const actions = input.matched.length
@@ -114,6 +115,7 @@ export function composeReplyRequest(
       'of the guidelines whose actions you followed. ' +
       (disambiguating ? 'The latest message could mean several things: ask the customer which of the listed ones they mean. ' : '') +
       MODE_INSTRUCTIONS[mode] +
+      agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
     messages: [
       ...input.history.map((t) => ({ role: t.role === 'customer' ? ('user' as const) : ('assistant' as const), content: t.content })),

@@ -1,6 +1,7 @@
 import { InvalidStructuredOutputError } from '../errors.js';
 import type { JsonSchema, LlmCallContext, LlmRequest } from '../llm.port.js';
 import { registerOutputCompletion } from '../structured-output.js';
+import { agentInstructionsSection } from './agent-instructions.js';
 import { glossarySection, type GlossaryTerm } from './glossary.js';
 
 export const MATCH_GUIDELINES = 'match_guidelines';
@@ -137,7 +138,11 @@ function describeGuideline(g: GuidelineToMatch): string {
 }
 
 /** The request for a guideline-matching call: the same task as a prompt for models and as input for deterministic providers. */
-export function matchGuidelinesRequest(input: MatchGuidelinesInput, context: LlmCallContext, options: { temperature?: number; maxTokens?: number } = {}): LlmRequest<MatchGuidelinesInput> {
+export function matchGuidelinesRequest(
+  input: MatchGuidelinesInput,
+  context: LlmCallContext,
+  options: { systemPrompt?: string; temperature?: number; maxTokens?: number } = {},
+): LlmRequest<MatchGuidelinesInput> {
   const guidelines = input.guidelines.map(describeGuideline).join('\n');
   return {
     task: { kind: MATCH_GUIDELINES, input },
@@ -151,6 +156,7 @@ export function matchGuidelinesRequest(input: MatchGuidelinesInput, context: Llm
       'object with the arguments its parameters schema names, taken from what the customer said, leaving out ' +
       'any the conversation does not give (never guess); use an empty list for guidelines without tools or that do not apply. ' +
       'Return one entry per guideline, using its id.' +
+      agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
     messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}\n\nGuidelines:\n${guidelines}` }],
     schemaName: 'guideline_matches',

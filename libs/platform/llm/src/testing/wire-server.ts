@@ -25,7 +25,7 @@ export interface WireServer {
 /**
  * A loopback HTTP server answering in a provider's wire format and recording every request: how the official
  * SDK clients are exercised end to end (serialisation, headers, status handling) without network access.
- * Internal to this lib's specs, not exported.
+ * Exported from @tenet/llm/testing for tests that capture what reaches a provider (the gateway's settings tests).
  */
 export async function startWireServer(respond: WireReply[] | ((request: RecordedRequest) => WireReply)): Promise<WireServer> {
   const requests: RecordedRequest[] = [];

@@ -1,8 +1,10 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 /** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
 export { COMPOSITION_MODES };
@@ -13,14 +15,21 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
+/** Refusal of a setting nothing would act on yet (extraction is planned; until then the API says so). */
+export const NO_EXTRACTION = 'automatic context extraction is not implemented yet; leave it out or set false';
+
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
-  @IsOptional() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(2) temperature?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
-  @IsOptional() @IsBoolean() auto_extract_context?: boolean;
-  @IsOptional() @IsBoolean() enable_journeys?: boolean;
+  @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
+  @IsOmittable() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
+  @JSONSchema({ description: "Sampling temperature of the agent's replies (a retry samples 0.4 warmer). Guideline matching samples at matching.temperatures." })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(2) temperature?: number;
+  @JSONSchema({ description: "Upper bound on the output tokens of one reply (the compose call's max tokens)." })
+  @IsOmittable() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
+  @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
+  @JSONSchema({ description: 'Automatic extraction of context variables from the conversation is not implemented yet: only false is accepted.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract_context?: boolean;
+  @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
 export const defaultAgentConfig: Required<AgentConfigDto> = {
@@ -28,18 +37,18 @@ export const defaultAgentConfig: Required<AgentConfigDto> = {
   temperature: 0.7,
   max_tokens: 2048,
   tool_timeout_secs: 30,
-  auto_extract_context: true,
+  auto_extract_context: false,
   enable_journeys: true,
 };
 
 /** Tenet's matching settings (docs/adr/0008): seed 000 §8 threshold and top N, and the cost controls. */
 export class AgentMatchingDto {
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) threshold?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(50) top_n?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(1000) prefilter_k?: number;
-  @IsOptional() @IsInt() @Min(500) @Max(200_000) max_batch_tokens?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(3) max_batches?: number;
-  @IsOptional()
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) threshold?: number;
+  @IsOmittable() @IsInt() @Min(1) @Max(50) top_n?: number;
+  @IsOmittable() @IsInt() @Min(1) @Max(1000) prefilter_k?: number;
+  @IsOmittable() @IsInt() @Min(500) @Max(200_000) max_batch_tokens?: number;
+  @IsOmittable() @IsInt() @Min(1) @Max(3) max_batches?: number;
+  @IsOmittable()
   @IsArray()
   @ArrayMinSize(1, { message: 'matching.temperatures must hold 1 to 5 numbers' })
   @ArrayMaxSize(5, { message: 'matching.temperatures must hold 1 to 5 numbers' })
@@ -66,11 +75,11 @@ export class ToolDefinitionDto {
   @IsString() @Length(1, 50, { message: 'tools[].name must be 1-50 characters' }) @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' }) name!: string;
   @IsString() @Length(1, 500, { message: 'tools[].description must be 1-500 characters' }) description!: string;
   @IsObject({ message: 'tools[].parameters must be a JSON Schema object' }) parameters!: Record<string, unknown>;
-  @IsOptional() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
-  @IsOptional() @IsBoolean() allow_failure?: boolean;
+  @IsOmittable() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
+  @IsOmittable() @IsBoolean() allow_failure?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolRetryConfigDto) retry_config?: ToolRetryConfigDto | null;
   /** Seed: `HashMap<String, String>` — values must be strings (checked by the repository). */
-  @IsOptional() @IsObject() metadata?: Record<string, string>;
+  @IsOmittable() @IsObject() metadata?: Record<string, string>;
 }
 
 /** A tool as the agent view shows it: every field, defaults filled in. */
@@ -91,15 +100,15 @@ const PROVIDER_RULE = { message: `provider must be one of ${LLM_PROVIDERS.join('
 /** Seed 002 AgentDef.fallback: the provider (and model) used when the agent's own fails. */
 export class FallbackProviderDto {
   @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
-  @IsOptional() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
+  @IsOmittable() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
 }
 
 /** Seed 002 AgentDef: the agent's own provider and model (Tenet extension; absent = the gateway's configured one). */
 export class AgentLlmDto {
   @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
-  @IsOptional() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
+  @IsOmittable() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
   /** Same as the agent's top-level `fallback`; accepted here too. */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
 }
 
 const NAME_RULE = { message: 'name must be 1-100 characters' };
@@ -109,23 +118,23 @@ const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
 
 /** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
 export class AgentCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name!: string;
-  @IsOptional() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
+  @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
   /** Seed 000 `system_prompt`; Parlant puts the agent's instructions in `description`. */
-  @IsOptional() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
+  @IsOmittable() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
+  @IsOmittable() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
+  @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOmittable() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   /** Seed 002 AgentDef.fallback; `null` = none. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
-  @IsOptional() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
 }
 
 /**
@@ -133,19 +142,19 @@ export class AgentCreationDto {
  * `matching` merge into the stored values; `tools` and `llm` replace them; `fallback: null` clears it.
  */
 export class AgentUpdateDto {
-  @IsOptional() @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name?: string;
-  @IsOptional() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
-  @IsOptional() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
+  @IsOmittable() @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name?: string;
+  @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
+  @IsOmittable() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
+  @IsOmittable() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
+  @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOmittable() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
-  @IsOptional() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
 }
 
 /** The agent on the wire: Parlant's `AgentDTO` fields, then Tenet's, every default filled in. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
+import { re2RegExp } from '@tenet/llm';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -107,7 +108,7 @@ function view(agent: StoredAgent): AgentView {
   };
 }
 
-const ajv = addFormats(new Ajv2020({ strict: false }));
+const ajv = addFormats(new Ajv2020({ strict: false, code: { regExp: re2RegExp } }));
 
 /**
  * Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object" (with the

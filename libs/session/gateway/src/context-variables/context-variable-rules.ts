@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { compileUserPattern, type UserPattern } from '@tenet/llm';
 import type { ValidationDetail } from '../http/validation.js';
 import { violation } from '../tags/rule-violation.js';
 import type { DataType, ValueRules } from './context-variable.dto.js';
@@ -46,19 +47,18 @@ export function valueProblems(definition: ValueDefinition, value: unknown, field
   return problems;
 }
 
-function compiles(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern);
-  } catch {
-    return undefined;
-  }
+/** User patterns run on RE2 (linear time): `^(a+)+$` cannot freeze the server. */
+function compiles(pattern: string): UserPattern | undefined {
+  const compiled = compileUserPattern(pattern);
+  return compiled.ok ? compiled.pattern : undefined;
 }
 
 /** Seed 000 §6 rules that span fields: valid pattern, min <= max, min_length <= max_length, default_value fits. */
 export function definitionProblems(definition: ValueDefinition & { default_value?: unknown }): ValidationDetail[] {
   const rules = definition.validation ?? {};
   const details: ValidationDetail[] = [];
-  if (rules.pattern !== undefined && !compiles(rules.pattern)) details.push(violation(['validation', 'pattern'], 'pattern must be a valid regular expression', 'value_error.regex'));
+  const pattern = rules.pattern === undefined ? undefined : compileUserPattern(rules.pattern);
+  if (pattern && !pattern.ok) details.push(violation(['validation', 'pattern'], `pattern must be a valid regular expression: ${pattern.reason}`, 'value_error.regex'));
   if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max) {
     details.push(violation(['validation', 'min'], 'min must be less than or equal to max', 'value_error.range'));
     details.push(violation(['validation', 'max'], 'max must be greater than or equal to min', 'value_error.range'));

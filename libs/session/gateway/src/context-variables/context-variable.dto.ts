@@ -1,8 +1,10 @@
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { Allow, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];
@@ -15,6 +17,8 @@ export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
 const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ (lowercase identifier, e.g. user_balance; Tenet does not accept Parlant-style names such as UserBalance)';
 /** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
+
+const REQUIRED_NOT_ENFORCED = "required is not enforced yet; leave it out or set false (a guideline's required_context gates it on a value)";
 
 export class ToolIdDto {
   @IsString() service_name!: string;
@@ -32,33 +36,35 @@ export class ValueRulesDto {
 }
 
 export class ContextVariableCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name!: string;
-  @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
-  @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
-  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
-  @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
-  @IsOptional() @IsBoolean() required?: boolean;
+  @IsOmittable() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
+  @IsOmittable() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
+  @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOmittable() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
+  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
-  @IsOptional() @IsStringRecord() metadata?: Record<string, string>;
+  @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
 }
 
 /** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
 export class ContextVariableUpdateDto {
-  @IsOptional() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
+  @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
   @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto | null;
   @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string | null;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
-  @IsOptional() @IsIn(DATA_TYPES) data_type?: DataType;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
-  @IsOptional() @IsBoolean() required?: boolean;
+  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
 }
 
 export class ContextVariableValueDto {

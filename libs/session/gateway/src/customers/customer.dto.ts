@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsObject, IsOptional, IsString, Length, Matches, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
+import { IsArray, IsObject, IsString, Length, Matches, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 /** Parlant customer metadata is `str: str`; anything else is refused rather than coerced. */
 export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
@@ -18,22 +19,22 @@ export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
 }
 
 export class CustomerCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
-  @IsOptional() @IsStringRecord() metadata?: Record<string, string>;
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
+  @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 
 /** Parlant's `{ set, unset }` metadata patch. */
 export class StringMetadataPatchDto {
-  @IsOptional() @IsStringRecord() set?: Record<string, string>;
-  @IsOptional() @IsArray() @IsString({ each: true }) unset?: string[];
+  @IsOmittable() @IsStringRecord() set?: Record<string, string>;
+  @IsOmittable() @IsArray() @IsString({ each: true }) unset?: string[];
 }
 
 export class CustomerUpdateDto {
-  @IsOptional() @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOmittable() @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name?: string;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
 }
 
 export interface CustomerView {

@@ -1,12 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
-import { EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
+import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
-import { SessionEventsService, type EventFilter } from './session-events.service.js';
+import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from './idempotency.js';
+import { IdempotencyKeyReusedError, SessionEventsService, type EventFilter } from './session-events.service.js';
 
 const MAX_WAIT_SECS = 300;
 /** Parlant's default wait_for_data, which in SSE mode is how long the stream may stay without an event. */
@@ -75,13 +77,33 @@ export class EventsHttpController implements OnModuleDestroy {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto): Promise<EventView> {
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Posting again with the same key returns the first event (same id and offset) and writes nothing; the same key with a different body is a 422. Keys are kept in the session\'s event log, so they hold across restarts and gateway replicas.',
+  })
+  async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto, @Headers('idempotency-key') keyHeader?: string): Promise<EventView> {
+    const notPostable = clientPostingProblems(body);
+    if (notPostable.length > 0) throw new UnprocessableEntity(notPostable);
+    const idempotency = idempotencyKeyOf(keyHeader, body);
+    if (idempotency === 'invalid') throw new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: IDEMPOTENCY_KEY_RULE, type: 'value_error' }]);
     const session = await this.sessions.get(sessionId);
     if (!session) throw notFound('session', sessionId);
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
       throw new HttpException({ detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` }, HttpStatus.CONFLICT);
     }
-    const event = await this.events.append(sessionId, body);
+    let event: EventView;
+    if (idempotency) {
+      const once = await this.events.appendOnce(sessionId, body, idempotency).catch((error: unknown) => {
+        if (error instanceof IdempotencyKeyReusedError) throw new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: error.message, type: 'value_error.idempotency_key_reused' }]);
+        throw error;
+      });
+      // A retry gets the first answer; the first request already recorded activity and started the turn.
+      if (once.replayed) return once.event;
+      event = once.event;
+    } else {
+      event = await this.events.append(sessionId, body);
+    }
     if (body.source === 'customer' || body.source === 'customer_ui') await this.timers.recordActivity(sessionId);
     // A customer message starts a turn (Parlant's behaviour); human-agent messages and custom events do not.
     if (body.kind === 'message' && body.source === 'customer' && session.view.mode === 'auto') this.turns.start(sessionId, event);

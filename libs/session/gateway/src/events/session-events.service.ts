@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { sessionStreamId, type SessionEventData } from '@tenet/contracts';
-import type { EventStore, StoredEvent } from '@tenet/event-store';
+import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { newId } from '../ids.js';
@@ -9,6 +9,20 @@ import type { EventCreationDto, EventView } from './event.dto.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
 const appendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
+
+/** A client's `Idempotency-Key` and the fingerprint of the request body it was first used with. */
+export interface IdempotencyKey {
+  key: string;
+  fingerprint: string;
+}
+
+/** The key was used before with a different request body: the request is refused, nothing is written. */
+export class IdempotencyKeyReusedError extends Error {
+  readonly code = 'SESSION.IDEMPOTENCY_KEY_REUSED';
+  constructor(readonly key: string) {
+    super(`Idempotency-Key "${key}" was already used with a different request body`);
+  }
+}
 
 export interface EventFilter {
   minOffset: number;
@@ -68,9 +82,38 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async append(sessionId: string, input: EventCreationDto, correlationId = `corr_${newId(12)}`): Promise<EventView> {
+    return this.write(sessionId, input, correlationId, 'any');
+  }
+
+  /**
+   * Appends the event once per idempotency key: a retry with the same key returns the first event (same id
+   * and offset) instead of writing another. The key is stored with the event in the log, so the answer holds
+   * across restarts and gateway replicas; the append is conditional on the stream version that was searched,
+   * so two concurrent requests with one key cannot both write.
+   */
+  async appendOnce(sessionId: string, input: EventCreationDto, idempotency: IdempotencyKey): Promise<{ event: EventView; replayed: boolean }> {
+    const streamId = sessionStreamId(sessionId);
+    let searched = -1;
+    for (;;) {
+      const events = await this.store.readStream(streamId, { fromOffset: searched + 1 });
+      const first = events.find((e) => (e.metadata as { idempotency?: IdempotencyKey }).idempotency?.key === idempotency.key);
+      if (first) {
+        if ((first.metadata as { idempotency: IdempotencyKey }).idempotency.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError(idempotency.key);
+        return { event: toEventView(first), replayed: true };
+      }
+      searched = events.at(-1)?.offset ?? searched;
+      try {
+        return { event: await this.write(sessionId, input, `corr_${newId(12)}`, searched, idempotency), replayed: false };
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error; // another append came first: search what it added
+      }
+    }
+  }
+
+  private async write(sessionId: string, input: EventCreationDto, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
     const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
-    const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}) };
-    const result = await this.store.append(sessionStreamId(sessionId), [{ type: input.kind, data, metadata }]);
+    const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
+    const result = await this.store.append(sessionStreamId(sessionId), [{ type: input.kind, data, metadata }], { expectedVersion });
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     const [stored] = result.events;
     if (!stored) throw new Error('the event log returned no stored event for a one-event append');

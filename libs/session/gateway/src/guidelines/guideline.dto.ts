@@ -4,6 +4,7 @@ import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 
@@ -13,61 +14,61 @@ const TITLE_RULE = { message: 'title must be 1-200 characters' };
 const PRIORITY_MIN = { message: 'priority must be an integer from -1000 to 1000' };
 
 export class GuidelineCreationDto {
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition!: string;
-  @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
-  @IsOptional() @IsString() description?: string;
+  @IsOmittable() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
+  @IsOmittable() @IsString() description?: string;
   /** Parlant's display-only title (src/parlant/api/guidelines.py `GuidelineCreationParamsDTO.title`). */
-  @IsOptional() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
-  @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  @IsOmittable() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
+  @IsOmittable() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
   /** Parlant marks a continuous guideline with `metadata.continuous: true` (it re-applies whenever its condition holds). */
-  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
-  @IsOptional() @IsBoolean() enabled?: boolean;
-  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsBoolean() track?: boolean;
-  @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
-  @IsOptional() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
+  @IsOmittable() @IsObject() metadata?: Record<string, unknown>;
+  @IsOmittable() @IsBoolean() enabled?: boolean;
+  @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
+  @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOmittable() @IsBoolean() track?: boolean;
+  @IsOmittable() @IsArray() @IsString({ each: true }) labels?: string[];
+  @IsOmittable() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
   /** Seed 000 extensions below: tool names, context variable names, journey scoping. */
-  @IsOptional() @IsArray() @IsString({ each: true }) tools?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) required_context?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) tools?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) required_context?: string[];
   @IsOptional() @IsString() journey_id?: string | null;
   @IsOptional() @IsString() journey_step?: string | null;
 }
 
 /** Parlant's `{ add, remove }` for tool associations. */
 export class ToolAssociationsPatchDto {
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) add?: ToolIdDto[];
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) remove?: ToolIdDto[];
+  @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) add?: ToolIdDto[];
+  @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolIdDto) remove?: ToolIdDto[];
 }
 
 export class MetadataPatchDto {
-  @IsOptional() @IsObject() set?: Record<string, unknown>;
-  @IsOptional() @IsArray() @IsString({ each: true }) unset?: string[];
+  @IsOmittable() @IsObject() set?: Record<string, unknown>;
+  @IsOmittable() @IsArray() @IsString({ each: true }) unset?: string[];
 }
 
 export class LabelsPatchDto {
-  @IsOptional() @IsArray() @IsString({ each: true }) upsert?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) remove?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) upsert?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) remove?: string[];
 }
 
 /** PATCH as Parlant's client sends it; seed extensions replace (`tools`, `required_context`) or clear with null. */
 export class GuidelineUpdateDto {
-  @IsOptional() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;
-  @IsOptional() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
-  @IsOptional() @IsString() description?: string;
-  @IsOptional() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
-  @IsOptional() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
+  @IsOmittable() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;
+  @IsOmittable() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;
+  @IsOmittable() @IsString() description?: string;
+  @IsOmittable() @IsString() @Length(1, 200, TITLE_RULE) title?: string;
+  @IsOmittable() @IsIn(CRITICALITIES) criticality?: (typeof CRITICALITIES)[number];
   /** Parlant's tool associations; Tenet's tools live on agents, so `tool_name` names one (`service_name` is not checked). */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolAssociationsPatchDto) tool_associations?: ToolAssociationsPatchDto;
-  @IsOptional() @IsBoolean() enabled?: boolean;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
-  @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
-  @IsOptional() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
-  @IsOptional() @IsArray() @IsString({ each: true }) tools?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) required_context?: string[];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolAssociationsPatchDto) tool_associations?: ToolAssociationsPatchDto;
+  @IsOmittable() @IsBoolean() enabled?: boolean;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
+  @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
+  @IsOmittable() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
+  @IsOmittable() @IsArray() @IsString({ each: true }) tools?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) required_context?: string[];
   @IsOptional() @IsString() journey_id?: string | null;
   @IsOptional() @IsString() journey_step?: string | null;
 }

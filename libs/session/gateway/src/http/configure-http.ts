@@ -1,19 +1,32 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { requestGuards } from './request-guards.js';
 import { edgeValidationPipe } from './validation.js';
 
+/** Origins allowed to call the API from a browser on another site: `TENET_CORS_ORIGINS`, comma-separated. */
+export function corsOrigins(env: Record<string, string | undefined>): string[] {
+  return (env['TENET_CORS_ORIGINS'] ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+}
+
 /**
- * HTTP conventions shared by every host that serves the gateway: Parlant's paths (no prefix), 422 validation,
- * and the OpenAPI description at /openapi.json with a browsable UI at /docs.
+ * HTTP conventions shared by every host that serves the gateway: Parlant's paths (no prefix), JSON bodies
+ * only, 422 validation, CORS only for configured origins, and the OpenAPI description at /openapi.json with
+ * a browsable UI at /docs.
  *
  * Request-body schemas come from the same class-validator rules that validate the requests, so the published
  * description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
  */
-export function configureGatewayHttp(app: INestApplication): void {
+export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
+  (app as NestExpressApplication).disable('x-powered-by');
+  // Mounted before Nest's own parsers, which then see the body already read (and skip it).
+  for (const guard of requestGuards) app.use(guard);
   app.useGlobalPipes(edgeValidationPipe());
-  app.enableCors();
+  // Same-origin pages (the /chat page) need no CORS; a browser on another site gets no Allow-Origin unless listed.
+  const origins = corsOrigins(env);
+  if (origins.length > 0) app.enableCors({ origin: origins });
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder().setTitle('Tenet').setDescription("Parlant-compatible REST API of Tenet's session gateway").setVersion('1').build(),

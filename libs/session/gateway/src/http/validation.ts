@@ -1,4 +1,5 @@
 import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 
 /** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
 export interface ValidationDetail {
@@ -36,3 +37,10 @@ export const edgeValidationPipe = (): ValidationPipe =>
 
 export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
 export const badRequest = (detail: string): BadRequestException => new BadRequestException({ detail });
+
+/**
+ * A field that may be left out, but whose value, when given, must pass its rules — `null` included, so
+ * `{"name": null}` is a 422 and never stored. `@IsOptional()` (which lets `null` through) is for the fields
+ * where `null` means "clear this", and those declare `| null` in their type.
+ */
+export const IsOmittable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);

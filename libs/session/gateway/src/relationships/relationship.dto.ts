@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsString, Matches, ValidateNested } from 'class-validator';
 import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 import { ID_PATTERN } from '../ids.js';
+import { IsOmittable } from '../http/validation.js';
 
 /**
  * Relationship kinds on the wire: Parlant's REST `RelationshipKindDTO` (src/parlant/api/common.py: entailment,
@@ -23,12 +24,12 @@ const tagId = (field: string) => Matches(TAG_ID, { message: `${field} must be a 
  * a guideline or a tag (or, in Parlant, a tool — accepted on the wire and refused with a 422, see the repository).
  */
 export class RelationshipCreationDto {
-  @IsOptional() @IsString() @id('source_guideline') source_guideline?: string;
-  @IsOptional() @IsString() @tagId('source_tag') source_tag?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) source_tool?: ToolIdDto;
-  @IsOptional() @IsString() @id('target_guideline') target_guideline?: string;
-  @IsOptional() @IsString() @tagId('target_tag') target_tag?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) target_tool?: ToolIdDto;
+  @IsOmittable() @IsString() @id('source_guideline') source_guideline?: string;
+  @IsOmittable() @IsString() @tagId('source_tag') source_tag?: string;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) source_tool?: ToolIdDto;
+  @IsOmittable() @IsString() @id('target_guideline') target_guideline?: string;
+  @IsOmittable() @IsString() @tagId('target_tag') target_tag?: string;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) target_tool?: ToolIdDto;
   @IsIn(RELATIONSHIP_KINDS, KIND_RULE) kind!: RelationshipKindName;
 }
 

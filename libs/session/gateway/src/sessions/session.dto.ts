@@ -1,26 +1,31 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { ID_PATTERN } from '../ids.js';
+import { NO_EXTRACTION } from '../agents/agent.dto.js';
+import { IsOmittable } from '../http/validation.js';
 
 /** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {
-  @IsOptional() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
-  @IsOptional() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
-  @IsOptional() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
-  @IsOptional() @IsBoolean() auto_extract?: boolean;
-  @IsOptional() @IsBoolean() enable_journeys?: boolean;
+  @IsOmittable() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
+  @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
+  @JSONSchema({ description: "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins." })
+  @IsOmittable() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
+  @JSONSchema({ description: 'Automatic extraction of context variables is not implemented yet: only false is accepted.' })
+  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract?: boolean;
+  @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
 export class SessionCreationDto {
   @IsString() @Matches(ID_PATTERN, { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' }) agent_id!: string;
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'customer_id must be 1-64 characters of [A-Za-z0-9_-]' }) customer_id?: string;
-  @IsOptional() @IsString() @Length(1, 200) title?: string;
-  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
-  @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
-  @IsOptional() @IsBoolean() allow_greeting?: boolean;
-  @IsOptional() @ValidateNested() @Type(() => SessionConfigDto) config?: SessionConfigDto;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'customer_id must be 1-64 characters of [A-Za-z0-9_-]' }) customer_id?: string;
+  @IsOmittable() @IsString() @Length(1, 200) title?: string;
+  @IsOmittable() @IsObject() metadata?: Record<string, unknown>;
+  @IsOmittable() @IsArray() @IsString({ each: true }) labels?: string[];
+  @IsOmittable() @IsBoolean() allow_greeting?: boolean;
+  @IsOmittable() @ValidateNested() @Type(() => SessionConfigDto) config?: SessionConfigDto;
   /** Seed 000 rule 6: must be in the future. */
-  @IsOptional() @IsDateString({ strict: true }) expires_at?: string;
+  @IsOmittable() @IsDateString({ strict: true }) expires_at?: string;
 }
 
 export interface SessionView {

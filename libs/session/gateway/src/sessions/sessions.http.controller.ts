@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { defaultSessionConfig, initialSessionState, SessionDomainError } from '@tenet/session-domain';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { CustomersRepository } from '../customers/customers.repository.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { SessionCreationDto, type SessionView } from './session.dto.js';
@@ -14,6 +15,7 @@ export class SessionsHttpController {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly agents: AgentsRepository,
+    private readonly customers: CustomersRepository,
     private readonly timers: SessionTimers,
   ) {}
 
@@ -22,6 +24,10 @@ export class SessionsHttpController {
   async create(@Body() body: SessionCreationDto): Promise<SessionView> {
     if (!(await this.agents.get(body.agent_id))) {
       throw new UnprocessableEntity([{ loc: ['body', 'agent_id'], msg: `agent_id must reference an existing agent; ${body.agent_id} does not exist`, type: 'value_error.reference' }]);
+    }
+    // As in Parlant, a session belongs to an existing customer; the guest exists without being created.
+    if (body.customer_id !== undefined && !(await this.customers.get(body.customer_id))) {
+      throw new UnprocessableEntity([{ loc: ['body', 'customer_id'], msg: `customer_id must reference an existing customer (or be left out for the guest); ${body.customer_id} does not exist`, type: 'value_error.reference' }]);
     }
     const now = new Date();
     const view = {

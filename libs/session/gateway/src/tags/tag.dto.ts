@@ -1,4 +1,5 @@
-import { IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { IsArray, IsString, Length } from 'class-validator';
+import { IsOmittable } from '../http/validation.js';
 
 export class TagCreationDto {
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
@@ -10,8 +11,8 @@ export class TagUpdateDto {
 
 /** Parlant's PATCH shape for a tag list on any resource: `{ add?: [...], remove?: [...] }`. */
 export class TagsPatchDto {
-  @IsOptional() @IsArray() @IsString({ each: true }) add?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) remove?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) add?: string[];
+  @IsOmittable() @IsArray() @IsString({ each: true }) remove?: string[];
 }
 
 export interface TagView {

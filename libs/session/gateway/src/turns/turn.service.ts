@@ -12,6 +12,7 @@ import {
   type SessionEventData,
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
+import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
@@ -22,6 +23,7 @@ import { newId } from '../ids.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
+import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnLeases } from './turn-lease.js';
 
@@ -63,7 +65,6 @@ const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
 
 class TurnCancelled extends Error {}
 
-const HISTORY = 20;
 /** Each matcher call may take this long (an LLM call with its retries) before the turn fails. */
 const MATCHER_TIMEOUT_MS = 60_000;
 
@@ -110,7 +111,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
   /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
   start(sessionId: string, trigger: EventView): void {
-    const turn = this.run(sessionId, trigger).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${String(error)}`));
+    const turn = this.run(sessionId, trigger).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${redactSecrets(String(error))}`));
     const turns = this.running.get(sessionId) ?? new Set();
     turns.add(turn);
     this.running.set(sessionId, turns);
@@ -139,7 +140,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         outcome = 'cancelled';
         await status('cancelled');
       } else {
-        await status('error', { exception: error instanceof Error ? error.message : String(error) });
+        // The customer sees a code and a generic sentence; the detail (redacted) is logged by `start`.
+        await status('error', customerFacingError(error));
         throw error;
       }
     } finally {
@@ -160,10 +162,19 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
-    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(HISTORY, agent.config.max_history_length));
+    // The agent's max_history_length (at most 1000, its documented maximum), narrowed by the session's max_messages.
+    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(agent.config.max_history_length, session.view.config.max_messages));
     const message = String((trigger.data as { message?: unknown }).message ?? '');
     const turnHistory = tail.messages.map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
-    const agentRef = { id: agent.id, name: agent.name, ...(agent.description ? { description: agent.description } : {}) };
+    // Every stored setting acts: the prompt reaches both model calls; temperature and max_tokens shape the reply.
+    const agentRef = {
+      id: agent.id,
+      name: agent.name,
+      ...(agent.description ? { description: agent.description } : {}),
+      ...(agent.system_prompt ? { system_prompt: agent.system_prompt } : {}),
+      temperature: agent.config.temperature,
+      max_tokens: agent.config.max_tokens,
+    };
     const agentGuidelines = await this.guidelines.forAgent(agent.id);
     const guidelines = agentGuidelines.map((g) => ({
       id: g.id,

@@ -6,6 +6,9 @@ import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
 
+const EARLIEST = Date.parse('0000-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * Token spend per agent: `GET /agents/{id}/usage?from&to` (ISO-8601, `to` exclusive), answered by the metering
  * service from its token records. Records arrive through the published usage events, so a call made a moment
@@ -26,6 +29,11 @@ export class UsageHttpController {
       const ms = Date.parse(value);
       if (Number.isNaN(ms)) {
         problems.push({ loc: ['query', name], msg: `${name} must be an ISO-8601 timestamp`, type: 'value_error' });
+        return undefined;
+      }
+      // ISO-8601 without expanded years: anything outside 0000-9999 cannot be stored or compared as text.
+      if (ms < EARLIEST || ms > LATEST) {
+        problems.push({ loc: ['query', name], msg: `${name} must be between 0000-01-01 and 9999-12-31`, type: 'value_error.range' });
         return undefined;
       }
       return new Date(ms).toISOString();

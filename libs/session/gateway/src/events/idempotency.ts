@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import type { IdempotencyKey } from './session-events.service.js';
+
+/** RFC-draft `Idempotency-Key`: an opaque client string; Tenet accepts 1-255 visible ASCII characters. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_RULE = 'Idempotency-Key must be 1-255 visible ASCII characters';
+
+/** JSON with object keys sorted, so two bodies that say the same thing have one fingerprint. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The idempotency key of a request, or undefined without the header. A malformed key is `'invalid'`: the
+ * caller refuses the request rather than silently not deduplicating it.
+ */
+export function idempotencyKeyOf(header: string | undefined, body: unknown): IdempotencyKey | 'invalid' | undefined {
+  if (header === undefined) return undefined;
+  if (!KEY_PATTERN.test(header)) return 'invalid';
+  return { key: header, fingerprint: createHash('sha256').update(canonical(body)).digest('hex') };
+}
