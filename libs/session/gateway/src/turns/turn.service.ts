@@ -23,7 +23,8 @@ import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
-import { TurnLeases } from './turn-lease.js';
+import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
+import { TurnRecovery } from './turn-recovery.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
@@ -83,6 +84,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TurnService.name);
   private readonly running = new Map<string, Set<Promise<void>>>();
   private readonly leases: TurnLeases;
+  private readonly recovery: TurnRecovery;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly events: SessionEventsService,
@@ -95,15 +98,26 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
   ) {
-    this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
+    this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
+    this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
   }
 
+  /** Heartbeat, then close the turns dead gateways left unfinished — now and every lease TTL (turn-recovery.ts). */
   async onModuleInit(): Promise<void> {
     await this.leases.start();
+    const sweep = (): Promise<void> =>
+      this.recovery.sweep().then(
+        (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
+        (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
+      );
+    await sweep();
+    this.sweeper = setInterval(() => void sweep(), this.leases.ttlMs);
+    this.sweeper.unref();
   }
 
   /** On shutdown, running turns finish (their events are appended) before the platform closes the log. */
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all([...this.running.values()].flatMap((turns) => [...turns]));
     await this.leases.stop();
   }
@@ -129,11 +143,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
+    await this.recovery.opened(sessionId, trigger.offset, correlationId);
     await status('acknowledged');
     const lease = await this.leases.acquire(sessionId, trigger.offset);
     let outcome = 'error';
     try {
-      outcome = await this.steps(sessionId, trigger, status);
+      outcome = await this.steps(sessionId, trigger, status, lease);
     } catch (error) {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
@@ -144,11 +159,13 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       }
     } finally {
       await lease.release(outcome);
+      await this.recovery.closed(sessionId, trigger.offset, outcome);
     }
   }
 
-  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>): Promise<string> {
+  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>, lease: HeldLease): Promise<string> {
     const checkpoint = async (): Promise<void> => {
+      await lease.assertHeld();
       if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
     };
     await checkpoint();
