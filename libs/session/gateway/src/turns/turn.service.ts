@@ -23,6 +23,7 @@ import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
+import { TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
 import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
 import { TurnRecovery } from './turn-recovery.js';
 
@@ -65,8 +66,6 @@ const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
 class TurnCancelled extends Error {}
 
 const HISTORY = 20;
-/** Each matcher call may take this long (an LLM call with its retries) before the turn fails. */
-const MATCHER_TIMEOUT_MS = 60_000;
 
 /**
  * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
@@ -86,6 +85,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly leases: TurnLeases;
   private readonly recovery: TurnRecovery;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly timing: TurnTiming = turnTimingFrom(process.env);
 
   constructor(
     private readonly events: SessionEventsService,
@@ -174,6 +174,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
     await status('processing');
     const started = performance.now();
+    const deadline = new TurnDeadline(this.bus, this.timing, (calls) => this.meter(agent.id, sessionId, calls));
 
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
@@ -199,7 +200,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
-    const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+    const matched = await deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
         session_id: sessionId,
@@ -215,7 +216,6 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
     );
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
@@ -226,7 +226,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
-    const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
+    const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
         session_id: sessionId,
@@ -242,9 +242,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
     );
-    calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
+    calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));
     await checkpoint();
 
     const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);
