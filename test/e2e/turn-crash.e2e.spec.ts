@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@tenet/testing';
-import { startWireServer, type WireServer } from '../../libs/platform/llm/src/testing/wire-server.js';
+import { startWireServer, type WireServer } from '@tenet/llm/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

@@ -25,7 +25,7 @@ export interface WireServer {
 /**
  * A loopback HTTP server answering in a provider's wire format and recording every request: how the official
  * SDK clients are exercised end to end (serialisation, headers, status handling) without network access.
- * Internal to this lib's specs and Tenet's own process tests (imported by path), not exported.
+ * Exported from `@tenet/llm/testing` for specs and Tenet's own process tests.
  */
 export async function startWireServer(respond: WireReply[] | ((request: RecordedRequest) => WireReply | Promise<WireReply>)): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
