@@ -23,7 +23,7 @@ describe('TurnDeadline', () => {
     expect(metered).toEqual([[call, call]]);
   });
 
-  it('given a replica that never answers, when requested, then the step is retried within the turn deadline, each attempt carrying a deadline no later than the turn's', async () => {
+  it('given a replica that never answers, when requested, then the step is retried within the turn deadline, each attempt carrying a deadline no later than the turn deadline', async () => {
     const deadlines: number[] = [];
     let first = true;
     await bus.reply('step', 'g', async (_data, headers) => {
