@@ -185,6 +185,8 @@ export const ComposeReplyReplyV1 = Type.Object({
   /** The canned response the reply is (strict/canned modes), or absent for a fluid reply. */
   canned_response_id: Type.Optional(Type.String()),
   usage: CallUsageV1,
+  /** Every billed call, in order, when there were more than `usage` (an answer out of schema before a repair, a failed primary). */
+  calls: Type.Optional(Type.Array(CallUsageV1)),
   served_by: Type.String(),
 });
 export type ComposeReplyReplyV1 = Static<typeof ComposeReplyReplyV1>;

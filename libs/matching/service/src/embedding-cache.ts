@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CallUsageV1 } from '@tenet/contracts';
 import { LRUCache } from 'lru-cache';
 import { InvalidStructuredOutputError, ProviderUnavailableError, type EmbeddingProvider, type EmbeddingResponse, type LlmCallContext } from '@tenet/llm';
+import { EmbeddingBreaker } from './embedding-breaker.js';
 import { DEFAULT_EMBEDDING_CACHE_OPTIONS, embeddingCacheOptionsFrom, type EmbeddingCacheOptions } from './matcher-options.js';
 
 export interface EmbeddedTexts {
@@ -26,12 +27,16 @@ export interface EmbeddedTexts {
  *   message comes back as the previous message of the next turn's query.
  * Missing texts of both kinds go to the provider in one call, checked (one finite vector of the provider's length
  * per text) and bounded by `timeoutMs`. A call that times out still fills the caches when it answers.
+ * A failed call opens the breaker (`EmbeddingBreaker`): until its growing interval passes, lookups that would need
+ * the provider fail at once with `EmbeddingsBackingOffError` and the matcher ranks lexically; lookups the caches
+ * answer in full still succeed.
  */
 export class EmbeddingCache {
   private readonly guidelineVectors: LRUCache<string, Float32Array>;
   /** Absent when `maxQueryEntries` is 0: conversation texts are then embedded every turn. */
   private readonly queryVectors: LRUCache<string, Float32Array> | undefined;
   private readonly timeoutMs: number;
+  readonly breaker: EmbeddingBreaker;
 
   constructor(
     private readonly provider: EmbeddingProvider,
@@ -44,6 +49,7 @@ export class EmbeddingCache {
     this.guidelineVectors = new LRUCache({ max: settings.maxEntries });
     this.queryVectors = settings.maxQueryEntries > 0 ? new LRUCache({ max: settings.maxQueryEntries }) : undefined;
     this.timeoutMs = settings.timeoutMs;
+    this.breaker = new EmbeddingBreaker({ initialMs: settings.backoffMs, maxMs: settings.backoffMaxMs, ...(options.now ? { now: options.now } : {}) });
   }
 
   get model(): string {
@@ -76,6 +82,7 @@ export class EmbeddingCache {
 
     let usage: CallUsageV1 | undefined;
     if (toSend.size > 0) {
+      this.breaker.check();
       const sent = [...toSend];
       const call = this.provider.embed(
         sent.map(([, s]) => s.text),
@@ -88,7 +95,15 @@ export class EmbeddingCache {
         return { response, vectors };
       });
       stored.catch(() => undefined);
-      const { response, vectors } = await this.withinTimeout(stored);
+      let answered: Awaited<typeof stored>;
+      try {
+        answered = await this.withinTimeout(stored);
+      } catch (error) {
+        this.breaker.failed(error);
+        throw error;
+      }
+      this.breaker.succeeded();
+      const { response, vectors } = answered;
       sent.forEach(([key], i) => found.set(key, vectors[i] ?? new Float32Array(0)));
       usage = { purpose: context.purpose, provider: response.provider, model: response.model, input_tokens: response.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(response.latencyMs * 1000) / 1000 };
     }

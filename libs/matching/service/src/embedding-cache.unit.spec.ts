@@ -1,4 +1,5 @@
-import type { EmbeddingProvider, EmbeddingResponse } from '@tenet/llm';
+import { ProviderUnavailableError, type EmbeddingProvider, type EmbeddingResponse } from '@tenet/llm';
+import { EmbeddingsBackingOffError } from './embedding-breaker.js';
 import { EmbeddingCache } from './embedding-cache.js';
 
 /** An embedding provider that records every call and answers a 2-dimension vector per text (or what `answer` says). */
@@ -84,7 +85,9 @@ describe('EmbeddingCache', () => {
 
   it('given a provider answering the wrong number of vectors, vectors of the wrong length or non-finite numbers, when embedding, then it fails with LLM.INVALID_OUTPUT and caches nothing', async () => {
     const provider = new RecordingEmbeddings();
-    const cache = new EmbeddingCache(provider, {});
+    // Each call far past the previous one, so the breaker opened by each failure has closed again.
+    let clock = 0;
+    const cache = new EmbeddingCache(provider, { now: () => (clock += 1e9) });
     provider.answer = async () => [[1, 0]];
     await expect(cache.embed({ guidelines: ['a', 'b'] }, context)).rejects.toMatchObject({ code: 'LLM.INVALID_OUTPUT', path: '/vectors' });
     provider.answer = async (texts) => texts.map(() => [1, 0, 0]);
@@ -112,5 +115,61 @@ describe('EmbeddingCache', () => {
     expect(() => new EmbeddingCache(provider, { maxEntries: 0 })).toThrow(RangeError);
     expect(() => new EmbeddingCache(provider, { maxQueryEntries: -1 })).toThrow(RangeError);
     expect(() => new EmbeddingCache(provider, { timeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('EmbeddingCache circuit breaker (issue 11 item 20)', () => {
+  const guidelines = Array.from({ length: 1000 }, (_, i) => `guideline ${i}`);
+
+  it('given a failing provider, when turns keep asking for the whole set, then it is called once per growing interval, not once per turn, and recovers after a successful trial', async () => {
+    const provider = new RecordingEmbeddings();
+    provider.answer = async () => {
+      throw new ProviderUnavailableError('fake', 'down', true);
+    };
+    let clock = 0;
+    const cache = new EmbeddingCache(provider, { backoffMs: 1_000, backoffMaxMs: 4_000, now: () => clock });
+    const turn = (): Promise<unknown> => cache.embed({ guidelines, queries: [`message at ${clock}`] }, context);
+
+    await expect(turn()).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE' });
+    // 50 turns within the first interval: skipped at once, with the opening failure's code; no provider call.
+    for (let i = 0; i < 50; i++) await expect(turn()).rejects.toBeInstanceOf(EmbeddingsBackingOffError);
+    await expect(turn()).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE', retryable: true });
+    expect(provider.calls).toHaveLength(1);
+
+    clock = 1_000; // the trial fails: the interval doubles to 2 s
+    await expect(turn()).rejects.toMatchObject({ message: 'down' });
+    clock = 2_999;
+    await expect(turn()).rejects.toBeInstanceOf(EmbeddingsBackingOffError);
+    expect(provider.calls).toHaveLength(2);
+    clock = 3_000; // fails again: 4 s, then capped at 4 s
+    await expect(turn()).rejects.toMatchObject({ message: 'down' });
+    clock = 7_000;
+    await expect(turn()).rejects.toMatchObject({ message: 'down' });
+    expect(cache.breaker.backoffMs).toBe(4_000);
+    clock = 10_999;
+    await expect(turn()).rejects.toBeInstanceOf(EmbeddingsBackingOffError);
+    expect(provider.calls).toHaveLength(4);
+
+    provider.answer = async (texts) => texts.map((t) => [t.length, 1]);
+    clock = 11_000;
+    await expect(turn()).resolves.toMatchObject({ computed: 1001 });
+    expect(cache.breaker.backoffMs).toBe(0);
+    clock = 11_001;
+    await expect(turn()).resolves.toMatchObject({ computed: 1 });
+    expect(provider.calls).toHaveLength(6);
+  });
+
+  it('given the breaker open, when every text is cached, then the lookup still succeeds without a provider call', async () => {
+    const provider = new RecordingEmbeddings();
+    let clock = 0;
+    const cache = new EmbeddingCache(provider, { backoffMs: 1_000, now: () => clock });
+    await cache.embed({ guidelines: ['g1'], queries: ['q'] }, context);
+    provider.answer = async () => {
+      throw new ProviderUnavailableError('fake', 'down', true);
+    };
+    await expect(cache.embed({ guidelines: ['g2'] }, context)).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE' });
+    clock = 10;
+    await expect(cache.embed({ guidelines: ['g1'], queries: ['q'] }, context)).resolves.toMatchObject({ computed: 0 });
+    expect(provider.calls).toHaveLength(2);
   });
 });

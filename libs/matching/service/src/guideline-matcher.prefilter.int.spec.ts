@@ -90,6 +90,19 @@ describe('guideline matcher prefilter when embeddings fail', () => {
     expect(warnings[0]).toContain('LLM.UNAVAILABLE');
   });
 
+  it('given an embedding provider that is down, when 20 turns are matched, then the whole set is embedded once and the other turns rank lexically without calling it (issue 11 item 20)', async () => {
+    const embeddings = new BrokenEmbeddings(async () => {
+      throw new ProviderUnavailableError('openai', 'openai call failed (HTTP 503): overloaded', true, 503);
+    });
+    const { matcher } = setUp(embeddings, {}, { backoffMs: 60_000 });
+    for (let i = 0; i < 20; i++) {
+      const reply = await matcher.match(request(agent, `I want a refund for order ${i}`));
+      expect(prefilterOf(reply)).toMatchObject({ ranking: 'lexical', embedded_now: 0, degraded: { reason: 'LLM.UNAVAILABLE', configuration: false } });
+      expect(reply.result.top_matches.map((m) => m.guideline_id).sort()).toEqual(['refund', 'refund-start']);
+    }
+    expect(embeddings.calls).toBe(1);
+  });
+
   it('given rejected credentials, when turns are matched, then each turn still completes, the provenance marks a configuration error, and the log says so once a minute with the count of turns in between', async () => {
     const embeddings = new BrokenEmbeddings(async () => {
       throw new AuthenticationError('openai', 'openai rejected the credentials (HTTP 401): invalid api key');

@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
+  billedCallsOf,
   composeReplyRequest,
-  generateWithSchedule,
+  generateWithRecovery,
   redactSecrets,
   matchGuidelinesRequest,
+  type BilledCall,
   type ComposeReplyInput,
   type ComposeReplyOutput,
   type LlmResponse,
@@ -50,6 +52,26 @@ export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
 const MAX_TEMPLATES = 25;
+
+/** The calls an answer cost: the billed calls before it (an answer out of schema, a failed primary), then its own. */
+const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)), usageOf(purpose, response)];
+
+const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpose, provider: call.provider, model: call.model, input_tokens: call.usage.inputTokens, output_tokens: call.usage.outputTokens, latency_ms: 0 });
+
+/**
+ * A step that failed after the provider billed some of its calls: the error goes back to the gateway with those
+ * calls in `details.calls` (carried by `RemoteHandlerError.details`), so they are metered although the turn failed.
+ */
+function failedWithCalls(error: unknown, purpose: string, calls: readonly CallUsageV1[]): unknown {
+  const all = [...calls, ...billedCallsOf(error).map((b) => billedUsage(purpose, b))];
+  if (all.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { calls: all } });
+  return error;
+}
+
+/** What the matcher's handlers get besides the request: the deadline as a signal (from the RPC's header). */
+export interface StepOptions {
+  signal?: AbortSignal;
+}
 
 export const usageOf = (purpose: string, response: LlmResponse): CallUsageV1 => ({
   purpose,
@@ -171,7 +193,7 @@ export class GuidelineMatcher {
     this.lexicalIndexes = new LexicalIndexCache(settings.lexicalIndexCacheMaxEntries ?? DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES);
   }
 
-  async match(request: MatchGuidelinesRequestV1): Promise<MatchGuidelinesReplyV1> {
+  async match(request: MatchGuidelinesRequestV1, options: StepOptions = {}): Promise<MatchGuidelinesReplyV1> {
     const started = performance.now();
     const settings = { ...DEFAULT_MATCHING_SETTINGS, ...request.settings };
     const provider = this.providers.for(request.llm);
@@ -226,7 +248,7 @@ export class GuidelineMatcher {
 
     const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
     const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
-    const outcomes = await Promise.all(
+    const settled = await Promise.allSettled(
       batches.map((batch) => {
         const input: MatchGuidelinesInput = {
           message: request.message,
@@ -240,11 +262,19 @@ export class GuidelineMatcher {
           })),
           ...(terms.length > 0 ? { terms } : {}),
         };
-        const llmRequest = matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {});
-        return generateWithSchedule<MatchGuidelinesInput, MatchGuidelinesOutput>(provider, llmRequest, settings.temperatures);
+        const call = {
+          ...matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {}),
+          temperature: settings.temperatures[0] ?? 0,
+          ...(options.signal ? { signal: options.signal } : {}),
+        };
+        return generateWithRecovery<MatchGuidelinesInput, MatchGuidelinesOutput>(provider, call, settings.temperatures[1]);
       }),
     );
-    for (const outcome of outcomes) calls.push(usageOf('match_guidelines', outcome.response));
+    // Every billed call is returned — with the reply, or with the error when a batch failed.
+    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    for (const outcome of outcomes) calls.push(...usagesOf('match_guidelines', outcome.response));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failedWithCalls(failed.reason, 'match_guidelines', [...calls, ...settled.flatMap((s) => (s.status === 'rejected' && s !== failed ? billedCallsOf(s.reason).map((b) => billedUsage('match_guidelines', b)) : []))]);
 
     const byId = new Map(kept.map((g) => [g.id, g]));
     const toolIssues: ToolParameterIssue[] = [];
@@ -275,7 +305,7 @@ export class GuidelineMatcher {
       provenance: {
         prefilter,
         batches: batches.map((b) => ({ guidelines: b.length, estimated_tokens: b.reduce((sum, g) => sum + guidelineTokens(g, toolText), 0) })),
-        attempts: outcomes.map((o) => o.attempts.map((a) => ({ temperature: a.temperature, ...(a.error ? { error: a.error.code } : {}) }))),
+        attempts: outcomes.map((o) => ({ repaired: o.repaired, ...(o.response.fallbackFrom ? { fallback_from: o.response.fallbackFrom } : {}) })),
         relationships: { iterations: resolution.iterations, capped: resolution.capped, steps: resolution.steps },
         glossary: terms.map((t) => t.name),
         ...(toolIssues.length > 0 ? { tool_parameter_issues: toolIssues } : {}),
@@ -342,7 +372,7 @@ export class GuidelineMatcher {
     );
   }
 
-  async compose(request: ComposeReplyRequestV1): Promise<ComposeReplyReplyV1> {
+  async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
     const provider = this.providers.for(request.llm);
     const mode = request.composition_mode ?? 'fluid';
     const fields = request.field_values ?? {};
@@ -364,16 +394,16 @@ export class GuidelineMatcher {
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
     };
     const { agent } = request;
-    const options = {
+    const composeOptions = {
       ...(agent.description ? { agentDescription: agent.description } : {}),
       ...(agent.system_prompt ? { systemPrompt: agent.system_prompt } : {}),
       ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
     };
-    const { response } = await generateWithSchedule<ComposeReplyInput, ComposeReplyOutput>(
-      provider,
-      composeReplyRequest(input, { purpose: 'compose_reply', sessionId: request.session_id, agentId: agent.id }, options),
-      composeTemperatures(agent.temperature),
-    );
+    const [temperature, repairTemperature] = composeTemperatures(agent.temperature);
+    const call = composeReplyRequest(input, { purpose: 'compose_reply', sessionId: request.session_id, agentId: agent.id }, composeOptions);
+    const { response } = await generateWithRecovery<ComposeReplyInput, ComposeReplyOutput>(provider, { ...call, temperature: temperature ?? 0.3, ...(options.signal ? { signal: options.signal } : {}) }, repairTemperature).catch((error: unknown) => {
+      throw failedWithCalls(error, 'compose_reply', []);
+    });
     const chosen = usable.find((c) => c.id === response.value.canned_response_id);
     let message = response.value.message;
     if (mode === 'strict_canned') {
@@ -388,6 +418,7 @@ export class GuidelineMatcher {
       cited_guideline_ids: mode === 'strict_canned' && !chosen ? [] : response.value.cited_guideline_ids.filter((id) => matchedIds.has(id)),
       ...(chosen ? { canned_response_id: chosen.id } : {}),
       usage: usageOf('compose_reply', response),
+      ...(response.billedBefore?.length ? { calls: usagesOf('compose_reply', response) } : {}),
       served_by: replica,
     };
   }

@@ -52,9 +52,19 @@ export interface EmbeddingCacheOptions {
    * `TENET_EMBEDDING_TIMEOUT_MS`.
    */
   timeoutMs?: number;
+  /**
+   * After a failed embedding call, no call is made for this long (the matcher ranks lexically); each failed trial
+   * doubles it up to `backoffMaxMs`, a successful one resets it. Default 5,000 ms. Environment:
+   * `TENET_EMBEDDING_BACKOFF_MS`.
+   */
+  backoffMs?: number;
+  /** The longest backoff interval. Default 300,000 ms. Environment: `TENET_EMBEDDING_BACKOFF_MAX_MS`. */
+  backoffMaxMs?: number;
+  /** The breaker's clock, in milliseconds (tests). Default `Date.now`. */
+  now?: () => number;
 }
 
-export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<EmbeddingCacheOptions> = { maxEntries: 50_000, maxQueryEntries: 1_000, timeoutMs: 10_000 };
+export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<Omit<EmbeddingCacheOptions, 'now'>> = { maxEntries: 50_000, maxQueryEntries: 1_000, timeoutMs: 10_000, backoffMs: 5_000, backoffMaxMs: 300_000 };
 
 function integerFrom(env: Record<string, string | undefined>, name: string, minimum: number): number | undefined {
   const raw = env[name]?.trim();
@@ -86,5 +96,13 @@ export function embeddingCacheOptionsFrom(env: Record<string, string | undefined
   const maxEntries = integerFrom(env, 'TENET_EMBEDDING_CACHE_MAX_ENTRIES', 1);
   const maxQueryEntries = integerFrom(env, 'TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES', 0);
   const timeoutMs = integerFrom(env, 'TENET_EMBEDDING_TIMEOUT_MS', 1);
-  return { ...(maxEntries !== undefined ? { maxEntries } : {}), ...(maxQueryEntries !== undefined ? { maxQueryEntries } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  const backoffMs = integerFrom(env, 'TENET_EMBEDDING_BACKOFF_MS', 1);
+  const backoffMaxMs = integerFrom(env, 'TENET_EMBEDDING_BACKOFF_MAX_MS', 1);
+  return {
+    ...(maxEntries !== undefined ? { maxEntries } : {}),
+    ...(maxQueryEntries !== undefined ? { maxQueryEntries } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(backoffMs !== undefined ? { backoffMs } : {}),
+    ...(backoffMaxMs !== undefined ? { backoffMaxMs } : {}),
+  };
 }

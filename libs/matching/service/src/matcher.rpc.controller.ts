@@ -1,5 +1,5 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
   MATCHER_COMPOSE_SUBJECT,
@@ -9,13 +9,19 @@ import {
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
-import { TenetExceptionFilter } from '@tenet/messaging';
+import { deadlineSignal, TenetContext, TenetExceptionFilter } from '@tenet/messaging';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
 const MATCHER_QUEUE_GROUP = 'guideline-matcher';
 
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
+
+/** The request's deadline (`DEADLINE_HEADER`, sent by the gateway) as the signal every LLM call of the step gets. */
+const stepOptions = (context: TenetContext | undefined): { signal?: AbortSignal } => {
+  const signal = context ? deadlineSignal(context.getHeaders()) : undefined;
+  return signal ? { signal } : {};
+};
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 
 /**
@@ -28,12 +34,12 @@ export class MatcherRpcController {
   constructor(private readonly matcher: GuidelineMatcher) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
-  match(@Payload() payload: unknown): Promise<MatchGuidelinesReplyV1> {
-    return this.matcher.match(validMatchRequest(payload));
+  match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
+    return this.matcher.match(validMatchRequest(payload), stepOptions(context));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
-  compose(@Payload() payload: unknown): Promise<ComposeReplyReplyV1> {
-    return this.matcher.compose(validComposeRequest(payload));
+  compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
+    return this.matcher.compose(validComposeRequest(payload), stepOptions(context));
   }
 }

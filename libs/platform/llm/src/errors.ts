@@ -78,6 +78,14 @@ export class InvalidStructuredOutputError extends LlmError {
     super(provider, `${provider} output for "${schemaName}" violates its schema at ${path}: ${problems.join('; ')}`, options);
     this.name = 'InvalidStructuredOutputError';
   }
+
+  /** The calls that produced unusable output but were billed (set by the adapter that made them), for metering. */
+  billed: { provider: string; model: string; usage: { inputTokens: number; outputTokens: number } }[] = [];
+}
+
+/** The call was not made, or was aborted, because the caller's deadline passed or it cancelled. Never retried. */
+export function cancelledCall(provider: string): ProviderUnavailableError {
+  return new ProviderUnavailableError(provider, `${provider} call cancelled: the turn's deadline passed or the turn was cancelled`, false);
 }
 
 /** A deterministic provider was asked for a task kind it does not implement. */

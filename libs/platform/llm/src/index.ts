@@ -1,4 +1,4 @@
-export { conversationOf, type JsonSchema, type LlmCallContext, type LlmMessage, type LlmProvider, type LlmRequest, type LlmResponse, type LlmTask, type LlmUsage } from './llm.port.js';
+export { conversationOf, type BilledCall, type JsonSchema, type LlmCallContext, type LlmMessage, type LlmProvider, type LlmRequest, type LlmResponse, type LlmTask, type LlmUsage } from './llm.port.js';
 export {
   AuthenticationError,
   InvalidStructuredOutputError,
@@ -7,6 +7,7 @@ export {
   LlmError,
   ProviderUnavailableError,
   RateLimitedError,
+  cancelledCall,
   UnsupportedTaskError,
   type LlmErrorCode,
 } from './errors.js';
@@ -41,8 +42,8 @@ export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptio
 export { type RetryPolicy } from './sdk/retry.js';
 export { withUsageReporting, type UsageRecord, type UsageSink } from './usage/usage-reporting.js';
 export { createLlmProvider, createLlmProviderFor, type LlmProviderChoice, type LlmProviderSpec } from './provider-factory.js';
-export { FallbackProvider, fallsBack, withFallback } from './resilience/with-fallback.js';
-export { generateWithSchedule, type ScheduleAttempt, type ScheduledResponse } from './resilience/temperature-schedule.js';
+export { FallbackProvider, fallsBack, generateWithRecovery, withFallback } from './resilience/with-fallback.js';
+export { billedCallsOf, generateWithRepair, type RepairOutcome } from './resilience/repair.js';
 export { cosineSimilarity, type EmbeddingProvider, type EmbeddingResponse, type EmbeddingUsage } from './embeddings/embedding.port.js';
 export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS } from './embeddings/offline-vectorizer.js';
 export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';

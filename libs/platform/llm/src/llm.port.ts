@@ -40,6 +40,15 @@ export interface LlmRequest<I = unknown> {
   temperature?: number;
   maxTokens?: number;
   context: LlmCallContext;
+  /** The turn's deadline or cancellation: the SDK call is aborted and nothing more is sent once it fires. */
+  signal?: AbortSignal;
+}
+
+/** A call the provider answered (and billed) although its answer was not used: out of schema, or superseded. */
+export interface BilledCall {
+  provider: string;
+  model: string;
+  usage: LlmUsage;
 }
 
 export interface LlmUsage {
@@ -60,6 +69,8 @@ export interface LlmResponse<O = unknown> {
    * `provider/model` (the price-table key). `provider` and `model` above are then the fallback's.
    */
   fallbackFrom?: string;
+  /** Earlier calls for this answer that were billed but not used (an answer out of schema before a repair). */
+  billedBefore?: BilledCall[];
 }
 
 export interface LlmProvider {

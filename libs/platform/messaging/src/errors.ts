@@ -14,3 +14,16 @@ export class BusClosedError extends Error {
     this.name = 'BusClosedError';
   }
 }
+
+/** What of a responder's error travels back to the requester (both adapters). */
+export interface RemoteErrorShape {
+  message: string;
+  code?: string;
+  details?: Record<string, unknown>;
+}
+
+export function remoteErrorOf(thrown: unknown): RemoteErrorShape {
+  const e = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as { message?: unknown; code?: unknown; details?: unknown };
+  const details = typeof e.details === 'object' && e.details !== null && !Array.isArray(e.details) ? (e.details as Record<string, unknown>) : undefined;
+  return { message: typeof e.message === 'string' ? e.message : String(thrown), ...(typeof e.code === 'string' ? { code: e.code } : {}), ...(details ? { details } : {}) };
+}

@@ -23,3 +23,4 @@ export { TenetClient, TenetRecord } from './nest/tenet-client.js';
 export { TenetContext } from './nest/tenet-context.js';
 export { TenetExceptionFilter } from './nest/tenet-exception.filter.js';
 export { namespacedStream, withSubjectNamespace } from './namespaced-bus.js';
+export { DEADLINE_HEADER, deadlineSignal, requestWithinDeadline, type DeadlineRequestOptions } from './request-retry.js';

@@ -88,10 +88,17 @@ export class RequestFailedError extends Error {
   }
 }
 
-/** The responder's handler threw; its message travels back to the requester. */
+/**
+ * The responder's handler threw; its message travels back to the requester, with its `code` and, when the thrown
+ * error had a plain-object `details` property (e.g. the LLM calls already billed), those details.
+ */
 export class RemoteHandlerError extends Error {
   readonly code = 'MESSAGING.REMOTE_HANDLER';
-  constructor(message: string, readonly remoteCode?: string) {
+  constructor(
+    message: string,
+    readonly remoteCode?: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = 'RemoteHandlerError';
   }

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { InvalidStructuredOutputError } from '../errors.js';
 import { conversationOf, type LlmMessage, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
-import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
+import { billedEvenIfInvalid, defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
 import { mapSdkError } from '../sdk/sdk-errors.js';
 import { validateStructuredOutput } from '../structured-output.js';
 
@@ -56,18 +56,17 @@ export class AnthropicProvider implements LlmProvider {
 
   async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
     const started = performance.now();
-    const message = await withRetries(() => this.create(request), this.retryPolicy, this.sleep);
-    const call = message.content.find((block) => block.type === 'tool_use' && block.name === request.schemaName);
-    if (!call || call.type !== 'tool_use') {
-      throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`no "${request.schemaName}" tool call in the answer (stop_reason ${message.stop_reason ?? 'none'})`]);
-    }
-    return {
-      value: validateStructuredOutput<O>(this.name, request.schemaName, request.schema, call.input),
-      usage: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens },
-      provider: this.name,
-      model: message.model || this.model,
-      latencyMs: performance.now() - started,
-    };
+    const message = await withRetries(() => this.create(request), this.retryPolicy, this.sleep, undefined, request.signal);
+    const usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens };
+    const model = message.model || this.model;
+    const value = billedEvenIfInvalid({ provider: this.name, model, usage }, () => {
+      const call = message.content.find((block) => block.type === 'tool_use' && block.name === request.schemaName);
+      if (!call || call.type !== 'tool_use') {
+        throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`no "${request.schemaName}" tool call in the answer (stop_reason ${message.stop_reason ?? 'none'})`]);
+      }
+      return validateStructuredOutput<O>(this.name, request.schemaName, request.schema, call.input);
+    });
+    return { value, usage, provider: this.name, model, latencyMs: performance.now() - started };
   }
 
   private async create(request: LlmRequest): Promise<Anthropic.Message> {
@@ -80,7 +79,7 @@ export class AnthropicProvider implements LlmProvider {
         tools: [{ name: request.schemaName, description: `Record the ${request.schemaName} result.`, input_schema: request.schema as Anthropic.Tool.InputSchema }],
         tool_choice: { type: 'tool', name: request.schemaName },
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      });
+      }, request.signal ? { signal: request.signal } : {});
     } catch (error) {
       throw mapSdkError(error, this.name, Anthropic);
     }

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { InvalidStructuredOutputError } from '../errors.js';
 import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
-import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
+import { billedEvenIfInvalid, defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
 import { mapSdkError } from '../sdk/sdk-errors.js';
 import { parseStructuredOutput, validateStructuredOutput } from '../structured-output.js';
 
@@ -38,19 +38,15 @@ export class OpenAiProvider implements LlmProvider {
 
   async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
     const started = performance.now();
-    const completion = await withRetries(() => this.complete(request), this.retryPolicy, this.sleep);
+    const completion = await withRetries(() => this.complete(request), this.retryPolicy, this.sleep, undefined, request.signal);
     const choice = completion.choices[0];
-    if (choice?.message.refusal) {
-      throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`the model refused: ${choice.message.refusal}`]);
-    }
-    const value = parseStructuredOutput(this.name, request.schemaName, choice?.message.content);
-    return {
-      value: validateStructuredOutput<O>(this.name, request.schemaName, request.schema, value),
-      usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
-      provider: this.name,
-      model: completion.model || this.model,
-      latencyMs: performance.now() - started,
-    };
+    const usage = { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 };
+    const model = completion.model || this.model;
+    const value = billedEvenIfInvalid({ provider: this.name, model, usage }, () => {
+      if (choice?.message.refusal) throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`the model refused: ${choice.message.refusal}`]);
+      return validateStructuredOutput<O>(this.name, request.schemaName, request.schema, parseStructuredOutput(this.name, request.schemaName, choice?.message.content));
+    });
+    return { value, usage, provider: this.name, model, latencyMs: performance.now() - started };
   }
 
   private async complete(request: LlmRequest): Promise<OpenAI.Chat.Completions.ChatCompletion> {
@@ -61,7 +57,7 @@ export class OpenAiProvider implements LlmProvider {
         response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } },
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
-      });
+      }, request.signal ? { signal: request.signal } : {});
     } catch (error) {
       throw mapSdkError(error, this.name, OpenAI);
     }

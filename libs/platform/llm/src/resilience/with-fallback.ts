@@ -1,5 +1,6 @@
 import { AuthenticationError, InvalidStructuredOutputError, ProviderUnavailableError, RateLimitedError } from '../errors.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../llm.port.js';
+import { billedCallsOf, generateWithRepair, withBilled, type RepairOutcome } from './repair.js';
 
 /**
  * The failures a second provider can help with: the primary is down or refusing the request, throttling us after
@@ -25,21 +26,27 @@ export class FallbackProvider implements LlmProvider {
     this.model = primary.model;
   }
 
+  /**
+   * The primary, repaired once when its answer breaks the schema (`generateWithRepair`), then the fallback; a
+   * cancelled request (its signal fired) never falls back. Billed calls of the failed attempts travel on in
+   * `billedBefore` or on the thrown error.
+   */
   async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
     let primaryError: unknown;
     try {
-      return await this.primary.generate<I, O>(request);
+      return (await generateWithRepair<I, O>(this.primary, request)).response;
     } catch (error) {
-      if (!fallsBack(error)) throw error;
+      if (!fallsBack(error) || request.signal?.aborted) throw error;
       primaryError = error;
     }
+    const billed = billedCallsOf(primaryError);
     try {
       const response = await this.fallback.generate<I, O>(request);
       // In a chain the fallback may have fallen back itself: the outermost primary is the configured provider, name it.
-      return { ...response, fallbackFrom: `${this.primary.name}/${this.primary.model}` };
+      return { ...response, fallbackFrom: `${this.primary.name}/${this.primary.model}`, billedBefore: [...billed, ...(response.billedBefore ?? [])] };
     } catch (fallbackError) {
       // Retry decisions depend on the error: report the primary's unless only the fallback's is worth retrying.
-      throw retryable(fallbackError) && !retryable(primaryError) ? fallbackError : primaryError;
+      throw withBilled(retryable(fallbackError) && !retryable(primaryError) ? fallbackError : primaryError, [...billed, ...billedCallsOf(fallbackError)]);
     }
   }
 }
@@ -52,4 +59,15 @@ export class FallbackProvider implements LlmProvider {
  */
 export function withFallback(primary: LlmProvider, fallback: LlmProvider): FallbackProvider {
   return new FallbackProvider(primary, fallback);
+}
+
+/**
+ * What a task asks of its provider (issue 11 item 7): the answer, or — when it breaks the schema — one repair with
+ * the validation error, then the agent's fallback provider (when it has one), then the error. A `FallbackProvider`
+ * repairs its primary itself, so it is called once; any other provider is repaired here.
+ */
+export async function generateWithRecovery<I, O>(provider: LlmProvider, request: LlmRequest<I>, repairTemperature?: number): Promise<RepairOutcome<O>> {
+  if (!(provider instanceof FallbackProvider)) return generateWithRepair<I, O>(provider, request, repairTemperature);
+  const response = await provider.generate<I, O>(request);
+  return { response, repaired: (response.billedBefore?.length ?? 0) > 0 };
 }

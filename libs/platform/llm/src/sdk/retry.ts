@@ -1,4 +1,5 @@
-import { LlmError, RateLimitedError } from '../errors.js';
+import { cancelledCall, InvalidStructuredOutputError, LlmError, RateLimitedError } from '../errors.js';
+import type { BilledCall } from '../llm.port.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -23,16 +24,29 @@ const sleepFor: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)
  * obey an `x-should-retry: true` header even on a 401 and wait for any advertised delay however long; owning
  * the loop keeps "authentication is never retried" and the waiting bound true for every adapter.
  */
-export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, sleep: Sleep = sleepFor, random: () => number = Math.random): Promise<T> {
+export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, sleep: Sleep = sleepFor, random: () => number = Math.random, signal?: AbortSignal): Promise<T> {
   for (let retry = 0; ; retry++) {
+    // A cancelled turn sends nothing more (the SDK call itself gets the signal too).
+    if (signal?.aborted) throw cancelledCall('llm');
     try {
       return await attempt();
     } catch (error) {
+      if (signal?.aborted) throw cancelledCall(error instanceof LlmError ? error.provider : 'llm');
       if (!(error instanceof LlmError) || !error.retryable || retry >= policy.maxRetries) throw error;
       const advertised = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
       if (advertised !== undefined && advertised > policy.maxRetryAfterMs) throw error;
       const backoff = Math.min(policy.baseDelayMs * 2 ** retry, policy.maxDelayMs) * (1 - random() * 0.25);
       await sleep(advertised ?? backoff);
     }
+  }
+}
+
+/** Runs the check of a billed answer; an answer out of schema carries the billed call, so it is still metered. */
+export function billedEvenIfInvalid<T>(call: BilledCall, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidStructuredOutputError) error.billed.push(call);
+    throw error;
   }
 }

@@ -25,21 +25,23 @@ export interface WireServer {
 /**
  * A loopback HTTP server answering in a provider's wire format and recording every request: how the official
  * SDK clients are exercised end to end (serialisation, headers, status handling) without network access.
- * Exported from @tenet/llm/testing for tests that capture what reaches a provider (the gateway's settings tests).
+ * Exported from `@tenet/llm/testing` for specs and Tenet's own process tests.
  */
-export async function startWireServer(respond: WireReply[] | ((request: RecordedRequest) => WireReply)): Promise<WireServer> {
+export async function startWireServer(respond: WireReply[] | ((request: RecordedRequest) => WireReply | Promise<WireReply>)): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {}, at: performance.now() };
       requests.push(recorded);
+      // A function may answer late or never (a hanging provider): the reply is awaited.
       const reply =
         typeof respond === 'function'
-          ? respond(recorded)
+          ? await respond(recorded)
           : (respond[requests.length - 1] ?? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: `the wire script has only ${respond.length} replies` } } });
+      if (res.destroyed) return; // the client gave up (aborted) while the reply was pending
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body));
     });

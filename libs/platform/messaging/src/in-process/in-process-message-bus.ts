@@ -1,4 +1,4 @@
-import { BusClosedError, NoStreamForSubjectError } from '../errors.js';
+import { BusClosedError, NoStreamForSubjectError, remoteErrorOf, type RemoteErrorShape } from '../errors.js';
 import {
   NonRetryableMessageError,
   RemoteHandlerError,
@@ -177,9 +177,9 @@ export class InProcessMessageBus implements MessageBus {
       try {
         return parse(copy(await responder.handler(parse(payload), { ...(options?.headers ?? {}) }))) as TRes;
       } catch (error) {
-        // Whatever was thrown (an Error, an RpcException payload, a string) travels as message + code, as on NATS.
-        const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; code?: unknown };
-        throw new RemoteHandlerError(typeof e.message === 'string' ? e.message : String(error), typeof e.code === 'string' ? e.code : undefined);
+        // Whatever was thrown (an Error, an RpcException payload, a string) travels as message + code + details, as on NATS.
+        const remote = parse(copy(remoteErrorOf(error))) as RemoteErrorShape;
+        throw new RemoteHandlerError(remote.message, remote.code, remote.details);
       }
     });
     try {

@@ -12,7 +12,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { connect, headers as createHeaders, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
-import { BusClosedError, NoStreamForSubjectError } from '../errors.js';
+import { BusClosedError, NoStreamForSubjectError, remoteErrorOf, type RemoteErrorShape } from '../errors.js';
 import {
   NonRetryableMessageError,
   RemoteHandlerError,
@@ -111,13 +111,11 @@ const isNoStream = (error: unknown): boolean => error instanceof Error && error.
 const isNotFound = (error: unknown): boolean =>
   error instanceof JetStreamApiError && (error.status === 404 || /not found/i.test(error.message));
 
-type ReplyEnvelope = { ok: true; data: unknown } | { ok: false; error: { message: string; code?: string } };
+type ReplyEnvelope = { ok: true; data: unknown } | { ok: false; error: RemoteErrorShape };
 
 /** Turns whatever a responder threw (an Error, an RpcException payload, a string) into a reply. */
 function errorEnvelope(thrown: unknown): ReplyEnvelope {
-  const e = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as { message?: unknown; code?: unknown };
-  const message = typeof e.message === 'string' ? e.message : String(thrown);
-  return { ok: false, error: typeof e.code === 'string' ? { message, code: e.code } : { message } };
+  return { ok: false, error: remoteErrorOf(thrown) };
 }
 
 /**
@@ -314,7 +312,7 @@ export class NatsMessageBus implements MessageBus {
       // e.g. a JetStream PubAck: the subject is captured by a stream, and RPC subjects must not be.
       throw new RequestFailedError(`request to "${subject}" got a reply that is not a Tenet RPC reply; is the subject captured by a JetStream stream?`);
     }
-    if (!envelope.ok) throw new RemoteHandlerError(envelope.error.message, envelope.error.code);
+    if (!envelope.ok) throw new RemoteHandlerError(envelope.error.message, envelope.error.code, envelope.error.details);
     return envelope.data as TRes;
   }
 

@@ -3,47 +3,113 @@ import type { MessageBus, Subscription } from '@tenet/messaging';
 
 /**
  * A per-session turn lease kept in the shared event log (stream `turnlease-<session>`), so that turns of one
- * session never run at the same time, whichever gateway process started them (ADR 0007). Claiming is an
- * append at the stream's current version: of two contenders exactly one commits, the other sees a
- * `ConcurrencyError` and waits. A holder that crashed leaves a claim whose lease runs out; the next contender
- * may then take it over. Waiters are woken by a `released` notification on the bus (core NATS across
- * processes) and otherwise re-check only when the current lease would run out.
+ * session never run at the same time, whichever gateway process started them (ADR 0007, ADR 0010). Claiming is
+ * an append at the stream's current version: of two contenders exactly one commits, the other sees a
+ * `ConcurrencyError` and waits.
+ *
+ * A claim is valid while its owner is alive. Each gateway process beats a heartbeat (a named checkpoint
+ * `turnowner:<owner>` holding the wall-clock time of its last beat) every third of the TTL; an owner whose
+ * beat is older than the TTL is dead and its claims may be taken over at once — a crashed holder blocks its
+ * sessions for at most the TTL (default 15 s), however long its turns were allowed to run. A holder checks
+ * before each step that its claim is still the last one and its own heartbeat is fresh (`assertHeld`), so a
+ * process that stalled past the TTL stops instead of racing the one that took over. Waiters are woken by a
+ * `released` notification on the bus (core NATS across processes) and otherwise re-check the holder's
+ * liveness every third of the TTL.
  */
 export const TURN_CLAIMED = 'TurnClaimed';
 export const TURN_RELEASED = 'TurnReleased';
 
-const leaseStream = (sessionId: string): string => `turnlease-${sessionId}`;
+export const leaseStream = (sessionId: string): string => `turnlease-${sessionId}`;
 const releasedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.turn_released`;
+const heartbeatName = (owner: string): string => `turnowner:${owner}`;
 
-interface Claim {
+/** The default lease TTL: how long a dead gateway can block its sessions. */
+export const DEFAULT_TURN_LEASE_TTL_MS = 15_000;
+
+export interface Claim {
   trigger_offset: number;
   owner: string;
-  lease_until: number;
+}
+
+/** The lease was taken over (this process stalled past the TTL, or its heartbeat could not be written). */
+export class TurnLeaseLostError extends Error {
+  readonly code = 'TURN.LEASE_LOST';
+  override readonly name = 'TurnLeaseLostError';
 }
 
 export interface HeldLease {
   release(outcome: string): Promise<void>;
+  /** Throws `TurnLeaseLostError` unless this process still holds the lease. */
+  assertHeld(): Promise<void>;
+}
+
+export interface TurnLeaseOptions {
+  /** An owner whose heartbeat is older than this is dead. Environment: `TENET_TURN_LEASE_TTL_MS`. */
+  ttlMs?: number;
+  /** Wall-clock milliseconds, shared by the gateways (heartbeats compare them across processes). */
+  now?: () => number;
+}
+
+/** `TENET_TURN_LEASE_TTL_MS` (an integer ≥ 1,000), or the default; anything else fails the start. */
+export function turnLeaseTtlFrom(env: Record<string, string | undefined>): number {
+  const raw = env['TENET_TURN_LEASE_TTL_MS']?.trim();
+  if (!raw) return DEFAULT_TURN_LEASE_TTL_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`TENET_TURN_LEASE_TTL_MS must be an integer ≥ 1000, got "${raw}"`);
+  return value;
 }
 
 export class TurnLeases {
   private readonly waiters = new Map<string, Set<() => void>>();
   private subscription: Subscription | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private lastBeat = 0;
+  readonly ttlMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly store: EventStore,
     private readonly bus: MessageBus,
-    private readonly owner: string,
-    private readonly leaseMs = 180_000,
-  ) {}
+    readonly owner: string,
+    options: TurnLeaseOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_TURN_LEASE_TTL_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   async start(): Promise<void> {
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat().catch(() => undefined), Math.max(100, Math.floor(this.ttlMs / 3)));
+    this.heartbeat.unref();
     this.subscription = await this.bus.listen(releasedSubject('*'), (_data, subject) => {
       for (const wake of this.waiters.get(subject.split('.')[3] ?? '') ?? []) wake();
     });
   }
 
+  /** After the running turns finished: this owner is gone, so nothing waits on it for the TTL. */
   async stop(): Promise<void> {
+    clearInterval(this.heartbeat);
     await this.subscription?.stop();
+    await this.store.saveCheckpoint(heartbeatName(this.owner), 0).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    const at = this.now();
+    await this.store.saveCheckpoint(heartbeatName(this.owner), at);
+    this.lastBeat = at;
+  }
+
+  /** Whether the owner's heartbeat is fresh (this process: its own last successful beat). */
+  async alive(owner: string): Promise<boolean> {
+    const beat = owner === this.owner ? this.lastBeat : await this.store.loadCheckpoint(heartbeatName(owner));
+    return this.now() - beat < this.ttlMs;
+  }
+
+  /** The session's current claim, if the last lease event is one, with the stream's version. */
+  async current(sessionId: string): Promise<{ version: number; held: Claim | undefined }> {
+    const version = await this.store.streamVersion(leaseStream(sessionId));
+    const last: StoredEvent | undefined = version < 0 ? undefined : (await this.store.readStream(leaseStream(sessionId), { fromOffset: version, limit: 1 }))[0];
+    return { version, held: last?.type === TURN_CLAIMED ? (last.data as Claim) : undefined };
   }
 
   /** Resolves once this caller holds the session's turn lease. */
@@ -51,29 +117,35 @@ export class TurnLeases {
     for (;;) {
       const woken = this.nextRelease(sessionId);
       try {
-        const version = await this.store.streamVersion(leaseStream(sessionId));
-        const last: StoredEvent | undefined = version < 0 ? undefined : (await this.store.readStream(leaseStream(sessionId), { fromOffset: version, limit: 1 }))[0];
-        const held = last?.type === TURN_CLAIMED ? (last.data as Claim) : undefined;
-        const now = Date.now();
-        if (held === undefined || held.lease_until <= now) {
-          const claim: Claim = { trigger_offset: triggerOffset, owner: this.owner, lease_until: now + this.leaseMs };
+        const { version, held } = await this.current(sessionId);
+        if (held === undefined || !(await this.alive(held.owner))) {
+          const claim: Claim = { trigger_offset: triggerOffset, owner: this.owner };
           try {
-            await this.store.append(leaseStream(sessionId), [{ type: TURN_CLAIMED, data: claim }], { expectedVersion: version < 0 ? 'no_stream' : version });
-            return { release: (outcome) => this.release(sessionId, triggerOffset, outcome) };
+            await this.store.append(leaseStream(sessionId), [{ type: TURN_CLAIMED, data: claim, ...(held ? { metadata: { taken_over_from: held.owner } } : {}) }], {
+              expectedVersion: version < 0 ? 'no_stream' : version,
+            });
+            return { release: (outcome) => this.release(sessionId, triggerOffset, outcome), assertHeld: () => this.assertHeld(sessionId, triggerOffset) };
           } catch (error) {
             if (error instanceof ConcurrencyError) continue; // another contender claimed first: look again
             throw error;
           }
         }
-        await woken.wait(held.lease_until - now);
+        await woken.wait(Math.floor(this.ttlMs / 3));
       } finally {
         woken.cancel();
       }
     }
   }
 
-  private async release(sessionId: string, triggerOffset: number, outcome: string): Promise<void> {
-    await this.store.append(leaseStream(sessionId), [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner: this.owner, outcome } }]);
+  private async assertHeld(sessionId: string, triggerOffset: number): Promise<void> {
+    if (!(await this.alive(this.owner))) throw new TurnLeaseLostError(`this gateway's heartbeat is older than ${this.ttlMs} ms: its turn lease may have been taken over`);
+    const { held } = await this.current(sessionId);
+    if (held?.owner !== this.owner || held.trigger_offset !== triggerOffset) throw new TurnLeaseLostError(`the turn lease of session ${sessionId} was taken over by ${held?.owner ?? 'nobody'}`);
+  }
+
+  /** Releases the lease; `expectedVersion` makes it conditional (a sweeper releasing a dead owner's claim). */
+  async release(sessionId: string, triggerOffset: number, outcome: string, owner = this.owner, expectedVersion?: number): Promise<void> {
+    await this.store.append(leaseStream(sessionId), [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner, outcome } }], expectedVersion === undefined ? {} : { expectedVersion });
     await this.bus.notify(releasedSubject(sessionId), { trigger_offset: triggerOffset });
   }
 

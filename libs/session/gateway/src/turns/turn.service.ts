@@ -25,7 +25,9 @@ import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
-import { TurnLeases } from './turn-lease.js';
+import { TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
+import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
+import { TurnRecovery } from './turn-recovery.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
@@ -65,8 +67,6 @@ const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
 
 class TurnCancelled extends Error {}
 
-/** Each matcher call may take this long (an LLM call with its retries) before the turn fails. */
-const MATCHER_TIMEOUT_MS = 60_000;
 
 /**
  * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
@@ -84,6 +84,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TurnService.name);
   private readonly running = new Map<string, Set<Promise<void>>>();
   private readonly leases: TurnLeases;
+  private readonly recovery: TurnRecovery;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly timing: TurnTiming = turnTimingFrom(process.env);
 
   constructor(
     private readonly events: SessionEventsService,
@@ -96,15 +99,26 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
   ) {
-    this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
+    this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
+    this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
   }
 
+  /** Heartbeat, then close the turns dead gateways left unfinished — now and every lease TTL (turn-recovery.ts). */
   async onModuleInit(): Promise<void> {
     await this.leases.start();
+    const sweep = (): Promise<void> =>
+      this.recovery.sweep().then(
+        (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
+        (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
+      );
+    await sweep();
+    this.sweeper = setInterval(() => void sweep(), this.leases.ttlMs);
+    this.sweeper.unref();
   }
 
   /** On shutdown, running turns finish (their events are appended) before the platform closes the log. */
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all([...this.running.values()].flatMap((turns) => [...turns]));
     await this.leases.stop();
   }
@@ -130,11 +144,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
+    await this.recovery.opened(sessionId, trigger.offset, correlationId);
     await status('acknowledged');
     const lease = await this.leases.acquire(sessionId, trigger.offset);
     let outcome = 'error';
     try {
-      outcome = await this.steps(sessionId, trigger, status);
+      outcome = await this.steps(sessionId, trigger, status, lease);
     } catch (error) {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
@@ -146,11 +161,13 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       }
     } finally {
       await lease.release(outcome);
+      await this.recovery.closed(sessionId, trigger.offset, outcome);
     }
   }
 
-  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>): Promise<string> {
+  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>, lease: HeldLease): Promise<string> {
     const checkpoint = async (): Promise<void> => {
+      await lease.assertHeld();
       if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
     };
     await checkpoint();
@@ -159,6 +176,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
     await status('processing');
     const started = performance.now();
+    const deadline = new TurnDeadline(this.bus, this.timing, (calls) => this.meter(agent.id, sessionId, calls));
 
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
@@ -193,7 +211,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
-    const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+    const matched = await deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
         session_id: sessionId,
@@ -209,7 +227,6 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
     );
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
@@ -220,7 +237,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
-    const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
+    const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
         session_id: sessionId,
@@ -236,9 +253,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
     );
-    calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
+    calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));
     await checkpoint();
 
     const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);

@@ -1,0 +1,55 @@
+import type { CallUsageV1 } from '@tenet/contracts';
+import { RemoteHandlerError, requestWithinDeadline, type MessageBus } from '@tenet/messaging';
+
+/** A turn's whole budget: both matcher steps and their retries. Environment: `TENET_TURN_DEADLINE_MS`. */
+export const DEFAULT_TURN_DEADLINE_MS = 120_000;
+/** One matcher attempt: a replica that died is given up on after this, and the step retried. `TENET_MATCHER_ATTEMPT_TIMEOUT_MS`. */
+export const DEFAULT_MATCHER_ATTEMPT_TIMEOUT_MS = 30_000;
+
+export interface TurnTiming {
+  deadlineMs: number;
+  attemptTimeoutMs: number;
+}
+
+function positiveInteger(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`${name} must be an integer ≥ 1000 (milliseconds), got "${raw}"`);
+  return value;
+}
+
+/** The turn timing settings; a bad value fails the start. */
+export function turnTimingFrom(env: Record<string, string | undefined>): TurnTiming {
+  return { deadlineMs: positiveInteger(env, 'TENET_TURN_DEADLINE_MS', DEFAULT_TURN_DEADLINE_MS), attemptTimeoutMs: positiveInteger(env, 'TENET_MATCHER_ATTEMPT_TIMEOUT_MS', DEFAULT_MATCHER_ATTEMPT_TIMEOUT_MS) };
+}
+
+/**
+ * One turn's deadline (issue 11 items 3 and 4): set when the turn starts processing, every matcher step gets the
+ * time that remains — retried on another replica when one dies or NATS blips (`requestWithinDeadline`) — and the
+ * matcher gets the deadline with each request, so its LLM calls stop when it passes. A step that failed after the
+ * provider billed calls hands those calls to `billed` (they come back in the error's `details.calls`), so they are
+ * metered although the turn fails.
+ */
+export class TurnDeadline {
+  readonly at: number;
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly timing: TurnTiming,
+    private readonly billed: (calls: CallUsageV1[]) => Promise<unknown>,
+    now: number = Date.now(),
+  ) {
+    this.at = now + timing.deadlineMs;
+  }
+
+  async request<TRes, TReq>(subject: string, data: TReq): Promise<TRes> {
+    try {
+      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs });
+    } catch (error) {
+      const calls = error instanceof RemoteHandlerError ? error.details?.['calls'] : undefined;
+      if (Array.isArray(calls) && calls.length > 0) await this.billed(calls as CallUsageV1[]);
+      throw error;
+    }
+  }
+}

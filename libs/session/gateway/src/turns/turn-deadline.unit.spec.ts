@@ -1,0 +1,48 @@
+import type { CallUsageV1 } from '@tenet/contracts';
+import { DEADLINE_HEADER, InProcessMessageBus, RemoteHandlerError } from '@tenet/messaging';
+import { TurnDeadline, turnTimingFrom } from './turn-deadline.js';
+
+const call: CallUsageV1 = { purpose: 'compose_reply', provider: 'openai', model: 'gpt', input_tokens: 123, output_tokens: 45, latency_ms: 1 };
+
+describe('TurnDeadline', () => {
+  let bus: InProcessMessageBus;
+  beforeEach(() => {
+    bus = new InProcessMessageBus();
+  });
+  afterEach(async () => {
+    await bus.close();
+  });
+
+  it('given a step that fails after billed calls, when requested, then those calls are metered and the error is thrown', async () => {
+    await bus.reply('step', 'g', async () => {
+      throw Object.assign(new Error('out of schema'), { code: 'LLM.INVALID_OUTPUT', details: { calls: [call, call] } });
+    });
+    const metered: CallUsageV1[][] = [];
+    const deadline = new TurnDeadline(bus, { deadlineMs: 10_000, attemptTimeoutMs: 5_000 }, async (calls) => metered.push(calls));
+    await expect(deadline.request('step', {})).rejects.toBeInstanceOf(RemoteHandlerError);
+    expect(metered).toEqual([[call, call]]);
+  });
+
+  it('given a replica that never answers, when requested, then the step is retried within the turn deadline, each attempt carrying a deadline no later than the turn deadline', async () => {
+    const deadlines: number[] = [];
+    let first = true;
+    await bus.reply('step', 'g', async (_data, headers) => {
+      deadlines.push(Number(headers[DEADLINE_HEADER]));
+      if (first) {
+        first = false;
+        return new Promise(() => undefined); // this replica never answers
+      }
+      return 'ok';
+    });
+    const deadline = new TurnDeadline(bus, { deadlineMs: 60_000, attemptTimeoutMs: 1_000 }, async () => undefined);
+    await expect(deadline.request('step', {})).resolves.toBe('ok');
+    expect(deadlines).toHaveLength(2);
+    expect(deadlines.every((d) => d <= deadline.at)).toBe(true);
+  });
+
+  it('reads TENET_TURN_DEADLINE_MS and TENET_MATCHER_ATTEMPT_TIMEOUT_MS, refusing nonsense', () => {
+    expect(turnTimingFrom({ TENET_TURN_DEADLINE_MS: '90000', TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '20000' })).toEqual({ deadlineMs: 90_000, attemptTimeoutMs: 20_000 });
+    expect(turnTimingFrom({})).toEqual({ deadlineMs: 120_000, attemptTimeoutMs: 30_000 });
+    expect(() => turnTimingFrom({ TENET_TURN_DEADLINE_MS: 'soon' })).toThrow(/TENET_TURN_DEADLINE_MS/);
+  });
+});
