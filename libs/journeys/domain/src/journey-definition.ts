@@ -192,7 +192,7 @@ export function validateAgentJourneys(journeys: readonly Pick<JourneyDefinition,
   const ids = new Set<string>();
   journeys.forEach((j, i) => {
     if (ids.has(j.id)) violations.push({ field: `${field}[${i}]`, rule: `must not list journey ${j.id} twice` });
-    if (titles.has(j.title)) violations.push({ field: `${field}[${i}]`, rule: `journey names must be unique within the agent: ${j.title} is used twice` });
+    else if (titles.has(j.title)) violations.push({ field: `${field}[${i}]`, rule: `journey names must be unique within the agent: ${j.title} is used twice` });
     ids.add(j.id);
     titles.add(j.title);
   });
