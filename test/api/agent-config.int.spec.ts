@@ -53,6 +53,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         composition_mode: 'fluid',
         message_output_mode: 'block',
         tags: [],
+        journeys: [],
         config: { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: false, enable_journeys: true },
         matching: { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] },
         tools: [],
@@ -264,7 +265,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       ['metadata.continuous that is not a boolean', { condition: 'c', metadata: { continuous: 'yes' } }, ['body', 'metadata', 'continuous'], /metadata.continuous must be a boolean/],
       ['criticality extreme', { condition: 'c', criticality: 'extreme' }, ['body', 'criticality'], /criticality must be one of/],
       ['an empty title', { condition: 'c', title: '' }, ['body', 'title'], /title must be 1-200 characters/],
-      ['a journey reference (no journeys exist yet)', { condition: 'c', journey_id: 'onboarding' }, ['body', 'journey_id'], /journey_id must reference an existing journey/],
+      ['a reference to a journey that does not exist', { condition: 'c', journey_id: 'onboarding' }, ['body', 'journey_id'], /journey_id must reference an existing journey/],
     ])('POST /guidelines with %s → 422, nothing written', async (_title, body, loc, msg) => {
       await expectRejected('/guidelines', 'POST', body, loc, msg);
     });

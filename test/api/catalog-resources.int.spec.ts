@@ -309,7 +309,7 @@ describe('catalog resources: customers, tags, guidelines, context variables, ter
       [{ condition: 'c', criticality: 'extreme' }, ['body', 'criticality'], /criticality must be one of/],
       [{ condition: 'c', composition_mode: 'poetic' }, ['body', 'composition_mode'], /composition_mode must be one of/],
       [{ condition: 'c', tags: ['agent:ghost'] }, ['body', 'tags', 0], /tags must reference existing tags: agent ghost does not exist/],
-      [{ condition: 'c', tags: ['journey:j1'] }, ['body', 'tags', 0], /no journeys are defined/],
+      [{ condition: 'c', tags: ['journey:j1'] }, ['body', 'tags', 0], /journey j1 does not exist/],
     ] as Rule[]))('%s → 422, nothing stored', async (_title, body, loc, msg) => {
       await expectRejected('/guidelines', '/guidelines', 'POST', body, loc, msg);
     });

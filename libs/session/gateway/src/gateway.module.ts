@@ -9,6 +9,9 @@ import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
 import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
 import { GuidelinesRepository } from './guidelines/guidelines.repository.js';
+import { JourneyCatalog } from './journeys/journey-catalog.js';
+import { JourneysHttpController } from './journeys/journeys.http.controller.js';
+import { JourneysRepository } from './journeys/journeys.repository.js';
 import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
@@ -47,6 +50,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     UsageHttpController,
     RelationshipsHttpController,
     CannedResponsesHttpController,
+    JourneysHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -64,6 +68,8 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     TurnContext,
     RelationshipsRepository,
     CannedResponsesRepository,
+    JourneysRepository,
+    JourneyCatalog,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },

@@ -130,6 +130,8 @@ export class AgentCreationDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
+  @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   /** Seed 002 AgentDef.fallback; `null` = none. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
@@ -152,6 +154,8 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
+  /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
+  @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
@@ -167,6 +171,7 @@ export interface AgentView {
   composition_mode: (typeof COMPOSITION_MODES)[number];
   message_output_mode: (typeof MESSAGE_OUTPUT_MODES)[number];
   tags: string[];
+  journeys: string[];
   config: Required<AgentConfigDto>;
   matching: Required<AgentMatchingDto>;
   tools: ToolView[];

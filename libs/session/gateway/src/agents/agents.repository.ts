@@ -4,7 +4,9 @@ import { re2RegExp } from '@tenet/llm';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { validateAgentJourneys } from '@tenet/journeys-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
+import { JourneysRepository } from '../journeys/journeys.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
@@ -48,6 +50,7 @@ interface StoredAgent {
   config?: AgentConfigDto;
   matching?: AgentMatchingDto;
   tools?: ToolDefinitionDto[];
+  journeys?: string[];
   llm?: ProviderChoice & { fallback?: ProviderChoice };
   fallback?: ProviderChoice | null;
   no_match_message?: string;
@@ -98,6 +101,7 @@ function view(agent: StoredAgent): AgentView {
     composition_mode: agent.composition_mode ?? 'fluid',
     message_output_mode: agent.message_output_mode ?? 'block',
     tags: agent.tags ?? [],
+    journeys: agent.journeys ?? [],
     config,
     matching: { ...defaultAgentMatching, ...agent.matching },
     tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
@@ -157,15 +161,39 @@ function fallbackProblems(request: { llm?: AgentCreationDto['llm']; fallback?: A
 export class AgentsRepository {
   private readonly streams: ResourceStreams<StoredAgent>;
 
-  constructor(@Inject(EVENT_STORE) store: EventStore) {
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    private readonly journeys: JourneysRepository,
+  ) {
     this.streams = new ResourceStreams(store, PREFIX, 'Agent', evolve);
+  }
+
+  /** Seed 000 §1 rule 5: `journeys` names existing journeys, each once, with unique names. */
+  private async journeyProblems(ids: readonly string[] | undefined): Promise<ValidationDetail[]> {
+    if (ids === undefined) return [];
+    const problems: ValidationDetail[] = [];
+    const found: { id: string; title: string }[] = [];
+    for (const [index, id] of ids.entries()) {
+      const journey = await this.journeys.get(id);
+      if (journey) found.push(journey);
+      else problems.push(violation(['journeys', index], `journeys must reference existing journeys: ${id} does not exist`, 'value_error.reference'));
+    }
+    if (problems.length > 0) return problems;
+    return validateAgentJourneys(found).map((v) => violation(['journeys', Number(/\[(\d+)\]/.exec(v.field)?.[1] ?? 0)], `journeys ${v.rule}`, 'value_error'));
+  }
+
+  /** A deleted journey leaves every agent's `journeys` list. */
+  async forgetJourney(journeyId: string): Promise<void> {
+    for (const agent of await this.streams.list()) {
+      if (agent.journeys?.includes(journeyId)) await this.streams.update(agent.id, (current) => ({ journeys: (current.journeys ?? []).filter((id) => id !== journeyId) }));
+    }
   }
 
   /** Throws `RuleViolationError` (tools, fallback) or `ResourceIdTakenError`; nothing is written then. */
   async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
     const llm = input.llm ? choice(input.llm) : undefined;
     const fallback = input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
-    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback)]);
+    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...(await this.journeyProblems(input.journeys))]);
     const id = input.id ?? newId();
     const agent: StoredAgent = {
       id,
@@ -179,6 +207,7 @@ export class AgentsRepository {
       config: { ...defaultAgentConfig, ...input.config },
       matching: { ...defaultAgentMatching, ...input.matching },
       tools: input.tools ?? [],
+      ...(input.journeys ? { journeys: [...input.journeys] } : {}),
       ...(llm ? { llm } : {}),
       fallback,
       ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
@@ -202,10 +231,10 @@ export class AgentsRepository {
    * was read. `undefined` when there is no such agent.
    */
   async update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
-    const updated = await this.streams.update(id, (current) => {
+    const updated = await this.streams.update(id, async (current) => {
       const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
       const fallback = changes.fallback !== undefined ? changes.fallback && choice(changes.fallback) : changes.llm?.fallback ? choice(changes.llm.fallback) : fallbackOf(current);
-      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback)]);
+      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...(await this.journeyProblems(changes.journeys))]);
       const data: Partial<StoredAgent> = {};
       if (changes.name !== undefined) data.name = changes.name;
       if (changes.description !== undefined) data.description = changes.description;
@@ -217,6 +246,7 @@ export class AgentsRepository {
       if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
       if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
       if (changes.tools) data.tools = changes.tools;
+      if (changes.journeys) data.journeys = [...changes.journeys];
       if (llm && changes.llm) data.llm = llm;
       if (changes.fallback !== undefined || changes.llm) data.fallback = fallback;
       if (changes.no_match_message !== undefined) data.no_match_message = changes.no_match_message;

@@ -8,7 +8,8 @@ import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations, violation } from '../tags/rule-violation.js';
-import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
+import { AGENT_TAG_PREFIX, JOURNEY_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
+import { JourneysRepository } from '../journeys/journeys.repository.js';
 import { patchList } from '../tags/tag.dto.js';
 import type { AgentView } from '../agents/agent.dto.js';
 import type { AgentGuideline, GuidelineCreationDto, GuidelineUpdateDto, GuidelineView } from './guideline.dto.js';
@@ -50,8 +51,59 @@ export class GuidelinesRepository {
     private readonly tagRefs: TagReferences,
     private readonly variables: ContextVariablesRepository,
     private readonly agents: AgentsRepository,
+    private readonly journeys: JourneysRepository,
   ) {
     this.streams = new ResourceStreams(store, 'guideline-', 'Guideline', evolve);
+  }
+
+  /**
+   * Parlant's journey conditions: one guideline per condition text, tagged `journey:<id>` (no action — the
+   * matcher evaluates it, and a match activates the journey). Written before the journey itself, whose id the
+   * caller has reserved; the texts were validated at the edge.
+   */
+  async createJourneyConditions(journeyId: string, conditions: readonly string[], now: Date): Promise<GuidelineView[]> {
+    const created: GuidelineView[] = [];
+    for (const condition of conditions) {
+      const id = newId();
+      created.push(
+        await this.streams.create(id, {
+          id,
+          condition,
+          criticality: 'medium',
+          enabled: true,
+          tags: [JOURNEY_TAG_PREFIX + journeyId],
+          metadata: {},
+          track: true,
+          labels: [],
+          priority: 0,
+          tools: [],
+          required_context: [],
+          creation_utc: now.toISOString(),
+        }),
+      );
+    }
+    return created;
+  }
+
+  /** Tags existing guidelines as conditions of a journey (Parlant's `conditions.add`). */
+  async attachToJourney(ids: readonly string[], journeyId: string): Promise<void> {
+    for (const id of ids) await this.streams.update(id, (current) => ({ ...current, tags: patchList(current.tags, { add: [JOURNEY_TAG_PREFIX + journeyId] }) }));
+  }
+
+  /** Parlant's rule: a condition guideline that only this journey tagged is deleted; otherwise it loses the journey's tag. */
+  async detachFromJourney(ids: readonly string[], journeyId: string): Promise<void> {
+    const tag = JOURNEY_TAG_PREFIX + journeyId;
+    for (const id of ids) {
+      const guideline = await this.streams.get(id);
+      if (!guideline) continue;
+      if (guideline.tags.length === 1 && guideline.tags[0] === tag) await this.streams.delete(id);
+      else await this.streams.update(id, (current) => ({ ...current, tags: patchList(current.tags, { remove: [tag] }) }));
+    }
+  }
+
+  /** Guidelines scoped to a deleted journey (`journey_id`) could never apply again: they go with it. */
+  async deleteScopedTo(journeyId: string): Promise<void> {
+    for (const g of await this.streams.list()) if (g.journey_id === journeyId) await this.streams.delete(g.id);
   }
 
   async create(input: GuidelineCreationDto, now: Date): Promise<GuidelineView> {
@@ -103,7 +155,10 @@ export class GuidelinesRepository {
    */
   async forAgent(agentId: string): Promise<AgentGuideline[]> {
     const agent = await this.agents.get(agentId);
-    const applicable = (await this.streams.list()).filter((g) => appliesTo(g, agentId, agent?.tags ?? []));
+    // A journey's condition guidelines (tagged `journey:<id>`) apply wherever the journey does, so the matcher
+    // evaluates them and a match can activate the journey; with journeys off they are left out.
+    const journeyTags = agent ? (await this.journeys.forAgent(agent)).map((j) => JOURNEY_TAG_PREFIX + j.id) : [];
+    const applicable = (await this.streams.list()).filter((g) => appliesTo(g, agentId, [...(agent?.tags ?? []), ...journeyTags]));
     return applicable
       .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id))
       .map((g) => ({ ...g, continuous: g.metadata['continuous'] === true }));
@@ -171,9 +226,14 @@ export class GuidelinesRepository {
       });
     }
     if (refs.journeyChanged !== false) {
-      // No journey store exists yet, so no journey can be referenced.
-      if (guideline.journey_id !== undefined) details.push(violation(['journey_id'], `journey_id must reference an existing journey: no journeys are defined (${guideline.journey_id})`, 'value_error.reference'));
+      // Seed 000 §2: journey_id names an existing journey; journey_step one of its steps (a journey without
+      // steps has none to name) and never without journey_id.
+      const journey = guideline.journey_id !== undefined ? await this.journeys.get(guideline.journey_id) : undefined;
+      if (guideline.journey_id !== undefined && !journey) details.push(violation(['journey_id'], `journey_id must reference an existing journey: ${guideline.journey_id} does not exist`, 'value_error.reference'));
       if (guideline.journey_step !== undefined && guideline.journey_id === undefined) details.push(violation(['journey_step'], 'journey_step requires journey_id', 'value_error.missing'));
+      if (journey && guideline.journey_step !== undefined && !journey.steps.some((step) => step.id === guideline.journey_step)) {
+        details.push(violation(['journey_step'], `journey_step must name a step of journey ${journey.id}: ${guideline.journey_step} is not one`, 'value_error.reference'));
+      }
     }
     assertNoViolations(details);
   }

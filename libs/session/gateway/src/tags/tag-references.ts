@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { JourneysRepository } from '../journeys/journeys.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { violation } from './rule-violation.js';
 import { TagsRepository } from './tags.repository.js';
 
-export const AGENT_TAG_PREFIX = 'agent:';
-export const JOURNEY_TAG_PREFIX = 'journey:';
+import { AGENT_TAG_PREFIX, JOURNEY_TAG_PREFIX } from './tag-prefixes.js';
+
+export { AGENT_TAG_PREFIX, JOURNEY_TAG_PREFIX };
 
 /** An item applies to an agent when tagged `agent:<id>`, or when no `agent:` tag scopes it to any agent. */
 export const scopedToAgent = (tags: readonly string[], agentId: string): boolean =>
@@ -20,6 +22,7 @@ export class TagReferences {
   constructor(
     private readonly tags: TagsRepository,
     private readonly agents: AgentsRepository,
+    private readonly journeys: JourneysRepository,
   ) {}
 
   /** Violations for every tag id in `tags` that names nothing; `loc` is `['body', ...path, index]`. */
@@ -32,13 +35,16 @@ export class TagReferences {
     return details;
   }
 
-  /** Why a tag id names nothing (`undefined` when it names a tag, or the `agent:<id>` tag of an existing agent). */
+  /** Why a tag id names nothing (`undefined` when it names a tag, or the `agent:`/`journey:` tag of an existing agent or journey). */
   async missing(tag: string): Promise<string | undefined> {
     if (tag.startsWith(AGENT_TAG_PREFIX)) {
       const agentId = tag.slice(AGENT_TAG_PREFIX.length);
       return (await this.agents.get(agentId)) ? undefined : `agent ${agentId} does not exist`;
     }
-    if (tag.startsWith(JOURNEY_TAG_PREFIX)) return 'journey tags cannot be used, no journeys are defined';
+    if (tag.startsWith(JOURNEY_TAG_PREFIX)) {
+      const journeyId = tag.slice(JOURNEY_TAG_PREFIX.length);
+      return (await this.journeys.get(journeyId)) ? undefined : `journey ${journeyId} does not exist`;
+    }
     return (await this.tags.get(tag)) ? undefined : `tag ${tag} does not exist`;
   }
 }

@@ -1,0 +1,35 @@
+export { JourneyDomainError, type JourneyErrorCode, type JourneyRuleViolation } from './errors.js';
+export {
+  defaultJourneyTimeouts,
+  outgoing,
+  STEP_ID_PATTERN,
+  STEP_KINDS,
+  terminalSteps,
+  validateAgentJourneys,
+  validateJourney,
+  type JourneyDefinition,
+  type JourneyReferences,
+  type JourneyStep,
+  type JourneyTimeouts,
+  type JourneyTransition,
+  type StepKind,
+} from './journey-definition.js';
+export {
+  abandonDueAt,
+  decide,
+  effectsOf,
+  evolve,
+  foldJourney,
+  initialJourneyState,
+  journeyTimerId,
+  pendingConditions,
+  transitionOrder,
+  type EvaluatedConditions,
+  type JourneyCommand,
+  type JourneyEffect,
+  type JourneyEvent,
+  type JourneyState,
+  type JourneyStatus,
+  type StepHistoryEntry,
+} from './journey-state.js';
+export { journeyMermaid } from './mermaid.js';
