@@ -5,6 +5,7 @@ import { ContextVariablesHttpController } from './context-variables/context-vari
 import { ContextVariablesRepository } from './context-variables/context-variables.repository.js';
 import { CustomersHttpController } from './customers/customers.http.controller.js';
 import { CustomersRepository } from './customers/customers.repository.js';
+import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
 import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
@@ -39,6 +40,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     AgentsHttpController,
     SessionsHttpController,
     EventsHttpController,
+    EventEditsHttpController,
     CustomersHttpController,
     TagsHttpController,
     GuidelinesHttpController,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { ConcurrencyError } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import { decide, effectsOf, type SessionCommand, type SessionEvent, type SessionState } from '@tenet/session-domain';
@@ -42,21 +41,20 @@ export class SessionTimers implements OnApplicationBootstrap {
     }
   }
 
-  /** Customer activity: back to Active and the idle timer re-armed. Retries when another writer got there first. */
-  async recordActivity(sessionId: string): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const record = await this.sessions.get(sessionId);
-      if (!record || !['Active', 'Idle', 'AwaitingInput'].includes(record.lifecycle.status)) return;
-      const events = decide({ type: 'RecordActivity', now: Date.now() }, record.lifecycle);
-      try {
-        await this.sessions.record(sessionId, record, events);
-      } catch (error) {
-        if (error instanceof ConcurrencyError) continue;
-        throw error;
-      }
-      await this.dispatch(record.lifecycle, events);
-      return;
-    }
+  /** Customer activity: back to Active and the idle timer re-armed. */
+  recordActivity(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['Active', 'Idle', 'AwaitingInput'], { type: 'RecordActivity', now: Date.now() });
+  }
+
+  /** The agent replied: the session waits for the customer (seed 000 §7 Active → AwaitingInput). */
+  awaitInput(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['Active'], { type: 'AwaitInput', now: Date.now() });
+  }
+
+  /** Applies a lifecycle command when the session is in one of `from` (else nothing), then dispatches its timers. */
+  private async advance(sessionId: string, from: SessionState['status'][], command: SessionCommand): Promise<void> {
+    const changed = await this.sessions.change(sessionId, (record) => ({ events: from.includes(record.lifecycle.status) ? decide(command, record.lifecycle) : [], result: undefined }));
+    if (changed && changed.events.length > 0) await this.dispatch(changed.before.lifecycle, changed.events as SessionEvent[]);
   }
 
   private async fire(job: TimerJob): Promise<void> {

@@ -19,7 +19,8 @@ import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
-import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { SessionTimers } from '../sessions/session-timers.js';
+import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
@@ -94,6 +95,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly timers: SessionTimers,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
   }
@@ -150,6 +152,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>): Promise<string> {
     const checkpoint = async (): Promise<void> => {
       if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
+      // Hand-off: once the session left `auto` (manual, paused) the agent does not reply.
+      if ((await this.sessions.get(sessionId))?.view.mode !== 'auto') throw new TurnCancelled();
     };
     await checkpoint();
     const session = await this.sessions.get(sessionId);
@@ -160,7 +164,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
-    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(HISTORY, agent.config.max_history_length));
+    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(HISTORY, agent.config.max_history_length), session.edits);
     const message = String((trigger.data as { message?: unknown }).message ?? '');
     const turnHistory = tail.messages.map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
     const agentRef = { id: agent.id, name: agent.name, ...(agent.description ? { description: agent.description } : {}) };
@@ -246,7 +250,18 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       turn_time_ms: Math.round(performance.now() - started),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
+    await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';
+  }
+
+  /**
+   * After the reply: the session waits for the customer (seed 000 §7 AwaitingInput), and a matched guideline
+   * with `metadata.handoff: true` hands the session to a human (mode `manual`, published as mode_changed).
+   */
+  private async afterReply(sessionId: string, matched: readonly ({ id: string; metadata?: Record<string, unknown> } | undefined)[]): Promise<void> {
+    await this.timers.awaitInput(sessionId);
+    const handoff = matched.find((g) => g?.metadata?.['handoff'] === true);
+    if (handoff) await this.sessions.change(sessionId, (record) => ({ events: modeChange(record, 'manual', 'guideline', handoff.id), result: undefined }));
   }
 
   /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */
