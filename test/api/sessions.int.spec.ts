@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { contractFor, sessionMetaStreamId, sessionStreamId } from '@tenet/contracts';
+import { contractFor, MATCHER_COMPOSE_SUBJECT, sessionMetaStreamId, sessionStreamId, type ComposeReplyRequestV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import type { DeliveredMessage, MessageBus } from '@tenet/messaging';
@@ -57,10 +58,20 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
       { timeoutMs: 60_000 },
     );
 
+  /** Every compose request a turn sent to the matcher, by session. */
+  const composed: ComposeReplyRequestV1[] = [];
+  const historyOf = (sessionId: string): string[] => (composed.filter((r) => r.session_id === sessionId).at(-1)?.history ?? []).map((m) => `${m.role}:${m.content}`);
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-sessions-'));
     ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline' }));
     store = app.get<EventStore>(EVENT_STORE);
+    const bus = app.get<MessageBus>(MESSAGE_BUS);
+    const request = bus.request.bind(bus);
+    jest.spyOn(bus, 'request').mockImplementation((subject, data, options) => {
+      if (subject === MATCHER_COMPOSE_SUBJECT) composed.push(data as ComposeReplyRequestV1);
+      return request(subject, data, options);
+    });
   });
 
   afterAll(async () => {
@@ -189,6 +200,17 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     expect(reply.offset).toBeGreaterThan(manual.at(-1)!.offset);
     const ready = after.filter((e) => e.kind === 'status' && e.data.status === 'ready').at(-1)!;
     expect(ready.offset).toBeGreaterThan(reply.offset);
+    // The turn's history holds the whole conversation, the human agents' messages included.
+    expect(historyOf(session.id)).toEqual([
+      'customer:Hello there',
+      expect.stringMatching(/^agent:/),
+      'customer:I want my money back',
+      'agent:Hi, I am Sam from billing, let me look.',
+      'customer:Order 12345',
+      'agent:Found it.',
+      'customer:Thanks',
+      'agent:Refund issued.',
+    ]);
 
     // Both changes are published, versioned and valid against the contract.
     await eventually(() => expect(published).toHaveLength(2));
@@ -255,5 +277,6 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     await say(session.id, 'customer', 'hello again');
     await turnsIdle(session.id);
     expect((await events(session.id)).some((e) => e.source === 'ai_agent' && e.kind === 'message')).toBe(true);
+    expect(historyOf(session.id)).toEqual(['agent:kept', 'agent:after']);
   });
 });
