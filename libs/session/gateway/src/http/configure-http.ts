@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { DetailExceptionFilter } from './detail-exception.filter.js';
 import { edgeValidationPipe } from './validation.js';
 
 /**
@@ -13,6 +14,7 @@ import { edgeValidationPipe } from './validation.js';
  */
 export function configureGatewayHttp(app: INestApplication): void {
   app.useGlobalPipes(edgeValidationPipe());
+  app.useGlobalFilters(new DetailExceptionFilter());
   app.enableCors();
   const document = SwaggerModule.createDocument(
     app,
