@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
+import { CapabilitiesHttpController } from './capabilities/capabilities.http.controller.js';
+import { CapabilitiesRepository } from './capabilities/capabilities.repository.js';
 import { ContextVariablesHttpController } from './context-variables/context-variables.http.controller.js';
 import { ContextVariablesRepository } from './context-variables/context-variables.repository.js';
 import { CustomersHttpController } from './customers/customers.http.controller.js';
@@ -49,6 +51,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     UsageHttpController,
     RelationshipsHttpController,
     CannedResponsesHttpController,
+    CapabilitiesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -66,6 +69,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     TurnContext,
     RelationshipsRepository,
     CannedResponsesRepository,
+    CapabilitiesRepository,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },

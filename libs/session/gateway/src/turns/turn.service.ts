@@ -213,6 +213,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
+    const capabilities = await this.context.capabilities(agent.id);
     const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
@@ -228,6 +229,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
+        ...(capabilities.length > 0 ? { capabilities } : {}),
       },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
@@ -245,6 +247,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       // Tenet extension: the session's applied set so far, so the next turn need not scan every earlier `ready`.
       [SESSION_APPLIED_FIELD]: [...new Set([...tail.previouslyApplied, ...applied])],
       ...(reply.canned_response_id ? { canned_response_id: reply.canned_response_id } : {}),
+      ...(reply.capability_ids ? { capability_ids: reply.capability_ids } : {}),
       usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
       provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
       turn_time_ms: Math.round(performance.now() - started),
