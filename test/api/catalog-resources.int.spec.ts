@@ -208,8 +208,8 @@ describe('catalog resources: customers, tags, guidelines, context variables, ter
     });
 
     it.each(titled([
-      [{ name: 'UserBalance' }, ['body', 'name'], /name must match \^\[a-z\]\[a-z0-9_\]\*\$.*Parlant-style names such as UserBalance/],
-      [{ name: '1st' }, ['body', 'name'], /name must match/],
+      [{ name: 'UserBalance', data_type: 'Number' }, ['body', 'name'], /name must match \^\[a-z\]\[a-z0-9_\]\*\$ for a variable with a data_type.*Parlant-style names such as UserBalance/],
+      [{ name: '1st', data_type: 'String' }, ['body', 'name'], /name must match/],
       [{ name: 'a'.repeat(51) }, ['body', 'name'], /name must be 1-50 characters/],
       [{ name: 'v', description: '' }, ['body', 'description'], /description must be 1-500 characters/],
       [{ name: 'v', description: 'd'.repeat(501) }, ['body', 'description'], /description must be 1-500 characters/],
@@ -226,7 +226,7 @@ describe('catalog resources: customers, tags, guidelines, context variables, ter
       [{ name: 'v', data_type: 'Date', default_value: 'yesterday' }, ['body', 'default_value'], /default_value must be a Date/],
       [{ name: 'v', data_type: 'Array', default_value: {} }, ['body', 'default_value'], /default_value must be a Array/],
       [{ name: 'v', data_type: 'Object', default_value: [] }, ['body', 'default_value'], /default_value must be a Object/],
-      [{ name: 'v', default_value: 5 }, ['body', 'default_value'], /default_value must be a String/],
+      [{ name: 'v', data_type: 'String', default_value: 5 }, ['body', 'default_value'], /default_value must be a String/],
       [{ name: 'v', tool_id: { service_name: 'finance', tool_name: 'balance' } }, ['body', 'tool_id'], /tool_id must reference an existing tool: no tools are defined/],
       [{ name: 'v', freshness_rules: 'every day' }, ['body', 'freshness_rules'], /freshness_rules must be a cron expression/],
       [{ name: 'v', tags: ['ghost'] }, ['body', 'tags', 0], /tags must reference existing tags/],

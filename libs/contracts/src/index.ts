@@ -15,6 +15,14 @@ export {
   type SessionEventKind,
   type SessionIntegrationEventV1,
 } from './session/session-events.v1.js';
+export {
+  SESSION_MODE_CHANGED_EVENT_TYPE,
+  SessionModeChangedV1,
+  sessionMetaStreamId,
+  sessionModeContracts,
+  toSessionModeChangedEvent,
+  type SessionModeChangedData,
+} from './session/session-mode-changed.v1.js';
 export { allContracts, contractFor } from './registry.js';
 export {
   LLM_USAGE_EVENT_TYPE,

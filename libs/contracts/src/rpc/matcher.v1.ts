@@ -56,6 +56,11 @@ const Relationship = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type
 const Term = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), synonyms: Type.Array(Type.String()) }, { additionalProperties: false });
 
 /** Seed 000 §3 tool definition (the parts matching needs): arguments are extracted and checked against `parameters`. */
+const Capability = Type.Object(
+  { id: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }), description: Type.String(), signals: Type.Array(Type.String()) },
+  { additionalProperties: false },
+);
+
 const Tool = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
 /** Which model answers for the agent (seed 002 AgentDef), with an optional fallback used when it fails. */
@@ -174,6 +179,8 @@ export const ComposeReplyRequestV1 = Type.Object(
     /** strict_canned's reply when no template fits. */
     no_match_message: Type.Optional(Type.String({ minLength: 1 })),
     llm: Type.Optional(ProviderChoice),
+    /** The agent's capabilities (Parlant); the matcher ranks them against the conversation and the reply may offer the most relevant. */
+    capabilities: Type.Optional(Type.Array(Capability)),
   },
   { additionalProperties: false },
 );
@@ -184,6 +191,8 @@ export const ComposeReplyReplyV1 = Type.Object({
   cited_guideline_ids: Type.Array(Type.String()),
   /** The canned response the reply is (strict/canned modes), or absent for a fluid reply. */
   canned_response_id: Type.Optional(Type.String()),
+  /** The capabilities the matcher judged relevant and gave the composer, most relevant first. */
+  capability_ids: Type.Optional(Type.Array(Type.String())),
   usage: CallUsageV1,
   /** Every billed call, in order, when there were more than `usage` (an answer out of schema before a repair, a failed primary). */
   calls: Type.Optional(Type.Array(CallUsageV1)),

@@ -52,6 +52,8 @@ export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
 const MAX_TEMPLATES = 25;
+/** Capabilities offered to the composer: the most relevant few (Parlant shows the agent a handful, not all). */
+export const MAX_CAPABILITIES = 3;
 
 /** The calls an answer cost: the billed calls before it (an answer out of schema, a failed primary), then its own. */
 const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)), usageOf(purpose, response)];
@@ -372,6 +374,24 @@ export class GuidelineMatcher {
     );
   }
 
+  /**
+   * The capabilities most relevant to the conversation: BM25 of the prefilter's query (the message, the agent's
+   * last message, the customer's previous one, glossary-expanded) against each capability's title, description
+   * and signals — no LLM call, however many capabilities the agent has. Those sharing no word are left out.
+   */
+  private relevantCapabilities(request: ComposeReplyRequestV1): NonNullable<ComposeReplyRequestV1['capabilities']> {
+    const all = request.capabilities ?? [];
+    if (all.length === 0) return [];
+    const query = prefilterQuery({ message: request.message, history: request.history, terms: request.terms ?? [] });
+    const { index } = this.lexicalIndexes.indexFor(all.map((c) => ({ id: `capability:${c.id}`, text: [c.title, c.description, ...c.signals].join('\n') })));
+    const scores = index.score(query.parts);
+    const scoreOf = (id: string): number => scores.get(`capability:${id}`) ?? 0;
+    return all
+      .filter((c) => scoreOf(c.id) > 0)
+      .sort((a, b) => scoreOf(b.id) - scoreOf(a.id) || a.id.localeCompare(b.id))
+      .slice(0, MAX_CAPABILITIES);
+  }
+
   async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
     const provider = this.providers.for(request.llm);
     const mode = request.composition_mode ?? 'fluid';
@@ -383,6 +403,7 @@ export class GuidelineMatcher {
       .filter((c) => renderTemplate(c.value, fields) !== undefined)
       .sort((a, b) => overlap(b.value) - overlap(a.value) || a.id.localeCompare(b.id))
       .slice(0, MAX_TEMPLATES);
+    const capabilities = this.relevantCapabilities(request);
     const input: ComposeReplyInput = {
       agentName: request.agent.name,
       message: request.message,
@@ -392,6 +413,7 @@ export class GuidelineMatcher {
       ...(mode !== 'fluid' ? { canned_responses: usable, field_values: fields } : {}),
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
+      ...(capabilities.length > 0 ? { capabilities: capabilities.map(({ title, description }) => ({ title, description })) } : {}),
     };
     const { agent } = request;
     const composeOptions = {
@@ -417,6 +439,7 @@ export class GuidelineMatcher {
       message,
       cited_guideline_ids: mode === 'strict_canned' && !chosen ? [] : response.value.cited_guideline_ids.filter((id) => matchedIds.has(id)),
       ...(chosen ? { canned_response_id: chosen.id } : {}),
+      ...(capabilities.length > 0 ? { capability_ids: capabilities.map((c) => c.id) } : {}),
       usage: usageOf('compose_reply', response),
       ...(response.billedBefore?.length ? { calls: usagesOf('compose_reply', response) } : {}),
       served_by: replica,

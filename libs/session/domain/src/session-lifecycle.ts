@@ -57,6 +57,8 @@ export type SessionState =
       expiresAt?: number;
       /** Increments on every activity, so idle timers armed earlier can be recognised as stale. */
       activity: number;
+      /** Why a Completed session ended (e.g. `completed`, `abandoned`). */
+      endReason?: string;
     };
 
 export const initialSessionState = (): SessionState => ({ status: 'NotStarted' });
@@ -148,7 +150,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     case 'SessionBecameIdle':
       return { ...state, status: 'Idle' };
     case 'SessionCompleted':
-      return { ...state, status: 'Completed' };
+      return { ...state, status: 'Completed', endReason: event.data.reason };
     case 'SessionExpired':
       return { ...state, status: 'Expired' };
     default: {

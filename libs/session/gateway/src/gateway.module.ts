@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
+import { CapabilitiesHttpController } from './capabilities/capabilities.http.controller.js';
+import { CapabilitiesRepository } from './capabilities/capabilities.repository.js';
 import { ContextVariablesHttpController } from './context-variables/context-variables.http.controller.js';
 import { ContextVariablesRepository } from './context-variables/context-variables.repository.js';
 import { CustomersHttpController } from './customers/customers.http.controller.js';
 import { CustomersRepository } from './customers/customers.repository.js';
+import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
 import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
@@ -42,6 +45,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     AgentsHttpController,
     SessionsHttpController,
     EventsHttpController,
+    EventEditsHttpController,
     CustomersHttpController,
     TagsHttpController,
     GuidelinesHttpController,
@@ -51,6 +55,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     RelationshipsHttpController,
     CannedResponsesHttpController,
     JourneysHttpController,
+    CapabilitiesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -70,6 +75,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     CannedResponsesRepository,
     JourneysRepository,
     JourneyCatalog,
+    CapabilitiesRepository,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },

@@ -35,6 +35,9 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
     for (const phrase of phrasesFor(action, input.agentName)) if (!sentences.some((s) => s.text === phrase.text)) sentences.push(phrase);
   }
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
+  // Nothing to follow but a relevant capability: offer it (the most relevant one, as the matcher ranked them).
+  const capability = input.capabilities?.[0];
+  if (sentences.length === 0 && capability) sentences.push({ text: `I can help with ${capability.title.toLowerCase()}: ${capability.description}` });
   // Nothing to follow: ask for more, introducing the agent only if it has not spoken in this conversation yet.
   if (sentences.length === 0) {
     const introduced = input.history.some((turn) => turn.role === 'agent');

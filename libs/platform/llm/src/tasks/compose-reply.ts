@@ -41,6 +41,8 @@ export interface ComposeReplyInput {
   terms?: GlossaryTerm[];
   /** The message could mean several guidelines' conditions: the reply asks the customer which one. */
   disambiguation?: { candidates: { guideline_id: string; condition: string }[] };
+  /** What the agent can offer that is relevant to the conversation (Parlant's capabilities), most relevant first. */
+  capabilities?: { title: string; description: string }[];
 }
 
 export interface ComposeReplyOutput {
@@ -90,6 +92,12 @@ function cannedSection(input: ComposeReplyInput, mode: CompositionMode): string 
   return `\n\n[Canned responses]\n${responses}${fields}`;
 }
 
+function capabilitiesSection(input: ComposeReplyInput): string {
+  const capabilities = input.capabilities ?? [];
+  if (capabilities.length === 0) return '';
+  return `\n\n[What you can offer, if it helps the customer]\n${capabilities.map((c) => `- ${c.title}: ${c.description}`).join('\n')}`;
+}
+
 function disambiguationSection(input: ComposeReplyInput): string {
   const candidates = input.disambiguation?.candidates ?? [];
   if (candidates.length === 0) return '';
@@ -119,7 +127,7 @@ export function composeReplyRequest(
       glossarySection(input.terms),
     messages: [
       ...input.history.map((t) => ({ role: t.role === 'customer' ? ('user' as const) : ('assistant' as const), content: t.content })),
-      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${disambiguationSection(input)}${cannedSection(input, mode)}` },
+      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
     ],
     schemaName: 'reply',
     schema: composeReplySchema,

@@ -5,7 +5,8 @@ import { violation } from '../tags/rule-violation.js';
 import type { DataType, ValueRules } from './context-variable.dto.js';
 
 export interface ValueDefinition {
-  data_type: DataType;
+  /** Absent: any JSON value. */
+  data_type?: DataType | undefined;
   validation?: ValueRules | undefined;
 }
 
@@ -31,7 +32,7 @@ function hasType(type: DataType, value: unknown): boolean {
 
 /** Why `value` may not be stored for a variable with this definition (empty when it may). */
 export function valueProblems(definition: ValueDefinition, value: unknown, field: string): string[] {
-  if (!hasType(definition.data_type, value)) return [`${field} must be a ${definition.data_type} (the variable's data_type)`];
+  if (definition.data_type !== undefined && !hasType(definition.data_type, value)) return [`${field} must be a ${definition.data_type} (the variable's data_type)`];
   const rules = definition.validation ?? {};
   const problems: string[] = [];
   if (rules.pattern !== undefined && typeof value === 'string' && !compiles(rules.pattern)?.test(value)) problems.push(`${field} must match pattern ${rules.pattern}`);

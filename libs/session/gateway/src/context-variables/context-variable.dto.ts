@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { Allow, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { Allow, Equals, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN } from '../ids.js';
@@ -14,7 +14,7 @@ export type DataType = (typeof DATA_TYPES)[number];
  * refused here (with this message) rather than silently renamed, because guidelines reference variables by name.
  */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
-const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ (lowercase identifier, e.g. user_balance; Tenet does not accept Parlant-style names such as UserBalance)';
+export const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ for a variable with a data_type (lowercase identifier, e.g. user_balance; Parlant-style names such as UserBalance are for untyped variables)';
 /** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
 
@@ -37,7 +37,8 @@ export class ValueRulesDto {
 
 export class ContextVariableCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
-  @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name!: string;
+  /** Seed 000's identifier rule applies to typed variables (checked with the data_type); untyped ones take Parlant's names. */
+  @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name!: string;
   @IsOmittable() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
   @IsOmittable() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
@@ -53,7 +54,7 @@ export class ContextVariableCreationDto {
 
 /** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
 export class ContextVariableUpdateDto {
-  @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) @Matches(VARIABLE_NAME, { message: NAME_RULE }) name?: string;
+  @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name?: string;
   @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto | null;
   @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string | null;
@@ -69,6 +70,10 @@ export class ContextVariableUpdateDto {
 
 export class ContextVariableValueDto {
   @Allow() data?: unknown;
+  /** Seed 000 §5 provenance of the value, where the caller knows it (Tenet extensions). */
+  @IsOptional() @IsNumber() @Min(0) @Max(1) confidence?: number;
+  @IsOptional() @IsString() @Length(1, 100) source_message_id?: string;
+  @IsOptional() @IsDateString({ strict: true }) extracted_at?: string;
 }
 
 export interface ValueRules {
@@ -87,7 +92,8 @@ export interface ContextVariableView {
   tool_id?: { service_name: string; tool_name: string };
   freshness_rules?: string;
   tags: string[];
-  data_type: DataType;
+  /** Absent: any JSON value (Parlant's variables are untyped). */
+  data_type?: DataType;
   extraction_prompt?: string;
   required: boolean;
   validation?: ValueRules;
@@ -100,6 +106,9 @@ export interface ContextVariableValueView {
   id: string;
   last_modified: string;
   data: unknown;
+  confidence?: number;
+  source_message_id?: string;
+  extracted_at?: string;
 }
 
 export interface ContextVariableReadResult {

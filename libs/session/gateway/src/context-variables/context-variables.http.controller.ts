@@ -63,7 +63,8 @@ export class ContextVariablesHttpController {
 
   @Put(':variableId/:key')
   async setValue(@Param('variableId') id: string, @Param('key') key: string, @Body() body: ContextVariableValueDto): Promise<ContextVariableValueView> {
-    return (await httpCall(() => this.variables.setValue(id, key, body.data, new Date()))) ?? Promise.reject(notFound('context variable', id));
+    const { data, ...provenance } = body;
+    return (await httpCall(() => this.variables.setValue(id, key, data, new Date(), provenance))) ?? Promise.reject(notFound('context variable', id));
   }
 
   @Delete(':variableId/:key')

@@ -9,7 +9,7 @@ import { assertNoViolations, violation } from '../tags/rule-violation.js';
 import { TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
 import { definitionProblems, normalizeRules, valueProblems } from './context-variable-rules.js';
-import type { ContextVariableCreationDto, ContextVariableUpdateDto, ContextVariableValueView, ContextVariableView } from './context-variable.dto.js';
+import { NAME_RULE, VARIABLE_NAME, type ContextVariableCreationDto, type ContextVariableUpdateDto, type ContextVariableValueView, type ContextVariableView } from './context-variable.dto.js';
 
 /** The stored state: the definition plus the values per key (a customer id, `tag:<id>`, or any key the caller uses). */
 interface ContextVariableRecord extends ContextVariableView {
@@ -73,7 +73,7 @@ export class ContextVariablesRepository {
       ...(present(input.tool_id) ? { tool_id: { service_name: input.tool_id.service_name, tool_name: input.tool_id.tool_name } } : {}),
       ...(present(input.freshness_rules) ? { freshness_rules: input.freshness_rules } : {}),
       tags: [...new Set(input.tags ?? [])],
-      data_type: input.data_type ?? 'String',
+      ...(input.data_type !== undefined ? { data_type: input.data_type } : {}),
       ...(present(input.extraction_prompt) ? { extraction_prompt: input.extraction_prompt } : {}),
       required: input.required ?? false,
       ...withRules(normalizeRules(input.validation as Record<string, unknown> | null | undefined)),
@@ -145,8 +145,8 @@ export class ContextVariablesRepository {
   }
 
   /** Stores `data` under `key` if it fits the variable's data_type and validation rules; `undefined` = no variable. */
-  async setValue(id: string, key: string, data: unknown, now: Date): Promise<ContextVariableValueView | undefined> {
-    const value: ContextVariableValueView = { id: newId(), last_modified: now.toISOString(), data };
+  async setValue(id: string, key: string, data: unknown, now: Date, provenance: Pick<ContextVariableValueView, 'confidence' | 'source_message_id' | 'extracted_at'> = {}): Promise<ContextVariableValueView | undefined> {
+    const value: ContextVariableValueView = { id: newId(), last_modified: now.toISOString(), data, ...provenance };
     const record = await this.streams.change(id, (current) => {
       if (data === undefined || data === null) assertNoViolations([violation(['data'], 'data is required', 'value_error.missing')]);
       assertNoViolations(valueProblems(current, data, 'data').map((msg) => violation(['data'], msg, 'value_error.value')));
@@ -169,6 +169,7 @@ export class ContextVariablesRepository {
     const details = await this.tagRefs.check(newTags, tagPath);
     // Honest for now: no tool registry exists yet, so no tool can be referenced.
     if (view.tool_id) details.push(violation(['tool_id'], `tool_id must reference an existing tool: no tools are defined (${view.tool_id.service_name}/${view.tool_id.tool_name})`, 'value_error.reference'));
+    if (view.data_type !== undefined && !VARIABLE_NAME.test(view.name)) details.push(violation(['name'], NAME_RULE, 'value_error.name'));
     if (checkName && (await this.streams.list()).some((other) => other.name === view.name && other.id !== view.id)) {
       details.push(violation(['name'], `name must be unique: another context variable is named ${view.name}`, 'value_error.unique'));
     }

@@ -5,6 +5,7 @@ import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEve
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { newId } from '../ids.js';
+import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
@@ -32,7 +33,8 @@ export interface EventFilter {
   traceId?: string;
 }
 
-export function toEventView(event: StoredEvent): EventView {
+/** The event as the views show it: with its patched metadata, if any (the logged event is never rewritten). */
+export function toEventView(event: StoredEvent, edits: SessionEventEdits = NO_EDITS): EventView {
   const logged = event.data as SessionEventData;
   const meta = event.metadata as { trace_id?: string; metadata?: Record<string, unknown> };
   return {
@@ -44,7 +46,7 @@ export function toEventView(event: StoredEvent): EventView {
     correlation_id: logged.correlation_id,
     trace_id: meta.trace_id ?? logged.correlation_id,
     data: logged.data,
-    metadata: meta.metadata ?? {},
+    metadata: edits.metadata[event.id] ?? meta.metadata ?? {},
     deleted: false,
   };
 }
@@ -69,6 +71,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly sessions: SessionsRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -133,7 +136,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       this.wakeups.once(sessionId, wake);
       try {
-        const found = (await this.store.readStream(sessionStreamId(sessionId), { fromOffset: filter.minOffset })).map(toEventView).filter(matches(filter));
+        const found = await this.visible(sessionId, filter);
         const remaining = deadline - Date.now();
         if (found.length > 0 || waitMs === 0) return found;
         if (remaining <= 0) return undefined;
@@ -148,6 +151,26 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
         this.wakeups.off(sessionId, wake);
       }
     }
+  }
+
+  /** One event as the views show it; `undefined` when it does not exist or was deleted. */
+  async get(sessionId: string, eventId: string): Promise<EventView | undefined> {
+    const edits = (await this.sessions.get(sessionId))?.edits ?? NO_EDITS;
+    // Event ids are the log's; the session stream is scanned (no id index per stream in the port).
+    const stored = (await this.store.readStream(sessionStreamId(sessionId))).find((event) => event.id === eventId);
+    return stored && !isDeleted(edits, stored.offset) ? toEventView(stored, edits) : undefined;
+  }
+
+  /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
+  private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
+    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), { fromOffset: filter.minOffset })]);
+    const edits = record?.edits ?? NO_EDITS;
+    return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+  }
+
+  /** The session stream's length now: the end of a deletion asked for at this moment. */
+  async length(sessionId: string): Promise<number> {
+    return (await this.store.streamVersion(sessionStreamId(sessionId))) + 1;
   }
 }
 

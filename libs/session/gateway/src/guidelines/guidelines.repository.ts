@@ -206,8 +206,11 @@ export class GuidelinesRepository {
   private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean; metadataPath?: string[] }): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
     // Parlant's continuous flag lives in metadata; anything but a boolean there would be silently ignored.
-    if (refs.metadataPath && guideline.metadata['continuous'] !== undefined && typeof guideline.metadata['continuous'] !== 'boolean') {
-      details.push(violation([...refs.metadataPath, 'continuous'], 'metadata.continuous must be a boolean', 'type_error.bool'));
+    // Tenet's hand-off flag (`metadata.handoff: true` switches the session to manual after the reply) likewise.
+    for (const flag of ['continuous', 'handoff']) {
+      if (refs.metadataPath && guideline.metadata[flag] !== undefined && typeof guideline.metadata[flag] !== 'boolean') {
+        details.push(violation([...refs.metadataPath, flag], `metadata.${flag} must be a boolean`, 'type_error.bool'));
+      }
     }
     // Seed 000 §2: tools are defined on agents (§3). Each tool a guideline names must be defined on at least one
     // agent the guideline applies to (agent:<id> tag, or a tag the agent carries); an untagged guideline applies

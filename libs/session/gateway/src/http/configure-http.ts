@@ -4,6 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { requestGuards } from './request-guards.js';
+import { DetailExceptionFilter } from './detail-exception.filter.js';
 import { edgeValidationPipe } from './validation.js';
 
 /** Origins allowed to call the API from a browser on another site: `TENET_CORS_ORIGINS`, comma-separated. */
@@ -24,6 +25,7 @@ export function configureGatewayHttp(app: INestApplication, env: Record<string, 
   // Mounted before Nest's own parsers, which then see the body already read (and skip it).
   for (const guard of requestGuards) app.use(guard);
   app.useGlobalPipes(edgeValidationPipe());
+  app.useGlobalFilters(new DetailExceptionFilter());
   // Same-origin pages (the /chat page) need no CORS; a browser on another site gets no Allow-Origin unless listed.
   const origins = corsOrigins(env);
   if (origins.length > 0) app.enableCors({ origin: origins });

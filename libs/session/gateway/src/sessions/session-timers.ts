@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ConcurrencyError } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
@@ -66,21 +65,20 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     if (effects.length > 0) this.track(this.applyWithRetries(effects, effects[0]?.sessionId ?? ''));
   }
 
-  /** Customer activity: back to Active (in the log) and the idle timer re-armed in the background. Retries when another writer got there first. */
-  async recordActivity(sessionId: string): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const record = await this.sessions.get(sessionId);
-      if (!record || !['Active', 'Idle', 'AwaitingInput'].includes(record.lifecycle.status)) return;
-      const events = decide({ type: 'RecordActivity', now: Date.now() }, record.lifecycle);
-      try {
-        await this.sessions.record(sessionId, record, events);
-      } catch (error) {
-        if (error instanceof ConcurrencyError) continue;
-        throw error;
-      }
-      this.armSoon(record.lifecycle, events);
-      return;
-    }
+  /** Customer activity: back to Active (in the log) and the idle timer re-armed in the background. */
+  recordActivity(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['Active', 'Idle', 'AwaitingInput'], { type: 'RecordActivity', now: Date.now() });
+  }
+
+  /** The agent replied: the session waits for the customer (seed 000 §7 Active → AwaitingInput). */
+  awaitInput(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['Active'], { type: 'AwaitInput', now: Date.now() });
+  }
+
+  /** Applies a lifecycle command when the session is in one of `from` (else nothing); its timers are armed in the background, never waiting on Redis. */
+  private async advance(sessionId: string, from: SessionState['status'][], command: SessionCommand): Promise<void> {
+    const changed = await this.sessions.change(sessionId, (record) => ({ events: from.includes(record.lifecycle.status) ? decide(command, record.lifecycle) : [], result: undefined }));
+    if (changed && changed.events.length > 0) this.armSoon(changed.before.lifecycle, changed.events as SessionEvent[]);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { Equals, IsArray, IsBoolean, IsDateString, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { LabelsPatchDto, MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { NO_EXTRACTION } from '../agents/agent.dto.js';
 import { IsOmittable } from '../http/validation.js';
@@ -28,18 +29,49 @@ export class SessionCreationDto {
   @IsOmittable() @IsDateString({ strict: true }) expires_at?: string;
 }
 
+/** Parlant's modes plus seed 004's `paused`: only `auto` lets the agent reply. */
+export const SESSION_MODES = ['auto', 'manual', 'paused'] as const;
+export type SessionMode = (typeof SESSION_MODES)[number];
+
+/** Seed 004 `session_status` values a client may end a session with. */
+export const SESSION_END_STATUSES = ['completed', 'abandoned'] as const;
+
+export class ConsumptionOffsetsPatchDto {
+  @IsOptional() @IsInt() @Min(0) client?: number;
+}
+
+/** Parlant's SessionUpdateParams, plus Tenet's `status` to end the session (seed 004 completed/abandoned). */
+export class SessionUpdateDto {
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ConsumptionOffsetsPatchDto) consumption_offsets?: ConsumptionOffsetsPatchDto;
+  @IsOptional() @IsString() @Length(1, 200) title?: string;
+  @IsOptional() @IsIn(SESSION_MODES, { message: `mode must be one of ${SESSION_MODES.join(', ')}` }) mode?: SessionMode;
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'customer_id must be 1-64 characters of [A-Za-z0-9_-]' }) customer_id?: string;
+  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' }) agent_id?: string;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
+  @IsOptional() @IsIn(SESSION_END_STATUSES, { message: `status must be one of ${SESSION_END_STATUSES.join(', ')} (it ends the session)` }) status?: (typeof SESSION_END_STATUSES)[number];
+}
+
+export interface SessionPage {
+  items: SessionView[];
+  total_count: number;
+  has_more: boolean;
+  next_cursor?: string;
+}
+
 export interface SessionView {
   id: string;
   agent_id: string;
   customer_id: string;
   creation_utc: string;
   title?: string;
-  mode: 'auto' | 'manual';
+  mode: SessionMode;
   consumption_offsets: { client: number };
   metadata: Record<string, unknown>;
   labels: string[];
-  /** Tenet extensions (seed 000 §7). */
+  /** Tenet extensions: seed 000 §7 lifecycle state, seed 004 status (active, completed, abandoned, expired). */
   state: string;
+  status: string;
   config: Required<SessionConfigDto>;
   expires_at?: string;
 }

@@ -1,14 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { defaultSessionConfig, initialSessionState, SessionDomainError } from '@tenet/session-domain';
+import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { CustomersRepository } from '../customers/customers.repository.js';
+import { pageOf, pageRequestOf, withCursor } from '../catalog/cursor-page.js';
+import { patchRecord } from '../customers/customer.dto.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { newId } from '../ids.js';
-import { SessionCreationDto, type SessionView } from './session.dto.js';
-import { SessionsRepository, type SessionRecord } from './sessions.repository.js';
+import { patchList } from '../tags/tag.dto.js';
+import { SessionCreationDto, SessionUpdateDto, type SessionPage, type SessionView } from './session.dto.js';
+import { modeChange, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
 
-const toView = (record: SessionRecord): SessionView => ({ ...record.view, state: record.lifecycle.status });
+/** Seed 004 status from the seed 000 lifecycle state. */
+function statusOf(record: SessionRecord): string {
+  const lifecycle = record.lifecycle;
+  if (lifecycle.status === 'Expired') return 'expired';
+  if (lifecycle.status === 'Completed') return lifecycle.endReason === 'abandoned' ? 'abandoned' : 'completed';
+  return 'active';
+}
+
+export const toSessionView = (record: SessionRecord): SessionView => ({ ...record.view, state: record.lifecycle.status, status: statusOf(record) });
+
+const referenceError = (field: string, msg: string): UnprocessableEntity => new UnprocessableEntity([{ loc: ['body', field], msg, type: 'value_error.reference' }]);
 
 @Controller('sessions')
 export class SessionsHttpController {
@@ -22,9 +35,7 @@ export class SessionsHttpController {
   @Post()
   @HttpCode(HttpStatus.CREATED)
   async create(@Body() body: SessionCreationDto): Promise<SessionView> {
-    if (!(await this.agents.get(body.agent_id))) {
-      throw new UnprocessableEntity([{ loc: ['body', 'agent_id'], msg: `agent_id must reference an existing agent; ${body.agent_id} does not exist`, type: 'value_error.reference' }]);
-    }
+    await this.assertAgent(body.agent_id);
     // As in Parlant, a session belongs to an existing customer; the guest exists without being created.
     if (body.customer_id !== undefined && !(await this.customers.get(body.customer_id))) {
       throw new UnprocessableEntity([{ loc: ['body', 'customer_id'], msg: `customer_id must reference an existing customer (or be left out for the guest); ${body.customer_id} does not exist`, type: 'value_error.reference' }]);
@@ -46,7 +57,7 @@ export class SessionsHttpController {
     try {
       const { record, started } = await this.sessions.open(view, now.getTime());
       this.timers.armSoon(initialSessionState(), started); // never waits on Redis: start-up re-arms from the log
-      return toView(record);
+      return toSessionView(record);
     } catch (error) {
       if (error instanceof SessionDomainError && error.code === 'SESSION.INVALID_CONFIG') {
         throw new UnprocessableEntity(error.violations.map((v) => ({ loc: ['body', ...v.field.split('.')], msg: `${v.field} ${v.rule}`, type: 'value_error' })));
@@ -55,23 +66,90 @@ export class SessionsHttpController {
     }
   }
 
+  /**
+   * Sessions of an agent and/or customer (and carrying every given label). Without `limit`/`cursor` the plain
+   * list (Parlant's array); with either, one page `{items, total_count, has_more, next_cursor}`.
+   */
   @Get()
-  async list(): Promise<SessionView[]> {
-    return (await this.sessions.list()).map(toView);
+  async list(
+    @Query('agent_id') agentId?: string,
+    @Query('customer_id') customerId?: string,
+    @Query('labels') labels?: string | string[],
+    @Query('limit') limit?: string,
+    @Query('cursor') cursor?: string,
+    @Query('sort') sort?: string,
+  ): Promise<SessionView[] | SessionPage> {
+    const labelList = labels === undefined ? undefined : (Array.isArray(labels) ? labels : [labels]).flatMap((l) => l.split(',')).filter(Boolean);
+    const request = limit === undefined && cursor === undefined ? undefined : pageRequestOf(limit, cursor, sort);
+    const views = (await this.sessions.list({ agentId, customerId, labels: labelList })).map(toSessionView);
+    if (!request) return views;
+    return withCursor(() => pageOf(views, (view) => view, request));
+  }
+
+  /** Parlant's bulk delete: every session of the agent and/or customer (at least one of them is required). */
+  @Delete()
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async removeMany(@Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
+    if (agentId === undefined && customerId === undefined) {
+      throw new UnprocessableEntity([{ loc: ['query', 'agent_id'], msg: 'agent_id or customer_id is required to delete sessions in bulk', type: 'missing' }]);
+    }
+    const filter: SessionFilter = { agentId, customerId };
+    for (const record of await this.sessions.list(filter)) await this.deleteRecord(record.view.id);
   }
 
   @Get(':sessionId')
   async read(@Param('sessionId') id: string): Promise<SessionView> {
     const record = await this.sessions.get(id);
     if (!record) throw notFound('session', id);
-    return toView(record);
+    return toSessionView(record);
+  }
+
+  /**
+   * Parlant's update (mode, title, metadata set/unset, labels upsert/remove, consumption offsets, agent and
+   * customer), plus Tenet's `status: completed | abandoned`, which ends the session (seed 000 §7 Completed).
+   * Leaving `auto` is a hand-off: the agent replies to nothing until the session is back in `auto`.
+   */
+  @Patch(':sessionId')
+  async update(@Param('sessionId') id: string, @Body() body: SessionUpdateDto): Promise<SessionView> {
+    if (body.agent_id !== undefined) await this.assertAgent(body.agent_id);
+    const changed = await this.sessions.change(id, (record) => ({ events: this.decideUpdate(record, body), result: undefined }));
+    if (!changed) throw notFound('session', id);
+    const lifecycleEvents = changed.events.filter((e): e is SessionEvent => e.type === 'SessionCompleted');
+    if (lifecycleEvents.length > 0) this.timers.armSoon(changed.before.lifecycle, lifecycleEvents);
+    return this.read(id);
   }
 
   @Delete(':sessionId')
   @HttpCode(HttpStatus.NO_CONTENT)
   async remove(@Param('sessionId') id: string): Promise<void> {
-    const record = await this.sessions.get(id);
-    if (!record) throw notFound('session', id);
-    await this.sessions.delete(id, record);
+    if (!(await this.deleteRecord(id))) throw notFound('session', id);
+  }
+
+  private decideUpdate(record: SessionRecord, body: SessionUpdateDto): SessionRecordEvent[] {
+    const changes: SessionUpdated['data'] = {};
+    if (body.title !== undefined) changes.title = body.title;
+    if (body.agent_id !== undefined) changes.agent_id = body.agent_id;
+    if (body.customer_id !== undefined) changes.customer_id = body.customer_id;
+    if (body.metadata) changes.metadata = patchRecord(record.view.metadata, body.metadata);
+    if (body.labels) changes.labels = patchList(record.view.labels, { add: body.labels.upsert, remove: body.labels.remove });
+    if (body.consumption_offsets?.client !== undefined) changes.consumption_offsets = { ...record.view.consumption_offsets, client: body.consumption_offsets.client };
+    const events: SessionRecordEvent[] = Object.keys(changes).length > 0 ? [{ type: 'SessionUpdated', data: changes }] : [];
+    if (body.mode !== undefined) events.push(...modeChange(record, body.mode, 'api'));
+    if (body.status !== undefined) {
+      if (record.lifecycle.status === 'Completed' || record.lifecycle.status === 'Expired') {
+        throw new HttpException({ detail: `session ${record.view.id} is already ${statusOf(record)}` }, HttpStatus.CONFLICT);
+      }
+      events.push(...decide({ type: 'CompleteSession', reason: body.status, now: Date.now() }, record.lifecycle));
+    }
+    return events;
+  }
+
+  /** Appends the session's tombstone (its streams stay in the log); false when it does not exist. */
+  private async deleteRecord(id: string): Promise<boolean> {
+    return (await this.sessions.change(id, () => ({ events: [{ type: 'SessionDeleted', data: {} }], result: undefined }))) !== undefined;
+  }
+
+  private async assertAgent(agentId: string): Promise<void> {
+    if (!(await this.agents.get(agentId))) throw referenceError('agent_id', `agent_id must reference an existing agent; ${agentId} does not exist`);
   }
 }

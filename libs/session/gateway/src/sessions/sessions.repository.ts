@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventStore, StoredEvent } from '@tenet/event-store';
+import { SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, type SessionModeChangedData } from '@tenet/contracts';
+import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
@@ -9,20 +10,77 @@ import type { SessionView } from './session.dto.js';
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */
 export const SESSION_META_PREFIX = 'sessionmeta-';
 
-export type SessionOpened = { type: 'SessionOpened'; data: Omit<SessionView, 'state'> };
+type StoredView = Omit<SessionView, 'state' | 'status'>;
+
+export type SessionOpened = { type: 'SessionOpened'; data: StoredView };
+/** Fields a PATCH changed, with their new values (metadata and labels already merged). */
+export type SessionUpdated = { type: 'SessionUpdated'; data: Partial<Pick<StoredView, 'title' | 'customer_id' | 'agent_id' | 'metadata' | 'labels' | 'consumption_offsets'>> };
+export type SessionModeChanged = { type: typeof SESSION_MODE_CHANGED_EVENT_TYPE; data: SessionModeChangedData };
+/**
+ * Tombstone: the session's events from `min_offset` up to (not including) `before_offset` — the stream's
+ * length when the delete was asked — are deleted from every view. The events themselves stay in the log.
+ */
+export type SessionEventsDeleted = { type: 'SessionEventsDeleted'; data: { min_offset: number; before_offset: number } };
+/** A metadata patch of one session event, as Parlant allows (the event itself is never rewritten). */
+export type SessionEventPatched = { type: 'SessionEventPatched'; data: { event_id: string; metadata: Record<string, unknown> } };
+
+/** The session is deleted from every view (its streams stay in the log). */
+export type SessionDeleted = { type: 'SessionDeleted'; data: Record<string, never> };
+
+export type SessionRecordEvent = SessionEvent | SessionDeleted | SessionUpdated | SessionModeChanged | SessionEventsDeleted | SessionEventPatched;
+
+/** How the views see the session's (append-only) event stream: deleted ranges and patched metadata. */
+export interface SessionEventEdits {
+  deleted: readonly { from: number; to: number }[];
+  metadata: Readonly<Record<string, Record<string, unknown>>>;
+}
 
 export interface SessionRecord {
-  view: Omit<SessionView, 'state'>;
+  view: StoredView;
   lifecycle: SessionState;
+  edits: SessionEventEdits;
   version: number;
 }
 
+export const NO_EDITS: SessionEventEdits = { deleted: [], metadata: {} };
+
+/** Whether the event at `offset` is hidden by a tombstone. */
+export const isDeleted = (edits: SessionEventEdits, offset: number): boolean => edits.deleted.some((range) => offset >= range.from && offset < range.to);
+
 export function foldSessionRecord(current: SessionRecord | undefined, event: Pick<StoredEvent, 'type' | 'data' | 'offset'>): SessionRecord | undefined {
-  if (event.type === 'SessionOpened') return { view: (event as SessionOpened).data, lifecycle: initialSessionState(), version: event.offset };
+  if (event.type === 'SessionOpened') return { view: (event as SessionOpened).data, lifecycle: initialSessionState(), edits: NO_EDITS, version: event.offset };
   if (!current) return undefined;
-  if (event.type === 'SessionDeleted') return undefined;
-  return { ...current, lifecycle: evolveLifecycle(current.lifecycle, event as unknown as SessionEvent), version: event.offset };
+  const version = event.offset;
+  switch (event.type) {
+    case 'SessionDeleted':
+      return undefined;
+    case 'SessionUpdated':
+      return { ...current, view: { ...current.view, ...(event as SessionUpdated).data }, version };
+    case SESSION_MODE_CHANGED_EVENT_TYPE:
+      return { ...current, view: { ...current.view, mode: (event as SessionModeChanged).data.mode }, version };
+    case 'SessionEventsDeleted': {
+      const { min_offset, before_offset } = (event as SessionEventsDeleted).data;
+      return { ...current, edits: { ...current.edits, deleted: [...current.edits.deleted, { from: min_offset, to: before_offset }] }, version };
+    }
+    case 'SessionEventPatched': {
+      const { event_id, metadata } = (event as SessionEventPatched).data;
+      return { ...current, edits: { ...current.edits, metadata: { ...current.edits.metadata, [event_id]: metadata } }, version };
+    }
+    default:
+      return { ...current, lifecycle: evolveLifecycle(current.lifecycle, event as unknown as SessionEvent), version };
+  }
 }
+
+export interface SessionFilter {
+  agentId?: string | undefined;
+  customerId?: string | undefined;
+  labels?: readonly string[] | undefined;
+}
+
+const matchesFilter = (filter: SessionFilter) => (record: SessionRecord): boolean =>
+  (filter.agentId === undefined || record.view.agent_id === filter.agentId) &&
+  (filter.customerId === undefined || record.view.customer_id === filter.customerId) &&
+  (filter.labels === undefined || filter.labels.every((label) => record.view.labels.includes(label)));
 
 @Injectable()
 export class SessionsRepository {
@@ -51,26 +109,57 @@ export class SessionsRepository {
       },
       initialSessionState(),
     );
-    const result = await this.store.append(SESSION_META_PREFIX + view.id, [{ type: 'SessionOpened', data: view }, ...started], { expectedVersion: 'no_stream' });
+    const result = await this.store.append(sessionMetaStreamId(view.id), [{ type: 'SessionOpened', data: view }, ...started], { expectedVersion: 'no_stream' });
     const record = result.events.reduce<SessionRecord | undefined>(foldSessionRecord, undefined);
     if (!record) throw new Error(`session ${view.id} did not fold from its own opening events`);
     return { record, started };
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    return (await this.records.read(SESSION_META_PREFIX + id)).state;
+    return (await this.records.read(sessionMetaStreamId(id))).state;
   }
 
-  list(): Promise<SessionRecord[]> {
-    return this.catalog.all();
+  /** Every session matching the filter, oldest first (creation time, then id). */
+  async list(filter: SessionFilter = {}): Promise<SessionRecord[]> {
+    return (await this.catalog.all()).filter(matchesFilter(filter)).sort((a, b) => a.view.creation_utc.localeCompare(b.view.creation_utc) || a.view.id.localeCompare(b.view.id));
   }
 
-  /** Appends lifecycle events decided against `record` (optimistic on its version). */
-  async record(id: string, record: SessionRecord, events: SessionEvent[]): Promise<void> {
-    if (events.length > 0) await this.store.append(SESSION_META_PREFIX + id, events, { expectedVersion: record.version });
+  /** Appends events decided against `record` (optimistic on its version). */
+  async record(id: string, record: SessionRecord, events: SessionRecordEvent[]): Promise<void> {
+    if (events.length > 0) await this.store.append(sessionMetaStreamId(id), events, { expectedVersion: record.version });
+  }
+
+  /**
+   * Read, decide, append — retried from a fresh read when another writer appended first. `decide` returns
+   * the events to append and a result; it may throw to refuse. Resolves `undefined` for an unknown session.
+   */
+  async change<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const before = await this.get(id);
+      if (!before) return undefined;
+      const { events, result } = await decideChange(before);
+      try {
+        await this.record(id, before, events);
+        return { before, events, result };
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError) || attempt >= 9) throw error;
+      }
+    }
   }
 
   async delete(id: string, record: SessionRecord): Promise<void> {
-    await this.store.append(SESSION_META_PREFIX + id, [{ type: 'SessionDeleted', data: {} }], { expectedVersion: record.version });
+    await this.record(id, record, [{ type: 'SessionDeleted', data: {} }]);
   }
+}
+
+/** The event switching `record` to `mode` (none when it is already in it). */
+export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string): SessionModeChanged[] {
+  if (record.view.mode === mode) return [];
+  const { id, agent_id, customer_id } = record.view;
+  return [
+    {
+      type: SESSION_MODE_CHANGED_EVENT_TYPE,
+      data: { session_id: id, agent_id, customer_id, mode, previous_mode: record.view.mode, reason, ...(guidelineId !== undefined ? { guideline_id: guidelineId } : {}) },
+    },
+  ];
 }

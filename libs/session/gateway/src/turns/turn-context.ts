@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CapabilitiesRepository } from '../capabilities/capabilities.repository.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { scopedToAgent } from '../tags/tag-references.js';
 import { TermsRepository } from '../terms/terms.repository.js';
@@ -17,6 +18,7 @@ export class TurnContext {
   constructor(
     private readonly variables: ContextVariablesRepository,
     private readonly terms: TermsRepository,
+    private readonly capabilityCatalog: CapabilitiesRepository,
   ) {}
 
   /** Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default. */
@@ -29,6 +31,11 @@ export class TurnContext {
       else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
     }
     return values;
+  }
+
+  /** The agent's capabilities; the matcher picks the few relevant to the conversation. */
+  async capabilities(agentId: string): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
+    return (await this.capabilityCatalog.forAgent(agentId)).map(({ id, title, description, signals }) => ({ id, title, description, signals }));
   }
 
   async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {

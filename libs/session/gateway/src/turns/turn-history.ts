@@ -2,6 +2,7 @@ import { sessionStreamId } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { EventView } from '../events/event.dto.js';
 import { toEventView } from '../events/session-events.service.js';
+import { isDeleted, NO_EDITS, type SessionEventEdits } from '../sessions/sessions.repository.js';
 
 /**
  * Tenet extension on a `ready` status's data: every guideline id the session's replies have applied so far —
@@ -45,10 +46,11 @@ const idsOf = (value: unknown): string[] | undefined => (Array.isArray(value) ? 
  * (all when `historyLength` is not positive), and the applied ids are the union of every earlier `ready`'s
  * `applied_guideline_ids`. The latest `ready` carrying `session_applied_guideline_ids` (its turn's union
  * up to that turn's customer message, plus its own) stands for everything before its customer message; the
- * `ready` statuses after that message are added one by one. Without such a `ready` (a session older than the
+ * `ready` statuses after that message are added one by one. Events deleted through the API (`edits`) are
+ * skipped as if they were not there. Without such a `ready` (a session older than the
  * field, or a stray one) the walk goes back to offset 0 and takes the union itself — the old scan.
  */
-export async function readTurnTail(store: EventStore, sessionId: string, before: number, historyLength: number): Promise<TurnTail> {
+export async function readTurnTail(store: EventStore, sessionId: string, before: number, historyLength: number, edits: SessionEventEdits = NO_EDITS): Promise<TurnTail> {
   const stream = sessionStreamId(sessionId);
   const wanted = historyLength > 0 ? historyLength : Number.POSITIVE_INFINITY;
   const newestFirst: EventView[] = [];
@@ -65,7 +67,7 @@ export async function readTurnTail(store: EventStore, sessionId: string, before:
     eventsRead += events.length;
     for (let i = events.length - 1; i >= 0; i--) {
       const stored = events[i];
-      if (!stored) continue;
+      if (!stored || isDeleted(edits, stored.offset)) continue; // deleted events are out of the history too
       const event = toEventView(stored);
       if (event.kind === 'message' && newestFirst.length < wanted) newestFirst.push(event);
       if (anchored) continue;

@@ -23,7 +23,7 @@ async function append(store: EventStore, kind: string, source: string, correlati
 
 /** What the turn computed before readTurnTail: every event before the message, filtered afterwards. */
 async function reference(store: EventStore, before: number, historyLength: number): Promise<{ messages: string[]; previouslyApplied: string[] }> {
-  const earlier = (await store.readStream(sessionStreamId(SESSION))).map(toEventView).filter((e) => e.offset < before && (e.kind === 'message' || e.kind === 'status'));
+  const earlier = (await store.readStream(sessionStreamId(SESSION))).map((e) => toEventView(e)).filter((e) => e.offset < before && (e.kind === 'message' || e.kind === 'status'));
   const applied = new Set<string>();
   for (const event of earlier) {
     const data = event.data as { status?: string; data?: { applied_guideline_ids?: unknown } };

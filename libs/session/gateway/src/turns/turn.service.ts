@@ -20,7 +20,8 @@ import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
-import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { SessionTimers } from '../sessions/session-timers.js';
+import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { customerFacingError } from './turn-error.js';
@@ -98,6 +99,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly timers: SessionTimers,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -169,6 +171,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const checkpoint = async (): Promise<void> => {
       await lease.assertHeld();
       if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
+      // Hand-off: once the session left `auto` (manual, paused) the agent does not reply.
+      if ((await this.sessions.get(sessionId))?.view.mode !== 'auto') throw new TurnCancelled();
     };
     await checkpoint();
     const session = await this.sessions.get(sessionId);
@@ -181,7 +185,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
     // The agent's max_history_length (at most 1000, its documented maximum), narrowed by the session's max_messages.
-    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(agent.config.max_history_length, session.view.config.max_messages));
+    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(agent.config.max_history_length, session.view.config.max_messages), session.edits);
     const message = String((trigger.data as { message?: unknown }).message ?? '');
     const turnHistory = tail.messages.map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
     // Every stored setting acts: the prompt reaches both model calls; temperature and max_tokens shape the reply.
@@ -237,6 +241,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
+    const capabilities = await this.context.capabilities(agent.id);
     const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
@@ -252,6 +257,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
+        ...(capabilities.length > 0 ? { capabilities } : {}),
       },
     );
     calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));
@@ -268,12 +274,24 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       // Tenet extension: the session's applied set so far, so the next turn need not scan every earlier `ready`.
       [SESSION_APPLIED_FIELD]: [...new Set([...tail.previouslyApplied, ...applied])],
       ...(reply.canned_response_id ? { canned_response_id: reply.canned_response_id } : {}),
+      ...(reply.capability_ids ? { capability_ids: reply.capability_ids } : {}),
       usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
       provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
       turn_time_ms: Math.round(performance.now() - started),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
+    await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';
+  }
+
+  /**
+   * After the reply: the session waits for the customer (seed 000 §7 AwaitingInput), and a matched guideline
+   * with `metadata.handoff: true` hands the session to a human (mode `manual`, published as mode_changed).
+   */
+  private async afterReply(sessionId: string, matched: readonly ({ id: string; metadata?: Record<string, unknown> } | undefined)[]): Promise<void> {
+    await this.timers.awaitInput(sessionId);
+    const handoff = matched.find((g) => g?.metadata?.['handoff'] === true);
+    if (handoff) await this.sessions.change(sessionId, (record) => ({ events: modeChange(record, 'manual', 'guideline', handoff.id), result: undefined }));
   }
 
   /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */
