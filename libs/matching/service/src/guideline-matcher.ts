@@ -231,6 +231,7 @@ export class GuidelineMatcher {
             ...(g.tools.length > 0 ? { tools: g.tools.flatMap((name) => toolsByName.get(name) ?? []) } : {}),
           })),
           ...(terms.length > 0 ? { terms } : {}),
+          ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
         };
         return generateWithSchedule<MatchGuidelinesInput, MatchGuidelinesOutput>(provider, matchGuidelinesRequest(input, callContext), settings.temperatures);
       }),
@@ -353,6 +354,7 @@ export class GuidelineMatcher {
       ...(mode !== 'fluid' ? { canned_responses: usable, field_values: fields } : {}),
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
+      ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
     };
     const { response } = await generateWithSchedule<ComposeReplyInput, ComposeReplyOutput>(
       provider,
