@@ -1,0 +1,2 @@
+export { TOOL_EXECUTION, type ToolExecution } from './tool-execution.port.js';
+export { ToolExecutorUnavailableError, ToolServiceError } from './errors.js';
