@@ -23,6 +23,10 @@ export const TOOL_ERROR_CODES = {
   RESPONSE_TOO_LARGE: 'TOOLS.RESPONSE_TOO_LARGE',
   TOOL_ERROR: 'TOOLS.TOOL_ERROR',
   CANCELLED: 'TOOLS.CANCELLED',
+  /** The request itself broke ToolCallRequestV1 (a caller bug), named field by field. */
+  INVALID_REQUEST: 'TOOLS.INVALID_REQUEST',
+  /** The executor failed the call for a reason of its own (e.g. its event log was down) after retrying. */
+  EXECUTOR_ERROR: 'TOOLS.EXECUTOR_ERROR',
 } as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[keyof typeof TOOL_ERROR_CODES];
 
@@ -85,10 +89,13 @@ export type ToolRetryConfigV1 = Static<typeof ToolRetryConfigV1>;
 
 export const ToolCallRequestV1 = Type.Object(
   {
-    idempotency_key: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_:-]+$' }),
-    session_id: Type.String({ minLength: 1 }),
+    idempotency_key: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
+    /** A subject token: the audit events are published on `tenet.v1.tool.<session_id>.*`. */
+    session_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
     trace_id: Type.String({ minLength: 1 }),
     agent_id: Type.String({ minLength: 1 }),
+    /** Sent to Parlant plugin (sdk) services, which take it in their tool context; default `guest`. */
+    customer_id: Type.Optional(Type.String({ minLength: 1 })),
     service: ToolServiceV1,
     tool_name: Type.String({ minLength: 1 }),
     arguments: Type.Record(Type.String(), Type.Unknown()),
