@@ -84,7 +84,7 @@ function mapOperation(name: string, method: string, path: string, parameters: un
     const location = parameter['in'];
     if (location === 'cookie') continue;
     if (location !== 'path' && location !== 'query' && location !== 'header') throw new InvalidOpenApiDocumentError(`${where}: parameter "${parameter['name']}" has unknown "in": "${location}"`);
-    const schema = isRecord(parameter['schema']) ? { ...parameter['schema'] } : { type: 'string' };
+    const schema: Record<string, unknown> = isRecord(parameter['schema']) ? { ...parameter['schema'] } : { type: 'string' };
     if (typeof parameter['description'] === 'string' && schema['description'] === undefined) schema['description'] = parameter['description'];
     properties[parameter['name']] = schema;
     placement[parameter['name']] = location;
