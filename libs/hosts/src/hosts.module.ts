@@ -4,6 +4,7 @@ import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
+import { ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
 
 export interface HostOptions {
@@ -20,7 +21,7 @@ export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
+      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule, ToolExecutorModule.forRoot()],
       controllers: [HealthHttpController],
     };
   }
