@@ -90,7 +90,8 @@ function lifecycle(runsHere: (config: PlatformConfig) => boolean): Provider[] {
 }
 
 /**
- * What the gateway imports: `TOOL_EXECUTION`. Embedded mode runs calls in this process (in-process queue,
+ * `TOOL_EXECUTION` for the gateway, provided globally by the host (a feature lib does not import another, so
+ * the gateway injects the token without importing this module). Embedded mode runs calls in this process (in-process queue,
  * describe in-process); distributed mode enqueues on BullMQ and awaits the result, and asks the executor
  * replicas to describe over the bus — the gateway never calls a tool service itself.
  */
@@ -99,6 +100,7 @@ export class ToolExecutionClientModule {
   static forRoot(options: ToolModuleOptions = {}): DynamicModule {
     return {
       module: ToolExecutionClientModule,
+      global: true,
       providers: [
         { provide: TOOL_MODULE_OPTIONS, useValue: options },
         servicesProvider,
