@@ -4,12 +4,17 @@ import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
-import { ToolExecutorModule } from '@tenet/tools-service';
+import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
 
 export interface HostOptions {
   /** Overrides the configured LLM provider of the matcher (tests, benchmarks). */
   provider?: LlmProvider;
+  /**
+   * Tool-service targets the executor may call besides TENET_TOOL_ALLOWED_HOSTS (`host` or `host:port`), e.g. the
+   * bundled demo tool service's own 127.0.0.1 address — that address only, not all of loopback.
+   */
+  toolAllowedHosts?: string[];
 }
 
 /**
@@ -21,7 +26,14 @@ export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule, ToolExecutorModule.forRoot()],
+      imports: [
+        PlatformModule.forRoot(config),
+        SessionGatewayModule,
+        GuidelineMatcherModule.forRoot(options),
+        MeteringModule,
+        ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+        ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+      ],
       controllers: [HealthHttpController],
     };
   }
@@ -31,7 +43,8 @@ export class AllInOneHostModule {
 @Module({})
 export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), SessionGatewayModule], controllers: [HealthHttpController] };
+    // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
+    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), SessionGatewayModule, ToolExecutionClientModule.forRoot()], controllers: [HealthHttpController] };
   }
 }
 
