@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { ToolCallRequestV1, ToolCallResultV1 } from '@tenet/contracts';
 import { type Job, Queue, QueueEvents, type RedisOptions, Worker } from 'bullmq';
 import { ToolExecutorUnavailableError } from '../errors.js';
@@ -93,6 +94,8 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
       // A call whose replica died is put back and redone; after this many deaths in a row it fails.
       maxStalledCount: 5,
       autorun: true,
+      // Recorded on the job as `processedBy`: which replica runs (or ran) a call.
+      name: `${hostname()}:${process.pid}`,
     });
     worker.on('error', (error) => this.reportError(error, 'worker'));
     this.workers.push(worker);
