@@ -22,7 +22,7 @@ describe('tools.v1', () => {
       [TOOL_INVOCATION_COMPLETED, toolEventContracts[0]!],
       [TOOL_INVOCATION_FAILED, toolEventContracts[1]!],
     ] as const) {
-      const data = contract.example.data;
+      const data = (contract.example as { data: unknown }).data;
       const routed = toIntegrationEvent({ id: 'e1', streamId: 'tools-s_8f2c', offset: 0, position: 7, type, data, recordedAt: '2026-11-23T10:30:01.000Z' });
       expect(routed?.subject).toBe(`tenet.v1.tool.s_8f2c.${type === TOOL_INVOCATION_COMPLETED ? 'invocation_completed' : 'invocation_failed'}`);
       expect(ajv.validate(contract.schema, routed?.payload)).toBe(true);
