@@ -1,6 +1,7 @@
 /**
  * Seed 003 ToolInvocation: one record per idempotency key, written once when the call has an outcome. The
- * decider refuses a second record for the same key, so a redelivered job does not record twice.
+ * record's event id is derived from the key, so the event log itself refuses a second record (a redelivered
+ * or redone job) and JetStream deduplicates its publication.
  */
 export interface InvocationOutcome {
   invocation_id: string;
@@ -18,18 +19,15 @@ export interface InvocationOutcome {
   started_at: string;
 }
 
-export type InvocationEvent = { type: 'ToolInvocationCompleted' | 'ToolInvocationFailed'; data: InvocationOutcome };
+export interface InvocationRecord {
+  id: string;
+  type: 'ToolInvocationCompleted' | 'ToolInvocationFailed';
+  data: InvocationOutcome;
+}
 
-/** The stream state the decider needs: which invocation ids are recorded already. */
-export type InvocationLog = ReadonlySet<string>;
+export const invocationEventId = (invocationId: string): string => `tool-invocation-${invocationId}`;
 
-export const evolveInvocationLog = (log: InvocationLog, event: { data: unknown }): InvocationLog => {
-  const id = (event.data as { invocation_id?: unknown }).invocation_id;
-  return typeof id === 'string' ? new Set([...log, id]) : log;
-};
-
-/** Record the outcome, unless this invocation is recorded already (then nothing: the first record stands). */
-export function decideRecordInvocation(log: InvocationLog, outcome: InvocationOutcome): InvocationEvent[] {
-  if (log.has(outcome.invocation_id)) return [];
-  return [{ type: outcome.error ? 'ToolInvocationFailed' : 'ToolInvocationCompleted', data: outcome }];
+/** The one event that records an invocation's outcome. */
+export function invocationRecord(outcome: InvocationOutcome): InvocationRecord {
+  return { id: invocationEventId(outcome.invocation_id), type: outcome.error ? 'ToolInvocationFailed' : 'ToolInvocationCompleted', data: outcome };
 }

@@ -1,4 +1,4 @@
-import { checkArguments, decideRecordInvocation, descriptorsFromPluginTools, evolveInvocationLog, nextRetryDelay, operationsFromOpenApi, placeArguments, pluginCallOutcome, splitJsonObjects } from './index.js';
+import { checkArguments, descriptorsFromPluginTools, invocationRecord, nextRetryDelay, operationsFromOpenApi, placeArguments, pluginCallOutcome, splitJsonObjects } from './index.js';
 
 describe('retry policy', () => {
   const config = { max_attempts: 4, delay_ms: 100, backoff_multiplier: 3 };
@@ -78,10 +78,8 @@ describe("Parlant's plugin protocol", () => {
 
 describe('ToolInvocation record', () => {
   const outcome = { invocation_id: 'k1', session_id: 's', trace_id: 't', agent_id: 'a', service_name: 'svc', tool_name: 'x', tool_id: 'svc:x', parameters: {}, attempts: 1, duration_ms: 3, started_at: '2026-01-01T00:00:00.000Z' };
-  it('records once per idempotency key, completed or failed', () => {
-    expect(decideRecordInvocation(new Set(), outcome)).toEqual([{ type: 'ToolInvocationCompleted', data: outcome }]);
-    const log = evolveInvocationLog(new Set(), { data: outcome });
-    expect(decideRecordInvocation(log, outcome)).toEqual([]);
-    expect(decideRecordInvocation(new Set(), { ...outcome, error: { code: 'TOOLS.TIMEOUT', message: 'late' } })[0]?.type).toBe('ToolInvocationFailed');
+  it('is one event per idempotency key (id derived from the key), completed or failed', () => {
+    expect(invocationRecord(outcome)).toEqual({ id: 'tool-invocation-k1', type: 'ToolInvocationCompleted', data: outcome });
+    expect(invocationRecord({ ...outcome, error: { code: 'TOOLS.TIMEOUT', message: 'late' } })).toMatchObject({ id: 'tool-invocation-k1', type: 'ToolInvocationFailed' });
   });
 });

@@ -14,6 +14,7 @@ import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { startSdkToolServer, type TestToolServer } from './testing/index.js';
 import { TOOL_EXECUTION, type ToolExecution } from './tool-execution.port.js';
 import { ToolExecutionClientModule, ToolExecutorModule } from './tools.module.js';
+import { EventLogInvocationRecorder } from './invocation-recorder.js';
 
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
 
@@ -67,6 +68,9 @@ describe('TOOL_EXECUTION in embedded mode (in-process queue, SQLite log)', () =>
     const recorded = await app.get<EventStore>(EVENT_STORE).readStream(toolStreamId(call.session_id));
     expect(recorded.map((event) => event.type)).toEqual(['ToolInvocationCompleted']);
     expect(recorded[0]?.data).toMatchObject({ invocation_id: call.idempotency_key, tool_id: 'plugins:get_order', parameters: { order_id: '55555' }, attempts: 1 });
+    // A redone job records again: the log keeps the first record only (the event id is derived from the key).
+    await new EventLogInvocationRecorder(app.get<EventStore>(EVENT_STORE)).record(recorded[0]?.data as never);
+    expect(await app.get<EventStore>(EVENT_STORE).readStream(toolStreamId(call.session_id))).toHaveLength(1);
   });
 
   it('returns bad arguments and a refused target as failed results (never throws), recorded as invocation_failed', async () => {
