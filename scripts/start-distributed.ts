@@ -1,7 +1,8 @@
 /**
  * `npm run start:distributed`: every Tenet service as its own process against NATS_URL, REDIS_URL and (when
  * set) MONGO_URL — the session gateway on PORT (default 8800), TENET_MATCHER_REPLICAS guideline-matcher
- * replicas (default 2) and the metering service. Without MONGO_URL the gateway and metering each own a SQLite
+ * replicas (default 2), the metering service and TENET_TOOL_EXECUTOR_REPLICAS tool-executor replicas (default 1,
+ * sharing one event log). Without MONGO_URL the gateway, metering and the tool executors each own a SQLite
  * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all.
  *
  * A supervisor, not a fuse: a service that exits on its own (a crash, an OOM kill) is restarted after a backoff
@@ -22,6 +23,12 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) {
   process.exit(2);
 }
 
+const toolExecutors = Number(process.env['TENET_TOOL_EXECUTOR_REPLICAS'] ?? 1);
+if (!Number.isInteger(toolExecutors) || toolExecutors < 1 || toolExecutors > 16) {
+  console.error(`TENET_TOOL_EXECUTOR_REPLICAS must be an integer from 1 to 16, got "${process.env['TENET_TOOL_EXECUTOR_REPLICAS']}"`);
+  process.exit(2);
+}
+
 interface Service {
   name: string;
   entry: string;
@@ -32,6 +39,11 @@ const services: Service[] = [
   { name: 'gateway', entry: 'apps/session-gateway/src/main.ts', env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
   ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, entry: 'apps/guideline-matcher/src/main.ts', env: { PORT: String(gatewayPort + 1 + i) } })),
   { name: 'metering', entry: 'apps/metering/src/main.ts', env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
+  ...Array.from({ length: toolExecutors }, (_, i) => ({
+    name: `tools-${i + 1}`,
+    entry: 'apps/tool-executor/src/main.ts',
+    env: { PORT: String(gatewayPort + 2 + replicas + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
+  })),
 ];
 
 const children = new Map<string, ChildProcess>();
@@ -109,7 +121,7 @@ const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 for (let attempt = 0; attempt < 240 && !stopping; attempt++) {
   const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
   if (healthy) {
-    logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering; Ctrl-C stops them all`);
+    logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`);
     if (process.env['TENET_DEMO'] !== 'off') await loadDemoAgent(gatewayUrl, new URL('../examples/demo-agent.json', import.meta.url), logger).catch((error: unknown) => logger.error(`demo agent not loaded: ${String(error)}`));
     break;
   }

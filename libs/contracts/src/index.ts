@@ -44,3 +44,29 @@ export {
 } from './rpc/matcher.v1.js';
 export { METERING_USAGE_SUBJECT, UsageSummaryRequestV1 } from './rpc/metering.v1.js';
 export { rpcValidator, RpcValidationError } from './rpc/validate.js';
+export {
+  DescribeToolsReplyV1,
+  DescribeToolsRequestV1,
+  TOOL_ERROR_CODES,
+  TOOL_INVOCATION_COMPLETED,
+  TOOL_INVOCATION_FAILED,
+  TOOLS_DESCRIBE_SUBJECT,
+  ToolCallRequestV1,
+  ToolCallResultV1,
+  ToolDescriptorV1,
+  ToolErrorV1,
+  ToolInvocationCompletedV1,
+  ToolInvocationFailedV1,
+  ToolParametersV1,
+  ToolResultPayloadV1,
+  ToolRetryConfigV1,
+  ToolServiceV1,
+  canonicalJson,
+  toToolIntegrationEvent,
+  toolEventContracts,
+  toolId,
+  toolIdempotencyKey,
+  toolStreamId,
+  type ToolErrorCode,
+  type ToolInvocationData,
+} from './tools/tools.v1.js';

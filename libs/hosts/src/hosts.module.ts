@@ -5,6 +5,7 @@ import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
+import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
 
 /** `/healthz` and `/readyz` (see HealthHttpController); failed checks are in the 503 body, not logged per probe. */
@@ -13,6 +14,11 @@ const health = TerminusModule.forRoot({ logger: false });
 export interface HostOptions {
   /** Overrides the configured LLM provider of the matcher (tests, benchmarks). */
   provider?: LlmProvider;
+  /**
+   * Tool-service targets the executor may call besides TENET_TOOL_ALLOWED_HOSTS (`host` or `host:port`), e.g. the
+   * bundled demo tool service's own 127.0.0.1 address — that address only, not all of loopback.
+   */
+  toolAllowedHosts?: string[];
 }
 
 /**
@@ -24,7 +30,15 @@ export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), health, SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
+      imports: [
+        PlatformModule.forRoot(config),
+        health,
+        SessionGatewayModule,
+        GuidelineMatcherModule.forRoot(options),
+        MeteringModule,
+        ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+        ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+      ],
       controllers: [HealthHttpController],
     };
   }
@@ -34,7 +48,8 @@ export class AllInOneHostModule {
 @Module({})
 export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), health, SessionGatewayModule], controllers: [HealthHttpController] };
+    // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
+    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()], controllers: [HealthHttpController] };
   }
 }
 

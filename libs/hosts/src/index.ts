@@ -3,3 +3,4 @@ export { HealthHttpController } from './health.http.controller.js';
 export { closeOnSignals, startMessageHandlers } from './service-host.js';
 export { startAllInOne, startGatewayOnly } from './testing-host.js';
 export { loadDemoAgent } from './demo-agent.js';
+export { ToolExecutorHostModule } from './tool-executor-host.js';

@@ -63,6 +63,21 @@ const Capability = Type.Object(
 
 const Tool = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
+/**
+ * What a tool called in this turn returned (the gateway runs tools through the tool executor between matcher
+ * calls): re-matching and composing see it, so guidelines react to it and the reply is based on it.
+ */
+const ToolResult = Type.Object(
+  {
+    tool_id: Type.String({ minLength: 1 }),
+    arguments: Type.Record(Type.String(), Type.Unknown()),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+    data: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 /** Which model answers for the agent (seed 002 AgentDef), with an optional fallback used when it fails. */
 /** The agent's provider; without `provider`, the matcher's configured one (with the agent's `fallback`, if any). */
 const ProviderChoice = Type.Object(
@@ -121,6 +136,8 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     llm: Type.Optional(ProviderChoice),
     /** The session's journey position (seed 000 §8 step 2); absent: no journey is active. */
     active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
+    /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
+    tool_results: Type.Optional(Type.Array(ToolResult)),
   },
   { additionalProperties: false },
 );
@@ -181,6 +198,8 @@ export const ComposeReplyRequestV1 = Type.Object(
     llm: Type.Optional(ProviderChoice),
     /** The agent's capabilities (Parlant); the matcher ranks them against the conversation and the reply may offer the most relevant. */
     capabilities: Type.Optional(Type.Array(Capability)),
+    /** What the tools called in this turn returned; the reply is based on it. */
+    tool_results: Type.Optional(Type.Array(ToolResult)),
   },
   { additionalProperties: false },
 );

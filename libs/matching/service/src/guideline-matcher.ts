@@ -263,6 +263,7 @@ export class GuidelineMatcher {
             ...(g.tools.length > 0 ? { tools: g.tools.flatMap((name) => toolsByName.get(name) ?? []) } : {}),
           })),
           ...(terms.length > 0 ? { terms } : {}),
+          ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
         };
         const call = {
           ...matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {}),
@@ -414,6 +415,7 @@ export class GuidelineMatcher {
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
       ...(capabilities.length > 0 ? { capabilities: capabilities.map(({ title, description }) => ({ title, description })) } : {}),
+      ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
     };
     const { agent } = request;
     const composeOptions = {

@@ -13,6 +13,7 @@ export {
 } from './errors.js';
 export { validateStructuredOutput } from './structured-output.js';
 export { type GlossaryTerm } from './tasks/glossary.js';
+export { toolResultsSection, type ToolOutcome } from './tasks/tool-results.js';
 export {
   MATCH_GUIDELINES,
   matchGuidelinesRequest,

@@ -1,4 +1,5 @@
 import type { CannedResponse, ComposeReplyInput, ComposeReplyOutput } from '../tasks/compose-reply.js';
+import type { ToolOutcome } from '../tasks/tool-results.js';
 import { applyGlossary, terms } from './lexicon.js';
 import { phrasesFor, toCustomer } from './phrasing.js';
 
@@ -21,6 +22,25 @@ function disambiguationQuestion(candidates: { condition: string }[]): string {
     : `Just to be sure I help with the right thing, which one do you mean: ${joinedWithOr(topics)}?`;
 }
 
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+const spoken = (key: string): string => key.replace(/[_-]+/g, ' ').trim();
+
+/**
+ * What a tool found, said plainly: its text when it returned text (or an object with a `message`/`summary`
+ * text), else its scalar fields ("order id 55555, status shipped"); a failed call is owned up to, never filled in.
+ */
+function toolSentence(result: ToolOutcome): string | undefined {
+  if (result.status === 'failed') return "I'm sorry, I couldn't look that up just now. Please try again in a moment.";
+  const data = result.data;
+  if (typeof data === 'string' && data.trim()) return sentence(data);
+  if (typeof data === 'number' || typeof data === 'boolean') return sentence(`Here is what I found: ${String(data)}`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const record = data as Record<string, unknown>;
+  for (const key of ['message', 'summary']) if (typeof record[key] === 'string' && record[key].trim()) return sentence(record[key]);
+  const fields = Object.entries(record).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
+  return fields.length ? sentence(`Here is what I found: ${fields.map(([k, v]) => `${spoken(k)} ${String(v)}`).join(', ')}`) : undefined;
+}
+
 interface Sentence {
   text: string;
   /** The part of a matched action it says; none for the disambiguation question and the polite fallback. */
@@ -33,6 +53,11 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
   const sentences: Sentence[] = [];
   for (const { action } of input.matched) {
     for (const phrase of phrasesFor(action, input.agentName)) if (!sentences.some((s) => s.text === phrase.text)) sentences.push(phrase);
+  }
+  // What the tools found comes right after the actions that asked for them.
+  for (const result of input.tool_results ?? []) {
+    const text = toolSentence(result);
+    if (text && !sentences.some((s) => s.text === text)) sentences.push({ text });
   }
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
   // Nothing to follow but a relevant capability: offer it (the most relevant one, as the matcher ranked them).

@@ -3,6 +3,7 @@ import { registerOutputCompletion } from '../structured-output.js';
 import { agentInstructionsSection } from './agent-instructions.js';
 import { glossarySection, type GlossaryTerm } from './glossary.js';
 import type { ConversationTurn } from './match-guidelines.js';
+import { toolResultsSection, type ToolOutcome } from './tool-results.js';
 
 export const COMPOSE_REPLY = 'compose_reply';
 
@@ -43,6 +44,8 @@ export interface ComposeReplyInput {
   disambiguation?: { candidates: { guideline_id: string; condition: string }[] };
   /** What the agent can offer that is relevant to the conversation (Parlant's capabilities), most relevant first. */
   capabilities?: { title: string; description: string }[];
+  /** What the tools called in this turn returned; the reply tells the customer what they found. */
+  tool_results?: ToolOutcome[];
 }
 
 export interface ComposeReplyOutput {
@@ -122,12 +125,13 @@ export function composeReplyRequest(
       'Write your next reply to the customer, following the actions listed with the latest message, and list the ids ' +
       'of the guidelines whose actions you followed. ' +
       (disambiguating ? 'The latest message could mean several things: ask the customer which of the listed ones they mean. ' : '') +
+      (input.tool_results?.length ? 'Base what you say on the tool results listed with the message; never invent data a tool did not return. ' : '') +
       MODE_INSTRUCTIONS[mode] +
       agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
     messages: [
       ...input.history.map((t) => ({ role: t.role === 'customer' ? ('user' as const) : ('assistant' as const), content: t.content })),
-      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
+      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${toolResultsSection(input.tool_results)}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
     ],
     schemaName: 'reply',
     schema: composeReplySchema,

@@ -3,6 +3,7 @@ import type { JsonSchema, LlmCallContext, LlmRequest } from '../llm.port.js';
 import { registerOutputCompletion } from '../structured-output.js';
 import { agentInstructionsSection } from './agent-instructions.js';
 import { glossarySection, type GlossaryTerm } from './glossary.js';
+import { toolResultsSection, type ToolOutcome } from './tool-results.js';
 
 export const MATCH_GUIDELINES = 'match_guidelines';
 
@@ -41,6 +42,8 @@ export interface MatchGuidelinesInput {
   guidelines: GuidelineToMatch[];
   /** The agent's glossary: a synonym in the conversation or a condition means its term. */
   terms?: GlossaryTerm[];
+  /** Results of tools already called in this turn: a guideline may now apply (or no longer) because of them. */
+  tool_results?: ToolOutcome[];
 }
 
 /** Arguments for one tool: a JSON-encoded object, so that the output schema stays fixed (OpenAI strict mode). */
@@ -158,7 +161,7 @@ export function matchGuidelinesRequest(
       'Return one entry per guideline, using its id.' +
       agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
-    messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}\n\nGuidelines:\n${guidelines}` }],
+    messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}${toolResultsSection(input.tool_results)}\n\nGuidelines:\n${guidelines}` }],
     schemaName: 'guideline_matches',
     schema: matchGuidelinesSchema,
     temperature: options.temperature ?? 0,

@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { closeOnSignals, startMessageHandlers, ToolExecutorHostModule } from '@tenet/hosts';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+
+/**
+ * The tool executor: runs tool calls from the durable `tool-calls` queue (BullMQ on REDIS_URL) against
+ * OpenAPI, MCP and Parlant-plugin services under the outbound guard (TENET_TOOL_ALLOWED_HOSTS,
+ * TENET_TOOL_MAX_RESPONSE_BYTES), answers describe requests on NATS (queue group `tool-executor`), and records
+ * ToolInvocations in its event log (MONGO_URL, else SQLite in TENET_DATA_DIR). `/healthz` on PORT (default 8803).
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8803', ...process.env }, 'tool-executor');
+const logger = new Logger('tool-executor');
+const app = await NestFactory.create(ToolExecutorHostModule.forRoot(config));
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, '0.0.0.0');
+logger.log(`tool executor (${config.mode}) pid ${process.pid}; health on :${config.port}/healthz`);
+closeOnSignals(app, logger);

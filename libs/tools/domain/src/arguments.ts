@@ -1,0 +1,51 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateSchema: true }));
+
+/** A tool's arguments broke its parameter schema: `parameter` names the argument, `rule` what it broke. */
+export interface ArgumentProblem {
+  parameter: string;
+  rule: string;
+}
+
+export type ArgumentCheck = { ok: true } | { ok: false; problems: ArgumentProblem[] };
+
+const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+const parameterOf = (error: ErrorObject): string => {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'required') return [path, String((error.params as { missingProperty?: string }).missingProperty)].filter(Boolean).join('.');
+  if (error.keyword === 'additionalProperties') return [path, String((error.params as { additionalProperty?: string }).additionalProperty)].filter(Boolean).join('.');
+  return path || '(arguments)';
+};
+
+const ruleOf = (error: ErrorObject): string => {
+  if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'additionalProperties') return 'is not a parameter of this tool';
+  if (error.keyword === 'enum') return `must be one of ${JSON.stringify((error.params as { allowedValues?: unknown[] }).allowedValues)}`;
+  return error.message ?? error.keyword;
+};
+
+/**
+ * Checks a call's arguments against the tool's parameter schema (JSON Schema, draft 2020-12) before any
+ * outbound call. A schema that does not compile is reported as a problem of the tool, not thrown.
+ */
+export function checkArguments(parameters: object | undefined, args: Record<string, unknown>): ArgumentCheck {
+  if (!parameters) return { ok: true };
+  let validate = compiled.get(parameters);
+  if (!validate) {
+    try {
+      validate = ajv.compile(parameters);
+    } catch (error) {
+      validate = error instanceof Error ? error : new Error(String(error));
+    }
+    compiled.set(parameters, validate);
+  }
+  if (validate instanceof Error) return { ok: false, problems: [{ parameter: '(schema)', rule: `the tool's parameter schema is invalid: ${validate.message}` }] };
+  if (validate(args)) return { ok: true };
+  return { ok: false, problems: (validate.errors ?? []).map((error) => ({ parameter: parameterOf(error), rule: ruleOf(error) })) };
+}
+
+export const describeProblems = (problems: ArgumentProblem[]): string => problems.map((p) => `${p.parameter} ${p.rule}`).join('; ');

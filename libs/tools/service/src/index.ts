@@ -1,0 +1,13 @@
+export { TOOL_EXECUTION, type ToolExecution } from './tool-execution.port.js';
+export { ToolExecutorUnavailableError, ToolServiceError } from './errors.js';
+export { ToolExecutionClientModule, ToolExecutorModule, toolExecutorSettingsFrom, type ToolModuleOptions } from './tools.module.js';
+export { appendAllowedHost, isBlockedAddress, outboundPolicyFromEnv, type OutboundPolicy } from './outbound/outbound.js';
+export { ToolServices } from './protocols/tool-services.js';
+export type { ToolCallOptions, ToolServiceProtocol } from './protocols/protocol.js';
+export { ToolRunner, type InvocationRecorder } from './tool-runner.js';
+export { EventLogInvocationRecorder, MemoryInvocationRecorder } from './invocation-recorder.js';
+export { BullMqToolWorkQueue, type BullMqToolWorkQueueOptions } from './queue/bullmq-work-queue.js';
+export { InProcessToolWorkQueue } from './queue/in-process-work-queue.js';
+export type { SubmitOptions, ToolCallHandler, ToolWorkQueue } from './queue/tool-work-queue.port.js';
+export { busDescriber, directDescriber, QueuedToolExecution } from './tool-execution.js';
+export { TOOL_EXECUTOR_QUEUE_GROUP } from './tools.rpc.controller.js';

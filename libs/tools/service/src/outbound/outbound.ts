@@ -1,0 +1,160 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { TOOL_ERROR_CODES } from '@tenet/contracts';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { ToolServiceError } from '../errors.js';
+
+/**
+ * The executor's outbound policy: which targets it may call and how much it reads back.
+ *
+ * SSRF guard: a tool service URL whose host resolves to a loopback, private, link-local, unique-local or
+ * metadata address is refused with `TOOLS.TARGET_NOT_ALLOWED`, unless `TENET_TOOL_ALLOWED_HOSTS` names it
+ * (`host` or `host:port`, comma-separated; `*` allows every target). The check runs at connect time on the
+ * addresses actually dialled (DNS rebinding cannot slip past a check made earlier), redirects are never
+ * followed, and a response larger than `TENET_TOOL_MAX_RESPONSE_BYTES` (default 1 MiB) is cut off with
+ * `TOOLS.RESPONSE_TOO_LARGE`.
+ */
+export interface OutboundPolicy {
+  allowedHosts: readonly string[];
+  maxResponseBytes: number;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export class OutboundConfigError extends Error {
+  readonly code = 'CONFIG.INVALID';
+}
+
+const HOST_ENTRY = /^(\*|\[[0-9A-Fa-f:.]+\](:\d{1,5})?|[A-Za-z0-9.-]+(:\d{1,5})?|[0-9A-Fa-f:]+)$/;
+
+/** Reads `TENET_TOOL_ALLOWED_HOSTS` and `TENET_TOOL_MAX_RESPONSE_BYTES`; `extraAllowedHosts` are added (e.g. the demo service). */
+export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = []): OutboundPolicy {
+  const entries = [...(env['TENET_TOOL_ALLOWED_HOSTS'] ?? '').split(','), ...extraAllowedHosts].map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const bad = entries.filter((entry) => !HOST_ENTRY.test(entry));
+  if (bad.length > 0) throw new OutboundConfigError(`TENET_TOOL_ALLOWED_HOSTS entries must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
+  const maxText = env['TENET_TOOL_MAX_RESPONSE_BYTES'] ?? String(DEFAULT_MAX_RESPONSE_BYTES);
+  const maxResponseBytes = Number(maxText);
+  if (!/^\d+$/.test(maxText) || maxResponseBytes < 1024 || maxResponseBytes > 256 * 1024 * 1024) {
+    throw new OutboundConfigError(`TENET_TOOL_MAX_RESPONSE_BYTES must be an integer from 1024 to 268435456, got "${maxText}"`);
+  }
+  return { allowedHosts: [...new Set(entries)], maxResponseBytes };
+}
+
+/** Adds one `host:port` to a comma-separated allow-list value (for hosts that start their own tool service). */
+export const appendAllowedHost = (current: string | undefined, hostPort: string): string => [current, hostPort].filter((part) => part && part.trim() !== '').join(',');
+
+const blocked = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv6');
+}
+
+/** Loopback, private, link-local (incl. 169.254.169.254 metadata), unique-local, multicast or reserved. */
+export function isBlockedAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family === 6) return blocked.check(address, 'ipv6');
+  return true;
+}
+
+const notAllowed = (target: string, why: string): ToolServiceError =>
+  new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `tool service target ${target} is not allowed: ${why} (add it to TENET_TOOL_ALLOWED_HOSTS to allow it)`);
+
+const defaultPort = (url: URL): string => url.port || (url.protocol === 'https:' ? '443' : '80');
+const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
+export function isAllowedByList(policy: OutboundPolicy, url: URL): boolean {
+  const host = hostOf(url);
+  const port = defaultPort(url);
+  return policy.allowedHosts.some((entry) => entry === '*' || entry === host || entry === `${host}:${port}` || entry === `[${host}]:${port}`);
+}
+
+/** Connect-time lookup that refuses blocked addresses, so what is checked is what is dialled. */
+const guardedLookup: typeof dnsLookup = ((hostname: string, options: unknown, callback: unknown) => {
+  const cb = (typeof options === 'function' ? options : callback) as (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+  const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
+  dnsLookup(hostname, { ...opts, all: true }, (error, addresses) => {
+    if (error) return cb(error, []);
+    const bad = addresses.find((entry) => isBlockedAddress(entry.address));
+    if (bad) return cb(notAllowed(hostname, `it resolves to the non-public address ${bad.address}`), []);
+    if (opts.all) return cb(null, addresses);
+    const first = addresses[0];
+    if (!first) return cb(new Error(`no address for ${hostname}`), []);
+    cb(null, first.address, first.family);
+  });
+}) as typeof dnsLookup;
+
+export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * `fetch` under the policy: refuses disallowed targets, never follows redirects, caps the response body.
+ * The MCP transport takes it as its `fetch`, so every adapter goes through the same guard.
+ */
+export function guardedFetch(policy: OutboundPolicy): GuardedFetch & { close(): Promise<void> } {
+  const open = new Agent({ connections: 64 });
+  const guarded = new Agent({ connections: 64, connect: { lookup: guardedLookup } });
+  const call = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input.toString());
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notAllowed(url.origin, 'only http and https are supported');
+    if (url.username || url.password) throw notAllowed(`${url.protocol}//${url.host}`, 'credentials in the URL are not supported');
+    const allowed = isAllowedByList(policy, url);
+    const host = hostOf(url);
+    if (!allowed && isIP(host) !== 0 && isBlockedAddress(host)) throw notAllowed(url.host, `${host} is a non-public address`);
+    let response;
+    try {
+      response = await undiciFetch(url, { ...(init as UndiciRequestInit), redirect: 'manual', dispatcher: allowed ? open : guarded });
+    } catch (error) {
+      throw causeToolError(error) ?? error;
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `${url.host} answered a redirect (HTTP ${response.status}); redirects are not followed`);
+    }
+    let total = 0;
+    const max = policy.maxResponseBytes;
+    const capped = response.body?.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          total += chunk.byteLength;
+          if (total > max) controller.error(new ToolServiceError(TOOL_ERROR_CODES.RESPONSE_TOO_LARGE, `the response of ${url.host} exceeds ${max} bytes`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(capped as ReadableStream<Uint8Array> | undefined ?? null, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+  };
+  return Object.assign(call, { close: async () => void (await Promise.all([open.close(), guarded.close()])) });
+}
+
+/** The ToolServiceError somewhere in an error's `cause` chain (undici wraps connect errors in `fetch failed`). */
+export function causeToolError(error: unknown): ToolServiceError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    if (current instanceof ToolServiceError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

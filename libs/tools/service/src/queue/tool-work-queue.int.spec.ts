@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { describeWithService, probeRedis, redisUrl } from '@tenet/testing';
+import { Queue } from 'bullmq';
+import { toolWorkQueueConformance } from '../testing/index.js';
+import { BullMqToolWorkQueue } from './bullmq-work-queue.js';
+import { InProcessToolWorkQueue } from './in-process-work-queue.js';
+
+const redis = await probeRedis();
+
+toolWorkQueueConformance('InProcessToolWorkQueue', async () => {
+  const queue = new InProcessToolWorkQueue();
+  return { caller: async () => queue, executor: async () => queue, dispose: () => queue.close() };
+});
+
+describeWithService(redis, 'BullMqToolWorkQueue (Redis)', () => {
+  toolWorkQueueConformance('BullMqToolWorkQueue', async () => {
+    // A unique prefix per test run; the caller and the executor are separate instances, as in production.
+    const prefix = `tenet-test-${randomUUID()}`;
+    const options = { connection: redisOptionsFromUrl(redisUrl()), prefix, lockDurationMs: 5000 };
+    const caller = new BullMqToolWorkQueue(options);
+    const executor = new BullMqToolWorkQueue(options);
+    return {
+      caller: async () => caller,
+      executor: async () => executor,
+      dispose: async () => {
+        await caller.close();
+        await executor.close();
+        const admin = new Queue('tool-calls', { connection: options.connection, prefix });
+        await admin.obliterate({ force: true });
+        await admin.close();
+      },
+    };
+  });
+});

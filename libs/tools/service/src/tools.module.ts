@@ -1,0 +1,135 @@
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { EventStore } from '@tenet/event-store';
+import type { MessageBus } from '@tenet/messaging';
+import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { EventLogInvocationRecorder } from './invocation-recorder.js';
+import { outboundPolicyFromEnv } from './outbound/outbound.js';
+import { ToolServices } from './protocols/tool-services.js';
+import { BullMqToolWorkQueue } from './queue/bullmq-work-queue.js';
+import { InProcessToolWorkQueue } from './queue/in-process-work-queue.js';
+import type { ToolWorkQueue } from './queue/tool-work-queue.port.js';
+import { busDescriber, directDescriber, QueuedToolExecution } from './tool-execution.js';
+import { TOOL_EXECUTION } from './tool-execution.port.js';
+import { ToolRunner } from './tool-runner.js';
+import { TOOL_MODULE_OPTIONS, TOOL_SERVICES, TOOL_WORK_QUEUE } from './tokens.js';
+import { ToolsRpcController } from './tools.rpc.controller.js';
+
+export interface ToolModuleOptions {
+  /**
+   * Targets allowed besides `TENET_TOOL_ALLOWED_HOSTS` (`host` or `host:port`), e.g. the demo tool service a
+   * host starts on 127.0.0.1 — that one address, not all of loopback.
+   */
+  allowedHosts?: string[];
+}
+
+const logger = new Logger('ToolExecutor');
+
+/** Reads the tool executor's settings from the environment; a bad value fails the start, naming the variable. */
+export function toolExecutorSettingsFrom(env: Record<string, string | undefined>): { concurrency: number; resultTtlMs: number; lockDurationMs: number } {
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const text = env[name] ?? String(fallback);
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+    return value;
+  };
+  return {
+    concurrency: integer('TENET_TOOL_EXECUTOR_CONCURRENCY', 16, 1, 1000),
+    resultTtlMs: integer('TENET_TOOL_RESULT_TTL_SECS', 3600, 1, 7 * 24 * 3600) * 1000,
+    lockDurationMs: integer('TENET_TOOL_LOCK_MS', 5000, 1000, 600_000),
+  };
+}
+
+const servicesProvider: Provider = {
+  provide: TOOL_SERVICES,
+  useFactory: (options: ToolModuleOptions) => new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [])),
+  inject: [TOOL_MODULE_OPTIONS],
+};
+
+/** The process's work queue: in-process in embedded mode, BullMQ on the platform's Redis in distributed mode. */
+const workQueueProvider: Provider = {
+  provide: TOOL_WORK_QUEUE,
+  useFactory: (config: PlatformConfig): ToolWorkQueue => {
+    const settings = toolExecutorSettingsFrom(process.env);
+    if (config.mode === 'embedded') return new InProcessToolWorkQueue({ resultTtlMs: settings.resultTtlMs });
+    return new BullMqToolWorkQueue({
+      connection: redisOptionsFromUrl(config.redisUrl),
+      prefix: config.redisPrefix,
+      resultTtlMs: settings.resultTtlMs,
+      lockDurationMs: settings.lockDurationMs,
+      onError: (error, context) => logger.warn(`${context}: ${error.message}`),
+    });
+  },
+  inject: [PLATFORM_CONFIG],
+};
+
+class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(TOOL_WORK_QUEUE) private readonly queue: ToolWorkQueue,
+    @Inject(TOOL_SERVICES) private readonly services: ToolServices,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject('TOOL_RUNS_HERE') private readonly runsHere: boolean,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.runsHere) return;
+    const runner = new ToolRunner(this.services, new EventLogInvocationRecorder(this.events));
+    await this.queue.process((request, signal) => runner.run(request, signal), { concurrency: toolExecutorSettingsFrom(process.env).concurrency });
+    logger.log(`running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+    await this.services.close();
+  }
+}
+
+function lifecycle(runsHere: (config: PlatformConfig) => boolean): Provider[] {
+  return [{ provide: 'TOOL_RUNS_HERE', useFactory: runsHere, inject: [PLATFORM_CONFIG] }, ToolsLifecycle];
+}
+
+/**
+ * `TOOL_EXECUTION` for the gateway, provided globally by the host (a feature lib does not import another, so
+ * the gateway injects the token without importing this module). Embedded mode runs calls in this process (in-process queue,
+ * describe in-process); distributed mode enqueues on BullMQ and awaits the result, and asks the executor
+ * replicas to describe over the bus — the gateway never calls a tool service itself.
+ */
+@Module({})
+export class ToolExecutionClientModule {
+  static forRoot(options: ToolModuleOptions = {}): DynamicModule {
+    return {
+      module: ToolExecutionClientModule,
+      global: true,
+      providers: [
+        { provide: TOOL_MODULE_OPTIONS, useValue: options },
+        servicesProvider,
+        workQueueProvider,
+        {
+          provide: TOOL_EXECUTION,
+          useFactory: (config: PlatformConfig, queue: ToolWorkQueue, services: ToolServices, bus: MessageBus) =>
+            new QueuedToolExecution(queue, config.mode === 'embedded' ? directDescriber(services) : busDescriber(bus)),
+          inject: [PLATFORM_CONFIG, TOOL_WORK_QUEUE, TOOL_SERVICES, MESSAGE_BUS],
+        },
+        ...lifecycle((config) => config.mode === 'embedded'),
+      ],
+      exports: [TOOL_EXECUTION],
+    };
+  }
+}
+
+/**
+ * The tool executor service: in distributed mode a BullMQ worker on the `tool-calls` queue (stalled calls of a
+ * dead replica are redone by another) plus the describe RPC in queue group `tool-executor`. In embedded mode
+ * calls already run in the gateway's process, so only the describe RPC is added.
+ */
+@Module({})
+export class ToolExecutorModule {
+  static forRoot(options: ToolModuleOptions = {}): DynamicModule {
+    return {
+      module: ToolExecutorModule,
+      controllers: [ToolsRpcController],
+      providers: [{ provide: TOOL_MODULE_OPTIONS, useValue: options }, servicesProvider, workQueueProvider, ...lifecycle((config) => config.mode === 'distributed')],
+    };
+  }
+}
