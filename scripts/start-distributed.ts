@@ -4,6 +4,9 @@
  * replicas (default 2) and the metering service. Without MONGO_URL the gateway and metering each own a SQLite
  * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all,
  * and if one service dies the others are stopped and the command fails.
+ *
+ * Compiled (`npm run build`, then `node dist/scripts/start-distributed.js`) it runs each service's
+ * `dist/apps/<app>/main.js` with plain node; from source it runs the TypeScript through @swc-node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -11,6 +14,9 @@ import { Logger } from '@nestjs/common';
 import { loadDemoAgent } from '@tenet/hosts';
 
 const root = resolve(import.meta.dirname, '..');
+const compiled = import.meta.filename.endsWith('.js');
+/** The command line that starts `apps/<app>`: compiled JavaScript in dist/, else its TypeScript source. */
+const entry = (app: string): string[] => (compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`]);
 const dataDir = resolve(process.env['TENET_DATA_DIR'] ?? join(root, '.tenet-data'), 'distributed');
 const gatewayPort = Number(process.env['PORT'] ?? 8800);
 const replicas = Number(process.env['TENET_MATCHER_REPLICAS'] ?? 2);
@@ -21,14 +27,14 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) {
 
 interface Service {
   name: string;
-  entry: string;
+  args: string[];
   env: Record<string, string>;
 }
 
 const services: Service[] = [
-  { name: 'gateway', entry: 'apps/session-gateway/src/main.ts', env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
-  ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, entry: 'apps/guideline-matcher/src/main.ts', env: { PORT: String(gatewayPort + 1 + i) } })),
-  { name: 'metering', entry: 'apps/metering/src/main.ts', env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
+  { name: 'gateway', args: entry('session-gateway'), env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
+  ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, args: entry('guideline-matcher'), env: { PORT: String(gatewayPort + 1 + i) } })),
+  { name: 'metering', args: entry('metering'), env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
 ];
 
 const children = new Map<string, ChildProcess>();
@@ -44,7 +50,7 @@ const prefixed = (name: string, stream: NodeJS.WritableStream) => {
 };
 
 for (const service of services) {
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', service.entry], {
+  const child = spawn(process.execPath, service.args, {
     cwd: root,
     env: { ...process.env, TENET_MODE: 'distributed', ...service.env },
     stdio: ['ignore', 'pipe', 'pipe'],
