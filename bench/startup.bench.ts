@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.env['TENET_BENCH_RUNS'] ?? 3);
 const idleMs = Number(process.env['TENET_BENCH_IDLE_MS'] ?? 5000);
 const ticks = 100; // USER_HZ on Linux
-const apps = [
+const apps: { app: string; env: Record<string, string> }[] = [
   { app: 'tenet', env: { TENET_DEMO: 'off' } },
   { app: 'session-gateway', env: { TENET_MODE: 'distributed' } },
   { app: 'guideline-matcher', env: { TENET_MODE: 'distributed' } },

@@ -53,7 +53,7 @@ function setImages(node: unknown, images: { name: string; newName?: string; newT
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     const image = key === 'image' && typeof value === 'string' ? images.find((i) => value === i.name || value.startsWith(`${i.name}:`)) : undefined;
-    out[key] = image ? `${image.newName ?? image.name}:${image.newTag ?? value.split(':')[1] ?? ''}` : setImages(value, images);
+    out[key] = image ? `${image.newName ?? image.name}:${image.newTag ?? (value as string).split(':')[1] ?? ''}` : setImages(value, images);
   }
   return out;
 }

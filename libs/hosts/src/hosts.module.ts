@@ -2,9 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { LlmProvider } from '@tenet/llm';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
+import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
 import { HealthHttpController } from './health.http.controller.js';
+import { MetricsHttpController } from './metrics.http.controller.js';
 
 export interface HostOptions {
   /** Overrides the configured LLM provider of the matcher (tests, benchmarks). */
@@ -14,14 +16,15 @@ export interface HostOptions {
 /**
  * The process compositions of Tenet. The same feature modules run all-in-one (one process, embedded or
  * distributed adapters) or one service per process; only the host decides which modules share a process.
+ * Every host serves `/healthz` and `/metrics` (Prometheus, one registry per process).
  */
 @Module({})
 export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
-      controllers: [HealthHttpController],
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
+      controllers: [HealthHttpController, MetricsHttpController],
     };
   }
 }
@@ -30,7 +33,7 @@ export class AllInOneHostModule {
 @Module({})
 export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), SessionGatewayModule], controllers: [HealthHttpController] };
+    return { module: GatewayHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), SessionGatewayModule], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }
 
@@ -38,7 +41,7 @@ export class GatewayHostModule {
 @Module({})
 export class MatcherHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
-    return { module: MatcherHostModule, imports: [PlatformModule.forMessaging(config), GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController] };
+    return { module: MatcherHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forMessaging(config), GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }
 
@@ -46,6 +49,6 @@ export class MatcherHostModule {
 @Module({})
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: MeteringHostModule, imports: [PlatformModule.forRoot(config), MeteringModule], controllers: [HealthHttpController] };
+    return { module: MeteringHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), MeteringModule], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }

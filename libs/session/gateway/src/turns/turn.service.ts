@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
@@ -14,6 +14,7 @@ import {
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { TenetMetrics } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -94,6 +95,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Optional() private readonly metrics?: TenetMetrics,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
   }
@@ -129,6 +131,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
+    const total = this.metrics?.turnDuration.startTimer({ stage: 'total' });
     await status('acknowledged');
     const lease = await this.leases.acquire(sessionId, trigger.offset);
     let outcome = 'error';
@@ -144,6 +147,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       }
     } finally {
       await lease.release(outcome);
+      total?.();
+      this.metrics?.turnsTotal.inc({ outcome });
     }
   }
 
@@ -182,6 +187,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
+    const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
@@ -200,6 +206,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
+    matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
 
@@ -209,6 +216,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
+    const composeTimer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
     const reply = await this.bus.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
@@ -227,6 +235,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
+    composeTimer?.();
     calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
     await checkpoint();
 
