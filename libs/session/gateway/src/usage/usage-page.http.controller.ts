@@ -24,19 +24,19 @@ export class UsagePageHttpController {
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('cache-control', 'no-store')
-  async page(@Query('range') range: string = '7d'): Promise<string> {
+  async page(@Query('range') range = '7d'): Promise<string> {
     if (!Object.hasOwn(USAGE_RANGES, range)) {
       throw new UnprocessableEntity([{ loc: ['query', 'range'], msg: `range must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, type: 'value_error' }]);
     }
     const now = new Date();
     const buckets = usageBuckets(range as UsageRange, now);
-    const window = { from: buckets[0]!.from, to: buckets.at(-1)!.to };
+    const window = { from: buckets[0]?.from ?? now.toISOString(), to: buckets.at(-1)?.to ?? now.toISOString() };
     const summary = (agentId: string, span: { from: string; to: string }) =>
       this.bus.request<UsageSummary, UsageSummaryRequestV1>(METERING_USAGE_SUBJECT, { agent_id: agentId, ...span }, { timeoutMs: 10_000 });
     const agents: AgentUsage[] = [];
     for (const agent of await this.agents.list()) {
-      const [total, ...perBucket] = await Promise.all([summary(agent.id, window), ...buckets.map((bucket) => summary(agent.id, bucket))]);
-      agents.push({ id: agent.id, name: agent.name, total: total!, buckets: perBucket });
+      const [total, perBucket] = await Promise.all([summary(agent.id, window), Promise.all(buckets.map((bucket) => summary(agent.id, bucket)))]);
+      agents.push({ id: agent.id, name: agent.name, total, buckets: perBucket });
     }
     agents.sort((a, b) => b.total.cost_estimate_usd - a.total.cost_estimate_usd || a.name.localeCompare(b.name));
     return usagePage(agents, buckets, range as UsageRange, now);

@@ -7,6 +7,10 @@ export type UsageRange = keyof typeof USAGE_RANGES;
 export interface UsageBucket { from: string; to: string }
 export interface AgentUsage { id: string; name: string; total: UsageSummary; buckets: UsageSummary[] }
 
+const EMPTY: UsageSummary = { calls: 0, input_tokens: 0, output_tokens: 0, cost_estimate_usd: 0, by_model: [] };
+/** The agent's usage in bucket `i` (an agent without calls there counts as zero). */
+const inBucket = (agent: AgentUsage, i: number): UsageSummary => agent.buckets[i] ?? EMPTY;
+
 /** Bucket boundaries ending at the current hour's (or day's, UTC) end, oldest first. */
 export function usageBuckets(range: UsageRange, now: Date): UsageBucket[] {
   const { buckets, stepMs } = USAGE_RANGES[range];
@@ -26,7 +30,7 @@ function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[]
   const height = 220;
   const left = 70;
   const bottom = 28;
-  const totals = buckets.map((_, i) => agents.reduce((sum, a) => sum + value(a.buckets[i]!), 0));
+  const totals = buckets.map((_, i) => agents.reduce((sum, a) => sum + value(inBucket(a, i)), 0));
   const max = Math.max(...totals, 0);
   const slot = (width - left - 10) / buckets.length;
   const bar = Math.max(2, slot * 0.7);
@@ -34,7 +38,7 @@ function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[]
   const rects = buckets.flatMap((bucket, i) => {
     let base = 0;
     return agents.map((agent, a) => {
-      const v = value(agent.buckets[i]!);
+      const v = value(inBucket(agent, i));
       const h = y(v);
       const rect = v > 0 ? `<rect x="${(left + i * slot + (slot - bar) / 2).toFixed(1)}" y="${(height - bottom - base - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[a % COLORS.length]}"><title>${escape(agent.name)} · ${bucket.from} → ${bucket.to}: ${format(v)}</title></rect>` : '';
       base += h;
@@ -59,7 +63,12 @@ export function usagePage(agents: AgentUsage[], buckets: UsageBucket[], range: U
     .flatMap((a) => a.total.by_model.map((m) => `<tr><th scope="row">${escape(a.name)}</th><td>${escape(m.provider)}/${escape(m.model)}</td><td>${count(m.calls)}</td><td>${count(m.input_tokens + m.output_tokens)}</td><td>${usd(m.cost_estimate_usd)}</td></tr>`))
     .join('');
   const bucketRows = buckets
-    .flatMap((bucket, i) => agents.filter((a) => a.buckets[i]!.calls > 0).map((a) => `<tr><td>${bucket.from} → ${bucket.to}</td><th scope="row">${escape(a.name)}</th><td>${count(a.buckets[i]!.calls)}</td><td>${count(a.buckets[i]!.input_tokens + a.buckets[i]!.output_tokens)}</td><td>${usd(a.buckets[i]!.cost_estimate_usd)}</td></tr>`))
+    .flatMap((bucket, i) =>
+      agents
+        .map((a) => ({ name: a.name, usage: inBucket(a, i) }))
+        .filter(({ usage }) => usage.calls > 0)
+        .map(({ name, usage }) => `<tr><td>${bucket.from} → ${bucket.to}</td><th scope="row">${escape(name)}</th><td>${count(usage.calls)}</td><td>${count(usage.input_tokens + usage.output_tokens)}</td><td>${usd(usage.cost_estimate_usd)}</td></tr>`),
+    )
     .join('');
   const links = (Object.keys(USAGE_RANGES) as UsageRange[]).map((r) => (r === range ? `<strong>${r}</strong>` : `<a href="?range=${r}">${r}</a>`)).join(' · ');
   const tokens = (s: UsageSummary): number => s.input_tokens + s.output_tokens;
