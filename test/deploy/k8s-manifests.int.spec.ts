@@ -5,9 +5,10 @@
  * /healthz and /readyz, non-root read-only containers, requests, a PDB per Deployment and a scaler per worker.
  */
 import { describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
+import { TenetMetrics } from '@tenet/observability';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { NetworkPolicy, Ingress } from 'kubernetes-models/networking.k8s.io/v1';
@@ -126,5 +127,25 @@ describe('k8s/base/secret.template.yaml', () => {
     const [secret] = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
     expect(() => validate(secret!)).not.toThrow();
     expect(secret!['stringData']).toEqual({ OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+  });
+});
+
+describe('k8s/grafana/tenet-dashboard.json', () => {
+  const dashboard = JSON.parse(readFileSync(join(k8s, 'grafana/tenet-dashboard.json'), 'utf8')) as { uid: string; panels: { type: string; title: string; targets?: { expr: string }[] }[] };
+  const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
+
+  it('queries only metrics that Tenet processes export (names from TenetMetrics)', async () => {
+    const exported = new Set((await new TenetMetrics('dashboard-test').registry.getMetricsAsJSON()).map((m) => m.name));
+    const suffixes = /_(bucket|count|sum)$/;
+    const used = new Set(exprs.flatMap((expr) => expr.match(/\btenet_[a-z_]+\b/g) ?? []).map((name) => (exported.has(name) ? name : name.replace(suffixes, ''))));
+    expect(used.size).toBeGreaterThan(8);
+    for (const name of used) expect(exported).toContain(name);
+  });
+
+  it('covers turns, errors, token spend per agent, the matcher scaling metric and relay lag', () => {
+    for (const metric of ['tenet_turn_duration_seconds_bucket', 'tenet_http_request_duration_seconds_count', 'tenet_llm_tokens_total', 'tenet_llm_cost_usd_total', 'tenet_matcher_in_flight_requests', 'tenet_event_log_relay_pending_events']) {
+      expect(exprs.some((expr) => expr.includes(metric))).toBe(true);
+    }
+    expect(exprs.filter((expr) => expr.includes('tenet_llm_')).some((expr) => expr.includes('by (agent_id'))).toBe(true);
   });
 });
