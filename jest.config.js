@@ -30,6 +30,8 @@ const tier = (name) => ({
   displayName: name,
   rootDir: import.meta.dirname,
   testEnvironment: 'node',
+  // dist/ (npm run build) holds a copy of package.json and compiled files that are not tests.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
   testMatch: [`<rootDir>/{apps,libs,test}/**/*.${name}.spec.ts`],
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },

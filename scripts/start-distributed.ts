@@ -8,6 +8,9 @@
  * A supervisor, not a fuse: a service that exits on its own (a crash, an OOM kill) is restarted after a backoff
  * (1 s doubling to 30 s; back to 1 s once it has run a minute) while the others keep serving, and each restart
  * is logged. The launcher's own exit takes its children with it.
+ *
+ * Compiled (`npm run build`, then `node dist/scripts/start-distributed.js`) it runs each service's
+ * `dist/apps/<app>/main.js` with plain node; from source it runs the TypeScript through @swc-node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -15,6 +18,9 @@ import { Logger } from '@nestjs/common';
 import { loadDemoAgent } from '@tenet/hosts';
 
 const root = resolve(import.meta.dirname, '..');
+const compiled = import.meta.filename.endsWith('.js');
+/** The command line that starts `apps/<app>`: compiled JavaScript in dist/, else its TypeScript source. */
+const entry = (app: string): string[] => (compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`]);
 const dataDir = resolve(process.env['TENET_DATA_DIR'] ?? join(root, '.tenet-data'), 'distributed');
 const gatewayPort = Number(process.env['PORT'] ?? 8800);
 const replicas = Number(process.env['TENET_MATCHER_REPLICAS'] ?? 2);
@@ -31,17 +37,17 @@ if (!Number.isInteger(toolExecutors) || toolExecutors < 1 || toolExecutors > 16)
 
 interface Service {
   name: string;
-  entry: string;
+  args: string[];
   env: Record<string, string>;
 }
 
 const services: Service[] = [
-  { name: 'gateway', entry: 'apps/session-gateway/src/main.ts', env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
-  ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, entry: 'apps/guideline-matcher/src/main.ts', env: { PORT: String(gatewayPort + 1 + i) } })),
-  { name: 'metering', entry: 'apps/metering/src/main.ts', env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
+  { name: 'gateway', args: entry('session-gateway'), env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
+  ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, args: entry('guideline-matcher'), env: { PORT: String(gatewayPort + 1 + i) } })),
+  { name: 'metering', args: entry('metering'), env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
   ...Array.from({ length: toolExecutors }, (_, i) => ({
     name: `tools-${i + 1}`,
-    entry: 'apps/tool-executor/src/main.ts',
+    args: entry('tool-executor'),
     env: { PORT: String(gatewayPort + 2 + replicas + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
   })),
 ];
@@ -67,7 +73,7 @@ function supervise(service: Service): void {
   let restarts = 0;
   const start = (): void => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', service.entry], {
+    const child = spawn(process.execPath, service.args, {
       cwd: root,
       env: { ...process.env, TENET_MODE: 'distributed', ...service.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MatcherHostModule, startMessageHandlers } from '@tenet/hosts';
+import { logFormatFrom, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -10,7 +11,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
  */
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8801', ...process.env }, 'guideline-matcher');
 const logger = new Logger('guideline-matcher');
-const app = await NestFactory.create(MatcherHostModule.forRoot(config));
+const app = await NestFactory.create(MatcherHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`guideline matcher (${config.mode}) serving the queue group "${config.serviceName}"; health on :${config.port}/healthz`);

@@ -2,13 +2,14 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, loadDemoAgent, startMessageHandlers } from '@tenet/hosts';
+import { logFormatFrom, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
 const logger = new Logger('tenet');
-const app = await NestFactory.create(TenetAppModule.forRoot(config));
+const app = await NestFactory.create(TenetAppModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
 // Loopback unless opened with TENET_HOST (the container image sets 0.0.0.0): a laptop's `npm start` is not on the network.

@@ -3,10 +3,12 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { LlmProvider } from '@tenet/llm';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
+import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { SessionGatewayModule } from '@tenet/session-gateway';
 import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
+import { MetricsHttpController } from './metrics.http.controller.js';
 
 /** `/healthz` and `/readyz` (see HealthHttpController); failed checks are in the 503 body, not logged per probe. */
 const health = TerminusModule.forRoot({ logger: false });
@@ -24,6 +26,7 @@ export interface HostOptions {
 /**
  * The process compositions of Tenet. The same feature modules run all-in-one (one process, embedded or
  * distributed adapters) or one service per process; only the host decides which modules share a process.
+ * Every host serves `/healthz` and `/metrics` (Prometheus, one registry per process).
  */
 @Module({})
 export class AllInOneHostModule {
@@ -31,6 +34,7 @@ export class AllInOneHostModule {
     return {
       module: AllInOneHostModule,
       imports: [
+        ObservabilityModule.forRoot(config.serviceName),
         PlatformModule.forRoot(config),
         health,
         SessionGatewayModule,
@@ -39,7 +43,7 @@ export class AllInOneHostModule {
         ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
         ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
       ],
-      controllers: [HealthHttpController],
+      controllers: [HealthHttpController, MetricsHttpController],
     };
   }
 }
@@ -49,7 +53,11 @@ export class AllInOneHostModule {
 export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
-    return { module: GatewayHostModule, imports: [PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()], controllers: [HealthHttpController] };
+    return {
+      module: GatewayHostModule,
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()],
+      controllers: [HealthHttpController, MetricsHttpController],
+    };
   }
 }
 
@@ -57,7 +65,7 @@ export class GatewayHostModule {
 @Module({})
 export class MatcherHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
-    return { module: MatcherHostModule, imports: [PlatformModule.forMessaging(config), health, GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController] };
+    return { module: MatcherHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forMessaging(config), health, GuidelineMatcherModule.forRoot(options)], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }
 
@@ -65,6 +73,6 @@ export class MatcherHostModule {
 @Module({})
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: MeteringHostModule, imports: [PlatformModule.forRoot(config), health, MeteringModule], controllers: [HealthHttpController] };
+    return { module: MeteringHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MeteringModule], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller, Optional, UseFilters } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
@@ -10,6 +10,7 @@ import {
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
 import { deadlineSignal, TenetContext, TenetExceptionFilter } from '@tenet/messaging';
+import { TenetMetrics } from '@tenet/observability';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -31,15 +32,23 @@ const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 @Controller()
 @UseFilters(TenetExceptionFilter)
 export class MatcherRpcController {
-  constructor(private readonly matcher: GuidelineMatcher) {}
+  constructor(
+    private readonly matcher: GuidelineMatcher,
+    @Optional() private readonly metrics?: TenetMetrics,
+  ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
-    return this.matcher.match(validMatchRequest(payload), stepOptions(context));
+    return this.measured('match', () => this.matcher.match(validMatchRequest(payload), stepOptions(context)));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
-    return this.matcher.compose(validComposeRequest(payload), stepOptions(context));
+    return this.measured('compose', () => this.matcher.compose(validComposeRequest(payload), stepOptions(context)));
+  }
+
+  /** In-flight requests are the matcher's scaling metric (KEDA, k8s/base/guideline-matcher.yaml). */
+  private measured<T>(operation: 'match' | 'compose', work: () => Promise<T>): Promise<T> {
+    return this.metrics ? this.metrics.matcherRequest(operation, work) : work();
   }
 }

@@ -1,8 +1,9 @@
-import { Controller, UseFilters, Logger } from '@nestjs/common';
+import { Controller, Logger, Optional, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { LlmUsageRecordedV1, METERING_USAGE_SUBJECT, rpcValidator, RpcValidationError, UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { UsageSummary } from '@tenet/metering-domain';
 import { NonRetryableMessageError, TenetExceptionFilter } from '@tenet/messaging';
+import { TenetMetrics } from '@tenet/observability';
 import { TokenRecords } from './token-records.js';
 
 const validUsageEvent = rpcValidator(LlmUsageRecordedV1);
@@ -16,7 +17,10 @@ export const USAGE_EVENTS = 'tenet.v1.metering.*.llm_usage_recorded';
 export class MeteringController {
   private readonly logger = new Logger(MeteringController.name);
 
-  constructor(private readonly records: TokenRecords) {}
+  constructor(
+    private readonly records: TokenRecords,
+    @Optional() private readonly metrics?: TenetMetrics,
+  ) {}
 
   /** Stores one token record per usage event. A payload that breaks the contract can never succeed: terminated, not retried. */
   @EventPattern(USAGE_EVENTS, { durable: 'metering_llm_usage', maxDeliver: 10, concurrency: 8 })
@@ -28,7 +32,9 @@ export class MeteringController {
       if (error instanceof RpcValidationError) throw new NonRetryableMessageError(error.message, { cause: error });
       throw error;
     }
-    if (!(await this.records.record(event))) this.logger.debug(`usage event ${event.id} was already recorded`);
+    // Counted once per stored record (a redelivery is not), so the counters add up to GET /agents/{id}/usage.
+    if (await this.records.record(event)) this.metrics?.recordLlmUsage(event.data);
+    else this.logger.debug(`usage event ${event.id} was already recorded`);
   }
 
   @MessagePattern(METERING_USAGE_SUBJECT, { queueGroup: 'metering' })

@@ -28,6 +28,7 @@ import { defaultPriceTable } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
+import { UsagePageHttpController } from './usage/usage-page.http.controller.js';
 import { TurnContext } from './turns/turn-context.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
 import { CannedResponsesHttpController } from './canned-responses/canned-responses.http.controller.js';
@@ -52,6 +53,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     ContextVariablesHttpController,
     TermsHttpController,
     UsageHttpController,
+    UsagePageHttpController,
     RelationshipsHttpController,
     CannedResponsesHttpController,
     JourneysHttpController,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
@@ -15,6 +15,7 @@ import type { EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { TenetMetrics } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -100,6 +101,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly timers: SessionTimers,
+    @Optional() private readonly metrics?: TenetMetrics,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -147,6 +149,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
     await this.recovery.opened(sessionId, trigger.offset, correlationId);
+    const total = this.metrics?.turnDuration.startTimer({ stage: 'total' });
     await status('acknowledged');
     const lease = await this.leases.acquire(sessionId, trigger.offset);
     let outcome = 'error';
@@ -164,6 +167,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     } finally {
       await lease.release(outcome);
       await this.recovery.closed(sessionId, trigger.offset, outcome);
+      total?.();
+      this.metrics?.turnsTotal.inc({ outcome });
     }
   }
 
@@ -215,6 +220,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
+    const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const matched = await deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
@@ -232,6 +238,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
     );
+    matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
 
@@ -242,6 +249,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
     const disambiguation = matched.result.disambiguation;
     const capabilities = await this.context.capabilities(agent.id);
+    const composeTimer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
     const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
       {
@@ -260,6 +268,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(capabilities.length > 0 ? { capabilities } : {}),
       },
     );
+    composeTimer?.();
     calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));
     await checkpoint();
 

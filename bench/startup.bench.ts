@@ -1,0 +1,71 @@
+/**
+ * `npm run bench:startup`: start-up time, CPU spent starting, and idle RSS of every Tenet process, run from
+ * TypeScript source (@swc-node, as `npm start` does) and from the compiled build (`node dist/apps/<app>/main.js`,
+ * after `npm run build`). Each process is started alone, timed until `GET /healthz` answers, then left idle
+ * for TENET_BENCH_IDLE_MS (default 5000) before its RSS is read from /proc. Distributed services use NATS_URL
+ * and REDIS_URL (default the local ones). Runs TENET_BENCH_RUNS (default 3) times and reports medians.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const runs = Number(process.env['TENET_BENCH_RUNS'] ?? 3);
+const idleMs = Number(process.env['TENET_BENCH_IDLE_MS'] ?? 5000);
+const ticks = 100; // USER_HZ on Linux
+const apps: { app: string; env: Record<string, string> }[] = [
+  { app: 'tenet', env: { TENET_DEMO: 'off' } },
+  { app: 'session-gateway', env: { TENET_MODE: 'distributed' } },
+  { app: 'guideline-matcher', env: { TENET_MODE: 'distributed' } },
+  { app: 'metering', env: { TENET_MODE: 'distributed' } },
+];
+type Variant = 'source' | 'compiled';
+const args = (app: string, variant: Variant): string[] =>
+  variant === 'compiled' ? [join(root, 'dist/apps', app, 'main.js')] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
+
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks; // utime + stime
+};
+const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function measure(app: string, env: Record<string, string>, variant: Variant, port: number): Promise<{ startMs: number; cpuS: number; rssMb: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tenet-bench-startup-'));
+  const started = performance.now();
+  const child = spawn(process.execPath, args(app, variant), {
+    cwd: root,
+    env: { NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', ...process.env, ...env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_SERVICE_NAME: `bench-${app}-${port}` },
+    stdio: 'ignore',
+  });
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${app} (${variant}) exited with ${child.exitCode}`);
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+      if (performance.now() - started > 120_000) throw new Error(`${app} (${variant}) not healthy after 120 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const startMs = performance.now() - started;
+    const cpuS = cpuSeconds(child.pid!);
+    await new Promise((r) => setTimeout(r, idleMs));
+    return { startMs, cpuS, rssMb: rssMb(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const variants: Variant[] = existsSync(join(root, 'dist/apps/tenet/main.js')) ? ['source', 'compiled'] : ['source'];
+if (variants.length === 1) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
+
+let port = 18_700 + Math.floor(Math.random() * 500);
+console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) |\n|---|---|---|---|---|`);
+for (const { app, env } of apps) {
+  for (const variant of variants) {
+    const samples = [];
+    for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
+    console.log(`| ${app} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${median(samples.map((s) => s.rssMb)).toFixed(0)} |`);
+  }
+}

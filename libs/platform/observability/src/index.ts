@@ -1,0 +1,5 @@
+export { TenetMetrics, type LlmCallUsage } from './metrics.js';
+export { ObservabilityModule } from './observability.module.js';
+export { HttpMetricsMiddleware } from './http-metrics.middleware.js';
+export { TenetLogger, logFormatFrom } from './json-logger.js';
+export { redact, redactString, REDACTED } from './redact.js';

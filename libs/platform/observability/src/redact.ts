@@ -1,0 +1,35 @@
+/**
+ * Secret redaction for anything that leaves the process as a log line. Values under secret-looking keys are
+ * replaced whole; in strings, provider keys (`sk-…`, `sk-ant-…`), bearer tokens and the password of
+ * credentialed URLs (`redis://user:pass@host`) are masked. Pure: no I/O, safe to unit-test exhaustively.
+ */
+export const REDACTED = '[REDACTED]';
+
+const SECRET_KEY = /^(?:.*[_-])?(?:api[_-]?key|apikey|authorization|cookie|password|passwd|secret|token|access[_-]?token|refresh[_-]?token|private[_-]?key|credentials?)$/i;
+const SECRET_PATTERNS: [RegExp, string][] = [
+  [/\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}/g, 'sk-[REDACTED]'],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, '$1[REDACTED]@'],
+  [/\b((?:[A-Z0-9]+_)*(?:API_KEY|SECRET|PASSWORD|TOKEN))=("[^"]*"|\S+)/g, `$1=${REDACTED}`],
+];
+
+export function redactString(text: string): string {
+  return SECRET_PATTERNS.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+}
+
+/** A deep copy of `value` with secrets redacted; cycles become "[Circular]", errors keep name, message and stack. */
+export function redact(value: unknown, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactString(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  if (value instanceof Error) {
+    const error = new Error(redactString(value.message));
+    error.name = value.name;
+    error.stack = value.stack === undefined ? undefined : redactString(value.stack);
+    return error;
+  }
+  if (Array.isArray(value)) return value.map((item) => redact(item, seen));
+  if (value instanceof Map || value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_KEY.test(key) ? REDACTED : redact(item, seen)]));
+}
