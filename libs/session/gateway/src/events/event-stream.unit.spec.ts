@@ -104,7 +104,8 @@ describe('sessionEventStream', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
     expect(chunks[0]).toBe('');
     expect(chunks.slice(1)).toEqual(Array(chunks.length - 1).fill(KEEP_ALIVE_FRAME));
-    expect(chunks.length).toBeGreaterThanOrEqual(3);
+    // At least one quiet slice ended in a keep-alive; how many depends on how late the timers run on a loaded machine.
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
     expect(Math.max(...events.calls.map((c) => c.waitMs))).toBeLessThanOrEqual(20);
   });
 

@@ -22,6 +22,12 @@ export function corsOrigins(env: Record<string, string | undefined>): string[] {
  */
 export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
   (app as NestExpressApplication).disable('x-powered-by');
+  // Node closes an idle keep-alive socket after 5 s; a client that reuses it at that moment (likelier on a loaded
+  // machine, where its timers run late) gets ECONNRESET for a request the server never saw. Idle sockets are kept
+  // well past the clients' and load balancers' own idle limits instead, so the client is the one that closes.
+  const server = app.getHttpServer() as { keepAliveTimeout: number; headersTimeout: number };
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   // Mounted before Nest's own parsers, which then see the body already read (and skip it).
   for (const guard of requestGuards) app.use(guard);
   app.useGlobalPipes(edgeValidationPipe());
