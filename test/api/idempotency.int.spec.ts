@@ -91,4 +91,37 @@ describe('Idempotency-Key on posting an event', () => {
     expect(ready).toHaveLength(1);
     expect(await acknowledged()).toBe(1);
   }, 90_000);
+
+  describe('POST /sessions', () => {
+    const createSession = async (body: unknown, key: string): Promise<Reply> => {
+      const response = await fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const sessionCount = async (): Promise<number> => ((await call('/sessions')).body as unknown[]).length;
+
+    it('a retried create returns the first session, also after a restart, and opens no second one', async () => {
+      const agentId = (await created('/agents', { name: 'Keyed sessions' })).id;
+      const first = await createSession({ agent_id: agentId, title: 'Order 1' }, 'create-1');
+      expect(first.status).toBe(201);
+      const before = await sessionCount();
+      expect(await createSession({ title: 'Order 1', agent_id: agentId }, 'create-1')).toEqual(first);
+      await app.close();
+      await start();
+      expect(await createSession({ agent_id: agentId, title: 'Order 1' }, 'create-1')).toEqual(first);
+      expect(await sessionCount()).toBe(before);
+      const other = await createSession({ agent_id: agentId, title: 'Order 2' }, 'create-1');
+      expect(other.status).toBe(422);
+      expect(await sessionCount()).toBe(before);
+      expect((await createSession({ agent_id: agentId, title: 'Order 1' }, 'create-2')).body).not.toEqual(first.body);
+    }, 60_000);
+
+    it('concurrent keyed creates open one session', async () => {
+      const agentId = (await created('/agents', { name: 'Racing sessions' })).id;
+      const before = await sessionCount();
+      const replies = await Promise.all(Array.from({ length: 10 }, () => createSession({ agent_id: agentId }, 'create-race')));
+      expect(replies.every((r) => r.status === 201)).toBe(true);
+      expect(new Set(replies.map((r) => (r.body as { id: string }).id)).size).toBe(1);
+      expect(await sessionCount()).toBe(before + 1);
+    }, 60_000);
+  });
 });

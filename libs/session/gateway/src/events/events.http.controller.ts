@@ -7,8 +7,8 @@ import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
 import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
-import { IDEMPOTENCY_KEY_RULE, idempotencyKeyOf } from './idempotency.js';
-import { IdempotencyKeyReusedError, SessionEventsService, type EventFilter } from './session-events.service.js';
+import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '../http/idempotency.js';
+import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
 const MAX_WAIT_SECS = 300;
 /** Parlant's default wait_for_data, which in SSE mode is how long the stream may stay without an event. */
@@ -86,7 +86,7 @@ export class EventsHttpController implements OnModuleDestroy {
     const notPostable = clientPostingProblems(body);
     if (notPostable.length > 0) throw new UnprocessableEntity(notPostable);
     const idempotency = idempotencyKeyOf(keyHeader, body);
-    if (idempotency === 'invalid') throw new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: IDEMPOTENCY_KEY_RULE, type: 'value_error' }]);
+    if (idempotency === 'invalid') throw malformedKey();
     const session = await this.sessions.get(sessionId);
     if (!session) throw notFound('session', sessionId);
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
@@ -95,7 +95,7 @@ export class EventsHttpController implements OnModuleDestroy {
     let event: EventView;
     if (idempotency) {
       const once = await this.events.appendOnce(sessionId, body, idempotency).catch((error: unknown) => {
-        if (error instanceof IdempotencyKeyReusedError) throw new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: error.message, type: 'value_error.idempotency_key_reused' }]);
+        if (error instanceof IdempotencyKeyReusedError) throw reusedKey(error);
         throw error;
       });
       // A retry gets the first answer; the first request already recorded activity and started the turn.

@@ -4,26 +4,13 @@ import { sessionStreamId, type SessionEventData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { IdempotencyKeyReusedError, type IdempotencyKey } from '../http/idempotency.js';
 import { newId } from '../ids.js';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
 const appendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
-
-/** A client's `Idempotency-Key` and the fingerprint of the request body it was first used with. */
-export interface IdempotencyKey {
-  key: string;
-  fingerprint: string;
-}
-
-/** The key was used before with a different request body: the request is refused, nothing is written. */
-export class IdempotencyKeyReusedError extends Error {
-  readonly code = 'SESSION.IDEMPOTENCY_KEY_REUSED';
-  constructor(readonly key: string) {
-    super(`Idempotency-Key "${key}" was already used with a different request body`);
-  }
-}
 
 export interface EventFilter {
   minOffset: number;

@@ -1,9 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { CustomersRepository } from '../customers/customers.repository.js';
 import { pageOf, pageRequestOf, withCursor } from '../catalog/cursor-page.js';
 import { patchRecord } from '../customers/customer.dto.js';
+import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey } from '../http/idempotency.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { patchList } from '../tags/tag.dto.js';
@@ -23,6 +27,8 @@ export const toSessionView = (record: SessionRecord): SessionView => ({ ...recor
 
 const referenceError = (field: string, msg: string): UnprocessableEntity => new UnprocessableEntity([{ loc: ['body', field], msg, type: 'value_error.reference' }]);
 
+const keyedSessionId = (idempotency: IdempotencyKey): string => `s_${createHash('sha256').update(`POST /sessions\n${idempotency.key}`).digest('hex').slice(0, 32)}`;
+
 @Controller('sessions')
 export class SessionsHttpController {
   constructor(
@@ -34,7 +40,14 @@ export class SessionsHttpController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  async create(@Body() body: SessionCreationDto): Promise<SessionView> {
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Creating again with the same key returns the session the first request created; the same key with a different body is a 422. The key is kept in the event log.',
+  })
+  async create(@Body() body: SessionCreationDto, @Headers('idempotency-key') keyHeader?: string): Promise<SessionView> {
+    const idempotency = idempotencyKeyOf(keyHeader, body);
+    if (idempotency === 'invalid') throw malformedKey();
     await this.assertAgent(body.agent_id);
     // As in Parlant, a session belongs to an existing customer; the guest exists without being created.
     if (body.customer_id !== undefined && !(await this.customers.get(body.customer_id))) {
@@ -42,7 +55,8 @@ export class SessionsHttpController {
     }
     const now = new Date();
     const view = {
-      id: newId(),
+      // A keyed create has an id derived from the key: a retry finds the stream the first request opened.
+      id: idempotency ? keyedSessionId(idempotency) : newId(),
       agent_id: body.agent_id,
       customer_id: body.customer_id ?? 'guest',
       creation_utc: now.toISOString(),
@@ -55,15 +69,25 @@ export class SessionsHttpController {
       ...(body.expires_at !== undefined ? { expires_at: new Date(body.expires_at).toISOString() } : {}),
     };
     try {
-      const { record, started } = await this.sessions.open(view, now.getTime());
+      const { record, started } = await this.sessions.open(view, now.getTime(), idempotency);
       this.timers.armSoon(initialSessionState(), started); // never waits on Redis: start-up re-arms from the log
       return toSessionView(record);
     } catch (error) {
+      if (idempotency && error instanceof ConcurrencyError) return this.replay(view.id, idempotency);
       if (error instanceof SessionDomainError && error.code === 'SESSION.INVALID_CONFIG') {
         throw new UnprocessableEntity(error.violations.map((v) => ({ loc: ['body', ...v.field.split('.')], msg: `${v.field} ${v.rule}`, type: 'value_error' })));
       }
       throw error;
     }
+  }
+
+  /** The answer to a retried keyed create: the session the key first created, if the body is the same. */
+  private async replay(id: string, idempotency: IdempotencyKey): Promise<SessionView> {
+    const first = await this.sessions.openedWith(id);
+    if (first?.fingerprint !== idempotency.fingerprint) throw reusedKey(new IdempotencyKeyReusedError(idempotency.key));
+    const record = await this.sessions.get(id);
+    if (!record) throw new HttpException({ detail: `the session created with Idempotency-Key "${idempotency.key}" was deleted` }, HttpStatus.CONFLICT);
+    return toSessionView(record);
   }
 
   /**

@@ -5,6 +5,7 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
 import { StreamFoldCache } from '../catalog/stream-fold-cache.js';
+import type { IdempotencyKey } from '../http/idempotency.js';
 import type { SessionView } from './session.dto.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */
@@ -97,7 +98,7 @@ export class SessionsRepository {
   }
 
   /** Opens the session and starts its lifecycle in one atomic append. Throws SESSION.INVALID_CONFIG. */
-  async open(view: SessionOpened['data'], nowMs: number): Promise<{ record: SessionRecord; started: SessionEvent[] }> {
+  async open(view: SessionOpened['data'], nowMs: number, idempotency?: IdempotencyKey): Promise<{ record: SessionRecord; started: SessionEvent[] }> {
     const started = decide(
       {
         type: 'StartSession',
@@ -109,10 +110,16 @@ export class SessionsRepository {
       },
       initialSessionState(),
     );
-    const result = await this.store.append(sessionMetaStreamId(view.id), [{ type: 'SessionOpened', data: view }, ...started], { expectedVersion: 'no_stream' });
+    const result = await this.store.append(sessionMetaStreamId(view.id), [{ type: 'SessionOpened', data: view, ...(idempotency ? { metadata: { idempotency } } : {}) }, ...started], { expectedVersion: 'no_stream' });
     const record = result.events.reduce<SessionRecord | undefined>(foldSessionRecord, undefined);
     if (!record) throw new Error(`session ${view.id} did not fold from its own opening events`);
     return { record, started };
+  }
+
+  /** The idempotency key (and body fingerprint) the session was opened with, if any. */
+  async openedWith(id: string): Promise<IdempotencyKey | undefined> {
+    const [opened] = await this.store.readStream(SESSION_META_PREFIX + id, { limit: 1 });
+    return (opened?.metadata as { idempotency?: IdempotencyKey } | undefined)?.idempotency;
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IdempotencyKey } from './session-events.service.js';
+import { UnprocessableEntity } from './validation.js';
 
 /** RFC-draft `Idempotency-Key`: an opaque client string; Tenet accepts 1-255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -24,3 +24,22 @@ export function idempotencyKeyOf(header: string | undefined, body: unknown): Ide
   if (!KEY_PATTERN.test(header)) return 'invalid';
   return { key: header, fingerprint: createHash('sha256').update(canonical(body)).digest('hex') };
 }
+
+/** A client's `Idempotency-Key` and the fingerprint of the request body it was first used with. */
+export interface IdempotencyKey {
+  key: string;
+  fingerprint: string;
+}
+
+/** The key was used before with a different request body: the request is refused, nothing is written. */
+export class IdempotencyKeyReusedError extends Error {
+  readonly code = 'SESSION.IDEMPOTENCY_KEY_REUSED';
+  constructor(readonly key: string) {
+    super(`Idempotency-Key "${key}" was already used with a different request body`);
+  }
+}
+
+/** The 422s of a keyed request: a malformed key, or a key already used with another body. */
+export const malformedKey = (): UnprocessableEntity => new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: IDEMPOTENCY_KEY_RULE, type: 'value_error' }]);
+export const reusedKey = (error: IdempotencyKeyReusedError): UnprocessableEntity =>
+  new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: error.message, type: 'value_error.idempotency_key_reused' }]);
