@@ -1,9 +1,10 @@
 import type { IntegrationEventContract } from './envelope.js';
+import { journeyEventContracts } from './journey/journey-events.v1.js';
 import { meteringEventContracts } from './metering/llm-usage-recorded.v1.js';
 import { sessionEventContracts } from './session/session-events.v1.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
-export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...meteringEventContracts];
+export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...journeyEventContracts, ...meteringEventContracts];
 
 export function contractFor(type: string): IntegrationEventContract | undefined {
   return allContracts.find((contract) => contract.type === type);
