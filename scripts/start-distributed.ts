@@ -29,6 +29,7 @@ const services: Service[] = [
   { name: 'gateway', entry: 'apps/session-gateway/src/main.ts', env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
   ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, entry: 'apps/guideline-matcher/src/main.ts', env: { PORT: String(gatewayPort + 1 + i) } })),
   { name: 'metering', entry: 'apps/metering/src/main.ts', env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
+  { name: 'journeys', entry: 'apps/journey-engine/src/main.ts', env: { PORT: String(gatewayPort + 2 + replicas) } },
 ];
 
 const children = new Map<string, ChildProcess>();

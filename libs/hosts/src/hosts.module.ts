@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { LlmProvider } from '@tenet/llm';
+import { JourneyEngineModule } from '@tenet/journeys-service';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
@@ -20,7 +21,7 @@ export class AllInOneHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     return {
       module: AllInOneHostModule,
-      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), MeteringModule],
+      imports: [PlatformModule.forRoot(config), SessionGatewayModule, GuidelineMatcherModule.forRoot(options), JourneyEngineModule, MeteringModule],
       controllers: [HealthHttpController],
     };
   }
@@ -47,5 +48,13 @@ export class MatcherHostModule {
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     return { module: MeteringHostModule, imports: [PlatformModule.forRoot(config), MeteringModule], controllers: [HealthHttpController] };
+  }
+}
+
+/** The journey engine alone: stateless (state travels in each request), so it opens only the bus. */
+@Module({})
+export class JourneyEngineHostModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return { module: JourneyEngineHostModule, imports: [PlatformModule.forMessaging(config), JourneyEngineModule], controllers: [HealthHttpController] };
   }
 }
