@@ -172,6 +172,25 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect((await ok<unknown[]>('GET', '/guidelines')).length).toBe(before.guidelines);
   });
 
+  it("a journey's condition guidelines reach the matcher for the agents it applies to, and not with enable_journeys off", async () => {
+    const agent = await ok<{ id: string }>('POST', '/agents', { name: 'Returns helper' });
+    const journey = await ok<JourneyWire>('POST', '/journeys', { title: 'Item return', description: 'Take an item back', conditions: ['the customer wants to return an item they bought'], tags: [`agent:${agent.id}`] });
+    const turn = async (message: string): Promise<string[]> => {
+      const session = await ok<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
+      const posted = await ok<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
+      let events: { offset: number; data: { status?: string; data?: { matched_guidelines?: { guideline_id: string }[] } } }[] = [];
+      while (!events.some((e) => e.data.status === 'ready' || e.data.status === 'error')) {
+        events = [...events, ...(await ok<typeof events>('GET', `/sessions/${session.id}/events?min_offset=${(events.at(-1)?.offset ?? posted.offset) + 1}&wait_for_data=30`))];
+      }
+      const ready = events.find((e) => e.data.status === 'ready' || e.data.status === 'error')!;
+      expect(ready.data.status).toBe('ready');
+      return (ready.data.data?.matched_guidelines ?? []).map((m) => m.guideline_id);
+    };
+    expect(await turn('Hi, I want to return an item I bought last week')).toContain(journey.conditions[0]);
+    await ok('PATCH', `/agents/${agent.id}`, { config: { enable_journeys: false } });
+    expect(await turn('Hi, I want to return an item I bought last week')).not.toContain(journey.conditions[0]);
+  });
+
   it('guideline journey_id/journey_step and Agent.journeys resolve; deleting the journey removes what depended on it', async () => {
     const journey = await ok<JourneyWire>('POST', '/journeys', {
       title: 'Onboarding',
