@@ -117,6 +117,12 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect((await ok<{ guideline: { tags: string[] } }>('GET', `/guidelines/${extra.id}`)).guideline.tags).toEqual([`journey:${created.id}`]);
     expect(await statusOf(client.journeys.update(created.id, { conditions: { add: ['missing-guideline'] } }))).toBe(422);
 
+    // Deleting a condition guideline directly takes it out of the journey.
+    const spare = await client.guidelines.create({ condition: 'the customer mentions a PIN' });
+    await client.journeys.update(created.id, { conditions: { add: [spare.id] } });
+    await client.guidelines.delete(spare.id);
+    expect((await client.journeys.retrieve(created.id)).conditions).toEqual([created.conditions[1], extra.id]);
+
     const chart = await client.journeys.mermaid(created.id);
     expect(chart).toBe('stateDiagram-v2\n    state "Card support" as J\n    [*] --> J\n    J --> [*]');
 
@@ -210,6 +216,14 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect(badStep.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'journey_step'], msg: expect.stringMatching(/payment is not one/) })]);
     expect((await call<{ detail: Detail[] }>('POST', '/guidelines', { condition: 'c', action: 'a', journey_id: 'nope' })).body.detail).toEqual([expect.objectContaining({ loc: ['body', 'journey_id'], msg: expect.stringMatching(/nope does not exist/) })]);
     expect((await call('POST', '/guidelines', { condition: 'c', action: 'a', tags: [`journey:${journey.id}`] })).status).toBe(201);
+    // The step a guideline is scoped to cannot be removed from under it.
+    const dropWelcome = await call<{ detail: Detail[] }>('PATCH', `/journeys/${journey.id}`, {
+      steps: [{ id: 'start', name: 'Start', kind: 'chat', instruction: 'Greet' }, { id: 'done', name: 'Done', kind: 'final' }],
+      transitions: [{ from: 'start', to: 'done', condition: 'the customer is ready' }],
+      initial_step: 'start',
+    });
+    expect(dropWelcome.status).toBe(422);
+    expect(dropWelcome.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'steps'], msg: expect.stringMatching(new RegExp(`guideline ${scoped.id} is scoped to it`)) })]);
 
     const agent = await ok<{ id: string; journeys: string[] }>('POST', '/agents', { name: 'Onboarder', journeys: [journey.id] });
     expect(agent.journeys).toEqual([journey.id]);
