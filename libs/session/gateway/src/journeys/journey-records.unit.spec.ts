@@ -1,5 +1,7 @@
-import { toIntegrationEvent } from '@tenet/contracts';
+import { JourneyDefinitionV1, rpcValidator, toIntegrationEvent } from '@tenet/contracts';
 import { decide, foldJourney, type JourneyEvent } from '@tenet/journeys-domain';
+import { journeyDefinition } from './journey-catalog.js';
+import type { JourneyRecord } from './journey.dto.js';
 import { journeyTransitionRecords, recordedJourneys } from './journey-records.js';
 
 const journey = {
@@ -29,5 +31,12 @@ describe('journey records in the session stream', () => {
 
     const published = toIntegrationEvent({ id: 'e1', streamId: 'session-s1', offset: 3, position: 9, type: records[1]!.type, data: records[1]!.data, recordedAt: '2026-11-23T00:00:00.000Z' });
     expect(published).toMatchObject({ subject: 'tenet.v1.journey.s1.transitioned', payload: { data: { journey_id: 'onboarding', from: 'welcome', to: 'done', correlation_id: 'turn-1' } } });
+  });
+});
+
+describe('stored journeys on the wire', () => {
+  it('a stored journey, as a definition, satisfies the engine request contract (Parlant fields stay behind)', () => {
+    const record: JourneyRecord = { ...journey, conditions: ['g1'], tags: [], labels: ['vip'], priority: 2, creation_utc: '2026-11-23T00:00:00.000Z', modified_utc: '2026-11-23T00:00:00.000Z' };
+    expect(rpcValidator(JourneyDefinitionV1)(journeyDefinition(record))).toEqual(journey);
   });
 });
