@@ -144,6 +144,32 @@ describe('journey engine over the bus (in-process bus)', () => {
     expect(expired.states[0]!.status).toBe('Expired');
   });
 
+  it('two journeys whose conditions overlap both activate; the first listed (highest priority) scopes matching, both advance', async () => {
+    const booking: Definition = {
+      id: 'booking',
+      title: 'Book a flight',
+      description: 'Collect the route and book',
+      steps: [
+        { id: 'route', name: 'Route', kind: 'chat', instruction: 'Ask for the route', required_context: [], guidelines: [] },
+        { id: 'booked', name: 'Booked', kind: 'final', instruction: 'Confirm', required_context: [], guidelines: [] },
+      ],
+      transitions: [{ from: 'route', to: 'booked', condition: 'the customer gave their route', priority: 0 }],
+      initial_step: 'route',
+      timeouts: { abandon_after_secs: 600, expire_after_secs: 3600 },
+    };
+    const s = session();
+    const both = await s.turn({ now: t0, journeys: [booking, returns], matched: ['returns', 'booking'] });
+    expect(both.states.map((st) => [st.journey_id, st.status, st.step_id])).toEqual([
+      ['booking', 'Active', 'route'],
+      ['returns', 'Active', 'ask_order'],
+    ]);
+    expect(both.active_journey).toEqual({ journey_id: 'booking', step_id: 'route' });
+    expect(both.pending_conditions).toEqual(['the customer gave their route', 'the customer gave their order number']);
+    const next = await s.turn({ now: t0 + 1, journeys: [booking, returns], evaluated: { 'the customer gave their route': true } });
+    expect(next.states.map((st) => st.status)).toEqual(['Completed', 'Active']);
+    expect(next.active_journey).toEqual({ journey_id: 'returns', step_id: 'ask_order' });
+  });
+
   it('reports a refused command per journey, and refuses a request that breaks the contract naming the field', async () => {
     const s = session();
     await s.turn({ now: t0, matched: ['returns'] });
