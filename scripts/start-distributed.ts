@@ -50,6 +50,8 @@ const services: Service[] = [
     args: entry('tool-executor'),
     env: { PORT: String(gatewayPort + 2 + replicas + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
   })),
+  // Health port clear of the matchers (PORT+1…+16), metering and the e2e's second gateway (PORT+4).
+  { name: 'journeys', args: entry('journey-engine'), env: { PORT: String(gatewayPort + 19) } },
 ];
 
 const children = new Map<string, ChildProcess>();

@@ -117,6 +117,12 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect((await ok<{ guideline: { tags: string[] } }>('GET', `/guidelines/${extra.id}`)).guideline.tags).toEqual([`journey:${created.id}`]);
     expect(await statusOf(client.journeys.update(created.id, { conditions: { add: ['missing-guideline'] } }))).toBe(422);
 
+    // Deleting a condition guideline directly takes it out of the journey.
+    const spare = await client.guidelines.create({ condition: 'the customer mentions a PIN' });
+    await client.journeys.update(created.id, { conditions: { add: [spare.id] } });
+    await client.guidelines.delete(spare.id);
+    expect((await client.journeys.retrieve(created.id)).conditions).toEqual([created.conditions[1], extra.id]);
+
     const chart = await client.journeys.mermaid(created.id);
     expect(chart).toBe('stateDiagram-v2\n    state "Card support" as J\n    [*] --> J\n    J --> [*]');
 
@@ -172,6 +178,25 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect((await ok<unknown[]>('GET', '/guidelines')).length).toBe(before.guidelines);
   });
 
+  it("a journey's condition guidelines reach the matcher for the agents it applies to, and not with enable_journeys off", async () => {
+    const agent = await ok<{ id: string }>('POST', '/agents', { name: 'Returns helper' });
+    const journey = await ok<JourneyWire>('POST', '/journeys', { title: 'Item return', description: 'Take an item back', conditions: ['the customer wants to return an item they bought'], tags: [`agent:${agent.id}`] });
+    const turn = async (message: string): Promise<string[]> => {
+      const session = await ok<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
+      const posted = await ok<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
+      let events: { offset: number; data: { status?: string; data?: { matched_guidelines?: { guideline_id: string }[] } } }[] = [];
+      while (!events.some((e) => e.data.status === 'ready' || e.data.status === 'error')) {
+        events = [...events, ...(await ok<typeof events>('GET', `/sessions/${session.id}/events?min_offset=${(events.at(-1)?.offset ?? posted.offset) + 1}&wait_for_data=30`))];
+      }
+      const ready = events.find((e) => e.data.status === 'ready' || e.data.status === 'error')!;
+      expect(ready.data.status).toBe('ready');
+      return (ready.data.data?.matched_guidelines ?? []).map((m) => m.guideline_id);
+    };
+    expect(await turn('Hi, I want to return an item I bought last week')).toContain(journey.conditions[0]);
+    await ok('PATCH', `/agents/${agent.id}`, { config: { enable_journeys: false } });
+    expect(await turn('Hi, I want to return an item I bought last week')).not.toContain(journey.conditions[0]);
+  });
+
   it('guideline journey_id/journey_step and Agent.journeys resolve; deleting the journey removes what depended on it', async () => {
     const journey = await ok<JourneyWire>('POST', '/journeys', {
       title: 'Onboarding',
@@ -191,6 +216,14 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect(badStep.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'journey_step'], msg: expect.stringMatching(/payment is not one/) })]);
     expect((await call<{ detail: Detail[] }>('POST', '/guidelines', { condition: 'c', action: 'a', journey_id: 'nope' })).body.detail).toEqual([expect.objectContaining({ loc: ['body', 'journey_id'], msg: expect.stringMatching(/nope does not exist/) })]);
     expect((await call('POST', '/guidelines', { condition: 'c', action: 'a', tags: [`journey:${journey.id}`] })).status).toBe(201);
+    // The step a guideline is scoped to cannot be removed from under it.
+    const dropWelcome = await call<{ detail: Detail[] }>('PATCH', `/journeys/${journey.id}`, {
+      steps: [{ id: 'start', name: 'Start', kind: 'chat', instruction: 'Greet' }, { id: 'done', name: 'Done', kind: 'final' }],
+      transitions: [{ from: 'start', to: 'done', condition: 'the customer is ready' }],
+      initial_step: 'start',
+    });
+    expect(dropWelcome.status).toBe(422);
+    expect(dropWelcome.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'steps'], msg: expect.stringMatching(new RegExp(`guideline ${scoped.id} is scoped to it`)) })]);
 
     const agent = await ok<{ id: string; journeys: string[] }>('POST', '/agents', { name: 'Onboarder', journeys: [journey.id] });
     expect(agent.journeys).toEqual([journey.id]);

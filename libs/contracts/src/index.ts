@@ -25,6 +25,26 @@ export {
 } from './session/session-mode-changed.v1.js';
 export { allContracts, contractFor } from './registry.js';
 export {
+  JOURNEY_EVENT_NAMES,
+  JOURNEY_TRANSITION_EVENT_TYPE,
+  JourneyAbandonedV1,
+  JourneyActivatedV1,
+  JourneyCompletedV1,
+  JourneyTransitionedV1,
+  journeyEventContracts,
+  toJourneyIntegrationEvent,
+  type JourneyEventName,
+  type JourneyIntegrationEventV1,
+  type LoggedJourneyTransition,
+} from './journey/journey-events.v1.js';
+export {
+  AdvanceJourneysReplyV1,
+  AdvanceJourneysRequestV1,
+  JOURNEYS_ADVANCE_SUBJECT,
+  JourneyDefinitionV1,
+  RecordedJourneyEventV1,
+} from './rpc/journeys.v1.js';
+export {
   LLM_USAGE_EVENT_TYPE,
   LlmUsageRecordedV1,
   meteringEventContracts,

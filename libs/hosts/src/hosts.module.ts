@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { LlmProvider } from '@tenet/llm';
+import { JourneyEngineModule } from '@tenet/journeys-service';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
@@ -39,6 +40,7 @@ export class AllInOneHostModule {
         health,
         SessionGatewayModule,
         GuidelineMatcherModule.forRoot(options),
+        JourneyEngineModule,
         MeteringModule,
         ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
         ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
@@ -74,5 +76,17 @@ export class MatcherHostModule {
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     return { module: MeteringHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MeteringModule], controllers: [HealthHttpController, MetricsHttpController] };
+  }
+}
+
+/** The journey engine alone: stateless (state travels in each request), so it opens only the bus. */
+@Module({})
+export class JourneyEngineHostModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return {
+      module: JourneyEngineHostModule,
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forMessaging(config), health, JourneyEngineModule],
+      controllers: [HealthHttpController, MetricsHttpController],
+    };
   }
 }

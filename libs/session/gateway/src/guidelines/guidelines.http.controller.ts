@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { notFound } from '../http/validation.js';
+import { JourneyCatalog } from '../journeys/journey-catalog.js';
 import { RelationshipsRepository } from '../relationships/relationships.repository.js';
 import { httpCall } from '../tags/rule-violation.js';
 import { GuidelineCreationDto, GuidelineUpdateDto, type GuidelineView, type GuidelineWithRelationships } from './guideline.dto.js';
@@ -13,6 +14,7 @@ export class GuidelinesHttpController {
   constructor(
     private readonly guidelines: GuidelinesRepository,
     private readonly relationships: RelationshipsRepository,
+    private readonly journeys: JourneyCatalog,
   ) {}
 
   @Post()
@@ -38,12 +40,13 @@ export class GuidelinesHttpController {
     return guideline ? this.withRelationships(guideline) : Promise.reject(notFound('guideline', id));
   }
 
-  /** A deleted guideline takes its relationships along, so none points at nothing. */
+  /** A deleted guideline takes its relationships and journey references along, so none points at nothing. */
   @Delete(':guidelineId')
   @HttpCode(HttpStatus.NO_CONTENT)
   async remove(@Param('guidelineId') id: string): Promise<void> {
     if (!(await this.guidelines.delete(id))) throw notFound('guideline', id);
     await this.relationships.deleteTouching({ type: 'guideline', id });
+    await this.journeys.forgetGuideline(id, new Date());
   }
 
   /** Parlant's read answer: relationships direct and indirect, and one tool association per tool the guideline names. */

@@ -121,6 +121,7 @@ export class JourneyCatalog {
       for (const [index, guidelineId] of conditionPatch.add.entries()) {
         if (!(await this.guidelines.get(guidelineId))) details.push(violation([field, 'add', index], `${field}.add must reference existing guidelines: ${guidelineId} does not exist`, 'value_error.reference'));
       }
+      if (changes.steps !== undefined) details.push(...(await this.stepsStillReferenced(next)));
       assertNoViolations([...details, ...(await this.problems(next))]);
       return next;
     });
@@ -139,6 +140,27 @@ export class JourneyCatalog {
     await this.guidelines.deleteScopedTo(id);
     await this.agents.forgetJourney(id);
     return true;
+  }
+
+  /** A deleted guideline leaves every journey's `conditions` and steps' `guidelines`, so none names nothing. */
+  async forgetGuideline(guidelineId: string, now: Date): Promise<void> {
+    for (const journey of await this.journeys.list()) {
+      if (!journey.conditions.includes(guidelineId) && !journey.steps.some((s) => s.guidelines.includes(guidelineId))) continue;
+      await this.journeys.replace(journey.id, async (current) => ({
+        ...current,
+        conditions: current.conditions.filter((id) => id !== guidelineId),
+        steps: current.steps.map((s) => ({ ...s, guidelines: s.guidelines.filter((id) => id !== guidelineId) })),
+        modified_utc: now.toISOString(),
+      }));
+    }
+  }
+
+  /** A guideline scoped to a step (`journey_step`) would silently never apply again if that step went away. */
+  private async stepsStillReferenced(journey: JourneyRecord): Promise<ValidationDetail[]> {
+    const steps = new Set(journey.steps.map((s) => s.id));
+    return (await this.guidelines.list())
+      .filter((g) => g.journey_id === journey.id && g.journey_step !== undefined && !steps.has(g.journey_step))
+      .map((g) => violation(['steps'], `steps must keep step ${g.journey_step ?? ''}: guideline ${g.id} is scoped to it (journey_step); change or delete the guideline first`, 'value_error.reference'));
   }
 
   /** Seed 000 §4 against the catalogs: tools of the agents the journey applies to, context variables, guidelines. */

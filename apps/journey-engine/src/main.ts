@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { closeOnSignals, JourneyEngineHostModule, startMessageHandlers } from '@tenet/hosts';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+
+/**
+ * A journey-engine replica: answers `tenet.rpc.v1.journeys.advance` from the queue group `journey-engine` on
+ * NATS. Stateless (journey state is the session's recorded events, sent with each request): it opens only the
+ * bus. `/healthz` on PORT (default 8805).
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8805', ...process.env }, 'journey-engine');
+const logger = new Logger('journey-engine');
+const app = await NestFactory.create(JourneyEngineHostModule.forRoot(config));
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, '0.0.0.0');
+logger.log(`journey engine (${config.mode}) serving the queue group "${config.serviceName}"; health on :${config.port}/healthz`);
+closeOnSignals(app, logger);

@@ -1,0 +1,29 @@
+import { JOURNEY_TRANSITION_EVENT_TYPE, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type LoggedJourneyTransition } from '@tenet/contracts';
+
+type Recorded = AdvanceJourneysRequestV1['recorded'][string][number];
+
+/**
+ * The two directions between a session's stream and the journey engine's RPC (docs/adr/0011): journey events
+ * are kept as `journey_transition` records (seed 004) whose data is the session event fields plus the journey
+ * event (`event` = its name, `journey_id`, then the event's own data), so the relay can publish them and a
+ * replay rebuilds every journey state.
+ */
+
+/** Each journey's recorded events, oldest first, from the session stream's records (other kinds are skipped). */
+export function recordedJourneys(records: readonly { type: string; data: unknown }[]): Record<string, Recorded[]> {
+  const byJourney: Record<string, Recorded[]> = {};
+  for (const record of records) {
+    if (record.type !== JOURNEY_TRANSITION_EVENT_TYPE) continue;
+    const { event, journey_id, ...data } = (record.data as LoggedJourneyTransition).data;
+    (byJourney[journey_id] ??= []).push({ type: event, data });
+  }
+  return byJourney;
+}
+
+/** The engine's new events as records to append to the session stream (in order, under the turn's lease). */
+export function journeyTransitionRecords(reply: Pick<AdvanceJourneysReplyV1, 'events'>, sessionId: string, correlationId: string): { type: string; data: LoggedJourneyTransition }[] {
+  return reply.events.map(({ journey_id, event }) => ({
+    type: JOURNEY_TRANSITION_EVENT_TYPE,
+    data: { session_id: sessionId, source: 'system', correlation_id: correlationId, data: { ...event.data, event: event.type, journey_id } },
+  }));
+}
