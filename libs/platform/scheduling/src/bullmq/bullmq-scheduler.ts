@@ -19,6 +19,9 @@ interface Envelope<T> {
   payload: T;
 }
 
+/** The same error of the same connection is reported at most this often. */
+const REPEAT_REPORT_MS = 30_000;
+
 /** A queue no job is ever added to: its connection answers readiness pings. */
 const HEALTH_QUEUE = 'tenet-health';
 
@@ -58,7 +61,17 @@ export class BullMqScheduler implements Scheduler {
 
   constructor(private readonly options: BullMqSchedulerOptions) {
     this.prefix = options.prefix ?? 'tenet';
-    this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+    const report = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+    // While Redis is down every connection reports each reconnect attempt; say it once per context and message
+    // every 30 s instead of flooding the log for the whole outage.
+    const lastReported = new Map<string, number>();
+    this.reportError = (error, context) => {
+      const key = `${context}\u0000${error.message}`;
+      const now = Date.now();
+      if (now - (lastReported.get(key) ?? -Infinity) < REPEAT_REPORT_MS) return;
+      lastReported.set(key, now);
+      report(error, context);
+    };
   }
 
   static fromUrl(url: string, options: Omit<BullMqSchedulerOptions, 'connection'> = {}): BullMqScheduler {
