@@ -6,6 +6,7 @@ import {
   evolve,
   foldSession,
   initialSessionState,
+  pendingTimers,
   type SessionCommand,
   type SessionEvent,
   type SessionState,
@@ -118,6 +119,33 @@ describe('session lifecycle (seed 000 §7)', () => {
         { kind: 'Cancel', timer: 'idle', sessionId: 's1', jobId: 'idle-s1-1' },
         { kind: 'Cancel', timer: 'lifetime', sessionId: 's1', jobId: 'lifetime-s1' },
       ]);
+    });
+  });
+
+  describe('pendingTimers (rebuilding timers a scheduler lost, from the log alone)', () => {
+    it('a live session needs its current idle timer, due from its last activity, and its lifetime timer', () => {
+      const state = foldSession([started, activated(1, t0 + 10_000)]);
+      expect(pendingTimers(state, t0 + 30_000)).toEqual([
+        { kind: 'Schedule', timer: 'idle', sessionId: 's1', jobId: 'idle-s1-1', delayMs: 40_000, activity: 1 },
+        { kind: 'Schedule', timer: 'lifetime', sessionId: 's1', jobId: 'lifetime-s1', delayMs: 570_000 },
+      ]);
+    });
+
+    it('uses the same ids the decider armed, so scheduling them again is idempotent', () => {
+      const armed = effectsOf(initialSessionState(), [started]).filter((e) => e.kind === 'Schedule').map((e) => e.jobId);
+      expect(pendingTimers(foldSession([started]), t0).map((e) => e.jobId)).toEqual(armed);
+    });
+
+    it('makes overdue timers due at once', () => {
+      expect(pendingTimers(foldSession([started]), t0 + 3_600_000).map((e) => (e.kind === 'Schedule' ? e.delayMs : -1))).toEqual([0, 0]);
+    });
+
+    it('an Idle or AwaitingTool session has no idle timer; an ended session has none at all', () => {
+      expect(pendingTimers(foldSession([started, { type: 'SessionBecameIdle', data: { at: t0 + 60_000 } }]), t0 + 61_000).map((e) => e.timer)).toEqual(['lifetime']);
+      expect(pendingTimers(foldSession([started, { type: 'SessionAwaitingTool', data: { at: t0 + 1_000 } }]), t0 + 2_000).map((e) => e.timer)).toEqual(['lifetime']);
+      expect(pendingTimers(foldSession([started, awaitingInput]), t0 + 2_000).map((e) => e.timer)).toEqual(['idle', 'lifetime']);
+      expect(pendingTimers(foldSession([started, { type: 'SessionExpired', data: { at: t0 + 600_000, reason: 'ttl' } }]), t0 + 600_001)).toEqual([]);
+      expect(pendingTimers(initialSessionState(), t0)).toEqual([]);
     });
   });
 });

@@ -136,7 +136,7 @@ export class NatsMessageBus implements MessageBus {
     private readonly onConnectionEvent: (message: string) => void,
   ) {
     this.js = jetstream(nc);
-    void this.followStatus();
+    this.followStatus().catch((error: unknown) => this.onConnectionEvent(`connection status no longer followed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   static async connect(options: NatsMessageBusOptions): Promise<NatsMessageBus> {

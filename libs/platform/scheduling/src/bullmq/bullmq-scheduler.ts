@@ -19,6 +19,23 @@ interface Envelope<T> {
   payload: T;
 }
 
+/** How long `close` waits for running jobs and pending commands before it forces workers and queues closed. */
+const CLOSE_GRACE_MS = 10_000;
+
+/** Waits for `closing`; past the grace period runs `force` instead (and no longer waits for `closing`). */
+async function withinGrace(closing: Promise<void>, force: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS)));
+  const outcome = await Promise.race([closing.then(() => 'closed' as const), graceOver]).finally(() => clearTimeout(timer));
+  if (outcome === 'late') {
+    closing.catch(() => undefined);
+    await force().catch(() => undefined);
+  }
+}
+
+/** The same error of the same connection is reported at most this often. */
+const REPEAT_REPORT_MS = 30_000;
+
 /** A queue no job is ever added to: its connection answers readiness pings. */
 const HEALTH_QUEUE = 'tenet-health';
 
@@ -58,7 +75,17 @@ export class BullMqScheduler implements Scheduler {
 
   constructor(private readonly options: BullMqSchedulerOptions) {
     this.prefix = options.prefix ?? 'tenet';
-    this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+    const report = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+    // While Redis is down every connection reports each reconnect attempt; say it once per context and message
+    // every 30 s instead of flooding the log for the whole outage.
+    const lastReported = new Map<string, number>();
+    this.reportError = (error, context) => {
+      const key = `${context}\u0000${error.message}`;
+      const now = Date.now();
+      if (now - (lastReported.get(key) ?? -Infinity) < REPEAT_REPORT_MS) return;
+      lastReported.set(key, now);
+      report(error, context);
+    };
   }
 
   static fromUrl(url: string, options: Omit<BullMqSchedulerOptions, 'connection'> = {}): BullMqScheduler {
@@ -168,10 +195,12 @@ export class BullMqScheduler implements Scheduler {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Workers first: closing waits for running jobs, whose completion still needs the connections.
-    await Promise.all(this.workers.map((worker) => worker.close()));
+    // Workers first: closing waits for running jobs, whose completion still needs the connections. A job or a
+    // connection stuck on an unreachable Redis must not hold the shutdown for ever: after a grace period workers
+    // are force-closed (an unfinished job is retried by BullMQ as stalled) and queues disconnected.
+    await Promise.all(this.workers.map((worker) => withinGrace(worker.close(), () => worker.close(true))));
     await Promise.allSettled([...this.pendingHooks]);
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    await Promise.all([...this.queues.values()].map((queue) => withinGrace(queue.close(), () => queue.disconnect())));
   }
 
   private queue(name: string): Queue {
