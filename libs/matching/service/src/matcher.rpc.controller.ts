@@ -1,4 +1,4 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller, Optional, UseFilters } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
@@ -9,7 +9,7 @@ import {
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
-import { deadlineSignal, TenetContext, TenetExceptionFilter } from '@tenet/messaging';
+import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -17,11 +17,6 @@ const MATCHER_QUEUE_GROUP = 'guideline-matcher';
 
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 
-/** The request's deadline (`DEADLINE_HEADER`, sent by the gateway) as the signal every LLM call of the step gets. */
-const stepOptions = (context: TenetContext | undefined): { signal?: AbortSignal } => {
-  const signal = context ? deadlineSignal(context.getHeaders()) : undefined;
-  return signal ? { signal } : {};
-};
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 
 /**
@@ -31,15 +26,27 @@ const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 @Controller()
 @UseFilters(TenetExceptionFilter)
 export class MatcherRpcController {
-  constructor(private readonly matcher: GuidelineMatcher) {}
+  constructor(
+    private readonly matcher: GuidelineMatcher,
+    @Optional() private readonly cancellations?: RpcCancellations,
+  ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
-    return this.matcher.match(validMatchRequest(payload), stepOptions(context));
+    const request = validMatchRequest(payload);
+    return this.withSignal(context, (options) => this.matcher.match(request, options));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
-    return this.matcher.compose(validComposeRequest(payload), stepOptions(context));
+    const request = validComposeRequest(payload);
+    return this.withSignal(context, (options) => this.matcher.compose(request, options));
+  }
+
+  /** The request's deadline and its requester's cancellation, as the signal every LLM call of the step gets. */
+  private withSignal<T>(context: TenetContext | undefined, step: (options: { signal?: AbortSignal }) => Promise<T>): Promise<T> {
+    const headers: Headers = context?.getHeaders() ?? {};
+    const run = (signal: AbortSignal | undefined): Promise<T> => step(signal ? { signal } : {});
+    return this.cancellations ? this.cancellations.run(headers, run) : run(deadlineSignal(headers));
   }
 }
