@@ -121,7 +121,7 @@ describe('matching resources: relationships, canned responses, agent tools and s
       llm: { provider: 'offline' },
     });
     expect((await call<{ detail: Detail[] }>('PATCH', `/agents/${agent.id}`, { llm: { provider: 'offline', fallback: { provider: 'offline' } } })).body.detail[0]).toMatchObject({ loc: ['body', 'llm', 'fallback'] });
-    expect(agent.matching).toEqual({ threshold: 0.3, top_n: 5, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] });
+    expect(agent.matching).toEqual({ threshold: 0.3, top_n: 5, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] });
     expect((await ok<{ matching: { top_n: number; threshold: number } }>('PATCH', `/agents/${agent.id}`, { matching: { threshold: 0.5 } })).matching).toMatchObject({ top_n: 5, threshold: 0.5 });
     const unknownTool = await call<{ detail: Detail[] }>('POST', '/guidelines', { condition: 'c', action: 'a', tools: ['refund_order'], tags: [`agent:${agent.id}`] });
     expect(unknownTool.body.detail[0]).toMatchObject({ loc: ['body', 'tools', 0], msg: 'tools must name tools defined on the agent: refund_order is not defined' });

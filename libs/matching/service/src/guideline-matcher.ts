@@ -48,7 +48,7 @@ export const composeTemperatures = (agentTemperature: number | undefined): numbe
   agentTemperature === undefined ? [0.3, 0.7] : [agentTemperature, Math.min(2, agentTemperature + 0.4)];
 
 /** The agent's matching settings when it sets none (seed 000 §8 defaults, and Tenet's cost controls). */
-export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
+export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
 const MAX_TEMPLATES = 25;
@@ -164,7 +164,8 @@ const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[
  *        BM25 (index cached) by reciprocal rank — or either alone (TENET_PREFILTER_RANKING) — and BM25 alone when
  *        embeddings fail: the turn goes on, and provenance and the log say so
  *   4    relevance, reasoning, confidence and tool arguments from the LLM, in as few structured-output calls as
- *        the token budget allows (domain: planBatches), in parallel, each with the temperature schedule
+ *        the token budget allows (domain: planBatches), in parallel; an answer out of schema is repaired once with
+ *        its validation error, then the agent's fallback answers (generateWithRecovery)
  *   5    threshold; relationships resolved to a fixed point        (domain: scoredMatches, resolveRelationships)
  *   6–9  priority/criticality order, top N, tool parameters checked against each tool's JSON Schema, combined
  *        action, deduplicated tools                               (domain: rankMatches; ToolParameterValidator)

@@ -1,6 +1,6 @@
 import { MATCHER_COMPOSE_SUBJECT, type ComposeReplyRequestV1 } from '@tenet/contracts';
 import { OfflineVectorizer, OpenAiProvider } from '@tenet/llm';
-import { InProcessMessageBus, RemoteHandlerError, requestWithinDeadline, TenetContext } from '@tenet/messaging';
+import { InProcessMessageBus, RemoteHandlerError, RequestCancelledError, requestWithinDeadline, RpcCancellations, TenetContext } from '@tenet/messaging';
 import { openAiCompletion, startWireServer, type WireServer } from '@tenet/llm/testing';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
@@ -13,7 +13,9 @@ const compose: ComposeReplyRequestV1 = { session_id: 's1', agent: { id: 'a1', na
 async function matcherOn(bus: InProcessMessageBus, wire: WireServer, providerOptions: { timeoutMs?: number; maxRetries?: number } = {}): Promise<void> {
   const provider = new OpenAiProvider({ apiKey: 'sk-test', baseURL: `${wire.url}/v1`, retryPolicy: { baseDelayMs: 10, maxDelayMs: 20 }, ...providerOptions });
   const matcher = new GuidelineMatcher(new ProviderRegistry(provider), new EmbeddingCache(new OfflineVectorizer()), { logger: { warn: () => undefined } });
-  const controller = new MatcherRpcController(matcher);
+  const cancellations = new RpcCancellations(bus);
+  await cancellations.start();
+  const controller = new MatcherRpcController(matcher, cancellations);
   await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) => controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])));
 }
 
@@ -39,6 +41,23 @@ describe('the turn deadline reaches the LLM calls (issue 11 item 4)', () => {
     expect(calls).toBeGreaterThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(wire.requests.length).toBe(calls);
+  });
+
+  it('given a provider that hangs, when the requester cancels the step (a newer customer message), then the LLM call is aborted and nothing more is sent', async () => {
+    wire = await startWireServer(() => new Promise(() => undefined));
+    await matcherOn(bus, wire, { timeoutMs: 60_000, maxRetries: 5 });
+    const cancel = new AbortController();
+    const step = requestWithinDeadline(bus, MATCHER_COMPOSE_SUBJECT, compose, { deadlineAt: Date.now() + 60_000, signal: cancel.signal });
+    step.catch(() => undefined);
+    while (wire.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    cancel.abort();
+    const error = (await step.catch((e: unknown) => e)) as RequestCancelledError;
+    expect(error).toBeInstanceOf(RequestCancelledError);
+    // The matcher stopped and said so before the requester's grace ran out.
+    expect(error.cause).toBeInstanceOf(RemoteHandlerError);
+    expect((error.cause as RemoteHandlerError).message).toContain('cancelled');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(wire.requests).toHaveLength(1);
   });
 
   it('given answers out of schema that the provider billed, when the step fails, then the error carries every billed call for metering', async () => {

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
+import { RpcCancellations, type MessageBus } from '@tenet/messaging';
+import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 import { embeddingCacheOptionsFrom, GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom } from './matcher-options.js';
@@ -28,6 +30,16 @@ export class GuidelineMatcherModule {
         // The environment is read here, at the composition root: a bad value fails the start, not a turn.
         { provide: GUIDELINE_MATCHER_OPTIONS, useFactory: () => guidelineMatcherOptionsFrom(process.env) },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },
+        // Requesters (the gateway) cancel a step they no longer want: its LLM calls are aborted.
+        {
+          provide: RpcCancellations,
+          inject: [MESSAGE_BUS],
+          useFactory: async (bus: MessageBus) => {
+            const cancellations = new RpcCancellations(bus);
+            await cancellations.start();
+            return cancellations;
+          },
+        },
         { provide: EmbeddingCache, useFactory: () => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env), embeddingCacheOptionsFrom(process.env)) },
       ],
       exports: [GuidelineMatcher],

@@ -9,7 +9,7 @@ import {
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
-import { deadlineSignal, TenetContext, TenetExceptionFilter } from '@tenet/messaging';
+import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
 import { TenetMetrics } from '@tenet/observability';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
@@ -18,11 +18,6 @@ const MATCHER_QUEUE_GROUP = 'guideline-matcher';
 
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 
-/** The request's deadline (`DEADLINE_HEADER`, sent by the gateway) as the signal every LLM call of the step gets. */
-const stepOptions = (context: TenetContext | undefined): { signal?: AbortSignal } => {
-  const signal = context ? deadlineSignal(context.getHeaders()) : undefined;
-  return signal ? { signal } : {};
-};
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 
 /**
@@ -35,20 +30,30 @@ export class MatcherRpcController {
   constructor(
     private readonly matcher: GuidelineMatcher,
     @Optional() private readonly metrics?: TenetMetrics,
+    @Optional() private readonly cancellations?: RpcCancellations,
   ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
-    return this.measured('match', () => this.matcher.match(validMatchRequest(payload), stepOptions(context)));
+    const request = validMatchRequest(payload);
+    return this.measured('match', () => this.withSignal(context, (options) => this.matcher.match(request, options)));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
-    return this.measured('compose', () => this.matcher.compose(validComposeRequest(payload), stepOptions(context)));
+    const request = validComposeRequest(payload);
+    return this.measured('compose', () => this.withSignal(context, (options) => this.matcher.compose(request, options)));
   }
 
   /** In-flight requests are the matcher's scaling metric (KEDA, k8s/base/guideline-matcher.yaml). */
   private measured<T>(operation: 'match' | 'compose', work: () => Promise<T>): Promise<T> {
     return this.metrics ? this.metrics.matcherRequest(operation, work) : work();
+  }
+
+  /** The request's deadline and its requester's cancellation, as the signal every LLM call of the step gets. */
+  private withSignal<T>(context: TenetContext | undefined, step: (options: { signal?: AbortSignal }) => Promise<T>): Promise<T> {
+    const headers: Headers = context?.getHeaders() ?? {};
+    const run = (signal: AbortSignal | undefined): Promise<T> => step(signal ? { signal } : {});
+    return this.cancellations ? this.cancellations.run(headers, run) : run(deadlineSignal(headers));
   }
 }

@@ -23,4 +23,13 @@ export { TenetClient, TenetRecord } from './nest/tenet-client.js';
 export { TenetContext } from './nest/tenet-context.js';
 export { TenetExceptionFilter } from './nest/tenet-exception.filter.js';
 export { namespacedStream, withSubjectNamespace } from './namespaced-bus.js';
-export { DEADLINE_HEADER, deadlineSignal, requestWithinDeadline, type DeadlineRequestOptions } from './request-retry.js';
+export {
+  DEADLINE_HEADER,
+  deadlineSignal,
+  REQUEST_ID_HEADER,
+  RequestCancelledError,
+  requestWithinDeadline,
+  RPC_CANCEL_SUBJECT,
+  RpcCancellations,
+  type DeadlineRequestOptions,
+} from './request-retry.js';

@@ -48,17 +48,18 @@ export class AgentMatchingDto {
   @IsOmittable() @IsInt() @Min(1) @Max(1000) prefilter_k?: number;
   @IsOmittable() @IsInt() @Min(500) @Max(200_000) max_batch_tokens?: number;
   @IsOmittable() @IsInt() @Min(1) @Max(3) max_batches?: number;
+  /** The temperature of each matching call, then (optional) that of its one repair when the answer broke the schema. */
   @IsOmittable()
   @IsArray()
-  @ArrayMinSize(1, { message: 'matching.temperatures must hold 1 to 5 numbers' })
-  @ArrayMaxSize(5, { message: 'matching.temperatures must hold 1 to 5 numbers' })
+  @ArrayMinSize(1, { message: "matching.temperatures must hold 1 or 2 numbers: the call's temperature, then the repair's" })
+  @ArrayMaxSize(2, { message: "matching.temperatures must hold 1 or 2 numbers: the call's temperature, then the repair's" })
   @IsNumber({ allowNaN: false, allowInfinity: false }, { each: true })
   @Min(0, { each: true })
   @Max(2, { each: true })
   temperatures?: number[];
 }
 
-export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3, 0.7] };
+export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 
 /** Seed 000 §3 RetryConfig (Tool rules 5–7). */
 export class ToolRetryConfigDto {

@@ -10,7 +10,8 @@ import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from 
 import type { EventCreationDto, EventView } from './event.dto.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
-const appendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
+export const sessionAppendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
+const appendedSubject = sessionAppendedSubject;
 
 export interface EventFilter {
   minOffset: number;

@@ -1,5 +1,8 @@
 import type { CallUsageV1 } from '@tenet/contracts';
-import { RemoteHandlerError, requestWithinDeadline, type MessageBus } from '@tenet/messaging';
+import { RemoteHandlerError, RequestCancelledError, requestWithinDeadline, type MessageBus, type Subscription } from '@tenet/messaging';
+
+/** The turn was superseded by a newer customer message: it appends `cancelled` and nothing more. */
+export class TurnCancelled extends Error {}
 
 /** A turn's whole budget: both matcher steps and their retries. Environment: `TENET_TURN_DEADLINE_MS`. */
 export const DEFAULT_TURN_DEADLINE_MS = 120_000;
@@ -25,7 +28,7 @@ export function turnTimingFrom(env: Record<string, string | undefined>): TurnTim
 }
 
 /**
- * One turn's deadline (issue 11 items 3 and 4): set when the turn starts processing, every matcher step gets the
+ * One turn's deadline (issue 11 items 3 and 4): set when the turn holds its lease, every matcher step gets the
  * time that remains — retried on another replica when one dies or NATS blips (`requestWithinDeadline`) — and the
  * matcher gets the deadline with each request, so its LLM calls stop when it passes. A step that failed after the
  * provider billed calls hands those calls to `billed` (they come back in the error's `details.calls`), so they are
@@ -33,23 +36,41 @@ export function turnTimingFrom(env: Record<string, string | undefined>): TurnTim
  */
 export class TurnDeadline {
   readonly at: number;
+  private readonly cancel = new AbortController();
+  private watch: Subscription | undefined;
 
   constructor(
     private readonly bus: MessageBus,
     private readonly timing: TurnTiming,
-    private readonly billed: (calls: CallUsageV1[]) => Promise<unknown>,
     now: number = Date.now(),
   ) {
     this.at = now + timing.deadlineMs;
   }
 
-  async request<TRes, TReq>(subject: string, data: TReq): Promise<TRes> {
+  /**
+   * Cancels the step in flight as soon as `superseded` says so, checked on each notification on `subject` (the
+   * session's "appended" wake-up): the matcher is told to stop and its LLM calls are aborted. Call `stop` after.
+   */
+  async cancelWhen(subject: string, superseded: () => Promise<boolean>): Promise<void> {
+    this.watch = await this.bus.listen(subject, () => {
+      void superseded().then((yes) => yes && this.cancel.abort(), () => undefined);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.watch?.stop();
+  }
+
+  /** `billed` meters the calls a failed step was billed for. A cancelled step throws `TurnCancelled`. */
+  async request<TRes, TReq>(subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>): Promise<TRes> {
     try {
-      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs });
+      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs, signal: this.cancel.signal });
     } catch (error) {
-      const calls = error instanceof RemoteHandlerError ? error.details?.['calls'] : undefined;
-      if (Array.isArray(calls) && calls.length > 0) await this.billed(calls as CallUsageV1[]);
-      throw error;
+      // A cancelled step's error (when the matcher answered it in time) still lists the calls it was billed for.
+      const remote = error instanceof RequestCancelledError ? error.cause : error;
+      const calls = remote instanceof RemoteHandlerError ? remote.details?.['calls'] : undefined;
+      if (Array.isArray(calls) && calls.length > 0) await billed(calls as CallUsageV1[]);
+      throw error instanceof RequestCancelledError ? new TurnCancelled() : error;
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { CallUsageV1 } from '@tenet/contracts';
 import { DEADLINE_HEADER, InProcessMessageBus, RemoteHandlerError } from '@tenet/messaging';
-import { TurnDeadline, turnTimingFrom } from './turn-deadline.js';
+import { TurnCancelled, TurnDeadline, turnTimingFrom } from './turn-deadline.js';
 
 const call: CallUsageV1 = { purpose: 'compose_reply', provider: 'openai', model: 'gpt', input_tokens: 123, output_tokens: 45, latency_ms: 1 };
 
@@ -18,8 +18,8 @@ describe('TurnDeadline', () => {
       throw Object.assign(new Error('out of schema'), { code: 'LLM.INVALID_OUTPUT', details: { calls: [call, call] } });
     });
     const metered: CallUsageV1[][] = [];
-    const deadline = new TurnDeadline(bus, { deadlineMs: 10_000, attemptTimeoutMs: 5_000 }, async (calls) => metered.push(calls));
-    await expect(deadline.request('step', {})).rejects.toBeInstanceOf(RemoteHandlerError);
+    const deadline = new TurnDeadline(bus, { deadlineMs: 10_000, attemptTimeoutMs: 5_000 });
+    await expect(deadline.request('step', {}, async (calls) => metered.push(calls))).rejects.toBeInstanceOf(RemoteHandlerError);
     expect(metered).toEqual([[call, call]]);
   });
 
@@ -34,10 +34,34 @@ describe('TurnDeadline', () => {
       }
       return 'ok';
     });
-    const deadline = new TurnDeadline(bus, { deadlineMs: 60_000, attemptTimeoutMs: 1_000 }, async () => undefined);
-    await expect(deadline.request('step', {})).resolves.toBe('ok');
+    const deadline = new TurnDeadline(bus, { deadlineMs: 60_000, attemptTimeoutMs: 1_000 });
+    await expect(deadline.request('step', {}, async () => undefined)).resolves.toBe('ok');
     expect(deadlines).toHaveLength(2);
     expect(deadlines.every((d) => d <= deadline.at)).toBe(true);
+  });
+
+  it('given a step in flight, when a notification shows the turn superseded, then the step is cancelled and the calls its error lists are metered', async () => {
+    let cancelled = false;
+    await bus.reply('step', 'g', (_data, headers) => new Promise((_, reject) => {
+      void bus.listen<{ request_id: string }>('tenet.rpc.v1.cancel', (data) => {
+        if (data.request_id !== headers['tenet-request-id']) return;
+        cancelled = true;
+        reject(Object.assign(new Error('cancelled'), { code: 'LLM.UNAVAILABLE', details: { calls: [call] } }));
+      });
+    }));
+    const deadline = new TurnDeadline(bus, { deadlineMs: 60_000, attemptTimeoutMs: 30_000 });
+    let superseded = false;
+    await deadline.cancelWhen('session.appended', async () => superseded);
+    const metered: CallUsageV1[][] = [];
+    const step = deadline.request('step', {}, async (calls) => metered.push(calls));
+    await bus.notify('session.appended', {}); // not superseded (e.g. the turn's own status)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    superseded = true;
+    await bus.notify('session.appended', {});
+    await expect(step).rejects.toBeInstanceOf(TurnCancelled);
+    expect(cancelled).toBe(true);
+    expect(metered).toEqual([[call]]);
+    await deadline.stop();
   });
 
   it('reads TENET_TURN_DEADLINE_MS and TENET_MATCHER_ATTEMPT_TIMEOUT_MS, refusing nonsense', () => {

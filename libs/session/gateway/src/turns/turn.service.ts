@@ -19,7 +19,7 @@ import { TenetMetrics } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
-import { SessionEventsService } from '../events/session-events.service.js';
+import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
@@ -27,7 +27,7 @@ import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
-import { TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
+import { TurnCancelled, TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
 import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
 import { TurnRecovery } from './turn-recovery.js';
 
@@ -66,8 +66,6 @@ const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPO
 /** Context-variable values usable as template fields (`{{name}}`): strings and numbers as they are. */
 const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
-
-class TurnCancelled extends Error {}
 
 
 /**
@@ -152,9 +150,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const total = this.metrics?.turnDuration.startTimer({ stage: 'total' });
     await status('acknowledged');
     const lease = await this.leases.acquire(sessionId, trigger.offset);
+    // One deadline for the matcher steps; a newer customer message cancels the step in flight (turn-deadline.ts).
+    const deadline = new TurnDeadline(this.bus, this.timing);
     let outcome = 'error';
     try {
-      outcome = await this.steps(sessionId, trigger, status, lease);
+      await deadline.cancelWhen(sessionAppendedSubject(sessionId), () => this.supersededAfter(sessionId, trigger.offset));
+      outcome = await this.steps(sessionId, trigger, status, lease, deadline);
     } catch (error) {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
@@ -165,6 +166,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         throw error;
       }
     } finally {
+      await deadline.stop();
       await lease.release(outcome);
       await this.recovery.closed(sessionId, trigger.offset, outcome);
       total?.();
@@ -172,7 +174,13 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async steps(sessionId: string, trigger: EventView, status: (value: string, data?: Record<string, unknown>) => Promise<EventView>, lease: HeldLease): Promise<string> {
+  private async steps(
+    sessionId: string,
+    trigger: EventView,
+    status: (value: string, data?: Record<string, unknown>) => Promise<EventView>,
+    lease: HeldLease,
+    deadline: TurnDeadline,
+  ): Promise<string> {
     const checkpoint = async (): Promise<void> => {
       await lease.assertHeld();
       if (await this.supersededAfter(sessionId, trigger.offset)) throw new TurnCancelled();
@@ -185,7 +193,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
     await status('processing');
     const started = performance.now();
-    const deadline = new TurnDeadline(this.bus, this.timing, (calls) => this.meter(agent.id, sessionId, calls));
+    const billed = (calls: CallUsageV1[]) => this.meter(agent.id, sessionId, calls);
 
     // Only the tail of the session before the customer message: the last messages and the applied-guideline
     // set, read backwards as far as needed (turn-history.ts), so a turn costs the same on a long session.
@@ -237,6 +245,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
+      billed,
     );
     matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
@@ -267,6 +276,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(capabilities.length > 0 ? { capabilities } : {}),
       },
+      billed,
     );
     composeTimer?.();
     calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));
