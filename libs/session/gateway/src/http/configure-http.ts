@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { describeOperations } from '../openapi/describe-operations.js';
 import { DetailExceptionFilter } from './detail-exception.filter.js';
 import { edgeValidationPipe } from './validation.js';
 
@@ -22,5 +23,6 @@ export function configureGatewayHttp(app: INestApplication): void {
   );
   const fromRules = validationMetadatasToSchemas({ classValidatorMetadataStorage: getMetadataStorage(), refPointerPrefix: '#/components/schemas/' });
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) } };
+  describeOperations(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
 }
