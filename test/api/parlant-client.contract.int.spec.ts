@@ -82,6 +82,34 @@ describe('parlant-client 3.3.1 contract: sessions, events, capabilities, evaluat
     expect((await client.sessions.listEvents(session.id)).map((e) => e.id)).toEqual([message.id]);
   });
 
+  it('hand-off through the client: auto → manual (agent silent for 3 customer messages, a human answers) → auto (agent replies)', async () => {
+    const session = await client.sessions.create({ agentId });
+    const ready = async (count: number): Promise<Parlant.Event[]> =>
+      eventually(
+        async () => {
+          const all = await client.sessions.listEvents(session.id);
+          expect(all.filter((e) => e.kind === 'status' && (e.data as { status?: string }).status === 'ready')).toHaveLength(count);
+          return all;
+        },
+        { timeoutMs: 60_000 },
+      );
+    await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'Hi' });
+    await ready(1);
+    expect((await client.sessions.update(session.id, { mode: 'manual' })).mode).toBe('manual');
+    for (const text of ['Are you there?', 'Hello?', 'I need a person']) {
+      await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: text });
+      await client.sessions.createEvent(session.id, { kind: 'message', source: 'human_agent', message: `Human: ${text}`, participant: { displayName: 'Sam' } });
+    }
+    expect((await client.sessions.update(session.id, { mode: 'auto' })).mode).toBe('auto');
+    await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'Thanks, back to the bot' });
+    const all = await ready(2); // one ready before the hand-off, one after: none while manual
+    const agentReplies = all.filter((e) => e.kind === 'message' && e.source === 'ai_agent');
+    expect(agentReplies).toHaveLength(2);
+    expect(all.filter((e) => e.kind === 'status' && (e.data as { status?: string }).status === 'acknowledged')).toHaveLength(2); // no turn started while manual
+    expect(all.filter((e) => e.source === 'human_agent')).toHaveLength(3);
+    expect(agentReplies[1]!.offset).toBeGreaterThan(all.filter((e) => e.source === 'human_agent').at(-1)!.offset);
+  });
+
   it('capabilities: create, list, retrieve, update, delete', async () => {
     const tag = await client.tags.create({ name: 'caps' });
     const capability = await client.capabilities.create({ title: 'Order tracking', description: 'Find an order', signals: ['where is my order'], tags: [tag.id] });
