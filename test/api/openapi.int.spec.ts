@@ -4,10 +4,23 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 
-interface OpenApi {
-  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>;
-  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }> };
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown> }[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
 }
+
+interface OpenApi {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }> };
+  tags?: { name: string }[];
+}
+
+/** Every `$ref` inside a schema (nested in arrays, oneOf, additionalProperties, …). */
+const refsIn = (value: unknown): string[] =>
+  value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner))) : [];
 
 describe('OpenAPI description (/openapi.json)', () => {
   let dir: string;
@@ -47,5 +60,38 @@ describe('OpenAPI description (/openapi.json)', () => {
         expect({ path, method, schema: Object.keys(doc.components.schemas[name]?.properties ?? {}).length > 0 }).toEqual({ path, method, schema: true });
       }
     }
+  });
+
+  const operations = (): [string, string, Operation][] =>
+    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]): [string, string, Operation] => [path, method, op]));
+
+  it('documents every operation with a summary, a resource tag, a response schema and its error responses', () => {
+    expect(operations().length).toBeGreaterThan(50);
+    for (const [path, method, op] of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect({ where, summary: typeof op.summary === 'string' && op.summary.length > 5 }).toEqual({ where, summary: true });
+      expect({ where, tags: op.tags?.length }).toEqual({ where, tags: 1 });
+      const [code, success] = Object.entries(op.responses).find(([c]) => c.startsWith('2'))!;
+      if (code !== '204') {
+        const schema = success.content?.['application/json']?.schema;
+        expect({ where, schema: schema !== undefined && Object.keys(schema).length > 0 }).toEqual({ where, schema: true });
+        for (const target of refsIn(schema)) expect({ where, target, defined: doc.components.schemas[target.split('/').at(-1)!] !== undefined }).toEqual({ where, target, defined: true });
+      }
+      expect({ where, validation: op.responses['422']?.content?.['application/json']?.schema }).toEqual({ where, validation: { $ref: '#/components/schemas/ValidationError' } });
+      if (path.includes('{')) expect({ where, notFound: op.responses['404'] !== undefined }).toEqual({ where, notFound: true });
+      if (op.requestBody) expect({ where, malformed: op.responses['400'] !== undefined }).toEqual({ where, malformed: true });
+    }
+    expect(doc.tags?.map((t) => t.name)).toEqual(expect.arrayContaining(['sessions', 'events', 'capabilities', 'evaluations', 'glossary', 'context-variables']));
+  });
+
+  it("documents the events endpoint's query parameters and its SSE form", () => {
+    const events = doc.paths['/sessions/{sessionId}/events']!['get']!;
+    expect(events.parameters!.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['min_offset', 'wait_for_data', 'kinds', 'source', 'correlation_id', 'trace_id', 'sse']);
+    expect(events.parameters!.every((p) => p.in !== 'query' || p.required === false)).toBe(true);
+    expect(Object.keys(events.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    expect(events.responses['504']).toBeDefined();
+    const sessions = doc.paths['/sessions']!['get']!;
+    expect(sessions.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'customer_id', 'limit', 'cursor']));
+    expect(sessions.responses['200']!.content!['application/json']!.schema).toHaveProperty('oneOf');
   });
 });

@@ -261,6 +261,11 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     expect((await call(`/sessions/${session.id}/events`, 'DELETE')).status).toBe(422);
     expect((await call(`/sessions/${session.id}/events?min_offset=${dropped.offset}`, 'DELETE')).status).toBe(204);
     expect((await events(session.id)).map((e) => e.id)).toEqual([kept.id]);
+    // Deleting what is already deleted appends no second tombstone.
+    const metaLength = (await store.readStream(sessionMetaStreamId(session.id))).length;
+    expect((await call(`/sessions/${session.id}/events?min_offset=${dropped.offset + 1}`, 'DELETE')).status).toBe(204);
+    expect(await store.readStream(sessionMetaStreamId(session.id))).toHaveLength(metaLength);
+    expect((await call(`/sessions/nope/events?min_offset=0`, 'DELETE')).status).toBe(404);
     expect((await call(`/sessions/${session.id}/events/${dropped.id}`)).status).toBe(404);
     expect((await call(`/sessions/${session.id}/events?min_offset=1&wait_for_data=0`)).body).toEqual([]);
     // New events after the delete are visible, with new offsets (offsets are never reused in the log).

@@ -7,6 +7,8 @@ import { ContextVariablesHttpController } from './context-variables/context-vari
 import { ContextVariablesRepository } from './context-variables/context-variables.repository.js';
 import { CustomersHttpController } from './customers/customers.http.controller.js';
 import { CustomersRepository } from './customers/customers.repository.js';
+import { EvaluationsHttpController } from './evaluations/evaluations.http.controller.js';
+import { EvaluationsService } from './evaluations/evaluations.service.js';
 import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
@@ -58,6 +60,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     CannedResponsesHttpController,
     JourneysHttpController,
     CapabilitiesHttpController,
+    EvaluationsHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -78,6 +81,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     JourneysRepository,
     JourneyCatalog,
     CapabilitiesRepository,
+    EvaluationsService,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },

@@ -73,9 +73,9 @@ export function pageRequestOf(limit: string | undefined, cursor: string | undefi
 }
 
 /** Runs a page read, answering a foreign cursor with a 422 naming it. */
-export function withCursor<T>(read: () => T): T {
+export async function withCursor<T>(read: () => T | Promise<T>): Promise<T> {
   try {
-    return read();
+    return await read();
   } catch (error) {
     if (error instanceof InvalidCursorError) throw new UnprocessableEntity([{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error.cursor' }]);
     throw error;

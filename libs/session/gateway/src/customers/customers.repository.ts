@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { newId } from '../ids.js';
+import { compareKeys, decodeCursor, encodeCursor, type PageRequest } from '../catalog/cursor-page.js';
 import { crudEvolve, ResourceIdTakenError, ResourceStreams } from '../catalog/resource-streams.js';
 import { assertNoViolations } from '../tags/rule-violation.js';
 import { TagReferences } from '../tags/tag-references.js';
@@ -15,22 +16,6 @@ const crud = crudEvolve<CustomerView>('Customer');
 function evolve(current: CustomerView | undefined, event: Pick<StoredEvent, 'type' | 'data'> & { streamId?: string }): CustomerView | undefined {
   return crud(current ?? (event.streamId === PREFIX + GUEST_CUSTOMER_ID ? GUEST_CUSTOMER : undefined), event);
 }
-
-export type CustomerSort = 'asc' | 'desc';
-
-export class InvalidCursorError extends Error {
-  readonly code = 'CUSTOMER.INVALID_CURSOR';
-}
-
-interface Cursor {
-  creation_utc: string;
-  id: string;
-}
-
-const compareBy = (sort: CustomerSort) => (a: Cursor, b: Cursor): number => {
-  const order = a.creation_utc < b.creation_utc ? -1 : a.creation_utc > b.creation_utc ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  return sort === 'asc' ? order : -order;
-};
 
 /** Customers are event-sourced like agents: one `customer-<id>` stream each. */
 @Injectable()
@@ -64,13 +49,13 @@ export class CustomersRepository {
   }
 
   /** Parlant's cursor pagination: the guest heads the first page, the rest follow in creation order. */
-  async page(request: { limit: number; cursor?: string | undefined; sort: CustomerSort }): Promise<CustomerPage> {
+  async page(request: PageRequest): Promise<CustomerPage> {
     const [guest, ...others] = await this.list();
-    const ordered = [guest as CustomerView, ...others.sort(compareBy(request.sort))];
+    const ordered = [guest as CustomerView, ...others.sort(compareKeys(request.sort))];
     let start = 0;
     if (request.cursor !== undefined) {
       const after = decodeCursor(request.cursor);
-      const compare = compareBy(request.sort);
+      const compare = compareKeys(request.sort);
       start = after.id === GUEST_CUSTOMER_ID ? 1 : ordered.findIndex((c, i) => i > 0 && compare(c, after) > 0);
       if (start === -1) start = ordered.length;
     }
@@ -112,18 +97,4 @@ export class CustomersRepository {
       throw error;
     }
   }
-}
-
-function encodeCursor(customer: CustomerView): string {
-  return Buffer.from(JSON.stringify({ creation_utc: customer.creation_utc, id: customer.id } satisfies Cursor)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Cursor {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Cursor>;
-    if (typeof parsed.creation_utc === 'string' && typeof parsed.id === 'string') return { creation_utc: parsed.creation_utc, id: parsed.id };
-  } catch {
-    // falls through to the typed error below
-  }
-  throw new InvalidCursorError('cursor is not a cursor this server issued');
 }

@@ -4,7 +4,7 @@ import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { patchRecord } from '../customers/customer.dto.js';
 import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
-import { isDeleted, SessionsRepository } from '../sessions/sessions.repository.js';
+import { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { EventView } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
 import { SessionEventsService } from './session-events.service.js';
@@ -65,7 +65,8 @@ export class EventEditsHttpController {
     const minOffset = Number(rawMinOffset);
     const changed = await this.sessions.change(sessionId, async (record) => {
       const before = await this.events.length(sessionId);
-      const already = Array.from({ length: Math.max(0, before - minOffset) }, (_, i) => minOffset + i).every((offset) => isDeleted(record.edits, offset));
+      // Nothing to delete, or one earlier tombstone already covers the range: no new event.
+      const already = before <= minOffset || record.edits.deleted.some((range) => range.from <= minOffset && range.to >= before);
       return { events: already ? [] : [{ type: 'SessionEventsDeleted', data: { min_offset: minOffset, before_offset: before } }], result: undefined };
     });
     if (!changed) throw notFound('session', sessionId);

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { describeOperations } from '../openapi/describe-operations.js';
 import { requestGuards } from './request-guards.js';
 import { DetailExceptionFilter } from './detail-exception.filter.js';
 import { edgeValidationPipe } from './validation.js';
@@ -41,5 +42,6 @@ export function configureGatewayHttp(app: INestApplication, env: Record<string, 
   );
   const fromRules = validationMetadatasToSchemas({ classValidatorMetadataStorage: getMetadataStorage(), refPointerPrefix: '#/components/schemas/' });
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) } };
+  describeOperations(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
 }
