@@ -113,6 +113,8 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     if (!this.queue) {
       this.queue = new Queue(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       this.queue.on('error', (error) => this.reportError(error, 'queue'));
+      // Every call in flight waits on the queue's connection (one listener each); many calls at once are normal.
+      this.queue.setMaxListeners(10_000);
     }
     return this.queue;
   }
@@ -121,6 +123,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     this.events ??= (async () => {
       const events = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       events.on('error', (error) => this.reportError(error, 'queue events'));
+      events.setMaxListeners(10_000);
       await events.waitUntilReady();
       return events;
     })();
