@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
@@ -14,16 +14,21 @@ import {
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
+import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnLeases } from './turn-lease.js';
+import { runToolCall, ToolCallFailedError, toolFieldValues, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
+
+export type { RunnableTool } from './tool-calls.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
@@ -37,6 +42,8 @@ export interface TurnGuideline {
   id: string;
   tags?: readonly string[];
   composition_mode?: CompositionMode;
+  /** Agent tool names and `service:tool` ids. */
+  tools?: readonly string[];
 }
 
 export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
@@ -45,6 +52,8 @@ export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
 export interface TurnExtras {
   relationships: NonNullable<MatchGuidelinesRequestV1['relationships']>;
   tools: NonNullable<MatchGuidelinesRequestV1['tools']>;
+  /** How each of `tools` runs (same names). */
+  runnableTools: RunnableTool[];
   settings?: MatchGuidelinesRequestV1['settings'];
   llm?: MatchGuidelinesRequestV1['llm'];
   cannedResponses: NonNullable<ComposeReplyRequestV1['canned_responses']>;
@@ -64,6 +73,8 @@ const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
 class TurnCancelled extends Error {}
 
 const HISTORY = 20;
+/** Parlant's limit on tool-call rounds in one turn (each round re-evaluates the guidelines with the results). */
+const MAX_TOOL_ROUNDS = 3;
 /** Each matcher call may take this long (an LLM call with its retries) before the turn fails. */
 const MATCHER_TIMEOUT_MS = 60_000;
 
@@ -94,6 +105,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`);
   }
@@ -138,6 +150,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
         await status('cancelled');
+      } else if (error instanceof ToolCallFailedError) {
+        // An expected end of a turn (the tool does not allow failure), not a fault of the gateway.
+        await status('error', { exception: error.message, tool_id: error.toolId, code: error.error.code });
       } else {
         await status('error', { exception: error instanceof Error ? error.message : String(error) });
         throw error;
@@ -182,7 +197,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
-    const matched = await this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+    const match = (toolResults: readonly ToolOutcome[]) => this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
         session_id: sessionId,
@@ -197,11 +212,62 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.tools.length > 0 ? { tools: extras.tools } : {}),
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
+        ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
       },
       { timeoutMs: MATCHER_TIMEOUT_MS },
     );
+    let matched = await match([]);
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
+
+    // Tool rounds, as Parlant runs them: call what the matched guidelines ask for, then re-evaluate the guidelines
+    // with the results, until no new call is asked for (at most MAX_TOOL_ROUNDS, or the agent's engine iterations).
+    const runnable = new Map(extras.runnableTools.map((t) => [t.name, t]));
+    const toolResults: ToolOutcome[] = [];
+    const toolCalls: TurnToolCall[] = [];
+    const toolIssues: { tool_name: string; problem: string }[] = [];
+    const asked = new Set<string>();
+    for (let round = 0; round < Math.min(MAX_TOOL_ROUNDS, agent.max_engine_iterations); round++) {
+      const wanted = (matched.result.disambiguation ? [] : matched.result.tools_to_execute).filter((t) => !asked.has(JSON.stringify([t.tool_name, t.parameters ?? {}])));
+      wanted.forEach((t) => asked.add(JSON.stringify([t.tool_name, t.parameters ?? {}])));
+      const runs = this.runnableCalls(wanted, runnable, toolIssues);
+      if (runs.length === 0) break;
+      await status('processing', { stage: 'awaiting_tool', tool_ids: runs.map((r) => r.toolId) });
+      const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: trigger.correlation_id, agentId: agent.id })));
+      await this.events.append(
+        sessionId,
+        {
+          kind: 'tool',
+          source: 'ai_agent',
+          data: {
+            tool_calls: runs.map((r, i) => {
+              const result = results[i];
+              return {
+                tool_id: r.toolId,
+                arguments: r.args,
+                result:
+                  result?.status === 'succeeded' && result.result
+                    ? result.result
+                    : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
+              };
+            }),
+          },
+        },
+        trigger.correlation_id,
+      );
+      runs.forEach((r, i) => {
+        const result = results[i];
+        if (!result) return;
+        toolCalls.push({ tool_id: r.toolId, arguments: r.args, status: result.status, attempts: result.attempts, duration_ms: result.duration_ms, replayed: result.replayed, ...(result.error ? { error: result.error } : {}) });
+        toolResults.push(toOutcome(r.toolId, r.args, result));
+      });
+      const fatal = runs.findIndex((r, i) => results[i]?.status === 'failed' && !r.tool.allow_failure);
+      if (fatal >= 0) throw new ToolCallFailedError(runs[fatal]?.toolId ?? '', results[fatal]?.error ?? { code: 'TOOLS.FAILED', message: 'failed' });
+      await checkpoint();
+      matched = await match(toolResults);
+      calls.push(...(await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []))));
+      await checkpoint();
+    }
 
     await status('typing');
     const top = matched.result.top_matches;
@@ -219,7 +285,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         matched: disambiguation ? [] : top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
         composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
-        field_values: fieldValues(contextValues),
+        field_values: { ...fieldValues(contextValues), ...toolFieldValues(toolResults) },
+        ...(toolResults.length > 0 ? { tool_results: toolResults } : {}),
         ...(terms.length > 0 ? { terms } : {}),
         ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
@@ -244,9 +311,27 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
       provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
       turn_time_ms: Math.round(performance.now() - started),
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      ...(toolIssues.length > 0 ? { tool_issues: toolIssues } : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
     return 'ready';
+  }
+
+  /**
+   * The calls the matcher asked for that can run; the others are reported (`tool_issues` on `ready`): a tool
+   * with nowhere to run is never silently skipped.
+   */
+  private runnableCalls(wanted: readonly WantedCall[], runnable: ReadonlyMap<string, RunnableTool>, issues: { tool_name: string; problem: string }[]) {
+    return wanted.flatMap((call) => {
+      const tool = runnable.get(call.tool_name);
+      if (!tool?.service || !tool.tool_name) {
+        issues.push({ tool_name: call.tool_name, problem: tool?.unrunnable ?? 'the agent has no tool of this name' });
+        this.logger.warn(`tool ${call.tool_name} was asked for but cannot run: ${tool?.unrunnable ?? 'unknown tool'}`);
+        return [];
+      }
+      return [{ toolId: `${tool.service.name}:${tool.tool_name}`, tool: { ...tool, service: tool.service, tool_name: tool.tool_name }, args: call.parameters ?? {} }];
+    });
   }
 
   /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */
