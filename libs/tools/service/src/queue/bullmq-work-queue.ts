@@ -50,16 +50,14 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     const queue = this.ensureQueue();
     let replayed = false;
     let job: Job<ToolCallRequestV1, ToolCallResultV1> | undefined = await withDeadline(queue.getJob(key), options.deadlineMs, 'Redis did not answer');
-    if (job) {
-      const state = await job.getState();
-      if (state === 'failed') {
-        // An executor fault that used up its retries is not a result: the call is tried again.
-        await job.remove().catch(() => undefined);
-        job = undefined;
-      } else {
-        replayed = true;
-        if (state === 'completed' && job.returnvalue) return { ...job.returnvalue, replayed: true };
-      }
+    if (job?.finishedOn) {
+      // Finished: a completed call (the handler always returns a result object) is replayed; one that failed for
+      // executor reasons (its handler threw after its retries; no return value) is removed and run again.
+      if (job.returnvalue) return { ...job.returnvalue, replayed: true };
+      await job.remove().catch(() => undefined);
+      job = undefined;
+    } else if (job) {
+      replayed = true; // waiting or running: join it
     }
     job ??= await withDeadline(
       queue.add('tool-call', request, {
