@@ -39,7 +39,8 @@ const services: Service[] = [
   ...Array.from({ length: toolExecutors }, (_, i) => ({
     name: `tools-${i + 1}`,
     entry: 'apps/tool-executor/src/main.ts',
-    env: { PORT: String(gatewayPort + 2 + replicas + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
+    // Health on PORT+20+i: clear of the matchers (at most 16) and metering, and of PORT+4 that tests use.
+    env: { PORT: String(gatewayPort + 20 + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
   })),
 ];
 
