@@ -71,7 +71,10 @@ describe('tool services and turns with tools (embedded adapters, offline provide
       name: 'catalog',
       kind: 'openapi',
       url: orders.url,
-      tools: [{ creation_utc: expect.any(String) as unknown, name: 'get_order_status', description: expect.stringContaining('order') as unknown, parameters: { order_id: { type: 'string', description: 'The order number, e.g. 55555' } }, required: ['order_id'] }],
+      tools: [
+        { creation_utc: expect.any(String) as unknown, name: 'get_order_status', description: expect.stringContaining('order') as unknown, parameters: { order_id: { type: 'string', description: 'The order number, e.g. 55555' } }, required: ['order_id'] },
+        expect.objectContaining({ name: 'get_customer_orders', required: ['customer_id'] }),
+      ],
     });
     expect((await call('/services')).body).toEqual(expect.arrayContaining([{ name: 'catalog', kind: 'openapi', url: orders.url }]));
     expect((await call('/services/catalog')).body).toEqual(put.body);
@@ -172,14 +175,31 @@ describe('tool services and turns with tools (embedded adapters, offline provide
   it("parlant-client 3.3.1: services.createOrUpdate/list/retrieve/delete and guidelines.update's toolAssociations", async () => {
     const client = new ParlantClient({ environment: url });
     const service = await client.services.createOrUpdate('pc-orders', { kind: 'openapi', openapi: { url: orders.url, source: orders.source } });
-    expect(service.tools?.map((t) => t.name)).toEqual(['get_order_status']);
-    expect(service.tools?.[0]?.required).toEqual(['order_id']);
+    expect(service.tools?.map((t) => t.name).sort()).toEqual(['get_customer_orders', 'get_order_status']);
+    expect(service.tools?.find((t) => t.name === 'get_order_status')?.required).toEqual(['order_id']);
     expect((await client.services.list()).map((s) => s.name)).toContain('pc-orders');
-    expect((await client.services.retrieve('pc-orders')).tools?.[0]?.parameters['order_id']?.type).toBe('string');
+    expect((await client.services.retrieve('pc-orders')).tools?.find((t) => t.name === 'get_order_status')?.parameters['order_id']?.type).toBe('string');
     const guideline = await client.guidelines.create({ condition: 'The customer asks about an order' });
     const updated = await client.guidelines.update(guideline.id, { toolAssociations: { add: [{ serviceName: 'pc-orders', toolName: 'get_order_status' }] } });
     expect(updated.toolAssociations.map((a) => a.toolId)).toEqual([{ serviceName: 'pc-orders', toolName: 'get_order_status' }]);
     await client.services.delete('pc-orders');
     expect((await client.services.list()).map((s) => s.name)).not.toContain('pc-orders');
   });
+
+  it('a tool-backed context variable (tool_id) is filled by calling its tool before a turn; unknown tools and bad cron are refused', async () => {
+    expect((await registerOrders()).status).toBe(200);
+    const unknown = await call('/context-variables', 'POST', { name: 'ghost', tool_id: { service_name: 'orders', tool_name: 'nope' } });
+    expect(unknown.status).toBe(422);
+    expect(details(unknown)[0]).toMatchObject({ loc: ['body', 'tool_id'], msg: expect.stringContaining('no tool nope') as unknown });
+    const badCron = await call('/context-variables', 'POST', { name: 'ghost', tool_id: { service_name: 'orders', tool_name: 'get_customer_orders' }, freshness_rules: '99 * * * *' });
+    expect(badCron.status).toBe(422);
+    const agent = await created('/agents', { name: 'Context' });
+    const variable = await created('/context-variables', { name: 'open_orders', data_type: 'Object', tool_id: { service_name: 'orders', tool_name: 'get_customer_orders' }, freshness_rules: '0 * * * *', tags: [`agent:${agent.id}`] });
+    const customer = await created('/customers', { name: 'Grace' });
+    const session = await created('/sessions', { agent_id: agent.id, customer_id: customer.id });
+    expect((await call(`/context-variables/${variable.id}/${customer.id}`)).status).toBe(404);
+    await turn(session.id, 'hello');
+    const value = (await call(`/context-variables/${variable.id}/${customer.id}`)).body as { data: unknown };
+    expect(value.data).toEqual({ customer_id: customer.id, open_orders: ['55555', '12345'] });
+  }, 90_000);
 });

@@ -30,6 +30,14 @@ const openApiDocument = (baseUrl: string): Record<string, unknown> => ({
         responses: { '200': { description: 'The order status', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
+    '/customers/{customer_id}/orders': {
+      get: {
+        operationId: 'get_customer_orders',
+        summary: "The customer's open orders (for a tool-backed context variable)",
+        parameters: [{ name: 'customer_id', in: 'path', required: true, description: "The customer's id", schema: { type: 'string' } }],
+        responses: { '200': { description: 'Open orders', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
   },
 });
 
@@ -64,6 +72,12 @@ export async function startDemoOrderService(port = 0): Promise<DemoOrderService>
       const key = req.headers['idempotency-key'];
       if (typeof key === 'string') effects.set(key, (effects.get(key) ?? 0) + 1);
       return send(res, 200, describeOrder(decodeURIComponent(order[1])));
+    }
+    const customer = /^\/customers\/([^/]+)\/orders$/.exec(path);
+    if (req.method === 'GET' && customer?.[1]) {
+      const key = req.headers['idempotency-key'];
+      if (typeof key === 'string') effects.set(key, (effects.get(key) ?? 0) + 1);
+      return send(res, 200, { customer_id: decodeURIComponent(customer[1]), open_orders: ['55555', '12345'] });
     }
     send(res, 404, { detail: `no route ${req.method ?? ''} ${path}` });
   });

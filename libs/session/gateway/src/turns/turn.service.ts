@@ -196,7 +196,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
+    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
     const match = (toolResults: readonly ToolOutcome[]) => this.bus.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
