@@ -10,8 +10,8 @@
  * parameter schema, the guarded outbound call, the ToolInvocation appended to a SQLite event log, and:
  *   - embedded: the in-process work queue (this process);
  *   - bullmq: the BullMQ queue on Redis, run by BENCH_REPLICAS tool-executor processes (apps/tool-executor).
- * Latency: BENCH_CALLS (200) calls one after another per round, floor and Tenet alternating for BENCH_ROUNDS
- * (3) rounds after a warm-up; p50/p99 pooled. Throughput: BENCH_THROUGHPUT_CALLS (400) calls with
+ * Latency: BENCH_CALLS (200) calls one after another per round, floor and Tenet alternating call by call (the
+ * shared machine's load swings), BENCH_ROUNDS (3) rounds after a warm-up; p50/p99 pooled. Throughput: BENCH_THROUGHPUT_CALLS (400) calls with
  * BENCH_CONCURRENCY (32) in flight, with 1 and then 2 executor replicas. Prints Markdown; BENCH_JSON=<file>
  * writes the numbers; BENCH_MODES=embedded or =bullmq runs one half.
  */
@@ -126,14 +126,17 @@ interface Row {
   tenet: { p50: number; p99: number };
 }
 
+/** Floor and Tenet alternate call by call, so both see the same machine load (it varies a lot on a shared box). */
 async function latencyRows(mode: string, tools: ToolExecution): Promise<Row> {
   await sequential(() => floorCall(server), 30);
   await sequential(() => tenetCall(tools), 30);
   const floor: number[] = [];
   const tenet: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    floor.push(...(await sequential(() => floorCall(server), CALLS)));
-    tenet.push(...(await sequential(() => tenetCall(tools), CALLS)));
+    for (let i = 0; i < CALLS; i++) {
+      floor.push(...(await sequential(() => floorCall(server), 1)));
+      tenet.push(...(await sequential(() => tenetCall(tools), 1)));
+    }
     log(`${mode}: round ${round + 1}/${ROUNDS} done`);
   }
   const stats = (values: number[]) => {

@@ -48,7 +48,8 @@ const services: Service[] = [
   ...Array.from({ length: toolExecutors }, (_, i) => ({
     name: `tools-${i + 1}`,
     args: entry('tool-executor'),
-    env: { PORT: String(gatewayPort + 2 + replicas + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
+    // Health on PORT+20+i: clear of the matchers (at most 16) and metering, and of PORT+4 that tests use.
+    env: { PORT: String(gatewayPort + 20 + i), TENET_DATA_DIR: join(dataDir, 'tool-executor') },
   })),
   // Health port clear of the matchers (PORT+1…+16), metering and the e2e's second gateway (PORT+4).
   { name: 'journeys', args: entry('journey-engine'), env: { PORT: String(gatewayPort + 19) } },

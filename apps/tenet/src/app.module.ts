@@ -1,12 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AllInOneHostModule } from '@tenet/hosts';
+import { AllInOneHostModule, type HostOptions } from '@tenet/hosts';
 import type { PlatformConfig } from '@tenet/platform-runtime';
 import { ChatHttpController } from './chat/chat.http.controller.js';
 
 /** The all-in-one host: every service module of Tenet in one process on the configured adapters, plus /chat. */
 @Module({})
 export class TenetAppModule {
-  static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: TenetAppModule, imports: [AllInOneHostModule.forRoot(config)], controllers: [ChatHttpController] };
+  static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
+    return { module: TenetAppModule, imports: [AllInOneHostModule.forRoot(config, options)], controllers: [ChatHttpController] };
   }
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { closeOnSignals, loadDemoAgent, startMessageHandlers } from '@tenet/hosts';
+import { closeOnSignals, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
 import { logFormatFrom, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
@@ -9,7 +9,13 @@ import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
 const logger = new Logger('tenet');
-const app = await NestFactory.create(TenetAppModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const demo = process.env['TENET_DEMO'] !== 'off';
+// The demo agent's example tool service (order status, OpenAPI on 127.0.0.1); the tool executor may call exactly
+// its address (TENET_DEMO_TOOLS_PORT, default a free port), not the rest of loopback.
+const orderService = demo ? await startDemoOrderService(Number(process.env['TENET_DEMO_TOOLS_PORT'] ?? 0)) : undefined;
+const app = await NestFactory.create(TenetAppModule.forRoot(config, { toolAllowedHosts: orderService ? [orderService.hostPort] : [] }), {
+  logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)),
+});
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
 // Loopback unless opened with TENET_HOST (the container image sets 0.0.0.0): a laptop's `npm start` is not on the network.
@@ -18,7 +24,9 @@ await app.listen(config.port, host);
 logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
 closeOnSignals(app, logger);
 
-// The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens.
-if (process.env['TENET_DEMO'] !== 'off') {
-  await loadDemoAgent(`http://127.0.0.1:${config.port}`, new URL('../../../examples/demo-agent.json', import.meta.url), logger);
+// The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens, with
+// its order-status tool service registered at the address it got.
+if (orderService) {
+  logger.log(`demo order-status tool service (OpenAPI) on ${orderService.url}`);
+  await loadDemoAgent(`http://127.0.0.1:${config.port}`, new URL('../../../examples/demo-agent.json', import.meta.url), logger, { orders: orderService });
 }

@@ -3,14 +3,23 @@ import type { Logger } from '@nestjs/common';
 
 interface DemoDefinition {
   agent: { id: string; name: string; description: string };
-  guidelines: { id: string; condition: string; action: string; priority: number }[];
+  /** Tool services the demo registers; `url`/`source` come from the bundled service it started (`started`). */
+  services?: { name: string; kind: 'openapi'; started: 'orders' }[];
+  guidelines: { id: string; condition: string; action: string; priority: number; tools?: string[] }[];
+  /** Between demo guidelines; created together with their source guideline. */
+  relationships?: { source: string; target: string; kind: string }[];
+}
+
+/** Bundled example tool services started by the host, by the name demo-agent.json refers to them. */
+export interface DemoToolServices {
+  orders?: { url: string; source: string };
 }
 
 /**
  * Seeds the demo agent from examples/ through Tenet's own REST API (so it passes the same validation as any
  * client's definitions). Idempotent: an agent or guideline that already exists is left as it is.
  */
-export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger): Promise<string> {
+export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}): Promise<string> {
   const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoDefinition;
   const call = async (method: string, path: string, body?: unknown): Promise<Response> =>
     fetch(`${baseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -18,10 +27,28 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger):
     const created = await call('POST', '/agents', demo.agent);
     if (created.status !== 201) throw new Error(`demo agent rejected: ${created.status} ${await created.text()}`);
   }
+  // Registered on every start (Parlant's PUT replaces it): the bundled service gets a new port each time.
+  const registered = new Set<string>();
+  for (const service of demo.services ?? []) {
+    const running = started[service.started];
+    if (!running) continue;
+    const put = await call('PUT', `/services/${service.name}`, { kind: service.kind, [service.kind]: { url: running.url, source: running.source } });
+    if (put.status !== 200) throw new Error(`demo tool service ${service.name} rejected: ${put.status} ${await put.text()}`);
+    registered.add(service.name);
+  }
+  const createdNow = new Set<string>();
   for (const guideline of demo.guidelines) {
+    // A guideline using a service's tool needs that service (not started: TENET_DEMO=off for the tools).
+    if ((guideline.tools ?? []).some((tool) => !registered.has(tool.split(':')[0] ?? ''))) continue;
     if ((await call('GET', `/guidelines/${guideline.id}`)).status !== 404) continue;
     const created = await call('POST', '/guidelines', { ...guideline, tags: [`agent:${demo.agent.id}`] });
     if (created.status !== 201) throw new Error(`demo guideline ${guideline.id} rejected: ${created.status} ${await created.text()}`);
+    createdNow.add(guideline.id);
+  }
+  // Once all guidelines exist; only with a source created just now, so a restart does not add it twice.
+  for (const relationship of (demo.relationships ?? []).filter((r) => createdNow.has(r.source))) {
+    const related = await call('POST', '/relationships', { source_guideline: relationship.source, target_guideline: relationship.target, kind: relationship.kind });
+    if (related.status !== 201) throw new Error(`demo relationship ${relationship.source} → ${relationship.target} rejected: ${related.status} ${await related.text()}`);
   }
   logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines — chat at ${baseUrl}/chat`);
   return demo.agent.id;

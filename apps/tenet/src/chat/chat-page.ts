@@ -15,6 +15,7 @@ export const chatPage = (agentId: string): string => `<!doctype html>
   .customer { background: #2f6fed; color: #fff; margin-left: auto; border-bottom-right-radius: 4px; }
   .ai_agent, .human_agent, .human_agent_on_behalf_of_ai_agent { background: #fff; border: 1px solid #dde1e8; border-bottom-left-radius: 4px; }
   .why { font-size: 12px; color: #5b6477; margin: -2px 0 10px; }
+  .tool { font: 12px/1.4 ui-monospace, monospace; color: #34405a; background: #eef1f6; border-left: 3px solid #2f6fed; padding: 6px 10px; margin: -2px 0 10px; max-width: 78%; white-space: pre-wrap; word-break: break-word; }
   #status { height: 20px; padding: 0 18px; font-size: 13px; color: #5b6477; }
   form { display: flex; gap: 8px; padding: 12px 16px; background: #fff; border-top: 1px solid #dde1e8; }
   input { flex: 1; padding: 10px 12px; border: 1px solid #c8cdd8; border-radius: 8px; font: inherit; }
@@ -43,16 +44,31 @@ document.getElementById('title').textContent = agent.name;
 document.getElementById('sub').textContent = agent.description ?? '';
 const session = await api('POST', '/sessions', { agent_id: agentId, title: 'Browser chat' });
 let offset = 0;
+// A turn's tool calls arrive before its reply; they are shown under the reply (by the turn's correlation id).
+const toolCalls = new Map();
+const showTools = (correlationId) => {
+  for (const call of toolCalls.get(correlationId) ?? []) {
+    const error = call.result?.metadata?.error;
+    add('tool', '🔧 ' + call.tool_id + '(' + JSON.stringify(call.arguments) + ')\\n→ ' + (error ? 'failed: ' + error.code : JSON.stringify(call.result?.data)));
+  }
+  toolCalls.delete(correlationId);
+};
 (async function follow() {
   for (;;) {
     try {
       const events = await api('GET', '/sessions/' + session.id + '/events?min_offset=' + offset + '&wait_for_data=30');
       for (const event of events) {
         offset = event.offset + 1;
-        if (event.kind === 'message') add('msg ' + event.source, event.data.message);
+        if (event.kind === 'tool') toolCalls.set(event.correlation_id, [...(toolCalls.get(event.correlation_id) ?? []), ...event.data.tool_calls]);
+        if (event.kind === 'message') {
+          add('msg ' + event.source, event.data.message);
+          if (event.source !== 'customer') showTools(event.correlation_id);
+        }
         if (event.kind === 'status') {
           const s = event.data.status;
-          statusLine.textContent = s === 'ready' || s === 'cancelled' ? '' : s === 'error' ? 'something went wrong' : agent.name + ' is ' + s + '…';
+          const awaiting = event.data.data?.stage === 'awaiting_tool' ? ' calling ' + event.data.data.tool_ids.join(', ') : '';
+          statusLine.textContent = s === 'ready' || s === 'cancelled' ? '' : s === 'error' ? 'something went wrong' + (event.data.data?.tool_id ? ' (tool ' + event.data.data.tool_id + ' failed)' : '') : agent.name + ' is ' + s + awaiting + '…';
+          if (s === 'error') showTools(event.correlation_id);
           const matched = event.data.data?.matched_guidelines;
           if (s === 'ready' && matched?.length) add('why', 'followed: ' + matched.map((m) => m.guideline_id + ' (' + m.score.toFixed(2) + ')').join(', '));
         }

@@ -52,7 +52,8 @@ export const ToolCalledV1 = envelopeSchema(
           {
             tool_id: Type.String({ minLength: 1 }),
             arguments: Type.Record(Type.String(), Type.Unknown()),
-            result: Type.Object({ data: Type.Unknown(), metadata: Type.Record(Type.String(), Type.Unknown()) }),
+            /** Parlant's ToolResult: the data the model reads, metadata for the UI, and `control` (Parlant's lifespan/mode hints). */
+            result: Type.Object({ data: Type.Unknown(), metadata: Type.Record(Type.String(), Type.Unknown()), control: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
           },
           { additionalProperties: false },
         ),

@@ -38,10 +38,13 @@ import { CannedResponsesRepository } from './canned-responses/canned-responses.r
 import { RelationshipsHttpController } from './relationships/relationships.http.controller.js';
 import { RelationshipsRepository } from './relationships/relationships.repository.js';
 import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
+import { ServicesHttpController } from './services/services.http.controller.js';
+import { ServicesRepository } from './services/services.repository.js';
 
 /**
- * Parlant-compatible REST over the platform ports. Needs PlatformModule, and a guideline matcher and metering
- * service answering on the bus (in-process all-in-one, or their own processes over NATS).
+ * Parlant-compatible REST over the platform ports. Needs PlatformModule, a guideline matcher and metering
+ * service answering on the bus (in-process all-in-one, or their own processes over NATS), and the tool
+ * executor's client (`TOOL_EXECUTION`, provided globally by the host's ToolExecutionClientModule).
  */
 @Module({
   controllers: [
@@ -61,6 +64,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     JourneysHttpController,
     CapabilitiesHttpController,
     EvaluationsHttpController,
+    ServicesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -82,6 +86,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
     JourneyCatalog,
     CapabilitiesRepository,
     EvaluationsService,
+    ServicesRepository,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },

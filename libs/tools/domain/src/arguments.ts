@@ -12,7 +12,12 @@ export interface ArgumentProblem {
 
 export type ArgumentCheck = { ok: true } | { ok: false; problems: ArgumentProblem[] };
 
-const compiled = new WeakMap<object, ValidateFunction | Error>();
+/**
+ * Compiled validators by the schema's JSON text: calls arrive as fresh objects (deserialised from the queue),
+ * and compiling a schema costs milliseconds, so identity caching would compile on every call. Bounded.
+ */
+const compiled = new Map<string, { schema: object; validate: ValidateFunction | Error }>();
+const MAX_COMPILED = 1000;
 
 const parameterOf = (error: ErrorObject): string => {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -34,15 +39,25 @@ const ruleOf = (error: ErrorObject): string => {
  */
 export function checkArguments(parameters: object | undefined, args: Record<string, unknown>): ArgumentCheck {
   if (!parameters) return { ok: true };
-  let validate = compiled.get(parameters);
-  if (!validate) {
+  const text = JSON.stringify(parameters);
+  let entry = compiled.get(text);
+  if (!entry) {
+    const schema = JSON.parse(text) as object;
+    let validate: ValidateFunction | Error;
     try {
-      validate = ajv.compile(parameters);
+      validate = ajv.compile(schema);
     } catch (error) {
       validate = error instanceof Error ? error : new Error(String(error));
     }
-    compiled.set(parameters, validate);
+    if (compiled.size >= MAX_COMPILED) {
+      const [oldestText, oldest] = compiled.entries().next().value as [string, { schema: object }];
+      compiled.delete(oldestText);
+      ajv.removeSchema(oldest.schema);
+    }
+    entry = { schema, validate };
+    compiled.set(text, entry);
   }
+  const validate = entry.validate;
   if (validate instanceof Error) return { ok: false, problems: [{ parameter: '(schema)', rule: `the tool's parameter schema is invalid: ${validate.message}` }] };
   if (validate(args)) return { ok: true };
   return { ok: false, problems: (validate.errors ?? []).map((error) => ({ parameter: parameterOf(error), rule: ruleOf(error) })) };

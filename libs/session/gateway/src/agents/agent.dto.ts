@@ -81,6 +81,11 @@ export class ToolDefinitionDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolRetryConfigDto) retry_config?: ToolRetryConfigDto | null;
   /** Seed: `HashMap<String, String>` — values must be strings (checked by the repository). */
   @IsOmittable() @IsObject() metadata?: Record<string, string>;
+  /**
+   * The registered tool service (`PUT /services/{name}`) whose tool of the same name runs this tool. A tool
+   * without one has nowhere to run: the matcher may still pick it, and the turn reports it as not runnable.
+   */
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'tools[].service_name must name a registered service' }) service_name?: string;
 }
 
 /** A tool as the agent view shows it: every field, defaults filled in. */
@@ -92,6 +97,8 @@ export interface ToolView {
   allow_failure: boolean;
   retry_config: { max_attempts: number; delay_ms: number; backoff_multiplier: number } | null;
   metadata: Record<string, string>;
+  /** The registered service it runs on; absent = not runnable (reported by the turn). */
+  service_name?: string;
 }
 
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'offline'] as const;

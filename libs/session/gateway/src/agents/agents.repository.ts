@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ServicesRepository } from '../services/services.repository.js';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { re2RegExp } from '@tenet/llm';
 import { EVENT_STORE } from '@tenet/platform-runtime';
@@ -85,6 +86,7 @@ function toolView(tool: ToolDefinitionDto, config: Required<AgentConfigDto>): To
     allow_failure: tool.allow_failure ?? false,
     retry_config: tool.retry_config ? { max_attempts: tool.retry_config.max_attempts, delay_ms: tool.retry_config.delay_ms, backoff_multiplier: tool.retry_config.backoff_multiplier } : null,
     metadata: tool.metadata ?? {},
+    ...(tool.service_name !== undefined ? { service_name: tool.service_name } : {}),
   };
 }
 
@@ -164,6 +166,7 @@ export class AgentsRepository {
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
     private readonly journeys: JourneysRepository,
+    private readonly services: ServicesRepository,
   ) {
     this.streams = new ResourceStreams(store, PREFIX, 'Agent', evolve);
   }
@@ -189,11 +192,23 @@ export class AgentsRepository {
     }
   }
 
+  /** A tool bound to a service must name a registered service that offers a tool of the same name. */
+  private async serviceProblems(tools: readonly ToolDefinitionDto[] | undefined): Promise<ValidationDetail[]> {
+    const problems: ValidationDetail[] = [];
+    for (const [index, tool] of (tools ?? []).entries()) {
+      if (tool.service_name === undefined) continue;
+      const service = await this.services.get(tool.service_name);
+      if (!service) problems.push(violation(['tools', index, 'service_name'], `tools[].service_name must name a registered service: ${tool.service_name} is not registered`, 'value_error.reference'));
+      else if (!service.tools.some((t) => t.name === tool.name)) problems.push(violation(['tools', index, 'service_name'], `service ${tool.service_name} has no tool named ${tool.name}`, 'value_error.reference'));
+    }
+    return problems;
+  }
+
   /** Throws `RuleViolationError` (tools, fallback) or `ResourceIdTakenError`; nothing is written then. */
   async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
     const llm = input.llm ? choice(input.llm) : undefined;
     const fallback = input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
-    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...(await this.journeyProblems(input.journeys))]);
+    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...(await this.serviceProblems(input.tools)), ...(await this.journeyProblems(input.journeys))]);
     const id = input.id ?? newId();
     const agent: StoredAgent = {
       id,
@@ -231,10 +246,11 @@ export class AgentsRepository {
    * was read. `undefined` when there is no such agent.
    */
   async update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
+    const serviceProblems = await this.serviceProblems(changes.tools);
     const updated = await this.streams.update(id, async (current) => {
       const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
       const fallback = changes.fallback !== undefined ? changes.fallback && choice(changes.fallback) : changes.llm?.fallback ? choice(changes.llm.fallback) : fallbackOf(current);
-      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...(await this.journeyProblems(changes.journeys))]);
+      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...serviceProblems, ...(await this.journeyProblems(changes.journeys))]);
       const data: Partial<StoredAgent> = {};
       if (changes.name !== undefined) data.name = changes.name;
       if (changes.description !== undefined) data.description = changes.description;

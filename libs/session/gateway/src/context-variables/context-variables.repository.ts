@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ServicesRepository } from '../services/services.repository.js';
+import { isValidCron } from './freshness.js';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { patchRecord } from '../customers/customer.dto.js';
@@ -60,6 +62,7 @@ export class ContextVariablesRepository {
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
     private readonly tagRefs: TagReferences,
+    private readonly services: ServicesRepository,
   ) {
     this.streams = new ResourceStreams(store, 'contextvar-', 'ContextVariable', evolve);
   }
@@ -122,7 +125,7 @@ export class ContextVariablesRepository {
       setOrClear(next, 'default_value', changes.default_value);
       if (changes.metadata) next.metadata = patchRecord(current.metadata, changes.metadata);
       // Only what the request introduces is checked against other resources, so an unrelated edit still works.
-      const references = await this.referenceProblems(next, changes.tags?.add ?? [], ['tags', 'add'], changes.name !== undefined && changes.name !== current.name);
+      const references = await this.referenceProblems(next, changes.tags?.add ?? [], ['tags', 'add'], changes.name !== undefined && changes.name !== current.name, changes.tool_id !== undefined || changes.freshness_rules !== undefined);
       assertNoViolations([...references, ...definitionProblems(next)]);
       return [{ type: 'ContextVariableUpdated', data: next }];
     });
@@ -165,10 +168,18 @@ export class ContextVariablesRepository {
     return found;
   }
 
-  private async referenceProblems(view: ContextVariableView, newTags: readonly string[], tagPath: string[], checkName = true): Promise<ValidationDetail[]> {
+  private async referenceProblems(view: ContextVariableView, newTags: readonly string[], tagPath: string[], checkName = true, checkTool = true): Promise<ValidationDetail[]> {
     const details = await this.tagRefs.check(newTags, tagPath);
-    // Honest for now: no tool registry exists yet, so no tool can be referenced.
-    if (view.tool_id) details.push(violation(['tool_id'], `tool_id must reference an existing tool: no tools are defined (${view.tool_id.service_name}/${view.tool_id.tool_name})`, 'value_error.reference'));
+    // A tool-backed variable (Parlant's tool_id) is filled by calling a registered service's tool before a turn.
+    if (checkTool && view.tool_id) {
+      const { service_name, tool_name } = view.tool_id;
+      if (!(await this.services.get(service_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} is not registered (${service_name}/${tool_name})`, 'value_error.reference'));
+      else if (!(await this.services.tool(service_name, tool_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} has no tool ${tool_name}`, 'value_error.reference'));
+    }
+    if (checkTool && view.freshness_rules !== undefined) {
+      if (!view.tool_id) details.push(violation(['freshness_rules'], 'freshness_rules requires tool_id (it says when the tool is called again)', 'value_error.missing'));
+      else if (!isValidCron(view.freshness_rules)) details.push(violation(['freshness_rules'], `freshness_rules must be a valid cron expression: ${view.freshness_rules}`, 'value_error.cron'));
+    }
     if (view.data_type !== undefined && !VARIABLE_NAME.test(view.name)) details.push(violation(['name'], NAME_RULE, 'value_error.name'));
     if (checkName && (await this.streams.list()).some((other) => other.name === view.name && other.id !== view.id)) {
       details.push(violation(['name'], `name must be unique: another context variable is named ${view.name}`, 'value_error.unique'));

@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { notFound } from '../http/validation.js';
 import { JourneyCatalog } from '../journeys/journey-catalog.js';
+import { AGENT_TOOLS_SERVICE } from '../services/services.http.controller.js';
+import { parseServiceToolId } from '../services/services.repository.js';
 import { RelationshipsRepository } from '../relationships/relationships.repository.js';
 import { httpCall } from '../tags/rule-violation.js';
 import { GuidelineCreationDto, GuidelineUpdateDto, type GuidelineView, type GuidelineWithRelationships } from './guideline.dto.js';
 import { GuidelinesRepository } from './guidelines.repository.js';
-
-/** Tenet's tools are defined on agents, not in tool services; associations name this service. */
-export const TOOL_SERVICE_NAME = 'tenet';
 
 @Controller('guidelines')
 export class GuidelinesHttpController {
@@ -55,7 +54,7 @@ export class GuidelinesHttpController {
     return {
       guideline,
       relationships: await Promise.all(relationships.map((r) => this.relationships.toWire(r))),
-      tool_associations: guideline.tools.map((tool) => ({ id: `${guideline.id}:${tool}`, guideline_id: guideline.id, tool_id: { service_name: TOOL_SERVICE_NAME, tool_name: tool } })),
+      tool_associations: guideline.tools.map((tool) => ({ id: `${guideline.id}:${tool}`, guideline_id: guideline.id, tool_id: parseServiceToolId(tool) ?? { service_name: AGENT_TOOLS_SERVICE, tool_name: tool } })),
     };
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { parseServiceToolId, ServicesRepository, serviceToolId } from '../services/services.repository.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { patchRecord } from '../customers/customer.dto.js';
 import type { ValidationDetail } from '../http/validation.js';
@@ -52,6 +53,7 @@ export class GuidelinesRepository {
     private readonly variables: ContextVariablesRepository,
     private readonly agents: AgentsRepository,
     private readonly journeys: JourneysRepository,
+    private readonly services: ServicesRepository,
   ) {
     this.streams = new ResourceStreams(store, 'guideline-', 'Guideline', evolve);
   }
@@ -179,9 +181,11 @@ export class GuidelinesRepository {
       if (changes.labels) next.labels = patchList(current.labels, { add: changes.labels.upsert, remove: changes.labels.remove });
       if (changes.priority !== undefined) next.priority = changes.priority;
       if (changes.tools !== undefined) next.tools = [...new Set(changes.tools)];
-      // Parlant's tool associations name Tenet's agent tools by `tool_name`.
-      const associated = (changes.tool_associations?.add ?? []).map((tool) => tool.tool_name);
-      if (changes.tool_associations) next.tools = patchList(next.tools, { add: associated, remove: (changes.tool_associations.remove ?? []).map((tool) => tool.tool_name) });
+      // Parlant's tool associations: a registered service's tool is `service:tool`; any other service name (Tenet's
+      // own `tenet`, or a name used before services existed) names a tool defined on the agent by `tool_name`.
+      const associated = await Promise.all((changes.tool_associations?.add ?? []).map((tool) => this.associationId(tool)));
+      const removed = (await Promise.all((changes.tool_associations?.remove ?? []).map(async (tool) => [serviceToolId(tool.service_name, tool.tool_name), await this.associationId(tool)]))).flat();
+      if (changes.tool_associations) next.tools = patchList(next.tools, { add: associated, remove: removed });
       if (changes.required_context !== undefined) next.required_context = [...new Set(changes.required_context)];
       if (changes.journey_id === null) delete next.journey_id;
       else if (changes.journey_id !== undefined) next.journey_id = changes.journey_id;
@@ -202,6 +206,11 @@ export class GuidelinesRepository {
     return this.streams.delete(id);
   }
 
+  /** How a guideline stores a Parlant tool association: `service:tool` for a registered service, else the agent tool's name. */
+  private async associationId(tool: { service_name: string; tool_name: string }): Promise<string> {
+    return (await this.services.get(tool.service_name)) ? serviceToolId(tool.service_name, tool.tool_name) : tool.tool_name;
+  }
+
   /** Seed 000 §2 reference rules; only what the request introduces is checked, so unrelated edits keep working. */
   private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean; metadataPath?: string[] }): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
@@ -215,12 +224,18 @@ export class GuidelinesRepository {
     // Seed 000 §2: tools are defined on agents (§3). Each tool a guideline names must be defined on at least one
     // agent the guideline applies to (agent:<id> tag, or a tag the agent carries); an untagged guideline applies
     // to every agent, so any agent's tool will do.
+    // A `service:tool` must be a tool of a registered service.
     if (refs.tools.values.length > 0) {
       const agents = (await this.agents.list()).filter((a) => guideline.tags.length === 0 || appliesTo(guideline, a.id, a.tags));
       const defined = new Set(agents.flatMap((a: AgentView) => a.tools.map((t) => t.name)));
-      refs.tools.values.forEach((tool, index) => {
-        if (!defined.has(tool)) details.push(violation([...refs.tools.path, index], `${refs.tools.path[0] ?? 'tools'} must name tools defined on the agent: ${tool} is not defined`, 'value_error.reference'));
-      });
+      for (const [index, tool] of refs.tools.values.entries()) {
+        const serviceTool = parseServiceToolId(tool);
+        const field = refs.tools.path[0] ?? 'tools';
+        if (serviceTool) {
+          if (!(await this.services.get(serviceTool.service_name))) details.push(violation([...refs.tools.path, index], `${field} must name a registered service: ${serviceTool.service_name} is not registered`, 'value_error.reference'));
+          else if (!(await this.services.tool(serviceTool.service_name, serviceTool.tool_name))) details.push(violation([...refs.tools.path, index], `${field}: service ${serviceTool.service_name} has no tool named ${serviceTool.tool_name}`, 'value_error.reference'));
+        } else if (!defined.has(tool)) details.push(violation([...refs.tools.path, index], `${field} must name tools defined on the agent: ${tool} is not defined`, 'value_error.reference'));
+      }
     }
     if (refs.requiredContext && refs.requiredContext.length > 0) {
       const defined = await this.variables.names();

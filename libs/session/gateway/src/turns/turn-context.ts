@@ -1,6 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CapabilitiesRepository } from '../capabilities/capabilities.repository.js';
+import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import { isStale } from '../context-variables/freshness.js';
+import { ServicesRepository } from '../services/services.repository.js';
+import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
+import { runToolCall } from './tool-calls.js';
 import { scopedToAgent } from '../tags/tag-references.js';
 import { TermsRepository } from '../terms/terms.repository.js';
 
@@ -15,17 +20,26 @@ const DEFAULT_KEY = 'DEFAULT';
  */
 @Injectable()
 export class TurnContext {
+  private readonly logger = new Logger(TurnContext.name);
+
   constructor(
     private readonly variables: ContextVariablesRepository,
     private readonly terms: TermsRepository,
     private readonly capabilityCatalog: CapabilitiesRepository,
+    private readonly services: ServicesRepository,
+    @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
   ) {}
 
-  /** Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default. */
-  async values(agentId: string, customerId: string): Promise<Record<string, unknown>> {
+  /**
+   * Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default.
+   * With `refresh` (a turn), a tool-backed variable (Parlant's `tool_id`) whose value is missing or stale by its
+   * `freshness_rules` is first filled by calling its tool through the executor, for this customer.
+   */
+  async values(agentId: string, customerId: string, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
     for (const variable of await this.variables.list()) {
       if (!scopedToAgent(variable.tags, agentId)) continue;
+      if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
       const value = (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
       if (value !== undefined) values[variable.name] = value.data;
       else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
@@ -36,6 +50,38 @@ export class TurnContext {
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */
   async capabilities(agentId: string): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
     return (await this.capabilityCatalog.forAgent(agentId)).map(({ id, title, description, signals }) => ({ id, title, description, signals }));
+  }
+
+  /**
+   * Calls the variable's tool (arguments: `customer_id` when its schema has that parameter) and stores the
+   * result's data as the customer's value. A failure keeps the previous value and is logged: the turn goes on.
+   */
+  private async refreshFromTool(variable: ContextVariableView, agentId: string, customerId: string, refresh: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<void> {
+    const current = await this.variables.getValue(variable.id, customerId);
+    if (!variable.tool_id || !isStale(current?.last_modified, variable.freshness_rules, refresh.now)) return;
+    const found = await this.services.tool(variable.tool_id.service_name, variable.tool_id.tool_name);
+    if (!found) {
+      this.logger.warn(`context variable ${variable.name}: tool ${variable.tool_id.service_name}:${variable.tool_id.tool_name} is no longer registered`);
+      return;
+    }
+    const properties = (found.tool.parameters.properties ?? {}) as Record<string, unknown>;
+    const args = 'customer_id' in properties ? { customer_id: customerId } : {};
+    const service = { name: found.service.name, kind: found.service.kind, url: found.service.url, ...(found.service.source !== undefined ? { source: found.service.source } : {}) };
+    const result = await runToolCall(
+      this.tools,
+      { name: `${service.name}:${found.tool.name}`, description: found.tool.description, parameters: found.tool.parameters, timeout_secs: refresh.timeoutSecs, allow_failure: true, service, tool_name: found.tool.name },
+      args,
+      { sessionId: refresh.sessionId, traceId: `${refresh.traceId}-ctx-${variable.id}`, agentId },
+    );
+    if (result.status !== 'succeeded') {
+      this.logger.warn(`context variable ${variable.name}: tool call failed (${result.error?.code ?? 'unknown'}), keeping the previous value`);
+      return;
+    }
+    try {
+      await this.variables.setValue(variable.id, customerId, result.result?.data, refresh.now);
+    } catch (error) {
+      this.logger.warn(`context variable ${variable.name}: the tool's data does not fit the variable (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {

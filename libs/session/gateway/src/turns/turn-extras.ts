@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { CannedResponsesRepository } from '../canned-responses/canned-responses.repository.js';
 import { RelationshipsRepository } from '../relationships/relationships.repository.js';
-import type { TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
+import { parseServiceToolId, ServicesRepository } from '../services/services.repository.js';
+import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
 
 /** The agent's relationships, tools, matching settings, provider choice and canned responses for a turn. */
 @Injectable()
@@ -11,15 +12,58 @@ export class AgentTurnExtras implements TurnExtrasSource {
     private readonly agents: AgentsRepository,
     private readonly relationships: RelationshipsRepository,
     private readonly canned: CannedResponsesRepository,
+    private readonly services: ServicesRepository,
   ) {}
+
+  /**
+   * Every tool the matcher may pick for the agent, and how each one runs: the agent's own tools (run on the
+   * service they name, seed settings applied) and the registered services' tools its guidelines are associated
+   * with (`service:tool`, the agent's `tool_timeout_secs`, no retries, failure not allowed). A tool with nowhere
+   * to run is still offered to the matcher, so the turn can report it instead of silently skipping it.
+   */
+  private async toolsFor(agent: Awaited<ReturnType<AgentsRepository['get']>>, guidelines: readonly TurnGuideline[]): Promise<RunnableTool[]> {
+    const tools: RunnableTool[] = [];
+    for (const tool of agent?.tools ?? []) {
+      const bound = tool.service_name !== undefined ? await this.services.tool(tool.service_name, tool.name) : undefined;
+      tools.push({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        timeout_secs: tool.timeout_secs,
+        allow_failure: tool.allow_failure,
+        ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
+        ...(bound
+          ? { service: { name: bound.service.name, kind: bound.service.kind, url: bound.service.url, ...(bound.service.source !== undefined ? { source: bound.service.source } : {}) }, tool_name: tool.name }
+          : { unrunnable: tool.service_name !== undefined ? `service ${tool.service_name} is not registered or has no tool ${tool.name}` : 'the agent tool names no service (set tools[].service_name)' }),
+      });
+    }
+    const serviceIds = [...new Set(guidelines.flatMap((g) => g.tools ?? []).filter((id) => parseServiceToolId(id) !== undefined))];
+    for (const id of serviceIds) {
+      const ref = parseServiceToolId(id);
+      const found = ref && (await this.services.tool(ref.service_name, ref.tool_name));
+      if (!ref || !found) continue; // The guideline names a deleted service's tool: the matcher reports it (no tool of that name).
+      tools.push({
+        name: id,
+        description: found.tool.description,
+        parameters: found.tool.parameters,
+        timeout_secs: agent?.config.tool_timeout_secs ?? 30,
+        allow_failure: false,
+        service: { name: found.service.name, kind: found.service.kind, url: found.service.url, ...(found.service.source !== undefined ? { source: found.service.source } : {}) },
+        tool_name: found.tool.name,
+      });
+    }
+    return tools;
+  }
 
   async forTurn(agentId: string, guidelines: readonly TurnGuideline[]): Promise<TurnExtras> {
     const [agent, relationships] = await Promise.all([this.agents.get(agentId), this.relationships.forGuidelines(guidelines)]);
     // Templates are needed when the agent composes from them, or when a guideline may ask for a canned mode.
     const canned = agent !== undefined && (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
+    const tools = await this.toolsFor(agent, guidelines);
     return {
       relationships: relationships.map(({ id, kind, source, target }) => ({ id, kind, source, target })),
-      tools: (agent?.tools ?? []).map(({ name, description, parameters }) => ({ name, description, parameters })),
+      tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      runnableTools: tools,
       ...(agent?.matching ? { settings: agent.matching } : {}),
       // The agent's provider (absent: the configured one) and its fallback, which may be set on its own.
       ...(agent?.llm || agent?.fallback ? { llm: { ...(agent.llm ?? {}), ...(agent.fallback ? { fallback: agent.fallback } : {}) } } : {}),

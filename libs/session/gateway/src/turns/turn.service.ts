@@ -16,6 +16,7 @@ import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { TenetMetrics } from '@tenet/observability';
+import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -23,6 +24,7 @@ import { sessionAppendedSubject, SessionEventsService } from '../events/session-
 import { newId } from '../ids.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
+import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { customerFacingError } from './turn-error.js';
@@ -30,6 +32,9 @@ import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnCancelled, TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
 import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
 import { TurnRecovery } from './turn-recovery.js';
+import { runToolCall, ToolCallFailedError, toolFieldValues, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
+
+export type { RunnableTool } from './tool-calls.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
@@ -43,6 +48,8 @@ export interface TurnGuideline {
   id: string;
   tags?: readonly string[];
   composition_mode?: CompositionMode;
+  /** Agent tool names and `service:tool` ids. */
+  tools?: readonly string[];
 }
 
 export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
@@ -51,6 +58,8 @@ export const TURN_EXTRAS = Symbol.for('tenet.gateway.turn-extras');
 export interface TurnExtras {
   relationships: NonNullable<MatchGuidelinesRequestV1['relationships']>;
   tools: NonNullable<MatchGuidelinesRequestV1['tools']>;
+  /** How each of `tools` runs (same names). */
+  runnableTools: RunnableTool[];
   settings?: MatchGuidelinesRequestV1['settings'];
   llm?: MatchGuidelinesRequestV1['llm'];
   cannedResponses: NonNullable<ComposeReplyRequestV1['canned_responses']>;
@@ -67,6 +76,8 @@ const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPO
 const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
 
+/** Parlant's limit on tool-call rounds in one turn (each round re-evaluates the guidelines with the results). */
+const MAX_TOOL_ROUNDS = 3;
 
 /**
  * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
@@ -100,6 +111,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly timers: SessionTimers,
     @Optional() private readonly metrics?: TenetMetrics,
+    @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -160,6 +172,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
         await status('cancelled');
+      } else if (error instanceof ToolCallFailedError) {
+        // An expected end of a turn (the tool does not allow failure), not a fault of the gateway.
+        await status('error', { exception: error.message, tool_id: error.toolId, code: error.error.code });
       } else {
         // The customer sees a code and a generic sentence; the detail (redacted) is logged by `start`.
         await status('error', customerFacingError(error));
@@ -227,9 +242,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
+    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
-    const matched = await deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+    const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
       {
         session_id: sessionId,
@@ -244,12 +259,63 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.tools.length > 0 ? { tools: extras.tools } : {}),
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
+        ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
       },
       billed,
     );
+    let matched = await match([]);
     matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
+
+    // Tool rounds, as Parlant runs them: call what the matched guidelines ask for, then re-evaluate the guidelines
+    // with the results, until no new call is asked for (at most MAX_TOOL_ROUNDS, or the agent's engine iterations).
+    const runnable = new Map(extras.runnableTools.map((t) => [t.name, t]));
+    const toolResults: ToolOutcome[] = [];
+    const toolCalls: TurnToolCall[] = [];
+    const toolIssues: { tool_name: string; problem: string }[] = [];
+    const asked = new Set<string>();
+    for (let round = 0; round < Math.min(MAX_TOOL_ROUNDS, agent.max_engine_iterations); round++) {
+      const wanted = (matched.result.disambiguation ? [] : matched.result.tools_to_execute).filter((t) => !asked.has(JSON.stringify([t.tool_name, t.parameters ?? {}])));
+      wanted.forEach((t) => asked.add(JSON.stringify([t.tool_name, t.parameters ?? {}])));
+      const runs = this.runnableCalls(wanted, runnable, toolIssues);
+      if (runs.length === 0) break;
+      await status('processing', { stage: 'awaiting_tool', tool_ids: runs.map((r) => r.toolId) });
+      const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: trigger.correlation_id, agentId: agent.id })));
+      await this.events.append(
+        sessionId,
+        {
+          kind: 'tool',
+          source: 'ai_agent',
+          data: {
+            tool_calls: runs.map((r, i) => {
+              const result = results[i];
+              return {
+                tool_id: r.toolId,
+                arguments: r.args,
+                result:
+                  result?.status === 'succeeded' && result.result
+                    ? result.result
+                    : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
+              };
+            }),
+          },
+        },
+        trigger.correlation_id,
+      );
+      runs.forEach((r, i) => {
+        const result = results[i];
+        if (!result) return;
+        toolCalls.push({ tool_id: r.toolId, arguments: r.args, status: result.status, attempts: result.attempts, duration_ms: result.duration_ms, replayed: result.replayed, ...(result.error ? { error: result.error } : {}) });
+        toolResults.push(toOutcome(r.toolId, r.args, result));
+      });
+      const fatal = runs.findIndex((r, i) => results[i]?.status === 'failed' && !r.tool.allow_failure);
+      if (fatal >= 0) throw new ToolCallFailedError(runs[fatal]?.toolId ?? '', results[fatal]?.error ?? { code: 'TOOLS.FAILED', message: 'failed' });
+      await checkpoint();
+      matched = await match(toolResults);
+      calls.push(...(await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []))));
+      await checkpoint();
+    }
 
     await status('typing');
     const top = matched.result.top_matches;
@@ -269,7 +335,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         matched: disambiguation ? [] : top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
         composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
-        field_values: fieldValues(contextValues),
+        field_values: { ...fieldValues(contextValues), ...toolFieldValues(toolResults) },
+        ...(toolResults.length > 0 ? { tool_results: toolResults } : {}),
         ...(terms.length > 0 ? { terms } : {}),
         ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
@@ -297,6 +364,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       usage: calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
       provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
       turn_time_ms: Math.round(performance.now() - started),
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      ...(toolIssues.length > 0 ? { tool_issues: toolIssues } : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
@@ -311,6 +380,22 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     await this.timers.awaitInput(sessionId);
     const handoff = matched.find((g) => g?.metadata?.['handoff'] === true);
     if (handoff) await this.sessions.change(sessionId, (record) => ({ events: modeChange(record, 'manual', 'guideline', handoff.id), result: undefined }));
+  }
+
+  /**
+   * The calls the matcher asked for that can run; the others are reported (`tool_issues` on `ready`): a tool
+   * with nowhere to run is never silently skipped.
+   */
+  private runnableCalls(wanted: readonly WantedCall[], runnable: ReadonlyMap<string, RunnableTool>, issues: { tool_name: string; problem: string }[]) {
+    return wanted.flatMap((call) => {
+      const tool = runnable.get(call.tool_name);
+      if (!tool?.service || !tool.tool_name) {
+        issues.push({ tool_name: call.tool_name, problem: tool?.unrunnable ?? 'the agent has no tool of this name' });
+        this.logger.warn(`tool ${call.tool_name} was asked for but cannot run: ${tool?.unrunnable ?? 'unknown tool'}`);
+        return [];
+      }
+      return [{ toolId: `${tool.service.name}:${tool.tool_name}`, tool: { ...tool, service: tool.service, tool_name: tool.tool_name }, args: call.parameters ?? {} }];
+    });
   }
 
   /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */

@@ -50,16 +50,14 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     const queue = this.ensureQueue();
     let replayed = false;
     let job: Job<ToolCallRequestV1, ToolCallResultV1> | undefined = await withDeadline(queue.getJob(key), options.deadlineMs, 'Redis did not answer');
-    if (job) {
-      const state = await job.getState();
-      if (state === 'failed') {
-        // An executor fault that used up its retries is not a result: the call is tried again.
-        await job.remove().catch(() => undefined);
-        job = undefined;
-      } else {
-        replayed = true;
-        if (state === 'completed' && job.returnvalue) return { ...job.returnvalue, replayed: true };
-      }
+    if (job?.finishedOn) {
+      // Finished: a completed call (the handler always returns a result object) is replayed; one that failed for
+      // executor reasons (its handler threw after its retries; no return value) is removed and run again.
+      if (job.returnvalue) return { ...job.returnvalue, replayed: true };
+      await job.remove().catch(() => undefined);
+      job = undefined;
+    } else if (job) {
+      replayed = true; // waiting or running: join it
     }
     job ??= await withDeadline(
       queue.add('tool-call', request, {
@@ -113,6 +111,8 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     if (!this.queue) {
       this.queue = new Queue(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       this.queue.on('error', (error) => this.reportError(error, 'queue'));
+      // Every call in flight waits on the queue's connection (one listener each); many calls at once are normal.
+      this.queue.setMaxListeners(10_000);
     }
     return this.queue;
   }
@@ -121,6 +121,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     this.events ??= (async () => {
       const events = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       events.on('error', (error) => this.reportError(error, 'queue events'));
+      events.setMaxListeners(10_000);
       await events.waitUntilReady();
       return events;
     })();

@@ -1,0 +1,73 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsOptional, IsUrl, ValidateNested } from 'class-validator';
+
+/** Parlant's `ToolServiceKindDTO` (src/parlant/api/services.py). */
+export const SERVICE_KINDS = ['openapi', 'sdk', 'mcp'] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
+
+const URL_RULE = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+
+export class SdkServiceParamsDto {
+  @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL' }) url!: string;
+}
+
+export class McpServiceParamsDto {
+  @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL' }) url!: string;
+}
+
+export class OpenApiServiceParamsDto {
+  /** The base URL the service's operations are called on. */
+  @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL' }) url!: string;
+  /** Where the OpenAPI document is (JSON or YAML); the tool executor fetches it, so it must be a URL here. */
+  @IsUrl(URL_RULE, { message: 'source must be an http:// or https:// URL of the OpenAPI document' }) source!: string;
+}
+
+/** Parlant's `ServiceUpdateParamsDTO`: `kind` and the parameters of that kind (the others must be absent). */
+export class ServiceUpdateDto {
+  @IsIn(SERVICE_KINDS, { message: `kind must be one of ${SERVICE_KINDS.join(', ')}` }) kind!: ServiceKind;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => SdkServiceParamsDto) sdk?: SdkServiceParamsDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => OpenApiServiceParamsDto) openapi?: OpenApiServiceParamsDto;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => McpServiceParamsDto) mcp?: McpServiceParamsDto;
+}
+
+/** A tool of a registered service, as the executor described it, with when it was registered. */
+export interface StoredTool {
+  name: string;
+  description: string;
+  parameters: { type: 'object'; properties?: Record<string, unknown>; required?: string[] } & Record<string, unknown>;
+  creation_utc: string;
+}
+
+/** A registered tool service (stored; `source` only for openapi). */
+export interface StoredService {
+  name: string;
+  kind: ServiceKind;
+  url: string;
+  source?: string;
+  tools: StoredTool[];
+  creation_utc: string;
+}
+
+/** Parlant's `ToolParameterDTO`: a parameter's type, description and allowed values. */
+export interface ToolParameterView {
+  type: string;
+  description?: string;
+  enum?: unknown[];
+}
+
+/** Parlant's `ToolDTO`. */
+export interface ToolView {
+  creation_utc: string;
+  name: string;
+  description: string;
+  parameters: Record<string, ToolParameterView>;
+  required: string[];
+}
+
+/** Parlant's `ServiceDTO`: `tools` only when one service is read. */
+export interface ServiceView {
+  name: string;
+  kind: ServiceKind;
+  url: string;
+  tools?: ToolView[];
+}
