@@ -2,12 +2,13 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, loadDemoAgent, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, TenetLogger } from '@tenet/observability';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
+startTracing(config.serviceName, process.env);
 const logger = new Logger('tenet');
 const app = await NestFactory.create(TenetAppModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 configureGatewayHttp(app);

@@ -1,5 +1,5 @@
 import { Controller, Optional, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
   MATCHER_COMPOSE_SUBJECT,
@@ -9,8 +9,8 @@ import {
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
-import { TenetExceptionFilter } from '@tenet/messaging';
-import { TenetMetrics } from '@tenet/observability';
+import { TenetContext, TenetExceptionFilter } from '@tenet/messaging';
+import { TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -32,17 +32,21 @@ export class MatcherRpcController {
   ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
-  match(@Payload() payload: unknown): Promise<MatchGuidelinesReplyV1> {
-    return this.measured('match', () => this.matcher.match(validMatchRequest(payload)));
+  match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
+    return this.measured('match', context, () => this.matcher.match(validMatchRequest(payload)));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
-  compose(@Payload() payload: unknown): Promise<ComposeReplyReplyV1> {
-    return this.measured('compose', () => this.matcher.compose(validComposeRequest(payload)));
+  compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
+    return this.measured('compose', context, () => this.matcher.compose(validComposeRequest(payload)));
   }
 
-  /** In-flight requests are the matcher's scaling metric (KEDA, k8s/base/guideline-matcher.yaml). */
-  private measured<T>(operation: 'match' | 'compose', work: () => Promise<T>): Promise<T> {
-    return this.metrics ? this.metrics.matcherRequest(operation, work) : work();
+  /**
+   * Runs a request as a span of the caller's trace (W3C headers) and counts it in flight: the matcher's scaling
+   * metric (KEDA, k8s/base/guideline-matcher.yaml).
+   */
+  private measured<T>(operation: 'match' | 'compose', context: TenetContext, work: () => Promise<T>): Promise<T> {
+    const span = () => traced(`tenet.matcher.${operation}`, { 'messaging.system': 'nats', 'messaging.destination.name': context.getSubject() }, work);
+    return withRemoteParent(context.getHeaders(), () => (this.metrics ? this.metrics.matcherRequest(operation, span) : span()));
   }
 }

@@ -14,7 +14,7 @@ import {
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
-import { TenetMetrics } from '@tenet/observability';
+import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { EventView } from '../events/event.dto.js';
@@ -112,7 +112,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
   /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
   start(sessionId: string, trigger: EventView): void {
-    const turn = this.run(sessionId, trigger).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${String(error)}`));
+    // One trace per turn: the matcher's spans join it through the trace headers of its requests.
+    const turn = traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () => this.run(sessionId, trigger)).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${String(error)}`));
     const turns = this.running.get(sessionId) ?? new Set();
     turns.add(turn);
     this.running.set(sessionId, turns);
@@ -204,7 +205,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
+      { timeoutMs: MATCHER_TIMEOUT_MS, headers: traceHeaders() },
     );
     matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
@@ -233,7 +234,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
       },
-      { timeoutMs: MATCHER_TIMEOUT_MS },
+      { timeoutMs: MATCHER_TIMEOUT_MS, headers: traceHeaders() },
     );
     composeTimer?.();
     calls.push(...(await this.meter(agent.id, sessionId, [reply.usage])));
