@@ -35,7 +35,7 @@ async function measure(app: string, env: Record<string, string>, variant: Varian
   const started = performance.now();
   const child = spawn(process.execPath, args(app, variant), {
     cwd: root,
-    env: { NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', ...process.env, ...env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_SERVICE_NAME: `bench-${app}-${port}` },
+    env: { NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', ...process.env, ...env, PORT: String(port), TENET_DATA_DIR: dataDir },
     stdio: 'ignore',
   });
   try {

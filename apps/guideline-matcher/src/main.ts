@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MatcherHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, TenetLogger } from '@tenet/observability';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -10,6 +10,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
  * on NATS, so N replicas share the turns. Stateless: it opens only the bus. `/healthz` on PORT (default 8801).
  */
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8801', ...process.env }, 'guideline-matcher');
+startTracing(config.serviceName, process.env);
 const logger = new Logger('guideline-matcher');
 const app = await NestFactory.create(MatcherHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 await startMessageHandlers(app, config.serviceName);

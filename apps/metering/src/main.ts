@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MeteringHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, TenetLogger } from '@tenet/observability';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -11,6 +11,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
  * and answers usage summaries for the gateway's `GET /agents/{id}/usage`. `/healthz` on PORT (default 8802).
  */
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8802', ...process.env }, 'metering');
+startTracing(config.serviceName, process.env);
 const logger = new Logger('metering');
 const app = await NestFactory.create(MeteringHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 await startMessageHandlers(app, config.serviceName);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, TenetLogger } from '@tenet/observability';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 
@@ -12,6 +12,7 @@ import { configureGatewayHttp } from '@tenet/session-gateway';
  * guideline-matcher replicas over NATS. Run as many replicas as needed against one event log.
  */
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', ...process.env }, 'session-gateway');
+startTracing(config.serviceName, process.env);
 const logger = new Logger('session-gateway');
 const app = await NestFactory.create(GatewayHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
 configureGatewayHttp(app);

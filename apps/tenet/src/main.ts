@@ -2,12 +2,13 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, TenetLogger } from '@tenet/observability';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');
+startTracing(config.serviceName, process.env);
 const logger = new Logger('tenet');
 const demo = process.env['TENET_DEMO'] !== 'off';
 // The demo agent's example tool service (order status, OpenAPI on 127.0.0.1); the tool executor may call exactly

@@ -10,7 +10,7 @@ import {
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
 import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
-import { TenetMetrics } from '@tenet/observability';
+import { TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -36,18 +36,22 @@ export class MatcherRpcController {
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   match(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<MatchGuidelinesReplyV1> {
     const request = validMatchRequest(payload);
-    return this.measured('match', () => this.withSignal(context, (options) => this.matcher.match(request, options)));
+    return this.measured('match', context, () => this.withSignal(context, (options) => this.matcher.match(request, options)));
   }
 
   @MessagePattern(MATCHER_COMPOSE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
   compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
     const request = validComposeRequest(payload);
-    return this.measured('compose', () => this.withSignal(context, (options) => this.matcher.compose(request, options)));
+    return this.measured('compose', context, () => this.withSignal(context, (options) => this.matcher.compose(request, options)));
   }
 
-  /** In-flight requests are the matcher's scaling metric (KEDA, k8s/base/guideline-matcher.yaml). */
-  private measured<T>(operation: 'match' | 'compose', work: () => Promise<T>): Promise<T> {
-    return this.metrics ? this.metrics.matcherRequest(operation, work) : work();
+  /**
+   * Runs a request as a span of the caller's trace (W3C headers) and counts it in flight: the matcher's scaling
+   * metric (KEDA, k8s/base/guideline-matcher.yaml).
+   */
+  private measured<T>(operation: 'match' | 'compose', context: TenetContext, work: () => Promise<T>): Promise<T> {
+    const span = () => traced(`tenet.matcher.${operation}`, { 'messaging.system': 'nats', 'messaging.destination.name': context.getSubject() }, work);
+    return withRemoteParent(context.getHeaders(), () => (this.metrics ? this.metrics.matcherRequest(operation, span) : span()));
   }
 
   /** The request's deadline and its requester's cancellation, as the signal every LLM call of the step gets. */

@@ -62,9 +62,9 @@ export class TurnDeadline {
   }
 
   /** `billed` meters the calls a failed step was billed for. A cancelled step throws `TurnCancelled`. */
-  async request<TRes, TReq>(subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>): Promise<TRes> {
+  async request<TRes, TReq>(subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, headers: Record<string, string> = {}): Promise<TRes> {
     try {
-      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs, signal: this.cancel.signal });
+      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs, signal: this.cancel.signal, headers });
     } catch (error) {
       // A cancelled step's error (when the matcher answered it in time) still lists the calls it was billed for.
       const remote = error instanceof RequestCancelledError ? error.cause : error;

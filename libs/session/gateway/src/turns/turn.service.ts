@@ -15,7 +15,7 @@ import type { EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
-import { TenetMetrics } from '@tenet/observability';
+import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
@@ -139,7 +139,10 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
   /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
   start(sessionId: string, trigger: EventView): void {
-    const turn = this.run(sessionId, trigger).catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${redactSecrets(String(error))}`));
+    // One trace per turn: the matcher's spans join it through the trace headers of its requests.
+    const turn = traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () => this.run(sessionId, trigger)).catch((error: unknown) =>
+      this.logger.error(`turn for session ${sessionId} failed: ${redactSecrets(String(error))}`),
+    );
     const turns = this.running.get(sessionId) ?? new Set();
     turns.add(turn);
     this.running.set(sessionId, turns);
@@ -262,6 +265,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
       },
       billed,
+      traceHeaders(),
     );
     let matched = await match([]);
     matchTimer?.();
@@ -344,6 +348,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(capabilities.length > 0 ? { capabilities } : {}),
       },
       billed,
+      traceHeaders(),
     );
     composeTimer?.();
     calls.push(...(await this.meter(agent.id, sessionId, reply.calls ?? [reply.usage])));

@@ -1,0 +1,58 @@
+import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+
+const tracer = () => trace.getTracer('tenet');
+let active: TracerProvider | undefined;
+
+/**
+ * Turns tracing on for this process when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (OTLP over HTTP; the exporter
+ * also honours the other standard `OTEL_EXPORTER_OTLP_*` variables), or when a test passes an exporter.
+ * Otherwise nothing is registered and every span below is a no-op. W3C trace context crosses NATS in the
+ * `traceparent` / `tracestate` message headers (`traceHeaders`, `withRemoteParent`).
+ */
+export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
+  if (active) return active;
+  if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
+  const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: new OTLPTraceExporter() });
+  active = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [processor] });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(active);
+  return active;
+}
+
+/** Flushes and stops the tracer provider started by `startTracing` (on shutdown). */
+export async function stopTracing(): Promise<void> {
+  await active?.shutdown();
+}
+
+/** Runs `work` in a new active span (a child of the current one), recording a thrown error on it. */
+export function traced<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The current trace context as message headers (`traceparent`, `tracestate`); empty when tracing is off. */
+export function traceHeaders(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+/** Runs `work` with the trace context carried in `headers` (from another process) as its parent. */
+export function withRemoteParent<T>(headers: Record<string, string | undefined> | undefined, work: () => T): T {
+  return context.with(propagation.extract(ROOT_CONTEXT, headers ?? {}), work);
+}
