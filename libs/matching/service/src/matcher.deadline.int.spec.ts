@@ -15,7 +15,7 @@ async function matcherOn(bus: InProcessMessageBus, wire: WireServer, providerOpt
   const matcher = new GuidelineMatcher(new ProviderRegistry(provider), new EmbeddingCache(new OfflineVectorizer()), { logger: { warn: () => undefined } });
   const cancellations = new RpcCancellations(bus);
   await cancellations.start();
-  const controller = new MatcherRpcController(matcher, cancellations);
+  const controller = new MatcherRpcController(matcher, undefined, cancellations);
   await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) => controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])));
 }
 
