@@ -3,7 +3,7 @@ import type { MessageBus, Subscription } from '@tenet/messaging';
 
 /**
  * A per-session turn lease kept in the shared event log (stream `turnlease-<session>`), so that turns of one
- * session never run at the same time, whichever gateway process started them (ADR 0007, ADR 0010). Claiming is
+ * session never run at the same time, whichever gateway process started them (ADR 0007, ADR 0015). Claiming is
  * an append at the stream's current version: of two contenders exactly one commits, the other sees a
  * `ConcurrencyError` and waits.
  *
