@@ -16,7 +16,7 @@ const tenet = Object.entries(compose.services).filter(([, s]) => s.image === 'te
 describe('docker-compose.yml', () => {
   it('uses the Compose specification (no version key) and builds the Tenet image once', () => {
     expect(compose.version).toBeUndefined();
-    expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'metering', 'session-gateway']);
+    expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'metering', 'session-gateway', 'tool-executor']);
     expect(Object.values(compose.services).filter((s) => s.build !== undefined)).toHaveLength(1);
   });
 
