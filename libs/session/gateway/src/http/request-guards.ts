@@ -59,6 +59,11 @@ function jsonParser(req: Request, res: Response, next: Next): void {
     const failure = error as { status?: number; message?: string; type?: string };
     const status = failure.type === 'entity.verify.failed' || failure.type === 'entity.too.deep' ? 400 : (failure.status ?? 400);
     if (status >= 500) return next(error);
+    // Malformed JSON gets FastAPI's detail list naming the body, like every other body error (one error shape).
+    if (failure.type === 'entity.parse.failed') {
+      res.status(400).json({ detail: [{ loc: ['body'], msg: `the request body is not valid JSON: ${failure.message ?? 'unreadable'}`, type: 'json_invalid' }] });
+      return;
+    }
     refuse(res, status, failure.message ?? 'the request body could not be read');
   });
 }
