@@ -30,11 +30,13 @@ export class GuidelineMatcherModule {
         // The environment is read here, at the composition root: a bad value fails the start, not a turn.
         { provide: GUIDELINE_MATCHER_OPTIONS, useFactory: () => guidelineMatcherOptionsFrom(process.env) },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },
-        // Requesters (the gateway) cancel a step they no longer want: its LLM calls are aborted.
+        // Requesters (the gateway) cancel a step they no longer want: its LLM calls are aborted. Without the
+        // platform's bus (a host that wires its own transport) only the requests' deadlines apply.
         {
           provide: RpcCancellations,
-          inject: [MESSAGE_BUS],
-          useFactory: async (bus: MessageBus) => {
+          inject: [{ token: MESSAGE_BUS, optional: true }],
+          useFactory: async (bus: MessageBus | undefined) => {
+            if (!bus) return undefined;
             const cancellations = new RpcCancellations(bus);
             await cancellations.start();
             return cancellations;
