@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { allContracts, sessionStreamId, subjectFor, toSessionIntegrationEvent, type LoggedSessionEvent } from './index.js';
+import { allContracts, SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, sessionStreamId, subjectFor, toIntegrationEvent, toSessionIntegrationEvent, toSessionModeChangedEvent, type LoggedSessionEvent } from './index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -63,5 +63,23 @@ describe('toSessionIntegrationEvent', () => {
   it('ignores streams that are not sessions and unknown types', () => {
     expect(toSessionIntegrationEvent({ ...logged('message', {}), streamId: 'agent-1' })).toBeUndefined();
     expect(toSessionIntegrationEvent(logged('SessionExpired', {}))).toBeUndefined();
+  });
+});
+
+describe('toSessionModeChangedEvent', () => {
+  const data = { session_id: 's1', agent_id: 'a1', customer_id: 'guest', mode: 'manual', previous_mode: 'auto', reason: 'api' };
+  const stored = (streamId: string, type: string) => ({ id: 'evt_9', streamId, offset: 3, position: 40, type, data, recordedAt: '2026-11-23T10:00:00.000Z' });
+
+  it('publishes a mode change of a session record on tenet.v1.session.<id>.mode_changed, valid against its contract', () => {
+    const mapped = toIntegrationEvent(stored(sessionMetaStreamId('s1'), SESSION_MODE_CHANGED_EVENT_TYPE));
+    expect(mapped?.subject).toBe('tenet.v1.session.s1.mode_changed');
+    const validate = ajv.compile(allContracts.find((c) => c.type === 'session.mode_changed')!.schema);
+    expect(validate(mapped?.payload)).toBe(true);
+  });
+
+  it('keeps every other session-record event private', () => {
+    expect(toSessionModeChangedEvent(stored(sessionMetaStreamId('s1'), 'SessionEventsDeleted'))).toBeUndefined();
+    expect(toIntegrationEvent(stored(sessionMetaStreamId('s1'), 'SessionUpdated'))).toBeUndefined();
+    expect(toSessionModeChangedEvent(stored('agent-a1', SESSION_MODE_CHANGED_EVENT_TYPE))).toBeUndefined();
   });
 });
