@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne, startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
+import { startMcpToolServer, startSdkToolServer, ToolBackend, type TestToolServer } from '@tenet/tools-service/testing';
 import { ParlantClient } from 'parlant-client';
 import { gatewayHttp, type Detail } from './support/gateway-http.js';
 
@@ -35,18 +36,24 @@ describe('tool services and turns with tools (embedded adapters, offline provide
   let url: string;
   let orders: DemoOrderService;
   let deadPort: number;
+  let mcp: TestToolServer;
+  let sdk: TestToolServer;
   const { call, created, details } = gatewayHttp(() => url);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-tools-'));
     orders = await startDemoOrderService();
     deadPort = await closedPort();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline' }, { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] }));
+    mcp = await startMcpToolServer({ backend: new ToolBackend({ failuresBeforeSuccess: 2 }) });
+    sdk = await startSdkToolServer();
+    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline' }, { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`, mcp.hostPort, sdk.hostPort] }));
   }, 60_000);
 
   afterAll(async () => {
     await app?.close();
     await orders?.close();
+    await mcp?.close();
+    await sdk?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -201,5 +208,22 @@ describe('tool services and turns with tools (embedded adapters, offline provide
     await turn(session.id, 'hello');
     const value = (await call(`/context-variables/${variable.id}/${customer.id}`)).body as { data: unknown };
     expect(value.data).toEqual({ customer_id: customer.id, open_orders: ['55555', '12345'] });
+  }, 90_000);
+
+  it('MCP (official SDK server) and Parlant SDK-protocol services register with their tools; a flaky MCP tool is retried with backoff in a turn and succeeds once', async () => {
+    for (const [name, server] of [['mcp-orders', mcp], ['sdk-orders', sdk]] as const) {
+      const put = await call(`/services/${name}`, 'PUT', { kind: server.kind, [server.kind]: { url: server.service.url } });
+      expect(put.status).toBe(200);
+      expect((put.body as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_order', 'flaky']));
+    }
+    const parameters = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] };
+    const agent = await created('/agents', { name: 'Retry', tools: [{ name: 'flaky', description: 'Look up an order', parameters, service_name: 'mcp-orders', retry_config: { max_attempts: 4, delay_ms: 20, backoff_multiplier: 2 } }] });
+    await created('/guidelines', { condition: 'The customer asks about the status of their order', action: 'Tell them the status of their order', tools: ['flaky'], tags: [`agent:${agent.id}`] });
+    const session = await created('/sessions', { agent_id: agent.id });
+    const events = await turn(session.id, 'What is the status of my order 77777?');
+    expect(events.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
+    const ready = events.find((e) => e.data.status === 'ready');
+    expect(ready?.data.data?.['tool_calls']).toEqual([expect.objectContaining({ tool_id: 'mcp-orders:flaky', status: 'succeeded', attempts: 3 })]);
+    expect(mcp.backend.totalEffects()).toBe(1);
   }, 90_000);
 });

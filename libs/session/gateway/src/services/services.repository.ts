@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { ResourceIdTakenError, ResourceStreams, type Evolve } from '../catalog/resource-streams.js';
+import type { ToolServiceV1 } from '@tenet/contracts';
 import type { StoredService, StoredTool } from './service.dto.js';
 
 /** `service:tool`, how guidelines, the matcher and `tool` events name a service's tool (Parlant's ToolId). */
@@ -24,6 +25,9 @@ const evolve: Evolve<StoredService> = (current, event) => {
       return current;
   }
 };
+
+/** What the executor needs to reach a stored service (contract `ToolServiceV1`). */
+export const serviceRef = (service: StoredService): ToolServiceV1 => ({ name: service.name, kind: service.kind, url: service.url, ...(service.source !== undefined ? { source: service.source } : {}) });
 
 /**
  * Registered tool services, event-sourced like the other catalogs: one `service-<name>` stream each. A PUT of an

@@ -3,7 +3,7 @@ import { CapabilitiesRepository } from '../capabilities/capabilities.repository.
 import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { isStale } from '../context-variables/freshness.js';
-import { ServicesRepository } from '../services/services.repository.js';
+import { serviceRef, ServicesRepository } from '../services/services.repository.js';
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { runToolCall } from './tool-calls.js';
 import { scopedToAgent } from '../tags/tag-references.js';
@@ -66,7 +66,7 @@ export class TurnContext {
     }
     const properties = (found.tool.parameters.properties ?? {}) as Record<string, unknown>;
     const args = 'customer_id' in properties ? { customer_id: customerId } : {};
-    const service = { name: found.service.name, kind: found.service.kind, url: found.service.url, ...(found.service.source !== undefined ? { source: found.service.source } : {}) };
+    const service = serviceRef(found.service);
     const result = await runToolCall(
       this.tools,
       { name: `${service.name}:${found.tool.name}`, description: found.tool.description, parameters: found.tool.parameters, timeout_secs: refresh.timeoutSecs, allow_failure: true, service, tool_name: found.tool.name },

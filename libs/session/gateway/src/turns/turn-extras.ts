@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { CannedResponsesRepository } from '../canned-responses/canned-responses.repository.js';
 import { RelationshipsRepository } from '../relationships/relationships.repository.js';
-import { parseServiceToolId, ServicesRepository } from '../services/services.repository.js';
+import { parseServiceToolId, serviceRef, ServicesRepository } from '../services/services.repository.js';
 import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
 
 /** The agent's relationships, tools, matching settings, provider choice and canned responses for a turn. */
@@ -33,7 +33,7 @@ export class AgentTurnExtras implements TurnExtrasSource {
         allow_failure: tool.allow_failure,
         ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
         ...(bound
-          ? { service: { name: bound.service.name, kind: bound.service.kind, url: bound.service.url, ...(bound.service.source !== undefined ? { source: bound.service.source } : {}) }, tool_name: tool.name }
+          ? { service: serviceRef(bound.service), tool_name: tool.name }
           : { unrunnable: tool.service_name !== undefined ? `service ${tool.service_name} is not registered or has no tool ${tool.name}` : 'the agent tool names no service (set tools[].service_name)' }),
       });
     }
@@ -48,7 +48,7 @@ export class AgentTurnExtras implements TurnExtrasSource {
         parameters: found.tool.parameters,
         timeout_secs: agent?.config.tool_timeout_secs ?? 30,
         allow_failure: false,
-        service: { name: found.service.name, kind: found.service.kind, url: found.service.url, ...(found.service.source !== undefined ? { source: found.service.source } : {}) },
+        service: serviceRef(found.service),
         tool_name: found.tool.name,
       });
     }
