@@ -38,7 +38,7 @@ export class DetailExceptionFilter implements ExceptionFilter {
       const response = exception.getResponse();
       if (typeof response === 'object' && response !== null && 'detail' in response) return { status, body: response as { detail: unknown } };
       // Health checks (terminus) answer with their own documented shape: {status, info, error, details}.
-      if (typeof response === 'object' && response !== null && 'status' in response && 'details' in response) return { status, body: response as { detail: unknown } };
+      if (typeof response === 'object' && response !== null && 'status' in response && 'details' in response) return { status, body: response as unknown as { detail: unknown } };
       const cause = exception.cause as ParserError | undefined;
       if (status === HttpStatus.BAD_REQUEST && cause?.type === 'entity.parse.failed') return malformedJson(cause.message);
       const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
