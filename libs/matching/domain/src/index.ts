@@ -31,3 +31,4 @@ export { cosineSimilarity, defaultAlwaysKeepCap, prefilterCandidates, type Alway
 export { planBatches, type BatchPlanOptions } from './batching.js';
 export { COMPOSITION_MODES, DEFAULT_NO_MATCH_MESSAGE, effectiveCompositionMode, renderTemplate, templateFields, type CompositionMode } from './composition.js';
 export { MatchingDomainError } from './errors.js';
+export { LexicalIndex, isTopicFree, lexicalSimilarity, queryWordWeights, stem, topicWords, type RankedDocument, type WeightedText } from './lexical-ranking.js';
