@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { LlmProvider } from '@tenet/llm';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
+import { MemoryModule } from '@tenet/memory-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
@@ -40,6 +41,7 @@ export class AllInOneHostModule {
         SessionGatewayModule,
         GuidelineMatcherModule.forRoot(options),
         MeteringModule,
+        MemoryModule,
         ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
         ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
       ],
@@ -55,7 +57,7 @@ export class GatewayHostModule {
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
     return {
       module: GatewayHostModule,
-      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()],
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, MemoryModule, ToolExecutionClientModule.forRoot()],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

@@ -2,3 +2,4 @@ export type { IndexedChunk, KnowledgeIndex, KnowledgeSource } from './knowledge-
 export { SqliteKnowledgeIndex, SQLITE_KNOWLEDGE_FILE } from './sqlite-knowledge-index.js';
 export { KnowledgeService, DEFAULT_VECTOR_WEIGHT, type IngestSource, type KnowledgeHit, type KnowledgeQuery, type KnowledgeServiceOptions } from './knowledge.service.js';
 export { CustomerMemoryStore, customerMemoryStream, type RecordFactInput } from './customer-memory.store.js';
+export { MemoryModule } from './memory.module.js';
