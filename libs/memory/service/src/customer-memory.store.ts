@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CUSTOMER_MEMORY_STREAM_PREFIX } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
 import {
   decide,
@@ -12,7 +13,8 @@ import {
   type PredicateCardinality,
 } from '@tenet/memory-domain';
 
-export const customerMemoryStream = (customerId: string): string => `customer-memory:${customerId}`;
+/** The stream the relay publishes as `tenet.v1.memory.<customerId>.fact_*` (see libs/contracts). */
+export const customerMemoryStream = (customerId: string): string => `${CUSTOMER_MEMORY_STREAM_PREFIX}${customerId}`;
 
 export interface RecordFactInput {
   factId?: string;
