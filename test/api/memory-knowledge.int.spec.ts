@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
-import { EVENT_STORE } from '@tenet/platform-runtime';
+import { MEMORY_RECALL_SUBJECT, type RecallResponseV1 } from '@tenet/contracts';
+import type { MessageBus } from '@tenet/messaging';
+import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { gatewayHttp, logHead } from './support/gateway-http.js';
 
 const handbook = `# Returns
@@ -105,5 +107,13 @@ describe('memory and knowledge REST (issue 13)', () => {
       expect(await locs('/customers/cust-2/memory?at=yesterday', 'GET')).toEqual({ status: 422, locs: [['query', 'at']] });
       expect(await logHead(store)).toBe(head);
     });
+  });
+
+  it('answers the per-turn recall in-process in the all-in-one host', async () => {
+    await call('/knowledge/sources', 'POST', { id: 'recall-src', title: 'Returns', url: 'https://shop.example/returns', format: 'markdown', content: '# Refunds\nRefunds are paid within 5 days.' });
+    await call('/customers/cust-9/memory', 'POST', { subject: 'customer', predicate: 'plan', object: 'premium' });
+    const reply = await app.get<MessageBus>(MESSAGE_BUS).request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'agent-x', customer_id: 'cust-9', message: 'when is my refund paid?' });
+    expect(reply.facts.map((f) => f.object)).toEqual(['premium']);
+    expect(reply.sources[0]).toMatchObject({ source_id: 'recall-src', heading: 'Refunds', url: 'https://shop.example/returns' });
   });
 });

@@ -57,7 +57,7 @@ export class GatewayHostModule {
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
     return {
       module: GatewayHostModule,
-      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, MemoryModule, ToolExecutionClientModule.forRoot()],
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }
@@ -76,5 +76,17 @@ export class MatcherHostModule {
 export class MeteringHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     return { module: MeteringHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MeteringModule], controllers: [HealthHttpController, MetricsHttpController] };
+  }
+}
+
+/**
+ * The memory and knowledge service alone: `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and the REST
+ * of knowledge sources and customer memory (`/knowledge/*`, `/customers/{id}/memory*` — route those paths here).
+ * It owns the knowledge index (SQLite in TENET_DATA_DIR, ADR 0013) and writes facts to the event log.
+ */
+@Module({})
+export class MemoryStoreHostModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return { module: MemoryStoreHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MemoryModule], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }

@@ -6,17 +6,19 @@ import { CustomerMemoryHttpController } from './customer-memory.http.controller.
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { KnowledgeHttpController } from './knowledge.http.controller.js';
 import { KnowledgeService } from './knowledge.service.js';
+import { MemoryRecallRpcController } from './memory-recall.rpc.controller.js';
 import { SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 
 const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
 
 /**
- * The memory and knowledge service's REST surface (knowledge sources and search, customer facts). Needs
+ * The memory and knowledge service: REST (knowledge sources and search, customer facts) and the per-turn
+ * `tenet.rpc.v1.memory.recall` (queue group `memory-store`, answered once a TenetTransport is connected). Needs
  * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir` in
  * every mode until the Mongo adapter exists (ADR 0013).
  */
 @Module({
-  controllers: [KnowledgeHttpController, CustomerMemoryHttpController],
+  controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController],
   providers: [
     { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => new SqliteKnowledgeIndex({ dataDir: config.dataDir }), inject: [PLATFORM_CONFIG] },
     { provide: KnowledgeService, useFactory: (index: SqliteKnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
