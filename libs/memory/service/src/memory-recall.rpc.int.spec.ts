@@ -58,6 +58,11 @@ describe('memory recall over the bus (in-process bus, SQLite log and index)', ()
     expect(reply.truncated).toBe(true);
   });
 
+  it('answers facts only for a blank message', async () => {
+    const reply = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: '   ' });
+    expect(reply).toMatchObject({ facts: [{ object: 'French' }], sources: [] });
+  });
+
   it('refuses a request that breaks the contract', async () => {
     const error = await bus.request(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', message: '' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteHandlerError);

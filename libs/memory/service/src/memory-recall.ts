@@ -16,12 +16,15 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
   const budget = request.max_tokens ?? RECALL_DEFAULTS.maxTokens;
   const [facts, hits] = await Promise.all([
     request.customer_id ? memory.facts(request.customer_id) : Promise.resolve([]),
-    knowledge.search({
-      query: request.message,
-      agentId: request.agent_id,
-      maxResults: request.max_results ?? RECALL_DEFAULTS.maxResults,
-      threshold: request.threshold ?? RECALL_DEFAULTS.threshold,
-    }),
+    // A message of only spaces passes the contract but has nothing to search for.
+    request.message.trim() === ''
+      ? Promise.resolve([])
+      : knowledge.search({
+          query: request.message,
+          agentId: request.agent_id,
+          maxResults: request.max_results ?? RECALL_DEFAULTS.maxResults,
+          threshold: request.threshold ?? RECALL_DEFAULTS.threshold,
+        }),
   ]);
   let used = 0;
   let truncated = false;
