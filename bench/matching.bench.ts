@@ -52,7 +52,7 @@ import { EmbeddingCache } from '../libs/matching/service/src/embedding-cache.js'
 import { budgetCap, DEFAULT_MATCHING_SETTINGS, GuidelineMatcher, guidelineTokens, toolTextLengths } from '../libs/matching/service/src/guideline-matcher.js';
 import { hybridSimilarity, reciprocalRankFusion, weightedScoreFusion } from '../libs/matching/service/src/hybrid-ranking.js';
 import { LexicalIndexCache } from '../libs/matching/service/src/lexical-index-cache.js';
-import { LexicalIndex } from '../libs/matching/service/src/lexical-ranking.js';
+import { LexicalIndex } from '../libs/matching/domain/src/lexical-ranking.js';
 import type { GuidelineMatcherOptions } from '../libs/matching/service/src/matcher-options.js';
 import { combineQueryVectors, prefilterQuery } from '../libs/matching/service/src/prefilter-query.js';
 import { ProviderRegistry } from '../libs/matching/service/src/provider-registry.js';

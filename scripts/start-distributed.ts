@@ -53,6 +53,8 @@ const services: Service[] = [
   })),
   // Health port clear of the matchers (PORT+1…+16), metering and the e2e's second gateway (PORT+4).
   { name: 'journeys', args: entry('journey-engine'), env: { PORT: String(gatewayPort + 19) } },
+  // Knowledge sources and customer memory (REST on PORT+18, recall over NATS); it owns the knowledge index.
+  { name: 'memory', args: entry('memory-store'), env: { PORT: String(gatewayPort + 18), TENET_DATA_DIR: join(dataDir, 'memory-store') } },
 ];
 
 const children = new Map<string, ChildProcess>();

@@ -43,7 +43,7 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
   });
 
   it('restarts a killed matcher with backoff, serves turns throughout, and stops every child on SIGTERM', async () => {
-    // gateway, matcher-1, metering at PORT..PORT+2; the journey engine at PORT+19 and the tool executor at PORT+20.
+    // gateway, matcher-1, metering at PORT..PORT+2; memory-store at PORT+18, the journey engine at PORT+19, the tool executor at PORT+20.
     const port = await freePortRange(21);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -63,6 +63,7 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
     await waitHealthy(gateway, running);
     await waitHealthy(`http://127.0.0.1:${port + 1}`, running); // matcher-1
     await waitHealthy(`http://127.0.0.1:${port + 2}`, running); // metering
+    await waitHealthy(`http://127.0.0.1:${port + 18}`, running); // memory-store
     await waitHealthy(`http://127.0.0.1:${port + 19}`, running); // journey engine
     await waitHealthy(`http://127.0.0.1:${port + 20}`, running); // tools-1
 
@@ -94,7 +95,7 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
 
     // SIGTERM stops every service, then the launcher, cleanly.
     const children = childrenOf(launcher);
-    expect(children).toHaveLength(5); // gateway, matcher-1, metering, journey engine, tools-1
+    expect(children).toHaveLength(6); // gateway, matcher-1, metering, memory-store, journey engine, tools-1
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(children.filter(isAlive)).toEqual([]);

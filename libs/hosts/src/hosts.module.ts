@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { LlmProvider } from '@tenet/llm';
 import { JourneyEngineModule } from '@tenet/journeys-service';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
+import { MemoryModule } from '@tenet/memory-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
@@ -42,6 +43,7 @@ export class AllInOneHostModule {
         GuidelineMatcherModule.forRoot(options),
         JourneyEngineModule,
         MeteringModule,
+        MemoryModule,
         ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
         ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
       ],
@@ -88,5 +90,17 @@ export class JourneyEngineHostModule {
       imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forMessaging(config), health, JourneyEngineModule],
       controllers: [HealthHttpController, MetricsHttpController],
     };
+  }
+}
+
+/**
+ * The memory and knowledge service alone: `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and the REST
+ * of knowledge sources and customer memory (`/knowledge/*`, `/customers/{id}/memory*` — route those paths here).
+ * It owns the knowledge index (SQLite in TENET_DATA_DIR, ADR 0016) and writes facts to the event log.
+ */
+@Module({})
+export class MemoryStoreHostModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return { module: MemoryStoreHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MemoryModule], controllers: [HealthHttpController, MetricsHttpController] };
   }
 }

@@ -1,4 +1,4 @@
-export { AllInOneHostModule, GatewayHostModule, JourneyEngineHostModule, MatcherHostModule, MeteringHostModule, type HostOptions } from './hosts.module.js';
+export { AllInOneHostModule, GatewayHostModule, JourneyEngineHostModule, MatcherHostModule, MemoryStoreHostModule, MeteringHostModule, type HostOptions } from './hosts.module.js';
 export { HealthHttpController } from './health.http.controller.js';
 export { MetricsHttpController } from './metrics.http.controller.js';
 export { closeOnSignals, startMessageHandlers } from './service-host.js';

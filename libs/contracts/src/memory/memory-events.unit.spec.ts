@@ -1,0 +1,18 @@
+import { FactRecordedV1, rpcValidator, toIntegrationEvent } from '../index.js';
+
+describe('memory integration events', () => {
+  const logged = (type: string, data: unknown, streamId = 'customer-memory:cust_42') => ({ id: 'e1', streamId, offset: 0, position: 7, type, data, recordedAt: '2026-11-23T10:00:00.000Z' });
+
+  it('publishes a customer memory event on tenet.v1.memory.<customer>.<name>, valid against its schema', () => {
+    const data = { factId: 'f1', customerId: 'cust_42', subject: 'customer', predicate: 'lives_in', object: 'Lyon', confidence: 0.9, source: { kind: 'operator' }, recordedAt: 1 };
+    const routed = toIntegrationEvent(logged('FactRecorded', data));
+    expect(routed?.subject).toBe('tenet.v1.memory.cust_42.fact_recorded');
+    expect(() => rpcValidator(FactRecordedV1)(routed?.payload)).not.toThrow();
+    expect(toIntegrationEvent(logged('FactForgotten', { factId: 'f1', customerId: 'cust_42', at: 2 }))?.subject).toBe('tenet.v1.memory.cust_42.fact_forgotten');
+  });
+
+  it('keeps other streams and unknown types private', () => {
+    expect(toIntegrationEvent(logged('FactRecorded', {}, 'usage-x'))).toBeUndefined();
+    expect(toIntegrationEvent(logged('SomethingElse', {}))).toBeUndefined();
+  });
+});

@@ -1,0 +1,42 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * Per-turn recall, answered by the memory store (queue group `memory-store`): the customer's current facts and
+ * the knowledge chunks most relevant to the message, within a token budget.
+ */
+export const MEMORY_RECALL_SUBJECT = 'tenet.rpc.v1.memory.recall';
+export const MEMORY_RECALL_QUEUE_GROUP = 'memory-store';
+
+export const RecallRequestV1 = Type.Object(
+  {
+    agent_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    message: Type.String({ minLength: 1, maxLength: 20_000 }),
+    max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Budget for facts + chunks together, estimated at 4 characters per token. */
+    max_tokens: Type.Optional(Type.Integer({ minimum: 50, maximum: 32_000 })),
+  },
+  { additionalProperties: false },
+);
+export type RecallRequestV1 = Static<typeof RecallRequestV1>;
+
+export const RecallResponseV1 = Type.Object(
+  {
+    facts: Type.Array(
+      Type.Object({ fact_id: Type.String(), subject: Type.String(), predicate: Type.String(), object: Type.String(), confidence: Type.Number(), recorded_at: Type.String() }, { additionalProperties: false }),
+    ),
+    sources: Type.Array(
+      Type.Object(
+        { source_id: Type.String(), chunk_id: Type.String(), title: Type.String(), url: Type.Union([Type.String(), Type.Null()]), heading: Type.String(), score: Type.Number(), chunk_text: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
+    estimated_tokens: Type.Integer({ minimum: 0 }),
+    /** True when facts or chunks were left out to stay within `max_tokens`. */
+    truncated: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export type RecallResponseV1 = Static<typeof RecallResponseV1>;

@@ -1,0 +1,110 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import type { SourceFormat } from '@tenet/memory-domain';
+import { invalid, memoryCall, notFound } from './http-errors.js';
+import type { KnowledgeSource } from './knowledge-index.port.js';
+import { KnowledgeService, type KnowledgeHit } from './knowledge.service.js';
+import { INGESTIBLE_FORMATS, KnowledgeSourceDto } from './memory.dto.js';
+
+export interface KnowledgeSourceView {
+  id: string;
+  title: string;
+  url: string | null;
+  format: SourceFormat;
+  agent_ids: string[];
+  chunk_count: number;
+  content_hash: string;
+  embedding_model: string;
+  ingested_at: string;
+}
+
+export interface KnowledgeHitView {
+  source_id: string;
+  chunk_id: string;
+  title: string;
+  url: string | null;
+  heading: string;
+  chunk_text: string;
+  score: number;
+}
+
+const MAX_RESULTS = 50;
+const DEFAULT_RESULTS = 5;
+
+const sourceView = (s: KnowledgeSource): KnowledgeSourceView => ({
+  id: s.sourceId,
+  title: s.title,
+  url: s.url ?? null,
+  format: s.format,
+  agent_ids: s.agentIds,
+  chunk_count: s.chunkCount,
+  content_hash: s.contentHash,
+  embedding_model: s.embeddingModel,
+  ingested_at: s.ingestedAt,
+});
+
+export const hitView = (h: KnowledgeHit): KnowledgeHitView => ({
+  source_id: h.sourceId,
+  chunk_id: h.chunkId,
+  title: h.title,
+  url: h.url ?? null,
+  heading: h.heading,
+  chunk_text: h.chunkText,
+  score: h.score,
+});
+
+/** Knowledge sources (seed 001): ingest JSON text/markdown/html, list, delete, hybrid search with sources. */
+@Controller('knowledge')
+export class KnowledgeHttpController {
+  constructor(private readonly knowledge: KnowledgeService) {}
+
+  /** Creates a source, or replaces one with `id` (its chunks swap atomically); 201 either way. */
+  @Post('sources')
+  @HttpCode(HttpStatus.CREATED)
+  async ingest(@Body() body: KnowledgeSourceDto): Promise<KnowledgeSourceView> {
+    if (!(INGESTIBLE_FORMATS as readonly string[]).includes(body.format))
+      throw new HttpException({ detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')} (PDF is not parsed yet)` }, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+    const source = await memoryCall(() =>
+      this.knowledge.ingest({
+        ...(body.id !== undefined ? { sourceId: body.id } : {}),
+        title: body.title,
+        ...(body.url !== undefined ? { url: body.url } : {}),
+        format: body.format as SourceFormat,
+        content: body.content,
+        agentIds: body.agent_ids ?? [],
+      }),
+    );
+    return sourceView(source);
+  }
+
+  @Get('sources')
+  async list(): Promise<KnowledgeSourceView[]> {
+    return (await this.knowledge.listSources()).map(sourceView);
+  }
+
+  @Get('sources/:sourceId')
+  async read(@Param('sourceId') id: string): Promise<KnowledgeSourceView> {
+    const source = await this.knowledge.getSource(id);
+    if (!source) throw notFound('knowledge source', id);
+    return sourceView(source);
+  }
+
+  @Delete('sources/:sourceId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async remove(@Param('sourceId') id: string): Promise<void> {
+    if (!(await this.knowledge.deleteSource(id))) throw notFound('knowledge source', id);
+  }
+
+  @Get('search')
+  async search(@Query('q') q?: string, @Query('agent_id') agentId?: string, @Query('max_results') maxResults?: string, @Query('threshold') threshold?: string): Promise<KnowledgeHitView[]> {
+    const problems: HttpException[] = [];
+    if (typeof q !== 'string' || q.trim() === '' || q.length > 2_000) problems.push(invalid(['query', 'q'], 'q must be a non-blank string of at most 2000 characters'));
+    const limit = maxResults === undefined ? DEFAULT_RESULTS : Number(maxResults);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RESULTS) problems.push(invalid(['query', 'max_results'], `max_results must be an integer 1-${MAX_RESULTS}`));
+    const floor = threshold === undefined ? 0 : Number(threshold);
+    if (threshold !== undefined && (threshold.trim() === '' || !Number.isFinite(floor) || floor < 0 || floor > 1)) problems.push(invalid(['query', 'threshold'], 'threshold must be a number from 0 to 1'));
+    if (agentId !== undefined && typeof agentId !== 'string') problems.push(invalid(['query', 'agent_id'], 'agent_id must be given once'));
+    if (problems[0]) throw problems.length === 1 ? problems[0] : new HttpException({ detail: problems.flatMap((p) => (p.getResponse() as { detail: unknown[] }).detail) }, HttpStatus.UNPROCESSABLE_ENTITY);
+    const hits = await this.knowledge.search({ query: q as string, ...(agentId ? { agentId } : {}), maxResults: limit, threshold: floor });
+    return hits.map(hitView);
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Global, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MEMORY_RECALL_SUBJECT, type RecallResponseV1 } from '@tenet/contracts';
+import { SqliteEventStore } from '@tenet/event-store';
+import { InProcessMessageBus, RemoteHandlerError, TenetTransport } from '@tenet/messaging';
+import { EVENT_STORE, PLATFORM_CONFIG } from '@tenet/platform-runtime';
+import { CustomerMemoryStore } from './customer-memory.store.js';
+import { KnowledgeService } from './knowledge.service.js';
+import { MemoryModule } from './memory.module.js';
+
+describe('memory recall over the bus (in-process bus, SQLite log and index)', () => {
+  let dir: string;
+  let app: INestApplication;
+  let bus: InProcessMessageBus;
+  let events: SqliteEventStore;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-recall-'));
+    events = SqliteEventStore.open({ dataDir: dir });
+    bus = new InProcessMessageBus();
+    @Global()
+    @Module({ providers: [{ provide: EVENT_STORE, useValue: events }, { provide: PLATFORM_CONFIG, useValue: { dataDir: dir } }], exports: [EVENT_STORE, PLATFORM_CONFIG] })
+    class FakePlatformTokens {}
+    @Module({ imports: [FakePlatformTokens, MemoryModule] })
+    class Host {}
+    app = await NestFactory.create(Host, { logger: false });
+    app.connectMicroservice({ strategy: new TenetTransport({ bus, serviceName: 'memory-store' }) });
+    await app.startAllMicroservices();
+    await app.init();
+    await app.get(KnowledgeService).ingest({ sourceId: 'help', title: 'Help', url: 'https://shop.example/help', format: 'markdown', content: `# Returns\nRefunds within 30 days of delivery.\n\n# Shipping\nDelivery takes 3 to 5 working days. ${'Parcels are tracked from the warehouse to your door. '.repeat(6)}` });
+    await app.get(CustomerMemoryStore).record('cust-1', { subject: 'customer', predicate: 'preferred_language', object: 'French', confidence: 0.9, source: { kind: 'operator' } });
+  });
+
+  afterEach(async () => {
+    await app.close();
+    await bus.close();
+    await events.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers facts and the relevant chunks with their sources', async () => {
+    const reply = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: 'can I get a refund?' });
+    expect(reply.facts.map((f) => f.object)).toEqual(['French']);
+    expect(reply.sources[0]).toMatchObject({ source_id: 'help', title: 'Help', url: 'https://shop.example/help', heading: 'Returns', chunk_text: 'Refunds within 30 days of delivery.' });
+    expect(reply.truncated).toBe(false);
+    expect(reply.estimated_tokens).toBeGreaterThan(0);
+  });
+
+  it('stays within max_tokens and says it left something out', async () => {
+    const reply = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: 'refund delivery', max_tokens: 50, threshold: 0 });
+    expect(reply.estimated_tokens).toBeLessThanOrEqual(50);
+    const full = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: 'refund delivery', threshold: 0 });
+    expect(full.sources.length).toBe(2);
+    expect(reply.sources.length + reply.facts.length).toBeLessThan(full.sources.length + full.facts.length);
+    expect(reply.truncated).toBe(true);
+  });
+
+  it('answers facts only for a blank message', async () => {
+    const reply = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: '   ' });
+    expect(reply).toMatchObject({ facts: [{ object: 'French' }], sources: [] });
+  });
+
+  it('refuses a request that breaks the contract', async () => {
+    const error = await bus.request(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', message: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RemoteHandlerError);
+    expect((error as RemoteHandlerError).remoteCode).toBe('CONTRACT.INVALID');
+    expect((error as Error).message).toContain('/message');
+  });
+});

@@ -1,0 +1,35 @@
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { EventStore } from '@tenet/event-store';
+import { createEmbeddingProvider } from '@tenet/llm';
+import { EVENT_STORE, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
+import { CustomerMemoryStore } from './customer-memory.store.js';
+import { KnowledgeHttpController } from './knowledge.http.controller.js';
+import { KnowledgeService } from './knowledge.service.js';
+import { MemoryRecallRpcController } from './memory-recall.rpc.controller.js';
+import { SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+
+const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
+
+/**
+ * The memory and knowledge service: REST (knowledge sources and search, customer facts) and the per-turn
+ * `tenet.rpc.v1.memory.recall` (queue group `memory-store`, answered once a TenetTransport is connected). Needs
+ * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir` in
+ * every mode until the Mongo adapter exists (ADR 0016).
+ */
+@Module({
+  controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController],
+  providers: [
+    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => new SqliteKnowledgeIndex({ dataDir: config.dataDir }), inject: [PLATFORM_CONFIG] },
+    { provide: KnowledgeService, useFactory: (index: SqliteKnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
+    { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
+  ],
+  exports: [KnowledgeService, CustomerMemoryStore],
+})
+export class MemoryModule implements OnApplicationShutdown {
+  constructor(@Inject(KNOWLEDGE_INDEX) private readonly index: SqliteKnowledgeIndex) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.index.close();
+  }
+}

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import type { EventStore } from '@tenet/event-store';
+import { startAllInOne } from '@tenet/hosts';
+import { MEMORY_RECALL_SUBJECT, type RecallResponseV1 } from '@tenet/contracts';
+import type { MessageBus } from '@tenet/messaging';
+import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { gatewayHttp, logHead } from './support/gateway-http.js';
+
+const handbook = `# Returns
+## Refund window
+You can get a refund within 30 days of delivery if the item is unused.
+
+# Shipping
+## Delivery times
+Standard delivery takes 3 to 5 working days.
+`;
+
+describe('memory and knowledge REST (issue 13)', () => {
+  let dir: string;
+  let app: INestApplication;
+  let url: string;
+  let store: EventStore;
+  const { call, details } = gatewayHttp(() => url);
+  const locs = async (path: string, method: string, body?: unknown): Promise<{ status: number; locs: unknown }> => {
+    const reply = await call(path, method, body);
+    return { status: reply.status, locs: Array.isArray((reply.body as { detail?: unknown }).detail) ? [...new Set(details(reply).map((d) => JSON.stringify(d.loc)))].map((l) => JSON.parse(l) as unknown) : (reply.body as { detail?: unknown }).detail };
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-memory-api-'));
+    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }));
+    store = app.get<EventStore>(EVENT_STORE);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('knowledge sources', () => {
+    it('ingests, lists, searches with sources, re-ingests and deletes', async () => {
+      const created = await call('/knowledge/sources', 'POST', { id: 'help', title: 'Help centre', url: 'https://shop.example/help', format: 'markdown', content: handbook });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ id: 'help', chunk_count: 2, agent_ids: [], url: 'https://shop.example/help' });
+      expect(((await call('/knowledge/sources')).body as { id: string }[]).map((s) => s.id)).toContain('help');
+
+      const search = await call('/knowledge/search?q=how%20long%20is%20delivery&max_results=1');
+      expect(search.status).toBe(200);
+      expect(search.body).toEqual([
+        expect.objectContaining({ source_id: 'help', title: 'Help centre', url: 'https://shop.example/help', heading: 'Shipping › Delivery times', chunk_text: expect.stringContaining('3 to 5') as unknown }),
+      ]);
+      const [hit] = search.body as { score: number }[];
+      expect(hit!.score).toBeGreaterThan(0);
+      expect(await call(`/knowledge/search?q=how%20long%20is%20delivery&threshold=${Math.min(1, hit!.score + 0.01)}`)).toMatchObject({ status: 200, body: [] });
+
+      await call('/knowledge/sources', 'POST', { id: 'help', title: 'Help centre', format: 'markdown', content: '# Returns\nRefunds within 60 days.' });
+      expect(((await call('/knowledge/search?q=refund&max_results=10')).body as { chunk_text: string }[]).map((h) => h.chunk_text)).toEqual(['Refunds within 60 days.']);
+
+      expect((await call('/knowledge/sources/help', 'DELETE')).status).toBe(204);
+      expect((await call('/knowledge/sources/help', 'DELETE')).status).toBe(404);
+      expect(await call('/knowledge/search?q=refund')).toMatchObject({ status: 200, body: [] });
+    });
+
+    it('scopes search to the agents a source is tagged with', async () => {
+      await call('/knowledge/sources', 'POST', { id: 'internal', title: 'Internal', format: 'text', content: 'Warranty override procedure.', agent_ids: ['agent-a'] });
+      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-b')).body as { source_id: string }[]).map((h) => h.source_id)).not.toContain('internal');
+      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-a')).body as { source_id: string }[]).map((h) => h.source_id)).toContain('internal');
+    });
+
+    it('refuses bad input naming the field, and PDF with 415 naming the supported formats', async () => {
+      expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown' })).toEqual({ status: 422, locs: [['body', 'content']] });
+      expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown', content: 'x', url: 'ftp://x' })).toEqual({ status: 422, locs: [['body', 'url']] });
+      expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown', content: '# Heading only' })).toEqual({ status: 422, locs: [['body', 'content']] });
+      const pdf = await call('/knowledge/sources', 'POST', { title: 'x', format: 'pdf', content: 'JVBERi0' });
+      expect(pdf.status).toBe(415);
+      expect(JSON.stringify(pdf.body)).toMatch(/markdown, html, text/);
+      expect(await locs('/knowledge/search', 'GET')).toEqual({ status: 422, locs: [['query', 'q']] });
+      expect(await locs('/knowledge/search?q=x&max_results=0&threshold=2', 'GET')).toEqual({ status: 422, locs: [['query', 'max_results'], ['query', 'threshold']] });
+    });
+  });
+
+  describe('customer memory', () => {
+    it('records, supersedes, answers now and at a time, and forgets', async () => {
+      const first = await call('/customers/cust-1/memory', 'POST', { id: 'f1', subject: 'customer', predicate: 'lives_in', object: 'Paris', confidence: 0.9 });
+      expect(first).toMatchObject({ status: 201, body: { fact: { id: 'f1', object: 'Paris', superseded_at: null }, superseded: [] } });
+      const between = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await call('/customers/cust-1/memory', 'POST', { id: 'f2', subject: 'customer', predicate: 'lives_in', object: 'Lyon' });
+      expect(second).toMatchObject({ status: 201, body: { fact: { id: 'f2', object: 'Lyon', confidence: 1 }, superseded: ['f1'] } });
+
+      expect(((await call('/customers/cust-1/memory')).body as { object: string }[]).map((f) => f.object)).toEqual(['Lyon']);
+      expect(((await call(`/customers/cust-1/memory?at=${encodeURIComponent(between)}`)).body as { object: string }[]).map((f) => f.object)).toEqual(['Paris']);
+
+      expect((await call('/customers/cust-1/memory/f2', 'DELETE')).status).toBe(204);
+      expect((await call('/customers/cust-1/memory')).body).toEqual([]);
+      expect((await call('/customers/cust-1/memory/f2', 'DELETE')).status).toBe(204);
+      expect((await call('/customers/cust-1/memory/nope', 'DELETE')).status).toBe(404);
+    });
+
+    it('refuses bad facts naming the field and writes nothing', async () => {
+      const head = await logHead(store);
+      expect(await locs('/customers/cust-2/memory', 'POST', { subject: 'customer', predicate: 'lives_in' })).toEqual({ status: 422, locs: [['body', 'object']] });
+      expect(await locs('/customers/cust-2/memory', 'POST', { subject: 'c', predicate: 'p', object: 'o', confidence: 2 })).toEqual({ status: 422, locs: [['body', 'confidence']] });
+      expect(await locs('/customers/cust-2/memory', 'POST', { subject: '  ', predicate: 'p', object: 'o' })).toEqual({ status: 422, locs: [['body', 'subject']] });
+      expect(await locs('/customers/cust-2/memory?at=yesterday', 'GET')).toEqual({ status: 422, locs: [['query', 'at']] });
+      expect(await logHead(store)).toBe(head);
+    });
+  });
+
+  it('answers the per-turn recall in-process in the all-in-one host', async () => {
+    await call('/knowledge/sources', 'POST', { id: 'recall-src', title: 'Returns', url: 'https://shop.example/returns', format: 'markdown', content: '# Refunds\nRefunds are paid within 5 days.' });
+    await call('/customers/cust-9/memory', 'POST', { subject: 'customer', predicate: 'plan', object: 'premium' });
+    const reply = await app.get<MessageBus>(MESSAGE_BUS).request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'agent-x', customer_id: 'cust-9', message: 'when is my refund paid?' });
+    expect(reply.facts.map((f) => f.object)).toEqual(['premium']);
+    expect(reply.sources[0]).toMatchObject({ source_id: 'recall-src', heading: 'Refunds', url: 'https://shop.example/returns' });
+  });
+});
