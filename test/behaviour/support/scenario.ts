@@ -34,6 +34,20 @@ export interface ContextVariableSpec {
   everyone?: unknown;
 }
 
+/**
+ * A journey of the scenario's agent (seed 000 §4): `conditions` are keys of condition guidelines in `given.guidelines`
+ * (created with the scenario's ids, so provider requests stay the same on every run), attached with Parlant's
+ * `PATCH /journeys/{id}` `conditions.add`.
+ */
+export interface JourneySpec {
+  title: string;
+  conditions: string[];
+  steps: { id: string; name?: string; kind: 'chat' | 'tool' | 'fork' | 'final'; instruction?: string; tool?: string; required_context?: string[] }[];
+  transitions: { from: string; to: string; condition?: string; priority?: number }[];
+  initial_step: string;
+  priority?: number;
+}
+
 export interface ScenarioWorld {
   /** Extra fields of the agent (composition_mode, tools, matching, no_match_message, …). */
   agent?: Record<string, unknown>;
@@ -44,6 +58,10 @@ export interface ScenarioWorld {
   terms?: { name: string; description: string; synonyms?: string[] }[];
   /** Context variables by name. */
   context?: Record<string, ContextVariableSpec>;
+  /** Extra fields of the session (`config`, …). */
+  session?: Record<string, unknown>;
+  /** Journeys by key (the journey's id is the scenario's slug and the key). */
+  journeys?: Record<string, JourneySpec>;
 }
 
 /** Something that happens between customer messages. */
@@ -91,6 +109,10 @@ export interface TurnOutcome {
   /** Each top match's reasoning and `matched_context`, by key. */
   details: Record<string, { score: number; reasoning: string; matched_context: Record<string, unknown>; previously_applied: boolean }>;
   ready: Record<string, unknown>;
+  /** Journeys whose conditions matched this turn, by key. */
+  matchedJourneys: string[];
+  /** Each journey's state after the turn, by key: `status@step` (e.g. `Active@ask_reason`). */
+  journeys: Record<string, string>;
 }
 
 export interface Scenario {
@@ -252,6 +274,16 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
         cannedKeys.set(created.id, key);
       }
       for (const t of given.terms ?? []) await call('POST', '/terms', { ...t, tags: [AGENT_TAG(agent.id)] });
+      const journeyKeys = new Map<string, string>();
+      for (const [key, j] of Object.entries(given.journeys ?? {})) {
+        const { conditions, steps, ...rest } = j;
+        const id = `${slug}-${key}`;
+        await call('POST', '/journeys', { id, description: j.title, conditions: [], ...rest, steps: steps.map((st) => ({ name: st.id.replace(/_/g, ' '), ...st })), tags: [AGENT_TAG(agent.id)] });
+        const missing = conditions.filter((c) => !ids.has(c));
+        if (missing.length > 0) throw new Error(`scenario "${scenario.title}": journey ${key} conditions ${missing.join(', ')} are no guideline keys`);
+        await call('PATCH', `/journeys/${id}`, { conditions: { add: conditions.map((c) => ids.get(c)) } });
+        journeyKeys.set(id, key);
+      }
       const variable = (name: string): string => {
         const id = variables.get(name);
         if (!id) throw new Error(`scenario "${scenario.title}": no context variable "${name}" in given.context`);
@@ -265,7 +297,7 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
         else for (const [key, patch] of Object.entries(step.patchGuidelines)) await call('PATCH', `/guidelines/${ids.get(key) ?? key}`, patch);
       };
 
-      const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id, customer_id: customer.id });
+      const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id, customer_id: customer.id, ...given.session });
       const toKey = (id: string): string => keys.get(id) ?? id;
       const turns: TurnOutcome[] = [];
       for (const step of scenario.when) {
@@ -304,6 +336,10 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
             ]),
           ),
           ready: ready as Record<string, unknown>,
+          matchedJourneys: ((ready as { matched_journeys?: string[] }).matched_journeys ?? []).map((id) => journeyKeys.get(id) ?? id),
+          journeys: Object.fromEntries(
+            ((ready as { journey_states?: { journey_id: string; status: string; step_id?: string }[] }).journey_states ?? []).map((st) => [journeyKeys.get(st.journey_id) ?? st.journey_id, `${st.status}@${st.step_id ?? ''}`]),
+          ),
         });
       }
       return turns;

@@ -11,6 +11,7 @@ import {
   type JourneyDefinition,
   type JourneyEvent,
   type JourneyState,
+  type JourneyStep,
 } from '@tenet/journeys-domain';
 
 type Reply = AdvanceJourneysReplyV1;
@@ -86,18 +87,25 @@ export class JourneyEngine {
     const status = current().status;
     const matched = request.matched.includes(journey.id);
     // A customer who comes back to an abandoned journey resumes it by answering its step (or matching it again).
-    if (matched || (status === 'Abandoned' && pendingOf(journey, current()).some((c) => request.evaluated[c] === true))) {
-      yield { type: 'Activate', journey, sessionId: request.session_id, now };
-    }
+    const resumes = status === 'Abandoned' && pendingOf(journey, current()).some((c) => request.evaluated[c] === true);
+    if (matched || resumes) yield { type: 'Activate', journey, sessionId: request.session_id, now };
+    // A journey that starts (over) this turn waits at its first step for the customer's answer: the conditions
+    // this turn evaluated belong to other steps, so no transition may be taken on them (nor a fallback one).
+    if (status !== 'Active' && status !== 'Abandoned') return;
     if (current().status !== 'Active') return;
     if (request.backtrack?.journey_id === journey.id) yield { type: 'Backtrack', journey, to: request.backtrack.to, now };
-    const state = current();
-    if (request.tool_result?.journey_id === journey.id && state.status === 'Active' && state.currentStep === request.tool_result.step_id) {
-      yield { type: 'CompleteToolStep', journey, result: request.tool_result.result, evaluated: request.evaluated, now };
+    const toolResult = request.tool_result?.journey_id === journey.id ? request.tool_result : undefined;
+    const atStep = (): JourneyStep | undefined => journey.steps.find((s) => s.id === (current() as Started).currentStep);
+    if (toolResult && atStep()?.id === toolResult.step_id && atStep()?.kind === 'tool') {
+      yield { type: 'CompleteToolStep', journey, result: toolResult.result, evaluated: request.evaluated, now };
       return;
     }
-    const step = journey.steps.find((s) => s.id === (current() as Started).currentStep);
-    if (step && step.kind !== 'tool') yield { type: 'Advance', journey, evaluated: request.evaluated, context: request.context, now };
+    const step = atStep();
+    if (!step || step.kind === 'tool') return;
+    yield { type: 'Advance', journey, evaluated: request.evaluated, context: request.context, now };
+    // The turn may already have run the tool of the step it just reached (the transition's guideline asked for it).
+    const reached = current().status === 'Active' ? atStep() : undefined;
+    if (toolResult && reached?.kind === 'tool' && reached.id === toolResult.step_id) yield { type: 'CompleteToolStep', journey, result: toolResult.result, evaluated: request.evaluated, now };
   }
 }
 

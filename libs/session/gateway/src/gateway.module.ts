@@ -14,6 +14,8 @@ import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
 import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
 import { GuidelinesRepository } from './guidelines/guidelines.repository.js';
+import { JourneyTimers } from './journeys/journey-timers.js';
+import { TurnJourneys } from './turns/turn-journeys.js';
 import { JourneyCatalog } from './journeys/journey-catalog.js';
 import { JourneysHttpController } from './journeys/journeys.http.controller.js';
 import { JourneysRepository } from './journeys/journeys.repository.js';
@@ -84,6 +86,8 @@ import { ServicesRepository } from './services/services.repository.js';
     CannedResponsesRepository,
     JourneysRepository,
     JourneyCatalog,
+    JourneyTimers,
+    TurnJourneys,
     CapabilitiesRepository,
     EvaluationsService,
     ServicesRepository,

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { sessionStreamId, type SessionEventData } from '@tenet/contracts';
+import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
@@ -112,6 +112,16 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
+   * Appends records that are not client-visible events (the journey engine's `journey_transition`s) to the
+   * session stream, in order, and wakes long-polls. `expectedVersion` guards a writer outside the turn's lease
+   * (a journey timer) against a concurrent turn: on conflict nothing is written and the caller re-decides.
+   */
+  async appendRecords(sessionId: string, records: readonly { type: string; data: unknown }[], expectedVersion: ExpectedVersion = 'any'): Promise<void> {
+    const result = await this.store.append(sessionStreamId(sessionId), records.map((r) => ({ type: r.type, data: r.data })), { expectedVersion });
+    await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
+  }
+
+  /**
    * Matching events from `minOffset`; when none exist yet, waits up to `waitMs` for one to be appended
    * (by this process or any other). Resolves `undefined` on timeout.
    */
@@ -153,7 +163,8 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
     const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), { fromOffset: filter.minOffset })]);
     const edits = record?.edits ?? NO_EDITS;
-    return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+    // Journey records are the engine's state, not conversation events (published on tenet.v1.journey.…).
+    return events.filter((event) => event.type !== JOURNEY_TRANSITION_EVENT_TYPE && !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
   }
 
   /** The session stream's length now: the end of a deletion asked for at this moment. */

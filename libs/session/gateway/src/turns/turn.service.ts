@@ -1,11 +1,14 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
+  JOURNEYS_ADVANCE_SUBJECT,
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
   sessionStreamId,
   type CallUsageV1,
   type ComposeReplyReplyV1,
+  type AdvanceJourneysReplyV1,
+  type AdvanceJourneysRequestV1,
   type ComposeReplyRequestV1,
   type MatchGuidelinesReplyV1,
   type MatchGuidelinesRequestV1,
@@ -14,7 +17,7 @@ import {
 import type { EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
-import { appliedAfterReply, COMPOSITION_MODES, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { appliedAfterReply, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
@@ -27,6 +30,7 @@ import { modeChange, SessionsRepository } from '../sessions/sessions.repository.
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
+import { TurnJourneys, type JourneyProgress } from './turn-journeys.js';
 import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnCancelled, TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
@@ -112,6 +116,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     private readonly timers: SessionTimers,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
+    @Optional() private readonly journeyTurns?: TurnJourneys,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -245,7 +250,13 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
+    // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
+    const journeys = await this.journeyTurns?.begin(agent, session.view);
+    const journeyGuidelines = journeys?.guidelines() ?? [];
+    guidelines.push(...journeyGuidelines);
+    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines])]);
+    const matchResults: MatchGuidelinesReplyV1['result'][] = [];
+    const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
@@ -263,10 +274,15 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
+        ...(journeys?.activeJourney ? { active_journey: journeys.activeJourney } : {}),
       },
       billed,
       traceHeaders(),
-    );
+    ).then((reply) => {
+      // Journey conditions are evaluated, then left out of the ranking: they have no action to take a top-N place with.
+      matchResults.push(reply.result);
+      return journeys ? { ...reply, result: journeys.withoutConditions(reply.result, topN) } : reply;
+    });
     let matched = await match([]);
     matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
@@ -285,34 +301,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       const runs = this.runnableCalls(wanted, runnable, toolIssues);
       if (runs.length === 0) break;
       await status('processing', { stage: 'awaiting_tool', tool_ids: runs.map((r) => r.toolId) });
-      const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: trigger.correlation_id, agentId: agent.id })));
-      await this.events.append(
-        sessionId,
-        {
-          kind: 'tool',
-          source: 'ai_agent',
-          data: {
-            tool_calls: runs.map((r, i) => {
-              const result = results[i];
-              return {
-                tool_id: r.toolId,
-                arguments: r.args,
-                result:
-                  result?.status === 'succeeded' && result.result
-                    ? result.result
-                    : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
-              };
-            }),
-          },
-        },
-        trigger.correlation_id,
-      );
-      runs.forEach((r, i) => {
-        const result = results[i];
-        if (!result) return;
-        toolCalls.push({ tool_id: r.toolId, arguments: r.args, status: result.status, attempts: result.attempts, duration_ms: result.duration_ms, replayed: result.replayed, ...(result.error ? { error: result.error } : {}) });
-        toolResults.push(toOutcome(r.toolId, r.args, result));
-      });
+      const results = await this.callTools(sessionId, trigger.correlation_id, agent.id, runs, toolCalls, toolResults);
       const fatal = runs.findIndex((r, i) => results[i]?.status === 'failed' && !r.tool.allow_failure);
       if (fatal >= 0) throw new ToolCallFailedError(runs[fatal]?.toolId ?? '', results[fatal]?.error ?? { code: 'TOOLS.FAILED', message: 'failed' });
       await checkpoint();
@@ -321,11 +310,32 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       await checkpoint();
     }
 
+    // Journeys move on what the matcher evaluated; a tool step reached runs through the executor (turn-journeys.ts).
+    let journey: JourneyProgress | undefined;
+    if (journeys) {
+      journey = await journeys.advance((request) => deadline.request<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(JOURNEYS_ADVANCE_SUBJECT, request, async () => undefined, traceHeaders()), {
+        correlationId: trigger.correlation_id,
+        matches: matchResults,
+        context: contextValues,
+        now: Date.now(),
+        runTool: async (name, args) => {
+          const [run] = this.runnableCalls([{ tool_name: name, parameters: args }], runnable, toolIssues);
+          if (!run) return undefined;
+          const parameters = ((run.tool.parameters as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
+          // Only the tool's own parameters: the context holds every variable of the customer.
+          const picked = { ...run, args: Object.fromEntries(Object.entries(args).filter(([k]) => k in parameters)) };
+          const [result] = await this.callTools(sessionId, trigger.correlation_id, agent.id, [picked], toolCalls, toolResults);
+          return result ? { tool_id: run.toolId, status: result.status, result: result.result?.data ?? null } : undefined;
+        },
+      });
+      await checkpoint();
+    }
+
     await status('typing');
     const top = matched.result.top_matches;
     const byId = new Map(agentGuidelines.map((g) => [g.id, g]));
-    // Parlant: the most restrictive canned mode a matched guideline asks for overrides the agent's own.
-    const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), top.map((m) => byId.get(m.guideline_id)?.composition_mode));
+    // Parlant: the most restrictive canned mode a matched guideline (or the active journey) asks for overrides the agent's own.
+    const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), [...top.map((m) => byId.get(m.guideline_id)?.composition_mode), journey?.composition_mode]);
     const disambiguation = matched.result.disambiguation;
     const capabilities = await this.context.capabilities(agent.id);
     const composeTimer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
@@ -336,7 +346,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         agent: agentRef,
         message,
         history: turnHistory,
-        matched: disambiguation ? [] : top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])),
+        matched: disambiguation ? [] : [...top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])), ...(journey?.instruction ? [journey.instruction] : [])],
         composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
         field_values: { ...fieldValues(contextValues), ...toolFieldValues(toolResults) },
@@ -371,6 +381,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       turn_time_ms: Math.round(performance.now() - started),
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       ...(toolIssues.length > 0 ? { tool_issues: toolIssues } : {}),
+      ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
@@ -403,6 +414,46 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /**
+   * Runs tool calls through the executor and records them as one `tool` event in Parlant's shape (each result,
+   * or the error in its metadata); `calls` and `outcomes` collect them for `ready` and the model.
+   */
+  private async callTools(
+    sessionId: string,
+    correlationId: string,
+    agentId: string,
+    runs: ReturnType<TurnService['runnableCalls']>,
+    calls: TurnToolCall[],
+    outcomes: ToolOutcome[],
+  ): Promise<Awaited<ReturnType<typeof runToolCall>>[]> {
+    const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: correlationId, agentId })));
+    await this.events.append(
+      sessionId,
+      {
+        kind: 'tool',
+        source: 'ai_agent',
+        data: {
+          tool_calls: runs.map((r, i) => {
+            const result = results[i];
+            return {
+              tool_id: r.toolId,
+              arguments: r.args,
+              result: result?.status === 'succeeded' && result.result ? result.result : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
+            };
+          }),
+        },
+      },
+      correlationId,
+    );
+    runs.forEach((r, i) => {
+      const result = results[i];
+      if (!result) return;
+      calls.push({ tool_id: r.toolId, arguments: r.args, status: result.status, attempts: result.attempts, duration_ms: result.duration_ms, replayed: result.replayed, ...(result.error ? { error: result.error } : {}) });
+      outcomes.push(toOutcome(r.toolId, r.args, result));
+    });
+    return results;
+  }
+
   /** Records each call's tokens in the log (published to metering by the relay) with its estimated cost. */
   private async meter(agentId: string, sessionId: string, usage: readonly CallUsageV1[]): Promise<(CallUsageV1 & { cost_estimate_usd: number })[]> {
     const priced: (CallUsageV1 & { cost_estimate_usd: number })[] = [];
@@ -415,4 +466,16 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const later = await this.store.readStream(sessionStreamId(sessionId), { fromOffset: offset + 1 });
     return later.some((event) => event.type === 'message' && (event.data as SessionEventData).source === 'customer');
   }
+}
+
+/** Parlant's journey fields on `ready` (`matched_journeys`, `journey_states`) and Tenet's explanation of the step. */
+function journeyReadyFields(journey: JourneyProgress): Record<string, unknown> {
+  return {
+    matched_journeys: journey.matched,
+    journey_states: journey.states,
+    ...(journey.active ? { active_journey: journey.active } : {}),
+    ...(Object.keys(journey.evaluated).length > 0 ? { journey_conditions: journey.evaluated } : {}),
+    ...(journey.tool_step ? { journey_tool_step: journey.tool_step } : {}),
+    ...(journey.rejected.length > 0 ? { journey_rejections: journey.rejected } : {}),
+  };
 }
