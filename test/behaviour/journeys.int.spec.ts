@@ -250,4 +250,35 @@ behaviourSuite('journeys', [
       expect(turns[1]!.reply).not.toMatch(/returned/i);
     },
   },
+  {
+    title: 'a customer who goes quiet abandons the return, comes back with the order number and resumes at the recorded step',
+    given: { guidelines: { wantsReturn }, journeys: { returns } },
+    when: [RETURN, { journeyTimer: { journey: 'returns', timer: 'abandon', afterSecs: 3_600 } }, 'Hello again. My order number is 55555'],
+    then: (turns) => {
+      expect(turns[0]!.journeys['returns']).toBe('Active@ask_order');
+      expect(turns[1]!.journeys['returns']).toBe('Active@ask_reason');
+      expect(turns[1]!.ready['journey_events']).toEqual([
+        expect.objectContaining({ event: 'journey_activated', resumed: true, step: 'ask_order' }),
+        expect.objectContaining({ event: 'journey_transitioned', from: 'ask_order', to: 'ask_reason', cause: 'condition' }),
+      ]);
+      expect(turns[1]!.reply).toMatch(/returned/i);
+    },
+  },
+  {
+    title: 'an abandoned journey that expired starts over from its first step',
+    given: { guidelines: { wantsReturn }, journeys: { returns } },
+    when: [
+      RETURN,
+      ORDER,
+      { journeyTimer: { journey: 'returns', timer: 'abandon', afterSecs: 3_600 } },
+      { journeyTimer: { journey: 'returns', timer: 'expire', afterSecs: 200_000 } },
+      'Hello, I want to return an item',
+    ],
+    then: (turns) => {
+      expect(turns[1]!.journeys['returns']).toBe('Active@ask_reason');
+      expect(turns[2]!.journeys['returns']).toBe('Active@ask_order');
+      expect(turns[2]!.ready['journey_events']).toEqual([expect.objectContaining({ event: 'journey_activated', resumed: false, step: 'ask_order' })]);
+      expect(turns[2]!.reply).toMatch(/order number/i);
+    },
+  },
 ]);

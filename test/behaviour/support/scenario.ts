@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { createLlmProvider } from '@tenet/llm';
+import { JourneyTimers } from '@tenet/session-gateway';
 import { RecordedProvider } from './recorded-provider.js';
 
 /** A guideline of a scenario, referred to by its key in relationships, steps and expectations. */
@@ -73,7 +74,9 @@ export type WorldChange =
   /** `PATCH /agents/<id>`. */
   | { patchAgent: Record<string, unknown> }
   /** `PATCH /guidelines/<id>` by key. */
-  | { patchGuidelines: Record<string, Record<string, unknown>> };
+  | { patchGuidelines: Record<string, Record<string, unknown>> }
+  /** A journey timer fires `afterSecs` from now (the abandon or expiry timeout, without waiting it out). */
+  | { journeyTimer: { journey: string; timer: 'abandon' | 'expire'; afterSecs: number } };
 
 /** A customer message, or a change to the world before the next one. */
 export type Step = string | WorldChange;
@@ -294,6 +297,10 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
         if ('setContext' in step) for (const [name, data] of Object.entries(step.setContext)) await call('PUT', `/context-variables/${variable(name)}/${customer.id}`, { data });
         else if ('clearContext' in step) for (const name of step.clearContext) await call('DELETE', `/context-variables/${variable(name)}/${customer.id}`);
         else if ('patchAgent' in step) await call('PATCH', `/agents/${agent.id}`, step.patchAgent);
+        else if ('journeyTimer' in step) {
+          const { journey, timer, afterSecs } = step.journeyTimer;
+          await app.get(JourneyTimers).fire({ sessionId: session.id, journeyId: `${slug}-${journey}`, timer }, Date.now() + afterSecs * 1000);
+        }
         else for (const [key, patch] of Object.entries(step.patchGuidelines)) await call('PATCH', `/guidelines/${ids.get(key) ?? key}`, patch);
       };
 

@@ -13,7 +13,7 @@ import { JourneysRepository } from './journeys.repository.js';
 
 const QUEUE = 'journey-timers';
 
-interface JourneyTimerJob {
+export interface JourneyTimerJob {
   sessionId: string;
   journeyId: string;
   timer: 'abandon' | 'expire';
@@ -90,8 +90,11 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** A timer fired: the engine decides (an early or stale timer changes nothing) and its events are appended. */
-  private async fire(job: JourneyTimerJob): Promise<void> {
+  /**
+   * A timer fired: the engine decides (an early or stale timer changes nothing) and its events are appended.
+   * `now` is the clock's time (tests pass a later one instead of waiting out `abandon_after_secs`).
+   */
+  async fire(job: JourneyTimerJob, now = Date.now()): Promise<void> {
     const journey = await this.journeys.get(job.journeyId);
     if (!journey) return; // deleted meanwhile
     const stream = await this.store.readStream(sessionStreamId(job.sessionId));
@@ -103,7 +106,7 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
     const request: AdvanceJourneysRequestV1 = {
       session_id: job.sessionId,
       correlation_id: correlationId,
-      now: Date.now(),
+      now,
       journeys: [journeyDefinition(journey)],
       recorded: { [journey.id]: recorded[journey.id] ?? [] },
       matched: [],

@@ -56,6 +56,8 @@ export interface JourneyProgress {
   /** The journey conditions the matcher evaluated this turn, by text (what moved or did not move the journeys). */
   evaluated: Record<string, boolean>;
   states: AdvanceJourneysReplyV1['states'];
+  /** What happened to the journeys this turn, as published (activated/transitioned/completed; never their context). */
+  events: { journey_id: string; event: string; [field: string]: unknown }[];
   active?: { journey_id: string; step_id?: string };
   /** The active step's instruction: what the reply must do now (composed like a matched guideline's action). */
   instruction?: { guideline_id: string; action: string };
@@ -170,7 +172,7 @@ export class JourneyTurn {
     // A changed earlier answer: go back to the step where the other branch leaves (the first one, per journey).
     const backtrack = held.find((c) => c.kind === 'backtrack');
     const involved = this.definitions.filter((j) => this.recorded[j.id] !== undefined || matched.includes(j.id));
-    if (involved.length === 0) return { matched, evaluated, states: [], rejected: [] };
+    if (involved.length === 0) return { matched, evaluated, states: [], events: [], rejected: [] };
 
     const base: AdvanceJourneysRequestV1 = {
       session_id: this.sessionId,
@@ -210,6 +212,7 @@ export class JourneyTurn {
       matched,
       evaluated,
       states: reply.states,
+      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition']) })),
       ...(active ? { active } : {}),
       ...(journey && step?.instruction ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } } : {}),
       ...(journey?.composition_mode ? { composition_mode: journey.composition_mode } : {}),
@@ -256,3 +259,5 @@ function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyC
   });
   return out;
 }
+
+const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));

@@ -473,6 +473,7 @@ function journeyReadyFields(journey: JourneyProgress): Record<string, unknown> {
   return {
     matched_journeys: journey.matched,
     journey_states: journey.states,
+    ...(journey.events.length > 0 ? { journey_events: journey.events } : {}),
     ...(journey.active ? { active_journey: journey.active } : {}),
     ...(Object.keys(journey.evaluated).length > 0 ? { journey_conditions: journey.evaluated } : {}),
     ...(journey.tool_step ? { journey_tool_step: journey.tool_step } : {}),
