@@ -8,6 +8,8 @@ interface DemoDefinition {
   guidelines: { id: string; condition: string; action: string; priority: number; tools?: string[] }[];
   /** Between demo guidelines; created together with their source guideline. */
   relationships?: { source: string; target: string; kind: string }[];
+  /** Journeys of the agent (POST /journeys bodies); `requires_service`: left out when that service did not start. */
+  journeys?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
 }
 
 /** Bundled example tool services started by the host, by the name demo-agent.json refers to them. */
@@ -49,6 +51,13 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
   for (const relationship of (demo.relationships ?? []).filter((r) => createdNow.has(r.source))) {
     const related = await call('POST', '/relationships', { source_guideline: relationship.source, target_guideline: relationship.target, kind: relationship.kind });
     if (related.status !== 201) throw new Error(`demo relationship ${relationship.source} → ${relationship.target} rejected: ${related.status} ${await related.text()}`);
+  }
+  // Journeys last: their tool steps name the services' tools, and they apply to the agent by its tag.
+  for (const { requires_service: service, ...journey } of demo.journeys ?? []) {
+    if (service !== undefined && !registered.has(service)) continue;
+    if ((await call('GET', `/journeys/${journey.id}`)).status !== 404) continue;
+    const created = await call('POST', '/journeys', { ...journey, tags: [`agent:${demo.agent.id}`] });
+    if (created.status !== 201) throw new Error(`demo journey ${journey.id} rejected: ${created.status} ${await created.text()}`);
   }
   logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines — chat at ${baseUrl}/chat`);
   return demo.agent.id;

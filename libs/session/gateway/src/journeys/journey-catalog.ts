@@ -11,6 +11,7 @@ import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
 import type { JourneyCreationDto, JourneyRecord, JourneyStepDto, JourneyTimeoutsDto, JourneyTransitionDto, JourneyUpdateDto } from './journey.dto.js';
 import { JourneysRepository } from './journeys.repository.js';
+import { serviceToolId, ServicesRepository } from '../services/services.repository.js';
 
 /** `steps[2].required_context[0]` → `['body', 'steps', 2, 'required_context', 0]`, the loc Parlant's 422 carries. */
 export const violationDetail = (v: JourneyRuleViolation): ValidationDetail =>
@@ -64,6 +65,7 @@ export class JourneyCatalog {
     private readonly agents: AgentsRepository,
     private readonly variables: ContextVariablesRepository,
     private readonly tagRefs: TagReferences,
+    private readonly services: ServicesRepository,
   ) {}
 
   async create(input: JourneyCreationDto, now: Date): Promise<JourneyRecord> {
@@ -169,7 +171,8 @@ export class JourneyCatalog {
       (a) => journey.tags.length === 0 || journey.tags.includes(AGENT_TAG_PREFIX + a.id) || journey.tags.some((t) => a.tags.includes(t)) || a.journeys.includes(journey.id),
     );
     const refs: JourneyReferences = {
-      tools: new Set(agents.flatMap((a) => a.tools.map((t) => t.name))),
+      // A tool step runs an agent's tool by name, or a registered service's tool as `service:tool` (Parlant's ids).
+      tools: new Set([...agents.flatMap((a) => a.tools.map((t) => t.name)), ...(await this.services.list()).flatMap((s) => s.tools.map((t) => serviceToolId(s.name, t.name)))]),
       contextVariables: await this.variables.names(),
       guidelines: new Set((await this.guidelines.list()).map((g) => g.id)),
     };
