@@ -16,6 +16,12 @@ export const chatPage = (agentId: string): string => `<!doctype html>
   .ai_agent, .human_agent, .human_agent_on_behalf_of_ai_agent { background: #fff; border: 1px solid #dde1e8; border-bottom-left-radius: 4px; }
   .why { font-size: 12px; color: #5b6477; margin: -2px 0 10px; }
   .tool { font: 12px/1.4 ui-monospace, monospace; color: #34405a; background: #eef1f6; border-left: 3px solid #2f6fed; padding: 6px 10px; margin: -2px 0 10px; max-width: 78%; white-space: pre-wrap; word-break: break-word; }
+  #journey { padding: 8px 18px; background: #e9eefb; border-bottom: 1px solid #d3dcf3; font-size: 13px; color: #24324f; }
+  #journey[hidden] { display: none; }
+  #journey ol { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0 0; padding: 0; list-style: none; }
+  #journey li { color: #7a869f; }
+  #journey li.done { color: #24324f; }
+  #journey li.current { color: #2f6fed; font-weight: 600; }
   #status { height: 20px; padding: 0 18px; font-size: 13px; color: #5b6477; }
   form { display: flex; gap: 8px; padding: 12px 16px; background: #fff; border-top: 1px solid #dde1e8; }
   input { flex: 1; padding: 10px 12px; border: 1px solid #c8cdd8; border-radius: 8px; font: inherit; }
@@ -25,6 +31,7 @@ export const chatPage = (agentId: string): string => `<!doctype html>
 <body>
 <main>
   <header><strong id="title">Tenet</strong><small id="sub">connecting…</small></header>
+  <section id="journey" aria-label="Journey" hidden></section>
   <div id="log" aria-live="polite"></div>
   <div id="status"></div>
   <form id="form"><input id="text" autocomplete="off" placeholder="Type a message" aria-label="Message"><button>Send</button></form>
@@ -44,6 +51,29 @@ document.getElementById('title').textContent = agent.name;
 document.getElementById('sub').textContent = agent.description ?? '';
 const session = await api('POST', '/sessions', { agent_id: agentId, title: 'Browser chat' });
 let offset = 0;
+// The journey the agent is following, beside the conversation: its title, the steps walked and the current one.
+const journeys = new Map((await api('GET', '/journeys')).map((j) => [j.id, j]));
+const journeyPanel = document.getElementById('journey');
+const showJourney = (ready) => {
+  const states = ready?.journey_states;
+  if (!states) return;
+  const state = states.find((s) => s.journey_id === ready.active_journey?.journey_id) ?? states.find((s) => s.status === 'Active') ?? states.at(-1);
+  const journey = state && journeys.get(state.journey_id);
+  if (!journey) { journeyPanel.hidden = true; return; }
+  const stepName = (id) => journey.steps.find((st) => st.id === id)?.name ?? id;
+  journeyPanel.replaceChildren();
+  const title = document.createElement('strong');
+  title.textContent = '🧭 ' + journey.title + ' — ' + (state.status === 'Active' ? 'at ' + stepName(state.step_id) : state.status.toLowerCase());
+  const steps = document.createElement('ol');
+  for (const id of state.step_history) {
+    const li = document.createElement('li');
+    li.textContent = stepName(id);
+    li.className = id === state.step_id && state.status === 'Active' ? 'current' : 'done';
+    steps.append(li);
+  }
+  journeyPanel.append(title, steps);
+  journeyPanel.hidden = false;
+};
 // A turn's tool calls arrive before its reply; they are shown under the reply (by the turn's correlation id).
 const toolCalls = new Map();
 const showTools = (correlationId) => {
@@ -70,6 +100,7 @@ const showTools = (correlationId) => {
           statusLine.textContent = s === 'ready' || s === 'cancelled' ? '' : s === 'error' ? 'something went wrong' + (event.data.data?.tool_id ? ' (tool ' + event.data.data.tool_id + ' failed)' : '') : agent.name + ' is ' + s + awaiting + '…';
           if (s === 'error') showTools(event.correlation_id);
           const matched = event.data.data?.matched_guidelines;
+          if (s === 'ready') showJourney(event.data.data);
           if (s === 'ready' && matched?.length) add('why', 'followed: ' + matched.map((m) => m.guideline_id + ' (' + m.score.toFixed(2) + ')').join(', '));
         }
       }
