@@ -2,9 +2,7 @@
  * The demo return journey as a newcomer meets it: `npm start` (embedded, offline provider, demo agent and its
  * bundled order service), the customer walks the journey in `/chat` in headless Chromium — order number, the
  * order-lookup tool step through the tool executor, the refund-or-exchange fork — and the page shows the journey
- * and its current step beside the conversation (screenshot in tmp/screenshots/chat-journey.png). The journey's
- * published events reach the session stream's `tenet.v1.journey.…` mapping (checked through the log). Chromium
- * comes from CHROMIUM_PATH or /usr/bin/chromium; without one the browser part is skipped with a printed reason.
+ * and its current step beside the conversation (screenshot in tmp/screenshots/chat-journey.png). Chromium comes from CHROMIUM_PATH or /usr/bin/chromium; without one the browser part is skipped with a printed reason.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

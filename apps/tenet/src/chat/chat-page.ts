@@ -54,6 +54,8 @@ let offset = 0;
 // The journey the agent is following, beside the conversation: its title, the steps walked and the current one.
 const journeys = new Map((await api('GET', '/journeys')).map((j) => [j.id, j]));
 const journeyPanel = document.getElementById('journey');
+// A journey's condition guidelines are named after their journey (their ids are generated).
+const guidelineLabel = (id) => { const j = [...journeys.values()].find((x) => x.conditions.includes(id)); return j ? 'journey "' + j.title + '"' : id; };
 const showJourney = (ready) => {
   const states = ready?.journey_states;
   if (!states) return;
@@ -101,7 +103,7 @@ const showTools = (correlationId) => {
           if (s === 'error') showTools(event.correlation_id);
           const matched = event.data.data?.matched_guidelines;
           if (s === 'ready') showJourney(event.data.data);
-          if (s === 'ready' && matched?.length) add('why', 'followed: ' + matched.map((m) => m.guideline_id + ' (' + m.score.toFixed(2) + ')').join(', '));
+          if (s === 'ready' && matched?.length) add('why', 'followed: ' + matched.map((m) => guidelineLabel(m.guideline_id) + ' (' + m.score.toFixed(2) + ')').join(', '));
         }
       }
     } catch (error) { statusLine.textContent = String(error); await new Promise((r) => setTimeout(r, 2000)); }
