@@ -36,6 +36,9 @@ const guideline = (id: string, condition: string, action: string | undefined, ex
   ...extra,
 });
 
+/** A condition-only guideline (what a journey's condition is to the matcher). */
+export const guidelineOf = (id: string, condition: string): BenchGuideline => guideline(id, condition, undefined);
+
 const objectTool = (name: string, description: string, properties: Record<string, { type: string; description: string }>, required: string[]): BenchTool => ({
   name,
   description,

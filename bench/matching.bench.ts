@@ -56,7 +56,10 @@ import { LexicalIndex } from '../libs/matching/domain/src/lexical-ranking.js';
 import type { GuidelineMatcherOptions } from '../libs/matching/service/src/matcher-options.js';
 import { combineQueryVectors, prefilterQuery } from '../libs/matching/service/src/prefilter-query.js';
 import { ProviderRegistry } from '../libs/matching/service/src/provider-registry.js';
-import { agentOfSize, agentWithManyCritical, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
+import type { StoredEvent } from '@tenet/event-store';
+import type { JourneyRecord } from '../libs/session/gateway/src/journeys/journey.dto.js';
+import { JourneyTurn } from '../libs/session/gateway/src/turns/turn-journeys.js';
+import { agentOfSize, agentWithManyCritical, generatedGuideline, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
 
 /** Counts the matching calls and their prompt tokens, and remembers which guidelines each call was sent. */
 class CountingProvider implements LlmProvider {
@@ -570,6 +573,92 @@ for (const { mode, setup, replay } of CHECKS) {
   engineCheck[mode] = `${agree}/${labelledMessages.length}`;
   console.log(`engine check (${mode}): the engine sent exactly the replayed prefilter's guidelines for ${agree}/${labelledMessages.length} messages`);
 }
+
+// Journeys (issue 10): 0, 10 and 100 journeys on the 100-guideline agent. Each journey adds its condition guideline
+// (tagged `journey:<id>`, as the gateway sends it) and, for the one journey the session is in, the pending transition
+// conditions of its current step and the branches not taken — built by the gateway's own JourneyTurn from recorded
+// `journey_transition` records, with `active_journey` set. Journeys must not add matching calls, and tokens must
+// grow sub-linearly: condition guidelines go through the same prefilter as any guideline.
+const journeyRecord = (i: number): JourneyRecord => {
+  const topic = generatedGuideline((i * 7) % 900);
+  return {
+    id: `journey-${i}`,
+    title: `Journey ${i}`,
+    description: `Walk the customer through ${topic.condition.toLowerCase()}`,
+    conditions: [`journey-${i}-condition`],
+    tags: [],
+    labels: [],
+    priority: 0,
+    steps: [
+      { id: 'ask', name: 'ask', kind: 'chat', instruction: `Ask for the reference of the ${i}th request`, required_context: [], guidelines: [] },
+      { id: 'fork', name: 'fork', kind: 'fork', instruction: 'Ask whether they want to continue or cancel', required_context: [], guidelines: [] },
+      { id: 'go', name: 'go', kind: 'chat', instruction: 'Confirm the request', required_context: [], guidelines: [] },
+      { id: 'stop', name: 'stop', kind: 'chat', instruction: 'Cancel the request', required_context: [], guidelines: [] },
+      { id: 'done', name: 'done', kind: 'final', required_context: [], guidelines: [] },
+    ],
+    transitions: [
+      { from: 'ask', to: 'fork', condition: `The customer gave the reference of request ${i}`, priority: 0 },
+      { from: 'fork', to: 'go', condition: 'The customer wants to continue', priority: 0 },
+      { from: 'fork', to: 'stop', condition: 'The customer wants to cancel', priority: 0 },
+      { from: 'go', to: 'done', priority: 0 },
+      { from: 'stop', to: 'done', priority: 0 },
+    ],
+    initial_step: 'ask',
+    timeouts: { abandon_after_secs: 1800, expire_after_secs: 86400 },
+    creation_utc: '2026-11-26T00:00:00.000Z',
+    modified_utc: '2026-11-26T00:00:00.000Z',
+  };
+};
+/** The session is in journey 0, past its fork (so it has a pending condition-less step and a branch not taken). */
+const inJourney = (journeyId: string): StoredEvent[] =>
+  [
+    { event: 'journey_activated', journeyId, sessionId: 's', step: 'ask', resumed: false, at: 1 },
+    { event: 'journey_transitioned', journeyId, from: 'ask', to: 'fork', cause: 'condition', context: {}, at: 2 },
+  ].map(({ event, ...data }, offset) => ({
+    id: `e${offset}`,
+    streamId: 'session-s',
+    offset,
+    position: offset + 1,
+    type: 'journey_transition',
+    data: { session_id: 's', source: 'system', correlation_id: 'c', data: { ...data, event, journey_id: journeyId } },
+    metadata: {},
+    recordedAt: '2026-11-26T00:00:00.000Z',
+  })) as StoredEvent[];
+const journeyRows: Record<string, unknown>[] = [];
+for (const count of [0, 10, 100]) {
+  const base = agentOfSize(100);
+  const records = Array.from({ length: count }, (_, i) => journeyRecord(i));
+  const turn = count > 0 ? new JourneyTurn('s', records, inJourney('journey-0'), undefined as never, undefined as never) : undefined;
+  const conditionGuidelines = records.map((r, i) => ({ ...guidelineOf(`journey-${i}-condition`, `The customer wants help with request ${i}: ${generatedGuideline((i * 7) % 900).condition.toLowerCase()}`), tags: [`journey:${r.id}`] }));
+  const agent: BenchAgent = { ...base, guidelines: [...base.guidelines, ...conditionGuidelines, ...((turn?.guidelines() ?? []) as BenchAgent['guidelines'])] };
+  const { matcher, counting } = newMatcher();
+  const stats: TurnStats[] = [];
+  for (let i = 0; i <= TURNS; i++) {
+    const request = { ...requestFor(agent, turnMessage(i), `journeys-${count}-${i}`), ...(turn?.activeJourney ? { active_journey: turn.activeJourney } : {}) };
+    const t = await timedTurn(matcher, counting, request);
+    if (i > 0) stats.push(t); // the first turn embeds the agent (cold)
+  }
+  const row = {
+    dimension: 'journeys',
+    guidelines: 100,
+    journeys: count,
+    journey_guidelines_added: agent.guidelines.length - base.guidelines.length,
+    llm_calls_per_turn: round(mean(stats.map((t) => t.calls))),
+    llm_calls_max: Math.max(...stats.map((t) => t.calls)),
+    prompt_tokens_per_turn: Math.round(mean(stats.map((t) => t.tokens))),
+    guidelines_sent_per_turn: round(mean(stats.map((t) => t.kept)), 1),
+    p50_ms: round(percentile(stats.map((t) => t.ms), 50)),
+    turns: TURNS,
+  };
+  journeyRows.push(row);
+  console.log(JSON.stringify(row));
+}
+{
+  const at = (n: number): number => Number(journeyRows.find((r) => r['journeys'] === n)?.['prompt_tokens_per_turn'] ?? NaN);
+  const maxJourneyCalls = Math.max(...journeyRows.map((r) => Number(r['llm_calls_max'])));
+  console.log(`target: matching calls per turn with 0/10/100 journeys ≤ 3: ${maxJourneyCalls <= 3 ? 'met' : 'NOT met'} (max ${maxJourneyCalls}); prompt tokens 100 vs 10 journeys: ${round(at(100) / at(10))}× for 10× the journeys (${at(0)} with none)`);
+}
+rows.push(...journeyRows);
 
 // The issue's format: a list of { guidelines, llm_calls_per_turn, prompt_tokens_per_turn, p50_ms } (plus detail
 // columns), one row per agent size. Everything else the run measured goes next to it.

@@ -87,24 +87,24 @@ describe('npm start: the demo return journey', () => {
       const say = async (text: string, replies: number): Promise<void> => {
         await page.fill('#text', text);
         await page.click('button');
-        await page.waitForFunction((n) => document.querySelectorAll('.msg.ai_agent').length >= n, replies, { timeout: 60_000 });
+        await page.waitForFunction(`document.querySelectorAll('.msg.ai_agent').length >= ${replies}`, undefined, { timeout: 60_000 });
       };
       await say('Hi, I want to return an order', 1);
       await page.waitForSelector('#journey:not([hidden])');
       expect(await page.textContent('#journey')).toContain('Return an order — at Order number');
       await say('My order number is 55555', 2);
-      await page.waitForFunction(() => document.querySelector('#journey')?.textContent?.includes('at Reason'), undefined, { timeout: 30_000 });
+      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Reason')`, undefined, { timeout: 30_000 });
       // The tool step ran through the executor against the bundled order service, shown under the reply.
       expect(await page.textContent('#log')).toMatch(/acme-orders:get_order_status\(\{"order_id":"55555"\}\)/);
       await say('It was too small', 3);
       await say('I would like an exchange please', 4);
-      await page.waitForFunction(() => document.querySelector('#journey')?.textContent?.includes('at Exchange'), undefined, { timeout: 30_000 });
+      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Exchange')`, undefined, { timeout: 30_000 });
       const steps = await page.$$eval('#journey li', (items) => items.map((li) => `${li.className}:${li.textContent ?? ''}`));
       expect(steps).toEqual(['done:Order number', 'done:Look up the order', 'done:Reason', 'done:Refund or exchange', 'current:Exchange']);
       mkdirSync(screenshots, { recursive: true });
       await page.screenshot({ path: join(screenshots, 'chat-journey.png') });
       await say('thanks', 5);
-      await page.waitForFunction(() => document.querySelector('#journey')?.textContent?.includes('completed'), undefined, { timeout: 30_000 });
+      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('completed')`, undefined, { timeout: 30_000 });
     } finally {
       await browser.close();
     }
