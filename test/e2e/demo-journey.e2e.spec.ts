@@ -73,6 +73,18 @@ describe('npm start: the demo return journey', () => {
     expect(String(mermaid)).toContain('stateDiagram');
     await client.journeys.delete(created.id);
     await expect(client.journeys.retrieve(created.id)).rejects.toMatchObject({ statusCode: 404 });
+
+    // A session inside the demo journey: the client lists its events (it refuses kinds it does not know, so the
+    // journey's own records stay out of the listing) and the ready status carries Parlant's journey fields.
+    const session = await client.sessions.create({ agentId: 'demo-support', customerId: 'guest' });
+    await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'Hi, I want to return an order' });
+    let events = await client.sessions.listEvents(session.id, { minOffset: 0, waitForData: 30 });
+    while (!events.some((e) => e.kind === 'status' && (e.data as { status: string }).status === 'ready')) {
+      events = [...events, ...(await client.sessions.listEvents(session.id, { minOffset: events.at(-1)!.offset + 1, waitForData: 30 }))];
+    }
+    expect(new Set(events.map((e) => e.kind))).toEqual(new Set(['message', 'status']));
+    const ready = events.find((e) => e.kind === 'status' && (e.data as { status: string }).status === 'ready')!;
+    expect((ready.data as { data: Record<string, unknown> }).data).toMatchObject({ matched_journeys: ['demo-return'], journey_states: [{ journey_id: 'demo-return', status: 'Active', step_id: 'ask_order' }] });
   });
 
   const browserTest = existsSync(chromiumPath) ? it : it.skip;

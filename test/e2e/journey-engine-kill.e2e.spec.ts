@@ -63,10 +63,12 @@ describe('journey engine: kill -9 mid-journey (separate processes, own NATS and 
     stack = runCommand(scripts['start:distributed']!, { cwd: root, env });
     const running = stack;
     const gateway = `http://127.0.0.1:${port}`;
-    await waitHealthy(gateway, running);
-    await waitHealthy(`http://127.0.0.1:${port + 1}`, running); // matcher-1
-    await waitHealthy(`http://127.0.0.1:${port + 19}`, running); // journey engine
-    await waitHealthy(`http://127.0.0.1:${port + 20}`, running); // tools-1
+    // Six processes transpile and boot at once: on a loaded 2-core machine that takes minutes, not seconds.
+    const boot = 240_000;
+    await waitHealthy(gateway, running, boot);
+    await waitHealthy(`http://127.0.0.1:${port + 1}`, running, boot); // matcher-1
+    await waitHealthy(`http://127.0.0.1:${port + 19}`, running, boot); // journey engine
+    await waitHealthy(`http://127.0.0.1:${port + 20}`, running, boot); // tools-1
 
     const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${gateway}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -126,5 +128,5 @@ describe('journey engine: kill -9 mid-journey (separate processes, own NATS and 
 
     const last = await say('Yes I confirmed the reservation');
     expect(stepOf(last)).toBe('Completed@booked');
-  }, 400_000);
+  }, 600_000);
 });
