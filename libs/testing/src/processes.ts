@@ -57,8 +57,11 @@ export async function freePortRange(count: number): Promise<number> {
   }
 }
 
-/** Waits until `url`/healthz answers 200 and returns its body; fails with the command's output if it never does. */
-export async function waitHealthy(url: string, running: RunningCommand, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+/**
+ * Waits until `url`/healthz answers 200 and returns its body; fails with the command's output if it never does.
+ * The default allows a slow boot: several processes transpiling at once on a loaded 2-core machine take minutes.
+ */
+export async function waitHealthy(url: string, running: RunningCommand, timeoutMs = 240_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
