@@ -55,6 +55,9 @@ export {
 export { toIntegrationEvent } from './routing.js';
 export {
   CallUsageV1,
+  CheckCoherenceReplyV1,
+  CheckCoherenceRequestV1,
+  MATCHER_CHECK_COHERENCE_SUBJECT,
   ComposeReplyReplyV1,
   ComposeReplyRequestV1,
   MATCHER_COMPOSE_SUBJECT,

@@ -15,11 +15,11 @@ export class UsageStreamSink implements UsageSink {
     private readonly prices: PriceTable,
   ) {}
 
-  /** A call the matcher made for a turn, as it reported it in its reply; resolves to its estimated cost. */
-  async recordCall(agentId: string, sessionId: string, usage: CallUsageV1): Promise<number> {
+  /** A call the matcher made for a turn (or an evaluation: no session), as it reported it; resolves to its estimated cost. */
+  async recordCall(agentId: string, sessionId: string | undefined, usage: CallUsageV1): Promise<number> {
     await this.record({
       agentId,
-      sessionId,
+      ...(sessionId !== undefined ? { sessionId } : {}),
       purpose: usage.purpose,
       provider: usage.provider,
       model: usage.model,
