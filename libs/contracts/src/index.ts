@@ -23,6 +23,14 @@ export {
   toSessionModeChangedEvent,
   type SessionModeChangedData,
 } from './session/session-mode-changed.v1.js';
+export {
+  SESSION_DELETED_EVENT_TYPE,
+  SESSION_EVENTS_DELETED_EVENT_TYPE,
+  SessionDeletedV1,
+  SessionEventsDeletedV1,
+  sessionDeletionContracts,
+  toSessionDeletionEvent,
+} from './session/session-deletions.v1.js';
 export { allContracts, contractFor } from './registry.js';
 export {
   JOURNEY_EVENT_NAMES,
