@@ -2,6 +2,7 @@ import { LLM_USAGE_EVENT_TYPE, usageStreamId, type CallUsageV1, type LlmUsageDat
 import type { EventStore } from '@tenet/event-store';
 import type { UsageRecord, UsageSink } from '@tenet/llm';
 import { estimateCostUsd, type PriceTable } from '@tenet/metering-domain';
+import { traceHeaders } from '@tenet/observability';
 
 /**
  * Where the gateway records the LLM calls a turn made (the matcher reports each call's tokens in its reply):
@@ -46,7 +47,9 @@ export class UsageStreamSink implements UsageSink {
       latency_ms: Math.round(usage.latencyMs * 1000) / 1000,
       ...(usage.fallbackFrom !== undefined ? { fallback_from: usage.fallbackFrom } : {}),
     };
-    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record }]);
+    // Inside a traced turn, the trace context rides along: metering's span of this record joins the turn's trace.
+    const trace_context = traceHeaders();
+    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record, ...(Object.keys(trace_context).length > 0 ? { metadata: { trace_context } } : {}) }]);
   }
 }
 

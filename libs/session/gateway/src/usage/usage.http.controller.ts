@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import type { UsageSummary } from '@tenet/metering-domain';
+import { traced, traceHeaders } from '@tenet/observability';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
@@ -44,7 +45,7 @@ export class UsageHttpController {
     // `_evaluations`: the calls evaluations made, which belong to no agent.
     if (agentId !== EVALUATIONS_USAGE_ID && !(await this.agents.get(agentId))) throw notFound('agent', agentId);
     const request: UsageSummaryRequestV1 = { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}) };
-    const summary = await this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000 });
+    const summary = await traced('tenet.usage.summary', { 'tenet.agent_id': agentId }, () => this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000, headers: traceHeaders() }));
     return { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}), ...summary };
   }
 }
