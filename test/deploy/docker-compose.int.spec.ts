@@ -16,7 +16,7 @@ const tenet = Object.entries(compose.services).filter(([, s]) => s.image === 'te
 describe('docker-compose.yml', () => {
   it('uses the Compose specification (no version key) and builds the Tenet image once', () => {
     expect(compose.version).toBeUndefined();
-    expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'metering', 'session-gateway', 'tool-executor']);
+    expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
     expect(Object.values(compose.services).filter((s) => s.build !== undefined)).toHaveLength(1);
   });
 
@@ -29,10 +29,17 @@ describe('docker-compose.yml', () => {
     for (const service of Object.values(compose.services)) expect(service.restart).toBe('unless-stopped');
   });
 
-  it('publishes only the gateway and passes the LLM settings to the matcher', () => {
+  it('publishes only the Tenet APIs (gateway, memory store), never a backing service, and passes the LLM settings to the matcher', () => {
     const published = Object.entries(compose.services).filter(([, s]) => s.ports).map(([name]) => name);
-    expect(published).toEqual(['session-gateway']);
+    expect(published.sort()).toEqual(['memory-store', 'session-gateway']);
     expect(Object.keys(compose.services['guideline-matcher']!.environment ?? {})).toEqual(expect.arrayContaining(['TENET_LLM_PROVIDER', 'TENET_LLM_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']));
+  });
+
+  it('keeps the memory store\'s knowledge index on a named volume at its data dir', () => {
+    const store = compose.services['memory-store'] as ComposeService & { volumes?: string[] };
+    expect(store.environment?.['TENET_DATA_DIR']).toBe('/data');
+    expect(store.volumes).toEqual(['memory-data:/data']);
+    expect(store.environment?.['MONGO_URL']).toMatch(/\/tenet-memory\?/);
   });
 
   it('pins every image to a version', () => {

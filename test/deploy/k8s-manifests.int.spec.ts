@@ -13,7 +13,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { NetworkPolicy, Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { readYamlDocuments, render, strategicMerge, type Manifest } from './kustomize.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -23,6 +23,7 @@ const models: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Secret': Secret,
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'apps/v1/Deployment': Deployment,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
@@ -64,7 +65,7 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   });
 
   it('runs every service from the one pinned image, by its compiled entry point', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'metering', 'session-gateway', 'tool-executor']);
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
     for (const deployment of deployments) {
       const [container] = podSpec(deployment).containers;
       expect(container!.image).toMatch(/^registry\.example\.com\/tenet:\d+\.\d+\.\d+$/);
@@ -111,6 +112,31 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
     const scalers = Object.fromEntries(byKind(objects, 'ScaledObject').map((s) => [(s['spec'] as { scaleTargetRef: { name: string } }).scaleTargetRef.name, (s['spec'] as { triggers: { type: string; metadata: Record<string, string> }[] }).triggers]));
     expect(scalers['guideline-matcher']).toEqual([expect.objectContaining({ type: 'prometheus', metadata: expect.objectContaining({ query: expect.stringContaining('tenet_matcher_in_flight_requests') }) })]);
     expect(scalers['tool-executor']).toEqual([expect.objectContaining({ type: 'redis', metadata: expect.objectContaining({ listName: 'tenet:tool-calls:wait' }) })]);
+  });
+
+  it('runs the memory store as a singleton on a persistent claim, routes its REST to it and lets traffic reach it', () => {
+    const store = deployments.find((d) => d.metadata.name === 'memory-store')!;
+    const spec = store['spec'] as { replicas: number; strategy: { type: string }; template: { spec: { volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[]; containers: Container[] } } };
+    // The knowledge index is one SQLite file (ADR 0016): never two pods on it, and it survives a restart.
+    expect(spec.replicas).toBe(1);
+    expect(spec.strategy.type).toBe('Recreate');
+    const claim = spec.template.spec.volumes.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName;
+    expect(byKind(objects, 'PersistentVolumeClaim').map((c) => c.metadata.name)).toEqual([claim]);
+    expect(JSON.stringify(spec.template.spec.containers[0]!)).toContain('"mountPath":"/data"');
+    // The memory REST paths go to the memory store, everything else to the gateway.
+    const paths = byKind(objects, 'Ingress').flatMap((i) => (i['spec'] as { rules: { http: { paths: { path: string; backend: { service: { name: string } } }[] } }[] }).rules.flatMap((r) => r.http.paths));
+    const routed = (path: string) => paths.filter((p) => (p.path.includes('[') ? new RegExp(`^${p.path}`).test(path) : path.startsWith(p.path))).sort((a, b) => b.path.length - a.path.length)[0]?.backend.service.name;
+    expect(routed('/knowledge/sources')).toBe('memory-store');
+    expect(routed('/customers/c-1/memory/f-1')).toBe('memory-store');
+    expect(routed('/customers/c-1')).toBe('session-gateway');
+    // Under default deny: the ingress controller reaches its port, and Prometheus scrapes every Deployment's port.
+    const policies = byKind(objects, 'NetworkPolicy').map((p) => p['spec'] as { podSelector: { matchLabels?: Record<string, string> }; ingress?: { ports: { port: number }[] }[] });
+    expect(policies.some((p) => p.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'memory-store' && p.ingress?.some((rule) => rule.ports.some((port) => port.port === 8806)))).toBe(true);
+    const scraped = policies.filter((p) => p.podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'tenet').flatMap((p) => p.ingress ?? []).flatMap((rule) => rule.ports.map((port) => port.port));
+    for (const deployment of deployments) {
+      const annotations = (deployment['spec'] as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata.annotations;
+      expect(scraped).toContain(Number(annotations['prometheus.io/port']));
+    }
   });
 
   it('denies traffic by default and never references an undefined Secret without optional', () => {

@@ -79,7 +79,28 @@ describe('toSessionModeChangedEvent', () => {
 
   it('keeps every other session-record event private', () => {
     expect(toSessionModeChangedEvent(stored(sessionMetaStreamId('s1'), 'SessionEventsDeleted'))).toBeUndefined();
+    expect(toIntegrationEvent(stored(sessionMetaStreamId('s1'), 'SessionEventPatched'))).toBeUndefined();
     expect(toIntegrationEvent(stored(sessionMetaStreamId('s1'), 'SessionUpdated'))).toBeUndefined();
     expect(toSessionModeChangedEvent(stored('agent-a1', SESSION_MODE_CHANGED_EVENT_TYPE))).toBeUndefined();
+  });
+});
+
+describe('toSessionDeletionEvent', () => {
+  const stored = (type: string, data: unknown) => ({ id: 'evt_10', streamId: sessionMetaStreamId('s1'), offset: 5, position: 41, type, data, recordedAt: '2026-11-23T10:00:00.000Z' });
+  const valid = (type: string, payload: unknown) => ajv.compile(allContracts.find((c) => c.type === type)!.schema)(payload);
+
+  it('publishes a session tombstone as session.deleted, naming the session from its stream when an older tombstone has no data', () => {
+    const mapped = toIntegrationEvent(stored('SessionDeleted', { session_id: 's1', agent_id: 'a1', customer_id: 'guest' }));
+    expect(mapped).toMatchObject({ subject: 'tenet.v1.session.s1.deleted', payload: { type: 'session.deleted', version: 1, data: { session_id: 's1', agent_id: 'a1', customer_id: 'guest' } } });
+    expect(valid('session.deleted', mapped?.payload)).toBe(true);
+    const older = toIntegrationEvent(stored('SessionDeleted', {}));
+    expect(older?.payload).toMatchObject({ data: { session_id: 's1' } });
+    expect(valid('session.deleted', older?.payload)).toBe(true);
+  });
+
+  it('publishes deleted events as session.events_deleted with the hidden range', () => {
+    const mapped = toIntegrationEvent(stored('SessionEventsDeleted', { min_offset: 2, before_offset: 7 }));
+    expect(mapped).toMatchObject({ subject: 'tenet.v1.session.s1.events_deleted', payload: { type: 'session.events_deleted', data: { session_id: 's1', min_offset: 2, before_offset: 7 } } });
+    expect(valid('session.events_deleted', mapped?.payload)).toBe(true);
   });
 });

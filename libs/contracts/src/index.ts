@@ -23,6 +23,14 @@ export {
   toSessionModeChangedEvent,
   type SessionModeChangedData,
 } from './session/session-mode-changed.v1.js';
+export {
+  SESSION_DELETED_EVENT_TYPE,
+  SESSION_EVENTS_DELETED_EVENT_TYPE,
+  SessionDeletedV1,
+  SessionEventsDeletedV1,
+  sessionDeletionContracts,
+  toSessionDeletionEvent,
+} from './session/session-deletions.v1.js';
 export { allContracts, contractFor } from './registry.js';
 export {
   JOURNEY_EVENT_NAMES,
@@ -55,6 +63,9 @@ export {
 export { toIntegrationEvent } from './routing.js';
 export {
   CallUsageV1,
+  CheckCoherenceReplyV1,
+  CheckCoherenceRequestV1,
+  MATCHER_CHECK_COHERENCE_SUBJECT,
   ComposeReplyReplyV1,
   ComposeReplyRequestV1,
   MATCHER_COMPOSE_SUBJECT,

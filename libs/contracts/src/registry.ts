@@ -3,11 +3,12 @@ import { journeyEventContracts } from './journey/journey-events.v1.js';
 import { memoryEventContracts } from './memory/memory-events.v1.js';
 import { meteringEventContracts } from './metering/llm-usage-recorded.v1.js';
 import { sessionEventContracts } from './session/session-events.v1.js';
+import { sessionDeletionContracts } from './session/session-deletions.v1.js';
 import { sessionModeContracts } from './session/session-mode-changed.v1.js';
 import { toolEventContracts } from './tools/tools.v1.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
-export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...journeyEventContracts, ...meteringEventContracts, ...toolEventContracts, ...memoryEventContracts];
+export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...sessionDeletionContracts, ...journeyEventContracts, ...meteringEventContracts, ...toolEventContracts, ...memoryEventContracts];
 
 export function contractFor(type: string): IntegrationEventContract | undefined {
   return allContracts.find((contract) => contract.type === type);

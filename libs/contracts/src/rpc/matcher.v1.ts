@@ -218,3 +218,40 @@ export const ComposeReplyReplyV1 = Type.Object({
   served_by: Type.String(),
 });
 export type ComposeReplyReplyV1 = Static<typeof ComposeReplyReplyV1>;
+
+/**
+ * Parlant's evaluations: coherence of proposed guidelines with the existing ones and with each other, judged by
+ * the model in ONE call for the whole request (the offline provider judges lexically). The gateway runs it as a
+ * background job and records the returned usage.
+ */
+export const MATCHER_CHECK_COHERENCE_SUBJECT = 'tenet.rpc.v1.matcher.check_coherence';
+
+const CoherenceSubject = Type.Object({ id: Type.String({ minLength: 1 }), condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) }, { additionalProperties: false });
+
+export const CheckCoherenceRequestV1 = Type.Object(
+  {
+    evaluation_id: Id,
+    /** Proposed guidelines in order; each is judged against `existing` and the proposals before it. */
+    proposals: Type.Array(Type.Object({ condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
+    existing: Type.Array(CoherenceSubject),
+    llm: Type.Optional(ProviderChoice),
+  },
+  { additionalProperties: false },
+);
+export type CheckCoherenceRequestV1 = Static<typeof CheckCoherenceRequestV1>;
+
+const CoherenceFinding = Type.Object({
+  /** An existing guideline's id, or `proposal:<n>` for an earlier proposal of the same request. */
+  guideline_id: Type.String(),
+  condition_similarity: Type.Number({ minimum: 0, maximum: 1 }),
+  reason: Type.String(),
+});
+
+export const CheckCoherenceReplyV1 = Type.Object({
+  /** One per proposal, in order. */
+  results: Type.Array(Type.Object({ contradictions: Type.Array(CoherenceFinding), overlaps: Type.Array(CoherenceFinding) })),
+  /** Every billed call (one, plus a repair when the first answer was out of schema). */
+  calls: Type.Array(CallUsageV1),
+  served_by: Type.String(),
+});
+export type CheckCoherenceReplyV1 = Static<typeof CheckCoherenceReplyV1>;

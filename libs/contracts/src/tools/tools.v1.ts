@@ -103,6 +103,8 @@ export const ToolCallRequestV1 = Type.Object(
     parameters: Type.Optional(ToolParametersV1),
     timeout_secs: Type.Number({ exclusiveMinimum: 0, maximum: 600 }),
     retry_config: Type.Optional(ToolRetryConfigV1),
+    /** W3C trace context of the caller's span (`traceparent`, `tracestate`): the executor's span joins the turn's trace. */
+    trace_context: Type.Optional(Type.Record(Type.String(), Type.String())),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import { MATCHER_COMPOSE_SUBJECT, type ComposeReplyRequestV1 } from '@tenet/cont
 import { OfflineVectorizer, OpenAiProvider } from '@tenet/llm';
 import { InProcessMessageBus, RemoteHandlerError, RequestCancelledError, requestWithinDeadline, RpcCancellations, TenetContext } from '@tenet/messaging';
 import { openAiCompletion, startWireServer, type WireServer } from '@tenet/llm/testing';
+import { CoherenceChecker } from './coherence-checker.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 import { MatcherRpcController } from './matcher.rpc.controller.js';
@@ -12,10 +13,11 @@ const compose: ComposeReplyRequestV1 = { session_id: 's1', agent: { id: 'a1', na
 /** The real controller answering on an in-process bus, with the request's headers as its context (as TenetTransport does). */
 async function matcherOn(bus: InProcessMessageBus, wire: WireServer, providerOptions: { timeoutMs?: number; maxRetries?: number } = {}): Promise<void> {
   const provider = new OpenAiProvider({ apiKey: 'sk-test', baseURL: `${wire.url}/v1`, retryPolicy: { baseDelayMs: 10, maxDelayMs: 20 }, ...providerOptions });
-  const matcher = new GuidelineMatcher(new ProviderRegistry(provider), new EmbeddingCache(new OfflineVectorizer()), { logger: { warn: () => undefined } });
+  const registry = new ProviderRegistry(provider);
+  const matcher = new GuidelineMatcher(registry, new EmbeddingCache(new OfflineVectorizer()), { logger: { warn: () => undefined } });
   const cancellations = new RpcCancellations(bus);
   await cancellations.start();
-  const controller = new MatcherRpcController(matcher, undefined, cancellations);
+  const controller = new MatcherRpcController(matcher, new CoherenceChecker(registry), undefined, cancellations);
   await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) => controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])));
 }
 

@@ -1,16 +1,20 @@
 import { Controller, Optional, UseFilters } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  CheckCoherenceRequestV1,
   ComposeReplyRequestV1,
+  MATCHER_CHECK_COHERENCE_SUBJECT,
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
   MatchGuidelinesRequestV1,
   rpcValidator,
+  type CheckCoherenceReplyV1,
   type ComposeReplyReplyV1,
   type MatchGuidelinesReplyV1,
 } from '@tenet/contracts';
 import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
 import { TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
+import { CoherenceChecker } from './coherence-checker.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -19,6 +23,8 @@ const MATCHER_QUEUE_GROUP = 'guideline-matcher';
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
+
+const validCoherenceRequest = rpcValidator(CheckCoherenceRequestV1);
 
 /**
  * The matcher's request/reply surface. Handlers run in the service's queue group, so every request is
@@ -29,6 +35,7 @@ const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 export class MatcherRpcController {
   constructor(
     private readonly matcher: GuidelineMatcher,
+    private readonly coherence: CoherenceChecker,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() private readonly cancellations?: RpcCancellations,
   ) {}
@@ -45,11 +52,18 @@ export class MatcherRpcController {
     return this.measured('compose', context, () => this.withSignal(context, (options) => this.matcher.compose(request, options)));
   }
 
+  /** Evaluations: coherence of proposed guidelines, one LLM call per request (the gateway's background job). */
+  @MessagePattern(MATCHER_CHECK_COHERENCE_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
+  checkCoherence(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<CheckCoherenceReplyV1> {
+    const request = validCoherenceRequest(payload);
+    return this.measured('check_coherence', context, () => this.withSignal(context, (options) => this.coherence.check(request, options)));
+  }
+
   /**
    * Runs a request as a span of the caller's trace (W3C headers) and counts it in flight: the matcher's scaling
    * metric (KEDA, k8s/base/guideline-matcher.yaml).
    */
-  private measured<T>(operation: 'match' | 'compose', context: TenetContext, work: () => Promise<T>): Promise<T> {
+  private measured<T>(operation: 'match' | 'compose' | 'check_coherence', context: TenetContext, work: () => Promise<T>): Promise<T> {
     const span = () => traced(`tenet.matcher.${operation}`, { 'messaging.system': 'nats', 'messaging.destination.name': context.getSubject() }, work);
     return withRemoteParent(context.getHeaders(), () => (this.metrics ? this.metrics.matcherRequest(operation, span) : span()));
   }

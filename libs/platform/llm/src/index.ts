@@ -37,6 +37,16 @@ export {
   type ComposeReplyOutput,
   type CompositionMode,
 } from './tasks/compose-reply.js';
+export {
+  CHECK_COHERENCE,
+  checkCoherenceRequest,
+  checkCoherenceSchema,
+  proposalId,
+  type CheckCoherenceInput,
+  type CheckCoherenceOutput,
+  type CoherenceFindingOutput,
+  type CoherenceSubject,
+} from './tasks/check-coherence.js';
 export { OfflineProvider, OFFLINE_MODEL } from './offline/offline-provider.js';
 export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from './openai/openai-provider.js';
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';

@@ -83,7 +83,7 @@ export class TenetMetrics {
 
   readonly matcherRequests = new Histogram({
     name: 'tenet_matcher_request_duration_seconds',
-    help: 'Match and compose requests answered by this replica, by operation and outcome',
+    help: 'Match, compose and check_coherence requests answered by this replica, by operation and outcome',
     labelNames: ['operation', 'outcome'] as const,
     buckets: TURN_BUCKETS,
     registers: [this.registry],
@@ -136,7 +136,7 @@ export class TenetMetrics {
   }
 
   /** Runs `work` counted in `tenet_matcher_in_flight_requests` and timed by outcome. */
-  async matcherRequest<T>(operation: 'match' | 'compose', work: () => Promise<T>): Promise<T> {
+  async matcherRequest<T>(operation: 'match' | 'compose' | 'check_coherence', work: () => Promise<T>): Promise<T> {
     this.matcherInFlight.inc({ operation });
     const stop = this.matcherRequests.startTimer({ operation });
     try {

@@ -6,7 +6,15 @@ export { soleLeadership } from './relay-leadership.js';
 
 /** Where published events go. A JetStream adapter sets the message id to `msgId` so a republish is dropped. */
 export interface EventPublisher {
-  publish(subject: string, data: unknown, options: { msgId: string }): Promise<void>;
+  publish(subject: string, data: unknown, options: { msgId: string; headers?: Record<string, string> }): Promise<void>;
+}
+
+/** The `traceparent`/`tracestate` an appender stored in `metadata.trace_context`, when it is one. */
+function traceContextOf(metadata: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  const raw = metadata?.['trace_context'];
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const headers = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => (e[0] === 'traceparent' || e[0] === 'tracestate') && typeof e[1] === 'string'));
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }
 
 /** What to publish for a stored event; `undefined` keeps the event private (domain-only). */
@@ -362,7 +370,11 @@ export class EventLogRelay {
     if (this.acknowledgedAhead.has(event.id)) return Promise.resolve();
     try {
       const target = this.route(event);
-      return target ? this.publisher.publish(target.subject, target.payload, { msgId: event.id }) : Promise.resolve();
+      if (!target) return Promise.resolve();
+      // An event appended inside a traced operation carries its W3C context (metadata.trace_context): published as
+      // message headers, so a consumer's span joins that trace.
+      const trace = traceContextOf(event.metadata);
+      return this.publisher.publish(target.subject, target.payload, { msgId: event.id, ...(trace ? { headers: trace } : {}) });
     } catch (error) {
       // A throwing route or publisher counts as a failed publish of this event: retried, never skipped.
       return Promise.reject(error);

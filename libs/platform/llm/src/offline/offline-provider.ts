@@ -1,8 +1,10 @@
 import { UnsupportedTaskError } from '../errors.js';
 import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
+import { CHECK_COHERENCE, type CheckCoherenceInput } from '../tasks/check-coherence.js';
 import { COMPOSE_REPLY, type ComposeReplyInput } from '../tasks/compose-reply.js';
 import { MATCH_GUIDELINES, type MatchGuidelinesInput } from '../tasks/match-guidelines.js';
+import { checkCoherenceOffline } from './coherence.js';
 import { composeReply } from './compose.js';
 import { matchGuidelines } from './match.js';
 
@@ -14,6 +16,7 @@ export const estimateTokens = (text: string): number => (text.length === 0 ? 0 :
 const TASKS: Record<string, (input: unknown) => unknown> = {
   [MATCH_GUIDELINES]: (input) => matchGuidelines(input as MatchGuidelinesInput),
   [COMPOSE_REPLY]: (input) => composeReply(input as ComposeReplyInput),
+  [CHECK_COHERENCE]: (input) => checkCoherenceOffline(input as CheckCoherenceInput),
 };
 
 /**

@@ -1,8 +1,9 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, NotEquals, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { ID_PATTERN } from '../ids.js';
+import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
 
@@ -126,7 +127,7 @@ const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
 
 /** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
 export class AgentCreationDto {
-  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
+  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) @NotEquals(EVALUATIONS_USAGE_ID, { message: `id ${EVALUATIONS_USAGE_ID} is reserved (the usage of evaluations)` }) id?: string;
   @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name!: string;
   @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
   /** Seed 000 `system_prompt`; Parlant puts the agent's instructions in `description`. */

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { MATCHER_CHECK_COHERENCE_SUBJECT, type CheckCoherenceReplyV1, type CheckCoherenceRequestV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
-import { checkCoherence, type CoherenceGuideline } from '@tenet/matching-domain';
-import { EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
+import type { MessageBus } from '@tenet/messaging';
+import { traced, traceHeaders } from '@tenet/observability';
+import { EVENT_STORE, MESSAGE_BUS, SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
+import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
+import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { crudEvolve, ResourceStreams } from '../catalog/resource-streams.js';
 import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import { newId } from '../ids.js';
@@ -11,6 +15,17 @@ import { assertNoViolations, violation } from '../tags/rule-violation.js';
 import type { EvaluationCreationDto, EvaluationRecord, EvaluationView, InvoiceView, PayloadDto } from './evaluation.dto.js';
 
 const QUEUE = 'evaluations';
+/** Proposals judged per model call: a typical evaluation is one call; a large one advances `progress` per call. */
+export const PROPOSALS_PER_CALL = 10;
+/** How long one coherence call may take (a model reading every guideline), before the job is retried. */
+const CALL_TIMEOUT_MS = 120_000;
+
+interface Guideline {
+  id: string;
+  condition: string;
+  action?: string;
+}
+type Findings = CheckCoherenceReplyV1['results'][number];
 /** How often a waiting GET re-reads the evaluation (the job may run in another process). */
 const WAIT_POLL_MS = 100;
 
@@ -21,9 +36,10 @@ const sortedJson = (value: unknown): string =>
 
 /**
  * Parlant's evaluations: coherence checks of proposed guidelines against the existing ones and each other
- * (contradictions, overlaps; `checkCoherence` in the matching domain), run in the background on the scheduling
- * port (BullMQ in distributed mode, in-process all-in-one). Each evaluated payload is recorded as it is done,
- * so `progress` moves and a retried job resumes where the previous attempt stopped.
+ * (contradictions, overlaps), judged by the model through the guideline matcher (`check_coherence`, one call per
+ * PROPOSALS_PER_CALL payloads; the offline provider judges lexically) and metered, run in the background on the
+ * scheduling port (BullMQ in distributed mode, in-process all-in-one). Invoices are recorded after each call, so
+ * `progress` moves and a retried job resumes where the previous attempt stopped.
  */
 @Injectable()
 export class EvaluationsService implements OnApplicationBootstrap {
@@ -33,7 +49,9 @@ export class EvaluationsService implements OnApplicationBootstrap {
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly guidelines: GuidelinesRepository,
+    private readonly usage: UsageStreamSink,
   ) {
     this.streams = new ResourceStreams(store, 'evaluation-', 'Evaluation', crudEvolve<EvaluationRecord>('Evaluation'));
   }
@@ -73,34 +91,68 @@ export class EvaluationsService implements OnApplicationBootstrap {
     }
   }
 
+  /**
+   * The job: the payloads not yet invoiced (a retried job resumes), judged by the matcher's coherence check in
+   * calls of PROPOSALS_PER_CALL — each proposal against the existing guidelines (an update without the guideline
+   * it replaces) and the payloads before it — with every call metered, and the invoices recorded per call.
+   */
   private async run(evaluationId: string): Promise<void> {
     const record = await this.streams.get(evaluationId);
     if (!record || record.status === 'completed' || record.status === 'failed') return;
-    const existing: CoherenceGuideline[] = (await this.guidelines.list()).map((g) => ({ id: g.id, condition: g.condition, action: g.action }));
-    const invoices = [...record.invoices];
-    for (let i = invoices.length; i < record.payloads.length; i++) {
-      const payload = record.payloads[i] as PayloadDto;
-      // Earlier payloads of the same evaluation count as existing guidelines too (Parlant checks them together).
-      const earlier = record.payloads.slice(0, i).map((p, j) => ({ id: `payload:${j}`, condition: p.guideline.content.condition, action: p.guideline.content.action }));
-      invoices.push(this.invoiceFor(payload, [...existing.filter((g) => g.id !== payload.guideline.updated_id), ...earlier]));
-      const done = i + 1 === record.payloads.length;
-      await this.streams.update(evaluationId, () => ({ invoices: [...invoices], progress: Math.round((100 * (i + 1)) / record.payloads.length), status: done ? 'completed' : 'running' }));
+    if (record.payloads.length === 0) {
+      await this.streams.update(evaluationId, () => ({ status: 'completed', progress: 100 }));
+      return;
     }
-    if (record.payloads.length === 0) await this.streams.update(evaluationId, () => ({ status: 'completed', progress: 100 }));
+    if (record.status === 'pending') await this.streams.update(evaluationId, () => ({ status: 'running' }));
+    const existing: Guideline[] = (await this.guidelines.list()).map((g) => ({ id: g.id, condition: g.condition, ...(g.action ? { action: g.action } : {}) }));
+    const invoices = [...record.invoices];
+    const asPayload = ({ guideline: { content } }: PayloadDto, i: number): Guideline => ({ id: `payload:${i}`, condition: content.condition, ...(content.action ? { action: content.action } : {}) });
+    while (invoices.length < record.payloads.length) {
+      const start = invoices.length;
+      const chunk = record.payloads.slice(start, start + PROPOSALS_PER_CALL);
+      // A payload asking for no properties proposition (Parlant's flag) is not checked.
+      const checked = chunk.map((p, k) => ({ p, index: start + k })).filter(({ p }) => p.guideline.properties_proposition !== false);
+      const findings = new Map<number, Findings>();
+      if (checked.length > 0) {
+        const replaced = new Set(checked.map(({ p }) => p.guideline.updated_id).filter((id): id is string => id !== undefined));
+        const request: CheckCoherenceRequestV1 = {
+          evaluation_id: evaluationId,
+          proposals: checked.map(({ p }) => ({ condition: p.guideline.content.condition, ...(p.guideline.content.action ? { action: p.guideline.content.action } : {}) })),
+          // Payloads of earlier calls count as existing guidelines (Parlant checks an evaluation's payloads together).
+          existing: [...existing.filter((g) => !replaced.has(g.id)), ...record.payloads.slice(0, start).map(asPayload)],
+        };
+        const reply = await traced('tenet.evaluation.check_coherence', { 'tenet.evaluation_id': evaluationId, 'tenet.proposals': checked.length }, () =>
+          this.bus.request<CheckCoherenceReplyV1, CheckCoherenceRequestV1>(MATCHER_CHECK_COHERENCE_SUBJECT, request, { timeoutMs: CALL_TIMEOUT_MS, headers: traceHeaders() }),
+        );
+        for (const call of reply.calls) await this.usage.recordCall(EVALUATIONS_USAGE_ID, undefined, call);
+        // The matcher names this call's proposals `proposal:<n>`; as invoices they are the evaluation's `payload:<i>`.
+        const rename = (f: Findings['contradictions'][number]) => {
+          const n = /^proposal:(\d+)$/.exec(f.guideline_id)?.[1];
+          const proposal = n === undefined ? undefined : checked[Number(n)];
+          return proposal ? { ...f, guideline_id: `payload:${proposal.index}` } : f;
+        };
+        checked.forEach(({ index }, k) => {
+          const result = reply.results[k];
+          if (result) findings.set(index, { contradictions: result.contradictions.map(rename), overlaps: result.overlaps.map(rename) });
+        });
+      }
+      chunk.forEach((payload, k) => invoices.push(this.invoiceFor(payload, findings.get(start + k))));
+      const done = invoices.length === record.payloads.length;
+      await this.streams.update(evaluationId, () => ({ invoices: [...invoices], progress: Math.round((100 * invoices.length) / record.payloads.length), status: done ? 'completed' : 'running' }));
+    }
     this.logger.log(`evaluation ${evaluationId}: ${invoices.length} invoice(s), ${invoices.filter((inv) => !inv.approved).length} not approved`);
   }
 
-  private invoiceFor(payload: PayloadDto, others: CoherenceGuideline[]): InvoiceView {
-    const { content, updated_id } = payload.guideline;
-    const coherence = checkCoherence({ id: updated_id ?? 'proposed', condition: content.condition, action: content.action }, others);
+  private invoiceFor(payload: PayloadDto, findings: Findings | undefined): InvoiceView {
+    const { content } = payload.guideline;
     return {
       payload,
       checksum: createHash('sha256').update(sortedJson(payload)).digest('hex'),
-      approved: coherence.contradictions.length === 0,
+      approved: (findings?.contradictions.length ?? 0) === 0,
       data: {
         guideline: {
-          ...(content.action !== undefined ? { action_proposition: content.action } : {}),
-          properties_proposition: { contradictions: coherence.contradictions, overlaps: coherence.overlaps },
+          ...(content.action !== undefined && payload.guideline.action_proposition !== false ? { action_proposition: content.action } : {}),
+          properties_proposition: findings ? { contradictions: findings.contradictions, overlaps: findings.overlaps } : {},
         },
       },
     };

@@ -12,7 +12,7 @@ import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { patchList } from '../tags/tag.dto.js';
 import { SessionCreationDto, SessionUpdateDto, type SessionPage, type SessionView } from './session.dto.js';
-import { modeChange, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
+import { modeChange, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
 
 /** Seed 004 status from the seed 000 lifecycle state. */
@@ -170,7 +170,7 @@ export class SessionsHttpController {
 
   /** Appends the session's tombstone (its streams stay in the log); false when it does not exist. */
   private async deleteRecord(id: string): Promise<boolean> {
-    return (await this.sessions.change(id, () => ({ events: [{ type: 'SessionDeleted', data: {} }], result: undefined }))) !== undefined;
+    return (await this.sessions.change(id, (record) => ({ events: [sessionDeleted(record)], result: undefined }))) !== undefined;
   }
 
   private async assertAgent(agentId: string): Promise<void> {

@@ -25,8 +25,11 @@ export type SessionEventsDeleted = { type: 'SessionEventsDeleted'; data: { min_o
 /** A metadata patch of one session event, as Parlant allows (the event itself is never rewritten). */
 export type SessionEventPatched = { type: 'SessionEventPatched'; data: { event_id: string; metadata: Record<string, unknown> } };
 
-/** The session is deleted from every view (its streams stay in the log). */
-export type SessionDeleted = { type: 'SessionDeleted'; data: Record<string, never> };
+/** The session is deleted from every view (its streams stay in the log); published as `session.deleted`. */
+export type SessionDeleted = { type: 'SessionDeleted'; data: { session_id?: string; agent_id?: string; customer_id?: string } };
+
+/** The tombstone of a session, naming it for the published `session.deleted`. */
+export const sessionDeleted = ({ view }: SessionRecord): SessionDeleted => ({ type: 'SessionDeleted', data: { session_id: view.id, agent_id: view.agent_id, customer_id: view.customer_id } });
 
 export type SessionRecordEvent = SessionEvent | SessionDeleted | SessionUpdated | SessionModeChanged | SessionEventsDeleted | SessionEventPatched;
 
@@ -155,7 +158,7 @@ export class SessionsRepository {
   }
 
   async delete(id: string, record: SessionRecord): Promise<void> {
-    await this.record(id, record, [{ type: 'SessionDeleted', data: {} }]);
+    await this.record(id, record, [sessionDeleted(record)]);
   }
 }
 

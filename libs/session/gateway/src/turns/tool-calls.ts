@@ -1,5 +1,6 @@
 import { toolIdempotencyKey, type ToolParametersV1 } from '@tenet/contracts';
 import type { ToolOutcome } from '@tenet/llm';
+import { traced, traceHeaders } from '@tenet/observability';
 import { NoToolExecutorError, type ToolCallResult, type ToolRunner, type ToolServiceRef } from '../services/tool-runner.js';
 
 /** How one tool the matcher may pick runs (see AgentTurnExtras): its service, or why it cannot run. */
@@ -70,21 +71,26 @@ export async function runToolCall(runner: ToolRunner | undefined, tool: Runnable
   const deadlineMs = callDeadlineMs(tool);
   try {
     if (!runner) throw new NoToolExecutorError();
-    return await runner.execute(
-      {
-        idempotency_key,
-        session_id: context.sessionId,
-        trace_id: context.traceId,
-        agent_id: context.agentId,
-        service: tool.service,
-        tool_name: tool.tool_name,
-        arguments: args,
-        parameters: { properties: {}, ...tool.parameters } as ToolParametersV1,
-        timeout_secs: tool.timeout_secs,
-        ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
-      },
-      { deadlineMs, signal: AbortSignal.timeout(deadlineMs) },
-    );
+    // A span of the turn's trace, whose context travels with the job to the executor that runs it.
+    return await traced('tenet.tool.call', { 'tenet.session_id': context.sessionId, 'tenet.tool_id': `${tool.service.name}:${tool.tool_name}` }, () => {
+      const trace_context = traceHeaders();
+      return runner.execute(
+        {
+          idempotency_key,
+          session_id: context.sessionId,
+          trace_id: context.traceId,
+          agent_id: context.agentId,
+          service: tool.service,
+          tool_name: tool.tool_name,
+          arguments: args,
+          parameters: { properties: {}, ...tool.parameters } as ToolParametersV1,
+          timeout_secs: tool.timeout_secs,
+          ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
+          ...(Object.keys(trace_context).length > 0 ? { trace_context } : {}),
+        },
+        { deadlineMs, signal: AbortSignal.timeout(deadlineMs) },
+      );
+    });
   } catch (error) {
     return {
       idempotency_key,

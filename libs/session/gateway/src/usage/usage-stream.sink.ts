@@ -2,6 +2,7 @@ import { LLM_USAGE_EVENT_TYPE, usageStreamId, type CallUsageV1, type LlmUsageDat
 import type { EventStore } from '@tenet/event-store';
 import type { UsageRecord, UsageSink } from '@tenet/llm';
 import { estimateCostUsd, type PriceTable } from '@tenet/metering-domain';
+import { traceHeaders } from '@tenet/observability';
 
 /**
  * Where the gateway records the LLM calls a turn made (the matcher reports each call's tokens in its reply):
@@ -15,11 +16,11 @@ export class UsageStreamSink implements UsageSink {
     private readonly prices: PriceTable,
   ) {}
 
-  /** A call the matcher made for a turn, as it reported it in its reply; resolves to its estimated cost. */
-  async recordCall(agentId: string, sessionId: string, usage: CallUsageV1): Promise<number> {
+  /** A call the matcher made for a turn (or an evaluation: no session), as it reported it; resolves to its estimated cost. */
+  async recordCall(agentId: string, sessionId: string | undefined, usage: CallUsageV1): Promise<number> {
     await this.record({
       agentId,
-      sessionId,
+      ...(sessionId !== undefined ? { sessionId } : {}),
       purpose: usage.purpose,
       provider: usage.provider,
       model: usage.model,
@@ -46,7 +47,9 @@ export class UsageStreamSink implements UsageSink {
       latency_ms: Math.round(usage.latencyMs * 1000) / 1000,
       ...(usage.fallbackFrom !== undefined ? { fallback_from: usage.fallbackFrom } : {}),
     };
-    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record }]);
+    // Inside a traced turn, the trace context rides along: metering's span of this record joins the turn's trace.
+    const trace_context = traceHeaders();
+    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record, ...(Object.keys(trace_context).length > 0 ? { metadata: { trace_context } } : {}) }]);
   }
 }
 

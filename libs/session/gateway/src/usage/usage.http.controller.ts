@@ -2,9 +2,11 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import type { UsageSummary } from '@tenet/metering-domain';
+import { traced, traceHeaders } from '@tenet/observability';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
+import { EVALUATIONS_USAGE_ID } from './evaluations-usage.js';
 
 const EARLIEST = Date.parse('0000-01-01T00:00:00Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
@@ -12,7 +14,7 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 /**
  * Token spend per agent: `GET /agents/{id}/usage?from&to` (ISO-8601, `to` exclusive), answered by the metering
  * service from its token records. Records arrive through the published usage events, so a call made a moment
- * ago may take a moment to be counted.
+ * ago may take a moment to be counted. `GET /agents/_evaluations/usage` is the spend of evaluations.
  */
 @Controller('agents/:agentId/usage')
 export class UsageHttpController {
@@ -40,9 +42,10 @@ export class UsageHttpController {
     };
     const range = { from: instant('from', from), to: instant('to', to) };
     if (problems.length > 0) throw new UnprocessableEntity(problems);
-    if (!(await this.agents.get(agentId))) throw notFound('agent', agentId);
+    // `_evaluations`: the calls evaluations made, which belong to no agent.
+    if (agentId !== EVALUATIONS_USAGE_ID && !(await this.agents.get(agentId))) throw notFound('agent', agentId);
     const request: UsageSummaryRequestV1 = { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}) };
-    const summary = await this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000 });
+    const summary = await traced('tenet.usage.summary', { 'tenet.agent_id': agentId }, () => this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000, headers: traceHeaders() }));
     return { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}), ...summary };
   }
 }
