@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
 import { RpcCancellations, type MessageBus } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
+import { ContextExtractor } from './context-extractor.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 import { embeddingCacheOptionsFrom, GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom } from './matcher-options.js';
@@ -27,6 +28,7 @@ export class GuidelineMatcherModule {
       controllers: [MatcherRpcController],
       providers: [
         GuidelineMatcher,
+        ContextExtractor,
         // The environment is read here, at the composition root: a bad value fails the start, not a turn.
         { provide: GUIDELINE_MATCHER_OPTIONS, useFactory: () => guidelineMatcherOptionsFrom(process.env) },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },

@@ -2,6 +2,9 @@ import { Controller, Optional, UseFilters } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ComposeReplyRequestV1,
+  ExtractContextRequestV1,
+  MATCHER_EXTRACT_SUBJECT,
+  type ExtractContextReplyV1,
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
   MatchGuidelinesRequestV1,
@@ -11,6 +14,7 @@ import {
 } from '@tenet/contracts';
 import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
 import { TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
+import { ContextExtractor } from './context-extractor.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -19,6 +23,8 @@ const MATCHER_QUEUE_GROUP = 'guideline-matcher';
 const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
+
+const validExtractRequest = rpcValidator(ExtractContextRequestV1);
 
 /**
  * The matcher's request/reply surface. Handlers run in the service's queue group, so every request is
@@ -31,6 +37,7 @@ export class MatcherRpcController {
     private readonly matcher: GuidelineMatcher,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() private readonly cancellations?: RpcCancellations,
+    @Optional() private readonly extractor?: ContextExtractor,
   ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
@@ -43,6 +50,15 @@ export class MatcherRpcController {
   compose(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ComposeReplyReplyV1> {
     const request = validComposeRequest(payload);
     return this.measured('compose', context, () => this.withSignal(context, (options) => this.matcher.compose(request, options)));
+  }
+
+  /** Context extraction: one LLM call for every variable and the customer's facts (context-extractor.ts). */
+  @MessagePattern(MATCHER_EXTRACT_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
+  extract(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ExtractContextReplyV1> {
+    const request = validExtractRequest(payload);
+    const extractor = this.extractor;
+    if (!extractor) throw new Error('context extraction is not configured in this matcher');
+    return withRemoteParent(context.getHeaders(), () => traced('tenet.matcher.extract', { 'messaging.system': 'nats' }, () => this.withSignal(context, (options) => extractor.extract(request, options))));
   }
 
   /**

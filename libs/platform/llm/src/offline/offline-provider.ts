@@ -2,8 +2,10 @@ import { UnsupportedTaskError } from '../errors.js';
 import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
 import { COMPOSE_REPLY, type ComposeReplyInput } from '../tasks/compose-reply.js';
+import { EXTRACT_CONTEXT, type ExtractContextInput } from '../tasks/extract-context.js';
 import { MATCH_GUIDELINES, type MatchGuidelinesInput } from '../tasks/match-guidelines.js';
 import { composeReply } from './compose.js';
+import { extractContext } from './extract.js';
 import { matchGuidelines } from './match.js';
 
 export const OFFLINE_MODEL = 'tenet-lexical-1';
@@ -14,6 +16,7 @@ export const estimateTokens = (text: string): number => (text.length === 0 ? 0 :
 const TASKS: Record<string, (input: unknown) => unknown> = {
   [MATCH_GUIDELINES]: (input) => matchGuidelines(input as MatchGuidelinesInput),
   [COMPOSE_REPLY]: (input) => composeReply(input as ComposeReplyInput),
+  [EXTRACT_CONTEXT]: (input) => extractContext(input as ExtractContextInput),
 };
 
 /**
