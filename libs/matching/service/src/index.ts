@@ -1,2 +1,4 @@
 export { DEFAULT_MATCHING_SETTINGS, GuidelineMatcher } from './guideline-matcher.js';
 export { GuidelineMatcherModule, type GuidelineMatcherModuleOptions } from './matcher.module.js';
+export { ContextExtractor } from './context-extractor.js';
+export { ProviderRegistry } from './provider-registry.js';

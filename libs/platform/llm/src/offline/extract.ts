@@ -12,8 +12,11 @@ type Kind = 'email' | 'order_number' | 'phone' | 'date' | 'name' | 'address';
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
 const ORDER = /\border(?:\s+(?:number|no\.?|num|id|reference|ref))?(?:\s+(?:is|was))?\s*[:#=]?\s*#?\s*([A-Za-z]{0,4}-?\d{3,}[A-Za-z0-9-]*)\b/i;
 const HASH_NUMBER = /(?:^|\s)#\s?(\d{3,})\b/;
-const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){2,4}\b|\+\d{8,15}\b/;
+/** Digits with the separators people write (spaces, dots, dashes, brackets), not glued to letters or other digits. */
+const PHONE = /(?<![\w+])\+?\(?\d[\d\s().-]{6,}\d(?![\w])/;
 const NAME = /\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame is|I am|I'm|I’m|[Tt]his is|[Cc]all me|[Ii]t's|[Ss]igned,?)\s+([A-Z][a-zA-Z'’-]+(?:\s+(?!And\b|From\b)[A-Z][a-zA-Z'’-]+)?)/;
+/** "Ivan here", "Paul speaking" at the start of a message (after a greeting). */
+const NAME_HERE = /^(?:(?:[Hh]i|[Hh]ey|[Hh]ello)\b[,!]?\s*)?([A-Z][a-zA-Z'’-]+)\s+(?:here|speaking)\b/;
 const NOT_NAMES = new Set(['Sorry', 'Fine', 'Good', 'Okay', 'Ok', 'Happy', 'Here', 'Back', 'Not', 'Just', 'So', 'Very', 'Still', 'Acme', 'The', 'A', 'An', 'In', 'At', 'On', 'Looking', 'Trying', 'Calling', 'Writing', 'Interested']);
 const ADDRESS = /\b(?:[Mm]y (?:new |current |home |delivery |shipping )?address is|I (?:now )?live (?:at|in)|I(?:'ve| have)? (?:just )?moved to|I'm moving to|I am moving to|[Ss]hip (?:it )?to|[Dd]eliver (?:it )?to)\s+([^.!?;\n]+?)(?:\s+(?:now|instead|since \w+))?\s*(?:[.!?;\n]|$)/;
 
@@ -62,7 +65,7 @@ const FINDERS: Record<Kind, (text: string) => string | undefined> = {
   },
   date: findDate,
   name: (text) => {
-    const found = NAME.exec(text)?.[1];
+    const found = NAME.exec(text)?.[1] ?? NAME_HERE.exec(text.trim())?.[1];
     if (!found) return undefined;
     const words = found.split(/\s+/).filter((w) => !NOT_NAMES.has(w));
     return words.length > 0 && words.length === found.split(/\s+/).length ? words.join(' ') : undefined;
@@ -75,10 +78,11 @@ const CONFIDENCE: Record<Kind, number> = { email: 0.95, order_number: 0.9, phone
 /** The kind of a variable, from what its designer wrote about it (name, prompt, description) and its data_type. */
 export function kindOf(variable: VariableToExtract): Kind | undefined {
   const about = `${variable.name} ${variable.extraction_prompt} ${variable.description ?? ''}`.toLowerCase().replace(/_/g, ' ');
+  if (variable.data_type === 'Date' || /\bdate\b|birthday|\bborn\b/.test(about)) return 'date';
   if (/e-?mail/.test(about)) return 'email';
-  if (/\border\b|\border (?:number|id)|tracking/.test(about)) return 'order_number';
   if (/phone|mobile|telephone|cell number/.test(about)) return 'phone';
-  if (variable.data_type === 'Date' || /\bdate\b|birthday|birth|\bwhen\b|\bday\b/.test(about)) return 'date';
+  if (/\border\b|\border (?:number|id)|tracking/.test(about)) return 'order_number';
+  if (/\bwhen\b|\bday\b/.test(about)) return 'date';
   if (/address|where .* lives?|\bcity\b|\blives?\b/.test(about)) return 'address';
   if (/\bname\b/.test(about)) return 'name';
   return undefined;
