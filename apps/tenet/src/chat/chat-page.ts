@@ -68,7 +68,7 @@ const showSources = (sources) => {
     const summary = document.createElement('summary');
     summary.append('📄 source: ');
     const label = source.title + ' › ' + source.heading;
-    if (typeof source.url === 'string' && /^https?:\/\//.test(source.url)) {
+    if (typeof source.url === 'string' && (source.url.startsWith('https://') || source.url.startsWith('http://'))) {
       const link = document.createElement('a');
       link.href = source.url; link.target = '_blank'; link.rel = 'noopener noreferrer'; link.textContent = label;
       summary.append(link);
