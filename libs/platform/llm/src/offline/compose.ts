@@ -64,9 +64,11 @@ function knowledgeSentence(input: ComposeReplyInput): { text: string; chunkId: s
     if (score >= MIN_PASSAGE_OVERLAP && (!best || score > best.score)) best = { passage, score };
   }
   if (!best) return undefined;
+  // Paragraphs and list items are units; a line break inside a paragraph is only wrapping.
   const sentences = best.passage.text
-    .replace(/^\s*[-*]\s+/gm, '')
-    .split(/(?<=[.!?])\s+|\n+/)
+    .split(/\n\s*\n|\n(?=\s*[-*]\s)/)
+    .map((paragraph) => paragraph.replace(/^\s*[-*]\s+/, '').replace(/\s*\n\s*/g, ' '))
+    .flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+/))
     .map((t) => t.trim())
     .filter((t) => t !== '' && !/^#/.test(t));
   const ranked = sentences
