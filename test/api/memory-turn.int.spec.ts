@@ -148,4 +148,26 @@ describe('memory in the turn (issue 13)', () => {
     expect((ready.data.data?.['usage'] as { purpose: string }[]).some((u) => u.purpose === 'extract_context')).toBe(false);
     expect(await store.readStream(contextExtractionStream(customer.id))).toEqual([]);
   }, 120_000);
+  it('an address said twice in conversation supersedes the old one, and "what was it then" answers from the history', async () => {
+    const agent = await created('/agents', { name: 'Movers', config: { auto_extract_context: true } });
+    const customer = await created('/customers', { name: 'Dana' });
+    const session = await created('/sessions', { agent_id: agent.id, customer_id: customer.id });
+    const addressNow = async (at?: string) =>
+      ((await call(`/customers/${customer.id}/memory${at ? `?at=${encodeURIComponent(at)}` : ''}`)).body as { predicate: string; object: string }[]).filter((f) => f.predicate === 'address').map((f) => f.object);
+    const says = async (message: string, expected: string): Promise<string> => {
+      await turn(session.id, message);
+      await eventually(async () => ((await addressNow()).join() === expected ? true : undefined));
+      const after = new Date().toISOString();
+      await new Promise((r) => setTimeout(r, 20));
+      return after;
+    };
+    const inMarch = await says('I live at 3 Baker Street, London.', '3 Baker Street, London');
+    const inJune = await says('I moved to 10 Rue Oberkampf, Paris.', '10 Rue Oberkampf, Paris');
+    await says('I have just moved to 5 Via Roma, Turin.', '5 Via Roma, Turin');
+    expect(await addressNow(inMarch)).toEqual(['3 Baker Street, London']);
+    expect(await addressNow(inJune)).toEqual(['10 Rue Oberkampf, Paris']);
+    const all = (await store.readStream(`customer-memory:${customer.id}`)).map((e) => e.type);
+    expect(all.filter((t) => t === 'FactRecorded')).toHaveLength(3);
+    expect(all.filter((t) => t === 'FactSuperseded')).toHaveLength(2);
+  }, 120_000);
 });
