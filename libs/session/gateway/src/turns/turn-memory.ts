@@ -23,6 +23,8 @@ import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
 
 /** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
 export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+/** After a failed recall, turns skip it for this long (a memory store that is down or not deployed costs one budget, not one per turn). */
+export const RECALL_BACKOFF_MS = 3_000;
 /** Facts and passages given to the reply, estimated at 4 characters per token (the recall's own budget). */
 export const RECALL_MAX_TOKENS = 1_500;
 /** Earlier turns given to extraction as context. */
@@ -99,7 +101,8 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
  * round trip to the turn's critical path when the match takes longer.
  * - **Recall**: the memory store's `tenet.rpc.v1.memory.recall` — the customer's current facts and the agent's
  *   most relevant knowledge chunks within a token budget — within `TENET_RECALL_BUDGET_MS` (and the turn's
- *   deadline). A memory store that is down costs the reply its memory, not the turn.
+ *   deadline). A memory store that is down costs the reply its memory, not the turn; after a failure turns skip
+ *   recall for RECALL_BACKOFF_MS, so a missing memory store does not slow every turn by the budget.
  * - **Extraction** (agent `auto_extract_context`): ONE matcher call extracts every variable with an
  *   `extraction_prompt` and the customer's facts; values are typed and validated against the variable
  *   (data_type, validation) and stored for the customer with confidence, source_message_id and extracted_at;
@@ -112,6 +115,7 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
 export class TurnMemory {
   private readonly logger = new Logger(TurnMemory.name);
   private readonly recallBudgetMs = budgetFrom(process.env);
+  private recallSkippedUntil = 0;
 
   constructor(
     private readonly variables: ContextVariablesRepository,
@@ -123,7 +127,7 @@ export class TurnMemory {
   }
 
   async recall(input: TurnMemoryInput): Promise<RecallResponseV1 | undefined> {
-    if (input.message.trim() === '') return undefined;
+    if (input.message.trim() === '' || Date.now() < this.recallSkippedUntil) return undefined;
     const request: RecallRequestV1 = {
       agent_id: input.agent.id,
       ...(input.customerId !== GUEST_CUSTOMER_ID ? { customer_id: input.customerId } : {}),
@@ -135,7 +139,8 @@ export class TurnMemory {
       return await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(this.recallBudgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
-      this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory: ${redactSecrets(String(error))}`);
+      this.recallSkippedUntil = Date.now() + RECALL_BACKOFF_MS;
+      this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (next try in ${RECALL_BACKOFF_MS} ms): ${redactSecrets(String(error))}`);
       return undefined;
     }
   }
