@@ -133,7 +133,7 @@ for (let attempt = 0; attempt < 240 && !stopping; attempt++) {
   const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
   if (healthy) {
     logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`);
-    if (process.env['TENET_DEMO'] !== 'off') await loadDemoAgent(gatewayUrl, new URL('../examples/demo-agent.json', import.meta.url), logger).catch((error: unknown) => logger.error(`demo agent not loaded: ${String(error)}`));
+    if (process.env['TENET_DEMO'] !== 'off') await loadDemoAgent(gatewayUrl, new URL('../examples/demo-agent.json', import.meta.url), logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}` }).catch((error: unknown) => logger.error(`demo agent not loaded: ${String(error)}`));
     break;
   }
   await new Promise((r) => setTimeout(r, 250));

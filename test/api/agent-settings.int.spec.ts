@@ -87,7 +87,6 @@ describe("item 15: the agent's settings reach the model", () => {
   }, 120_000);
 
   it.each([
-    ['/agents', { name: 'A', config: { auto_extract_context: true } }, ['body', 'config', 'auto_extract_context']],
     ['/sessions', { agent_id: 'AGENT', config: { auto_extract: true } }, ['body', 'config', 'auto_extract']],
     ['/context-variables', { name: 'needed', required: true }, ['body', 'required']],
   ])('a setting nothing acts on yet is refused: POST %s %j', async (path, body, loc) => {
@@ -99,7 +98,7 @@ describe("item 15: the agent's settings reach the model", () => {
 
   it('the OpenAPI description says so', async () => {
     const schemas = ((await call('/openapi.json')).body as { components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> } }).components.schemas;
-    expect(schemas['AgentConfigDto']?.properties['auto_extract_context']?.description).toMatch(/not implemented yet/);
+    expect(schemas['AgentConfigDto']?.properties['auto_extract_context']?.description).toMatch(/ONE LLM call/);
     expect(schemas['SessionConfigDto']?.properties['auto_extract']?.description).toMatch(/not implemented yet/);
     expect(schemas['SessionConfigDto']?.properties['max_messages']?.description).toMatch(/max_history_length/);
     expect(schemas['ContextVariableCreationDto']?.properties['required']?.description).toMatch(/Not enforced yet/);

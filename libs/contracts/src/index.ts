@@ -103,3 +103,12 @@ export {
 } from './tools/tools.v1.js';
 export { CUSTOMER_MEMORY_STREAM_PREFIX, FactForgottenV1, FactRecordedV1, FactSupersededV1, memoryEventContracts, toMemoryIntegrationEvent } from './memory/memory-events.v1.js';
 export { MEMORY_RECALL_QUEUE_GROUP, MEMORY_RECALL_SUBJECT, RecallRequestV1, RecallResponseV1 } from './rpc/memory.v1.js';
+export {
+  CONTEXT_EXTRACTION_STREAM_PREFIX,
+  FactsExtractedV1,
+  VariableUpdateV1,
+  contextExtractionStream,
+  extractionEventContracts,
+  toExtractionIntegrationEvent,
+} from './memory/extraction-events.v1.js';
+export { ExtractContextReplyV1, ExtractContextRequestV1, ExtractionVariableV1, MATCHER_EXTRACT_SUBJECT } from './rpc/extraction.v1.js';

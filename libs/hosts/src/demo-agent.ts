@@ -10,6 +10,8 @@ interface DemoDefinition {
   relationships?: { source: string; target: string; kind: string }[];
   /** Journeys of the agent (POST /journeys bodies); `requires_service`: left out when that service did not start. */
   journeys?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
+  /** Markdown documents next to the definition, ingested as the agent's knowledge sources (seed 001). */
+  knowledge?: { id: string; title: string; file: string; url?: string }[];
 }
 
 /** Bundled example tool services started by the host, by the name demo-agent.json refers to them. */
@@ -21,7 +23,7 @@ export interface DemoToolServices {
  * Seeds the demo agent from examples/ through Tenet's own REST API (so it passes the same validation as any
  * client's definitions). Idempotent: an agent or guideline that already exists is left as it is.
  */
-export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}): Promise<string> {
+export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}, options: { knowledgeUrl?: string } = {}): Promise<string> {
   const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoDefinition;
   const call = async (method: string, path: string, body?: unknown): Promise<Response> =>
     fetch(`${baseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -59,6 +61,27 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
     const created = await call('POST', '/journeys', { ...journey, tags: [`agent:${demo.agent.id}`] });
     if (created.status !== 201) throw new Error(`demo journey ${journey.id} rejected: ${created.status} ${await created.text()}`);
   }
+  for (const source of demo.knowledge ?? []) await ingestKnowledge(options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
   logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines — chat at ${baseUrl}/chat`);
   return demo.agent.id;
+}
+
+/**
+ * Ingests a bundled document for the agent (`POST /knowledge/sources` with its id: unchanged content is a no-op).
+ * The memory store may still be starting (its own process in start:distributed): retried for a minute.
+ */
+async function ingestKnowledge(url: string, agentId: string, source: { id: string; title: string; url?: string }, file: URL, logger: Logger): Promise<void> {
+  const body = JSON.stringify({ id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format: 'markdown', content: readFileSync(file, 'utf8'), agent_ids: [agentId] });
+  let last = '';
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const reply = await fetch(`${url}/knowledge/sources`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((error: unknown) => String(error));
+    if (typeof reply !== 'string' && reply.status === 201) {
+      logger.log(`demo knowledge "${source.title}" (${source.id}) ingested for ${agentId}`);
+      return;
+    }
+    last = typeof reply === 'string' ? reply : `${reply.status} ${await reply.text()}`;
+    if (typeof reply !== 'string' && reply.status >= 400 && reply.status < 500 && reply.status !== 404) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`demo knowledge ${source.id} not ingested: ${last}`);
 }

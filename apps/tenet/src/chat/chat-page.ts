@@ -22,6 +22,11 @@ export const chatPage = (agentId: string): string => `<!doctype html>
   #journey li { color: #7a869f; }
   #journey li.done { color: #24324f; }
   #journey li.current { color: #2f6fed; font-weight: 600; }
+  .sources { font-size: 12px; color: #34405a; margin: -2px 0 10px; max-width: 78%; }
+  .sources a { color: #2f6fed; }
+  .sources details { margin: 2px 0; }
+  .sources summary { cursor: pointer; }
+  .sources blockquote { margin: 4px 0 4px 12px; color: #5b6477; white-space: pre-wrap; }
   #status { height: 20px; padding: 0 18px; font-size: 13px; color: #5b6477; }
   form { display: flex; gap: 8px; padding: 12px 16px; background: #fff; border-top: 1px solid #dde1e8; }
   input { flex: 1; padding: 10px 12px; border: 1px solid #c8cdd8; border-radius: 8px; font: inherit; }
@@ -85,6 +90,29 @@ const showTools = (correlationId) => {
   }
   toolCalls.delete(correlationId);
 };
+// Knowledge citations (data.sources): title › heading, linked when the source has a URL, the passage on click.
+const showSources = (sources) => {
+  if (!Array.isArray(sources) || sources.length === 0) return;
+  const box = document.createElement('div');
+  box.className = 'sources';
+  for (const source of sources) {
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.append('📄 source: ');
+    const label = source.title + ' › ' + source.heading;
+    if (typeof source.url === 'string' && (source.url.startsWith('https://') || source.url.startsWith('http://'))) {
+      const link = document.createElement('a');
+      link.href = source.url; link.target = '_blank'; link.rel = 'noopener noreferrer'; link.textContent = label;
+      summary.append(link);
+    } else summary.append(label);
+    const quote = document.createElement('blockquote');
+    quote.textContent = source.chunk_text;
+    details.append(summary, quote);
+    box.append(details);
+  }
+  log.append(box);
+  log.scrollTop = log.scrollHeight;
+};
 (async function follow() {
   for (;;) {
     try {
@@ -94,6 +122,7 @@ const showTools = (correlationId) => {
         if (event.kind === 'tool') toolCalls.set(event.correlation_id, [...(toolCalls.get(event.correlation_id) ?? []), ...event.data.tool_calls]);
         if (event.kind === 'message') {
           add('msg ' + event.source, event.data.message);
+          if (event.source !== 'customer') showSources(event.data.sources);
           if (event.source !== 'customer') showTools(event.correlation_id);
         }
         if (event.kind === 'status') {

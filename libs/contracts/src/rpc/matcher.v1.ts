@@ -181,6 +181,26 @@ export const MatchGuidelinesReplyV1 = Type.Object({
 });
 export type MatchGuidelinesReplyV1 = Static<typeof MatchGuidelinesReplyV1>;
 
+/** A fact about the customer (semantic memory, seed 002) the reply may use. */
+const ComposeFact = Type.Object(
+  { subject: Type.String({ minLength: 1 }), predicate: Type.String({ minLength: 1 }), object: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
+  { additionalProperties: false },
+);
+
+/** A retrieved knowledge chunk (seed 001): what the reply may answer from, with what it cites. */
+const ComposeKnowledge = Type.Object(
+  {
+    chunk_id: Type.String({ minLength: 1 }),
+    source_id: Type.String({ minLength: 1 }),
+    title: Type.String(),
+    url: Type.Union([Type.String(), Type.Null()]),
+    heading: Type.String(),
+    score: Type.Number(),
+    chunk_text: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
 export const ComposeReplyRequestV1 = Type.Object(
   {
     session_id: Id,
@@ -200,6 +220,10 @@ export const ComposeReplyRequestV1 = Type.Object(
     capabilities: Type.Optional(Type.Array(Capability)),
     /** What the tools called in this turn returned; the reply is based on it. */
     tool_results: Type.Optional(Type.Array(ToolResult)),
+    /** The customer's current facts (memory recall plus this turn's extraction), most recent first. */
+    facts: Type.Optional(Type.Array(ComposeFact, { maxItems: 200 })),
+    /** Knowledge chunks retrieved for the message, best first; the reply answers from them and cites the ones it used. */
+    knowledge: Type.Optional(Type.Array(ComposeKnowledge, { maxItems: 50 })),
   },
   { additionalProperties: false },
 );
@@ -212,6 +236,8 @@ export const ComposeReplyReplyV1 = Type.Object({
   canned_response_id: Type.Optional(Type.String()),
   /** The capabilities the matcher judged relevant and gave the composer, most relevant first. */
   capability_ids: Type.Optional(Type.Array(Type.String())),
+  /** The `knowledge` chunks (`chunk_id`) the reply is based on, as the model cited them (unknown ids dropped). */
+  cited_chunk_ids: Type.Optional(Type.Array(Type.String())),
   usage: CallUsageV1,
   /** Every billed call, in order, when there were more than `usage` (an answer out of schema before a repair, a failed primary). */
   calls: Type.Optional(Type.Array(CallUsageV1)),

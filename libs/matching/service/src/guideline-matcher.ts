@@ -56,7 +56,7 @@ const MAX_TEMPLATES = 25;
 export const MAX_CAPABILITIES = 3;
 
 /** The calls an answer cost: the billed calls before it (an answer out of schema, a failed primary), then its own. */
-const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)), usageOf(purpose, response)];
+export const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)), usageOf(purpose, response)];
 
 const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpose, provider: call.provider, model: call.model, input_tokens: call.usage.inputTokens, output_tokens: call.usage.outputTokens, latency_ms: 0 });
 
@@ -64,7 +64,7 @@ const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpo
  * A step that failed after the provider billed some of its calls: the error goes back to the gateway with those
  * calls in `details.calls` (carried by `RemoteHandlerError.details`), so they are metered although the turn failed.
  */
-function failedWithCalls(error: unknown, purpose: string, calls: readonly CallUsageV1[]): unknown {
+export function failedWithCalls(error: unknown, purpose: string, calls: readonly CallUsageV1[]): unknown {
   const all = [...calls, ...billedCallsOf(error).map((b) => billedUsage(purpose, b))];
   if (all.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { calls: all } });
   return error;
@@ -417,6 +417,8 @@ export class GuidelineMatcher {
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
       ...(capabilities.length > 0 ? { capabilities: capabilities.map(({ title, description }) => ({ title, description })) } : {}),
       ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
+      ...(request.facts?.length ? { facts: request.facts.map(({ subject, predicate, object }) => ({ subject, predicate, object })) } : {}),
+      ...(request.knowledge?.length ? { knowledge: request.knowledge.map((k) => ({ chunk_id: k.chunk_id, title: k.title, heading: k.heading, text: k.chunk_text })) } : {}),
     };
     const { agent } = request;
     const composeOptions = {
@@ -438,11 +440,16 @@ export class GuidelineMatcher {
       message = renderTemplate(chosen.value, fields) ?? message;
     }
     const matchedIds = new Set(request.matched.map((m) => m.guideline_id));
+    // Only passages the reply was given can be cited (a model may echo an id from elsewhere); strict mode's
+    // templates say nothing from the passages.
+    const chunkIds = new Set((request.knowledge ?? []).map((k) => k.chunk_id));
+    const citedChunks = mode === 'strict_canned' ? [] : [...new Set(response.value.cited_chunk_ids ?? [])].filter((id) => chunkIds.has(id));
     return {
       message,
       cited_guideline_ids: mode === 'strict_canned' && !chosen ? [] : response.value.cited_guideline_ids.filter((id) => matchedIds.has(id)),
       ...(chosen ? { canned_response_id: chosen.id } : {}),
       ...(capabilities.length > 0 ? { capability_ids: capabilities.map((c) => c.id) } : {}),
+      ...(citedChunks.length > 0 ? { cited_chunk_ids: citedChunks } : {}),
       usage: usageOf('compose_reply', response),
       ...(response.billedBefore?.length ? { calls: usagesOf('compose_reply', response) } : {}),
       served_by: replica,

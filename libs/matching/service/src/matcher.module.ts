@@ -3,6 +3,7 @@ import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, typ
 import { RpcCancellations, type MessageBus } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { CoherenceChecker } from './coherence-checker.js';
+import { ContextExtractor } from './context-extractor.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 import { embeddingCacheOptionsFrom, GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom } from './matcher-options.js';
@@ -29,6 +30,7 @@ export class GuidelineMatcherModule {
       providers: [
         GuidelineMatcher,
         CoherenceChecker,
+        ContextExtractor,
         // The environment is read here, at the composition root: a bad value fails the start, not a turn.
         { provide: GUIDELINE_MATCHER_OPTIONS, useFactory: () => guidelineMatcherOptionsFrom(process.env) },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },

@@ -4,6 +4,9 @@ import {
   CheckCoherenceRequestV1,
   ComposeReplyRequestV1,
   MATCHER_CHECK_COHERENCE_SUBJECT,
+  ExtractContextRequestV1,
+  MATCHER_EXTRACT_SUBJECT,
+  type ExtractContextReplyV1,
   MATCHER_COMPOSE_SUBJECT,
   MATCHER_MATCH_SUBJECT,
   MatchGuidelinesRequestV1,
@@ -15,6 +18,7 @@ import {
 import { deadlineSignal, RpcCancellations, TenetContext, TenetExceptionFilter, type Headers } from '@tenet/messaging';
 import { TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { CoherenceChecker } from './coherence-checker.js';
+import { ContextExtractor } from './context-extractor.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
 
 /** Every replica of the matcher, in whichever host process it runs, shares one queue group. */
@@ -25,6 +29,7 @@ const validMatchRequest = rpcValidator(MatchGuidelinesRequestV1);
 const validComposeRequest = rpcValidator(ComposeReplyRequestV1);
 
 const validCoherenceRequest = rpcValidator(CheckCoherenceRequestV1);
+const validExtractRequest = rpcValidator(ExtractContextRequestV1);
 
 /**
  * The matcher's request/reply surface. Handlers run in the service's queue group, so every request is
@@ -38,6 +43,7 @@ export class MatcherRpcController {
     private readonly coherence: CoherenceChecker,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() private readonly cancellations?: RpcCancellations,
+    @Optional() private readonly extractor?: ContextExtractor,
   ) {}
 
   @MessagePattern(MATCHER_MATCH_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
@@ -57,6 +63,15 @@ export class MatcherRpcController {
   checkCoherence(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<CheckCoherenceReplyV1> {
     const request = validCoherenceRequest(payload);
     return this.measured('check_coherence', context, () => this.withSignal(context, (options) => this.coherence.check(request, options)));
+  }
+
+  /** Context extraction: one LLM call for every variable and the customer's facts (context-extractor.ts). */
+  @MessagePattern(MATCHER_EXTRACT_SUBJECT, { queueGroup: MATCHER_QUEUE_GROUP })
+  extract(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<ExtractContextReplyV1> {
+    const request = validExtractRequest(payload);
+    const extractor = this.extractor;
+    if (!extractor) throw new Error('context extraction is not configured in this matcher');
+    return withRemoteParent(context.getHeaders(), () => traced('tenet.matcher.extract', { 'messaging.system': 'nats' }, () => this.withSignal(context, (options) => extractor.extract(request, options))));
   }
 
   /**

@@ -20,7 +20,8 @@ describe('memory recall over the bus (in-process bus, SQLite log and index)', ()
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-recall-'));
     events = SqliteEventStore.open({ dataDir: dir });
-    bus = new InProcessMessageBus();
+    // The stream the memory store's durable consumer (facts_extracted) reads, as the platform declares it.
+    bus = new InProcessMessageBus({ streams: [{ name: 'TENET_V1', subjects: ['tenet.v1.>'] }] });
     @Global()
     @Module({ providers: [{ provide: EVENT_STORE, useValue: events }, { provide: PLATFORM_CONFIG, useValue: { dataDir: dir } }], exports: [EVENT_STORE, PLATFORM_CONFIG] })
     class FakePlatformTokens {}
@@ -68,5 +69,24 @@ describe('memory recall over the bus (in-process bus, SQLite log and index)', ()
     expect(error).toBeInstanceOf(RemoteHandlerError);
     expect((error as RemoteHandlerError).remoteCode).toBe('CONTRACT.INVALID');
     expect((error as Error).message).toContain('/message');
+  });
+  it('records extracted facts from the durable facts_extracted event once, however often it is delivered', async () => {
+    const event = {
+      id: '7c1d5a3e-0000-4000-8000-000000000001',
+      type: 'memory.facts_extracted',
+      version: 1,
+      stream: 'context-extraction:cust-2',
+      offset: 0,
+      position: 1,
+      occurred_at: '2026-11-23T10:00:00.000Z',
+      data: { customerId: 'cust-2', sessionId: 's1', sourceMessageId: 'm1', extractedAt: '2026-11-23T10:00:00.000Z', facts: [{ factId: 'x-m1-0', subject: 'customer', predicate: 'address', object: 'Lyon', confidence: 0.75 }] },
+    };
+    await bus.publish('tenet.v1.memory.cust-2.facts_extracted', event, { msgId: 'first' });
+    await bus.publish('tenet.v1.memory.cust-2.facts_extracted', event, { msgId: 'redelivered' });
+    const memory = app.get(CustomerMemoryStore);
+    for (let i = 0; i < 100 && (await memory.facts('cust-2')).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await memory.facts('cust-2')).map((f) => [f.factId, f.object, f.source])).toEqual([['x-m1-0', 'Lyon', { kind: 'conversation', sessionId: 's1', messageId: 'm1' }]]);
+    expect((await events.readStream('customer-memory:cust-2')).filter((e) => e.type === 'FactRecorded')).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import { createEmbeddingProvider } from '@tenet/llm';
 import { EVENT_STORE, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
 import { CustomerMemoryStore } from './customer-memory.store.js';
+import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
 import { KnowledgeHttpController } from './knowledge.http.controller.js';
 import { KnowledgeService } from './knowledge.service.js';
 import { MemoryRecallRpcController } from './memory-recall.rpc.controller.js';
@@ -18,7 +19,7 @@ const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
  * every mode until the Mongo adapter exists (ADR 0016).
  */
 @Module({
-  controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController],
+  controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
     { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => new SqliteKnowledgeIndex({ dataDir: config.dataDir }), inject: [PLATFORM_CONFIG] },
     { provide: KnowledgeService, useFactory: (index: SqliteKnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },

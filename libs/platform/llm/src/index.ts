@@ -36,6 +36,7 @@ export {
   type ComposeReplyInput,
   type ComposeReplyOutput,
   type CompositionMode,
+  type KnowledgePassage,
 } from './tasks/compose-reply.js';
 export {
   CHECK_COHERENCE,
@@ -47,6 +48,17 @@ export {
   type CoherenceFindingOutput,
   type CoherenceSubject,
 } from './tasks/check-coherence.js';
+export {
+  EXTRACT_CONTEXT,
+  extractContextRequest,
+  extractContextSchema,
+  type ExtractContextInput,
+  type ExtractContextOutput,
+  type ExtractedFact,
+  type ExtractedValue,
+  type VariableToExtract,
+} from './tasks/extract-context.js';
+export { extractContext as offlineExtractContext } from './offline/extract.js';
 export { OfflineProvider, OFFLINE_MODEL } from './offline/offline-provider.js';
 export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from './openai/openai-provider.js';
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';

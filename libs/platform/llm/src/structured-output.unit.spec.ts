@@ -39,7 +39,7 @@ describe('structured output validation', () => {
     const before = structuredClone(matches);
     expect(validateStructuredOutput('anthropic', 'guideline_matches', matchGuidelinesSchema, matches)).toEqual({ matches: [{ ...matches.matches[0], tool_arguments: [] }] });
     expect(matches).toEqual(before);
-    expect(validateStructuredOutput('p', 'reply', composeReplySchema, { message: 'hi', cited_guideline_ids: [] })).toEqual({ message: 'hi', cited_guideline_ids: [], canned_response_id: '' });
+    expect(validateStructuredOutput('p', 'reply', composeReplySchema, { message: 'hi', cited_guideline_ids: [] })).toEqual({ message: 'hi', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] });
     // Completion never invents the fields that carry the answer.
     expect(catchError(() => validateStructuredOutput('p', 'reply', composeReplySchema, { message: 'hi' }))).toMatchObject({ path: '/cited_guideline_ids' });
   });

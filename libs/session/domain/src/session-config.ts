@@ -13,7 +13,7 @@ export const defaultSessionConfig: SessionConfig = {
   ttl_secs: 3600,
   idle_timeout_secs: 300,
   max_messages: 100,
-  // Extraction is not implemented yet; the API refuses true rather than store a setting nothing acts on.
+  // Extraction is switched per agent (auto_extract_context); the API refuses a session's true rather than store a setting nothing acts on.
   auto_extract: false,
   enable_journeys: true,
 };

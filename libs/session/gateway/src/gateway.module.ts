@@ -34,6 +34,7 @@ import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
 import { UsagePageHttpController } from './usage/usage-page.http.controller.js';
 import { TurnContext } from './turns/turn-context.js';
+import { TurnMemory } from './turns/turn-memory.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
 import { CannedResponsesHttpController } from './canned-responses/canned-responses.http.controller.js';
 import { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
@@ -80,6 +81,7 @@ import { ServicesRepository } from './services/services.repository.js';
     ContextVariablesRepository,
     TermsRepository,
     TurnService,
+    TurnMemory,
     { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
     TurnContext,
     RelationshipsRepository,

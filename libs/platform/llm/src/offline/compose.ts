@@ -41,6 +41,55 @@ function toolSentence(result: ToolOutcome): string | undefined {
   return fields.length ? sentence(`Here is what I found: ${fields.map(([k, v]) => `${spoken(k)} ${String(v)}`).join(', ')}`) : undefined;
 }
 
+/** A passage answers the message when it shares at least this share of the message's topic terms. */
+const MIN_PASSAGE_OVERLAP = 0.34;
+const MAX_PASSAGE_SENTENCES = 2;
+
+/**
+ * The knowledge passage that answers the message, said plainly: the passage sharing the most of the message's
+ * topic terms (at least a third of them), and its one or two sentences sharing the most terms, in their order.
+ */
+function knowledgeSentence(input: ComposeReplyInput): { text: string; chunkId: string } | undefined {
+  const asked = new Set(terms(applyGlossary(input.message, input.terms)));
+  if (asked.size === 0 || !input.knowledge?.length) return undefined;
+  const share = (text: string): number => {
+    const found = new Set(terms(applyGlossary(text, input.terms)));
+    let shared = 0;
+    for (const term of asked) if (found.has(term)) shared++;
+    return shared / asked.size;
+  };
+  let best: { passage: NonNullable<ComposeReplyInput['knowledge']>[number]; score: number } | undefined;
+  for (const passage of input.knowledge) {
+    const score = share(`${passage.heading} ${passage.text}`);
+    if (score >= MIN_PASSAGE_OVERLAP && (!best || score > best.score)) best = { passage, score };
+  }
+  if (!best) return undefined;
+  // Paragraphs and list items are units; a line break inside a paragraph is only wrapping.
+  const sentences = best.passage.text
+    .split(/\n\s*\n|\n(?=\s*[-*]\s)/)
+    .map((paragraph) => paragraph.replace(/^\s*[-*]\s+/, '').replace(/\s*\n\s*/g, ' '))
+    .flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+/))
+    .map((t) => t.trim())
+    .filter((t) => t !== '' && !/^#/.test(t));
+  const ranked = sentences
+    .map((text, index) => ({ text, index, score: share(text) }))
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, MAX_PASSAGE_SENTENCES)
+    .sort((a, b) => a.index - b.index);
+  const said = (ranked.length > 0 ? ranked : sentences.slice(0, 1).map((text) => ({ text }))).map((s) => sentence(s.text)).join(' ');
+  const section = best.passage.heading.split(' › ').at(-1) ?? best.passage.heading;
+  return { text: `From our ${best.passage.title} (${section}): ${said}`, chunkId: best.passage.chunk_id };
+}
+
+/** "What is my email?" answered from what the customer told before (a fact whose predicate the question names). */
+function factSentence(input: ComposeReplyInput): string | undefined {
+  if (!input.facts?.length || !/\?|^\s*(what|which|do you|remind)/i.test(input.message) || !/\bmy\b/i.test(input.message)) return undefined;
+  const asked = new Set(terms(input.message));
+  const fact = input.facts.find((f) => terms(f.predicate.replace(/_/g, ' ')).some((t) => asked.has(t)));
+  return fact ? sentence(`You told me your ${spoken(fact.predicate)} is ${fact.object}`) : undefined;
+}
+
 interface Sentence {
   text: string;
   /** The part of a matched action it says; none for the disambiguation question and the polite fallback. */
@@ -48,7 +97,7 @@ interface Sentence {
 }
 
 /** The reply in the agent's own words: the sentences of each matched action (each said once), the disambiguation question last. */
-function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: string[] } {
+function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: string[]; chunks: string[] } {
   const candidates = input.disambiguation?.candidates ?? [];
   const sentences: Sentence[] = [];
   for (const { action } of input.matched) {
@@ -59,6 +108,11 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
     const text = toolSentence(result);
     if (text && !sentences.some((s) => s.text === text)) sentences.push({ text });
   }
+  // What the agent's documents say about the question, then what the customer told before, if asked.
+  const passage = knowledgeSentence(input);
+  if (passage) sentences.push({ text: passage.text });
+  const remembered = factSentence(input);
+  if (remembered) sentences.push({ text: remembered });
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
   // Nothing to follow but a relevant capability: offer it (the most relevant one, as the matcher ranked them).
   const capability = input.capabilities?.[0];
@@ -68,7 +122,7 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
     const introduced = input.history.some((turn) => turn.role === 'agent');
     sentences.push({ text: introduced ? 'Thanks. Could you tell me a little more about what you need?' : `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
   }
-  return { sentences, cited: [...new Set(input.matched.map((m) => m.guideline_id))] };
+  return { sentences, cited: [...new Set(input.matched.map((m) => m.guideline_id))], chunks: passage ? [passage.chunkId] : [] };
 }
 
 interface Template {
@@ -134,9 +188,14 @@ const COMPOSITED_MIN_OVERLAP = 0.3;
  *   overlaps every candidate's condition (a template that offers the choices).
  */
 export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
+  const reply = composeInMode(input);
+  return { ...reply, cited_chunk_ids: reply.cited_chunk_ids ?? [] };
+}
+
+function composeInMode(input: ComposeReplyInput): ComposeReplyOutput {
   const mode = input.composition_mode ?? 'fluid';
   const fluid = fluidReply(input);
-  const fluidAnswer: ComposeReplyOutput = { message: fluid.sentences.map((s) => s.text).join(' '), cited_guideline_ids: fluid.cited, canned_response_id: '' };
+  const fluidAnswer: ComposeReplyOutput = { message: fluid.sentences.map((s) => s.text).join(' '), cited_guideline_ids: fluid.cited, canned_response_id: '', cited_chunk_ids: fluid.chunks };
   if (mode === 'fluid') return fluidAnswer;
 
   const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));

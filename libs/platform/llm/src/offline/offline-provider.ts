@@ -3,9 +3,11 @@ import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } f
 import { validateStructuredOutput } from '../structured-output.js';
 import { CHECK_COHERENCE, type CheckCoherenceInput } from '../tasks/check-coherence.js';
 import { COMPOSE_REPLY, type ComposeReplyInput } from '../tasks/compose-reply.js';
+import { EXTRACT_CONTEXT, type ExtractContextInput } from '../tasks/extract-context.js';
 import { MATCH_GUIDELINES, type MatchGuidelinesInput } from '../tasks/match-guidelines.js';
 import { checkCoherenceOffline } from './coherence.js';
 import { composeReply } from './compose.js';
+import { extractContext } from './extract.js';
 import { matchGuidelines } from './match.js';
 
 export const OFFLINE_MODEL = 'tenet-lexical-1';
@@ -17,6 +19,7 @@ const TASKS: Record<string, (input: unknown) => unknown> = {
   [MATCH_GUIDELINES]: (input) => matchGuidelines(input as MatchGuidelinesInput),
   [COMPOSE_REPLY]: (input) => composeReply(input as ComposeReplyInput),
   [CHECK_COHERENCE]: (input) => checkCoherenceOffline(input as CheckCoherenceInput),
+  [EXTRACT_CONTEXT]: (input) => extractContext(input as ExtractContextInput),
 };
 
 /**

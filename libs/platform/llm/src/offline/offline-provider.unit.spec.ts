@@ -128,7 +128,7 @@ describe('OfflineProvider: compose_reply', () => {
     expect(value).toEqual({
       message: "Hello, I'm Support! I will explain the 30-day refund policy. I'd be happy to check your order status.",
       cited_guideline_ids: ['greet', 'refund'],
-      canned_response_id: '',
+      canned_response_id: '', cited_chunk_ids: [],
     });
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
@@ -156,7 +156,7 @@ describe('OfflineProvider: compose_reply', () => {
       { role: 'agent' as const, content: 'Could you share your order number?' },
     ];
     const reply = composeReply({ agentName: 'Ada', message: '12345', matched: [], history });
-    expect(reply).toEqual({ message: 'Thanks. Could you tell me a little more about what you need?', cited_guideline_ids: [], canned_response_id: '' });
+    expect(reply).toEqual({ message: 'Thanks. Could you tell me a little more about what you need?', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] });
   });
 });
 
@@ -269,14 +269,14 @@ describe('OfflineProvider: compose_reply composition modes', () => {
     composeReply({ agentName: 'Support', message: 'Hi, I want my money back', matched: greetAndRefund.slice(1), history: [], canned_responses: canned, ...input });
 
   it('ignores canned responses in fluid mode (the default)', () => {
-    expect(reply({})).toEqual({ message: "I will explain the 30-day refund policy. I'd be happy to check your order status.", cited_guideline_ids: ['refund'], canned_response_id: '' });
+    expect(reply({})).toEqual({ message: "I will explain the 30-day refund policy. I'd be happy to check your order status.", cited_guideline_ids: ['refund'], canned_response_id: '', cited_chunk_ids: [] });
     expect(reply({ composition_mode: 'fluid' }).canned_response_id).toBe('');
   });
 
   it('canned_fluid: sends the template that says what the actions say, else the fluid reply', () => {
-    expect(reply({ composition_mode: 'canned_fluid' })).toEqual({ message: 'Our refund policy gives you 30 days to return an item.', cited_guideline_ids: ['refund'], canned_response_id: 'refund-policy' });
+    expect(reply({ composition_mode: 'canned_fluid' })).toEqual({ message: 'Our refund policy gives you 30 days to return an item.', cited_guideline_ids: ['refund'], canned_response_id: 'refund-policy', cited_chunk_ids: [] });
     const unrelated = reply({ composition_mode: 'canned_fluid', matched: [{ guideline_id: 'hours', action: "Say 'We are open 9 to 5, Monday to Friday.'" }] });
-    expect(unrelated).toEqual({ message: 'We are open 9 to 5, Monday to Friday.', cited_guideline_ids: ['hours'], canned_response_id: '' });
+    expect(unrelated).toEqual({ message: 'We are open 9 to 5, Monday to Friday.', cited_guideline_ids: ['hours'], canned_response_id: '', cited_chunk_ids: [] });
   });
 
   it('strict_canned: only templates; canned_response_id "" (and nothing cited) when none overlaps, so the caller sends its no-match response', () => {
@@ -288,7 +288,7 @@ describe('OfflineProvider: compose_reply composition modes', () => {
 
   it('renders fields from field_values, and never sends a template with a field nobody supplied', () => {
     const status = reply({ composition_mode: 'strict_canned', matched: [{ guideline_id: 'status', action: 'Tell them the status of their order' }], field_values: { order_id: '12345', status: 'shipped' } });
-    expect(status).toEqual({ message: 'Your order 12345 is shipped.', cited_guideline_ids: ['status'], canned_response_id: 'order-status' });
+    expect(status).toEqual({ message: 'Your order 12345 is shipped.', cited_guideline_ids: ['status'], canned_response_id: 'order-status', cited_chunk_ids: [] });
     const thanks = reply({ composition_mode: 'strict_canned', message: 'thanks!', matched: [] });
     expect(thanks.canned_response_id).not.toBe('thanks-name');
     expect(reply({ composition_mode: 'strict_canned', message: 'thanks!', matched: [], field_values: { customer_name: 'Ada' } })).toMatchObject({ message: 'Thanks, Ada!', canned_response_id: 'thanks-name' });
@@ -299,11 +299,11 @@ describe('OfflineProvider: compose_reply composition modes', () => {
       // The offer keeps its own words: no renderable template is about checking an order's status.
       message: "Hi there! How can I help you today? Our refund policy gives you 30 days to return an item. I'd be happy to check your order status.",
       cited_guideline_ids: ['greet', 'refund'],
-      canned_response_id: '',
+      canned_response_id: '', cited_chunk_ids: [],
     });
     expect(reply({ composition_mode: 'composited_canned', matched: [{ guideline_id: 'refund', action: 'Explain the 30-day refund policy' }] })).toMatchObject({
       message: 'Our refund policy gives you 30 days to return an item.',
-      canned_response_id: 'refund-policy',
+      canned_response_id: 'refund-policy', cited_chunk_ids: [],
     });
   });
 
@@ -318,7 +318,7 @@ describe('OfflineProvider: compose_reply composition modes', () => {
       expect(reply({ composition_mode, matched: [], message: 'about my order', disambiguation })).toEqual({
         message: 'Just to be sure I help with the right thing, which one do you mean: refunds, or cancel your order?',
         cited_guideline_ids: [],
-        canned_response_id: '',
+        canned_response_id: '', cited_chunk_ids: [],
       });
     }
     // Strict mode asks through a template that offers every candidate, or leaves it to the caller.
@@ -425,6 +425,6 @@ describe('OfflineProvider: compose_reply says each action whole', () => {
       canned_responses: canned,
       matched: [{ guideline_id: 'welcome', action: 'Welcome them and offer the getting started guide' }],
     });
-    expect(reply).toEqual({ message: "Hello, I'm Ada! Here is our getting started guide: tenet.example/start", cited_guideline_ids: ['welcome'], canned_response_id: '' });
+    expect(reply).toEqual({ message: "Hello, I'm Ada! Here is our getting started guide: tenet.example/start", cited_guideline_ids: ['welcome'], canned_response_id: '', cited_chunk_ids: [] });
   });
 });

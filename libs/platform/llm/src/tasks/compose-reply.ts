@@ -46,6 +46,17 @@ export interface ComposeReplyInput {
   capabilities?: { title: string; description: string }[];
   /** What the tools called in this turn returned; the reply tells the customer what they found. */
   tool_results?: ToolOutcome[];
+  /** What is known about the customer now (semantic memory and this message's extraction). */
+  facts?: { subject: string; predicate: string; object: string }[];
+  /** Passages of the agent's documents retrieved for the message, best first: the reply answers from them and cites them. */
+  knowledge?: KnowledgePassage[];
+}
+
+export interface KnowledgePassage {
+  chunk_id: string;
+  title: string;
+  heading: string;
+  text: string;
 }
 
 export interface ComposeReplyOutput {
@@ -54,23 +65,29 @@ export interface ComposeReplyOutput {
   cited_guideline_ids: string[];
   /** The canned response the message is (its fields filled in); '' when the reply is not a template. */
   canned_response_id: string;
+  /** The `knowledge` passages (chunk ids) the reply is based on; [] when none (always present after validation). */
+  cited_chunk_ids?: string[];
 }
 
 /** Strict-mode compatible (see `matchGuidelinesSchema`): `pattern` rather than `minLength` keeps the reply non-blank. */
 export const composeReplySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['message', 'cited_guideline_ids', 'canned_response_id'],
+  required: ['message', 'cited_guideline_ids', 'canned_response_id', 'cited_chunk_ids'],
   properties: {
     message: { type: 'string', pattern: '\\S' },
     cited_guideline_ids: { type: 'array', items: { type: 'string' } },
     canned_response_id: { type: 'string' },
+    cited_chunk_ids: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 
-// An omitted `canned_response_id` means the reply is not a template (see registerOutputCompletion).
+// An omitted `canned_response_id` means the reply is not a template, omitted `cited_chunk_ids` that it cites no
+// passage (see registerOutputCompletion).
 registerOutputCompletion(composeReplySchema, (value) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !('canned_response_id' in value) ? { ...value, canned_response_id: '' } : value,
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? { ...('canned_response_id' in value ? {} : { canned_response_id: '' }), ...('cited_chunk_ids' in value ? {} : { cited_chunk_ids: [] }), ...value }
+    : value,
 );
 
 const MODE_INSTRUCTIONS: Record<CompositionMode, string> = {
@@ -101,6 +118,23 @@ function capabilitiesSection(input: ComposeReplyInput): string {
   return `\n\n[What you can offer, if it helps the customer]\n${capabilities.map((c) => `- ${c.title}: ${c.description}`).join('\n')}`;
 }
 
+/** Keeps the prompt bounded: the recall already bounds the total, this bounds one passage. */
+const MAX_PASSAGE_CHARS = 2_000;
+
+function memorySection(input: ComposeReplyInput): string {
+  const facts = input.facts ?? [];
+  const passages = input.knowledge ?? [];
+  const parts: string[] = [];
+  if (facts.length > 0) parts.push(`\n\n[What you know about the customer]\n${facts.map((f) => `- ${f.subject} ${f.predicate.replace(/_/g, ' ')}: ${f.object}`).join('\n')}`);
+  if (passages.length > 0)
+    parts.push(
+      `\n\n[Knowledge passages]\n${passages
+        .map((p) => `(${p.chunk_id}) ${p.title} › ${p.heading}\n${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`)
+        .join('\n\n')}`,
+    );
+  return parts.join('');
+}
+
 function disambiguationSection(input: ComposeReplyInput): string {
   const candidates = input.disambiguation?.candidates ?? [];
   if (candidates.length === 0) return '';
@@ -126,12 +160,16 @@ export function composeReplyRequest(
       'of the guidelines whose actions you followed. ' +
       (disambiguating ? 'The latest message could mean several things: ask the customer which of the listed ones they mean. ' : '') +
       (input.tool_results?.length ? 'Base what you say on the tool results listed with the message; never invent data a tool did not return. ' : '') +
+      (input.knowledge?.length
+        ? 'Answer questions about policies, products or procedures from the knowledge passages listed with the message, never against them, ' +
+          'and list in cited_chunk_ids the ids (in parentheses) of the passages your reply uses; [] if none. '
+        : 'Set cited_chunk_ids to []. ') +
       MODE_INSTRUCTIONS[mode] +
       agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
     messages: [
       ...input.history.map((t) => ({ role: t.role === 'customer' ? ('user' as const) : ('assistant' as const), content: t.content })),
-      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${toolResultsSection(input.tool_results)}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
+      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${toolResultsSection(input.tool_results)}${memorySection(input)}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
     ],
     schemaName: 'reply',
     schema: composeReplySchema,

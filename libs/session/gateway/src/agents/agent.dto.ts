@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, Equals, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, NotEquals, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, NotEquals, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { ID_PATTERN } from '../ids.js';
@@ -16,8 +16,8 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
-/** Refusal of a setting nothing would act on yet (extraction is planned; until then the API says so). */
-export const NO_EXTRACTION = 'automatic context extraction is not implemented yet; leave it out or set false';
+/** Refusal of the session-level switch (extraction is switched per agent: `config.auto_extract_context`). */
+export const NO_EXTRACTION = "a session's automatic context extraction is not implemented yet (leave it out or set false); turn on the agent's config.auto_extract_context";
 
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
@@ -28,8 +28,12 @@ export class AgentConfigDto {
   @JSONSchema({ description: "Upper bound on the output tokens of one reply (the compose call's max tokens)." })
   @IsOmittable() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
-  @JSONSchema({ description: 'Automatic extraction of context variables from the conversation is not implemented yet: only false is accepted.' })
-  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract_context?: boolean;
+  @JSONSchema({
+    description:
+      "After each customer message, extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
+      'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (not for the shared guest customer).',
+  })
+  @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 

@@ -176,7 +176,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 function eventData(input: EventCreationDto): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
-      return { message: input.message, participant: input.participant ?? { display_name: input.source } };
+      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input) };
     case 'status':
       return { status: input.status, data: (input.data as Record<string, unknown> | undefined) ?? {} };
     case 'tool':
@@ -184,4 +184,10 @@ function eventData(input: EventCreationDto): Record<string, unknown> {
     case 'custom':
       return (input.data as Record<string, unknown> | undefined) ?? {};
   }
+}
+
+/** An agent message's knowledge citations (seed 001 `data.sources`), kept when given as a list of objects. */
+function messageSources(input: EventCreationDto): { sources?: unknown[] } {
+  const sources = (input.data as { sources?: unknown } | undefined)?.sources;
+  return input.source !== 'customer' && Array.isArray(sources) && sources.length > 0 && sources.every((s) => typeof s === 'object' && s !== null) ? { sources } : {};
 }

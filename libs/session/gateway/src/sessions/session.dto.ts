@@ -12,7 +12,7 @@ export class SessionConfigDto {
   @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
   @JSONSchema({ description: "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins." })
   @IsOmittable() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
-  @JSONSchema({ description: 'Automatic extraction of context variables is not implemented yet: only false is accepted.' })
+  @JSONSchema({ description: "A session-level switch for context extraction is not implemented yet: only false is accepted (extraction is turned on per agent with config.auto_extract_context)." })
   @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }

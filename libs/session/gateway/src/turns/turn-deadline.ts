@@ -61,6 +61,28 @@ export class TurnDeadline {
     await this.watch?.stop();
   }
 
+  /**
+   * A side request of the turn (memory recall, context extraction): within `budgetMs` of now and the turn's
+   * deadline, whichever is first. With `cancellable: false` a newer customer message does not stop it (what the
+   * customer said is extracted even when the reply to it is superseded).
+   */
+  async requestWithin<TRes, TReq>(budgetMs: number, subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, options: { cancellable?: boolean; headers?: Record<string, string> } = {}): Promise<TRes> {
+    const deadlineAt = Math.min(this.at, Date.now() + budgetMs);
+    try {
+      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, {
+        deadlineAt,
+        attemptTimeoutMs: Math.min(this.timing.attemptTimeoutMs, budgetMs),
+        ...(options.cancellable === false ? {} : { signal: this.cancel.signal }),
+        headers: options.headers ?? {},
+      });
+    } catch (error) {
+      const remote = error instanceof RequestCancelledError ? error.cause : error;
+      const calls = remote instanceof RemoteHandlerError ? remote.details?.['calls'] : undefined;
+      if (Array.isArray(calls) && calls.length > 0) await billed(calls as CallUsageV1[]);
+      throw error instanceof RequestCancelledError ? new TurnCancelled() : error;
+    }
+  }
+
   /** `billed` meters the calls a failed step was billed for. A cancelled step throws `TurnCancelled`. */
   async request<TRes, TReq>(subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, headers: Record<string, string> = {}): Promise<TRes> {
     try {

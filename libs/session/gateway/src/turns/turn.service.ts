@@ -35,6 +35,7 @@ import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnCancelled, TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
 import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
+import { TurnMemory } from './turn-memory.js';
 import { TurnRecovery } from './turn-recovery.js';
 import { runToolCall, ToolCallFailedError, toolFieldValues, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
 
@@ -117,6 +118,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
     @Optional() private readonly journeyTurns?: TurnJourneys,
+    @Optional() private readonly memory?: TurnMemory,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -257,6 +259,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines])]);
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
+    // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
+    const memory = this.memory?.begin({ agent, ...(extras.llm ? { llm: extras.llm } : {}), sessionId, customerId: session.view.customer_id, messageId: trigger.id, message, history: turnHistory, deadline, billed, now: () => new Date() });
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
@@ -310,13 +314,17 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       await checkpoint();
     }
 
+    // Recall and extraction ran alongside matching; what this message told us counts for the journey's required context.
+    const remembered = await memory?.forCompose();
+    calls.push(...(remembered?.calls ?? []));
+
     // Journeys move on what the matcher evaluated; a tool step reached runs through the executor (turn-journeys.ts).
     let journey: JourneyProgress | undefined;
     if (journeys) {
       journey = await journeys.advance((request) => deadline.request<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(JOURNEYS_ADVANCE_SUBJECT, request, async () => undefined, traceHeaders()), {
         correlationId: trigger.correlation_id,
         matches: matchResults,
-        context: contextValues,
+        context: { ...contextValues, ...remembered?.fieldValues },
         now: Date.now(),
         runTool: async (name, args) => {
           const [run] = this.runnableCalls([{ tool_name: name, parameters: args }], runnable, toolIssues);
@@ -349,7 +357,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         matched: disambiguation ? [] : [...top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])), ...(journey?.instruction ? [journey.instruction] : [])],
         composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
-        field_values: { ...fieldValues(contextValues), ...toolFieldValues(toolResults) },
+        field_values: { ...fieldValues(contextValues), ...remembered?.fieldValues, ...toolFieldValues(toolResults) },
+        ...remembered?.compose,
         ...(toolResults.length > 0 ? { tool_results: toolResults } : {}),
         ...(terms.length > 0 ? { terms } : {}),
         ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
@@ -365,7 +374,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     await checkpoint();
 
     const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);
-    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name } }, trigger.correlation_id);
+    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name }, data: memory?.messageData(reply.cited_chunk_ids) }, trigger.correlation_id);
     await status('ready', {
       matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, criticality: m.criticality, reasoning: m.reasoning })),
       guideline_match_result: matched.result,
@@ -383,6 +392,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(toolIssues.length > 0 ? { tool_issues: toolIssues } : {}),
       ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
+      ...memory?.readyData(),
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';

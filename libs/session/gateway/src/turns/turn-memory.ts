@@ -1,0 +1,292 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  contextExtractionStream,
+  MATCHER_EXTRACT_SUBJECT,
+  MEMORY_RECALL_SUBJECT,
+  type CallUsageV1,
+  type ComposeReplyRequestV1,
+  type ExtractContextReplyV1,
+  type ExtractContextRequestV1,
+  type RecallRequestV1,
+  type RecallResponseV1,
+} from '@tenet/contracts';
+import type { EventStore } from '@tenet/event-store';
+import { redactSecrets } from '@tenet/llm';
+import { traceHeaders } from '@tenet/observability';
+import { EVENT_STORE } from '@tenet/platform-runtime';
+import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
+import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import { GUEST_CUSTOMER_ID } from '../customers/customer.dto.js';
+import { RuleViolationError } from '../tags/rule-violation.js';
+import { scopedToAgent } from '../tags/tag-references.js';
+import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
+
+/** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
+export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+/** After a failed recall, turns skip it for this long (a memory store that is down or not deployed costs one budget, not one per turn). */
+export const RECALL_BACKOFF_MS = 3_000;
+/** Facts and passages given to the reply, estimated at 4 characters per token (the recall's own budget). */
+export const RECALL_MAX_TOKENS = 1_500;
+/** Earlier turns given to extraction as context. */
+const EXTRACTION_HISTORY = 6;
+
+type Priced = CallUsageV1 & { cost_estimate_usd: number };
+type Billed = (calls: CallUsageV1[]) => Promise<Priced[]>;
+type KnowledgeHit = RecallResponseV1['sources'][number];
+
+export interface TurnMemoryInput {
+  agent: { id: string; name: string; config: { auto_extract_context?: boolean } };
+  llm?: ExtractContextRequestV1['llm'];
+  sessionId: string;
+  customerId: string;
+  /** The customer message's event id: where extracted values and facts came from. */
+  messageId: string;
+  message: string;
+  history: { role: 'customer' | 'agent'; content: string }[];
+  deadline: TurnDeadline;
+  billed: Billed;
+  now: () => Date;
+}
+
+/** What the turn's memory adds to the compose request and to the reply's events. */
+export interface RememberedForReply {
+  compose: Pick<ComposeReplyRequestV1, 'facts' | 'knowledge'>;
+  /** Values extracted from this message, by variable name (template fields of this reply). */
+  fieldValues: Record<string, string>;
+  /** The extraction call(s), metered. */
+  calls: Priced[];
+}
+
+export interface ExtractionOutcome {
+  stored: { name: string; confidence: number }[];
+  rejected: { name: string; reason: string }[];
+  facts: number;
+}
+
+const budgetFrom = (env: Record<string, string | undefined>): number => {
+  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
+  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
+  return value;
+};
+
+/** An extracted value (the model writes text) as the variable's data_type; `undefined` when it is not one. */
+export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, text: string): unknown {
+  const value = text.trim();
+  switch (variable.data_type) {
+    case undefined:
+    case 'String':
+    case 'Date':
+      return value;
+    case 'Number': {
+      const number = Number(value.replace(/[,\s]/g, ''));
+      return value !== '' && Number.isFinite(number) ? number : undefined;
+    }
+    case 'Boolean':
+      return /^(true|yes)$/i.test(value) ? true : /^(false|no)$/i.test(value) ? false : undefined;
+    case 'Array':
+    case 'Object':
+      try {
+        const parsed: unknown = JSON.parse(value);
+        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+      } catch {
+        return undefined;
+      }
+  }
+}
+
+/**
+ * The turn's memory (issue 13): started before the matcher call and awaited before composing, so it adds no
+ * round trip to the turn's critical path when the match takes longer.
+ * - **Recall**: the memory store's `tenet.rpc.v1.memory.recall` — the customer's current facts and the agent's
+ *   most relevant knowledge chunks within a token budget — within `TENET_RECALL_BUDGET_MS` (and the turn's
+ *   deadline). A memory store that is down costs the reply its memory, not the turn; after a failure turns skip
+ *   recall for RECALL_BACKOFF_MS, so a missing memory store does not slow every turn by the budget.
+ * - **Extraction** (agent `auto_extract_context`): ONE matcher call extracts every variable with an
+ *   `extraction_prompt` and the customer's facts; values are typed and validated against the variable
+ *   (data_type, validation) and stored for the customer with confidence, source_message_id and extracted_at;
+ *   `VariableUpdated` and `FactsExtracted` go to the `context-extraction:<customer>` stream, published as
+ *   `tenet.v1.memory.<customer>.variable_update` / `.facts_extracted` (the memory store records the facts from
+ *   its durable consumer). The guest customer is shared by anonymous sessions: its extractions serve the turn
+ *   only and are not stored.
+ */
+@Injectable()
+export class TurnMemory {
+  private readonly logger = new Logger(TurnMemory.name);
+  private readonly recallBudgetMs = budgetFrom(process.env);
+  private recallSkippedUntil = 0;
+
+  constructor(
+    private readonly variables: ContextVariablesRepository,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+  ) {}
+
+  begin(input: TurnMemoryInput): TurnMemoryRun {
+    return new TurnMemoryRun(this, input);
+  }
+
+  async recall(input: TurnMemoryInput): Promise<RecallResponseV1 | undefined> {
+    if (input.message.trim() === '' || Date.now() < this.recallSkippedUntil) return undefined;
+    const request: RecallRequestV1 = {
+      agent_id: input.agent.id,
+      ...(input.customerId !== GUEST_CUSTOMER_ID ? { customer_id: input.customerId } : {}),
+      session_id: input.sessionId,
+      message: input.message.slice(0, 20_000),
+      max_tokens: RECALL_MAX_TOKENS,
+    };
+    try {
+      return await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(this.recallBudgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+    } catch (error) {
+      if (error instanceof TurnCancelled) throw error;
+      this.recallSkippedUntil = Date.now() + RECALL_BACKOFF_MS;
+      this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (next try in ${RECALL_BACKOFF_MS} ms): ${redactSecrets(String(error))}`);
+      return undefined;
+    }
+  }
+
+  /** The agent's extractable variables: `extraction_prompt` set and in the agent's scope. */
+  private async extractable(agentId: string): Promise<ContextVariableView[]> {
+    return (await this.variables.list()).filter((v) => v.extraction_prompt !== undefined && scopedToAgent(v.tags, agentId));
+  }
+
+  async extract(input: TurnMemoryInput): Promise<{ reply?: ExtractContextReplyV1; variables: ContextVariableView[]; calls: Priced[] }> {
+    if (input.agent.config.auto_extract_context !== true || input.message.trim() === '') return { variables: [], calls: [] };
+    const variables = await this.extractable(input.agent.id);
+    const request: ExtractContextRequestV1 = {
+      session_id: input.sessionId,
+      agent: { id: input.agent.id, name: input.agent.name },
+      message: input.message.slice(0, 20_000),
+      history: input.history.slice(-EXTRACTION_HISTORY),
+      variables: variables.map((v) => ({
+        name: v.name,
+        extraction_prompt: v.extraction_prompt ?? '',
+        ...(v.description ? { description: v.description } : {}),
+        ...(v.data_type ? { data_type: v.data_type } : {}),
+        ...(v.validation?.allowed_values?.length ? { allowed_values: v.validation.allowed_values } : {}),
+      })),
+      facts: true,
+      ...(input.llm ? { llm: input.llm } : {}),
+    };
+    let billedOnFailure: Priced[] = [];
+    try {
+      // Not cancelled by a newer message: what the customer said is remembered even if the reply is superseded.
+      const reply = await input.deadline.requestWithin<ExtractContextReplyV1, ExtractContextRequestV1>(
+        input.deadline.at - Date.now(),
+        MATCHER_EXTRACT_SUBJECT,
+        request,
+        async (calls) => (billedOnFailure = await input.billed(calls)),
+        { cancellable: false, headers: traceHeaders() },
+      );
+      return { reply, variables, calls: await input.billed(reply.calls ?? (reply.usage ? [reply.usage] : [])) };
+    } catch (error) {
+      this.logger.warn(`context extraction for session ${input.sessionId} failed, the turn goes on: ${redactSecrets(String(error))}`);
+      return { variables, calls: billedOnFailure };
+    }
+  }
+
+  /** Stores and publishes what was extracted; returns what was kept and what the variables' rules refused. */
+  async store(input: TurnMemoryInput, reply: ExtractContextReplyV1, variables: readonly ContextVariableView[]): Promise<{ outcome: ExtractionOutcome; values: Record<string, unknown> }> {
+    const byName = new Map(variables.map((v) => [v.name, v]));
+    const outcome: ExtractionOutcome = { stored: [], rejected: [], facts: 0 };
+    const values: Record<string, unknown> = {};
+    const now = input.now();
+    const extractedAt = now.toISOString();
+    const guest = input.customerId === GUEST_CUSTOMER_ID;
+    const events: { type: string; data: Record<string, unknown> }[] = [];
+    for (const extracted of reply.values) {
+      const variable = byName.get(extracted.name);
+      if (!variable || typeof extracted.value !== 'string') continue;
+      const data = typedValue(variable, extracted.value);
+      if (data === undefined) {
+        outcome.rejected.push({ name: variable.name, reason: `value is not a ${variable.data_type ?? 'value'}` });
+        continue;
+      }
+      const confidence = Math.min(1, Math.max(0, extracted.confidence));
+      try {
+        if (!guest) await this.variables.setValue(variable.id, input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
+      } catch (error) {
+        if (!(error instanceof RuleViolationError)) throw error;
+        outcome.rejected.push({ name: variable.name, reason: error.message });
+        continue;
+      }
+      values[variable.name] = data;
+      outcome.stored.push({ name: variable.name, confidence });
+      events.push({
+        type: 'VariableUpdated',
+        data: { customerId: input.customerId, sessionId: input.sessionId, variableId: variable.id, name: variable.name, value: data, confidence, sourceMessageId: input.messageId, extractedAt },
+      });
+    }
+    const facts = reply.facts
+      .map((f) => ({ subject: f.subject.trim().slice(0, 500), predicate: f.predicate.trim().toLowerCase().replace(/\s+/g, '_').slice(0, 500), object: f.object.trim().slice(0, 500), confidence: Math.min(1, Math.max(0, f.confidence)) }))
+      .filter((f) => f.subject !== '' && f.predicate !== '' && f.object !== '');
+    outcome.facts = facts.length;
+    if (facts.length > 0) {
+      const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
+      events.push({ type: 'FactsExtracted', data: { customerId: input.customerId, sessionId: input.sessionId, sourceMessageId: input.messageId, extractedAt, facts: facts.map((f, i) => ({ factId: factIds[i], ...f })) } });
+    }
+    if (!guest && events.length > 0) await this.events.append(contextExtractionStream(input.customerId), events.map((e) => ({ ...e, metadata: { sessionId: input.sessionId } })));
+    return { outcome, values };
+  }
+}
+
+/** One turn's memory work, started before matching. */
+export class TurnMemoryRun {
+  private readonly recalled: Promise<RecallResponseV1 | undefined>;
+  private readonly extracted: Promise<{ reply?: ExtractContextReplyV1; calls: Priced[]; stored?: { outcome: ExtractionOutcome; values: Record<string, unknown> } }>;
+  private knowledge: KnowledgeHit[] = [];
+  private outcome: ExtractionOutcome | undefined;
+  private recallServed = false;
+
+  constructor(memory: TurnMemory, input: TurnMemoryInput) {
+    this.recalled = memory.recall(input);
+    // Stored as soon as it is back, whether or not the turn gets to compose (a newer message may supersede it).
+    this.extracted = memory.extract(input).then(async (x) => (x.reply ? { ...x, stored: await memory.store(input, x.reply, x.variables) } : x));
+    // Awaited in forCompose; a rejection before then must not be unhandled.
+    this.recalled.catch(() => undefined);
+    this.extracted.catch(() => undefined);
+  }
+
+  /** Waits for recall and extraction; stores the extraction; what the reply is composed with. */
+  async forCompose(): Promise<RememberedForReply> {
+    const [recalled, extracted] = await Promise.all([this.recalled, this.extracted]);
+    this.recallServed = recalled !== undefined;
+    let fieldValues: Record<string, string> = {};
+    const facts = new Map<string, { subject: string; predicate: string; object: string; confidence: number }>();
+    if (extracted.reply && extracted.stored) {
+      const { outcome, values } = extracted.stored;
+      this.outcome = outcome;
+      fieldValues = Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
+      // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
+      for (const f of extracted.reply.facts) facts.set(`${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+    }
+    for (const f of recalled?.facts ?? []) {
+      const key = `${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`;
+      if (!facts.has(key)) facts.set(key, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+    }
+    this.knowledge = recalled?.sources ?? [];
+    return {
+      compose: { ...(facts.size > 0 ? { facts: [...facts.values()] } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
+      fieldValues,
+      calls: extracted.calls,
+    };
+  }
+
+  /** The agent message's `data` additions: `sources` for the chunks the reply cited (seed 001). */
+  messageData(citedChunkIds: readonly string[] | undefined): { sources?: Omit<KnowledgeHit, 'chunk_id'>[] } {
+    const cited = new Set(citedChunkIds ?? []);
+    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ source_id, title, url, heading, score, chunk_text }) => ({ source_id, title, url, heading, score, chunk_text }));
+    return sources.length > 0 ? { sources } : {};
+  }
+
+  /** For the `ready` status: what memory the turn had and what extraction kept. */
+  readyData(): { memory: Record<string, unknown> } {
+    return {
+      memory: {
+        recalled: this.recallServed,
+        knowledge_chunks: this.knowledge.map((k) => k.chunk_id),
+        ...(this.outcome ? { extraction: this.outcome } : {}),
+      },
+    };
+  }
+}
