@@ -54,6 +54,7 @@ export {
 } from './metering/llm-usage-recorded.v1.js';
 export { toIntegrationEvent } from './routing.js';
 export {
+  BudgetScopeV1,
   CallUsageV1,
   ComposeReplyReplyV1,
   ComposeReplyRequestV1,

@@ -102,6 +102,27 @@ const MatchingSettings = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The token budgets (seed 002 TokenBudget) every LLM call of this step is charged to. The matcher reserves each
+ * call's estimate on all of them in the shared budget store before making it, and refuses the call with
+ * `BUDGET.EXCEEDED` (details: the scope) once one is spent. Absent: no budget applies.
+ */
+export const BudgetScopeV1 = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_:-]+$' }),
+    owner: Type.Object({ kind: Type.Union([Type.Literal('agent'), Type.Literal('session'), Type.Literal('workspace')]), id: Id }, { additionalProperties: false }),
+    period: Type.Union([Type.Literal('session'), Type.Literal('day'), Type.Literal('month')]),
+    period_id: Type.String({ minLength: 1, maxLength: 20 }),
+    unit: Type.Union([Type.Literal('tokens'), Type.Literal('usd')], { description: 'usd limits are counted in micro-dollars' }),
+    limit: Type.Integer({ minimum: 1 }),
+    resets_at: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type BudgetScopeV1 = Static<typeof BudgetScopeV1>;
+
+const Budget = Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false });
+
 /** Tokens of one LLM call, returned to the gateway, which records it (seed 002 TokenRecord) in its event log. */
 export const CallUsageV1 = Type.Object(
   {
@@ -138,6 +159,7 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
     /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
     tool_results: Type.Optional(Type.Array(ToolResult)),
+    budget: Type.Optional(Budget),
   },
   { additionalProperties: false },
 );
@@ -200,6 +222,7 @@ export const ComposeReplyRequestV1 = Type.Object(
     capabilities: Type.Optional(Type.Array(Capability)),
     /** What the tools called in this turn returned; the reply is based on it. */
     tool_results: Type.Optional(Type.Array(ToolResult)),
+    budget: Type.Optional(Budget),
   },
   { additionalProperties: false },
 );
