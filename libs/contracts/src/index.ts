@@ -93,3 +93,4 @@ export {
 } from './tools/tools.v1.js';
 export { CUSTOMER_MEMORY_STREAM_PREFIX, FactForgottenV1, FactRecordedV1, FactSupersededV1, memoryEventContracts, toMemoryIntegrationEvent } from './memory/memory-events.v1.js';
 export { MEMORY_RECALL_QUEUE_GROUP, MEMORY_RECALL_SUBJECT, RecallRequestV1, RecallResponseV1 } from './rpc/memory.v1.js';
+export { BUDGET_EVENT_TYPES, BudgetExceededV1, BudgetWarningV1, budgetEventContracts, budgetStreamId, toBudgetIntegrationEvent, type BudgetEventData } from './metering/budget-events.v1.js';

@@ -1,4 +1,5 @@
 import type { IntegrationEventContract } from './envelope.js';
+import { budgetEventContracts } from './metering/budget-events.v1.js';
 import { journeyEventContracts } from './journey/journey-events.v1.js';
 import { memoryEventContracts } from './memory/memory-events.v1.js';
 import { meteringEventContracts } from './metering/llm-usage-recorded.v1.js';
@@ -7,7 +8,7 @@ import { sessionModeContracts } from './session/session-mode-changed.v1.js';
 import { toolEventContracts } from './tools/tools.v1.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
-export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...journeyEventContracts, ...meteringEventContracts, ...toolEventContracts, ...memoryEventContracts];
+export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...journeyEventContracts, ...meteringEventContracts, ...budgetEventContracts, ...toolEventContracts, ...memoryEventContracts];
 
 export function contractFor(type: string): IntegrationEventContract | undefined {
   return allContracts.find((contract) => contract.type === type);

@@ -1,3 +1,4 @@
+import { toBudgetIntegrationEvent } from './metering/budget-events.v1.js';
 import { toJourneyIntegrationEvent } from './journey/journey-events.v1.js';
 import { toMemoryIntegrationEvent } from './memory/memory-events.v1.js';
 import { toUsageIntegrationEvent } from './metering/llm-usage-recorded.v1.js';
@@ -7,5 +8,5 @@ import { toToolIntegrationEvent } from './tools/tools.v1.js';
 
 /** The one mapping from logged events to published integration events; `undefined` keeps an event private. */
 export function toIntegrationEvent(event: LoggedSessionEvent): { subject: string; payload: unknown } | undefined {
-  return toSessionIntegrationEvent(event) ?? toSessionModeChangedEvent(event) ?? toJourneyIntegrationEvent(event) ?? toUsageIntegrationEvent(event) ?? toToolIntegrationEvent(event) ?? toMemoryIntegrationEvent(event);
+  return toSessionIntegrationEvent(event) ?? toSessionModeChangedEvent(event) ?? toJourneyIntegrationEvent(event) ?? toUsageIntegrationEvent(event) ?? toToolIntegrationEvent(event) ?? toMemoryIntegrationEvent(event) ?? toBudgetIntegrationEvent(event);
 }

@@ -48,29 +48,55 @@ export interface BudgetScope {
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');
+const DAY_MS = 86_400_000;
 
-/** The UTC period containing `now`: its id, start and end (the next reset). A session's budget never resets. */
-export function periodOf(period: BudgetPeriod, now: Date): { id: string; start?: Date; resetsAt?: Date } {
-  const y = now.getUTCFullYear();
-  const m = now.getUTCMonth();
-  const d = now.getUTCDate();
+/** The UTC calendar date of a day number (days since 1970-01-01), by H. Hinnant's civil-from-days algorithm. */
+function civilFromDays(days: number): { y: number; m: number; d: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
+}
+
+/** The day number of a UTC calendar date (inverse of civilFromDays). */
+function daysFromCivil(year: number, m: number, d: number): number {
+  const y = year - (m <= 2 ? 1 : 0);
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+const midnightIso = (days: number): string => {
+  const { y, m, d } = civilFromDays(days);
+  return `${y}-${pad(m)}-${pad(d)}T00:00:00.000Z`;
+};
+
+/** A period of a budget: its id, and (day, month) when it started and when it resets, as epoch ms and ISO-8601. */
+export interface BudgetPeriodWindow {
+  id: string;
+  start?: string;
+  resetsAt?: string;
+  resetsAtMs?: number;
+}
+
+/** The UTC period containing `nowMs` (epoch ms). A session's budget never resets. Pure: no clock, no Date. */
+export function periodOf(period: BudgetPeriod, nowMs: number): BudgetPeriodWindow {
+  const today = Math.floor(nowMs / DAY_MS);
+  const { y, m, d } = civilFromDays(today);
   switch (period) {
     case 'session':
       return { id: 'session' };
-    case 'day': {
-      const start = new Date(now.getTime());
-      start.setUTCHours(0, 0, 0, 0);
-      const resetsAt = new Date(start.getTime());
-      resetsAt.setUTCDate(d + 1);
-      return { id: `${y}-${pad(m + 1)}-${pad(d)}`, start, resetsAt };
-    }
+    case 'day':
+      return { id: `${y}-${pad(m)}-${pad(d)}`, start: midnightIso(today), resetsAt: midnightIso(today + 1), resetsAtMs: (today + 1) * DAY_MS };
     case 'month': {
-      const start = new Date(now.getTime());
-      start.setUTCHours(0, 0, 0, 0);
-      start.setUTCDate(1);
-      const resetsAt = new Date(start.getTime());
-      resetsAt.setUTCMonth(m + 1);
-      return { id: `${y}-${pad(m + 1)}`, start, resetsAt };
+      const next = m === 12 ? daysFromCivil(y + 1, 1, 1) : daysFromCivil(y, m + 1, 1);
+      return { id: `${y}-${pad(m)}`, start: midnightIso(daysFromCivil(y, m, 1)), resetsAt: midnightIso(next), resetsAtMs: next * DAY_MS };
     }
     default: {
       const unknown: never = period;
@@ -89,12 +115,12 @@ const unitOf = (limit: BudgetLimit): { unit: BudgetUnit; amount: number } =>
  * The scopes one call of an agent's session is charged to: the agent's limits (its `session` limit counted per
  * session) and the workspace's. Pure: the time comes in.
  */
-export function budgetScopes(input: { agentId: string; sessionId?: string; agent?: AgentBudget | null; workspaceId?: string; workspace?: AgentBudget | null; now: Date }): BudgetScope[] {
+export function budgetScopes(input: { agentId: string; sessionId?: string; agent?: AgentBudget | null; workspaceId?: string; workspace?: AgentBudget | null; nowMs: number }): BudgetScope[] {
   const scopes: BudgetScope[] = [];
   const add = (owner: BudgetScope['owner'], limit: BudgetLimit, key: string): void => {
     const { unit, amount } = unitOf(limit);
-    const p = periodOf(limit.period, input.now);
-    scopes.push({ key, owner, period: limit.period, period_id: p.id, unit, limit: amount, ...(p.resetsAt ? { resets_at: p.resetsAt.toISOString() } : {}) });
+    const p = periodOf(limit.period, input.nowMs);
+    scopes.push({ key, owner, period: limit.period, period_id: p.id, unit, limit: amount, ...(p.resetsAt ? { resets_at: p.resetsAt } : {}) });
   };
   for (const limit of input.agent?.limits ?? []) {
     if (limit.period === 'session') {

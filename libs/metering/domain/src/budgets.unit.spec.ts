@@ -1,12 +1,16 @@
 import { admit, budgetProblems, budgetScopes, chargeOf, crossedThresholds, periodOf } from './budgets.js';
 
 describe('token budgets (seed 002 TokenBudget)', () => {
-  const now = new Date('2026-11-30T23:59:59.500Z');
+  // 2026-11-30T23:59:59.500Z
+  const now = 1_796_083_199_500;
 
   it('periods are UTC days and months; a session never resets', () => {
-    expect(periodOf('day', now)).toEqual({ id: '2026-11-30', start: new Date('2026-11-30T00:00:00Z'), resetsAt: new Date('2026-12-01T00:00:00Z') });
-    expect(periodOf('month', now)).toEqual({ id: '2026-11', start: new Date('2026-11-01T00:00:00Z'), resetsAt: new Date('2026-12-01T00:00:00Z') });
-    expect(periodOf('month', new Date('2026-12-31T12:00:00Z')).resetsAt).toEqual(new Date('2027-01-01T00:00:00Z'));
+    expect(periodOf('day', now)).toEqual({ id: '2026-11-30', start: '2026-11-30T00:00:00.000Z', resetsAt: '2026-12-01T00:00:00.000Z', resetsAtMs: 1_796_083_200_000 });
+    expect(periodOf('month', now)).toEqual({ id: '2026-11', start: '2026-11-01T00:00:00.000Z', resetsAt: '2026-12-01T00:00:00.000Z', resetsAtMs: 1_796_083_200_000 });
+    // 2026-12-31T12:00:00Z, 2028-02-29T08:00:00Z (leap day), 1999-12-31T23:00:00Z
+    expect(periodOf('month', 1_798_718_400_000)).toMatchObject({ id: '2026-12', resetsAt: '2027-01-01T00:00:00.000Z' });
+    expect(periodOf('day', 1_835_424_000_000)).toMatchObject({ id: '2028-02-29', resetsAt: '2028-03-01T00:00:00.000Z' });
+    expect(periodOf('month', 946_681_200_000)).toMatchObject({ id: '1999-12', start: '1999-12-01T00:00:00.000Z', resetsAt: '2000-01-01T00:00:00.000Z' });
     expect(periodOf('session', now)).toEqual({ id: 'session' });
   });
 
@@ -17,7 +21,7 @@ describe('token budgets (seed 002 TokenBudget)', () => {
       agent: { limits: [{ period: 'day', tokens: 1000 }, { period: 'month', cost_usd: 2.5 }, { period: 'session', tokens: 300 }] },
       workspaceId: 'w1',
       workspace: { limits: [{ period: 'month', tokens: 1_000_000 }] },
-      now,
+      nowMs: now,
     });
     expect(scopes.map((s) => [s.key, s.period_id, s.unit, s.limit, s.resets_at])).toEqual([
       ['agent:a1:day:tokens', '2026-11-30', 'tokens', 1000, '2026-12-01T00:00:00.000Z'],

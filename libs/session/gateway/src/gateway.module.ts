@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
+import { AgentBudgets } from './budgets/agent-budgets.js';
+import { BudgetExhaustion } from './budgets/budget-exhaustion.js';
+import { BudgetHttpController } from './budgets/budget.http.controller.js';
 import { CapabilitiesHttpController } from './capabilities/capabilities.http.controller.js';
 import { CapabilitiesRepository } from './capabilities/capabilities.repository.js';
 import { ContextVariablesHttpController } from './context-variables/context-variables.http.controller.js';
@@ -65,6 +68,7 @@ import { ServicesRepository } from './services/services.repository.js';
     CapabilitiesHttpController,
     EvaluationsHttpController,
     ServicesHttpController,
+    BudgetHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -88,6 +92,8 @@ import { ServicesRepository } from './services/services.repository.js';
     EvaluationsService,
     ServicesRepository,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
+    AgentBudgets,
+    BudgetExhaustion,
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],

@@ -5,3 +5,4 @@ export { RelationshipsRepository } from './relationships/relationships.repositor
 export { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
 export type { Relationship, RelationshipRecord, Endpoint as RelationshipEndpoint, RelationshipKindName } from './relationships/relationship.dto.js';
 export type { AgentGuideline } from './guidelines/guideline.dto.js';
+export { AgentBudgets, BUDGET_RESET_QUEUE } from './budgets/agent-budgets.js';

@@ -96,7 +96,13 @@ export class InProcessBudgetStore implements BudgetStore {
     return true;
   }
 
-  async ping(): Promise<void> {}
+  /** Always answers: the counters are in this process. */
+  async ping(): Promise<void> {
+    await Promise.resolve();
+  }
 
-  async close(): Promise<void> {}
+  /** Nothing to release; the counters go with the process. */
+  async close(): Promise<void> {
+    await Promise.resolve();
+  }
 }

@@ -19,6 +19,8 @@ import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { AgentBudgets, budgetRefusalOf } from '../budgets/agent-budgets.js';
+import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
@@ -110,6 +112,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly timers: SessionTimers,
+    private readonly budgets: AgentBudgets,
+    private readonly budgetExhaustion: BudgetExhaustion,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
   ) {
@@ -175,6 +179,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
         await status('cancelled');
+      } else if (budgetRefusalOf(error)) {
+        // A spent token budget: the matcher made no call; the agent answers with its budget message (ADR 0019).
+        outcome = await this.budgetExhaustion.answer(sessionId, error, correlationId);
       } else if (error instanceof ToolCallFailedError) {
         // An expected end of a turn (the tool does not allow failure), not a fault of the gateway.
         await status('error', { exception: error.message, tool_id: error.toolId, code: error.error.code });
@@ -245,6 +252,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
+    const budget = this.budgets.scopesFor(agent, sessionId);
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
@@ -263,6 +271,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.settings ? { settings: extras.settings } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
+        ...(budget ? { budget: { scopes: budget } } : {}),
       },
       billed,
       traceHeaders(),
@@ -346,6 +355,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(capabilities.length > 0 ? { capabilities } : {}),
+        ...(budget ? { budget: { scopes: budget } } : {}),
       },
       billed,
       traceHeaders(),
@@ -407,6 +417,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private async meter(agentId: string, sessionId: string, usage: readonly CallUsageV1[]): Promise<(CallUsageV1 & { cost_estimate_usd: number })[]> {
     const priced: (CallUsageV1 & { cost_estimate_usd: number })[] = [];
     for (const call of usage) priced.push({ ...call, cost_estimate_usd: await this.usage.recordCall(agentId, sessionId, call) });
+    if (usage.length > 0) await this.budgets.afterCalls(agentId, sessionId);
     return priced;
   }
 
