@@ -25,6 +25,18 @@ const AgentRef = Type.Object(
     system_prompt: Type.Optional(Type.String({ minLength: 1 })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    /** Seed 002 Soul, seed 004 tone/restrictions/forbidden topics: sent with the instructions of every call. */
+    soul: Type.Optional(
+      Type.Object(
+        {
+          document: Type.Optional(Type.String({ minLength: 1 })),
+          tone: Type.Optional(Type.String({ minLength: 1 })),
+          restrictions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          forbidden_topics: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { BudgetScopeV1, CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
+  agentInstructions,
   billedCallsOf,
   composeReplyRequest,
   generateWithRecovery,
@@ -255,6 +256,7 @@ export class GuidelineMatcher {
     }
 
     const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
+    const instructions = agentInstructions(request.agent.system_prompt, request.agent.soul);
     const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
     const settled = await Promise.allSettled(
       batches.map((batch) => {
@@ -272,7 +274,7 @@ export class GuidelineMatcher {
           ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
         };
         const call = {
-          ...matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {}),
+          ...matchGuidelinesRequest(input, callContext, instructions ? { systemPrompt: instructions } : {}),
           temperature: settings.temperatures[0] ?? 0,
           ...(options.signal ? { signal: options.signal } : {}),
         };
@@ -440,7 +442,7 @@ export class GuidelineMatcher {
     const { agent } = request;
     const composeOptions = {
       ...(agent.description ? { agentDescription: agent.description } : {}),
-      ...(agent.system_prompt ? { systemPrompt: agent.system_prompt } : {}),
+      ...(agentInstructions(agent.system_prompt, agent.soul) ? { systemPrompt: agentInstructions(agent.system_prompt, agent.soul) } : {}),
       ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
     };
     const [temperature, repairTemperature] = composeTemperatures(agent.temperature);

@@ -234,6 +234,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(agent.system_prompt ? { system_prompt: agent.system_prompt } : {}),
       temperature: agent.config.temperature,
       max_tokens: agent.config.max_tokens,
+      ...(agent.soul ? { soul: agent.soul } : {}),
     };
     const agentGuidelines = await this.guidelines.forAgent(agent.id);
     const guidelines = agentGuidelines.map((g) => ({
