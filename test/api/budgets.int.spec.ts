@@ -169,7 +169,7 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     // Slow answers, so that calls of concurrent turns overlap on both processes.
     wire = await startCountingWire(40);
     dir = mkdtempSync(join(tmpdir(), 'tenet-budgets-dist-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     const provider = () => new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 });
     hosts = [await startAllInOne(env, { provider: provider() }), await startAllInOne(env, { provider: provider() })];
   });

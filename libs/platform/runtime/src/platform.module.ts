@@ -1,10 +1,10 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InProcessBudgetStore, RedisBudgetStore, type BudgetStore } from '@tenet/budget-store';
+import { InProcessBudgetStore, InProcessRateLimiter, RedisBudgetStore, RedisRateLimiter, type BudgetStore, type RateLimiter } from '@tenet/budget-store';
 import type { MessageBus } from '@tenet/messaging';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { openBus, openPlatform, type PlatformAdapters, type ReadinessCheck } from './platform-adapters.js';
 import type { PlatformConfig } from './platform-config.js';
-import { BUDGET_STORE, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
+import { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
 const OPENED_BUS = Symbol.for('tenet.platform.opened-bus');
@@ -37,11 +37,22 @@ class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 export const openBudgetStore = (config: PlatformConfig): BudgetStore =>
   config.mode === 'distributed' ? new RedisBudgetStore({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessBudgetStore();
 
+export const openRateLimiter = (config: PlatformConfig): RateLimiter =>
+  config.mode === 'distributed' ? new RedisRateLimiter({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessRateLimiter();
+
 class BudgetStoreLifecycle implements OnApplicationShutdown {
   constructor(@Inject(BUDGET_STORE) private readonly store: BudgetStore) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
+  }
+}
+
+class RateLimiterLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(RATE_LIMITER) private readonly limiter: RateLimiter) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.limiter.close();
   }
 }
 
@@ -66,10 +77,12 @@ export class PlatformModule {
         { provide: PLATFORM_DESCRIPTION, useFactory: (p: PlatformAdapters) => p.describe(), inject: [PLATFORM] },
         { provide: PLATFORM_READINESS, useFactory: (p: PlatformAdapters) => p.readiness, inject: [PLATFORM] },
         { provide: BUDGET_STORE, useFactory: () => openBudgetStore(config) },
+        { provide: RATE_LIMITER, useFactory: () => openRateLimiter(config) },
         PlatformLifecycle,
         BudgetStoreLifecycle,
+        RateLimiterLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE],
+      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE, RATE_LIMITER],
     };
   }
 

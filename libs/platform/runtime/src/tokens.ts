@@ -9,3 +9,5 @@ export const PLATFORM_DESCRIPTION = Symbol.for('tenet.platform.description');
 export const PLATFORM_READINESS = Symbol.for('tenet.platform.readiness');
 /** Token-budget counters shared by the processes that make LLM calls: Redis (distributed) or in-process. */
 export const BUDGET_STORE = Symbol.for('tenet.platform.budget-store');
+/** Token buckets for rate limits, shared by gateway replicas: Redis (distributed) or in-process. */
+export const RATE_LIMITER = Symbol.for('tenet.platform.rate-limiter');

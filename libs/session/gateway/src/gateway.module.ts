@@ -1,4 +1,14 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { AccessSettings } from './auth/access-settings.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { AuthStartup } from './auth/auth-startup.js';
+import { CredentialsRepository } from './auth/credentials.repository.js';
+import { KeysHttpController } from './auth/keys.http.controller.js';
+import { RateLimits } from './auth/rate-limits.js';
+import { WorkspaceDirectory } from './workspaces/workspace-directory.js';
+import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
+import { WorkspaceScopeInterceptor } from './workspaces/workspace-scope.interceptor.js';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentBudgets } from './budgets/agent-budgets.js';
@@ -69,6 +79,7 @@ import { ServicesRepository } from './services/services.repository.js';
     EvaluationsHttpController,
     ServicesHttpController,
     BudgetHttpController,
+    KeysHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -82,7 +93,9 @@ import { ServicesRepository } from './services/services.repository.js';
     ContextVariablesRepository,
     TermsRepository,
     TurnService,
-    { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
+    // Untagged guidelines apply within the agent's workspace only (ADR 0018).
+    WorkspaceGuidelineSource,
+    { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
     TurnContext,
     RelationshipsRepository,
     CannedResponsesRepository,
@@ -94,6 +107,14 @@ import { ServicesRepository } from './services/services.repository.js';
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     AgentBudgets,
     BudgetExhaustion,
+    // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
+    CredentialsRepository,
+    WorkspaceDirectory,
+    RateLimits,
+    AuthStartup,
+    AccessSettings,
+    { provide: APP_GUARD, useClass: AuthGuard },
+    { provide: APP_INTERCEPTOR, useClass: WorkspaceScopeInterceptor },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],
