@@ -27,7 +27,7 @@ const ADMIN: readonly Role[] = ['admin'];
 const RUNTIME: readonly Role[] = ['admin', 'agent-runtime'];
 
 /** Paths no key is needed for: probes, metrics, the API description, and the chat page's HTML (its API calls need a key or token). */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/chat$/];
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/];
 
 /** The access a request needs, from its route pattern (`/sessions/:sessionId/events`) and method. */
 export function accessFor(method: string, route: string): RouteAccess {
