@@ -148,6 +148,24 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect((reply.body as { detail: { loc: unknown[]; msg: string }[] }).detail).toContainEqual(expect.objectContaining({ loc, msg: expect.stringMatching(msg) as unknown }));
   });
 
+  it("a workspace's monthly budget is charged by all its agents and stops them all", async () => {
+    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'session', tokens: 5 }] } })).body).toMatchObject({ detail: [{ loc: ['body', 'budget', 'limits', 0, 'period'] }] });
+    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'month', tokens: 200 }], exhausted_message: 'unused' } })).body).toMatchObject({ id: 'default', budget: { limits: [{ period: 'month', tokens: 200 }] } });
+    try {
+      const first = await newAgent(undefined);
+      const second = await newAgent(undefined);
+      const before = chatCalls(wire);
+      await turn(url, (await created('/sessions', { agent_id: first })).id, 'hello');
+      expect(chatCalls(wire) - before).toBe(2);
+      const refused = await turn(url, (await created('/sessions', { agent_id: second })).id, 'hello');
+      expect(chatCalls(wire) - before).toBe(2);
+      expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: 'workspace:default:month:tokens', period: 'month' } });
+      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 200, used: 240, exhausted: true }] });
+    } finally {
+      await call('/workspace', 'PATCH', { budget: null });
+    }
+  }, 120_000);
+
   it('PATCH sets and clears a budget; GET /agents/{id}/budget of an unknown agent is 404', async () => {
     const agent = await created('/agents', { name: 'Any' });
     expect((await call(`/agents/${agent.id}`, 'PATCH', { budget: { limits: [{ period: 'month', tokens: 5000 }] } })).body).toMatchObject({ budget: { limits: [{ period: 'month', tokens: 5000 }], on_exhausted: 'message' } });

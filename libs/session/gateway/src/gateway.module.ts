@@ -8,6 +8,8 @@ import { KeysHttpController } from './auth/keys.http.controller.js';
 import { RateLimits } from './auth/rate-limits.js';
 import { WorkspaceDirectory } from './workspaces/workspace-directory.js';
 import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
+import { WorkspacesHttpController } from './workspaces/workspaces.http.controller.js';
+import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspaceScopeInterceptor } from './workspaces/workspace-scope.interceptor.js';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
@@ -80,6 +82,7 @@ import { ServicesRepository } from './services/services.repository.js';
     ServicesHttpController,
     BudgetHttpController,
     KeysHttpController,
+    WorkspacesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -110,6 +113,7 @@ import { ServicesRepository } from './services/services.repository.js';
     // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
     CredentialsRepository,
     WorkspaceDirectory,
+    WorkspacesRepository,
     RateLimits,
     AuthStartup,
     AccessSettings,

@@ -8,6 +8,8 @@ import { BUDGET_STORE, EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import type { AgentView } from '../agents/agent.dto.js';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 
 /** The queue of the daily budget reset job (a chain of delayed jobs, one per UTC midnight; see `scheduleNextReset`). */
 export const BUDGET_RESET_QUEUE = 'budget-resets';
@@ -58,6 +60,8 @@ export class AgentBudgets implements OnApplicationBootstrap {
 
   constructor(
     private readonly agents: AgentsRepository,
+    private readonly directory: WorkspaceDirectory,
+    private readonly workspaces: WorkspacesRepository,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
     @Optional() @Inject(BUDGET_STORE) private readonly budgets?: BudgetStore,
@@ -91,16 +95,23 @@ export class AgentBudgets implements OnApplicationBootstrap {
     await this.scheduler.schedule({ queue: BUDGET_RESET_QUEUE, jobId: `reset-${next.resetsAt?.slice(0, 10) ?? ''}`, data: { at: new Date(at).toISOString() }, delayMs: Math.max(0, at - now.getTime()) + 1_000, attempts: 5, backoff: { type: 'exponential', delayMs: 1_000 } });
   }
 
-  /** The budget scopes a call of the agent's session is charged to now; undefined when the agent has no budget. */
-  scopesFor(agent: Pick<AgentView, 'id' | 'budget'>, sessionId: string | undefined, now = new Date()): BudgetScopeV1[] | undefined {
-    if (!agent.budget || agent.budget.limits.length === 0) return undefined;
-    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, nowMs: now.getTime() });
+  /** The agent's workspace and that workspace's budget (per day or month, across its agents). */
+  private async workspaceOf(agentId: string): Promise<{ workspaceId: string; workspace: AgentView['budget'] }> {
+    const workspaceId = await this.directory.ownerOf('agents', agentId);
+    return { workspaceId, workspace: (await this.workspaces.get(workspaceId)).budget };
+  }
+
+  /** The budget scopes a call of the agent's session is charged to now (its own and its workspace's); undefined when none. */
+  async scopesFor(agent: Pick<AgentView, 'id' | 'budget'>, sessionId: string | undefined, now = new Date()): Promise<BudgetScopeV1[] | undefined> {
+    const { workspaceId, workspace } = await this.workspaceOf(agent.id);
+    if (!agent.budget?.limits.length && !workspace?.limits.length) return undefined;
+    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, workspaceId, workspace, nowMs: now.getTime() });
     return scopes.length > 0 ? scopes : undefined;
   }
 
   /** Usage of each budget of the agent (a session's budget for `sessionId`, when given). */
   async status(agent: AgentView, sessionId?: string, now = new Date()): Promise<BudgetStatusView[]> {
-    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, nowMs: now.getTime() });
+    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, ...(await this.workspaceOf(agent.id)), nowMs: now.getTime() });
     const counters = this.budgets ? await this.budgets.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), now.getTime()) : new Map<string, { used: number; reserved: number }>();
     return scopes.map((scope) => {
       const counter = counters.get(scope.key) ?? { used: 0, reserved: 0 };
@@ -128,7 +139,7 @@ export class AgentBudgets implements OnApplicationBootstrap {
   async afterCalls(agentId: string, sessionId: string): Promise<void> {
     if (!this.budgets) return;
     const agent = await this.agents.get(agentId);
-    const scopes = agent && this.scopesFor(agent, sessionId);
+    const scopes = agent && (await this.scopesFor(agent, sessionId));
     if (!scopes) return;
     const counters = await this.budgets.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), Date.now());
     for (const scope of scopes) {

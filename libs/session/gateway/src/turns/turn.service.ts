@@ -253,7 +253,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
-    const budget = this.budgets.scopesFor(agent, sessionId);
+    const budget = await this.budgets.scopesFor(agent, sessionId);
     const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, agentGuidelines)]);
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
