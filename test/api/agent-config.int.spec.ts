@@ -59,6 +59,9 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         tools: [],
         fallback: null,
         no_match_message: 'Not sure I understand. Could you please say that another way?',
+        budget: null,
+        status: 'active',
+        soul: null,
         creation_utc: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
       });
       expect((await call(`/agents/${agent.id}`)).body).toEqual(agent);

@@ -153,7 +153,7 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-gw2-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
     gateways = [await startGateway(env), await startGateway(env)];
   });
 

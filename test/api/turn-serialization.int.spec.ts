@@ -40,7 +40,7 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-turns-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
     hosts = [await startAllInOne(env, { provider: slowProvider(150) }), await startAllInOne(env, { provider: slowProvider(150) })];
   });
 

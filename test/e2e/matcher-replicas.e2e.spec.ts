@@ -29,7 +29,7 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-replicas-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
     for (let i = 0; i < 2; i++) {
       let output = '';
       const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/guideline-matcher/src/main.ts'], {

@@ -55,6 +55,7 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
       TENET_MATCHER_REPLICAS: '1',
       TENET_DEMO: 'off',
       TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'off',
     };
     delete env['TENET_MODE'];
     stack = runCommand(scripts['start:distributed']!, { cwd: root, env });

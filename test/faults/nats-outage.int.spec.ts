@@ -34,7 +34,7 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
     dir = mkdtempSync(join(tmpdir(), 'tenet-nats-outage-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: namespace, TENET_DEMO: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     host = await startAllInOne(env, { provider: new OfflineProvider() });
   });
 

@@ -22,7 +22,7 @@ describe('a Redis outage and a Redis restart without persistence (own redis-serv
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
     dir = mkdtempSync(join(tmpdir(), 'tenet-redis-outage-'));
-    env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: `redis-${randomUUID()}`, TENET_DEMO: 'off' };
+    env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: `redis-${randomUUID()}`, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     host = await startAllInOne(env, { provider: new OfflineProvider() });
   });
 

@@ -62,6 +62,7 @@ export {
 } from './metering/llm-usage-recorded.v1.js';
 export { toIntegrationEvent } from './routing.js';
 export {
+  BudgetScopeV1,
   CallUsageV1,
   CheckCoherenceReplyV1,
   CheckCoherenceRequestV1,
@@ -112,3 +113,4 @@ export {
   toExtractionIntegrationEvent,
 } from './memory/extraction-events.v1.js';
 export { ExtractContextReplyV1, ExtractContextRequestV1, ExtractionVariableV1, MATCHER_EXTRACT_SUBJECT } from './rpc/extraction.v1.js';
+export { BUDGET_EVENT_TYPES, BudgetExceededV1, BudgetWarningV1, budgetEventContracts, budgetStreamId, toBudgetIntegrationEvent, type BudgetEventData } from './metering/budget-events.v1.js';

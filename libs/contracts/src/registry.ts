@@ -1,4 +1,5 @@
 import type { IntegrationEventContract } from './envelope.js';
+import { budgetEventContracts } from './metering/budget-events.v1.js';
 import { journeyEventContracts } from './journey/journey-events.v1.js';
 import { extractionEventContracts } from './memory/extraction-events.v1.js';
 import { memoryEventContracts } from './memory/memory-events.v1.js';
@@ -9,7 +10,7 @@ import { sessionModeContracts } from './session/session-mode-changed.v1.js';
 import { toolEventContracts } from './tools/tools.v1.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
-export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...sessionDeletionContracts, ...journeyEventContracts, ...meteringEventContracts, ...toolEventContracts, ...memoryEventContracts, ...extractionEventContracts];
+export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...sessionDeletionContracts, ...journeyEventContracts, ...meteringEventContracts, ...budgetEventContracts, ...toolEventContracts, ...memoryEventContracts, ...extractionEventContracts];
 
 export function contractFor(type: string): IntegrationEventContract | undefined {
   return allContracts.find((contract) => contract.type === type);

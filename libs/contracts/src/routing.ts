@@ -1,3 +1,4 @@
+import { toBudgetIntegrationEvent } from './metering/budget-events.v1.js';
 import { toJourneyIntegrationEvent } from './journey/journey-events.v1.js';
 import { toExtractionIntegrationEvent } from './memory/extraction-events.v1.js';
 import { toMemoryIntegrationEvent } from './memory/memory-events.v1.js';
@@ -9,5 +10,5 @@ import { toToolIntegrationEvent } from './tools/tools.v1.js';
 
 /** The one mapping from logged events to published integration events; `undefined` keeps an event private. */
 export function toIntegrationEvent(event: LoggedSessionEvent): { subject: string; payload: unknown } | undefined {
-  return toSessionIntegrationEvent(event) ?? toSessionModeChangedEvent(event) ?? toSessionDeletionEvent(event) ?? toJourneyIntegrationEvent(event) ?? toUsageIntegrationEvent(event) ?? toToolIntegrationEvent(event) ?? toMemoryIntegrationEvent(event) ?? toExtractionIntegrationEvent(event);
+  return toSessionIntegrationEvent(event) ?? toSessionModeChangedEvent(event) ?? toSessionDeletionEvent(event) ?? toJourneyIntegrationEvent(event) ?? toUsageIntegrationEvent(event) ?? toToolIntegrationEvent(event) ?? toMemoryIntegrationEvent(event) ?? toExtractionIntegrationEvent(event) ?? toBudgetIntegrationEvent(event);
 }

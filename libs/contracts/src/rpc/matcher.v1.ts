@@ -25,6 +25,18 @@ const AgentRef = Type.Object(
     system_prompt: Type.Optional(Type.String({ minLength: 1 })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    /** Seed 002 Soul, seed 004 tone/restrictions/forbidden topics: sent with the instructions of every call. */
+    soul: Type.Optional(
+      Type.Object(
+        {
+          document: Type.Optional(Type.String({ minLength: 1 })),
+          tone: Type.Optional(Type.String({ minLength: 1 })),
+          restrictions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          forbidden_topics: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -102,6 +114,27 @@ const MatchingSettings = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The token budgets (seed 002 TokenBudget) every LLM call of this step is charged to. The matcher reserves each
+ * call's estimate on all of them in the shared budget store before making it, and refuses the call with
+ * `BUDGET.EXCEEDED` (details: the scope) once one is spent. Absent: no budget applies.
+ */
+export const BudgetScopeV1 = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_:-]+$' }),
+    owner: Type.Object({ kind: Type.Union([Type.Literal('agent'), Type.Literal('session'), Type.Literal('workspace')]), id: Id }, { additionalProperties: false }),
+    period: Type.Union([Type.Literal('session'), Type.Literal('day'), Type.Literal('month')]),
+    period_id: Type.String({ minLength: 1, maxLength: 20 }),
+    unit: Type.Union([Type.Literal('tokens'), Type.Literal('usd')], { description: 'usd limits are counted in micro-dollars' }),
+    limit: Type.Integer({ minimum: 1 }),
+    resets_at: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type BudgetScopeV1 = Static<typeof BudgetScopeV1>;
+
+const Budget = Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false });
+
 /** Tokens of one LLM call, returned to the gateway, which records it (seed 002 TokenRecord) in its event log. */
 export const CallUsageV1 = Type.Object(
   {
@@ -138,6 +171,7 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
     /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
     tool_results: Type.Optional(Type.Array(ToolResult)),
+    budget: Type.Optional(Budget),
   },
   { additionalProperties: false },
 );
@@ -224,6 +258,7 @@ export const ComposeReplyRequestV1 = Type.Object(
     facts: Type.Optional(Type.Array(ComposeFact, { maxItems: 200 })),
     /** Knowledge chunks retrieved for the message, best first; the reply answers from them and cites the ones it used. */
     knowledge: Type.Optional(Type.Array(ComposeKnowledge, { maxItems: 50 })),
+    budget: Type.Optional(Budget),
   },
   { additionalProperties: false },
 );

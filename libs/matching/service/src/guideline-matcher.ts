@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import type { CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import type { BudgetScopeV1, CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
+  agentInstructions,
   billedCallsOf,
   composeReplyRequest,
   generateWithRecovery,
@@ -30,6 +31,7 @@ import {
   type MatchableGuideline,
   type RelevanceScore,
 } from '@tenet/matching-domain';
+import { BudgetGate } from './budget-gate.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
 import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';
@@ -66,7 +68,7 @@ const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpo
  */
 export function failedWithCalls(error: unknown, purpose: string, calls: readonly CallUsageV1[]): unknown {
   const all = [...calls, ...billedCallsOf(error).map((b) => billedUsage(purpose, b))];
-  if (all.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { calls: all } });
+  if (all.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { ...(error as { details?: object }).details, calls: all } });
   return error;
 }
 
@@ -182,12 +184,16 @@ export class GuidelineMatcher {
   readonly lexicalIndexes: LexicalIndexCache;
   /** When each degradation reason was last logged, and how many turns it hit since. */
   private readonly warned = new Map<string, { at: number; since: number }>();
+  private readonly budgets: BudgetGate;
 
   constructor(
     @Inject(ProviderRegistry) private readonly providers: ProviderRegistry,
     @Inject(EmbeddingCache) private readonly embeddings: EmbeddingCache,
     @Optional() @Inject(GUIDELINE_MATCHER_OPTIONS) options?: GuidelineMatcherOptions,
+    @Optional() @Inject(BudgetGate) budgets?: BudgetGate,
   ) {
+    // Without a gate (a host without a budget store) a request that carries a budget is refused, never run unchecked.
+    this.budgets = budgets ?? new BudgetGate({ store: undefined, prices: {} });
     const settings = options ?? guidelineMatcherOptionsFrom(process.env);
     this.logger = settings.logger ?? new Logger(GuidelineMatcher.name);
     this.now = settings.now ?? (() => performance.now());
@@ -199,7 +205,7 @@ export class GuidelineMatcher {
   async match(request: MatchGuidelinesRequestV1, options: StepOptions = {}): Promise<MatchGuidelinesReplyV1> {
     const started = performance.now();
     const settings = { ...DEFAULT_MATCHING_SETTINGS, ...request.settings };
-    const provider = this.providers.for(request.llm);
+    const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const callContext = { purpose: 'match_guidelines', sessionId: request.session_id, agentId: request.agent.id };
     const context = request.context ?? {};
     const applied = new Set(request.previously_applied ?? []);
@@ -218,7 +224,7 @@ export class GuidelineMatcher {
     // to max_batches).
     if (candidates.length > settings.prefilter_k) {
       const query = prefilterQuery({ message: request.message, history: request.history, terms: request.terms ?? [] });
-      const ranking = await this.rankingOf(candidates, query, { ...callContext, purpose: 'embed' });
+      const ranking = await this.rankingOf(candidates, query, { ...callContext, purpose: 'embed' }, request.budget?.scopes);
       if (ranking.usage) calls.push(ranking.usage);
       const filtered = prefilterCandidates({
         candidates,
@@ -250,6 +256,7 @@ export class GuidelineMatcher {
     }
 
     const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
+    const instructions = agentInstructions(request.agent.system_prompt, request.agent.soul);
     const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
     const settled = await Promise.allSettled(
       batches.map((batch) => {
@@ -267,7 +274,7 @@ export class GuidelineMatcher {
           ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
         };
         const call = {
-          ...matchGuidelinesRequest(input, callContext, request.agent.system_prompt ? { systemPrompt: request.agent.system_prompt } : {}),
+          ...matchGuidelinesRequest(input, callContext, instructions ? { systemPrompt: instructions } : {}),
           temperature: settings.temperatures[0] ?? 0,
           ...(options.signal ? { signal: options.signal } : {}),
         };
@@ -330,7 +337,12 @@ export class GuidelineMatcher {
    * by BM25 alone, and the degradation is returned for the provenance and logged (configuration errors as such,
    * so they are not mistaken for an outage).
    */
-  private async rankingOf(candidates: readonly MatchableGuideline[], query: PrefilterQuery, context: { purpose: string; sessionId: string; agentId: string }): Promise<CandidateRanking> {
+  private async rankingOf(
+    candidates: readonly MatchableGuideline[],
+    query: PrefilterQuery,
+    context: { purpose: string; sessionId: string; agentId: string },
+    budget?: readonly BudgetScopeV1[],
+  ): Promise<CandidateRanking> {
     const documents = candidates.map((g) => ({ id: g.id, text: guidelineText(g) }));
     const lexical = (): { scores: Map<string, number>; lexicalIndex: 'cached' | 'built' } => {
       const { index, cached } = this.lexicalIndexes.indexFor(documents);
@@ -341,7 +353,16 @@ export class GuidelineMatcher {
       return { similarity: scores, ranking: 'lexical', embeddedNow: 0, embedded: false, lexicalIndex };
     }
     // The embedding request goes out first; a hybrid turn computes BM25 while it is in flight.
-    const pending = this.embeddings.embed({ guidelines: documents.map((d) => d.text), queries: query.parts.map((p) => p.text) }, context);
+    // Within the step's budgets like every LLM call (a spent budget ranks lexically; the matching call is then refused).
+    const texts = { guidelines: documents.map((d) => d.text), queries: query.parts.map((p) => p.text) };
+    const slash = this.embeddings.model.indexOf('/');
+    const [embedProvider, embedModel] = [this.embeddings.model.slice(0, slash), this.embeddings.model.slice(slash + 1)];
+    const pending = this.budgets.run(
+      budget,
+      { provider: embedProvider, model: embedModel, input: Math.ceil([...texts.guidelines, ...texts.queries].reduce((sum, t) => sum + t.length, 0) / 3), output: 0 },
+      () => this.embeddings.embed(texts, context),
+      (embedded) => (embedded.usage ? [{ provider: embedded.usage.provider, model: embedded.usage.model, usage: { inputTokens: embedded.usage.input_tokens, outputTokens: embedded.usage.output_tokens } }] : []),
+    );
     pending.catch(() => undefined);
     const bm25 = this.ranking === 'hybrid' ? lexical() : undefined;
     let cosine: Map<string, number>;
@@ -395,7 +416,7 @@ export class GuidelineMatcher {
   }
 
   async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
-    const provider = this.providers.for(request.llm);
+    const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const mode = request.composition_mode ?? 'fluid';
     const fields = request.field_values ?? {};
     const actionWords = words([request.message, ...request.matched.map((m) => m.action)].join(' '));
@@ -423,7 +444,7 @@ export class GuidelineMatcher {
     const { agent } = request;
     const composeOptions = {
       ...(agent.description ? { agentDescription: agent.description } : {}),
-      ...(agent.system_prompt ? { systemPrompt: agent.system_prompt } : {}),
+      ...(agentInstructions(agent.system_prompt, agent.soul) ? { systemPrompt: agentInstructions(agent.system_prompt, agent.soul) } : {}),
       ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
     };
     const [temperature, repairTemperature] = composeTemperatures(agent.temperature);

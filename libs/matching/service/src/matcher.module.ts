@@ -1,7 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
 import { RpcCancellations, type MessageBus } from '@tenet/messaging';
-import { MESSAGE_BUS } from '@tenet/platform-runtime';
+import type { BudgetStore } from '@tenet/budget-store';
+import { defaultPriceTable, priceTableFrom } from '@tenet/metering-domain';
+import { BUDGET_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { BudgetGate } from './budget-gate.js';
 import { CoherenceChecker } from './coherence-checker.js';
 import { ContextExtractor } from './context-extractor.js';
 import { EmbeddingCache } from './embedding-cache.js';
@@ -46,6 +49,8 @@ export class GuidelineMatcherModule {
             return cancellations;
           },
         },
+        // Token budgets are checked before every LLM call, in the shared store of the platform (Redis or in-process).
+        { provide: BudgetGate, inject: [{ token: BUDGET_STORE, optional: true }], useFactory: (store: BudgetStore | undefined) => new BudgetGate({ store, prices: priceTableFrom(process.env, defaultPriceTable) }) },
         { provide: EmbeddingCache, useFactory: () => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env), embeddingCacheOptionsFrom(process.env)) },
       ],
       exports: [GuidelineMatcher, CoherenceChecker],

@@ -68,3 +68,16 @@ export function summarizeUsage(records: readonly UsageRecord[], from?: string, t
   total.by_model = [...byModel.values()];
   return total;
 }
+
+/** Reads TENET_PRICES (JSON `{ "provider/model": { "inputPerMillion": n, "outputPerMillion": n } }`) over the defaults. */
+export function priceTableFrom(env: Record<string, string | undefined>, defaults: PriceTable): PriceTable {
+  const raw = env['TENET_PRICES'];
+  if (!raw) return defaults;
+  const parsed = JSON.parse(raw) as PriceTable;
+  for (const [key, price] of Object.entries(parsed)) {
+    if (!/^[^/]+\/.+$/.test(key) || typeof price?.inputPerMillion !== 'number' || typeof price.outputPerMillion !== 'number') {
+      throw new TypeError(`TENET_PRICES entry "${key}" must be "provider/model": { inputPerMillion: number, outputPerMillion: number }`);
+    }
+  }
+  return { ...defaults, ...parsed };
+}

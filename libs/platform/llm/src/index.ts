@@ -73,3 +73,4 @@ export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmb
 export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';
 export { compileUserPattern, re2RegExp, type CompiledPattern, type UserPattern } from './patterns/user-pattern.js';
 export { redactSecrets } from './redaction/redact-secrets.js';
+export { agentInstructions, type AgentSoul } from './tasks/agent-instructions.js';

@@ -1,8 +1,10 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InProcessBudgetStore, InProcessRateLimiter, RedisBudgetStore, RedisRateLimiter, type BudgetStore, type RateLimiter } from '@tenet/budget-store';
 import type { MessageBus } from '@tenet/messaging';
+import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { openBus, openPlatform, type PlatformAdapters, type ReadinessCheck } from './platform-adapters.js';
 import type { PlatformConfig } from './platform-config.js';
-import { EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
+import { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
 const OPENED_BUS = Symbol.for('tenet.platform.opened-bus');
@@ -29,6 +31,32 @@ class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 }
 
 /**
+ * The budget store of the mode: Redis shared by every replica (distributed), or one in-process store that the
+ * all-in-one's gateway and matcher share (embedded) — the same choice as the scheduler's.
+ */
+export const openBudgetStore = (config: PlatformConfig): BudgetStore =>
+  config.mode === 'distributed' ? new RedisBudgetStore({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessBudgetStore();
+
+export const openRateLimiter = (config: PlatformConfig): RateLimiter =>
+  config.mode === 'distributed' ? new RedisRateLimiter({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessRateLimiter();
+
+class BudgetStoreLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(BUDGET_STORE) private readonly store: BudgetStore) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+class RateLimiterLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(RATE_LIMITER) private readonly limiter: RateLimiter) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.limiter.close();
+  }
+}
+
+/**
  * Provides the platform ports to every module of a Tenet process: `EVENT_STORE`, `MESSAGE_BUS`,
  * `SCHEDULER` (plus `PLATFORM_CONFIG`, `EVENT_LOG_RELAY` and the `PLATFORM_READINESS` checks). Services depend on the tokens only, so the same
  * modules run all-in-one on embedded adapters or as separate processes on NATS, Redis and MongoDB.
@@ -48,9 +76,13 @@ export class PlatformModule {
         { provide: EVENT_LOG_RELAY, useFactory: (p: PlatformAdapters) => p.relay, inject: [PLATFORM] },
         { provide: PLATFORM_DESCRIPTION, useFactory: (p: PlatformAdapters) => p.describe(), inject: [PLATFORM] },
         { provide: PLATFORM_READINESS, useFactory: (p: PlatformAdapters) => p.readiness, inject: [PLATFORM] },
+        { provide: BUDGET_STORE, useFactory: () => openBudgetStore(config) },
+        { provide: RATE_LIMITER, useFactory: () => openRateLimiter(config) },
         PlatformLifecycle,
+        BudgetStoreLifecycle,
+        RateLimiterLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS],
+      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE, RATE_LIMITER],
     };
   }
 
@@ -64,9 +96,11 @@ export class PlatformModule {
         { provide: MESSAGE_BUS, useFactory: (opened: { bus: MessageBus }) => opened.bus, inject: [OPENED_BUS] },
         { provide: PLATFORM_READINESS, useFactory: (opened: { readiness: ReadinessCheck[] }) => opened.readiness, inject: [OPENED_BUS] },
         { provide: PLATFORM_DESCRIPTION, useValue: { mode: config.mode, bus: config.mode === 'distributed' ? 'nats' : 'in-process' } },
+        { provide: BUDGET_STORE, useFactory: () => openBudgetStore(config) },
         BusLifecycle,
+        BudgetStoreLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS],
+      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE],
     };
   }
 }

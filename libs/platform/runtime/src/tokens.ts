@@ -7,3 +7,7 @@ export const EVENT_LOG_RELAY = Symbol.for('tenet.platform.event-log-relay');
 export const PLATFORM_DESCRIPTION = Symbol.for('tenet.platform.description');
 /** The `ReadinessCheck`s of this process's dependencies, for `/readyz`. */
 export const PLATFORM_READINESS = Symbol.for('tenet.platform.readiness');
+/** Token-budget counters shared by the processes that make LLM calls: Redis (distributed) or in-process. */
+export const BUDGET_STORE = Symbol.for('tenet.platform.budget-store');
+/** Token buckets for rate limits, shared by gateway replicas: Redis (distributed) or in-process. */
+export const RATE_LIMITER = Symbol.for('tenet.platform.rate-limiter');

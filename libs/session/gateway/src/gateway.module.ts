@@ -1,6 +1,21 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { AccessSettings } from './auth/access-settings.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { AuthStartup } from './auth/auth-startup.js';
+import { CredentialsRepository } from './auth/credentials.repository.js';
+import { KeysHttpController } from './auth/keys.http.controller.js';
+import { RateLimits } from './auth/rate-limits.js';
+import { WorkspaceDirectory } from './workspaces/workspace-directory.js';
+import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
+import { WorkspacesHttpController } from './workspaces/workspaces.http.controller.js';
+import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
+import { WorkspaceScopeInterceptor } from './workspaces/workspace-scope.interceptor.js';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
+import { AgentBudgets } from './budgets/agent-budgets.js';
+import { BudgetExhaustion } from './budgets/budget-exhaustion.js';
+import { BudgetHttpController } from './budgets/budget.http.controller.js';
 import { CapabilitiesHttpController } from './capabilities/capabilities.http.controller.js';
 import { CapabilitiesRepository } from './capabilities/capabilities.repository.js';
 import { ContextVariablesHttpController } from './context-variables/context-variables.http.controller.js';
@@ -68,6 +83,9 @@ import { ServicesRepository } from './services/services.repository.js';
     CapabilitiesHttpController,
     EvaluationsHttpController,
     ServicesHttpController,
+    BudgetHttpController,
+    KeysHttpController,
+    WorkspacesHttpController,
   ],
   providers: [
     AgentsRepository,
@@ -82,7 +100,9 @@ import { ServicesRepository } from './services/services.repository.js';
     TermsRepository,
     TurnService,
     TurnMemory,
-    { provide: GUIDELINE_SOURCE, useExisting: GuidelinesRepository },
+    // Untagged guidelines apply within the agent's workspace only (ADR 0018).
+    WorkspaceGuidelineSource,
+    { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
     TurnContext,
     RelationshipsRepository,
     CannedResponsesRepository,
@@ -94,6 +114,17 @@ import { ServicesRepository } from './services/services.repository.js';
     EvaluationsService,
     ServicesRepository,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
+    AgentBudgets,
+    BudgetExhaustion,
+    // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
+    CredentialsRepository,
+    WorkspaceDirectory,
+    WorkspacesRepository,
+    RateLimits,
+    AuthStartup,
+    AccessSettings,
+    { provide: APP_GUARD, useClass: AuthGuard },
+    { provide: APP_INTERCEPTOR, useClass: WorkspaceScopeInterceptor },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],

@@ -6,3 +6,5 @@ export { CannedResponsesRepository } from './canned-responses/canned-responses.r
 export type { Relationship, RelationshipRecord, Endpoint as RelationshipEndpoint, RelationshipKindName } from './relationships/relationship.dto.js';
 export type { AgentGuideline } from './guidelines/guideline.dto.js';
 export { JourneyTimers, type JourneyTimerJob } from './journeys/journey-timers.js';
+export { AgentBudgets, BUDGET_RESET_QUEUE } from './budgets/agent-budgets.js';
+export { accessFor, authorize, ROLES, type Role } from './auth/access-policy.js';

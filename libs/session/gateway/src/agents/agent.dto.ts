@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, NotEquals, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
+import { BUDGET_PERIODS } from '@tenet/metering-domain';
 import { ID_PATTERN } from '../ids.js';
 import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
@@ -124,6 +125,41 @@ export class AgentLlmDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
 }
 
+/** One token budget of the agent (seed 002 TokenBudget): exactly one of `tokens` and `cost_usd` per limit. */
+export class BudgetLimitDto {
+  @JSONSchema({ description: 'session: per session of the agent; day / month: the agent\'s UTC day / month (reset at 00:00 UTC, on the 1st).' })
+  @IsIn(BUDGET_PERIODS, { message: `period must be one of ${BUDGET_PERIODS.join(', ')}` }) period!: (typeof BUDGET_PERIODS)[number];
+  @JSONSchema({ description: 'Input + output tokens of every LLM call (matching, composing, embeddings).' })
+  @IsOmittable() @IsInt({ message: 'tokens must be a positive integer' }) @Min(1, { message: 'tokens must be a positive integer' }) @Max(1_000_000_000_000) tokens?: number;
+  @JSONSchema({ description: 'Estimated cost in USD, from the price table (TENET_PRICES).' })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'cost_usd must be a positive number' }) @Min(0.000_001, { message: 'cost_usd must be a positive number' }) @Max(1_000_000) cost_usd?: number;
+}
+
+export const BUDGET_ACTIONS = ['message', 'handoff'] as const;
+
+/** The agent's token budgets, checked before every LLM call; what the agent does when one is spent. */
+export class AgentBudgetDto {
+  @IsArray() @ArrayMaxSize(6, { message: 'budget.limits holds at most 6 limits' }) @ValidateNested({ each: true }) @Type(() => BudgetLimitDto) limits!: BudgetLimitDto[];
+  @JSONSchema({ description: 'What the customer is told when a budget is spent (no LLM call is made).' })
+  @IsOmittable() @IsString() @Length(1, 1_000, { message: 'exhausted_message must be 1-1000 characters' }) exhausted_message?: string;
+  @JSONSchema({ description: 'message (default): answer with exhausted_message; handoff: also hand the session to a human (mode manual).' })
+  @IsOmittable() @IsIn(BUDGET_ACTIONS, { message: `on_exhausted must be one of ${BUDGET_ACTIONS.join(', ')}` }) on_exhausted?: (typeof BUDGET_ACTIONS)[number];
+}
+
+/** Seed 004 agent_status: only active agents start new sessions; archived agents are read-only. */
+export const AGENT_STATUSES = ['active', 'inactive', 'archived'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** Seed 002 Soul / seed 004 tone, restrictions, forbidden topics: the agent's personality, sent to the model in every call. */
+export class AgentSoulDto {
+  @JSONSchema({ description: 'The soul document: personality and standing instructions (seed 002), up to 20000 characters.' })
+  @IsOmittable() @IsString() @Length(1, 20_000, { message: 'soul.document must be 1-20000 characters' }) document?: string;
+  @JSONSchema({ description: 'Tone of voice, e.g. "warm, concise, no jargon".' })
+  @IsOmittable() @IsString() @Length(1, 500, { message: 'soul.tone must be 1-500 characters' }) tone?: string;
+  @IsOmittable() @IsArray() @ArrayMaxSize(50, { message: 'soul.restrictions holds at most 50 items' }) @IsString({ each: true }) @Length(1, 500, { each: true, message: 'soul.restrictions items must be 1-500 characters' }) restrictions?: string[];
+  @IsOmittable() @IsArray() @ArrayMaxSize(50, { message: 'soul.forbidden_topics holds at most 50 items' }) @IsString({ each: true }) @Length(1, 200, { each: true, message: 'soul.forbidden_topics items must be 1-200 characters' }) forbidden_topics?: string[];
+}
+
 const NAME_RULE = { message: 'name must be 1-100 characters' };
 const DESCRIPTION_RULE = { message: 'description must be 1-10000 characters' };
 const SYSTEM_PROMPT_RULE = { message: 'system_prompt must be 1-10000 characters' };
@@ -150,6 +186,11 @@ export class AgentCreationDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
+  @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
+  @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }
 
 /**
@@ -172,6 +213,11 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
+  @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
+  @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }
 
 /** The agent on the wire: Parlant's `AgentDTO` fields, then Tenet's, every default filled in. */
@@ -192,5 +238,8 @@ export interface AgentView {
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };
   fallback: { provider: LlmProviderName; model?: string } | null;
   no_match_message: string;
+  budget: { limits: { period: (typeof BUDGET_PERIODS)[number]; tokens?: number; cost_usd?: number }[]; exhausted_message: string; on_exhausted: (typeof BUDGET_ACTIONS)[number] } | null;
+  status: AgentStatus;
+  soul: { document?: string; tone?: string; restrictions: string[]; forbidden_topics: string[] } | null;
   creation_utc: string;
 }

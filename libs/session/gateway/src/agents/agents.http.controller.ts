@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
+import { Body, ConflictException, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { notFound } from '../http/validation.js';
 import { AgentCreationDto, AgentUpdateDto, type AgentView } from './agent.dto.js';
 import { httpCall } from '../tags/rule-violation.js';
-import { AgentsRepository } from './agents.repository.js';
+import { AgentArchivedError, AgentsRepository } from './agents.repository.js';
 
 @Controller('agents')
 export class AgentsHttpController {
@@ -26,7 +26,12 @@ export class AgentsHttpController {
 
   @Patch(':agentId')
   async update(@Param('agentId') id: string, @Body() body: AgentUpdateDto): Promise<AgentView> {
-    return (await httpCall(() => this.agents.update(id, body))) ?? Promise.reject(notFound('agent', id));
+    try {
+      return (await httpCall(() => this.agents.update(id, body))) ?? Promise.reject(notFound('agent', id));
+    } catch (error) {
+      if (error instanceof AgentArchivedError) throw new ConflictException({ detail: error.message });
+      throw error;
+    }
   }
 
   @Delete(':agentId')

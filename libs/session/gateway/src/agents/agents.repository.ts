@@ -6,6 +6,7 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
+import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
@@ -16,7 +17,10 @@ import {
   defaultAgentConfig,
   defaultAgentMatching,
   DEFAULT_NO_MATCH_MESSAGE,
+  type AgentBudgetDto,
   type AgentConfigDto,
+  type AgentSoulDto,
+  type AgentStatus,
   type AgentCreationDto,
   type AgentMatchingDto,
   type AgentUpdateDto,
@@ -55,7 +59,44 @@ interface StoredAgent {
   llm?: ProviderChoice & { fallback?: ProviderChoice };
   fallback?: ProviderChoice | null;
   no_match_message?: string;
+  budget?: StoredBudget | null;
+  status?: AgentStatus;
+  soul?: AgentView['soul'];
   creation_utc: string;
+}
+
+type StoredBudget = NonNullable<AgentView['budget']>;
+
+/** Seed 002 budget rules beyond the DTO's (exactly one of tokens and cost_usd, one limit per period and unit). */
+function budgetViolations(budget: AgentBudgetDto | null | undefined): ValidationDetail[] {
+  if (!budget) return [];
+  return budgetProblems({ limits: budget.limits }).map((p) =>
+    violation(
+      p.field.split(/[.[\]]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+      p.rule,
+      'value_error',
+    ),
+  );
+}
+
+const storedBudget = (budget: AgentBudgetDto | null | undefined): StoredBudget | null =>
+  budget
+    ? {
+        limits: budget.limits.map((l) => ({ period: l.period, ...(l.tokens !== undefined ? { tokens: l.tokens } : {}), ...(l.cost_usd !== undefined ? { cost_usd: l.cost_usd } : {}) })),
+        exhausted_message: budget.exhausted_message ?? DEFAULT_BUDGET_EXHAUSTED_MESSAGE,
+        on_exhausted: budget.on_exhausted ?? 'message',
+      }
+    : null;
+
+const storedSoul = (soul: AgentSoulDto | null | undefined): AgentView['soul'] =>
+  soul ? { ...(soul.document !== undefined ? { document: soul.document } : {}), ...(soul.tone !== undefined ? { tone: soul.tone } : {}), restrictions: soul.restrictions ?? [], forbidden_topics: soul.forbidden_topics ?? [] } : null;
+
+/** An archived agent is read-only (seed 004): only its status may change (to bring it back). */
+export class AgentArchivedError extends Error {
+  readonly code = 'AGENT.ARCHIVED';
+  constructor(readonly agentId: string) {
+    super(`agent ${agentId} is archived and read-only; PATCH its status to active or inactive first`);
+  }
 }
 
 function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type' | 'data'>): StoredAgent | undefined {
@@ -110,6 +151,9 @@ function view(agent: StoredAgent): AgentView {
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
     no_match_message: agent.no_match_message ?? DEFAULT_NO_MATCH_MESSAGE,
+    budget: agent.budget ?? null,
+    status: agent.status ?? 'active',
+    soul: agent.soul ?? null,
     creation_utc: agent.creation_utc,
   };
 }
@@ -208,7 +252,7 @@ export class AgentsRepository {
   async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
     const llm = input.llm ? choice(input.llm) : undefined;
     const fallback = input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
-    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...(await this.serviceProblems(input.tools)), ...(await this.journeyProblems(input.journeys))]);
+    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...budgetViolations(input.budget), ...(await this.serviceProblems(input.tools)), ...(await this.journeyProblems(input.journeys))]);
     const id = input.id ?? newId();
     const agent: StoredAgent = {
       id,
@@ -226,6 +270,9 @@ export class AgentsRepository {
       ...(llm ? { llm } : {}),
       fallback,
       ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
+      budget: storedBudget(input.budget),
+      status: input.status ?? 'active',
+      soul: storedSoul(input.soul),
       creation_utc: now.toISOString(),
     };
     return view(await this.streams.create(id, agent));
@@ -250,7 +297,8 @@ export class AgentsRepository {
     const updated = await this.streams.update(id, async (current) => {
       const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
       const fallback = changes.fallback !== undefined ? changes.fallback && choice(changes.fallback) : changes.llm?.fallback ? choice(changes.llm.fallback) : fallbackOf(current);
-      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...serviceProblems, ...(await this.journeyProblems(changes.journeys))]);
+      if (current.status === 'archived' && Object.keys(changes).some((field) => field !== 'status')) throw new AgentArchivedError(id);
+      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...budgetViolations(changes.budget), ...serviceProblems, ...(await this.journeyProblems(changes.journeys))]);
       const data: Partial<StoredAgent> = {};
       if (changes.name !== undefined) data.name = changes.name;
       if (changes.description !== undefined) data.description = changes.description;
@@ -266,6 +314,9 @@ export class AgentsRepository {
       if (llm && changes.llm) data.llm = llm;
       if (changes.fallback !== undefined || changes.llm) data.fallback = fallback;
       if (changes.no_match_message !== undefined) data.no_match_message = changes.no_match_message;
+      if (changes.budget !== undefined) data.budget = storedBudget(changes.budget);
+      if (changes.status !== undefined) data.status = changes.status;
+      if (changes.soul !== undefined) data.soul = storedSoul(changes.soul);
       return data;
     });
     return updated && view(updated);

@@ -21,6 +21,11 @@ export class StreamCatalog<T> {
     return [...this.items.values()];
   }
 
+  /** The item of one stream id (after the prefix), as of the last catch-up. */
+  get(id: string): T | undefined {
+    return this.items.get(id);
+  }
+
   /** Concurrent callers share one read; each round reads until the log has nothing newer. */
   catchUp(): Promise<void> {
     this.catchingUp ??= (async () => {

@@ -5,6 +5,7 @@ import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/va
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
+import { AgentsRepository } from '../agents/agents.repository.js';
 import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
 import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '../http/idempotency.js';
@@ -71,6 +72,7 @@ export class EventsHttpController implements OnModuleDestroy {
     private readonly events: SessionEventsService,
     private readonly timers: SessionTimers,
     private readonly turns: TurnService,
+    private readonly agents: AgentsRepository,
   ) {
     setMaxListeners(0, this.shutdown.signal); // one listener per open stream; no leak warning past 10
   }
@@ -91,6 +93,10 @@ export class EventsHttpController implements OnModuleDestroy {
     if (!session) throw notFound('session', sessionId);
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
       throw new HttpException({ detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` }, HttpStatus.CONFLICT);
+    }
+    // Seed 004: an archived agent is read-only — its sessions keep their history but take no new events.
+    if ((await this.agents.get(session.view.agent_id))?.status === 'archived') {
+      throw new HttpException({ detail: `agent ${session.view.agent_id} is archived: its sessions are read-only` }, HttpStatus.CONFLICT);
     }
     let event: EventView;
     if (idempotency) {

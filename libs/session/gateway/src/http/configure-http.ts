@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { AccessSettings } from '../auth/access-settings.js';
 import { describeOperations } from '../openapi/describe-operations.js';
 import { requestGuards } from './request-guards.js';
 import { DetailExceptionFilter } from './detail-exception.filter.js';
@@ -22,6 +23,8 @@ export function corsOrigins(env: Record<string, string | undefined>): string[] {
  * description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
  */
 export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
+  // API keys and rate limits follow this environment (ADR 0018); a setting that would run open against the rules throws here.
+  app.get(AccessSettings, { strict: false }).configure(env);
   (app as NestExpressApplication).disable('x-powered-by');
   // Node closes an idle keep-alive socket after 5 s; a client that reuses it at that moment (likelier on a loaded
   // machine, where its timers run late) gets ECONNRESET for a request the server never saw. Idle sockets are kept

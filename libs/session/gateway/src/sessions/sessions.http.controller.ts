@@ -174,6 +174,9 @@ export class SessionsHttpController {
   }
 
   private async assertAgent(agentId: string): Promise<void> {
-    if (!(await this.agents.get(agentId))) throw referenceError('agent_id', `agent_id must reference an existing agent; ${agentId} does not exist`);
+    const agent = await this.agents.get(agentId);
+    if (!agent) throw referenceError('agent_id', `agent_id must reference an existing agent; ${agentId} does not exist`);
+    // Seed 004: only active agents take new sessions (an inactive one finishes those it has).
+    if (agent.status !== 'active') throw new HttpException({ detail: `agent ${agentId} is ${agent.status} and accepts no new sessions; PATCH /agents/${agentId} {"status": "active"} first` }, HttpStatus.CONFLICT);
   }
 }

@@ -22,6 +22,8 @@ import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { AgentBudgets, budgetRefusalOf } from '../budgets/agent-budgets.js';
+import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
@@ -115,6 +117,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly timers: SessionTimers,
+    private readonly budgets: AgentBudgets,
+    private readonly budgetExhaustion: BudgetExhaustion,
     @Optional() private readonly metrics?: TenetMetrics,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
     @Optional() private readonly journeyTurns?: TurnJourneys,
@@ -182,6 +186,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
         await status('cancelled');
+      } else if (budgetRefusalOf(error)) {
+        // A spent token budget: the matcher made no call; the agent answers with its budget message (ADR 0019).
+        outcome = await this.budgetExhaustion.answer(sessionId, error, correlationId);
       } else if (error instanceof ToolCallFailedError) {
         // An expected end of a turn (the tool does not allow failure), not a fault of the gateway.
         await status('error', { exception: error.message, tool_id: error.toolId, code: error.error.code });
@@ -234,6 +241,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(agent.system_prompt ? { system_prompt: agent.system_prompt } : {}),
       temperature: agent.config.temperature,
       max_tokens: agent.config.max_tokens,
+      ...(agent.soul ? { soul: agent.soul } : {}),
     };
     const agentGuidelines = await this.guidelines.forAgent(agent.id);
     const guidelines = agentGuidelines.map((g) => ({
@@ -252,6 +260,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(g.journey_id ? { journey_id: g.journey_id } : {}),
       ...(g.journey_step ? { journey_step: g.journey_step } : {}),
     }));
+    const budget = await this.budgets.scopesFor(agent, sessionId);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
     const journeys = await this.journeyTurns?.begin(agent, session.view);
     const journeyGuidelines = journeys?.guidelines() ?? [];
@@ -279,6 +288,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
         ...(journeys?.activeJourney ? { active_journey: journeys.activeJourney } : {}),
+        ...(budget ? { budget: { scopes: budget } } : {}),
       },
       billed,
       traceHeaders(),
@@ -365,6 +375,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(capabilities.length > 0 ? { capabilities } : {}),
+        ...(budget ? { budget: { scopes: budget } } : {}),
       },
       billed,
       traceHeaders(),
@@ -468,6 +479,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private async meter(agentId: string, sessionId: string, usage: readonly CallUsageV1[]): Promise<(CallUsageV1 & { cost_estimate_usd: number })[]> {
     const priced: (CallUsageV1 & { cost_estimate_usd: number })[] = [];
     for (const call of usage) priced.push({ ...call, cost_estimate_usd: await this.usage.recordCall(agentId, sessionId, call) });
+    if (usage.length > 0) await this.budgets.afterCalls(agentId, sessionId);
     return priced;
   }
 

@@ -1,7 +1,7 @@
 import { LLM_USAGE_EVENT_TYPE, usageStreamId, type CallUsageV1, type LlmUsageData } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { UsageRecord, UsageSink } from '@tenet/llm';
-import { estimateCostUsd, type PriceTable } from '@tenet/metering-domain';
+import { estimateCostUsd, priceTableFrom, type PriceTable } from '@tenet/metering-domain';
 import { traceHeaders } from '@tenet/observability';
 
 /**
@@ -53,15 +53,5 @@ export class UsageStreamSink implements UsageSink {
   }
 }
 
-/** Reads TENET_PRICES (JSON `{ "provider/model": { "inputPerMillion": n, "outputPerMillion": n } }`) over the defaults. */
-export function priceTableFrom(env: Record<string, string | undefined>, defaults: PriceTable): PriceTable {
-  const raw = env['TENET_PRICES'];
-  if (!raw) return defaults;
-  const parsed = JSON.parse(raw) as PriceTable;
-  for (const [key, price] of Object.entries(parsed)) {
-    if (!/^[^/]+\/.+$/.test(key) || typeof price?.inputPerMillion !== 'number' || typeof price.outputPerMillion !== 'number') {
-      throw new TypeError(`TENET_PRICES entry "${key}" must be "provider/model": { inputPerMillion: number, outputPerMillion: number }`);
-    }
-  }
-  return { ...defaults, ...parsed };
-}
+/** Reads TENET_PRICES over the defaults (now in metering-domain: the matcher prices budget reservations with it too). */
+export { priceTableFrom };

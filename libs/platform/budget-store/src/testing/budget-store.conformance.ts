@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { BudgetStore } from '../budget-store.port.js';
+
+/** One test's storage (a Redis key prefix, or nothing) and how to open stores on it; two opens share counters. */
+export interface BudgetStoreHarness {
+  open(): Promise<BudgetStore>;
+  dispose(): Promise<void>;
+}
+
+const DAY = '2026-11-26';
+
+/**
+ * The contract of every BudgetStore adapter, run from each adapter's spec. "Shared" checks open two stores on the
+ * same storage, as two gateway or matcher processes would.
+ */
+export function budgetStoreConformance(name: string, createHarness: () => Promise<BudgetStoreHarness>, options: { sharedAcrossOpens: boolean }): void {
+  describe(`BudgetStore conformance: ${name}`, () => {
+    let harness: BudgetStoreHarness;
+    let stores: BudgetStore[];
+    let store: BudgetStore;
+    let key: string;
+    const open = async (): Promise<BudgetStore> => {
+      const opened = await harness.open();
+      stores.push(opened);
+      return opened;
+    };
+    const now = Date.parse('2026-11-26T10:00:00Z');
+    const scope = (limit: number, estimate: number, periodId = DAY) => ({ key, periodId, limit, estimate });
+
+    beforeEach(async () => {
+      harness = await createHarness();
+      stores = [];
+      store = await open();
+      key = `agent:a-${randomUUID().slice(0, 8)}:day:tokens`;
+    });
+    afterEach(async () => {
+      for (const s of stores) await s.close();
+      await harness.dispose();
+    });
+
+    it('reserves, settles what the call cost, and reads the used amount', async () => {
+      expect(await store.reserve({ reservationId: 'r1', scopes: [scope(1000, 300)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 0, reserved: 300 });
+      expect(await store.settle('r1', [{ key, periodId: DAY, amount: 120 }])).toEqual([{ key, before: 0, after: 120 }]);
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 120, reserved: 0 });
+    });
+
+    it('settles exactly once per reservation id', async () => {
+      await store.reserve({ reservationId: 'r1', scopes: [scope(1000, 100)], ttlMs: 60_000, now });
+      await store.settle('r1', [{ key, periodId: DAY, amount: 50 }]);
+      expect(await store.settle('r1', [{ key, periodId: DAY, amount: 50 }])).toEqual([]);
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)?.used).toBe(50);
+    });
+
+    it('refuses every call once the limit is spent, naming the scope', async () => {
+      await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10)], ttlMs: 60_000, now });
+      await store.settle('r1', [{ key, periodId: DAY, amount: 100 }]);
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 1)], ttlMs: 60_000, now })).toEqual({ outcome: 'exhausted', key, used: 100, limit: 100 });
+    });
+
+    it('admits a last call alone even if it may overshoot, and makes a concurrent one wait for it', async () => {
+      await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10)], ttlMs: 60_000, now });
+      await store.settle('r1', [{ key, periodId: DAY, amount: 90 }]);
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
+      await store.settle('r2', [{ key, periodId: DAY, amount: 40 }]);
+      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 130 });
+    });
+
+    it('reserves on every scope or on none', async () => {
+      const other = `${key}-other`;
+      await store.reserve({ reservationId: 'r1', scopes: [{ key: other, periodId: DAY, limit: 10, estimate: 1 }], ttlMs: 60_000, now });
+      await store.settle('r1', [{ key: other, periodId: DAY, amount: 10 }]);
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(1000, 5), { key: other, periodId: DAY, limit: 10, estimate: 1 }], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', key: other });
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 0, reserved: 0 });
+    });
+
+    it('a counter of an earlier period counts zero; resetPeriod zeroes only that kind of period', async () => {
+      const monthKey = key.replace(':day:', ':month:');
+      await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10), { key: monthKey, periodId: '2026-11', limit: 100, estimate: 10 }], ttlMs: 60_000, now });
+      await store.settle('r1', [{ key, periodId: DAY, amount: 100 }, { key: monthKey, periodId: '2026-11', amount: 100 }]);
+      expect((await store.read([{ key, periodId: '2026-11-27' }], now)).get(key)?.used).toBe(0);
+      expect(await store.resetPeriod('day', '2026-11-27')).toBeGreaterThanOrEqual(1);
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)?.used).toBe(0);
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 10, '2026-11-27')], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect((await store.read([{ key: monthKey, periodId: '2026-11' }], now)).get(monthKey)?.used).toBe(100);
+    });
+
+    it('a reservation whose process died stops holding budget after its TTL; release drops one at once', async () => {
+      await store.reserve({ reservationId: 'dead', scopes: [scope(100, 80)], ttlMs: 1_000, now });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now: now + 1_001 })).toEqual({ outcome: 'reserved' });
+      await store.release('r2', [key]);
+      expect((await store.read([{ key, periodId: DAY }], now + 1_001)).get(key)).toEqual({ used: 0, reserved: 0 });
+    });
+
+    it('markOnce is true once per flag', async () => {
+      const flag = `warn:${key}:${DAY}`;
+      expect(await store.markOnce(flag, 60_000)).toBe(true);
+      expect(await store.markOnce(flag, 60_000)).toBe(false);
+    });
+
+    if (options.sharedAcrossOpens) {
+      it('concurrent calls through two stores on the same storage overshoot by less than one call', async () => {
+        const second = await open();
+        const limit = 1_000;
+        const callTokens = 70;
+        let made = 0;
+        const caller = async (s: BudgetStore, name: string): Promise<void> => {
+          for (let i = 0; ; i++) {
+            const id = `${name}-${i}`;
+            const result = await s.reserve({ reservationId: id, scopes: [scope(limit, 50)], ttlMs: 60_000, now });
+            if (result.outcome === 'exhausted') return;
+            if (result.outcome === 'wait') {
+              await new Promise((r) => setTimeout(r, 2));
+              i -= 1;
+              continue;
+            }
+            made += 1;
+            await new Promise((r) => setTimeout(r, 1));
+            await s.settle(id, [{ key, periodId: DAY, amount: callTokens }]);
+          }
+        };
+        await Promise.all([caller(store, 'a'), caller(second, 'b'), caller(store, 'c'), caller(second, 'd')]);
+        const used = (await store.read([{ key, periodId: DAY }], now)).get(key)?.used ?? 0;
+        expect(used).toBe(made * callTokens);
+        expect(used).toBeGreaterThanOrEqual(limit);
+        expect(used).toBeLessThan(limit + callTokens);
+      }, 60_000);
+    }
+  });
+}

@@ -1,0 +1,1 @@
+export { budgetStoreConformance, type BudgetStoreHarness } from './budget-store.conformance.js';

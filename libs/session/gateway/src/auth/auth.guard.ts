@@ -1,0 +1,103 @@
+import { HttpException, HttpStatus, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
+import { accessFor, authorize, type Caller } from './access-policy.js';
+import { parseToken, sameSecret, secretMatches } from './api-keys.js';
+import { AccessSettings } from './access-settings.js';
+import type { AuthConfig } from './auth-config.js';
+import { setCaller, type AuthenticatedCaller } from './caller.js';
+import { CredentialsRepository, DEFAULT_WORKSPACE } from './credentials.repository.js';
+import { RateLimits } from './rate-limits.js';
+
+const unauthenticated = (detail: string): HttpException => new HttpException({ detail }, HttpStatus.UNAUTHORIZED);
+
+/**
+ * Every HTTP route of the gateway passes here (a global guard): the caller is authenticated from
+ * `Authorization: Bearer <key or session token>`, authorized by the access policy (role, or the token's session),
+ * rate-limited, and confined to its workspace — a resource of another workspace, named in the path or referenced in
+ * the body or query, is a 404 as if it did not exist (ADR 0018).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly credentials: CredentialsRepository,
+    private readonly directory: WorkspaceDirectory,
+    private readonly rateLimits: RateLimits,
+    private readonly settings: AccessSettings,
+  ) {}
+
+  private get config(): AuthConfig {
+    return this.settings.auth;
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
+    const access = accessFor(request.method, route);
+    if (access.public) return true;
+    const caller = (await this.authenticate(request)) ?? (this.config.enforced ? undefined : ({ kind: 'open', role: 'admin', workspaceId: DEFAULT_WORKSPACE } as const));
+    const asPolicy: Caller | undefined = caller && (caller.kind === 'session-token' ? { kind: 'session-token', sessionId: caller.sessionId } : { kind: 'key', role: caller.role });
+    const params = request.params as Record<string, string | undefined>;
+    const decision = authorize(access, asPolicy, params);
+    if (decision === 'unauthenticated') {
+      context.switchToHttp().getResponse<Response>().setHeader('www-authenticate', 'Bearer');
+      throw unauthenticated('an API key or session token is required: Authorization: Bearer <key>');
+    }
+    if (!caller) throw unauthenticated('an API key or session token is required');
+    if (decision === 'forbidden') {
+      const who = caller.kind === 'session-token' ? `a session token (for session ${caller.sessionId})` : `role ${caller.role}`;
+      throw new HttpException({ detail: `${who} may not ${request.method} ${route}` }, HttpStatus.FORBIDDEN);
+    }
+    await this.rateLimits.take(caller, context.switchToHttp().getResponse<Response>());
+    setCaller(request, caller);
+    await this.confine(caller.workspaceId, route, params, request.body as unknown, request.query as Record<string, unknown>, request.method);
+    return true;
+  }
+
+  /** The caller behind the Authorization header; undefined without one; 401 for a wrong, revoked or expired one. */
+  private async authenticate(request: Request): Promise<AuthenticatedCaller | undefined> {
+    const header = request.headers.authorization;
+    if (header === undefined) return undefined;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw unauthenticated('Authorization must be "Bearer <key>"');
+    const presented = match[1];
+    if (this.config.bootstrapKey !== undefined && sameSecret(presented, this.config.bootstrapKey)) return { kind: 'key', role: 'admin', workspaceId: DEFAULT_WORKSPACE, keyId: 'bootstrap' };
+    const parsed = parseToken(presented);
+    if (!parsed) throw unauthenticated('the API key is not valid');
+    if (parsed.prefix === 'tnt') {
+      const key = await this.credentials.getKey(parsed.id);
+      if (!key || !secretMatches(parsed.secret, key.hash)) throw unauthenticated('the API key is not valid');
+      if (key.revoked_at) throw unauthenticated('the API key was revoked');
+      await this.credentials.used(key.id, Date.now());
+      return { kind: 'key', role: key.role, workspaceId: key.workspace_id, keyId: key.id };
+    }
+    const token = await this.credentials.getSessionToken(parsed.id);
+    if (!token || !secretMatches(parsed.secret, token.hash)) throw unauthenticated('the session token is not valid');
+    if (Date.parse(token.expires_at) <= Date.now()) throw unauthenticated('the session token has expired');
+    return { kind: 'session-token', sessionId: token.session_id, workspaceId: token.workspace_id, tokenId: token.id };
+  }
+
+  /** 404 for any resource of another workspace the request names: path parameters, body and query references. */
+  private async confine(workspaceId: string, route: string, params: Record<string, string | undefined>, body: unknown, query: Record<string, unknown>, method: string): Promise<void> {
+    const segments = route.split('/').filter(Boolean);
+    for (let i = 1; i < segments.length; i++) {
+      const segment = segments[i] ?? '';
+      const collection = segments[i - 1] ?? '';
+      if (!segment.startsWith(':') || !TRACKED_COLLECTIONS.has(collection)) continue;
+      const id = params[segment.slice(1)];
+      if (id === undefined) continue;
+      const recorded = await this.directory.recordedOwner(collection, id);
+      // A PUT may create what it names: only the default workspace may claim a name nobody has claimed (ADR 0018).
+      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
+      if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
+    }
+    const references: [string, unknown][] = [...Object.entries(typeof body === 'object' && body !== null ? body : {}), ...Object.entries(query)];
+    for (const [field, value] of references) {
+      const collection = REFERENCE_FIELDS[field];
+      if (collection && typeof value === 'string' && (await this.directory.ownerOf(collection, value)) !== workspaceId) throw notFoundIn(collection, value);
+    }
+  }
+}
+
+const notFoundIn = (collection: string, id: string): HttpException => new HttpException({ detail: `${collection.replace(/s$/, '')} ${id} not found` }, HttpStatus.NOT_FOUND);
