@@ -90,6 +90,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'a turn i
       TENET_NAMESPACE: namespace,
       TENET_REDIS_PREFIX: `tenet-trace-${randomUUID()}`,
       TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
       TENET_MATCHER_REPLICAS: '1',
       TENET_LLM_PROVIDER: 'offline',
       TENET_TOOL_ALLOWED_HOSTS: orders.hostPort,

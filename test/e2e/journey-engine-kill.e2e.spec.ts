@@ -57,6 +57,7 @@ describe('journey engine: kill -9 mid-journey (separate processes, own NATS and 
       TENET_NAMESPACE: `journeykill-${randomUUID().slice(0, 8)}`,
       TENET_MATCHER_REPLICAS: '1',
       TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
       TENET_LLM_PROVIDER: 'offline',
     };
     delete env['TENET_MODE'];
