@@ -6,8 +6,8 @@ import { withUsageReporting, type UsageRecord } from '../usage/usage-reporting.j
 import { withFallback } from './with-fallback.js';
 
 const request = composeReplyRequest({ agentName: 'A', message: 'hi', matched: [], history: [] }, { purpose: 'compose_reply', agentId: 'a-1' });
-const primaryAnswer = { message: 'From the primary.', cited_guideline_ids: [], canned_response_id: '' };
-const fallbackAnswer = { message: 'From the fallback.', cited_guideline_ids: [], canned_response_id: '' };
+const primaryAnswer = { message: 'From the primary.', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] };
+const fallbackAnswer = { message: 'From the fallback.', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] };
 
 const providers = () => ({
   primary: new ScriptedProvider({ model: 'big-1' }),

@@ -6,7 +6,7 @@ import { composeReplyRequest, composeReplySchema, type ComposeReplyOutput } from
 import { llmProviderConformance } from '../testing/index.js';
 import { anthropicToolUse, openAiCompletion, startWireServer, type RecordedRequest, type WireReply, type WireServer } from '../testing/wire-server.js';
 
-const answer: ComposeReplyOutput = { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'], canned_response_id: '' };
+const answer: ComposeReplyOutput = { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'], canned_response_id: '', cited_chunk_ids: [] };
 const request = composeReplyRequest(
   {
     agentName: 'Support',

@@ -5,7 +5,7 @@ import { withUsageReporting, type UsageRecord, type UsageSink } from './usage-re
 
 const at = new Date('2026-03-01T10:00:00Z');
 const request = (context: { purpose: string; sessionId?: string; agentId?: string }) => composeReplyRequest({ agentName: 'A', message: 'hi', matched: [], history: [] }, context);
-const answer = { message: 'Hello!', cited_guideline_ids: [], canned_response_id: '' };
+const answer = { message: 'Hello!', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] };
 
 function recordingSink(): UsageSink & { records: UsageRecord[] } {
   const records: UsageRecord[] = [];
