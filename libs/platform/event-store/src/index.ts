@@ -8,6 +8,7 @@ export type {
   ReadStreamOptions,
   StoredEvent,
 } from './event-store.port.js';
+export { streamCategory } from './event-store.port.js';
 export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEventError, InvalidRequestError } from './errors.js';
 export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-store.js';
 export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';

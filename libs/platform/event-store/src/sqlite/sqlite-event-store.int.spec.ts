@@ -49,6 +49,67 @@ describe('SqliteEventStore file', () => {
     }
   });
 
+  it('drops rows by type and category in SQL, before their data is decoded', async () => {
+    const file = join(dir, 'filtered.sqlite');
+    const store = SqliteEventStore.open({ file });
+    try {
+      await store.append('session-1', [{ type: 'message', data: { text: 'hi' } }, { type: 'status', data: { status: 'ready' } }]);
+      await store.append('agent-1', [{ type: 'AgentCreated', data: { name: 'Ada' } }]);
+      // Rows whose data is not JSON, written behind the store's back: decoding one of them throws.
+      const raw = new Database(file);
+      const insert = raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, 'not json', '{}', '2026-01-01T00:00:00.000Z')");
+      insert.run('corrupt-1', 'session-1', 2, 'tool');
+      insert.run('corrupt-2', 'turnlease-1', 0, 'TurnClaimed');
+      raw.close();
+
+      await expect(store.readStream('session-1')).rejects.toThrow(SyntaxError);
+      expect((await store.readStream('session-1', { types: ['status', 'message'] })).map((e) => e.type)).toEqual(['message', 'status']);
+      expect((await store.readAll({ category: 'agent-' })).map((e) => e.data)).toEqual([{ name: 'Ada' }]);
+      expect((await store.readAll({ category: 'session-', types: ['status'] })).map((e) => e.data)).toEqual([{ status: 'ready' }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('serves a category read from its index, not a scan of the log', async () => {
+    const file = join(dir, 'plan.sqlite');
+    await (SqliteEventStore.open({ file })).close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?").all('agent-', 0, 10) as Array<{ detail: string }>;
+      expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX events_by_category/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('adds the category index to a file written before it existed, and reads its old events by category', async () => {
+    const file = join(dir, 'old.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL, stream_offset INTEGER NOT NULL,
+      type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL, UNIQUE (stream_id, stream_offset));
+      CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID;`);
+    const insert = old.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, '{}', '2026-01-01T00:00:00.000Z')");
+    insert.run('e1', 'agent-a', 0, 'AgentCreated', '{"name":"A"}');
+    insert.run('e2', 'session-s', 0, 'message', '{}');
+    insert.run('e3', 'agent-b', 0, 'AgentCreated', '{"name":"B"}');
+    old.close();
+
+    // Two opens at once (two processes starting on one old file) must both succeed.
+    const [first, second] = [SqliteEventStore.open({ file }), SqliteEventStore.open({ file })];
+    try {
+      expect((await first.readAll({ category: 'agent-' })).map((e) => [e.id, e.position])).toEqual([
+        ['e1', 1],
+        ['e3', 3],
+      ]);
+      await second.append('agent-c', [{ type: 'AgentCreated', data: { name: 'C' } }]);
+      expect((await first.readAll({ category: 'agent-', afterPosition: 3 })).map((e) => e.streamId)).toEqual(['agent-c']);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('serialises appends from two processes on one file: offsets 0..1999 without gap or duplicate', async () => {
     const file = join(dir, 'shared.sqlite');
     const worker = fileURLToPath(new URL('./append-worker.fixture.ts', import.meta.url));

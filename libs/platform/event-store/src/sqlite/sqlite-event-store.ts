@@ -49,6 +49,14 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 ) WITHOUT ROWID;
 `;
 
+// The stream's category (its id up to and including the first '-'; see streamCategory) as a virtual generated
+// column with an index on (category, position): a read model of one category walks only its own events, in
+// global order. Added by ALTER TABLE on files created before it (no rewrite of existing rows: the column is
+// computed, only the index is built once).
+const CATEGORY = "CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, instr(stream_id, '-')) END";
+const CATEGORY_COLUMN = `ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (${CATEGORY}) VIRTUAL`;
+const CATEGORY_INDEX = 'CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)';
+
 interface EventRow {
   position: number;
   id: string;
@@ -74,6 +82,10 @@ export class SqliteEventStore implements EventStore {
   private readonly insert: Database.Statement<[string, string, number, string, string, string, string]>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  private readonly selectStreamOfTypes: Database.Statement<[string, number, string, number], EventRow>;
+  private readonly selectAllOfTypes: Database.Statement<[number, string, number], EventRow>;
+  private readonly selectCategory: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectCategoryOfTypes: Database.Statement<[string, number, string, number], EventRow>;
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
   private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
@@ -97,6 +109,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.exec(SCHEMA);
+      this.migrate();
     } catch (error) {
       this.db.close();
       throw error;
@@ -105,6 +118,13 @@ export class SqliteEventStore implements EventStore {
     this.insert = this.db.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.selectStream = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`);
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    // Filters run in SQL, so a dropped row is never handed to JavaScript, let alone JSON-parsed. Types travel
+    // as one JSON array parameter (json_each), so each shape is one prepared statement.
+    const types = "type IN (SELECT value FROM json_each(?))";
+    this.selectStreamOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? AND ${types} ORDER BY stream_offset LIMIT ?`);
+    this.selectAllOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? AND ${types} ORDER BY position LIMIT ?`);
+    this.selectCategory = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
+    this.selectCategoryOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? AND ${types} ORDER BY position LIMIT ?`);
     this.selectCheckpoint = this.db.prepare('SELECT position FROM checkpoints WHERE name = ?');
     this.upsertCheckpoint = this.db.prepare(
       'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
@@ -137,14 +157,22 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { fromOffset, limit } = readStreamBounds(streamId, options);
+    const { fromOffset, limit, types } = readStreamBounds(streamId, options);
+    if (types !== undefined) return this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1).map(fromRow);
     return this.selectStream.all(streamId, fromOffset, limit ?? -1).map(fromRow);
   }
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit } = readAllBounds(options);
-    return this.selectAll.all(afterPosition, limit ?? -1).map(fromRow);
+    const { afterPosition, limit, category, types } = readAllBounds(options);
+    const max = limit ?? -1;
+    let rows: EventRow[];
+    if (category !== undefined) {
+      rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
+    } else {
+      rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
+    }
+    return rows.map(fromRow);
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -170,6 +198,18 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * Brings a file written by an older version up to the current schema. Under the write lock, so two processes
+   * opening one old file at once do not both add the column.
+   */
+  private migrate(): void {
+    this.db.transaction(() => {
+      const columns = this.db.prepare('PRAGMA table_xinfo(events)').all() as Array<{ name: string }>;
+      if (!columns.some((column) => column.name === 'category')) this.db.exec(CATEGORY_COLUMN);
+      this.db.exec(CATEGORY_INDEX);
+    }).immediate();
   }
 
   private assertOpen(): void {

@@ -1,20 +1,32 @@
-import type { EventStore, StoredEvent } from '@tenet/event-store';
+import { streamCategory, type EventStore, type StoredEvent } from '@tenet/event-store';
+
+/** Events per catch-up read. */
+export const CATALOG_PAGE = 1_000;
 
 /**
  * A read model over every stream with one prefix (e.g. all `agent-*` streams), kept by reading the log in
  * global order from where it last stopped. Because it reads the shared log, a catalog in one gateway process
  * sees what another process appended the next time it catches up — no cache invalidation protocol needed.
+ *
+ * It reads only its own category of the log (`readAll({ category })`, indexed by every adapter): its
+ * checkpoint is the position of the last event of its category it folded, so a catch-up reads only events of
+ * its own streams appended since — neither its first read after a restart nor any later one depends on how
+ * many session, lease or usage events the log holds.
  */
 export class StreamCatalog<T> {
   private readonly items = new Map<string, T>();
   private position = 0;
   private catchingUp: Promise<void> | undefined;
+  /** The log category holding this prefix's streams (`agent-` for `agent-`); without one, the whole log is read. */
+  private readonly category: string | undefined;
 
   constructor(
     private readonly store: EventStore,
     private readonly prefix: string,
     private readonly apply: (current: T | undefined, event: StoredEvent) => T | undefined,
-  ) {}
+  ) {
+    this.category = streamCategory(prefix);
+  }
 
   async all(): Promise<T[]> {
     await this.catchUp();
@@ -26,7 +38,7 @@ export class StreamCatalog<T> {
     this.catchingUp ??= (async () => {
       try {
         for (;;) {
-          const events = await this.store.readAll({ afterPosition: this.position, limit: 1_000 });
+          const events = await this.store.readAll({ afterPosition: this.position, limit: CATALOG_PAGE, ...(this.category !== undefined ? { category: this.category } : {}) });
           for (const event of events) {
             if (!event.streamId.startsWith(this.prefix)) continue;
             const id = event.streamId.slice(this.prefix.length);
@@ -36,7 +48,7 @@ export class StreamCatalog<T> {
           }
           const last = events.at(-1);
           if (last) this.position = last.position;
-          if (events.length < 1_000) return;
+          if (events.length < CATALOG_PAGE) return;
         }
       } finally {
         this.catchingUp = undefined;
