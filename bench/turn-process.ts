@@ -14,7 +14,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { connect } from '@nats-io/transport-node';
-import { SqliteEventStore } from '@tenet/event-store';
+import { eventLoopSlices, SqliteEventStore } from '@tenet/event-store';
 import { MatcherHostModule, startAllInOne, startMessageHandlers } from '@tenet/hosts';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { HOP_REPLY, HOP_REQUEST, serveFloor, ZeroLatencyProvider } from './turn-support.js';
@@ -53,6 +53,9 @@ if (role === 'matcher') {
   closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))), () => nc.drain(), () => store.close());
   process.stdout.write(`ready ${url}\n`);
 } else if (role === 'all-in-one') {
+  // BENCH_SLICE_MS: the event loop slice of the SQLite store (EventLoopSlices); "off" = every call at once, as before.
+  const slice = process.env['BENCH_SLICE_MS'];
+  if (slice !== undefined) eventLoopSlices.budgetMs = slice === 'off' ? Infinity : Number(slice);
   const env = Object.fromEntries(Object.entries({ ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const host = await startAllInOne(env, { provider: new ZeroLatencyProvider() });
   closers.push(() => host.app.close());

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
 import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { eventLoopSlices, type EventLoopSlices } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -23,6 +24,11 @@ export interface SqliteEventStoreOptions {
   dataDir?: string;
   /** How long a writer waits for another connection's write lock before failing with SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /**
+   * Time slices shared with the event loop (see EventLoopSlices): calls past the current slice wait for the
+   * loop to serve pending I/O first. Default the thread's `eventLoopSlices` (4 ms); `false` runs every call at once.
+   */
+  slices?: EventLoopSlices | false;
 }
 
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
@@ -94,12 +100,13 @@ export class SqliteEventStore implements EventStore {
     const file = options.file ?? (options.dataDir === undefined ? undefined : join(options.dataDir, SQLITE_EVENTS_FILE));
     if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
     mkdirSync(dirname(file), { recursive: true });
-    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000);
+    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices));
   }
 
   private constructor(
     readonly file: string,
     busyTimeoutMs: number,
+    private readonly slices: EventLoopSlices | undefined,
   ) {
     this.db = new Database(file, { timeout: busyTimeoutMs });
     try {
@@ -152,52 +159,70 @@ export class SqliteEventStore implements EventStore {
     const expected = options?.expectedVersion ?? 'any';
     assertExpectedVersion(expected);
     // better-sqlite3 rolls the transaction back when the function throws: all events or none.
-    return appendResult(this.appendInTransaction.immediate(streamId, prepared, expected));
+    return this.inSlice(() => appendResult(this.appendInTransaction.immediate(streamId, prepared, expected)));
   }
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
     const { fromOffset, limit, types } = readStreamBounds(streamId, options);
-    if (types !== undefined) return this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1).map(fromRow);
-    return this.selectStream.all(streamId, fromOffset, limit ?? -1).map(fromRow);
+    return this.inSlice(() =>
+      (types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow),
+    );
   }
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
     const { afterPosition, limit, category, types } = readAllBounds(options);
     const max = limit ?? -1;
-    let rows: EventRow[];
-    if (category !== undefined) {
-      rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
-    } else {
-      rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
-    }
-    return rows.map(fromRow);
+    return this.inSlice(() => {
+      let rows: EventRow[];
+      if (category !== undefined) {
+        rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
+      } else {
+        rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
+      }
+      return rows.map(fromRow);
+    });
   }
 
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     readStreamBounds(streamId, undefined);
-    return this.versionOf.get(streamId)?.stream_offset ?? -1;
+    return this.inSlice(() => this.versionOf.get(streamId)?.stream_offset ?? -1);
   }
 
   async loadCheckpoint(name: string): Promise<number> {
     this.assertOpen();
     assertCheckpointName(name);
-    return this.selectCheckpoint.get(name)?.position ?? 0;
+    return this.inSlice(() => this.selectCheckpoint.get(name)?.position ?? 0);
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {
     this.assertOpen();
     assertCheckpointName(name);
     assertCheckpointPosition(position);
-    this.upsertCheckpoint.run(name, position, new Date().toISOString());
+    await this.inSlice(() => this.upsertCheckpoint.run(name, position, new Date().toISOString()));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * Runs one synchronous database call in the event loop's current slice, or after the loop served pending I/O
+   * when the slice is used up (EventLoopSlices). Calls keep their order either way.
+   */
+  private async inSlice<T>(work: () => T): Promise<T> {
+    const turn = this.slices?.enter();
+    if (turn) await turn;
+    try {
+      this.assertOpen();
+      return work();
+    } finally {
+      this.slices?.leave();
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { inBackground } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
@@ -45,7 +46,7 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     await this.scheduler.process<TimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 4 });
-    this.track(this.rearmFromLog());
+    this.track(inBackground(() => this.rearmFromLog()));
   }
 
   /** Stops retrying background arming (start-up rebuilds what is left) and waits for attempts under way. */
