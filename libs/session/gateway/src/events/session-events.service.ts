@@ -151,7 +151,9 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 
   /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
   private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
-    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), { fromOffset: filter.minOffset })]);
+    // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
+    const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: filter.kinds } : {}) };
+    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
     return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
   }
