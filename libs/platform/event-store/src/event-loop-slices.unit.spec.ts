@@ -52,4 +52,44 @@ describe('EventLoopSlices', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => gated(slices, 1, log, `c${i}`)));
     expect(slices.waited).toBe(0);
   });
+
+  it('runs idle-lane calls behind queued request and background calls', async () => {
+    const slices = new EventLoopSlices(2);
+    slices.idleQuietMs = 0;
+    const log: string[] = [];
+    // Turns fill the slice and queue; the re-arm's pages queue after them, a request arrives last.
+    const turns = slices.inBackground(() => Array.from({ length: 10 }, (_, i) => gated(slices, 1, log, `turn${i}`)));
+    const idle = slices.atIdle(() => Array.from({ length: 10 }, (_, i) => gated(slices, 1, log, `idle${i}`)));
+    const request = gated(slices, 0, log, 'request');
+    await Promise.all([...idle, ...turns, request]);
+    expect(log.slice(0, 11).sort()).toEqual(['request', ...Array.from({ length: 10 }, (_, i) => `turn${i}`)].sort());
+    expect(log.indexOf('request')).toBeLessThan(5);
+    expect(log.filter((entry) => entry.startsWith('idle'))).toEqual(Array.from({ length: 10 }, (_, i) => `idle${i}`));
+  });
+
+  it('holds idle-lane calls while other lanes keep making calls, and runs them once those are quiet', async () => {
+    const slices = new EventLoopSlices(1_000);
+    slices.idleQuietMs = 50;
+    slices.idleMaxWaitMs = 60_000;
+    const log: string[] = [];
+    await gated(slices, 0, log, 'turn-step'); // a turn just made a store call
+    const idle = slices.atIdle(() => gated(slices, 0, log, 'rearm-page'));
+    // The turn's next store calls, a few ms apart (it awaits the bus in between): none waits for the re-arm.
+    for (let step = 0; step < 5; step++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await slices.inBackground(() => gated(slices, 0, log, 'turn-step'));
+    }
+    await idle;
+    expect(log).toEqual([...Array.from({ length: 6 }, () => 'turn-step'), 'rearm-page']);
+  });
+
+  it('does not starve the idle lane under sustained load (an idle call runs after idleMaxWaitMs)', async () => {
+    const slices = new EventLoopSlices(1_000);
+    slices.idleQuietMs = 1_000_000;
+    slices.idleMaxWaitMs = 30;
+    const log: string[] = [];
+    await gated(slices, 0, log, 'busy');
+    await slices.atIdle(() => gated(slices, 0, log, 'idle'));
+    expect(log).toEqual(['busy', 'idle']);
+  });
 });
