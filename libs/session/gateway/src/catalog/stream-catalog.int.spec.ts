@@ -1,4 +1,4 @@
-import { InMemoryEventStore, SqliteEventStore, type EventStore, type ReadAllOptions, type StoredEvent } from '@tenet/event-store';
+import { atIdle, currentLane, InMemoryEventStore, SqliteEventStore, type EventStore, type ReadAllOptions, type StoredEvent } from '@tenet/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,4 +83,21 @@ it('sees what another handle on the same log appended, at its next read (distrib
   expect(await catalog.all()).toEqual([['Ada']]);
   await second.append('agent-2', [{ type: 'AgentCreated', data: { name: 'Bob' } }]);
   expect(await catalog.all()).toEqual([['Ada'], ['Bob']]);
+});
+
+it('reads the rest of a catch-up started at idle priority as request work once a request joins it', async () => {
+  const store = new InMemoryEventStore();
+  for (let i = 0; i < 50; i++) await store.append(`sessionmeta-s${i}`, [{ type: 'SessionOpened', data: { name: `s${i}` } }]);
+  const lanes: string[] = [];
+  const readAll = store.readAll.bind(store);
+  store.readAll = async (options?: ReadAllOptions): Promise<StoredEvent[]> => {
+    lanes.push(currentLane());
+    return readAll(options);
+  };
+  const catalog = new StreamCatalog(store, 'sessionmeta-', names, 10);
+  const rearm = atIdle(() => catalog.all()); // the start-up timer re-arm
+  const request = catalog.all(); // GET /sessions arrives meanwhile
+  expect(await request).toHaveLength(50);
+  await rearm;
+  expect(lanes).toEqual(['idle', ...Array.from({ length: 5 }, () => 'foreground')]);
 });
