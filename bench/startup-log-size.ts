@@ -29,9 +29,9 @@ interface Host {
   readyMs: number;
 }
 
-async function startHost(dataDir: string): Promise<Host> {
+export async function startHost(dataDir: string): Promise<Host> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'bench/turn-process.ts', 'all-in-one'], {
+  const child = spawn(process.execPath, [...(process.env['BENCH_NODE_ARGS']?.split(' ').filter(Boolean) ?? []), '--import', '@swc-node/register/esm-register', 'bench/turn-process.ts', 'all-in-one'], {
     cwd: root,
     env: { ...process.env, TENET_DATA_DIR: dataDir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +53,7 @@ async function startHost(dataDir: string): Promise<Host> {
   return { child, url, readyMs: performance.now() - started };
 }
 
-async function stopHost(host: Host): Promise<void> {
+export async function stopHost(host: Host): Promise<void> {
   if (host.child.exitCode !== null) return;
   const exited = new Promise((r) => host.child.once('exit', r));
   host.child.kill('SIGTERM');
@@ -62,7 +62,7 @@ async function stopHost(host: Host): Promise<void> {
   clearTimeout(timer);
 }
 
-async function turn(url: string, agentId: string, sessionId?: string): Promise<string> {
+export async function turn(url: string, agentId: string, sessionId?: string): Promise<string> {
   const id = sessionId ?? (await http<{ id: string }>('POST', `${url}/sessions`, { agent_id: agentId })).body.id;
   const posted = await http<{ offset: number }>('POST', `${url}/sessions/${id}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
   let cursor = posted.body.offset + 1;
@@ -75,7 +75,7 @@ async function turn(url: string, agentId: string, sessionId?: string): Promise<s
 }
 
 /** The template session's events, copied under new ids until `count` events were added. */
-async function grow(dataDir: string, sessionId: string, agentId: string, count: number): Promise<number> {
+export async function grow(dataDir: string, sessionId: string, agentId: string, count: number): Promise<number> {
   const store = SqliteEventStore.open({ dataDir });
   try {
     const template = (await store.readAll()).filter((e) => e.streamId.includes(sessionId) || e.streamId === `usage-${agentId}`);
