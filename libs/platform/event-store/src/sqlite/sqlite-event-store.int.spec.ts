@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { eventStoreConformance } from '../testing/index.js';
+import { ConcurrencyError } from '../errors.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
 
 // Two handles are two SqliteEventStore instances (two connections) on the same file.
@@ -131,4 +132,73 @@ describe('SqliteEventStore file', () => {
       await store.close();
     }
   }, 60_000);
+});
+
+// Issue 11 item 19: concurrent appends share one transaction (group commit); each keeps its own outcome.
+describe('SqliteEventStore group commit', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-group-'));
+    store = SqliteEventStore.open({ dataDir: dir, slices: false });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes appends called together in one transaction, each in its own stream and order', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`g-${i}`, [{ type: 'A', data: { i } }, { type: 'B', data: { i } }])));
+    expect(store.commits).toEqual({ transactions: 1, appends: 20 });
+    expect(results.map((r) => r.lastPosition)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * (i + 1)));
+    for (let i = 0; i < 20; i++) expect((await store.readStream(`g-${i}`)).map((e) => [e.type, e.offset])).toEqual([['A', 0], ['B', 1]]);
+  });
+
+  it('rolls back only the append whose expected version fails; the rest of the group commits', async () => {
+    await store.append('g-x', [{ type: 'A', data: {} }]);
+    const outcomes = await Promise.allSettled([
+      store.append('g-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      store.append('g-x', [{ type: 'B', data: {} }, { type: 'C', data: {} }], { expectedVersion: 'no_stream' }), // g-x exists
+      store.append('g-2', [{ type: 'A', data: {} }]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream('g-x')).map((e) => e.type)).toEqual(['A']);
+    expect(await store.streamVersion('g-1')).toBe(0);
+    expect(await store.streamVersion('g-2')).toBe(0);
+    expect(store.commits.transactions).toBe(2);
+  });
+
+  it('checks each append of a group against the ones before it in the group (same stream)', async () => {
+    const [first, second] = await Promise.all([
+      store.append('g-s', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      store.append('g-s', [{ type: 'B', data: {} }], { expectedVersion: 0 }),
+    ]);
+    expect([first.nextExpectedVersion, second.nextExpectedVersion]).toEqual([0, 1]);
+    expect(store.commits).toEqual({ transactions: 1, appends: 2 });
+  });
+
+  it('lets a read see every append called before it, committed or not (program order)', async () => {
+    const appended = store.append('g-r', [{ type: 'A', data: {} }]);
+    expect((await store.readStream('g-r')).map((e) => e.type)).toEqual(['A']);
+    await appended;
+  });
+
+  it('writes appends already called when the store closes', async () => {
+    const appended = store.append('g-c', [{ type: 'A', data: {} }]);
+    await store.close();
+    await appended;
+    store = SqliteEventStore.open({ dataDir: dir });
+    expect(await store.streamVersion('g-c')).toBe(0);
+  });
+
+  it('runs one transaction per call when group commit is off', async () => {
+    const single = SqliteEventStore.open({ file: join(dir, 'single.sqlite'), slices: false, groupCommit: false });
+    try {
+      await Promise.all(Array.from({ length: 5 }, (_, i) => single.append(`g-${i}`, [{ type: 'A', data: {} }])));
+      expect(single.commits).toEqual({ transactions: 5, appends: 5 });
+    } finally {
+      await single.close();
+    }
+  });
 });

@@ -29,6 +29,20 @@ export interface SqliteEventStoreOptions {
    * loop to serve pending I/O first. Default the thread's `eventLoopSlices` (4 ms); `false` runs every call at once.
    */
   slices?: EventLoopSlices | false;
+  /**
+   * Group commit (default on): appends called while an earlier one is still waiting to run (callers in the same
+   * tick, or queued behind an event-loop slice) are written together in one IMMEDIATE transaction, each in its
+   * own savepoint, so one caller's ConcurrencyError rolls back only its own events. `false`: one transaction per call.
+   */
+  groupCommit?: boolean;
+}
+
+interface PendingAppend {
+  streamId: string;
+  events: PreparedEvent[];
+  expected: ExpectedVersion;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }
 
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
@@ -95,18 +109,24 @@ export class SqliteEventStore implements EventStore {
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
   private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
+  private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
+  /** Appends waiting for the next group commit (see `groupCommit`). */
+  private pending: PendingAppend[] = [];
+  /** Transactions committed and appends they carried (diagnostics, tests). */
+  readonly commits = { transactions: 0, appends: 0 };
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     const file = options.file ?? (options.dataDir === undefined ? undefined : join(options.dataDir, SQLITE_EVENTS_FILE));
     if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
     mkdirSync(dirname(file), { recursive: true });
-    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices));
+    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true);
   }
 
   private constructor(
     readonly file: string,
     busyTimeoutMs: number,
     private readonly slices: EventLoopSlices | undefined,
+    private readonly groupCommit: boolean,
   ) {
     this.db = new Database(file, { timeout: busyTimeoutMs });
     try {
@@ -151,6 +171,18 @@ export class SqliteEventStore implements EventStore {
         return storedEvent(streamId, offset, position, event, recordedAt);
       });
     });
+    // Called inside a transaction, appendInTransaction runs in a SAVEPOINT: a failed append rolls back its own
+    // events and the group goes on; each caller is settled only after the whole group committed.
+    this.appendGroup = this.db.transaction((group: PendingAppend[], settle: (() => void)[]): void => {
+      for (const append of group) {
+        try {
+          const result = appendResult(this.appendInTransaction(append.streamId, append.events, append.expected));
+          settle.push(() => append.resolve(result));
+        } catch (error) {
+          settle.push(() => append.reject(error));
+        }
+      }
+    });
   }
 
   async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
@@ -159,14 +191,62 @@ export class SqliteEventStore implements EventStore {
     const expected = options?.expectedVersion ?? 'any';
     assertExpectedVersion(expected);
     // better-sqlite3 rolls the transaction back when the function throws: all events or none.
-    return this.inSlice(() => appendResult(this.appendInTransaction.immediate(streamId, prepared, expected)));
+    if (!this.groupCommit) return this.inSlice(() => this.commitOne(streamId, prepared, expected));
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ streamId, events: prepared, expected, resolve, reject });
+      // The first append of a group schedules its commit; the ones called before that commit runs join it.
+      if (this.pending.length === 1) queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
+    });
+  }
+
+  private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
+    const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
+    this.commits.transactions++;
+    this.commits.appends++;
+    return result;
+  }
+
+  /**
+   * Commits every waiting append: one alone as before, several in one transaction. Also run before every read,
+   * so a read sees each append that was called before it (program order), whether or not its commit ran yet.
+   */
+  private commitPending(): void {
+    if (this.pending.length === 0) return;
+    const group = this.pending;
+    this.pending = [];
+    if (group.length === 1) {
+      const [only] = group as [PendingAppend];
+      try {
+        only.resolve(this.commitOne(only.streamId, only.events, only.expected));
+      } catch (error) {
+        only.reject(error);
+      }
+      return;
+    }
+    const settle: (() => void)[] = [];
+    try {
+      this.appendGroup.immediate(group, settle);
+    } catch (error) {
+      // The transaction itself failed (SQLITE_BUSY past the timeout, I/O): nothing of the group was written.
+      for (const append of group) append.reject(error);
+      return;
+    }
+    this.commits.transactions++;
+    this.commits.appends += group.length;
+    for (const done of settle) done();
+  }
+
+  private failPending(error: unknown): void {
+    const group = this.pending;
+    this.pending = [];
+    for (const append of group) append.reject(error);
   }
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
     const { fromOffset, limit, types } = readStreamBounds(streamId, options);
     return this.inSlice(() =>
-      (types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow),
+      (this.commitPending(), types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow),
     );
   }
 
@@ -175,6 +255,7 @@ export class SqliteEventStore implements EventStore {
     const { afterPosition, limit, category, types } = readAllBounds(options);
     const max = limit ?? -1;
     return this.inSlice(() => {
+      this.commitPending();
       let rows: EventRow[];
       if (category !== undefined) {
         rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
@@ -188,24 +269,25 @@ export class SqliteEventStore implements EventStore {
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     readStreamBounds(streamId, undefined);
-    return this.inSlice(() => this.versionOf.get(streamId)?.stream_offset ?? -1);
+    return this.inSlice(() => (this.commitPending(), this.versionOf.get(streamId)?.stream_offset ?? -1));
   }
 
   async loadCheckpoint(name: string): Promise<number> {
     this.assertOpen();
     assertCheckpointName(name);
-    return this.inSlice(() => this.selectCheckpoint.get(name)?.position ?? 0);
+    return this.inSlice(() => (this.commitPending(), this.selectCheckpoint.get(name)?.position ?? 0));
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {
     this.assertOpen();
     assertCheckpointName(name);
     assertCheckpointPosition(position);
-    await this.inSlice(() => this.upsertCheckpoint.run(name, position, new Date().toISOString()));
+    await this.inSlice(() => (this.commitPending(), this.upsertCheckpoint.run(name, position, new Date().toISOString())));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.db.close();
   }
