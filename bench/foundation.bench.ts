@@ -5,6 +5,9 @@
  *
  * - SQLite event log: SqliteEventStore.append (single events, and batches of 10) vs. a raw better-sqlite3
  *   loop doing the same work a correct append must do (version lookup + insert, one IMMEDIATE transaction).
+ *   Then 50 concurrent callers (as 50 sessions' turns), each awaiting its own 1-event appends: the store with
+ *   group commit (default) and without (`groupCommit: false`), each against the raw one-transaction-per-append
+ *   loop of the same round.
  * - JetStream: NatsMessageBus.publish vs. a raw @nats-io/jetstream publish loop, both awaiting each PubAck
  *   with a msgID, sequentially and with a window of 64 in flight.
  * Floor and Tenet alternate round by round (median of BENCH_ROUNDS, default 5, after a warm-up).
@@ -114,11 +117,37 @@ async function sqlite(): Promise<Row[]> {
       batched((s) => rawAppend.immediate(s, BATCH)),
       batched((s) => store.append(s, batch)),
     );
+    // 50 callers at once, each appending to its own stream and awaiting each append before the next.
+    const CALLERS = 50;
+    const concurrent = (append: (stream: string) => Promise<unknown> | unknown) => async () => {
+      await Promise.all(
+        Array.from({ length: CALLERS }, async () => {
+          const stream = `session-${randomUUID()}`;
+          for (let i = 0; i < N / CALLERS; i++) await append(stream);
+        }),
+      );
+    };
+    const ungrouped = SqliteEventStore.open({ file: join(dir, 'tenet-ungrouped.sqlite'), groupCommit: false });
+    const [tenetGrouped, rawGroupedFloor] = await compare(
+      `${CALLERS} concurrent callers, group commit`,
+      N,
+      concurrent((s) => rawAppend.immediate(s, 1)),
+      concurrent((s) => store.append(s, [{ type: 'message', data: payload }])),
+    );
+    const [tenetUngrouped, rawUngroupedFloor] = await compare(
+      `${CALLERS} concurrent callers, one transaction per append`,
+      N,
+      concurrent((s) => rawAppend.immediate(s, 1)),
+      concurrent((s) => ungrouped.append(s, [{ type: 'message', data: payload }])),
+    );
     raw.close();
     await store.close();
+    await ungrouped.close();
     return [
       row('SQLite append, 1 event per call', N, tenetSingle, rawSingle),
       row(`SQLite append, ${BATCH} events per call`, N, tenetBatch, rawBatch),
+      row(`SQLite append, ${CALLERS} concurrent callers, group commit (default)`, N, tenetGrouped, rawGroupedFloor),
+      row(`SQLite append, ${CALLERS} concurrent callers, group commit off`, N, tenetUngrouped, rawUngroupedFloor),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -4,11 +4,16 @@
  * after `npm run build`). Each process is started alone, timed until `GET /healthz` answers, then left idle
  * for TENET_BENCH_IDLE_MS (default 5000) before its RSS is read from /proc. Distributed services use NATS_URL
  * and REDIS_URL (default the local ones). Runs TENET_BENCH_RUNS (default 3) times and reports medians.
+ *
+ * Second section (bench/startup-log-size.ts): first `GET /agents` and first turn after a restart on an event log
+ * of TENET_BENCH_LOG_SIZES (default 0,10000,100000) events. TENET_BENCH_SECTIONS=processes,log-size (default
+ * both) picks the sections.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { logSizeBench } from './startup-log-size.js';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.env['TENET_BENCH_RUNS'] ?? 3);
@@ -60,12 +65,21 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const variants: Variant[] = existsSync(join(root, 'dist/apps/tenet/main.js')) ? ['source', 'compiled'] : ['source'];
 if (variants.length === 1) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
 
+const sections = (process.env['TENET_BENCH_SECTIONS'] ?? 'processes,log-size').split(',');
 let port = 18_700 + Math.floor(Math.random() * 500);
-console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) |\n|---|---|---|---|---|`);
-for (const { app, env } of apps) {
-  for (const variant of variants) {
-    const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
-    console.log(`| ${app} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${median(samples.map((s) => s.rssMb)).toFixed(0)} |`);
+if (sections.includes('processes')) {
+  console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) |\n|---|---|---|---|---|`);
+  for (const { app, env } of apps) {
+    for (const variant of variants) {
+      const samples = [];
+      for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
+      console.log(`| ${app} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${median(samples.map((s) => s.rssMb)).toFixed(0)} |`);
+    }
   }
+}
+if (sections.includes('log-size')) {
+  const sizes = (process.env['TENET_BENCH_LOG_SIZES'] ?? '0,10000,100000').split(',').map(Number);
+  const rows = await logSizeBench(sizes, runs, (line) => console.error(line));
+  console.log(`\n| events in the log | start-up to /healthz (ms) | first GET /agents (ms) | first turn (ms) | second turn (ms) |\n|---:|---:|---:|---:|---:|`);
+  for (const r of rows) console.log(`| ${r.events} | ${r.ready_ms.toFixed(0)} | ${r.first_agents_ms.toFixed(1)} | ${r.first_turn_ms.toFixed(1)} | ${r.second_turn_ms.toFixed(1)} |`);
 }

@@ -6,14 +6,16 @@
  *   floor-responder  a bare `nc.subscribe` answering BENCH_FLOOR_SUBJECT.{match,compose} with a fixed reply
  *   floor-gateway    a bare node:http server doing the floor turn: SQLite appends in BENCH_FLOOR_DIR and
  *                    raw `nc.request` hops to the floor responder
+ *   all-in-one       the all-in-one host as `npm start` runs it (TENET_MODE=embedded: in-process bus, SQLite log in
+ *                    TENET_DATA_DIR, in-process timers) with the zero-latency provider, on its own event loop
  *
  * Each prints `ready [url]` on stdout once it serves, and exits on SIGTERM.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { connect } from '@nats-io/transport-node';
-import { SqliteEventStore } from '@tenet/event-store';
-import { MatcherHostModule, startMessageHandlers } from '@tenet/hosts';
+import { eventLoopSlices, SqliteEventStore } from '@tenet/event-store';
+import { MatcherHostModule, startAllInOne, startMessageHandlers } from '@tenet/hosts';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { HOP_REPLY, HOP_REQUEST, serveFloor, ZeroLatencyProvider } from './turn-support.js';
 
@@ -50,7 +52,15 @@ if (role === 'matcher') {
   });
   closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))), () => nc.drain(), () => store.close());
   process.stdout.write(`ready ${url}\n`);
+} else if (role === 'all-in-one') {
+  // BENCH_SLICE_MS: the event loop slice of the SQLite store (EventLoopSlices); "off" = every call at once, as before.
+  const slice = process.env['BENCH_SLICE_MS'];
+  if (slice !== undefined) eventLoopSlices.budgetMs = slice === 'off' ? Infinity : Number(slice);
+  const env = Object.fromEntries(Object.entries({ ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const host = await startAllInOne(env, { provider: new ZeroLatencyProvider() });
+  closers.push(() => host.app.close());
+  process.stdout.write(`ready ${host.url}\n`);
 } else {
-  process.stderr.write(`unknown role "${role ?? ''}" (matcher | floor-responder | floor-gateway)\n`);
+  process.stderr.write(`unknown role "${role ?? ''}" (matcher | floor-responder | floor-gateway | all-in-one)\n`);
   process.exit(2);
 }

@@ -55,6 +55,8 @@ const TURNS_PER_SESSION = Number(process.env['BENCH_TURNS_PER_SESSION'] ?? 10);
 const SEQUENTIAL_SESSIONS = Number(process.env['BENCH_SEQUENTIAL_SESSIONS'] ?? 10);
 const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 50);
 const LONG_SESSION = Number(process.env['BENCH_LONG_SESSION'] ?? 200);
+/** Load mode: the /healthz prober's pause between probes. */
+const PROBE_MS = Number(process.env['BENCH_PROBE_MS'] ?? 20);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -78,6 +80,8 @@ class TenetClient implements Target {
   polls = 0;
   turns = 0;
   serverTimes: number[] = [];
+  /** Client-side time of each accepting POST (the customer message stored, 201), for the load mode's accept p99. */
+  postTimes: number[] = [];
   readonly sessionIds: string[] = [];
   private agentId = '';
 
@@ -101,6 +105,7 @@ class TenetClient implements Target {
   async turn(sessionId: string): Promise<number> {
     const started = performance.now();
     const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
+    this.postTimes.push(performance.now() - started);
     let cursor = posted.body.offset + 1;
     for (;;) {
       const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`);
@@ -477,11 +482,100 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
   }
 }
 
+interface LoadStats {
+  turns: number;
+  turn: { p50: number; p99: number };
+  healthz: { n: number; p50: number; p99: number; max: number };
+  accept_post: { n: number; p50: number; p99: number; max: number };
+  turns_per_s: number;
+}
+
+interface LoadResult {
+  sessions: number;
+  /** The store's event-loop slices off (every SQLite call at once, as before issue 11 item 16): the same-run reference. */
+  unsliced: LoadStats;
+  /** As shipped: SQLite calls in 4 ms slices, turns and the relay in the background lane. */
+  sliced: LoadStats;
+}
+
+const summary = (values: number[]): { n: number; p50: number; p99: number; max: number } => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? NaN };
+};
+
+/** One timed round of the load with the /healthz prober running alongside. */
+async function probedRound(url: string, tenet: TenetClient, healthz: number[]): Promise<RoundResult> {
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const started = performance.now();
+      await http('GET', `${url}/healthz`);
+      healthz.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+    }
+  })();
+  try {
+    return await round(tenet, SESSIONS, 1);
+  } finally {
+    probing = false;
+    await prober;
+  }
+}
+
+/**
+ * The event loop under load, as `npm start` runs: the all-in-one host in its own process (bench/turn-process.ts
+ * all-in-one: embedded mode, zero-latency provider), BENCH_SESSIONS sessions at once doing their turns from this
+ * process, while a prober here GETs /healthz every BENCH_PROBE_MS (20 ms) over the same keep-alive client. Reports
+ * /healthz latency and the accepting POST's latency (customer message stored → 201) over the timed rounds. Two
+ * hosts, one with the store's event-loop slices off (the reference) and one as shipped, alternate round by round.
+ * BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles both hosts.
+ */
+async function underLoad(): Promise<LoadResult> {
+  const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'tenet-bench-load-')));
+  const env = (dir: string, slice: string) => ({ ...process.env, TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', BENCH_SLICE_MS: slice });
+  const hosts = [start('bench/turn-process.ts', ['all-in-one'], env(dirs[0]!, 'off')), start('bench/turn-process.ts', ['all-in-one'], env(dirs[1]!, process.env['BENCH_SLICE_MS'] ?? '4'))];
+  try {
+    const urls = await Promise.all(hosts.map(async (host) => (await host.ready).split(' ')[1]!));
+    const clients = urls.map((url) => new TenetClient(url));
+    for (const client of clients) await client.createAgent();
+    log(`load: all-in-one hosts in their own processes (slices off / on, alternating), ${SESSIONS} sessions at once, /healthz probed every ${PROBE_MS} ms`);
+    for (const client of clients) await round(client, SESSIONS, 1); // warm-up
+    const healthz: number[][] = [[], []];
+    const rounds: RoundResult[][] = [[], []];
+    for (const client of clients) client.postTimes = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const i of [0, 1]) rounds[i]!.push(await probedRound(urls[i]!, clients[i]!, healthz[i]!));
+    }
+    const stats = (i: number): LoadStats => {
+      const all = rounds[i]!.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      return {
+        turns: all.length,
+        turn: { p50: quantile(all, 0.5), p99: quantile(all, 0.99) },
+        healthz: summary(healthz[i]!),
+        accept_post: summary(clients[i]!.postTimes),
+        turns_per_s: median(rounds[i]!.map((r) => r.turnsPerSecond)),
+      };
+    };
+    const result: LoadResult = { sessions: SESSIONS, unsliced: stats(0), sliced: stats(1) };
+    for (const [label, s] of [['slices off', result.unsliced], ['as shipped', result.sliced]] as const) {
+      log(
+        `  load (${label}): /healthz p50 ${s.healthz.p50.toFixed(2)} p99 ${s.healthz.p99.toFixed(2)} max ${s.healthz.max.toFixed(2)} ms (${s.healthz.n} probes) | ` +
+          `accept POST p50 ${s.accept_post.p50.toFixed(2)} p99 ${s.accept_post.p99.toFixed(2)} max ${s.accept_post.max.toFixed(2)} ms | turn p50 ${s.turn.p50.toFixed(2)} p99 ${s.turn.p99.toFixed(2)} ms, ${Math.round(s.turns_per_s)} turns/s`,
+      );
+    }
+    return result;
+  } finally {
+    for (const host of hosts) await stop(host);
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const benchStarted = performance.now();
 const offlineMs = await offlineProviderCost();
 log(`offline provider: match + compose = ${(offlineMs * 1000).toFixed(0)} µs per turn (not used: the zero-latency provider answers)`);
-const modes = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',');
+const modes = (process.env['BENCH_MODES'] ?? 'embedded,load,distributed').split(',');
 const local: EmbeddedResult | undefined = modes.includes('embedded') ? await embedded() : undefined;
+const load = modes.includes('load') ? await underLoad() : undefined;
 const remote = modes.includes('distributed') ? await distributed() : undefined;
 const rows = [...(local?.rows ?? []), ...(remote?.rows ?? [])];
 
@@ -509,8 +603,18 @@ if (local) {
   process.stdout.write(`All-in-one, per turn, right after the timed rounds: ${perTurn(local.calls.loaded)}\n`);
   process.stdout.write(`All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`);
 }
+if (load) {
+  process.stdout.write(`\nUnder load: all-in-one host in its own process, ${load.sessions} sessions at once, /healthz probed every ${PROBE_MS} ms (targets: /healthz p99 <= 50 ms, accept POST p99 <= 100 ms)\n\n`);
+  process.stdout.write('| host | /healthz p50 / p99 / max (ms) | accept POST p50 / p99 / max (ms) | turn p50 / p99 (ms) | turns/s | turns |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
+  for (const [label, s] of [['slices off (same-run reference)', load.unsliced], ['as shipped', load.sliced]] as const) {
+    process.stdout.write(
+      `| ${label} | ${ms(s.healthz.p50)} / ${ms(s.healthz.p99)} / ${ms(s.healthz.max)} | ${ms(s.accept_post.p50)} / ${ms(s.accept_post.p99)} / ${ms(s.accept_post.max)} | ${ms(s.turn.p50)} / ${ms(s.turn.p99)} | ${Math.round(s.turns_per_s)} | ${s.turns} |\n`,
+    );
+  }
+  process.stdout.write('\n');
+}
 if (remote) process.stdout.write(`Distributed, BullMQ idle-timer re-arm per customer message (cancel + schedule, wall time): ${ms(remote.timerRearmMs)} ms\n`);
 process.stdout.write(`Offline provider (not used above), match + compose: ${(offlineMs * 1000).toFixed(0)} µs per turn\n`);
 log(`bench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
 const out = process.env['BENCH_JSON'];
-if (out) writeFileSync(out, `${JSON.stringify({ node: process.version, rounds: ROUNDS, rows, calls: local?.calls, growth: local?.growth, timer_rearm_ms: remote?.timerRearmMs, offline_provider_ms_per_turn: offlineMs }, null, 2)}\n`);
+if (out) writeFileSync(out, `${JSON.stringify({ node: process.version, rounds: ROUNDS, rows, calls: local?.calls, growth: local?.growth, load, timer_rearm_ms: remote?.timerRearmMs, offline_provider_ms_per_turn: offlineMs }, null, 2)}\n`);

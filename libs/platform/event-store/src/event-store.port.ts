@@ -45,13 +45,34 @@ export interface AppendResult {
 
 export interface ReadStreamOptions {
   fromOffset?: number;
+  /** At most this many events (counted after the `types` filter). */
   limit?: number;
+  /**
+   * Only events of these types. The store drops the others before decoding them (no JSON parse of data it
+   * does not return); offsets stay the stream's, so the result may have gaps. An empty list returns nothing.
+   */
+  types?: readonly string[];
 }
 
 export interface ReadAllOptions {
   /** Exclusive lower bound: returns events with position > afterPosition. Default 0. */
   afterPosition?: number;
+  /** At most this many events (counted after the `category` and `types` filters). */
   limit?: number;
+  /**
+   * Only events of streams in this category: the stream id up to and including its first `-` (`'agent-'`
+   * selects `agent-1`, `agent-x-y`; see `streamCategory`). Must end with its only `-`. Adapters index it, so a
+   * read model of one category reads its own events, however large the rest of the log is.
+   */
+  category?: string;
+  /** Only events of these types, dropped before decoding as in `ReadStreamOptions.types`. */
+  types?: readonly string[];
+}
+
+/** A stream's category: its id up to and including the first `-`, or `undefined` when the id has none. */
+export function streamCategory(streamId: string): string | undefined {
+  const dash = streamId.indexOf('-');
+  return dash < 0 ? undefined : streamId.slice(0, dash + 1);
 }
 
 export interface EventStore {

@@ -8,8 +8,10 @@ export type {
   ReadStreamOptions,
   StoredEvent,
 } from './event-store.port.js';
+export { streamCategory } from './event-store.port.js';
 export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEventError, InvalidRequestError } from './errors.js';
 export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-store.js';
+export { atIdle, currentLane, DEFAULT_SLICE_MS, EventLoopSlices, eventLoopSlices, inBackground, inLane, type SliceLane } from './event-loop-slices.js';
 export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { MongoEventStore, type MongoEventStoreOptions } from './mongo/mongo-event-store.js';
 export { EventLogRelay, soleLeadership, type EventLogRelayOptions, type EventPublisher, type EventRoute, type RelayLeadership, type RelayLeadershipListener, type RelayWakeups } from './relay/event-log-relay.js';

@@ -78,13 +78,32 @@ function nonNegativeInteger(value: unknown, field: string): number | undefined {
   return value;
 }
 
-export function readStreamBounds(streamId: unknown, options: ReadStreamOptions | undefined): { fromOffset: number; limit: number | undefined } {
-  if (typeof streamId !== 'string' || streamId.length === 0) throw new InvalidRequestError('streamId', 'must be a non-empty string');
-  return { fromOffset: nonNegativeInteger(options?.fromOffset, 'fromOffset') ?? 0, limit: nonNegativeInteger(options?.limit, 'limit') };
+function typeList(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((type) => typeof type !== 'string' || type.length === 0)) throw new InvalidRequestError('types', 'must be an array of non-empty strings');
+  return [...new Set(value as string[])];
 }
 
-export function readAllBounds(options: ReadAllOptions | undefined): { afterPosition: number; limit: number | undefined } {
-  return { afterPosition: nonNegativeInteger(options?.afterPosition, 'afterPosition') ?? 0, limit: nonNegativeInteger(options?.limit, 'limit') };
+function categoryOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length < 2 || value.indexOf('-') !== value.length - 1) {
+    throw new InvalidRequestError('category', "must be a stream id prefix ending with its only '-' (e.g. 'agent-')");
+  }
+  return value;
+}
+
+export function readStreamBounds(streamId: unknown, options: ReadStreamOptions | undefined): { fromOffset: number; limit: number | undefined; types: string[] | undefined } {
+  if (typeof streamId !== 'string' || streamId.length === 0) throw new InvalidRequestError('streamId', 'must be a non-empty string');
+  return { fromOffset: nonNegativeInteger(options?.fromOffset, 'fromOffset') ?? 0, limit: nonNegativeInteger(options?.limit, 'limit'), types: typeList(options?.types) };
+}
+
+export function readAllBounds(options: ReadAllOptions | undefined): { afterPosition: number; limit: number | undefined; category: string | undefined; types: string[] | undefined } {
+  return {
+    afterPosition: nonNegativeInteger(options?.afterPosition, 'afterPosition') ?? 0,
+    limit: nonNegativeInteger(options?.limit, 'limit'),
+    category: categoryOption(options?.category),
+    types: typeList(options?.types),
+  };
 }
 
 export function assertCheckpointName(name: unknown): asserts name is string {

@@ -1,5 +1,5 @@
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -68,16 +68,19 @@ export class InMemoryEventStore implements EventStore {
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { fromOffset, limit } = readStreamBounds(streamId, options);
+    const { fromOffset, limit, types } = readStreamBounds(streamId, options);
     const stream = this.log.streams.get(streamId) ?? [];
-    return stream.slice(fromOffset, limit === undefined ? undefined : fromOffset + limit).map(toStored);
+    if (types === undefined) return stream.slice(fromOffset, limit === undefined ? undefined : fromOffset + limit).map(toStored);
+    return take(stream.slice(fromOffset), (row) => types.includes(row.type), limit);
   }
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit } = readAllBounds(options);
+    const { afterPosition, limit, category, types } = readAllBounds(options);
     // Positions here are contiguous from 1, so position p sits at index p - 1.
-    return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
+    if (category === undefined && types === undefined) return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
+    const keep = (row: Row): boolean => (category === undefined || streamCategory(row.streamId) === category) && (types === undefined || types.includes(row.type));
+    return take(this.log.all.slice(afterPosition), keep, limit);
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -106,6 +109,16 @@ export class InMemoryEventStore implements EventStore {
   private assertOpen(): void {
     if (this.closed) throw new EventLogUnavailableError('InMemoryEventStore: this handle is closed');
   }
+}
+
+/** The first `limit` rows that pass `keep`, decoded; rows that do not pass are never decoded. */
+function take(rows: readonly Row[], keep: (row: Row) => boolean, limit: number | undefined): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (const row of rows) {
+    if (limit !== undefined && out.length >= limit) break;
+    if (keep(row)) out.push(toStored(row));
+  }
+  return out;
 }
 
 const toStored = (row: Row): StoredEvent => storedEvent(row.streamId, row.offset, row.position, row, row.recordedAt);

@@ -1,6 +1,6 @@
 import { createConnection, mongo, Schema, type ClientSession, type ConnectOptions, type Connection, type Model } from 'mongoose';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -29,6 +29,8 @@ export interface MongoEventStoreOptions {
 interface EventDocument {
   _id: string;
   stream: string;
+  /** `streamCategory(stream)`, absent for ids without '-': indexed with `position` for category reads. */
+  category?: string;
   offset: number;
   position: number;
   type: string;
@@ -60,6 +62,7 @@ const eventSchema = new Schema<EventDocument>(
   {
     _id: { type: String, required: true },
     stream: { type: String, required: true },
+    category: { type: String },
     offset: { type: Number, required: true },
     position: { type: Number, required: true },
     type: { type: String, required: true },
@@ -71,6 +74,7 @@ const eventSchema = new Schema<EventDocument>(
 );
 eventSchema.index({ stream: 1, offset: 1 }, { unique: true, name: 'stream_offset_unique' });
 eventSchema.index({ position: 1 }, { unique: true, name: 'position_unique' });
+eventSchema.index({ category: 1, position: 1 }, { name: 'category_position' });
 
 const counterSchema = new Schema<CounterDocument>(
   { _id: { type: String, required: true }, value: { type: Number, required: true } },
@@ -140,11 +144,12 @@ export class MongoEventStore implements EventStore {
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { fromOffset, limit } = readStreamBounds(streamId, options);
+    const { fromOffset, limit, types } = readStreamBounds(streamId, options);
     // A Mongo limit of 0 means "no limit".
-    if (limit === 0) return [];
+    if (limit === 0 || types?.length === 0) return [];
     return this.readAtOnePointInTime(async (session) => {
-      const query = this.events.find({ stream: streamId, offset: { $gte: fromOffset } }, null, { session }).sort({ offset: 1 });
+      const filter = { stream: streamId, offset: { $gte: fromOffset }, ...(types ? { type: { $in: types } } : {}) };
+      const query = this.events.find(filter, null, { session }).sort({ offset: 1 });
       if (limit !== undefined) query.limit(limit);
       return (await query.lean<EventDocument[]>()).map(fromDocument);
     });
@@ -152,10 +157,11 @@ export class MongoEventStore implements EventStore {
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit } = readAllBounds(options);
-    if (limit === 0) return [];
+    const { afterPosition, limit, category, types } = readAllBounds(options);
+    if (limit === 0 || types?.length === 0) return [];
     return this.readAtOnePointInTime(async (session) => {
-      const query = this.events.find({ position: { $gt: afterPosition } }, null, { session }).sort({ position: 1 });
+      const filter = { position: { $gt: afterPosition }, ...(category !== undefined ? { category } : {}), ...(types ? { type: { $in: types } } : {}) };
+      const query = this.events.find(filter, null, { session }).sort({ position: 1 });
       if (limit !== undefined) query.limit(limit);
       return (await query.lean<EventDocument[]>()).map(fromDocument);
     });
@@ -193,6 +199,11 @@ export class MongoEventStore implements EventStore {
     // (and the unique indexes the invariants rest on) up front.
     await this.events.createCollection();
     await this.events.createIndexes();
+    // Events written before the category field existed get it once (idempotent: only documents without it whose
+    // stream id has a '-'; appends write it themselves).
+    await this.events.updateMany({ category: { $exists: false }, stream: { $regex: '-' } }, [
+      { $set: { category: { $concat: [{ $arrayElemAt: [{ $split: ['$stream', '-'] }, 0] }, '-'] } } },
+    ]);
     await this.counters.createCollection();
     await this.checkpoints.createCollection();
     try {
@@ -241,10 +252,12 @@ export class MongoEventStore implements EventStore {
       if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
       const firstPosition = counter.value - events.length + 1;
       const recordedAt = new Date();
+      const category = streamCategory(streamId);
       const documents = events.map(
         (event, index): EventDocument => ({
           _id: event.id,
           stream: streamId,
+          ...(category !== undefined ? { category } : {}),
           offset: actual + 1 + index,
           position: firstPosition + index,
           type: event.type,

@@ -1,3 +1,4 @@
+import { inBackground } from '../event-loop-slices.js';
 import type { EventStore, StoredEvent } from '../event-store.port.js';
 import { soleLeadership, type RelayLeadership, type RelayWakeups } from './relay-leadership.js';
 
@@ -250,7 +251,8 @@ export class EventLogRelay {
 
   private ensureRound(): void {
     if (this.round || !this.leading()) return;
-    this.round = this.rounds().then(() => {
+    // Publishing is nobody's request: its store reads queue behind request work (EventLoopSlices).
+    this.round = inBackground(() => this.rounds()).then(() => {
       this.round = undefined;
       // A kick that landed after the last check inside rounds() but before this callback.
       if (this.kicked) this.ensureRound();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { eventStoreConformance } from '../testing/index.js';
+import { ConcurrencyError } from '../errors.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
 
 // Two handles are two SqliteEventStore instances (two connections) on the same file.
@@ -49,6 +50,67 @@ describe('SqliteEventStore file', () => {
     }
   });
 
+  it('drops rows by type and category in SQL, before their data is decoded', async () => {
+    const file = join(dir, 'filtered.sqlite');
+    const store = SqliteEventStore.open({ file });
+    try {
+      await store.append('session-1', [{ type: 'message', data: { text: 'hi' } }, { type: 'status', data: { status: 'ready' } }]);
+      await store.append('agent-1', [{ type: 'AgentCreated', data: { name: 'Ada' } }]);
+      // Rows whose data is not JSON, written behind the store's back: decoding one of them throws.
+      const raw = new Database(file);
+      const insert = raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, 'not json', '{}', '2026-01-01T00:00:00.000Z')");
+      insert.run('corrupt-1', 'session-1', 2, 'tool');
+      insert.run('corrupt-2', 'turnlease-1', 0, 'TurnClaimed');
+      raw.close();
+
+      await expect(store.readStream('session-1')).rejects.toThrow(SyntaxError);
+      expect((await store.readStream('session-1', { types: ['status', 'message'] })).map((e) => e.type)).toEqual(['message', 'status']);
+      expect((await store.readAll({ category: 'agent-' })).map((e) => e.data)).toEqual([{ name: 'Ada' }]);
+      expect((await store.readAll({ category: 'session-', types: ['status'] })).map((e) => e.data)).toEqual([{ status: 'ready' }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('serves a category read from its index, not a scan of the log', async () => {
+    const file = join(dir, 'plan.sqlite');
+    await (SqliteEventStore.open({ file })).close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?").all('agent-', 0, 10) as Array<{ detail: string }>;
+      expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX events_by_category/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('adds the category index to a file written before it existed, and reads its old events by category', async () => {
+    const file = join(dir, 'old.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL, stream_offset INTEGER NOT NULL,
+      type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL, UNIQUE (stream_id, stream_offset));
+      CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID;`);
+    const insert = old.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, '{}', '2026-01-01T00:00:00.000Z')");
+    insert.run('e1', 'agent-a', 0, 'AgentCreated', '{"name":"A"}');
+    insert.run('e2', 'session-s', 0, 'message', '{}');
+    insert.run('e3', 'agent-b', 0, 'AgentCreated', '{"name":"B"}');
+    old.close();
+
+    // Two opens at once (two processes starting on one old file) must both succeed.
+    const [first, second] = [SqliteEventStore.open({ file }), SqliteEventStore.open({ file })];
+    try {
+      expect((await first.readAll({ category: 'agent-' })).map((e) => [e.id, e.position])).toEqual([
+        ['e1', 1],
+        ['e3', 3],
+      ]);
+      await second.append('agent-c', [{ type: 'AgentCreated', data: { name: 'C' } }]);
+      expect((await first.readAll({ category: 'agent-', afterPosition: 3 })).map((e) => e.streamId)).toEqual(['agent-c']);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('serialises appends from two processes on one file: offsets 0..1999 without gap or duplicate', async () => {
     const file = join(dir, 'shared.sqlite');
     const worker = fileURLToPath(new URL('./append-worker.fixture.ts', import.meta.url));
@@ -70,4 +132,73 @@ describe('SqliteEventStore file', () => {
       await store.close();
     }
   }, 60_000);
+});
+
+// Issue 11 item 19: concurrent appends share one transaction (group commit); each keeps its own outcome.
+describe('SqliteEventStore group commit', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-group-'));
+    store = SqliteEventStore.open({ dataDir: dir, slices: false });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes appends called together in one transaction, each in its own stream and order', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`g-${i}`, [{ type: 'A', data: { i } }, { type: 'B', data: { i } }])));
+    expect(store.commits).toEqual({ transactions: 1, appends: 20 });
+    expect(results.map((r) => r.lastPosition)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * (i + 1)));
+    for (let i = 0; i < 20; i++) expect((await store.readStream(`g-${i}`)).map((e) => [e.type, e.offset])).toEqual([['A', 0], ['B', 1]]);
+  });
+
+  it('rolls back only the append whose expected version fails; the rest of the group commits', async () => {
+    await store.append('g-x', [{ type: 'A', data: {} }]);
+    const outcomes = await Promise.allSettled([
+      store.append('g-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      store.append('g-x', [{ type: 'B', data: {} }, { type: 'C', data: {} }], { expectedVersion: 'no_stream' }), // g-x exists
+      store.append('g-2', [{ type: 'A', data: {} }]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream('g-x')).map((e) => e.type)).toEqual(['A']);
+    expect(await store.streamVersion('g-1')).toBe(0);
+    expect(await store.streamVersion('g-2')).toBe(0);
+    expect(store.commits.transactions).toBe(2);
+  });
+
+  it('checks each append of a group against the ones before it in the group (same stream)', async () => {
+    const [first, second] = await Promise.all([
+      store.append('g-s', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      store.append('g-s', [{ type: 'B', data: {} }], { expectedVersion: 0 }),
+    ]);
+    expect([first.nextExpectedVersion, second.nextExpectedVersion]).toEqual([0, 1]);
+    expect(store.commits).toEqual({ transactions: 1, appends: 2 });
+  });
+
+  it('lets a read see every append called before it, committed or not (program order)', async () => {
+    const appended = store.append('g-r', [{ type: 'A', data: {} }]);
+    expect((await store.readStream('g-r')).map((e) => e.type)).toEqual(['A']);
+    await appended;
+  });
+
+  it('writes appends already called when the store closes', async () => {
+    const appended = store.append('g-c', [{ type: 'A', data: {} }]);
+    await store.close();
+    await appended;
+    store = SqliteEventStore.open({ dataDir: dir });
+    expect(await store.streamVersion('g-c')).toBe(0);
+  });
+
+  it('runs one transaction per call when group commit is off', async () => {
+    const single = SqliteEventStore.open({ file: join(dir, 'single.sqlite'), slices: false, groupCommit: false });
+    try {
+      await Promise.all(Array.from({ length: 5 }, (_, i) => single.append(`g-${i}`, [{ type: 'A', data: {} }])));
+      expect(single.commits).toEqual({ transactions: 5, appends: 5 });
+    } finally {
+      await single.close();
+    }
+  });
 });

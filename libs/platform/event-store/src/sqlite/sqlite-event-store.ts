@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
 import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { eventLoopSlices, type EventLoopSlices } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -23,6 +24,25 @@ export interface SqliteEventStoreOptions {
   dataDir?: string;
   /** How long a writer waits for another connection's write lock before failing with SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /**
+   * Time slices shared with the event loop (see EventLoopSlices): calls past the current slice wait for the
+   * loop to serve pending I/O first. Default the thread's `eventLoopSlices` (4 ms); `false` runs every call at once.
+   */
+  slices?: EventLoopSlices | false;
+  /**
+   * Group commit (default on): appends called while an earlier one is still waiting to run (callers in the same
+   * tick, or queued behind an event-loop slice) are written together in one IMMEDIATE transaction, each in its
+   * own savepoint, so one caller's ConcurrencyError rolls back only its own events. `false`: one transaction per call.
+   */
+  groupCommit?: boolean;
+}
+
+interface PendingAppend {
+  streamId: string;
+  events: PreparedEvent[];
+  expected: ExpectedVersion;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }
 
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
@@ -49,6 +69,14 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 ) WITHOUT ROWID;
 `;
 
+// The stream's category (its id up to and including the first '-'; see streamCategory) as a virtual generated
+// column with an index on (category, position): a read model of one category walks only its own events, in
+// global order. Added by ALTER TABLE on files created before it (no rewrite of existing rows: the column is
+// computed, only the index is built once).
+const CATEGORY = "CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, instr(stream_id, '-')) END";
+const CATEGORY_COLUMN = `ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (${CATEGORY}) VIRTUAL`;
+const CATEGORY_INDEX = 'CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)';
+
 interface EventRow {
   position: number;
   id: string;
@@ -74,20 +102,31 @@ export class SqliteEventStore implements EventStore {
   private readonly insert: Database.Statement<[string, string, number, string, string, string, string]>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
+  private readonly selectStreamOfTypes: Database.Statement<[string, number, string, number], EventRow>;
+  private readonly selectAllOfTypes: Database.Statement<[number, string, number], EventRow>;
+  private readonly selectCategory: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectCategoryOfTypes: Database.Statement<[string, number, string, number], EventRow>;
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
   private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
+  private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
+  /** Appends waiting for the next group commit (see `groupCommit`). */
+  private pending: PendingAppend[] = [];
+  /** Transactions committed and appends they carried (diagnostics, tests). */
+  readonly commits = { transactions: 0, appends: 0 };
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     const file = options.file ?? (options.dataDir === undefined ? undefined : join(options.dataDir, SQLITE_EVENTS_FILE));
     if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
     mkdirSync(dirname(file), { recursive: true });
-    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000);
+    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true);
   }
 
   private constructor(
     readonly file: string,
     busyTimeoutMs: number,
+    private readonly slices: EventLoopSlices | undefined,
+    private readonly groupCommit: boolean,
   ) {
     this.db = new Database(file, { timeout: busyTimeoutMs });
     try {
@@ -97,6 +136,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.exec(SCHEMA);
+      this.migrate();
     } catch (error) {
       this.db.close();
       throw error;
@@ -105,6 +145,13 @@ export class SqliteEventStore implements EventStore {
     this.insert = this.db.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.selectStream = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`);
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
+    // Filters run in SQL, so a dropped row is never handed to JavaScript, let alone JSON-parsed. Types travel
+    // as one JSON array parameter (json_each), so each shape is one prepared statement.
+    const types = "type IN (SELECT value FROM json_each(?))";
+    this.selectStreamOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? AND ${types} ORDER BY stream_offset LIMIT ?`);
+    this.selectAllOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? AND ${types} ORDER BY position LIMIT ?`);
+    this.selectCategory = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
+    this.selectCategoryOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? AND ${types} ORDER BY position LIMIT ?`);
     this.selectCheckpoint = this.db.prepare('SELECT position FROM checkpoints WHERE name = ?');
     this.upsertCheckpoint = this.db.prepare(
       'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
@@ -124,6 +171,18 @@ export class SqliteEventStore implements EventStore {
         return storedEvent(streamId, offset, position, event, recordedAt);
       });
     });
+    // Called inside a transaction, appendInTransaction runs in a SAVEPOINT: a failed append rolls back its own
+    // events and the group goes on; each caller is settled only after the whole group committed.
+    this.appendGroup = this.db.transaction((group: PendingAppend[], settle: (() => void)[]): void => {
+      for (const append of group) {
+        try {
+          const result = appendResult(this.appendInTransaction(append.streamId, append.events, append.expected));
+          settle.push(() => append.resolve(result));
+        } catch (error) {
+          settle.push(() => append.reject(error));
+        }
+      }
+    });
   }
 
   async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
@@ -132,44 +191,132 @@ export class SqliteEventStore implements EventStore {
     const expected = options?.expectedVersion ?? 'any';
     assertExpectedVersion(expected);
     // better-sqlite3 rolls the transaction back when the function throws: all events or none.
-    return appendResult(this.appendInTransaction.immediate(streamId, prepared, expected));
+    if (!this.groupCommit) return this.inSlice(() => this.commitOne(streamId, prepared, expected));
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ streamId, events: prepared, expected, resolve, reject });
+      // The first append of a group schedules its commit; the ones called before that commit runs join it.
+      if (this.pending.length === 1) queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
+    });
+  }
+
+  private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
+    const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
+    this.commits.transactions++;
+    this.commits.appends++;
+    return result;
+  }
+
+  /**
+   * Commits every waiting append: one alone as before, several in one transaction. Also run before every read,
+   * so a read sees each append that was called before it (program order), whether or not its commit ran yet.
+   */
+  private commitPending(): void {
+    if (this.pending.length === 0) return;
+    const group = this.pending;
+    this.pending = [];
+    if (group.length === 1) {
+      const [only] = group as [PendingAppend];
+      try {
+        only.resolve(this.commitOne(only.streamId, only.events, only.expected));
+      } catch (error) {
+        only.reject(error);
+      }
+      return;
+    }
+    const settle: (() => void)[] = [];
+    try {
+      this.appendGroup.immediate(group, settle);
+    } catch (error) {
+      // The transaction itself failed (SQLITE_BUSY past the timeout, I/O): nothing of the group was written.
+      for (const append of group) append.reject(error);
+      return;
+    }
+    this.commits.transactions++;
+    this.commits.appends += group.length;
+    for (const done of settle) done();
+  }
+
+  private failPending(error: unknown): void {
+    const group = this.pending;
+    this.pending = [];
+    for (const append of group) append.reject(error);
   }
 
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { fromOffset, limit } = readStreamBounds(streamId, options);
-    return this.selectStream.all(streamId, fromOffset, limit ?? -1).map(fromRow);
+    const { fromOffset, limit, types } = readStreamBounds(streamId, options);
+    return this.inSlice(() =>
+      (this.commitPending(), types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow),
+    );
   }
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit } = readAllBounds(options);
-    return this.selectAll.all(afterPosition, limit ?? -1).map(fromRow);
+    const { afterPosition, limit, category, types } = readAllBounds(options);
+    const max = limit ?? -1;
+    return this.inSlice(() => {
+      this.commitPending();
+      let rows: EventRow[];
+      if (category !== undefined) {
+        rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
+      } else {
+        rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
+      }
+      return rows.map(fromRow);
+    });
   }
 
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     readStreamBounds(streamId, undefined);
-    return this.versionOf.get(streamId)?.stream_offset ?? -1;
+    return this.inSlice(() => (this.commitPending(), this.versionOf.get(streamId)?.stream_offset ?? -1));
   }
 
   async loadCheckpoint(name: string): Promise<number> {
     this.assertOpen();
     assertCheckpointName(name);
-    return this.selectCheckpoint.get(name)?.position ?? 0;
+    return this.inSlice(() => (this.commitPending(), this.selectCheckpoint.get(name)?.position ?? 0));
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {
     this.assertOpen();
     assertCheckpointName(name);
     assertCheckpointPosition(position);
-    this.upsertCheckpoint.run(name, position, new Date().toISOString());
+    await this.inSlice(() => (this.commitPending(), this.upsertCheckpoint.run(name, position, new Date().toISOString())));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * Runs one synchronous database call in the event loop's current slice, or after the loop served pending I/O
+   * when the slice is used up (EventLoopSlices). Calls keep their order either way.
+   */
+  private async inSlice<T>(work: () => T): Promise<T> {
+    const turn = this.slices?.enter();
+    if (turn) await turn;
+    try {
+      this.assertOpen();
+      return work();
+    } finally {
+      this.slices?.leave();
+    }
+  }
+
+  /**
+   * Brings a file written by an older version up to the current schema. Under the write lock, so two processes
+   * opening one old file at once do not both add the column.
+   */
+  private migrate(): void {
+    this.db.transaction(() => {
+      const columns = this.db.prepare('PRAGMA table_xinfo(events)').all() as Array<{ name: string }>;
+      if (!columns.some((column) => column.name === 'category')) this.db.exec(CATEGORY_COLUMN);
+      this.db.exec(CATEGORY_INDEX);
+    }).immediate();
   }
 
   private assertOpen(): void {

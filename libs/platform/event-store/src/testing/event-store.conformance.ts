@@ -323,6 +323,52 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
       });
     });
 
+    describe('filtered reads (category, types)', () => {
+      it('reads one category in global order, from a position, with a limit counted after the filter', async () => {
+        const tag = randomUUID().replace(/-/g, '').slice(0, 12);
+        const [agentCat, sessionCat] = [`ag${tag}-`, `se${tag}-`];
+        const written: StoredEvent[] = [];
+        for (let i = 0; i < 5; i++) {
+          written.push(...(await store.append(`${agentCat}${i % 2}`, [event('AgentCreated', { i })])).events);
+          await store.append(`${sessionCat}${i}`, [event('message', { i }), event('status', { i })]);
+          // Same leading letters, no dash after them: not in the category.
+          await store.append(`${agentCat.slice(0, -1)}x${i}`, [event('AgentCreated', { i })]);
+        }
+
+        const agents = await store.readAll({ category: agentCat });
+        expect(agents).toEqual(written);
+        expectStrictlyIncreasing(agents.map((e) => e.position));
+        expect(await store.readAll({ category: agentCat, afterPosition: written[1]!.position, limit: 2 })).toEqual(written.slice(2, 4));
+        expect(await store.readAll({ category: agentCat, afterPosition: written[4]!.position })).toEqual([]);
+        expect((await store.readAll({ category: sessionCat })).map((e) => e.type)).toEqual(Array.from({ length: 5 }, () => ['message', 'status']).flat());
+        // A second handle (another connection, another process) sees the same category.
+        const second = await open();
+        expect(await second.readAll({ category: agentCat })).toEqual(written);
+      });
+
+      it('filters by type in readAll and readStream, keeping offsets and positions', async () => {
+        const tag = randomUUID().replace(/-/g, '').slice(0, 12);
+        const id = `ty${tag}-1`;
+        const appended = (await store.append(id, [event('message', { n: 0 }), event('status', { n: 1 }), event('tool', { n: 2 }), event('status', { n: 3 })])).events;
+
+        expect(await store.readStream(id, { types: ['status'] })).toEqual([appended[1], appended[3]]);
+        expect(await store.readStream(id, { types: ['status', 'tool'], fromOffset: 2 })).toEqual([appended[2], appended[3]]);
+        expect(await store.readStream(id, { types: ['status'], limit: 1 })).toEqual([appended[1]]);
+        expect(await store.readStream(id, { types: [] })).toEqual([]);
+        expect(await store.readAll({ category: `ty${tag}-`, types: ['message', 'tool'] })).toEqual([appended[0], appended[2]]);
+        const after = appended[0]!.position - 1;
+        expect((await store.readAll({ afterPosition: after, types: ['status'] })).filter((e) => e.streamId === id)).toEqual([appended[1], appended[3]]);
+      });
+
+      it('rejects a category that is not a prefix ending with its only dash, and types that are not strings', async () => {
+        for (const category of ['', 'agent', 'a-b-', '-']) {
+          await expect(store.readAll({ category })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'category' });
+        }
+        await expect(store.readAll({ types: [''] })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'types' });
+        await expect(store.readStream('s-1', { types: 'status' as unknown as string[] })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'types' });
+      });
+    });
+
     describe('checkpoints', () => {
       it('starts at 0, keeps the last saved position per name, and is shared between handles', async () => {
         const second = await open();

@@ -161,7 +161,9 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 
   /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
   private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
-    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), { fromOffset: filter.minOffset })]);
+    // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
+    const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: filter.kinds } : {}) };
+    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
     // Journey records are the engine's state, not conversation events (published on tenet.v1.journey.…).
     return events.filter((event) => event.type !== JOURNEY_TRANSITION_EVENT_TYPE && !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));

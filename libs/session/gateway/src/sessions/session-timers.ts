@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { atIdle } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
@@ -17,6 +18,8 @@ interface TimerJob {
 const ARM_ATTEMPT_TIMEOUT_MS = 5_000;
 /** Attempts of a background arming, 0.5 s apart doubling to 30 s (about 4 minutes in all); then start-up rebuilds it. */
 const ARM_ATTEMPTS = 10;
+/** The start-up re-arm gives the event loop back after this many sessions. */
+const REARM_YIELD_EVERY = 25;
 const armBackoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** attempt);
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -45,7 +48,9 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     await this.scheduler.process<TimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 4 });
-    this.track(this.rearmFromLog());
+    // Idle lane: the re-arm folds every live session (it grows with the log) and must not hold up requests or the
+    // first turns after a restart (EventLoopSlices); the timers it arms fire in that lane too.
+    this.track(atIdle(() => this.rearmFromLog()));
   }
 
   /** Stops retrying background arming (start-up rebuilds what is left) and waits for attempts under way. */
@@ -90,7 +95,11 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     let next = 0;
     for (let attempt = 0; next < due.length && !this.stopping.signal.aborted; attempt++) {
       try {
-        for (; next < due.length && !this.stopping.signal.aborted; next++) await this.attempt((due[next] as (typeof due)[number]).effects);
+        for (; next < due.length && !this.stopping.signal.aborted; next++) {
+          // Arming is CPU work between store calls: give the loop back every few sessions.
+          if (next % REARM_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+          await this.attempt((due[next] as (typeof due)[number]).effects);
+        }
       } catch (error) {
         // The store is down: wait and go on from the session that failed, however long the outage lasts.
         this.logger.warn(`re-arming timers from the event log paused at ${next}/${due.length} (${describe(error)}); retrying`);

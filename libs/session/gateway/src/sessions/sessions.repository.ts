@@ -10,6 +10,8 @@ import type { SessionView } from './session.dto.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */
 export const SESSION_META_PREFIX = 'sessionmeta-';
+/** Events per read of the sessions catalog (see the constructor). */
+export const SESSIONS_PAGE = 200;
 
 type StoredView = Omit<SessionView, 'state' | 'status'>;
 
@@ -96,7 +98,9 @@ export class SessionsRepository {
   private readonly records: StreamFoldCache<SessionRecord>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
-    this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionRecord);
+    // Small pages: the start-up timer re-arm folds this whole category at idle priority, and a turn's store call
+    // that arrives meanwhile waits for at most one page.
+    this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionRecord, SESSIONS_PAGE);
     this.records = new StreamFoldCache(store, foldSessionRecord);
   }
 

@@ -14,7 +14,7 @@ import {
   type MatchGuidelinesRequestV1,
   type SessionEventData,
 } from '@tenet/contracts';
-import type { EventStore } from '@tenet/event-store';
+import { inBackground, type EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
@@ -151,7 +151,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   /** Starts a turn for the customer message and returns at once; the turn's events follow on the session. */
   start(sessionId: string, trigger: EventView): void {
     // One trace per turn: the matcher's spans join it through the trace headers of its requests.
-    const turn = traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () => this.run(sessionId, trigger)).catch((error: unknown) =>
+    const turn = traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () => inBackground(() => this.run(sessionId, trigger))).catch((error: unknown) =>
       this.logger.error(`turn for session ${sessionId} failed: ${redactSecrets(String(error))}`),
     );
     const turns = this.running.get(sessionId) ?? new Set();
