@@ -1,15 +1,20 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { AccessSettings } from './access-settings.js';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ACCESS_SETTINGS_KEY, AccessSettings, type AccessConfig } from './access-settings.js';
 
 /** Says at start-up, where an operator sees it, whether the API is open. */
 @Injectable()
 export class AuthStartup implements OnApplicationBootstrap {
   private readonly logger = new Logger('Auth');
 
-  constructor(private readonly settings: AccessSettings) {}
+  constructor(
+    private readonly settings: AccessSettings,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {}
 
   onApplicationBootstrap(): void {
-    const config = this.settings.auth;
+    const express = this.adapterHost?.httpAdapter?.getInstance() as { get?: (key: string) => unknown } | undefined;
+    const config = ((express?.get?.(ACCESS_SETTINGS_KEY) as AccessConfig | undefined) ?? this.settings.defaults).auth;
     if (!config.enforced) {
       this.logger.warn(`AUTHENTICATION IS OFF (${config.reason}): every API route is open to anyone who can reach this port. Set TENET_AUTH=on to require API keys.`);
     } else {

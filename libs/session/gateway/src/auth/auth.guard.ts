@@ -26,17 +26,16 @@ export class AuthGuard implements CanActivate {
     private readonly settings: AccessSettings,
   ) {}
 
-  private get config(): AuthConfig {
-    return this.settings.auth;
-  }
+
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<Request>();
     const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
     const access = accessFor(request.method, route);
+    const config = this.settings.of(request).auth;
     if (access.public) return true;
-    const caller = (await this.authenticate(request)) ?? (this.config.enforced ? undefined : ({ kind: 'open', role: 'admin', workspaceId: DEFAULT_WORKSPACE } as const));
+    const caller = (await this.authenticate(request, config)) ?? (config.enforced ? undefined : ({ kind: 'open', role: 'admin', workspaceId: DEFAULT_WORKSPACE } as const));
     const asPolicy: Caller | undefined = caller && (caller.kind === 'session-token' ? { kind: 'session-token', sessionId: caller.sessionId } : { kind: 'key', role: caller.role });
     const params = request.params as Record<string, string | undefined>;
     const decision = authorize(access, asPolicy, params);
@@ -49,20 +48,20 @@ export class AuthGuard implements CanActivate {
       const who = caller.kind === 'session-token' ? `a session token (for session ${caller.sessionId})` : `role ${caller.role}`;
       throw new HttpException({ detail: `${who} may not ${request.method} ${route}` }, HttpStatus.FORBIDDEN);
     }
-    await this.rateLimits.take(caller, context.switchToHttp().getResponse<Response>());
+    await this.rateLimits.take(caller, this.settings.of(request).rateLimits, context.switchToHttp().getResponse<Response>());
     setCaller(request, caller);
     await this.confine(caller.workspaceId, route, params, request.body as unknown, request.query as Record<string, unknown>, request.method);
     return true;
   }
 
   /** The caller behind the Authorization header; undefined without one; 401 for a wrong, revoked or expired one. */
-  private async authenticate(request: Request): Promise<AuthenticatedCaller | undefined> {
+  private async authenticate(request: Request, config: AuthConfig): Promise<AuthenticatedCaller | undefined> {
     const header = request.headers.authorization;
     if (header === undefined) return undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) throw unauthenticated('Authorization must be "Bearer <key>"');
     const presented = match[1];
-    if (this.config.bootstrapKey !== undefined && sameSecret(presented, this.config.bootstrapKey)) return { kind: 'key', role: 'admin', workspaceId: DEFAULT_WORKSPACE, keyId: 'bootstrap' };
+    if (config.bootstrapKey !== undefined && sameSecret(presented, config.bootstrapKey)) return { kind: 'key', role: 'admin', workspaceId: DEFAULT_WORKSPACE, keyId: 'bootstrap' };
     const parsed = parseToken(presented);
     if (!parsed) throw unauthenticated('the API key is not valid');
     if (parsed.prefix === 'tnt') {

@@ -2,7 +2,7 @@ import { HttpException, HttpStatus, Inject, Injectable, Optional } from '@nestjs
 import type { RateLimiter } from '@tenet/budget-store';
 import { RATE_LIMITER } from '@tenet/platform-runtime';
 import type { Response } from 'express';
-import { AccessSettings } from './access-settings.js';
+import type { RateLimitConfig } from './rate-limit-config.js';
 import type { AuthenticatedCaller } from './caller.js';
 
 /**
@@ -13,12 +13,10 @@ import type { AuthenticatedCaller } from './caller.js';
 @Injectable()
 export class RateLimits {
   constructor(
-    private readonly settings: AccessSettings,
     @Optional() @Inject(RATE_LIMITER) private readonly limiter?: RateLimiter,
   ) {}
 
-  async take(caller: AuthenticatedCaller, response: Response): Promise<void> {
-    const config = this.settings.rateLimits;
+  async take(caller: AuthenticatedCaller, config: RateLimitConfig, response: Response): Promise<void> {
     if (!this.limiter) return;
     const bucket = caller.kind === 'key' ? { key: `key:${caller.keyId}`, perMinute: config.perKey } : caller.kind === 'session-token' ? { key: `session:${caller.sessionId}`, perMinute: config.perSession } : undefined;
     if (!bucket || bucket.perMinute === 0) return;

@@ -3,7 +3,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { AccessSettings } from '../auth/access-settings.js';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { accessConfigFrom, ACCESS_SETTINGS_KEY } from '../auth/access-settings.js';
 import { describeOperations } from '../openapi/describe-operations.js';
 import { requestGuards } from './request-guards.js';
 import { DetailExceptionFilter } from './detail-exception.filter.js';
@@ -23,8 +24,9 @@ export function corsOrigins(env: Record<string, string | undefined>): string[] {
  * description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
  */
 export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
-  // API keys and rate limits follow this environment (ADR 0018); a setting that would run open against the rules throws here.
-  app.get(AccessSettings, { strict: false }).configure(env);
+  // API keys and rate limits follow this environment (ADR 0018); a setting that would run open against the rules throws
+  // here. A host without the gateway module (the memory store alone) has no guard to configure.
+  (app as NestExpressApplication).set(ACCESS_SETTINGS_KEY, accessConfigFrom(env, app.get<PlatformConfig>(PLATFORM_CONFIG, { strict: false }).mode));
   (app as NestExpressApplication).disable('x-powered-by');
   // Node closes an idle keep-alive socket after 5 s; a client that reuses it at that moment (likelier on a loaded
   // machine, where its timers run late) gets ECONNRESET for a request the server never saw. Idle sockets are kept
