@@ -84,13 +84,27 @@ const SCHEMAS: Record<string, Schema> = {
   ),
   Usage: object({ agent_id: str, from: date, to: date }, ['agent_id'], true),
   Health: record,
+  ApiKey: object({ id: str, workspace_id: str, name: str, role: { type: 'string', enum: ['admin', 'agent-runtime', 'read-only'] }, created_at: date, revoked: bool, revoked_at: date, last_used_at: { type: 'string', format: 'date-time', nullable: true }, prefix: str, key: { type: 'string', description: 'The secret; in the creation answer only' } }, ['id', 'workspace_id', 'name', 'role', 'created_at', 'revoked', 'prefix']),
+  SessionToken: object({ token: str, session_id: str, expires_at: date }, ['token'], true),
+  Workspace: object({ id: str }, ['id'], true),
+  Budget: object({ agent_id: str }, [], true),
+  KnowledgeSource: object({ id: str, title: str }, ['id'], true),
+  KnowledgeSearch: record,
+  CustomerMemory: record,
 };
 
 /** The resource a path belongs to, which is also its response component and tag. */
 const RESOURCES: [RegExp, string, string][] = [
   [/^\/sessions\/\{[^}]+\}\/events/, 'events', 'Event'],
+  [/^\/sessions\/\{[^}]+\}\/tokens/, 'keys', 'SessionToken'],
   [/^\/sessions/, 'sessions', 'Session'],
   [/^\/agents\/\{[^}]+\}\/usage/, 'usage', 'Usage'],
+  [/^\/agents\/\{[^}]+\}\/budget/, 'budgets', 'Budget'],
+  [/^\/keys/, 'keys', 'ApiKey'],
+  [/^\/workspace/, 'workspaces', 'Workspace'],
+  [/^\/knowledge\/search/, 'knowledge', 'KnowledgeSearch'],
+  [/^\/knowledge/, 'knowledge', 'KnowledgeSource'],
+  [/^\/customers\/\{[^}]+\}\/memory/, 'memory', 'CustomerMemory'],
   [/^\/agents/, 'agents', 'Agent'],
   [/^\/customers/, 'customers', 'Customer'],
   [/^\/tags/, 'tags', 'Tag'],
@@ -150,8 +164,9 @@ const ACTIONS: Record<string, [string, string]> = { get: ['List', 'Read'], post:
 const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 const words = (component: string): string => component.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
-function successSchema(method: string, component: string, endsWithParam: boolean): Schema | undefined {
-  if (method === 'delete') return undefined;
+function successSchema(method: string, component: string, endsWithParam: boolean, answersWithBody = false): Schema | undefined {
+  // A DELETE answers 204 without a body, unless its route declares a 200 (a revoked key comes back as it now is).
+  if (method === 'delete') return answersWithBody ? ref(component) : undefined;
   if (component === 'ContextVariable' && method === 'get' && endsWithParam) return ref('ContextVariableReadResult');
   if (method === 'get' && !endsWithParam && !['Usage', 'Health'].includes(component)) {
     return ['Session', 'Customer'].includes(component) ? { oneOf: [listOf(component), page(component)] } : listOf(component);
@@ -174,7 +189,7 @@ export function describeOperations(document: OpenAPIObject): void {
       operation.summary ??= SUMMARIES[`${method.toUpperCase()} ${path}`] ?? (endsWithParam ? `${single} ${article(words(component))} ${words(component)}` : `${plural} ${words(component)}s`);
       const responses = (operation.responses ??= {});
       const success = Object.keys(responses).find((code) => code.startsWith('2')) ?? (method === 'post' ? '201' : method === 'delete' ? '204' : '200');
-      const schema = successSchema(method, component, endsWithParam);
+      const schema = successSchema(method, component, endsWithParam, success === '200');
       responses[success] = component === 'ChatPage'
         ? { description: 'HTML page', content: { 'text/html': { schema: str } } }
         : schema

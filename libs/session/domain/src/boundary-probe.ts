@@ -1,0 +1,2 @@
+import { decide } from './session-lifecycle.js';
+export const probe = decide;
