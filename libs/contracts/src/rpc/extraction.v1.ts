@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CallUsageV1 } from './matcher.v1.js';
+import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**
  * Context extraction (seed 000 §6, issue 13): after a customer message, every context variable with an
@@ -45,6 +45,8 @@ export const ExtractContextRequestV1 = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The token budgets the extraction call is charged to (as for match and compose): refused once one is spent. */
+    budget: Type.Optional(Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { BudgetGate } from './budget-gate.js';
 import type { ExtractContextReplyV1, ExtractContextRequestV1 } from '@tenet/contracts';
 import { EXTRACT_CONTEXT, extractContextRequest, generateWithRecovery, type ExtractContextInput, type ExtractContextOutput } from '@tenet/llm';
 import { failedWithCalls, usageOf, usagesOf, type StepOptions } from './guideline-matcher.js';
@@ -14,7 +15,15 @@ const replica = `${hostname()}:${process.pid}`;
  */
 @Injectable()
 export class ContextExtractor {
-  constructor(private readonly providers: ProviderRegistry) {}
+  private readonly budgets: BudgetGate;
+
+  constructor(
+    private readonly providers: ProviderRegistry,
+    @Optional() @Inject(BudgetGate) budgets?: BudgetGate,
+  ) {
+    // As for matching: without a gate, a request that carries a budget is refused, never run unchecked.
+    this.budgets = budgets ?? new BudgetGate({ store: undefined, prices: {} });
+  }
 
   async extract(request: ExtractContextRequestV1, options: StepOptions = {}): Promise<ExtractContextReplyV1> {
     if (request.variables.length === 0 && !request.facts) return { values: [], facts: [], served_by: replica };
@@ -31,7 +40,7 @@ export class ContextExtractor {
       facts: request.facts,
     };
     const call = extractContextRequest(input, { purpose: EXTRACT_CONTEXT, sessionId: request.session_id, agentId: request.agent.id });
-    const { response } = await generateWithRecovery<ExtractContextInput, ExtractContextOutput>(this.providers.for(request.llm), { ...call, ...(options.signal ? { signal: options.signal } : {}) }, 0.3).catch((error: unknown) => {
+    const { response } = await generateWithRecovery<ExtractContextInput, ExtractContextOutput>(this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes), { ...call, ...(options.signal ? { signal: options.signal } : {}) }, 0.3).catch((error: unknown) => {
       throw failedWithCalls(error, EXTRACT_CONTEXT, []);
     });
     const asked = new Set(request.variables.map((v) => v.name));

@@ -37,6 +37,8 @@ type KnowledgeHit = RecallResponseV1['sources'][number];
 export interface TurnMemoryInput {
   agent: { id: string; name: string; config: { auto_extract_context?: boolean } };
   llm?: ExtractContextRequestV1['llm'];
+  /** The turn's token budgets: the extraction call is charged to them like the matching calls. */
+  budget?: NonNullable<ExtractContextRequestV1['budget']>['scopes'];
   sessionId: string;
   customerId: string;
   /** The customer message's event id: where extracted values and facts came from. */
@@ -167,6 +169,7 @@ export class TurnMemory {
       })),
       facts: true,
       ...(input.llm ? { llm: input.llm } : {}),
+      ...(input.budget ? { budget: { scopes: input.budget } } : {}),
     };
     let billedOnFailure: Priced[] = [];
     try {

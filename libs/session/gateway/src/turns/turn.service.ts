@@ -269,7 +269,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
-    const memory = this.memory?.begin({ agent, ...(extras.llm ? { llm: extras.llm } : {}), sessionId, customerId: session.view.customer_id, messageId: trigger.id, message, history: turnHistory, deadline, billed, now: () => new Date() });
+    const memory = this.memory?.begin({ agent, ...(extras.llm ? { llm: extras.llm } : {}), ...(budget ? { budget } : {}), sessionId, customerId: session.view.customer_id, messageId: trigger.id, message, history: turnHistory, deadline, billed, now: () => new Date() });
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,

@@ -1,2 +1,0 @@
-import { decide } from './session-lifecycle.js';
-export const probe = decide;
