@@ -36,7 +36,7 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-keys-'));
     ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'on', TENET_ADMIN_KEY: ADMIN_KEY }));
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await app.close();
@@ -139,7 +139,7 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
       TENET_RATE_LIMIT_PER_KEY: '6',
     };
     hosts = [await startAllInOne(env), await startAllInOne(env)];
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();

@@ -190,7 +190,7 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     const provider = () => new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 });
     hosts = [await startAllInOne(env, { provider: provider() }), await startAllInOne(env, { provider: provider() })];
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();

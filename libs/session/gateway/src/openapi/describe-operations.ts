@@ -83,11 +83,23 @@ const SCHEMAS: Record<string, Schema> = {
     ['id', 'status', 'progress', 'creation_utc', 'invoices'],
   ),
   Usage: object({ agent_id: str, from: date, to: date }, ['agent_id'], true),
+  Budget: object(
+    {
+      agent_id: str,
+      session_id: str,
+      budgets: {
+        type: 'array',
+        items: object({ key: str, period: { type: 'string', enum: ['session', 'day', 'month'] }, period_id: str, unit: { type: 'string', enum: ['tokens', 'usd'] }, limit: { type: 'number' }, used: { type: 'number' }, reserved: { type: 'number' }, remaining: { type: 'number' }, exhausted: bool, period_start: date, resets_at: date }, ['key', 'period', 'period_id', 'unit', 'limit', 'used', 'reserved', 'remaining', 'exhausted']),
+      },
+      exhausted_message: { type: ['string', 'null'] },
+      on_exhausted: { type: ['string', 'null'] },
+    },
+    ['agent_id', 'budgets'],
+  ),
+  ApiKey: object({ id: str, workspace_id: str, name: str, role: { type: 'string', enum: ['admin', 'agent-runtime', 'read-only'] }, created_at: date, revoked: bool, revoked_at: date, last_used_at: { type: ['string', 'null'], format: 'date-time' }, prefix: str, key: { type: 'string', description: 'The key itself: in the answer to POST /keys only' } }, ['id', 'workspace_id', 'name', 'role', 'created_at', 'revoked', 'last_used_at', 'prefix']),
+  SessionToken: object({ token: str, session_id: str, expires_at: date }, ['token', 'session_id', 'expires_at']),
+  Workspace: object({ id: str, budget: { type: ['object', 'null'], additionalProperties: true } }, ['id', 'budget']),
   Health: record,
-  ApiKey: object({ id: str, workspace_id: str, name: str, role: { type: 'string', enum: ['admin', 'agent-runtime', 'read-only'] }, created_at: date, revoked: bool, revoked_at: date, last_used_at: { type: 'string', format: 'date-time', nullable: true }, prefix: str, key: { type: 'string', description: 'The secret; in the creation answer only' } }, ['id', 'workspace_id', 'name', 'role', 'created_at', 'revoked', 'prefix']),
-  SessionToken: object({ token: str, session_id: str, expires_at: date }, ['token'], true),
-  Workspace: object({ id: str }, ['id'], true),
-  Budget: object({ agent_id: str }, [], true),
   KnowledgeSource: object({ id: str, title: str }, ['id'], true),
   KnowledgeSearch: record,
   CustomerMemory: record,
@@ -131,6 +143,14 @@ const SUMMARIES: Record<string, string> = {
   'GET /sessions/{sessionId}/events/{eventId}': 'Read one session event',
   'PATCH /sessions/{sessionId}/events/{eventId}': "Update a session event's metadata",
   'GET /agents/{agentId}/usage': "An agent's LLM token usage and estimated cost",
+  'GET /agents/{agentId}/budget': "An agent's token budgets: limit, used, reserved and reset time of each",
+  'POST /sessions/{sessionId}/tokens': 'Mint a short-lived token for one session (for a browser)',
+  'POST /keys': 'Create an API key (the key is in this answer only)',
+  'GET /keys': "List the workspace's API keys with their last use",
+  'GET /keys/{keyId}': 'Read an API key (never the key itself)',
+  'DELETE /keys/{keyId}': 'Revoke an API key',
+  'GET /workspace': "Read the caller's workspace (its token budget)",
+  'PATCH /workspace': "Set the caller's workspace token budget (per day or month)",
   'POST /evaluations': 'Start a coherence evaluation of proposed guidelines (runs in the background)',
   'GET /evaluations/{evaluationId}': 'Read an evaluation, waiting up to wait_for_completion seconds for it to finish',
   'PUT /context-variables/{variableId}/{key}': "Set a context variable's value for a key",
@@ -167,6 +187,7 @@ const words = (component: string): string => component.replace(/([a-z])([A-Z])/g
 function successSchema(method: string, component: string, endsWithParam: boolean, answersWithBody = false): Schema | undefined {
   // A DELETE answers 204 without a body, unless its route declares a 200 (a revoked key comes back as it now is).
   if (method === 'delete') return answersWithBody ? ref(component) : undefined;
+  if (['Budget', 'Workspace', 'SessionToken'].includes(component)) return ref(component);
   if (component === 'ContextVariable' && method === 'get' && endsWithParam) return ref('ContextVariableReadResult');
   if (method === 'get' && !endsWithParam && !['Usage', 'Health'].includes(component)) {
     return ['Session', 'Customer'].includes(component) ? { oneOf: [listOf(component), page(component)] } : listOf(component);
@@ -199,7 +220,16 @@ export function describeOperations(document: OpenAPIObject): void {
       if (path.includes('{')) responses['404'] = { description: 'Unknown resource', content: { 'application/json': { schema: ref('HTTPError') } } };
       if (operation.requestBody) responses['400'] = { description: 'The body is not valid JSON', content: { 'application/json': { schema: ref('ValidationError') } } };
       if ((path === '/sessions/{sessionId}/events' && method === 'post') || (path === '/sessions/{sessionId}' && method === 'patch')) {
-        responses['409'] = { description: 'The session has ended', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['409'] = { description: 'The session has ended, or its agent is archived', content: { 'application/json': { schema: ref('HTTPError') } } };
+      }
+      if ((path === '/sessions' && method === 'post') || (path === '/agents/{agentId}' && method === 'patch')) {
+        responses['409'] = { description: 'The agent is not active (new sessions), or archived (changes)', content: { 'application/json': { schema: ref('HTTPError') } } };
+      }
+      // The auth guard (ADR 0018, docs/security.md): probes and the API description are public.
+      if (!['health', 'chat'].includes(tag) && !/^\/(readyz|metrics)/.test(path)) {
+        responses['401'] ??= { description: 'No valid API key or session token (Authorization: Bearer <key>)', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['403'] ??= { description: 'The key\'s role (or the session token) may not do this', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['429'] ??= { description: 'Rate limit reached; retry after the retry-after header\'s seconds', content: { 'application/json': { schema: ref('HTTPError') } } };
       }
       if (path === '/sessions/{sessionId}/events' && method === 'get') {
         responses['504'] = { description: 'No matching event within wait_for_data', content: { 'application/json': { schema: ref('HTTPError') } } };
