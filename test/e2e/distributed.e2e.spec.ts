@@ -137,10 +137,11 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(i % 2 === 0 ? { kind: 'custom', source: 'customer_ui', data: { i } } : { kind: 'message', source: 'human_agent', message: `note ${i}` }),
-      }).then((r) => r.status);
+      }).then(async (r) => (r.status === 201 ? 201 : `${r.status} ${await r.text()}`));
     // 50 in flight at a time, alternating between the two gateway processes (see inParallel for why not 1000 at once).
     const statusesOf = await inParallel(1000, 50, (i) => post(i % 2 === 0 ? gatewayUrl : `http://127.0.0.1:${port + 4}`, i >> 1));
-    expect(statusesOf.every((s) => s === 201)).toBe(true);
+    // Every append is accepted; anything else is shown with its body.
+    expect(statusesOf.filter((s) => s !== 201).slice(0, 5)).toEqual([]);
     const all = (await (await fetch(`http://127.0.0.1:${port + 4}/sessions/${shared.id}/events`)).json()) as { id: string; offset: number }[];
     expect(all.map((e) => e.offset)).toEqual([...Array(1000).keys()]);
     // A plain core-NATS subscriber sees each of the 1000 events exactly once, whichever gateway appended it: only
