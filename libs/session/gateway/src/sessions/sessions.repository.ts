@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, type SessionModeChangedData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
@@ -83,6 +84,9 @@ export interface SessionFilter {
   labels?: readonly string[] | undefined;
 }
 
+/** Attempts of one change against writers in other processes (each after a pause of up to 2 × attempt ms, at most 50). */
+const CHANGE_ATTEMPTS = 40;
+
 const matchesFilter = (filter: SessionFilter) => (record: SessionRecord): boolean =>
   (filter.agentId === undefined || record.view.agent_id === filter.agentId) &&
   (filter.customerId === undefined || record.view.customer_id === filter.customerId) &&
@@ -96,6 +100,8 @@ export class SessionsRepository {
    * and a read folds only what was appended since the cached version, so it costs the same on a long session.
    */
   private readonly records: StreamFoldCache<SessionRecord>;
+  /** The change of each session in progress in this process (the next one waits for it). */
+  private readonly changing = new Map<string, Promise<void>>();
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     // Small pages: the start-up timer re-arm folds this whole category at idle priority, and a turn's store call
@@ -146,8 +152,26 @@ export class SessionsRepository {
   /**
    * Read, decide, append — retried from a fresh read when another writer appended first. `decide` returns
    * the events to append and a result; it may throw to refuse. Resolves `undefined` for an unknown session.
+   *
+   * Changes of one session are serialized within this process (a busy session — many events a second — would
+   * otherwise race itself), and a conflict with another process is retried after a short random pause, so two
+   * gateways writing one session converge instead of exhausting their attempts against each other.
    */
   async change<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
+    const previous = this.changing.get(id) ?? Promise.resolve();
+    const run = previous.then(() => this.changeNow(id, decideChange));
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.changing.set(id, tail);
+    void tail.then(() => {
+      if (this.changing.get(id) === tail) this.changing.delete(id);
+    });
+    return run;
+  }
+
+  private async changeNow<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
     for (let attempt = 0; ; attempt++) {
       const before = await this.get(id);
       if (!before) return undefined;
@@ -156,7 +180,8 @@ export class SessionsRepository {
         await this.record(id, before, events);
         return { before, events, result };
       } catch (error) {
-        if (!(error instanceof ConcurrencyError) || attempt >= 9) throw error;
+        if (!(error instanceof ConcurrencyError) || attempt >= CHANGE_ATTEMPTS - 1) throw error;
+        await sleep(Math.random() * Math.min(50, 2 * (attempt + 1)));
       }
     }
   }
