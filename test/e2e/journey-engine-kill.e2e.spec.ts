@@ -2,21 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePortRange, killGroup, startOwnNats, startOwnRedis, runCommand, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import { eventually, freePortRange, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 const ENGINE = 'apps/journey-engine/src/main.ts';
 
-const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-const serviceProcess = (launcherPid: number, entry: string): number | undefined =>
-  childrenOf(launcherPid).find((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
-    } catch {
-      return false;
-    }
-  });
 
 interface Ready {
   journey_states?: { journey_id: string; status: string; step_id?: string; step_history: string[] }[];

@@ -3,23 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tenetStreamFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, serviceProcess, waitHealthy, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 const policies = readFileSync(join(root, 'examples/acme-policies.md'), 'utf8');
 const MEMORY_STORE = 'apps/memory-store/src/main.ts';
 
-const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-/** The launcher's child running `entry` right now, found in /proc. */
-const serviceProcess = (launcherPid: number, entry: string): number | undefined =>
-  childrenOf(launcherPid).find((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
-    } catch {
-      return false;
-    }
-  });
 
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
 

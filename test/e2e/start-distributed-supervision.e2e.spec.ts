@@ -2,22 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePortRange, isAlive, killGroup, startOwnNats, startOwnRedis, runCommand, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import { childrenOf, eventually, freePortRange, isAlive, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 
-const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-
-/** The launcher's child process running `entry` right now, found in /proc (Linux), not in the launcher's own words. */
-const serviceProcess = (launcherPid: number, entry: string): number | undefined =>
-  childrenOf(launcherPid).find((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
-    } catch {
-      return false; // exited meanwhile
-    }
-  });
 const MATCHER = 'apps/guideline-matcher/src/main.ts';
 
 /**

@@ -3,5 +3,5 @@ export { eventually } from './eventually.js';
 export { deciderSpec, type Decider } from './decider-spec.js';
 export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
 export { deleteStreams } from './streams.js';
-export { freePortRange, isAlive, killGroup, runCommand, waitHealthy, type RunningCommand } from './processes.js';
+export { childrenOf, freePortRange, isAlive, killGroup, serviceProcess, runCommand, waitHealthy, type RunningCommand } from './processes.js';
 export { inParallel } from './concurrency.js';

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A command a test started: its output so far, and its exit code once it has exited. */
@@ -30,6 +31,19 @@ export function killGroup(running: RunningCommand): void {
     // the group is gone already
   }
 }
+
+/** The direct children of a process, from /proc (Linux). */
+export const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+
+/** The launcher's child process running `entry` right now, found in /proc (Linux), not in the launcher's own words. */
+export const serviceProcess = (launcherPid: number, entry: string): number | undefined =>
+  childrenOf(launcherPid).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
 
 /** Whether a process with this pid exists. */
 export function isAlive(pid: number): boolean {
