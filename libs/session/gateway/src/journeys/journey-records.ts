@@ -27,3 +27,12 @@ export function journeyTransitionRecords(reply: Pick<AdvanceJourneysReplyV1, 'ev
     data: { session_id: sessionId, source: 'system', correlation_id: correlationId, data: { ...event.data, event: event.type, journey_id } },
   }));
 }
+
+/** When the customer last wrote in the session (epoch ms), from its stream: what the abandon timer measures from. */
+export function lastCustomerActivity(records: readonly { type: string; data: unknown; recordedAt: string }[]): number | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as (typeof records)[number];
+    if (record.type === 'message' && (record.data as { source?: string }).source === 'customer') return Date.parse(record.recordedAt);
+  }
+  return undefined;
+}

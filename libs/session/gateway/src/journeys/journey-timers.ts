@@ -8,7 +8,7 @@ import type { Scheduler } from '@tenet/scheduling';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
 import { journeyDefinition } from './journey-catalog.js';
-import { journeyTransitionRecords, recordedJourneys } from './journey-records.js';
+import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from './journey-records.js';
 import { JourneysRepository } from './journeys.repository.js';
 
 const QUEUE = 'journey-timers';
@@ -101,7 +101,7 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
     if (stream.length === 0) return; // the session was deleted
     const recorded = recordedJourneys(stream);
     if (!recorded[journey.id]) return;
-    const customer = [...stream].reverse().find((e) => e.type === 'message' && (e.data as { source?: string }).source === 'customer');
+    const lastActivityAt = lastCustomerActivity(stream);
     const correlationId = `journey-timer-${newId(10)}`;
     const request: AdvanceJourneysRequestV1 = {
       session_id: job.sessionId,
@@ -113,7 +113,7 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
       evaluated: {},
       context: {},
       timer: { journey_id: journey.id, kind: job.timer },
-      ...(customer ? { last_activity_at: Date.parse(customer.recordedAt) } : {}),
+      ...(lastActivityAt !== undefined ? { last_activity_at: lastActivityAt } : {}),
     };
     const reply = await requestWithinDeadline<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(this.bus, JOURNEYS_ADVANCE_SUBJECT, request, { deadlineAt: Date.now() + ENGINE_DEADLINE_MS, attemptTimeoutMs: 10_000 });
     const records = journeyTransitionRecords(reply, job.sessionId, correlationId);

@@ -6,7 +6,7 @@ import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/m
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { journeyDefinition } from '../journeys/journey-catalog.js';
-import { journeyTransitionRecords, recordedJourneys } from '../journeys/journey-records.js';
+import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from '../journeys/journey-records.js';
 import { JourneyTimers } from '../journeys/journey-timers.js';
 import type { JourneyRecord } from '../journeys/journey.dto.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
@@ -115,8 +115,7 @@ export class JourneyTurn {
     this.definitions = records.map(journeyDefinition);
     this.recorded = recordedJourneys(stream);
     for (const journey of this.definitions) this.states.set(journey.id, foldJourney((this.recorded[journey.id] ?? []) as JourneyEvent[]));
-    const customer = [...stream].reverse().find((e) => e.type === 'message' && (e.data as { source?: string }).source === 'customer');
-    this.lastActivityAt = customer ? Date.parse(customer.recordedAt) : undefined;
+    this.lastActivityAt = lastCustomerActivity(stream);
     this.conditions = this.definitions.flatMap((journey) => conditionsOf(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
   }
 
