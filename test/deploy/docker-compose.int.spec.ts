@@ -1,10 +1,14 @@
 /**
  * docker-compose.yml without a Docker engine: parsed with YAML merge keys as Compose does, then checked for
  * what issue 15 asks — compose v2 syntax, one image built once, compiled entry points that exist, restart
- * policies, the matcher's LLM settings, and no published ports on the backing services.
+ * policies, the matcher's LLM settings, and no published ports on the backing services. Where a Compose CLI is
+ * installed (`docker compose` v2 or Debian's `docker-compose`; `.ci/run` installs the latter) the file also goes
+ * through its own `config` validation; without one that check is skipped with the reason printed.
  */
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
@@ -13,7 +17,52 @@ const root = resolve(import.meta.dirname, '../..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { version?: string; services: Record<string, ComposeService> };
 const tenet = Object.entries(compose.services).filter(([, s]) => s.image === 'tenet:local');
 
+/** The Compose CLI on this machine, as argv before the subcommand, or why there is none. */
+function composeCli(): { argv: string[] } | { reason: string } {
+  const plugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
+  if (plugin.status === 0) return { argv: ['docker', 'compose'] };
+  const standalone = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
+  if (standalone.status === 0) return { argv: ['docker-compose'] };
+  return { reason: 'neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)' };
+}
+
+function composeConfig(cli: string[], file: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const [command, ...rest] = cli;
+  // No inherited COMPOSE_* settings or .env surprises: validate exactly this file, with a fixed project name.
+  return spawnSync(command!, [...rest, '-p', 'tenet', '-f', file, 'config', ...args], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+}
+
 describe('docker-compose.yml', () => {
+  const cli = composeCli();
+
+  it('passes the Compose CLI\'s own `config` validation and resolves every service', () => {
+    if ('reason' in cli) {
+      console.warn(`skipped: ${cli.reason}`);
+      return;
+    }
+    const quiet = composeConfig(cli.argv, 'docker-compose.yml', '-q');
+    expect({ status: quiet.status, stderr: quiet.stderr }).toEqual({ status: 0, stderr: '' });
+    const services = composeConfig(cli.argv, 'docker-compose.yml', '--services');
+    expect(services.stdout.trim().split('\n').sort()).toEqual(Object.keys(compose.services).sort());
+  });
+
+  it('the same validation refuses a file Compose does not accept (the check can fail)', () => {
+    if ('reason' in cli) {
+      console.warn(`skipped: ${cli.reason}`);
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'tenet-compose-'));
+    try {
+      const broken = join(dir, 'docker-compose.yml');
+      writeFileSync(broken, readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('restart: unless-stopped', 'restart_policy: unless-stopped'));
+      const result = composeConfig(cli.argv, broken, '-q');
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toMatch(/restart_policy/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('uses the Compose specification (no version key) and builds the Tenet image once', () => {
     expect(compose.version).toBeUndefined();
     expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
