@@ -23,6 +23,7 @@ export {
   initialJourneyState,
   journeyTimerId,
   pendingConditions,
+  resumeConditions,
   transitionOrder,
   type EvaluatedConditions,
   type JourneyCommand,

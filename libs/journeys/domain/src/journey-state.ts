@@ -112,9 +112,16 @@ export function transitionOrder(journey: JourneyDefinition, stepId: string): Jou
 
 /** The conditions the matcher should evaluate this turn: those of the current step's outgoing transitions. */
 export function pendingConditions(journey: JourneyDefinition, state: JourneyState): string[] {
-  if (state.status !== 'Active' || state.currentStep === undefined) return [];
-  return [...new Set(transitionOrder(journey, state.currentStep).flatMap((t) => (t.condition === undefined ? [] : [t.condition])))];
+  return state.status === 'Active' ? stepConditions(journey, state.currentStep) : [];
 }
+
+/** Conditions of an abandoned journey's step: one of them holding means the customer came back to it (resume). */
+export function resumeConditions(journey: JourneyDefinition, state: JourneyState): string[] {
+  return state.status === 'Abandoned' ? stepConditions(journey, state.currentStep) : [];
+}
+
+const stepConditions = (journey: JourneyDefinition, stepId: string | undefined): string[] =>
+  stepId === undefined ? [] : [...new Set(transitionOrder(journey, stepId).flatMap((t) => (t.condition === undefined ? [] : [t.condition])))];
 
 const missingContext = (step: JourneyStep, context: Record<string, unknown>): string[] =>
   step.required_context.filter((name) => context[name] === undefined || context[name] === null);

@@ -6,6 +6,7 @@ import {
   foldJourney,
   initialJourneyState,
   pendingConditions,
+  resumeConditions,
   type JourneyCommand,
   type JourneyEvent,
   type JourneyState,
@@ -171,6 +172,16 @@ describe('journey state decider', () => {
       const resumed: JourneyEvent = { type: 'journey_activated', data: { journeyId: 'returns', sessionId: 's1', step: 'ask_reason', resumed: true, at: t0 + 9_999_999 } };
       spec.given([activated(), gaveOrder, abandoned]).when({ type: 'Activate', journey, sessionId: 's1', now: t0 + 9_999_999 }).then([resumed]);
       expect(foldJourney([activated(), gaveOrder, abandoned, resumed])).toMatchObject({ status: 'Active', currentStep: 'ask_reason', context: ctx });
+    });
+
+    it('asks for the abandoned step’s conditions as resume conditions, and none once it is active again or expired', () => {
+      const atDecide = [activated(), gaveOrder, atFork];
+      const leftAtDecide: JourneyEvent = { type: 'journey_abandoned', data: { journeyId: 'returns', step: 'decide', reason: 'inactive', at: t0 + 2_000 + abandonAfter } };
+      const away = foldJourney([...atDecide, leftAtDecide]);
+      expect(resumeConditions(journey, away)).toEqual(['the customer wants their money back', 'the customer wants a different item']);
+      expect(pendingConditions(journey, away)).toEqual([]);
+      expect(resumeConditions(journey, foldJourney(atDecide))).toEqual([]);
+      expect(resumeConditions(journey, foldJourney([...atDecide, leftAtDecide, { ...leftAtDecide, data: { ...leftAtDecide.data, reason: 'expired' } }]))).toEqual([]);
     });
 
     it('an abandoned journey expires after expire_after_secs; then a returning customer starts over', () => {

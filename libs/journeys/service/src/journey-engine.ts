@@ -7,6 +7,7 @@ import {
   foldJourney,
   JourneyDomainError,
   pendingConditions,
+  resumeConditions,
   type JourneyCommand,
   type JourneyDefinition,
   type JourneyEvent,
@@ -87,7 +88,7 @@ export class JourneyEngine {
     const status = current().status;
     const matched = request.matched.includes(journey.id);
     // A customer who comes back to an abandoned journey resumes it by answering its step (or matching it again).
-    const resumes = status === 'Abandoned' && pendingOf(journey, current()).some((c) => request.evaluated[c] === true);
+    const resumes = status === 'Abandoned' && resumeConditions(journey, current()).some((c) => request.evaluated[c] === true);
     if (matched || resumes) yield { type: 'Activate', journey, sessionId: request.session_id, now };
     // A journey that starts (over) this turn waits at its first step for the customer's answer: the conditions
     // this turn evaluated belong to other steps, so no transition may be taken on them (nor a fallback one).
@@ -109,6 +110,3 @@ export class JourneyEngine {
   }
 }
 
-/** Conditions of an abandoned journey's current step (pendingConditions answers only for active journeys). */
-const pendingOf = (journey: JourneyDefinition, state: JourneyState): string[] =>
-  state.status === 'Abandoned' && state.currentStep !== undefined ? journey.transitions.filter((t) => t.from === state.currentStep && t.condition !== undefined).map((t) => t.condition as string) : [];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { foldJourney, pendingConditions, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
+import { foldJourney, pendingConditions, resumeConditions, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
 import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
@@ -239,7 +239,7 @@ function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyC
     return step?.kind === 'tool' ? step.tool : undefined;
   };
   const kind = state.status === 'Active' ? 'transition' : 'resume';
-  const pending = state.status === 'Active' ? pendingConditions(journey, state) : journey.transitions.filter((t) => t.from === current && t.condition !== undefined).map((t) => t.condition as string);
+  const pending = state.status === 'Active' ? pendingConditions(journey, state) : resumeConditions(journey, state);
   const out: JourneyCondition[] = [];
   journey.transitions.forEach((t, index) => {
     if (t.from !== current || t.condition === undefined || !pending.includes(t.condition)) return;
