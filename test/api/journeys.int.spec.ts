@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
+import { EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
+import type { Scheduler } from '@tenet/scheduling';
+import { JourneyTimers } from '@tenet/session-gateway';
 import { ParlantClient, ParlantError } from 'parlant-client';
 
 interface Detail {
@@ -235,5 +239,29 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     expect((await call('DELETE', `/journeys/${journey.id}`)).status).toBe(204);
     expect((await ok<{ journeys: string[] }>('GET', `/agents/${agent.id}`)).journeys).toEqual([]);
     expect((await call('GET', `/guidelines/${scoped.id}`)).status).toBe(404);
+  });
+
+  it('rebuilds the abandon timer of a journey in progress from the event log at start-up (a scheduler that lost it)', async () => {
+    const agent = await ok<{ id: string }>('POST', '/agents', { name: 'Timers' });
+    const journey = await ok<JourneyWire>('POST', '/journeys', { title: 'Returns', description: 'Take an item back', triggers: ['the customer wants to return an item'], tags: [`agent:${agent.id}`], timeouts: { abandon_after_secs: 600, expire_after_secs: 3_600 },
+      steps: [returnsGraph.steps[0], { id: 'done', name: 'Done', kind: 'final' }],
+      transitions: [{ from: 'ask_order', to: 'done', condition: 'the customer gave their order number' }],
+      initial_step: 'ask_order',
+    });
+    const session = await ok<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
+    // The journey started 100 s ago, as the session's log records it; its timer was never armed (lost with Redis).
+    const startedAt = Date.now() - 100_000;
+    const activated = { journeyId: journey.id, sessionId: session.id, step: 'ask_order', resumed: false, at: startedAt, event: 'journey_activated', journey_id: journey.id };
+    await app.get<EventStore>(EVENT_STORE).append(`session-${session.id}`, [{ type: 'journey_transition', data: { session_id: session.id, source: 'system', correlation_id: 'test', data: activated } }]);
+    const scheduler = app.get<Scheduler>(SCHEDULER);
+    const jobId = `journey-abandon-${session.id}-${journey.id}-1`;
+    expect(await scheduler.cancel('journey-timers', jobId)).toBe(false);
+
+    const timers = app.get(JourneyTimers);
+    expect(await timers.rearmFromLog()).toBeGreaterThanOrEqual(1);
+    // Idempotent: every replica re-arms at every start; the scheduler keeps one job per id.
+    expect(await timers.rearmFromLog()).toBeGreaterThanOrEqual(1);
+    expect(await scheduler.cancel('journey-timers', jobId)).toBe(true);
+    expect(await scheduler.cancel('journey-timers', jobId)).toBe(false);
   });
 });

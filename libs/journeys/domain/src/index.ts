@@ -23,6 +23,7 @@ export {
   initialJourneyState,
   journeyTimerId,
   pendingConditions,
+  pendingJourneyTimer,
   resumeConditions,
   transitionOrder,
   type EvaluatedConditions,

@@ -273,6 +273,27 @@ export type JourneyEffect =
 export const journeyTimerId = (timer: 'abandon' | 'expire', sessionId: string, journeyId: string, moves: number): string => `journey-${timer}-${sessionId}-${journeyId}-${moves}`;
 
 /**
+ * The timer a journey should have pending at `now`, from its state alone: an active journey's abandon timer at
+ * `abandonDueAt` (the later of its last step change and the customer's last activity), an abandoned one's expiry.
+ * Serves where no event was decided — a stale abandon timer (the customer was active since, so the journey is not
+ * abandoned yet, but must be later) and the start-up rebuild of timers a scheduler lost. Its id is the move's id
+ * when the due time is the move's own, else suffixed with the due time, so a timer still firing under the move's
+ * id is never deduplicated against it; duplicates are harmless (a timer in the wrong state is a no-op).
+ */
+export function pendingJourneyTimer(state: JourneyState, journey: Pick<JourneyDefinition, 'timeouts'>, now: number, lastActivityAt = 0): JourneyEffect | undefined {
+  if (state.status === 'Active') {
+    const due = abandonDueAt(state, journey, lastActivityAt);
+    const moveId = journeyTimerId('abandon', state.sessionId, state.journeyId, state.moves);
+    return { kind: 'Schedule', timer: 'abandon', sessionId: state.sessionId, journeyId: state.journeyId, jobId: due === abandonDueAt(state, journey) ? moveId : `${moveId}-at-${due}`, delayMs: Math.max(0, due - now) };
+  }
+  if (state.status === 'Abandoned') {
+    const due = (state.abandonedAt ?? state.lastTransitionAt) + journey.timeouts.expire_after_secs * 1000;
+    return { kind: 'Schedule', timer: 'expire', sessionId: state.sessionId, journeyId: state.journeyId, jobId: journeyTimerId('expire', state.sessionId, state.journeyId, state.moves), delayMs: Math.max(0, due - now) };
+  }
+  return undefined;
+}
+
+/**
  * Effects of events just decided against `before`: every activation or step change arms a fresh abandon timer
  * (deterministic id per move, so re-arming never collides with one already firing) and cancels the previous;
  * abandonment arms the expiry timer; completion and expiry cancel what is left.

@@ -6,6 +6,7 @@ import {
   foldJourney,
   initialJourneyState,
   pendingConditions,
+  pendingJourneyTimer,
   resumeConditions,
   type JourneyCommand,
   type JourneyEvent,
@@ -191,6 +192,17 @@ describe('journey state decider', () => {
       spec.given([activated(), gaveOrder, abandoned]).when({ type: 'Expire', journey, now: expiredAt }).then([expired]);
       expect(foldJourney([activated(), gaveOrder, abandoned, expired]).status).toBe('Expired');
       spec.given([activated(), gaveOrder, abandoned, expired]).when({ type: 'Activate', journey, sessionId: 's1', now: expiredAt + 1 }).then([activated(expiredAt + 1)]);
+    });
+
+    it('names the timer a journey should have pending (start-up rebuild, stale timers): the move\u2019s own id when due as armed', () => {
+      const active = foldJourney([activated(), gaveOrder]);
+      expect(pendingJourneyTimer(active, journey, t0 + 1_000)).toEqual({ kind: 'Schedule', timer: 'abandon', sessionId: 's1', journeyId: 'returns', jobId: 'journey-abandon-s1-returns-2', delayMs: abandonAfter });
+      // Activity after the move pushes the due time out, under another id (the move's may be firing right now).
+      expect(pendingJourneyTimer(active, journey, t0 + 1_000, t0 + 5_000)).toMatchObject({ jobId: `journey-abandon-s1-returns-2-at-${t0 + 5_000 + abandonAfter}`, delayMs: abandonAfter + 4_000 });
+      // Overdue: fires at once.
+      expect(pendingJourneyTimer(active, journey, t0 + 1_000 + abandonAfter + 99)).toMatchObject({ delayMs: 0 });
+      expect(pendingJourneyTimer(foldJourney([activated(), gaveOrder, abandoned]), journey, t0 + 1_000 + abandonAfter)).toEqual({ kind: 'Schedule', timer: 'expire', sessionId: 's1', journeyId: 'returns', jobId: 'journey-expire-s1-returns-2', delayMs: expireAfter });
+      expect(pendingJourneyTimer(initialJourneyState(), journey, t0)).toBeUndefined();
     });
 
     it('timers on a journey that is not in the right state do nothing', () => {

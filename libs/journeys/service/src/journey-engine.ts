@@ -7,6 +7,7 @@ import {
   foldJourney,
   JourneyDomainError,
   pendingConditions,
+  pendingJourneyTimer,
   resumeConditions,
   type JourneyCommand,
   type JourneyDefinition,
@@ -50,9 +51,16 @@ export class JourneyEngine {
         }
       };
       for (const command of this.commandsFor(journey, request, () => state)) run(command);
+      const effects = effectsOf(before, produced, journey);
+      // A stale abandon timer (the customer was active since it was armed) abandons nothing, but the journey must
+      // still be abandoned if the customer goes quiet now: re-arm it at the due time the activity moved it to.
+      if (request.timer?.journey_id === journey.id && request.timer.kind === 'abandon' && produced.length === 0) {
+        const rearm = pendingJourneyTimer(state, journey, request.now, request.last_activity_at);
+        if (rearm?.kind === 'Schedule' && rearm.timer === 'abandon') effects.push({ ...rearm, jobId: rearm.jobId.includes('-at-') ? rearm.jobId : `${rearm.jobId}-at-${request.now + rearm.delayMs}` });
+      }
       reply.events.push(...produced.map((event) => ({ journey_id: journey.id, event: { type: event.type, data: event.data as Record<string, unknown> } })));
       reply.effects.push(
-        ...effectsOf(before, produced, journey).map((e) => ({
+        ...effects.map((e) => ({
           kind: e.kind,
           timer: e.timer,
           session_id: e.sessionId,

@@ -144,6 +144,20 @@ describe('journey engine over the bus (in-process bus)', () => {
     expect(expired.states[0]!.status).toBe('Expired');
   });
 
+  it('a stale abandon timer (the customer was active since) re-arms the timer at the due time the activity set', async () => {
+    const s = session();
+    await s.turn({ now: t0, matched: ['returns'] });
+    // The customer talked at t0 + 300 s without moving the journey; the move's timer fires at t0 + 600 s.
+    const stale = await s.turn({ now: t0 + 600_000, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 });
+    expect(stale.events).toEqual([]);
+    expect(stale.effects).toEqual([{ kind: 'Schedule', timer: 'abandon', session_id: 's1', journey_id: 'returns', job_id: 'journey-abandon-s1-returns-1-at-1800000900000', delay_ms: 300_000 }]);
+    // The re-armed timer abandons the journey when it fires, if the customer stayed away.
+    const abandoned = await s.turn({ now: t0 + 900_000, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 });
+    expect(abandoned.states[0]).toMatchObject({ status: 'Abandoned' });
+    // A fired timer on a journey no longer active re-arms nothing.
+    expect((await s.turn({ now: t0 + 900_001, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 })).effects).toEqual([]);
+  });
+
   it('two journeys whose conditions overlap both activate; the first listed (highest priority) scopes matching, both advance', async () => {
     const booking: Definition = {
       id: 'booking',

@@ -2,3 +2,4 @@ export type { BackoffPolicy, JobContext, JobFailure, JobHandler, ScheduleRequest
 export { InvalidScheduleRequestError, NonRetryableJobError, SchedulerClosedError, SchedulingError } from './errors.js';
 export { BullMqScheduler, redisOptionsFromUrl, type BullMqSchedulerOptions } from './bullmq/bullmq-scheduler.js';
 export { InProcessScheduler, type InProcessSchedulerOptions } from './in-process/in-process-scheduler.js';
+export { BackgroundArming, armBackoffMs, type ArmingLog, type BackgroundArmingOptions } from './background-arming.js';

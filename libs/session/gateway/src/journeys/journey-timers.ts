@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { JOURNEYS_ADVANCE_SUBJECT, sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1 } from '@tenet/contracts';
-import type { EventStore } from '@tenet/event-store';
+import { JOURNEY_TRANSITION_EVENT_TYPE, JOURNEYS_ADVANCE_SUBJECT, sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1 } from '@tenet/contracts';
+import { atIdle, type EventStore } from '@tenet/event-store';
+import { foldJourney, pendingJourneyTimer, type JourneyEvent } from '@tenet/journeys-domain';
 import { requestWithinDeadline, type MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS, SCHEDULER } from '@tenet/platform-runtime';
-import type { Scheduler } from '@tenet/scheduling';
+import { BackgroundArming, armBackoffMs, type Scheduler } from '@tenet/scheduling';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
 import { journeyDefinition } from './journey-catalog.js';
@@ -23,10 +23,10 @@ type Effect = AdvanceJourneysReplyV1['effects'][number];
 
 /** Attempts of a background arming, 0.5 s apart doubling to 30 s; a journey whose timer is lost stays resumable. */
 const ARM_ATTEMPTS = 8;
+/** One attempt may wait this long on the scheduler's store before it counts as failed. */
+const ARM_ATTEMPT_TIMEOUT_MS = 5_000;
 /** How long a fired timer waits for the journey engine (retried on another replica within it). */
 const ENGINE_DEADLINE_MS = 30_000;
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * A journey that sees no customer activity is abandoned after its `abandon_after_secs`, and expires after its
@@ -39,8 +39,7 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 @Injectable()
 export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(JourneyTimers.name);
-  private readonly arming = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+  private readonly arming = new BackgroundArming({ attempts: ARM_ATTEMPTS, attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS, log: this.logger, whenLost: 'the journey stays resumable but is not abandoned on time' });
 
   constructor(
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
@@ -52,19 +51,59 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     await this.scheduler.process<JourneyTimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 2 });
+    // Idle lane, like the session timers' re-arm: it reads every journey record, so it must not delay requests.
+    this.arming.track(atIdle(() => this.rearmFromLog()));
+  }
+
+  /**
+   * Schedules the timer of every journey still active or abandoned again, as the log says it should be (issue 11:
+   * timers a Redis restart without persistence lost are rebuilt at start-up). Idempotent: the ids are the moves'
+   * own, which the scheduler deduplicates while pending, so every replica may run it at every start. Measured from
+   * the last step change (the customer's later activity is not read here): a timer that fires early finds the
+   * customer active since and is re-armed by the engine at the right time.
+   */
+  async rearmFromLog(now = Date.now()): Promise<number> {
+    const records = await this.store.readAll({ category: sessionStreamId(''), types: [JOURNEY_TRANSITION_EVENT_TYPE] });
+    const byStream = new Map<string, typeof records>();
+    for (const record of records) {
+      const list = byStream.get(record.streamId);
+      if (list) list.push(record);
+      else byStream.set(record.streamId, [record]);
+    }
+    const definitions = new Map<string, Awaited<ReturnType<JourneysRepository['get']>>>();
+    const effects: Effect[] = [];
+    for (const streamRecords of byStream.values()) {
+      for (const [journeyId, recorded] of Object.entries(recordedJourneys(streamRecords))) {
+        if (!definitions.has(journeyId)) definitions.set(journeyId, await this.journeys.get(journeyId));
+        const journey = definitions.get(journeyId);
+        const timer = journey ? pendingJourneyTimer(foldJourney(recorded as JourneyEvent[]), journeyDefinition(journey), now) : undefined;
+        if (timer?.kind === 'Schedule') effects.push({ kind: 'Schedule', timer: timer.timer, session_id: timer.sessionId, journey_id: timer.journeyId, job_id: timer.jobId, delay_ms: timer.delayMs });
+      }
+    }
+    let next = 0;
+    for (let attempt = 0; next < effects.length && !this.arming.signal.aborted; attempt++) {
+      try {
+        // One timer per attempt: a Redis outage resumes from the timer that failed, however long it lasts.
+        for (; next < effects.length && !this.arming.signal.aborted; next++) {
+          const effect = effects[next] as Effect;
+          await this.arming.attempt(() => this.apply([effect]));
+        }
+      } catch (error) {
+        this.logger.warn(`re-arming journey timers from the event log paused at ${next}/${effects.length} (${error instanceof Error ? error.message : String(error)}); retrying`);
+        await this.arming.pause(armBackoffMs(Math.min(attempt, 6)));
+      }
+    }
+    if (effects.length > 0) this.logger.log(`re-armed ${next} of ${effects.length} journey timer(s) from the event log`);
+    return next;
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping.abort();
-    await Promise.allSettled([...this.arming]);
+    await this.arming.stop();
   }
 
   /** Schedules and cancels in the background (retried with backoff): a turn never waits on Redis. */
   armSoon(effects: readonly Effect[]): void {
-    if (effects.length === 0) return;
-    const task = this.armWithRetries(effects).catch((error: unknown) => this.logger.error(`journey timers not armed: ${describe(error)}`));
-    this.arming.add(task);
-    void task.finally(() => this.arming.delete(task));
+    if (effects.length > 0) this.arming.armSoon(`session ${effects[0]?.session_id ?? ''}: journey`, () => this.apply(effects));
   }
 
   /** Applies the effects now (tests, and the timer handler itself). */
@@ -74,18 +113,6 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
       else {
         const data: JourneyTimerJob = { sessionId: effect.session_id, journeyId: effect.journey_id, timer: effect.timer };
         await this.scheduler.schedule({ queue: QUEUE, jobId: effect.job_id, data, delayMs: effect.delay_ms ?? 0, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
-      }
-    }
-  }
-
-  private async armWithRetries(effects: readonly Effect[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.apply(effects);
-        return;
-      } catch (error) {
-        if (this.stopping.signal.aborted || attempt + 1 >= ARM_ATTEMPTS) throw error;
-        await sleep(Math.min(30_000, 500 * 2 ** attempt), undefined, { signal: this.stopping.signal }).catch(() => undefined);
       }
     }
   }

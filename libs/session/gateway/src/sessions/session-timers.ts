@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { atIdle } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
-import type { Scheduler } from '@tenet/scheduling';
+import { BackgroundArming, armBackoffMs, type Scheduler } from '@tenet/scheduling';
 import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { SessionsRepository } from './sessions.repository.js';
 
@@ -20,7 +19,6 @@ const ARM_ATTEMPT_TIMEOUT_MS = 5_000;
 const ARM_ATTEMPTS = 10;
 /** The start-up re-arm gives the event loop back after this many sessions. */
 const REARM_YIELD_EVERY = 25;
-const armBackoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** attempt);
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -37,9 +35,8 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 @Injectable()
 export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SessionTimers.name);
-  private readonly arming = new Set<Promise<void>>();
-  /** Aborted at shutdown: background arming stops retrying (start-up rebuilds what is left). */
-  private readonly stopping = new AbortController();
+  /** Stopped at shutdown: background arming stops retrying (start-up rebuilds what is left). */
+  private readonly arming = new BackgroundArming({ attempts: ARM_ATTEMPTS, attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS, log: this.logger, whenLost: 'the next start-up re-arms them from the event log' });
 
   constructor(
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
@@ -50,13 +47,12 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     await this.scheduler.process<TimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 4 });
     // Idle lane: the re-arm folds every live session (it grows with the log) and must not hold up requests or the
     // first turns after a restart (EventLoopSlices); the timers it arms fire in that lane too.
-    this.track(atIdle(() => this.rearmFromLog()));
+    this.arming.track(atIdle(() => this.rearmFromLog()));
   }
 
   /** Stops retrying background arming (start-up rebuilds what is left) and waits for attempts under way. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping.abort();
-    await Promise.allSettled([...this.arming]);
+    await this.arming.stop();
   }
 
   /** `before` is the lifecycle state the events were decided against. Waits for the scheduler. */
@@ -67,7 +63,7 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
   /** Like `dispatch`, but in the background with bounded retries: for request paths, which must not wait on Redis. */
   armSoon(before: SessionState, events: SessionEvent[]): void {
     const effects = effectsOf(before, events);
-    if (effects.length > 0) this.track(this.applyWithRetries(effects, effects[0]?.sessionId ?? ''));
+    if (effects.length > 0) this.arming.armSoon(`session ${effects[0]?.sessionId ?? ''}`, () => this.apply(effects));
   }
 
   /** Customer activity: back to Active (in the log) and the idle timer re-armed in the background. */
@@ -93,32 +89,22 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
   async rearmFromLog(now = Date.now()): Promise<number> {
     const due = (await this.sessions.list()).map((record) => ({ sessionId: record.view.id, effects: pendingTimers(record.lifecycle, now) })).filter((s) => s.effects.length > 0);
     let next = 0;
-    for (let attempt = 0; next < due.length && !this.stopping.signal.aborted; attempt++) {
+    for (let attempt = 0; next < due.length && !this.arming.signal.aborted; attempt++) {
       try {
-        for (; next < due.length && !this.stopping.signal.aborted; next++) {
+        for (; next < due.length && !this.arming.signal.aborted; next++) {
           // Arming is CPU work between store calls: give the loop back every few sessions.
           if (next % REARM_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-          await this.attempt((due[next] as (typeof due)[number]).effects);
+          const { effects } = due[next] as (typeof due)[number];
+          await this.arming.attempt(() => this.apply(effects));
         }
       } catch (error) {
         // The store is down: wait and go on from the session that failed, however long the outage lasts.
         this.logger.warn(`re-arming timers from the event log paused at ${next}/${due.length} (${describe(error)}); retrying`);
-        await this.pause(armBackoffMs(Math.min(attempt, 6)));
+        await this.arming.pause(armBackoffMs(Math.min(attempt, 6)));
       }
     }
     if (due.length > 0) this.logger.log(`re-armed the timers of ${next} of ${due.length} live session(s) from the event log`);
     return next;
-  }
-
-  /** One try at applying effects, failing after ARM_ATTEMPT_TIMEOUT_MS (a scheduler queueing commands for a dead Redis). */
-  private async attempt(effects: SessionEffect[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the scheduler did not answer within ${ARM_ATTEMPT_TIMEOUT_MS} ms`)), ARM_ATTEMPT_TIMEOUT_MS)));
-    try {
-      await Promise.race([this.apply(effects), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private async apply(effects: SessionEffect[]): Promise<void> {
@@ -129,36 +115,6 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
         await this.scheduler.schedule({ queue: QUEUE, jobId: effect.jobId, data, delayMs: effect.delayMs, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
       }
     }
-  }
-
-  private async applyWithRetries(effects: SessionEffect[], sessionId: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.attempt(effects);
-        if (attempt > 0) this.logger.log(`session ${sessionId}: timers armed after ${attempt + 1} attempts`);
-        return;
-      } catch (error) {
-        if (this.stopping.signal.aborted || attempt + 1 >= ARM_ATTEMPTS) {
-          this.logger.error(`session ${sessionId}: timers not armed (${describe(error)}); the next start-up re-arms them from the event log`);
-          return;
-        }
-        if (attempt === 0) this.logger.warn(`session ${sessionId}: arming timers failed (${describe(error)}); retrying in the background`);
-        await this.pause(armBackoffMs(attempt));
-      }
-    }
-  }
-
-  private pause(ms: number): Promise<void> {
-    return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
-  }
-
-  private track(task: Promise<unknown>): void {
-    const tracked = task.then(
-      () => undefined,
-      (error: unknown) => this.logger.error(`arming timers failed: ${describe(error)}`),
-    );
-    this.arming.add(tracked);
-    void tracked.finally(() => this.arming.delete(tracked));
   }
 
   private async fire(job: TimerJob): Promise<void> {
