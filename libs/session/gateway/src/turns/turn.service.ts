@@ -490,8 +490,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
 
   /** A newer customer message supersedes the turn (Parlant's behaviour), whichever gateway received it. */
   private async supersededAfter(sessionId: string, offset: number): Promise<boolean> {
-    const later = await this.store.readStream(sessionStreamId(sessionId), { fromOffset: offset + 1 });
-    return later.some((event) => event.type === 'message' && (event.data as SessionEventData).source === 'customer');
+    // Run on every append to the session while a turn runs: only messages are read (the store drops the rest unparsed).
+    const later = await this.store.readStream(sessionStreamId(sessionId), { fromOffset: offset + 1, types: ['message'] });
+    return later.some((event) => (event.data as SessionEventData).source === 'customer');
   }
 }
 
