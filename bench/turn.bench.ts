@@ -3,6 +3,9 @@
  * measured in the same run.
  *
  *   npm run bench:turn        (the distributed half needs NATS on NATS_URL and Redis on REDIS_URL)
+ *   BENCH_MODES=load npm run bench:turn                       the event loop under a 50-session load only
+ *   BENCH_MODES=load taskset -c 0,1 npm run bench:turn        the same on two given cores (note the load average
+ *                                                             the output prints: other jobs on those cores count)
  *
  * A turn is what a Parlant client sees: POST the customer message to /sessions/{id}/events, then long-poll
  * GET /sessions/{id}/events?min_offset=…&kinds=status&wait_for_data=30 until a response carries `ready`;
@@ -31,7 +34,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -57,6 +60,9 @@ const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 50);
 const LONG_SESSION = Number(process.env['BENCH_LONG_SESSION'] ?? 200);
 /** Load mode: the /healthz prober's pause between probes. */
 const PROBE_MS = Number(process.env['BENCH_PROBE_MS'] ?? 20);
+/** Load mode's idle floor, before each round of the shipped host: sequential /healthz probes, and turns of one session. */
+const IDLE_PROBES = Number(process.env['BENCH_IDLE_PROBES'] ?? 50);
+const IDLE_TURNS = Number(process.env['BENCH_IDLE_TURNS'] ?? 10);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -490,8 +496,18 @@ interface LoadStats {
   turns_per_s: number;
 }
 
+/** The same host idle, measured between its load rounds: what /healthz and the accepting POST cost with nothing else running. */
+interface IdleFloor {
+  healthz: { n: number; p50: number; p99: number; max: number };
+  accept_post: { n: number; p50: number; p99: number; max: number };
+}
+
 interface LoadResult {
   sessions: number;
+  /** Load average (1 min) of the machine when the load section started and ended, and the cores this process may use. */
+  machine: { loadavg_start: number; loadavg_end: number; cores: number };
+  /** The shipped host idle, measured before each of its rounds (same run, same process). */
+  idle: IdleFloor;
   /** The store's event-loop slices off (every SQLite call at once, as before issue 11 item 16): the same-run reference. */
   unsliced: LoadStats;
   /** As shipped: SQLite calls in 4 ms slices, turns and the relay in the background lane. */
@@ -523,11 +539,28 @@ async function probedRound(url: string, tenet: TenetClient, healthz: number[]): 
 }
 
 /**
+ * The floor of the load mode: the same host with nothing else running — BENCH_IDLE_PROBES sequential /healthz, then
+ * one session doing BENCH_IDLE_TURNS turns one after another (each POST measured as in the load).
+ */
+async function idleRound(url: string, tenet: TenetClient, healthz: number[], posts: number[]): Promise<void> {
+  for (let i = 0; i < IDLE_PROBES; i++) {
+    const started = performance.now();
+    await http('GET', `${url}/healthz`);
+    healthz.push(performance.now() - started);
+  }
+  const session = await tenet.newSession();
+  const before = tenet.postTimes.length;
+  for (let i = 0; i < IDLE_TURNS; i++) await tenet.turn(session);
+  posts.push(...tenet.postTimes.splice(before));
+}
+
+/**
  * The event loop under load, as `npm start` runs: the all-in-one host in its own process (bench/turn-process.ts
  * all-in-one: embedded mode, zero-latency provider), BENCH_SESSIONS sessions at once doing their turns from this
  * process, while a prober here GETs /healthz every BENCH_PROBE_MS (20 ms) over the same keep-alive client. Reports
  * /healthz latency and the accepting POST's latency (customer message stored → 201) over the timed rounds. Two
- * hosts, one with the store's event-loop slices off (the reference) and one as shipped, alternate round by round.
+ * hosts, one with the store's event-loop slices off (the reference) and one as shipped, alternate round by round;
+ * before each round of the shipped host, its idle floor (idleRound: /healthz and POST with nothing else running).
  * BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles both hosts.
  */
 async function underLoad(): Promise<LoadResult> {
@@ -539,11 +572,15 @@ async function underLoad(): Promise<LoadResult> {
     const clients = urls.map((url) => new TenetClient(url));
     for (const client of clients) await client.createAgent();
     log(`load: all-in-one hosts in their own processes (slices off / on, alternating), ${SESSIONS} sessions at once, /healthz probed every ${PROBE_MS} ms`);
+    const loadavgStart = loadavg()[0]!;
     for (const client of clients) await round(client, SESSIONS, 1); // warm-up
     const healthz: number[][] = [[], []];
     const rounds: RoundResult[][] = [[], []];
+    const idleHealthz: number[] = [];
+    const idlePosts: number[] = [];
     for (const client of clients) client.postTimes = [];
     for (let r = 0; r < ROUNDS; r++) {
+      await idleRound(urls[1]!, clients[1]!, idleHealthz, idlePosts);
       for (const i of [0, 1]) rounds[i]!.push(await probedRound(urls[i]!, clients[i]!, healthz[i]!));
     }
     const stats = (i: number): LoadStats => {
@@ -556,7 +593,14 @@ async function underLoad(): Promise<LoadResult> {
         turns_per_s: median(rounds[i]!.map((r) => r.turnsPerSecond)),
       };
     };
-    const result: LoadResult = { sessions: SESSIONS, unsliced: stats(0), sliced: stats(1) };
+    const result: LoadResult = {
+      sessions: SESSIONS,
+      machine: { loadavg_start: loadavgStart, loadavg_end: loadavg()[0]!, cores: availableParallelism() },
+      idle: { healthz: summary(idleHealthz), accept_post: summary(idlePosts) },
+      unsliced: stats(0),
+      sliced: stats(1),
+    };
+    log(`  idle floor (as shipped, nothing else running): /healthz p50 ${result.idle.healthz.p50.toFixed(2)} p99 ${result.idle.healthz.p99.toFixed(2)} ms | accept POST p50 ${result.idle.accept_post.p50.toFixed(2)} p99 ${result.idle.accept_post.p99.toFixed(2)} ms`);
     for (const [label, s] of [['slices off', result.unsliced], ['as shipped', result.sliced]] as const) {
       log(
         `  load (${label}): /healthz p50 ${s.healthz.p50.toFixed(2)} p99 ${s.healthz.p99.toFixed(2)} max ${s.healthz.max.toFixed(2)} ms (${s.healthz.n} probes) | ` +
@@ -604,9 +648,18 @@ if (local) {
   process.stdout.write(`All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`);
 }
 if (load) {
-  process.stdout.write(`\nUnder load: all-in-one host in its own process, ${load.sessions} sessions at once, /healthz probed every ${PROBE_MS} ms (targets: /healthz p99 <= 50 ms, accept POST p99 <= 100 ms)\n\n`);
+  const { machine } = load;
+  process.stdout.write(
+    `\nUnder load: all-in-one host in its own process, ${load.sessions} sessions at once, /healthz probed every ${PROBE_MS} ms (targets: /healthz p99 <= 50 ms, accept POST p99 <= 100 ms). ` +
+      `Machine: ${machine.cores} cores for this process, load average ${machine.loadavg_start.toFixed(2)} at the start, ${machine.loadavg_end.toFixed(2)} at the end ` +
+      `(the bench itself keeps ~2 busy; more means other jobs share the cores).\n\n`,
+  );
   process.stdout.write('| host | /healthz p50 / p99 / max (ms) | accept POST p50 / p99 / max (ms) | turn p50 / p99 (ms) | turns/s | turns |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
-  for (const [label, s] of [['slices off (same-run reference)', load.unsliced], ['as shipped', load.sliced]] as const) {
+  process.stdout.write(
+    `| as shipped, idle (floor: ${load.idle.healthz.n} probes, ${load.idle.accept_post.n} turns of one session) | ${ms(load.idle.healthz.p50)} / ${ms(load.idle.healthz.p99)} / ${ms(load.idle.healthz.max)} | ` +
+      `${ms(load.idle.accept_post.p50)} / ${ms(load.idle.accept_post.p99)} / ${ms(load.idle.accept_post.max)} | | | |\n`,
+  );
+  for (const [label, s] of [['slices off, under load (same-run reference)', load.unsliced], ['as shipped, under load', load.sliced]] as const) {
     process.stdout.write(
       `| ${label} | ${ms(s.healthz.p50)} / ${ms(s.healthz.p99)} / ${ms(s.healthz.max)} | ${ms(s.accept_post.p50)} / ${ms(s.accept_post.p99)} / ${ms(s.accept_post.max)} | ${ms(s.turn.p50)} / ${ms(s.turn.p99)} | ${Math.round(s.turns_per_s)} | ${s.turns} |\n`,
     );

@@ -4,12 +4,13 @@ import { EventLoopSlices } from './event-loop-slices.js';
 async function gated(slices: EventLoopSlices, ms: number, log: string[], label: string): Promise<void> {
   const turn = slices.enter();
   if (turn) await turn;
+  const started = performance.now();
   try {
-    const until = performance.now() + ms;
+    const until = started + ms;
     while (performance.now() < until);
     log.push(label);
   } finally {
-    slices.leave();
+    slices.leave(performance.now() - started);
   }
 }
 
@@ -44,6 +45,29 @@ describe('EventLoopSlices', () => {
     await Promise.all([...background, request]);
     expect(log.indexOf('request')).toBeLessThan(5);
     expect(log.filter((entry) => entry.startsWith('turn'))).toEqual(Array.from({ length: 20 }, (_, i) => `turn${i}`));
+  });
+
+  it('runs a request call at once after background work used up the slice; the next background call waits', async () => {
+    const slices = new EventLoopSlices(2);
+    const log: string[] = [];
+    await slices.inBackground(() => gated(slices, 5, log, 'turn')); // a turn's long store call fills the slice
+    const waited = slices.waited;
+    const request = gated(slices, 0, log, 'request');
+    expect(slices.waited).toBe(waited); // a POST's store call is not made to wait for the turns' share of the loop
+    const turn = slices.inBackground(() => gated(slices, 0, log, 'turn2'));
+    expect(slices.waited).toBe(waited + 1);
+    await Promise.all([request, turn]);
+    expect(log).toEqual(['turn', 'request', 'turn2']);
+  });
+
+  it('slices a burst of request calls by the requests\' own work, serving I/O in between', async () => {
+    const slices = new EventLoopSlices(2);
+    const log: string[] = [];
+    const calls = Array.from({ length: 20 }, (_, i) => gated(slices, 1, log, `request${i}`));
+    setImmediate(() => log.push('io'));
+    await Promise.all(calls);
+    expect(log.indexOf('io')).toBeGreaterThan(0);
+    expect(log.indexOf('io')).toBeLessThan(6);
   });
 
   it('never makes a call wait when slicing is off (Infinity)', async () => {

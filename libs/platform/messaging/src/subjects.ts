@@ -1,6 +1,8 @@
 /** NATS subject matching: `*` matches exactly one token, `>` (last) matches one or more tokens. */
 export function subjectMatches(pattern: string, subject: string): boolean {
   if (pattern === subject) return true;
+  // A pattern without wildcards matches only itself (most listeners: one session's wake-up), without splitting.
+  if (!pattern.includes('*') && !pattern.includes('>')) return false;
   const p = pattern.split('.');
   const s = subject.split('.');
   for (let i = 0; i < p.length; i++) {

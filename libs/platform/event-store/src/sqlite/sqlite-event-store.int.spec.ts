@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { eventStoreConformance } from '../testing/index.js';
 import { ConcurrencyError } from '../errors.js';
+import { EventLoopSlices } from '../event-loop-slices.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
 
 // Two handles are two SqliteEventStore instances (two connections) on the same file.
@@ -190,6 +191,32 @@ describe('SqliteEventStore group commit', () => {
     await appended;
     store = SqliteEventStore.open({ dataDir: dir });
     expect(await store.streamVersion('g-c')).toBe(0);
+  });
+
+  it("commits a request's append at once even when it joins a group a background caller's slice holds back", async () => {
+    const slices = new EventLoopSlices(1);
+    const sliced = SqliteEventStore.open({ file: join(dir, 'sliced.sqlite'), slices });
+    try {
+      await sliced.streamVersion('warm-up');
+      // A turn's long synchronous store work fills the loop's slice; its next append must wait for the loop.
+      slices.inBackground(() => {
+        expect(slices.enter()).toBeUndefined();
+        const until = performance.now() + 5;
+        while (performance.now() < until);
+        slices.leave(5);
+      });
+      let loopTurned = false;
+      setImmediate(() => (loopTurned = true));
+      const background = slices.inBackground(() => sliced.append('turn-1', [{ type: 'A', data: {} }]));
+      // A customer's POST appends while the turn's commit waits: it joins the group, and must not wait with it.
+      const request = await sliced.append('session-1', [{ type: 'B', data: {} }]);
+      expect(loopTurned).toBe(false);
+      expect(request.nextExpectedVersion).toBe(0);
+      expect((await background).nextExpectedVersion).toBe(0); // committed in the same group
+      expect(sliced.commits).toEqual({ transactions: 1, appends: 2 });
+    } finally {
+      await sliced.close();
+    }
   });
 
   it('runs one transaction per call when group commit is off', async () => {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
 import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
-import { eventLoopSlices, type EventLoopSlices } from '../event-loop-slices.js';
+import { currentLane, eventLoopSlices, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -44,6 +44,9 @@ interface PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
+
+/** Lower is more urgent (EventLoopSlices' lanes). */
+const URGENCY: Record<SliceLane, number> = { foreground: 0, background: 1, idle: 2 };
 
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
 
@@ -112,6 +115,8 @@ export class SqliteEventStore implements EventStore {
   private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
   /** Appends waiting for the next group commit (see `groupCommit`). */
   private pending: PendingAppend[] = [];
+  /** The most urgent lane a commit of the pending group is scheduled in. */
+  private commitLane: SliceLane = 'idle';
   /** Transactions committed and appends they carried (diagnostics, tests). */
   readonly commits = { transactions: 0, appends: 0 };
 
@@ -194,8 +199,15 @@ export class SqliteEventStore implements EventStore {
     if (!this.groupCommit) return this.inSlice(() => this.commitOne(streamId, prepared, expected));
     return new Promise<AppendResult>((resolve, reject) => {
       this.pending.push({ streamId, events: prepared, expected, resolve, reject });
-      // The first append of a group schedules its commit; the ones called before that commit runs join it.
-      if (this.pending.length === 1) queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
+      // The first append of a group schedules its commit; the ones called before that commit runs join it. The
+      // commit waits in its scheduler's lane (EventLoopSlices): a request joining a group a turn scheduled
+      // schedules the commit again in its own lane, so it never waits behind background work (whichever runs
+      // first commits the group; the other finds nothing pending).
+      const lane = currentLane();
+      if (this.pending.length === 1 || URGENCY[lane] < URGENCY[this.commitLane]) {
+        this.commitLane = lane;
+        queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
+      }
     });
   }
 
@@ -299,11 +311,12 @@ export class SqliteEventStore implements EventStore {
   private async inSlice<T>(work: () => T): Promise<T> {
     const turn = this.slices?.enter();
     if (turn) await turn;
+    const started = performance.now();
     try {
       this.assertOpen();
       return work();
     } finally {
-      this.slices?.leave();
+      this.slices?.leave(performance.now() - started);
     }
   }
 

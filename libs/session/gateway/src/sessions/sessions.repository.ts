@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, type SessionModeChangedData } from '@tenet/contracts';
-import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
+import { ConcurrencyError, inLane, type EventStore, type StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
@@ -155,11 +155,15 @@ export class SessionsRepository {
    *
    * Changes of one session are serialized within this process (a busy session — many events a second — would
    * otherwise race itself), and a conflict with another process is retried after a short random pause, so two
-   * gateways writing one session converge instead of exhausting their attempts against each other.
+   * gateways writing one session converge instead of exhausting their attempts against each other. Changes run
+   * in the request lane of the event-loop slices (EventLoopSlices), whoever calls: requests wait for them.
    */
   async change<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
     const previous = this.changing.get(id) ?? Promise.resolve();
-    const run = previous.then(() => this.changeNow(id, decideChange));
+    // Request lane whoever calls (a priority ceiling): the next customer POST's activity waits behind the turn's
+    // own change (AwaitingInput, right after `ready`); run in the turn's background lane, that change queued
+    // behind every other turn's store calls and held the POST (~60 ms of its ~85 ms under 50 sessions).
+    const run = inLane('foreground', () => previous.then(() => this.changeNow(id, decideChange)));
     const tail = run.then(
       () => undefined,
       () => undefined,
