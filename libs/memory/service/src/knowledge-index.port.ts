@@ -1,11 +1,14 @@
 import type { KnowledgeChunk, SourceFormat } from '@tenet/memory-domain';
 
+/** How a source was uploaded: the chunker's formats, or a PDF (read into Markdown first). */
+export type KnowledgeFormat = SourceFormat | 'pdf';
+
 /** A knowledge source as ingested: what it is, where it came from, which agents may retrieve from it. */
 export interface KnowledgeSource {
   sourceId: string;
   title: string;
   url?: string;
-  format: SourceFormat;
+  format: KnowledgeFormat;
   /** Agents that may retrieve from this source; empty means every agent. */
   agentIds: string[];
   /** Hash of the content: re-ingesting unchanged content is a no-op. */

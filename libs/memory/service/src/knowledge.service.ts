@@ -1,14 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { chunkSource, MemoryDomainError, type SourceFormat } from '@tenet/memory-domain';
+import { chunkSource, MemoryDomainError } from '@tenet/memory-domain';
 import type { EmbeddingProvider } from '@tenet/llm';
-import type { ChunkHit, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
+import type { ChunkHit, KnowledgeFormat, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
+import { pdfBytes, pdfToMarkdown } from './pdf-source.js';
 
 export interface IngestSource {
   /** Given: re-ingest (replace) that source. Omitted: a new source with a generated id. */
   sourceId?: string;
   title: string;
   url?: string;
-  format: SourceFormat;
+  format: KnowledgeFormat;
+  /** The text; for `pdf`, the file in base64 (read into Markdown, headings from font sizes, else by page). */
   content: string;
   agentIds?: string[];
 }
@@ -83,7 +85,8 @@ export class KnowledgeService {
       existing.url === input.url &&
       JSON.stringify(existing.agentIds) === JSON.stringify(agentIds);
     if (unchanged) return existing;
-    const chunks = chunkSource({ sourceId, title: input.title, format: input.format, content: input.content }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
+    const text = input.format === 'pdf' ? { format: 'markdown' as const, content: await pdfToMarkdown(pdfBytes(input.content)) } : { format: input.format, content: input.content };
+    const chunks = chunkSource({ sourceId, title: input.title, ...text }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
     // Embed before touching the index: a failed embedding leaves the previous version searchable.
     const { vectors } = await this.embeddings.embed(
       chunks.map((c) => `${c.heading}\n${c.text}`),
