@@ -14,24 +14,30 @@ import { SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 
 const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
 
-async function openKnowledgeIndex(config: PlatformConfig): Promise<KnowledgeIndex> {
-  if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
-    const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
-    return MongoKnowledgeIndex.connect({ uri: config.mongoUrl, dbName });
-  }
-  return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
+/**
+ * `TENET_KNOWLEDGE_INDEX`: `sqlite` (default; `knowledge.sqlite` in the data dir) or `mongodb` — Atlas Vector
+ * Search in the event log's database (`MONGO_URL`, distributed mode). Not automatic with MONGO_URL: a plain
+ * MongoDB replica set holds the event log fine but has no `$vectorSearch`.
+ */
+export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.ProcessEnv = process.env): Promise<KnowledgeIndex> {
+  const kind = env['TENET_KNOWLEDGE_INDEX'] ?? 'sqlite';
+  if (kind === 'sqlite') return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
+  if (kind !== 'mongodb') throw new Error(`TENET_KNOWLEDGE_INDEX must be one of: sqlite, mongodb (got "${kind}")`);
+  if (config.mode !== 'distributed' || config.mongoUrl === undefined) throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
+  const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
+  return MongoKnowledgeIndex.connect({ uri: config.mongoUrl, dbName });
 }
 
 /**
  * The memory and knowledge service: REST (knowledge sources and search, customer facts) and the per-turn
  * `tenet.rpc.v1.memory.recall` (queue group `memory-store`, answered once a TenetTransport is connected). Needs
- * PlatformModule (event log, data dir). The knowledge index is MongoDB (Atlas Vector Search) where the event log
- * is (distributed mode with MONGO_URL), else the embedded SQLite adapter in `dataDir` (ADR 0016).
+ * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir`, or
+ * MongoDB Atlas Vector Search with `TENET_KNOWLEDGE_INDEX=mongodb` (ADR 0016).
  */
 @Module({
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
-    { provide: KNOWLEDGE_INDEX, useFactory: openKnowledgeIndex, inject: [PLATFORM_CONFIG] },
+    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => openKnowledgeIndex(config), inject: [PLATFORM_CONFIG] },
     { provide: KnowledgeService, useFactory: (index: KnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],
