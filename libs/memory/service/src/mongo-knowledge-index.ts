@@ -68,7 +68,12 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       await index.chunks.createIndex({ sourceId: 1, ordinal: 1 });
       await index.chunks.createIndex({ body: 'text' }, { name: TEXT_INDEX, default_language: 'english' });
       await index.sources.createIndex({ ingestedAt: 1, _id: 1 });
-      for (const found of await index.chunks.listSearchIndexes().toArray()) {
+      // Before the first ingest the collection does not exist, and neither do its search indexes.
+      const existing = await index.chunks
+        .listSearchIndexes()
+        .toArray()
+        .catch(() => []);
+      for (const found of existing) {
         const match = /^knowledge_vectors_(\d+)$/.exec(String(found['name']));
         if (match) index.vectorIndexes.add(Number(match[1]));
       }
@@ -192,7 +197,8 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
             filter: { embeddingModel: { $eq: query.embeddingModel }, ...this.scopeFilter(query.agentId) },
           },
         },
-        { $project: { body: 0, [vectorPath(dims)]: 0, score: { $meta: 'vectorSearchScore' } } },
+        { $addFields: { score: { $meta: 'vectorSearchScore' } } },
+        { $project: { body: 0, [vectorPath(dims)]: 0 } },
       ])
       .toArray();
     // Atlas scores cosine as (1 + cos) / 2.
