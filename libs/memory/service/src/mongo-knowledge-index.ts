@@ -33,6 +33,7 @@ interface ChunkDocument {
 
 const EVERY_AGENT = '*';
 const TEXT_INDEX = 'knowledge_text';
+const RELIST_MS = 10_000;
 const vectorIndexName = (dims: number): string => `knowledge_vectors_${dims}`;
 const vectorPath = (dims: number): `v${number}` => `v${dims}`;
 const isZero = (vector: readonly number[]): boolean => vector.every((x) => x === 0);
@@ -52,6 +53,7 @@ const toSource = (doc: SourceDocument): KnowledgeSource => {
  */
 export class MongoKnowledgeIndex implements KnowledgeIndex {
   private readonly vectorIndexes = new Set<number>();
+  private listedAt = 0;
 
   private constructor(
     private readonly client: mongo.MongoClient,
@@ -68,19 +70,33 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       await index.chunks.createIndex({ sourceId: 1, ordinal: 1 });
       await index.chunks.createIndex({ body: 'text' }, { name: TEXT_INDEX, default_language: 'english' });
       await index.sources.createIndex({ ingestedAt: 1, _id: 1 });
-      // Before the first ingest the collection does not exist, and neither do its search indexes.
-      const existing = await index.chunks
-        .listSearchIndexes()
-        .toArray()
-        .catch(() => []);
-      for (const found of existing) {
-        const match = /^knowledge_vectors_(\d+)$/.exec(String(found['name']));
-        if (match) index.vectorIndexes.add(Number(match[1]));
-      }
+      await index.listVectorIndexes();
+      index.listedAt = Date.now();
       return index;
     } catch (error) {
       await client.close();
       throw error;
+    }
+  }
+
+  /** Whether a vector index of this size exists — also one another replica created since (re-listed at most every 10 s). */
+  private async hasVectorIndex(dims: number): Promise<boolean> {
+    if (this.vectorIndexes.has(dims)) return true;
+    if (Date.now() - this.listedAt < RELIST_MS) return false;
+    this.listedAt = Date.now();
+    await this.listVectorIndexes();
+    return this.vectorIndexes.has(dims);
+  }
+
+  private async listVectorIndexes(): Promise<void> {
+    // Before the first ingest the collection may not exist, and neither do its search indexes.
+    const existing = await this.chunks
+      .listSearchIndexes()
+      .toArray()
+      .catch(() => []);
+    for (const found of existing) {
+      const match = /^knowledge_vectors_(\d+)$/.exec(String(found['name']));
+      if (match) this.vectorIndexes.add(Number(match[1]));
     }
   }
 
@@ -184,7 +200,7 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
 
   async nearest(query: NearestQuery): Promise<ChunkHit[]> {
     const dims = query.vector.length;
-    if (dims === 0 || isZero(query.vector) || !this.vectorIndexes.has(dims) || query.k < 1) return [];
+    if (dims === 0 || isZero(query.vector) || query.k < 1 || !(await this.hasVectorIndex(dims))) return [];
     const docs = await this.chunks
       .aggregate<ChunkDocument & { score: number }>([
         {

@@ -65,3 +65,21 @@ describe('SqliteKnowledgeIndex migration', () => {
     }
   });
 });
+
+describe('SqliteKnowledgeIndex shared by two processes', () => {
+  it('searches vectors of a size the other one stored first, after both opened the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-shared-'));
+    dirs.push(dir);
+    const writer = new SqliteKnowledgeIndex({ dataDir: dir });
+    const reader = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      const source = { sourceId: 's1', title: 'S1', format: 'text' as const, agentIds: [], contentHash: 'h', chunkCount: 1, embeddingModel: 'm/x/5', ingestedAt: '2026-11-26T00:00:00.000Z' };
+      await writer.replaceSource(source, [{ chunkId: 's1:0', sourceId: 's1', ordinal: 0, heading: 'S1', text: 'shared words', vector: [1, 0, 0, 0, 0] }]);
+      expect((await reader.nearest({ vector: [1, 0, 0, 0, 0], embeddingModel: 'm/x/5', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['s1:0']);
+      expect((await reader.lexical({ text: 'shared', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['s1:0']);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+});

@@ -141,6 +141,12 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
+  /** Whether vectors of this size were ever stored — also by another process on the same file since this one opened it. */
+  private hasVecTable(dims: number): boolean {
+    if (!this.vecTables.has(dims) && this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(vecTable(dims))) this.vecTables.add(dims);
+    return this.vecTables.has(dims);
+  }
+
   private ensureVecTable(dims: number): void {
     if (this.vecTables.has(dims)) return;
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dims)} USING vec0(scope TEXT PARTITION KEY, embedding float[${dims}] distance_metric=cosine)`);
@@ -232,7 +238,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   async nearest(query: NearestQuery): Promise<ChunkHit[]> {
     const dims = query.vector.length;
-    if (dims === 0 || isZero(query.vector) || !this.vecTables.has(dims) || query.k < 1) return [];
+    if (dims === 0 || isZero(query.vector) || !this.hasVecTable(dims) || query.k < 1) return [];
     // The partitions to scan: this agent's and the every-agent one; without an agent, every tag's.
     const agents =
       query.agentId !== undefined
