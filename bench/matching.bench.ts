@@ -34,9 +34,12 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import type { ComposeReplyRequestV1, ExtractContextRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import { InMemoryEventStore } from '@tenet/event-store';
+import { CustomerMemoryStore, KnowledgeService, recall, SqliteKnowledgeIndex } from '@tenet/memory-service';
 import {
   createEmbeddingProvider,
+  EXTRACT_CONTEXT,
   MATCH_GUIDELINES,
   OfflineProvider,
   type EmbeddingProvider,
@@ -48,6 +51,7 @@ import {
 } from '@tenet/llm';
 import { cosineSimilarity, prefilterCandidates, type GuidelineRelationship, type KeptBecause, type MatchableGuideline } from '@tenet/matching-domain';
 import { terms } from '../libs/platform/llm/src/offline/lexicon.js';
+import { ContextExtractor } from '../libs/matching/service/src/context-extractor.js';
 import { EmbeddingCache } from '../libs/matching/service/src/embedding-cache.js';
 import { budgetCap, DEFAULT_MATCHING_SETTINGS, GuidelineMatcher, guidelineTokens, toolTextLengths } from '../libs/matching/service/src/guideline-matcher.js';
 import { hybridSimilarity, reciprocalRankFusion, weightedScoreFusion } from '../libs/matching/service/src/hybrid-ranking.js';
@@ -659,6 +663,123 @@ for (const count of [0, 10, 100]) {
   console.log(`target: matching calls per turn with 0/10/100 journeys ≤ 3: ${maxJourneyCalls <= 3 ? 'met' : 'NOT met'} (max ${maxJourneyCalls}); prompt tokens 100 vs 10 journeys: ${round(at(100) / at(10))}× for 10× the journeys (${at(0)} with none)`);
 }
 rows.push(...journeyRows);
+
+// Memory (issue 13): a whole turn's LLM calls with extraction, memory and retrieval on — match (the engine above),
+// one extract_context call for every extractable variable and the facts (the matcher's ContextExtractor), the
+// memory store's recall (the customer's current facts from the event log and the agent's best knowledge chunks
+// within the recall token budget; no LLM call) and compose with those facts and chunks — at 5 and 50 variables,
+// 10 and 1000 stored facts, 10 and 1000 knowledge chunks, on the 100-guideline agent. Every call of every kind is
+// counted with its prompt tokens. Target: ≤ 4 calls per turn, at most one of them extraction, at any size.
+class AllCallsCounter implements LlmProvider {
+  readonly name: string;
+  readonly model: string;
+  calls = new Map<string, { calls: number; tokens: number }>();
+  constructor(private readonly inner: LlmProvider) {
+    this.name = inner.name;
+    this.model = inner.model;
+  }
+  async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
+    const response = await this.inner.generate<I, O>(request);
+    const seen = this.calls.get(request.task.kind) ?? { calls: 0, tokens: 0 };
+    this.calls.set(request.task.kind, { calls: seen.calls + 1, tokens: seen.tokens + response.usage.inputTokens });
+    return response;
+  }
+  total(kind?: string): { calls: number; tokens: number } {
+    const entries = kind ? [this.calls.get(kind) ?? { calls: 0, tokens: 0 }] : [...this.calls.values()];
+    return entries.reduce((sum, e) => ({ calls: sum.calls + e.calls, tokens: sum.tokens + e.tokens }), { calls: 0, tokens: 0 });
+  }
+}
+const memoryVariable = (i: number): ExtractContextRequestV1['variables'][number] => {
+  const kinds = [
+    ['order_number', 'The order number the customer mentions (digits)', 'String'],
+    ['email', 'The customer email address', 'String'],
+    ['full_name', 'The customer full name', 'String'],
+    ['delivery_date', 'The date the customer wants delivery', 'Date'],
+    ['quantity', 'How many items the customer wants', 'Number'],
+  ] as const;
+  const [name, prompt, type] = kinds[i % kinds.length]!;
+  return { name: i < kinds.length ? name : `${name}_${i}`, extraction_prompt: prompt, data_type: type };
+};
+const memoryRows: Record<string, unknown>[] = [];
+const MEMORY_TURNS = Math.min(TURNS, 20);
+for (const [variables, facts, chunks] of [
+  [5, 10, 10],
+  [50, 10, 10],
+  [5, 1000, 10],
+  [5, 10, 1000],
+  [50, 1000, 1000],
+] as const) {
+  const counter = new AllCallsCounter(new OfflineProvider());
+  const embeddings = new EmbeddingCache(createEmbeddingProvider({}), {});
+  const registry = new ProviderRegistry(counter);
+  const matcher = new GuidelineMatcher(registry, embeddings, { logger: quiet });
+  const extractor = new ContextExtractor(registry);
+  const memory = new CustomerMemoryStore(new InMemoryEventStore());
+  for (let i = 0; i < facts; i++) await memory.record('bench-customer', { subject: 'customer', predicate: `preference_${i}`, object: generatedGuideline(i % 900).condition, confidence: 0.9, source: { kind: 'import' } });
+  const index = new SqliteKnowledgeIndex();
+  const knowledge = new KnowledgeService(index, createEmbeddingProvider({}));
+  for (let s = 0; s * 10 < chunks; s++) {
+    const sections = Array.from({ length: Math.min(10, chunks - s * 10) }, (_, c) => generatedGuideline((s * 10 + c) % 900));
+    await knowledge.ingest({ sourceId: `doc-${s}`, title: `Handbook ${s}`, format: 'markdown', content: sections.map((g, c) => `## Topic ${s}.${c}\n\nWhen ${g.condition.toLowerCase()}: ${g.action ?? g.condition}.`).join('\n\n') });
+  }
+  const agent = agentOfSize(100);
+  const stats: { calls: number; extract: number; tokens: number; extractTokens: number; composeTokens: number; recalledFacts: number; recalledChunks: number }[] = [];
+  for (let i = 0; i <= MEMORY_TURNS; i++) {
+    const turn = turnMessage(i);
+    const sessionId = `memory-${variables}-${facts}-${chunks}-${i}`;
+    counter.calls.clear();
+    // As a turn runs them: match, extraction and recall side by side, then compose with what came back.
+    const [matchReply, extracted, recalled] = await Promise.all([
+      matcher.match(requestFor(agent, turn, sessionId)),
+      extractor.extract({ session_id: sessionId, agent: { id: 'bench-agent', name: 'Ada' }, message: turn.message, history: turn.history, variables: Array.from({ length: variables }, (_, v) => memoryVariable(v)), facts: true }),
+      recall({ message: turn.message, customer_id: 'bench-customer', agent_id: 'bench-agent', session_id: sessionId }, memory, knowledge),
+    ]);
+    await matcher.compose({
+      session_id: sessionId,
+      agent: { id: 'bench-agent', name: 'Ada' },
+      message: turn.message,
+      history: turn.history,
+      matched: matchReply.result.matches.filter((m) => m.action).map((m) => ({ guideline_id: m.guideline_id, action: m.action! })),
+      facts: [...extracted.facts, ...recalled.facts].slice(0, 200).map(({ subject, predicate, object, confidence }) => ({ subject, predicate, object, confidence })),
+      knowledge: recalled.sources,
+    } as ComposeReplyRequestV1);
+    if (i === 0) continue; // the first turn embeds the agent (cold)
+    stats.push({
+      calls: counter.total().calls,
+      extract: counter.total(EXTRACT_CONTEXT).calls,
+      tokens: counter.total().tokens,
+      extractTokens: counter.total(EXTRACT_CONTEXT).tokens,
+      composeTokens: counter.total('compose_reply').tokens,
+      recalledFacts: recalled.facts.length,
+      recalledChunks: recalled.sources.length,
+    });
+  }
+  await index.close();
+  const row = {
+    dimension: 'memory',
+    guidelines: 100,
+    variables,
+    facts,
+    chunks,
+    llm_calls_per_turn: round(mean(stats.map((t) => t.calls))),
+    llm_calls_max: Math.max(...stats.map((t) => t.calls)),
+    extraction_calls_max: Math.max(...stats.map((t) => t.extract)),
+    prompt_tokens_per_turn: Math.round(mean(stats.map((t) => t.tokens))),
+    extraction_prompt_tokens_per_turn: Math.round(mean(stats.map((t) => t.extractTokens))),
+    compose_prompt_tokens_per_turn: Math.round(mean(stats.map((t) => t.composeTokens))),
+    recalled_facts_per_turn: round(mean(stats.map((t) => t.recalledFacts)), 1),
+    recalled_chunks_per_turn: round(mean(stats.map((t) => t.recalledChunks)), 1),
+    turns: MEMORY_TURNS,
+  };
+  memoryRows.push(row);
+  console.log(JSON.stringify(row));
+}
+{
+  const maxCalls = Math.max(...memoryRows.map((r) => Number(r['llm_calls_max'])));
+  const maxExtract = Math.max(...memoryRows.map((r) => Number(r['extraction_calls_max'])));
+  console.log(`target: LLM calls per turn with extraction, memory and retrieval on ≤ 4, one extraction call at most: ${maxCalls <= 4 && maxExtract <= 1 ? 'met' : 'NOT met'} (max ${maxCalls} calls, ${maxExtract} extraction)`);
+}
+rows.push(...memoryRows);
 
 // The issue's format: a list of { guidelines, llm_calls_per_turn, prompt_tokens_per_turn, p50_ms } (plus detail
 // columns), one row per agent size. Everything else the run measured goes next to it.

@@ -1,35 +1,32 @@
 /**
  * Retrieval benchmark (issue 13): recall@5 and p50/p99 search latency at 1k, 10k and 100k knowledge chunks, and
- * ingestion throughput, each against brute-force exact search in the same run.
+ * ingestion throughput, of the service's own search path, against brute-force exact search in the same run.
  *
  *   npm run bench:retrieval        (BENCH_SIZES=1000,10000 to run fewer; BENCH_QUERIES=100; BENCH_JSON=<file>)
  *
- * At 100k chunks only BENCH_SERVICE_QUERIES_100K (10) of the queries go through the current service (its p99 is
- * then the slowest of those), the others through sqlite-vec and the floor only.
- *
  * Corpus: synthetic Markdown sources (seeded PRNG, 4,000-word vocabulary with a Zipf-like draw), 100 sections
  * per source, one chunk per section, embedded with the offline vectorizer (512 dimensions) — the embedding
- * provider `npm start` uses. Queries: 6 words drawn from a random chunk. Ground truth ("exact"): brute-force
- * cosine over every chunk in float64 in this process. Measured:
- *   - tenet: the current KnowledgeService over the SQLite knowledge index (ADR 0016) — `search` latency (the
- *     hybrid query a turn's recall runs: candidates read from SQLite, cosine + BM25 fused) and the recall@5 of
- *     its vector side; ingestion = `ingest` (chunking, embedding, one SQLite transaction per source);
- *   - sqlite-vec: the same vectors in a `vec0` virtual table (sqlite-vec 0.1.9, cosine), KNN k=5 — latency,
- *     recall@5 and insert throughput;
+ * provider `npm start` uses. Every tenth source is tagged to one of 10 agents, the rest serve every agent; queries
+ * run as agent `agent-0`. Queries: 6 words drawn from a random chunk. Ground truth ("exact"): brute-force cosine
+ * in this process over every chunk that agent may read. Measured:
+ *   - search: `KnowledgeService.search` (what a turn's recall runs): query embedding, the index's `nearest`
+ *     (sqlite-vec vec0 KNN, partitioned per agent) and `lexical` (FTS5 BM25) top candidates, fused;
+ *   - nearest / lexical: each side of the index alone, k = 20 (the candidates search asks for at max_results 5);
+ *   - recall@5: the index's nearest top 5 against the exact top 5;
+ *   - ingest: `KnowledgeService.ingest` per source (chunking, embedding, one SQLite transaction over chunks,
+ *     vectors and text);
  *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
 import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
-/** The current service reads and scores every chunk per query (seconds at 100k): fewer of its queries there. */
-const SERVICE_QUERIES_AT_100K = Number(process.env['BENCH_SERVICE_QUERIES_100K'] ?? 10);
+const AGENTS = 10;
+const AGENT = 'agent-0';
 const PER_SOURCE = 100;
 const K = 5;
 
@@ -87,12 +84,15 @@ const recallAt = (found: readonly string[], truth: readonly string[]): number =>
 
 interface Row {
   size: number;
-  tenet: { ingestPerSec: number; p50: number; p99: number; vectorRecall: number };
-  sqliteVec: { insertPerSec: number; p50: number; p99: number; recall: number };
+  ingestPerSec: number;
+  search: { p50: number; p99: number };
+  nearest: { p50: number; p99: number; recall: number };
+  lexical: { p50: number; p99: number };
   exact: { p50: number; p99: number };
 }
 
 const embeddings = new OfflineVectorizer();
+const model = `${embeddings.name}/${embeddings.model}/${embeddings.dimensions}`;
 const rows: Row[] = [];
 for (const size of SIZES) {
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
@@ -103,26 +103,23 @@ for (const size of SIZES) {
   const documents = Array.from({ length: sources }, (_, s) => {
     const sections = Array.from({ length: PER_SOURCE }, (_, c) => ({ heading: `Section ${c}`, text: sentence(40) }));
     chunkTexts.push(sections.map((x) => x.text));
-    return { sourceId: `src-${s}`, title: `Document ${s}`, content: sections.map((x) => `## ${x.heading}\n\n${x.text}`).join('\n\n') };
+    const agentIds = s % 10 === 9 ? [`agent-${Math.floor(s / 10) % AGENTS}`] : [];
+    return { sourceId: `src-${s}`, title: `Document ${s}`, agentIds, content: sections.map((x) => `## ${x.heading}\n\n${x.text}`).join('\n\n') };
   });
 
-  // Ingestion through the service (chunk, embed, swap in), then the chunks as the index holds them.
-  let started = performance.now();
-  for (const doc of documents) await service.ingest({ sourceId: doc.sourceId, title: doc.title, format: 'markdown', content: doc.content });
+  // Ingestion through the service (chunk, embed, swap in), then the chunks the agent may read, as stored.
+  const started = performance.now();
+  for (const doc of documents) await service.ingest({ sourceId: doc.sourceId, title: doc.title, format: 'markdown', content: doc.content, agentIds: doc.agentIds });
   const ingestPerSec = size / ((performance.now() - started) / 1000);
-  const stored = await index.candidateChunks();
-  const ids = stored.map((c) => c.chunkId);
-  const vectors = stored.map((c) => Float32Array.from(c.vector));
-
-  // The same vectors in sqlite-vec's vec0 table (cosine distance).
-  const db = new Database(join(dir, 'vec.sqlite'));
-  sqliteVec.load(db);
-  db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${embeddings.dimensions}] distance_metric=cosine)`);
-  const insert = db.prepare('INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)');
-  started = performance.now();
-  db.transaction(() => vectors.forEach((v, i) => insert.run(BigInt(i + 1), v)))();
-  const insertPerSec = size / ((performance.now() - started) / 1000);
-  const knn = db.prepare(`SELECT rowid FROM chunks_vec WHERE embedding MATCH ? AND k = ${K} ORDER BY distance`);
+  const ids: string[] = [];
+  const vectors: Float32Array[] = [];
+  for (const doc of documents) {
+    if (doc.agentIds.length > 0 && !doc.agentIds.includes(AGENT)) continue;
+    for (const chunk of await index.sourceChunks(doc.sourceId)) {
+      ids.push(chunk.chunkId);
+      vectors.push(Float32Array.from(chunk.vector));
+    }
+  }
 
   const queries = Array.from({ length: Math.min(QUERIES, size) }, () => {
     const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
@@ -130,52 +127,41 @@ for (const size of SIZES) {
     const at = Math.floor(random() * (words.length - 6));
     return words.slice(at, at + 6).join(' ');
   });
-  const tenetTimes: number[] = [];
-  const vecTimes: number[] = [];
-  const exactTimes: number[] = [];
-  let tenetRecall = 0;
-  let vecRecall = 0;
+  const times = { search: [] as number[], nearest: [] as number[], lexical: [] as number[], exact: [] as number[] };
+  let recall = 0;
   for (const query of queries) {
     const [qv = []] = (await embeddings.embed([query], { purpose: 'bench' })).vectors;
-    const q32 = Float32Array.from(qv);
-    // Interleaved, so the shared machine's load swings hit all three alike.
+    // Interleaved, so the shared machine's load swings hit all alike.
     let t = performance.now();
     const truth = exactTopK(qv, vectors, ids, K);
-    exactTimes.push(performance.now() - t);
-
-    if (size < 100_000 || tenetTimes.length < SERVICE_QUERIES_AT_100K) {
-      t = performance.now();
-      await service.search({ query, maxResults: K, threshold: 0 });
-      tenetTimes.push(performance.now() - t);
-    }
-    // The vector side of the Tenet index: cosine over every candidate chunk, as `search` computes it (the index
-    // is brute force, so this is exact by construction; measured, not assumed).
-    tenetRecall += recallAt(exactTopK(q32, vectors, ids, K), truth);
+    times.exact.push(performance.now() - t);
 
     t = performance.now();
-    const found = (knn.all(q32) as { rowid: number }[]).map((r) => ids[r.rowid - 1]!);
-    vecTimes.push(performance.now() - t);
-    vecRecall += recallAt(found, truth);
+    await service.search({ query, agentId: AGENT, maxResults: K, threshold: 0 });
+    times.search.push(performance.now() - t);
+
+    t = performance.now();
+    const nearest = await index.nearest({ vector: qv, embeddingModel: model, agentId: AGENT, k: 4 * K });
+    times.nearest.push(performance.now() - t);
+    recall += recallAt(nearest.slice(0, K).map((h) => h.chunk.chunkId), truth);
+
+    t = performance.now();
+    await index.lexical({ text: query, agentId: AGENT, k: 4 * K });
+    times.lexical.push(performance.now() - t);
   }
-  db.close();
   await index.close();
   rmSync(dir, { recursive: true, force: true });
-  const row: Row = {
-    size,
-    tenet: { ingestPerSec, p50: percentile(tenetTimes, 50), p99: percentile(tenetTimes, 99), vectorRecall: tenetRecall / queries.length },
-    sqliteVec: { insertPerSec, p50: percentile(vecTimes, 50), p99: percentile(vecTimes, 99), recall: vecRecall / queries.length },
-    exact: { p50: percentile(exactTimes, 50), p99: percentile(exactTimes, 99) },
-  };
-  rows.push(row);
-  console.error(`${size} chunks done (${queries.length} queries)`);
+  const p = (values: number[]): { p50: number; p99: number } => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
+  rows.push({ size, ingestPerSec, search: p(times.search), nearest: { ...p(times.nearest), recall: recall / queries.length }, lexical: p(times.lexical), exact: p(times.exact) });
+  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT})`);
 }
 
 const out = [
-  '| chunks | tenet search p50 / p99 (ms) | tenet vector recall@5 | tenet ingest (chunks/s) | sqlite-vec KNN p50 / p99 (ms) | sqlite-vec recall@5 | sqlite-vec insert (vectors/s) | exact brute force p50 / p99 (ms) |',
-  '|---|---|---|---|---|---|---|---|',
+  '| chunks | service search p50 / p99 (ms) | nearest (vec0) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (FTS5) p50 / p99 (ms) | ingest (chunks/s) | exact brute force p50 / p99 (ms) |',
+  '|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.size.toLocaleString('en')} | ${ms(r.tenet.p50)} / ${ms(r.tenet.p99)} | ${r.tenet.vectorRecall.toFixed(3)} | ${Math.round(r.tenet.ingestPerSec)} | ${ms(r.sqliteVec.p50)} / ${ms(r.sqliteVec.p99)} | ${r.sqliteVec.recall.toFixed(3)} | ${Math.round(r.sqliteVec.insertPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} |`,
+      `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} |`,
   ),
 ];
 console.log(out.join('\n'));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -7,6 +7,7 @@ import { startAllInOne } from '@tenet/hosts';
 import { MEMORY_RECALL_SUBJECT, type RecallResponseV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { handbookPdf } from '../../libs/memory/service/src/testing/pdf-fixture.js';
 import { gatewayHttp, logHead } from './support/gateway-http.js';
 
 const handbook = `# Returns
@@ -69,13 +70,28 @@ describe('memory and knowledge REST (issue 13)', () => {
       expect(((await call('/knowledge/search?q=warranty&agent_id=agent-a')).body as { source_id: string }[]).map((h) => h.source_id)).toContain('internal');
     });
 
-    it('refuses bad input naming the field, and PDF with 415 naming the supported formats', async () => {
+    it('ingests a PDF upload (base64) by heading, and refuses a bad or encrypted one naming content', async () => {
+      const content = Buffer.from(await handbookPdf()).toString('base64');
+      const created = await call('/knowledge/sources', 'POST', { id: 'handbook-pdf', title: 'Handbook', format: 'pdf', content });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ id: 'handbook-pdf', format: 'pdf', chunk_count: 3 });
+      const hits = (await call('/knowledge/search?q=express%20delivery%20days&max_results=1')).body as { source_id: string; heading: string }[];
+      expect(hits[0]).toMatchObject({ source_id: 'handbook-pdf', heading: 'Shipping › Delivery times' });
+      const encrypted = readFileSync(new URL('../../libs/memory/service/src/testing/fixtures/encrypted.pdf', import.meta.url)).toString('base64');
+      const refused = await call('/knowledge/sources', 'POST', { title: 'Locked', format: 'pdf', content: encrypted });
+      expect(refused.status).toBe(422);
+      expect(details(refused)).toEqual([expect.objectContaining({ loc: ['body', 'content'], msg: expect.stringMatching(/encrypted \(password-protected\) PDF/) })]);
+      expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'pdf', content: 'JVBERi0' })).toEqual({ status: 422, locs: [['body', 'content']] });
+      expect((await call('/knowledge/sources/handbook-pdf', 'DELETE')).status).toBe(204);
+    });
+
+    it('refuses bad input naming the field, and an unknown format with 415 naming the supported formats', async () => {
       expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown' })).toEqual({ status: 422, locs: [['body', 'content']] });
       expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown', content: 'x', url: 'ftp://x' })).toEqual({ status: 422, locs: [['body', 'url']] });
       expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown', content: '# Heading only' })).toEqual({ status: 422, locs: [['body', 'content']] });
-      const pdf = await call('/knowledge/sources', 'POST', { title: 'x', format: 'pdf', content: 'JVBERi0' });
-      expect(pdf.status).toBe(415);
-      expect(JSON.stringify(pdf.body)).toMatch(/markdown, html, text/);
+      const docx = await call('/knowledge/sources', 'POST', { title: 'x', format: 'docx', content: 'UEsDBBQ' });
+      expect(docx.status).toBe(415);
+      expect(JSON.stringify(docx.body)).toMatch(/markdown, html, text, pdf/);
       expect(await locs('/knowledge/search', 'GET')).toEqual({ status: 422, locs: [['query', 'q']] });
       expect(await locs('/knowledge/search?q=x&max_results=0&threshold=2', 'GET')).toEqual({ status: 422, locs: [['query', 'max_results'], ['query', 'threshold']] });
     });

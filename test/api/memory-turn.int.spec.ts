@@ -139,6 +139,28 @@ describe('memory in the turn (issue 13)', () => {
     expect(recalled.data.message).toContain('77777');
   }, 180_000);
 
+  it('a guest session keeps its extracted values for its own later turns, and no other guest session sees them', async () => {
+    const agent = await created('/agents', { name: 'Guesty', composition_mode: 'strict_canned', config: { auto_extract_context: true } });
+    const tag = `agent:${agent.id}`;
+    const order = await created('/context-variables', { name: 'guest_order', data_type: 'String', extraction_prompt: "The customer's order number", tags: [tag] });
+    // Strict canned mode says this template only when its field has a value: what the turn sees, observable.
+    await created('/canned_responses', { value: 'Your order number is {{guest_order}}.', tags: [tag] });
+    const session = await created<{ id: string }>('/sessions', { agent_id: agent.id });
+    const other = await created<{ id: string }>('/sessions', { agent_id: agent.id });
+
+    await turn(session.id, 'Hello, my order number is 55555');
+    const values = ((await call(`/context-variables/${order.id}?include_values=true`)).body as { key_value_pairs: Record<string, { data: unknown; source_message_id: string }> }).key_value_pairs;
+    expect(Object.keys(values)).toEqual([`session:${session.id}`]);
+    expect(values[`session:${session.id}`]).toMatchObject({ data: '55555', source_message_id: expect.any(String) as unknown });
+    // Nothing published or remembered for the shared guest customer.
+    expect(await store.readStream(contextExtractionStream('guest'))).toEqual([]);
+
+    const { reply } = await turn(session.id, 'What is my order number?');
+    expect(reply.data.message).toBe('Your order number is 55555.');
+    const { reply: stranger } = await turn(other.id, 'What is my order number?');
+    expect(stranger.data.message).not.toContain('55555');
+  }, 180_000);
+
   it('extraction is off unless the agent turns it on', async () => {
     const agent = await created('/agents', { name: 'Quiet' });
     await created('/context-variables', { name: 'quiet_order', data_type: 'String', extraction_prompt: 'The order number', tags: [`agent:${agent.id}`] });

@@ -5,3 +5,4 @@ export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers
 export { deleteStreams } from './streams.js';
 export { childrenOf, freePortRange, isAlive, killGroup, serviceProcess, runCommand, waitHealthy, type RunningCommand } from './processes.js';
 export { inParallel } from './concurrency.js';
+export { describeWithContainers } from './containers.js';

@@ -1,11 +1,14 @@
 import type { KnowledgeChunk, SourceFormat } from '@tenet/memory-domain';
 
+/** How a source was uploaded: the chunker's formats, or a PDF (read into Markdown first). */
+export type KnowledgeFormat = SourceFormat | 'pdf';
+
 /** A knowledge source as ingested: what it is, where it came from, which agents may retrieve from it. */
 export interface KnowledgeSource {
   sourceId: string;
   title: string;
   url?: string;
-  format: SourceFormat;
+  format: KnowledgeFormat;
   /** Agents that may retrieve from this source; empty means every agent. */
   agentIds: string[];
   /** Hash of the content: re-ingesting unchanged content is a no-op. */
@@ -20,10 +23,34 @@ export interface IndexedChunk extends KnowledgeChunk {
   vector: number[];
 }
 
+/** A chunk found by a search, with its source and the side's own score (higher is better). */
+export interface ChunkHit {
+  chunk: KnowledgeChunk;
+  source: KnowledgeSource;
+  score: number;
+}
+
+export interface NearestQuery {
+  vector: readonly number[];
+  /** Only chunks whose source was embedded by this model (`KnowledgeSource.embeddingModel`). */
+  embeddingModel: string;
+  /** Only chunks this agent may read (sources tagged to it or to no agent); omitted: every chunk. */
+  agentId?: string;
+  k: number;
+}
+
+export interface LexicalQuery {
+  text: string;
+  agentId?: string;
+  k: number;
+}
+
 /**
- * Where knowledge chunks and their vectors live. Scoring is not the index's job (the service fuses cosine and
- * BM25 over the candidates); the index guarantees atomic replacement and agent scoping. One conformance suite
- * (`knowledgeIndexConformance`) runs against every adapter.
+ * Where knowledge chunks and their vectors live, and where they are searched: the adapter answers the top k of
+ * each side of a hybrid search — `nearest` by cosine similarity (score = cosine, −1 … 1), `lexical` by the
+ * store's BM25-style full-text relevance (score > 0, comparable only within one answer) — among the chunks the
+ * agent may read, without reading the others. The service fuses the two lists. Replacing a source swaps its
+ * chunks on both sides at once. One conformance suite (`knowledgeIndexConformance`) runs against every adapter.
  */
 export interface KnowledgeIndex {
   /** Puts the source and exactly these chunks in place of whatever the source had, all or nothing. */
@@ -32,7 +59,22 @@ export interface KnowledgeIndex {
   listSources(): Promise<KnowledgeSource[]>;
   /** Removes the source and its chunks; false when there was none. */
   deleteSource(sourceId: string): Promise<boolean>;
-  /** Chunks an agent may retrieve (sources tagged to it or to no agent), or all chunks without an agent. */
-  candidateChunks(agentId?: string): Promise<Array<IndexedChunk & { source: KnowledgeSource }>>;
+  /** A source's chunks in order, with their vectors. */
+  sourceChunks(sourceId: string): Promise<IndexedChunk[]>;
+  /** The k chunks nearest to the vector, best first. */
+  nearest(query: NearestQuery): Promise<ChunkHit[]>;
+  /** The k chunks that match the text's words best, best first; none when no word matches. */
+  lexical(query: LexicalQuery): Promise<ChunkHit[]>;
   close(): Promise<void>;
+}
+
+/** The words a lexical query searches for: lowercased letters and digits, accents dropped, each once. */
+export function queryWords(text: string, max = 64): string[] {
+  const words = text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+  return [...new Set(words)].slice(0, max);
 }

@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import type { SourceFormat } from '@tenet/memory-domain';
 import { invalid, memoryCall, notFound } from './http-errors.js';
-import type { KnowledgeSource } from './knowledge-index.port.js';
+import type { KnowledgeFormat, KnowledgeSource } from './knowledge-index.port.js';
 import { KnowledgeService, type KnowledgeHit } from './knowledge.service.js';
 import { INGESTIBLE_FORMATS, KnowledgeSourceDto } from './memory.dto.js';
 
@@ -9,7 +8,7 @@ export interface KnowledgeSourceView {
   id: string;
   title: string;
   url: string | null;
-  format: SourceFormat;
+  format: KnowledgeFormat;
   agent_ids: string[];
   chunk_count: number;
   content_hash: string;
@@ -52,7 +51,7 @@ export const hitView = (h: KnowledgeHit): KnowledgeHitView => ({
   score: h.score,
 });
 
-/** Knowledge sources (seed 001): ingest JSON text/markdown/html, list, delete, hybrid search with sources. */
+/** Knowledge sources (seed 001): ingest JSON text/markdown/html or a base64 PDF, list, delete, hybrid search with sources. */
 @Controller('knowledge')
 export class KnowledgeHttpController {
   constructor(private readonly knowledge: KnowledgeService) {}
@@ -62,13 +61,13 @@ export class KnowledgeHttpController {
   @HttpCode(HttpStatus.CREATED)
   async ingest(@Body() body: KnowledgeSourceDto): Promise<KnowledgeSourceView> {
     if (!(INGESTIBLE_FORMATS as readonly string[]).includes(body.format))
-      throw new HttpException({ detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')} (PDF is not parsed yet)` }, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+      throw new HttpException({ detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')}` }, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
     const source = await memoryCall(() =>
       this.knowledge.ingest({
         ...(body.id !== undefined ? { sourceId: body.id } : {}),
         title: body.title,
         ...(body.url !== undefined ? { url: body.url } : {}),
-        format: body.format as SourceFormat,
+        format: body.format as KnowledgeFormat,
         content: body.content,
         agentIds: body.agent_ids ?? [],
       }),

@@ -1,15 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { chunkSource, MemoryDomainError, type SourceFormat } from '@tenet/memory-domain';
-import { LexicalIndex } from '@tenet/matching-domain';
-import { cosineSimilarity, type EmbeddingProvider } from '@tenet/llm';
-import type { KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
+import { chunkSource, MemoryDomainError } from '@tenet/memory-domain';
+import type { EmbeddingProvider } from '@tenet/llm';
+import type { ChunkHit, KnowledgeFormat, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
+import { pdfBytes, pdfToMarkdown } from './pdf-source.js';
 
 export interface IngestSource {
   /** Given: re-ingest (replace) that source. Omitted: a new source with a generated id. */
   sourceId?: string;
   title: string;
   url?: string;
-  format: SourceFormat;
+  format: KnowledgeFormat;
+  /** The text; for `pdf`, the file in base64 (read into Markdown, headings from font sizes, else by page). */
   content: string;
   agentIds?: string[];
 }
@@ -30,28 +31,37 @@ export interface KnowledgeHit {
   url?: string;
   heading: string;
   chunkText: string;
-  /** Fused relevance 0 … 1: `vectorWeight · cosine + (1 − vectorWeight) · BM25 (scaled to the best chunk)`. */
+  /**
+   * Fused relevance 0 … 1: `vectorWeight · max(0, cosine) + (1 − vectorWeight) · BM25 / best BM25 of the query`,
+   * over the union of the index's nearest and lexical top candidates (a side that did not find the chunk adds 0).
+   */
   score: number;
 }
 
 export interface KnowledgeServiceOptions {
   /** Share of the cosine side in the fused score; the rest is BM25. */
   vectorWeight?: number;
+  /** Candidates each side returns, as a multiple of `maxResults` (at least MIN_CANDIDATES). Default 4. */
+  candidateFactor?: number;
   maxChunkChars?: number;
   now?: () => Date;
   newId?: () => string;
 }
 
 export const DEFAULT_VECTOR_WEIGHT = 0.5;
+const DEFAULT_CANDIDATE_FACTOR = 4;
+const MIN_CANDIDATES = 20;
 
 const embeddingKey = (provider: EmbeddingProvider): string => `${provider.name}/${provider.model}/${provider.dimensions}`;
 
 /**
  * Knowledge retrieval with sources (seed 001): ingest chunks and embeds a source and swaps it into the index
- * atomically; search fuses cosine similarity of embeddings with BM25 over the chunks the agent may read.
+ * atomically; search asks the index for the nearest chunks by embedding and the best BM25 matches among the
+ * chunks the agent may read, and fuses the two lists (weighted sum, scores scaled to 0 … 1).
  */
 export class KnowledgeService {
   private readonly vectorWeight: number;
+  private readonly candidateFactor: number;
 
   constructor(
     private readonly index: KnowledgeIndex,
@@ -59,6 +69,7 @@ export class KnowledgeService {
     private readonly options: KnowledgeServiceOptions = {},
   ) {
     this.vectorWeight = options.vectorWeight ?? DEFAULT_VECTOR_WEIGHT;
+    this.candidateFactor = options.candidateFactor ?? DEFAULT_CANDIDATE_FACTOR;
   }
 
   async ingest(input: IngestSource): Promise<KnowledgeSource> {
@@ -74,7 +85,8 @@ export class KnowledgeService {
       existing.url === input.url &&
       JSON.stringify(existing.agentIds) === JSON.stringify(agentIds);
     if (unchanged) return existing;
-    const chunks = chunkSource({ sourceId, title: input.title, format: input.format, content: input.content }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
+    const text = input.format === 'pdf' ? { format: 'markdown' as const, content: await pdfToMarkdown(pdfBytes(input.content)) } : { format: input.format, content: input.content };
+    const chunks = chunkSource({ sourceId, title: input.title, ...text }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
     // Embed before touching the index: a failed embedding leaves the previous version searchable.
     const { vectors } = await this.embeddings.embed(
       chunks.map((c) => `${c.heading}\n${c.text}`),
@@ -112,26 +124,34 @@ export class KnowledgeService {
 
   async search(query: KnowledgeQuery): Promise<KnowledgeHit[]> {
     if (query.query.trim() === '') throw new MemoryDomainError('MEMORY.INVALID_SOURCE', 'q must be a non-blank string');
-    const candidates = await this.index.candidateChunks(query.agentId);
-    if (candidates.length === 0) return [];
-    const key = embeddingKey(this.embeddings);
+    if (query.maxResults < 1) return [];
     const [queryVector = []] = (await this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) })).vectors;
-    const lexical = new LexicalIndex(candidates.map((c) => ({ id: c.chunkId, text: `${c.heading}\n${c.text}` }))).score([{ text: query.query, weight: 1 }]);
-    return candidates
-      .map((c) => {
-        // Vectors of another model are not comparable: such a chunk (ingested before a provider change) ranks on BM25 alone.
-        const cosine = c.source.embeddingModel === key && c.vector.length === queryVector.length ? Math.max(0, cosineSimilarity(queryVector, c.vector)) : 0;
-        const score = this.vectorWeight * cosine + (1 - this.vectorWeight) * (lexical.get(c.chunkId) ?? 0);
-        return {
-          sourceId: c.sourceId,
-          chunkId: c.chunkId,
-          title: c.source.title,
-          ...(c.source.url !== undefined ? { url: c.source.url } : {}),
-          heading: c.heading,
-          chunkText: c.text,
-          score: Math.round(score * 1e6) / 1e6,
-        };
-      })
+    // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
+    const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES);
+    const scope = query.agentId !== undefined ? { agentId: query.agentId } : {};
+    const [nearest, lexical] = await Promise.all([
+      this.index.nearest({ vector: queryVector, embeddingModel: embeddingKey(this.embeddings), k, ...scope }),
+      this.index.lexical({ text: query.query, k, ...scope }),
+    ]);
+    const bestLexical = lexical[0]?.score ?? 0;
+    const fused = new Map<string, { hit: ChunkHit; cosine: number; bm25: number }>();
+    for (const hit of nearest) fused.set(hit.chunk.chunkId, { hit, cosine: Math.max(0, hit.score), bm25: 0 });
+    for (const hit of lexical) {
+      const bm25 = bestLexical > 0 ? hit.score / bestLexical : 0;
+      const seen = fused.get(hit.chunk.chunkId);
+      if (seen) seen.bm25 = bm25;
+      else fused.set(hit.chunk.chunkId, { hit, cosine: 0, bm25 });
+    }
+    return [...fused.values()]
+      .map(({ hit: { chunk, source }, cosine, bm25 }) => ({
+        sourceId: chunk.sourceId,
+        chunkId: chunk.chunkId,
+        title: source.title,
+        ...(source.url !== undefined ? { url: source.url } : {}),
+        heading: chunk.heading,
+        chunkText: chunk.text,
+        score: Math.round((this.vectorWeight * cosine + (1 - this.vectorWeight) * bm25) * 1e6) / 1e6,
+      }))
       .filter((hit) => hit.score > 0 && hit.score >= query.threshold)
       .sort((a, b) => b.score - a.score || a.chunkId.localeCompare(b.chunkId))
       .slice(0, query.maxResults);

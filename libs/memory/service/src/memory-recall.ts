@@ -3,14 +3,18 @@ import type { CustomerMemoryStore } from './customer-memory.store.js';
 import type { KnowledgeService } from './knowledge.service.js';
 
 export const RECALL_DEFAULTS = { maxResults: 5, threshold: 0.15, maxTokens: 1_500 } as const;
+/** The share of the recall budget facts may take before the chunks have theirs. */
+const FACT_SHARE = 0.5;
 
 /** Token estimate used for the budget: ~4 characters per token (the same rule as the offline provider). */
 const tokensOf = (text: string): number => Math.ceil(text.length / 4);
 
 /**
- * Per-turn recall: the customer's facts true now, then the knowledge chunks most relevant to the message, best
- * first, keeping the total within `max_tokens`. Facts go first (short, always about this customer); a chunk
- * that would overflow the budget is left out and `truncated` says so.
+ * Per-turn recall: the customer's facts true now (most recent first) and the knowledge chunks most relevant to
+ * the message (best first), keeping the total within `max_tokens`. Facts first take up to FACT_SHARE of the
+ * budget (short, always about this customer), then chunks the rest, then facts whatever the chunks left — so a
+ * customer with a thousand facts does not crowd the documents out of the turn. Whatever does not fit is left out
+ * and `truncated` says so.
  */
 export async function recall(request: RecallRequestV1, memory: CustomerMemoryStore, knowledge: KnowledgeService): Promise<RecallResponseV1> {
   const budget = request.max_tokens ?? RECALL_DEFAULTS.maxTokens;
@@ -27,22 +31,25 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
         }),
   ]);
   let used = 0;
-  let truncated = false;
-  const fits = (text: string): boolean => {
+  const fits = (text: string, limit: number): boolean => {
     const cost = tokensOf(text);
-    if (used + cost > budget) {
-      truncated = true;
-      return false;
-    }
+    if (used + cost > limit) return false;
     used += cost;
     return true;
   };
-  const keptFacts = [...facts]
-    .sort((a, b) => b.recordedAt - a.recordedAt)
-    .filter((f) => fits(`${f.subject} ${f.predicate} ${f.object}`))
+  const factText = (f: (typeof facts)[number]): string => `${f.subject} ${f.predicate} ${f.object}`;
+  const byRecency = [...facts].sort((a, b) => b.recordedAt - a.recordedAt);
+  const kept = new Set<(typeof facts)[number]>();
+  const takeFacts = (limit: number): void => {
+    for (const f of byRecency) if (!kept.has(f) && fits(factText(f), limit)) kept.add(f);
+  };
+  takeFacts(Math.floor(budget * FACT_SHARE));
+  const keptHits = hits.filter((h) => fits(`${h.title} ${h.heading}\n${h.chunkText}`, budget));
+  takeFacts(budget);
+  const truncated = kept.size < facts.length || keptHits.length < hits.length;
+  const keptFacts = byRecency
+    .filter((f) => kept.has(f))
     .map((f) => ({ fact_id: f.factId, subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence, recorded_at: new Date(f.recordedAt).toISOString() }));
-  const keptSources = hits
-    .filter((h) => fits(`${h.title} ${h.heading}\n${h.chunkText}`))
-    .map((h) => ({ source_id: h.sourceId, chunk_id: h.chunkId, title: h.title, url: h.url ?? null, heading: h.heading, score: h.score, chunk_text: h.chunkText }));
+  const keptSources = keptHits.map((h) => ({ source_id: h.sourceId, chunk_id: h.chunkId, title: h.title, url: h.url ?? null, heading: h.heading, score: h.score, chunk_text: h.chunkText }));
   return { facts: keptFacts, sources: keptSources, estimated_tokens: used, truncated };
 }

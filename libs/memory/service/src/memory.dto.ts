@@ -6,14 +6,14 @@ const ID_RULE = '1-64 characters of [A-Za-z0-9_-]';
 /** Left out is fine; given (null included) it must pass the rules. */
 const IsOmittable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
-/** Formats a source may be ingested as; anything else (pdf, docx) is a 415 naming these. */
-export const INGESTIBLE_FORMATS = ['markdown', 'html', 'text'] as const;
+/** Formats a source may be ingested as (`pdf`: the file in base64 in `content`); anything else (docx) is a 415 naming these. */
+export const INGESTIBLE_FORMATS = ['markdown', 'html', 'text', 'pdf'] as const;
 
 export class KnowledgeSourceDto {
   @IsOmittable() @IsString() @Matches(ID, { message: `id must be ${ID_RULE}` }) id?: string;
   @IsString() @Length(1, 200, { message: 'title must be 1-200 characters' }) title!: string;
   @IsOmittable() @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'url must be an http(s) URL' }) url?: string;
-  @IsString() @Length(1, 64, { message: 'format must be one of: markdown, html, text' }) format!: string;
+  @IsString() @Length(1, 64, { message: 'format must be one of: markdown, html, text, pdf' }) format!: string;
   @IsString() @Length(1, 2_000_000, { message: 'content must be 1-2000000 characters' }) content!: string;
   @IsOmittable() @IsArray() @IsString({ each: true }) @Matches(ID, { each: true, message: `each agent id must be ${ID_RULE}` }) agent_ids?: string[];
 }

@@ -8,27 +8,43 @@ import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
 import { KnowledgeHttpController } from './knowledge.http.controller.js';
 import { KnowledgeService } from './knowledge.service.js';
 import { MemoryRecallRpcController } from './memory-recall.rpc.controller.js';
+import type { KnowledgeIndex } from './knowledge-index.port.js';
+import { MongoKnowledgeIndex } from './mongo-knowledge-index.js';
 import { SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 
 const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
 
 /**
+ * `TENET_KNOWLEDGE_INDEX`: `sqlite` (default; `knowledge.sqlite` in the data dir) or `mongodb` — Atlas Vector
+ * Search in the event log's database (`MONGO_URL`, distributed mode). Not automatic with MONGO_URL: a plain
+ * MongoDB replica set holds the event log fine but has no `$vectorSearch`.
+ */
+export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.ProcessEnv = process.env): Promise<KnowledgeIndex> {
+  const kind = env['TENET_KNOWLEDGE_INDEX'] ?? 'sqlite';
+  if (kind === 'sqlite') return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
+  if (kind !== 'mongodb') throw new Error(`TENET_KNOWLEDGE_INDEX must be one of: sqlite, mongodb (got "${kind}")`);
+  if (config.mode !== 'distributed' || config.mongoUrl === undefined) throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
+  const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
+  return MongoKnowledgeIndex.connect({ uri: config.mongoUrl, dbName });
+}
+
+/**
  * The memory and knowledge service: REST (knowledge sources and search, customer facts) and the per-turn
  * `tenet.rpc.v1.memory.recall` (queue group `memory-store`, answered once a TenetTransport is connected). Needs
- * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir` in
- * every mode until the Mongo adapter exists (ADR 0016).
+ * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir`, or
+ * MongoDB Atlas Vector Search with `TENET_KNOWLEDGE_INDEX=mongodb` (ADR 0016).
  */
 @Module({
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
-    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => new SqliteKnowledgeIndex({ dataDir: config.dataDir }), inject: [PLATFORM_CONFIG] },
-    { provide: KnowledgeService, useFactory: (index: SqliteKnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
+    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => openKnowledgeIndex(config), inject: [PLATFORM_CONFIG] },
+    { provide: KnowledgeService, useFactory: (index: KnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],
   exports: [KnowledgeService, CustomerMemoryStore],
 })
 export class MemoryModule implements OnApplicationShutdown {
-  constructor(@Inject(KNOWLEDGE_INDEX) private readonly index: SqliteKnowledgeIndex) {}
+  constructor(@Inject(KNOWLEDGE_INDEX) private readonly index: KnowledgeIndex) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.index.close();

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { createConnection } from 'mongoose';
-import { getContainerRuntimeClient } from 'testcontainers';
+import { describeWithContainers } from '@tenet/testing';
 import { eventStoreConformance, type EventStoreHarness } from '../testing/index.js';
 import { MongoEventStore } from './mongo-event-store.js';
 
 // MongoDB runs only in a container here (mongo:7 from @testcontainers/mongodb starts as a one-node replica
 // set, which transactions need). Without a container runtime the suite is skipped with the reason printed:
 // there is no fake MongoDB standing in for the real one.
-const runtimeMissing = await getContainerRuntimeClient().then(
-  () => undefined,
-  (error: unknown) => (error instanceof Error ? error.message : String(error)),
-);
-
 const title = 'MongoDB adapter';
 let container: StartedMongoDBContainer | undefined;
 
@@ -45,9 +40,4 @@ const body = (): void => {
   eventStoreConformance('MongoEventStore', harness, { survivesRestart: true, concurrencyTimeoutMs: 120_000 });
 };
 
-if (runtimeMissing === undefined) {
-  describe(title, body);
-} else {
-  process.stderr.write(`[tenet] skipping "${title}": no container runtime (${runtimeMissing})\n`);
-  describe.skip(`${title} — skipped: ${runtimeMissing}`, body);
-}
+await describeWithContainers(title, body);

@@ -32,7 +32,7 @@ export class AgentConfigDto {
   @JSONSchema({
     description:
       "After each customer message, extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
-      'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (not for the shared guest customer).',
+      'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (for the shared guest customer: under the key session:<session id>, seen by that session only; its facts are not stored).',
   })
   @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;

@@ -53,6 +53,11 @@ export interface CustomerPage {
 }
 
 export const GUEST_CUSTOMER_ID = 'guest';
+/**
+ * The context-variable value key of one guest session: every anonymous session is the `guest` customer, so what
+ * is extracted in one is kept under its session (':' cannot occur in a customer id, so no customer shares it).
+ */
+export const guestSessionKey = (sessionId: string): string => `session:${sessionId}`;
 
 /** Parlant's built-in customer for sessions opened without one; it exists before anything is stored. */
 export const GUEST_CUSTOMER: CustomerView = { id: GUEST_CUSTOMER_ID, name: 'Guest', metadata: {}, tags: [], creation_utc: '1970-01-01T00:00:00.000Z' };

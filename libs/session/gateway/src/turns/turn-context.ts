@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CapabilitiesRepository } from '../capabilities/capabilities.repository.js';
 import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
 import { isStale } from '../context-variables/freshness.js';
 import { serviceRef, ServicesRepository } from '../services/services.repository.js';
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
@@ -32,6 +33,7 @@ export class TurnContext {
 
   /**
    * Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default.
+   * A guest's own value is the one extracted in this session (`session:<id>`, see `guestSessionKey`).
    * With `refresh` (a turn), a tool-backed variable (Parlant's `tool_id`) whose value is missing or stale by its
    * `freshness_rules` is first filled by calling its tool through the executor, for this customer.
    */
@@ -40,7 +42,8 @@ export class TurnContext {
     for (const variable of await this.variables.list()) {
       if (!scopedToAgent(variable.tags, agentId)) continue;
       if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
-      const value = (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
+      const session = customerId === GUEST_CUSTOMER_ID && refresh ? await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId)) : undefined;
+      const value = session ?? (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
       if (value !== undefined) values[variable.name] = value.data;
       else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
     }

@@ -16,7 +16,7 @@ import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
-import { GUEST_CUSTOMER_ID } from '../customers/customer.dto.js';
+import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
 import { RuleViolationError } from '../tags/rule-violation.js';
 import { scopedToAgent } from '../tags/tag-references.js';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
@@ -207,7 +207,8 @@ export class TurnMemory {
       }
       const confidence = Math.min(1, Math.max(0, extracted.confidence));
       try {
-        if (!guest) await this.variables.setValue(variable.id, input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
+        // A guest's values are kept for its session only (the shared guest customer would leak them to the next visitor).
+        await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
       } catch (error) {
         if (!(error instanceof RuleViolationError)) throw error;
         outcome.rejected.push({ name: variable.name, reason: error.message });
