@@ -85,6 +85,15 @@ describe('memory and knowledge REST (issue 13)', () => {
       expect((await call('/knowledge/sources/handbook-pdf', 'DELETE')).status).toBe(204);
     });
 
+    it('takes a whole document (up to the content rule) where other routes keep the 100 kB body limit', async () => {
+      const long = `# Long\n\n${'policy text words '.repeat(30_000)}`; // ~540 kB
+      expect((await call('/knowledge/sources', 'POST', { id: 'long', title: 'Long', format: 'markdown', content: long })).status).toBe(201);
+      expect(await locs('/knowledge/sources', 'POST', { title: 'Too long', format: 'markdown', content: `# T\n\n${'x'.repeat(2_000_001)}` })).toEqual({ status: 422, locs: [['body', 'content']] });
+      expect((await call('/knowledge/sources', 'POST', { title: 'Far too long', format: 'markdown', content: 'x'.repeat(2_400_000) })).status).toBe(413);
+      expect((await call('/customers', 'POST', { name: 'x'.repeat(200_000) })).status).toBe(413);
+      expect((await call('/knowledge/sources/long', 'DELETE')).status).toBe(204);
+    }, 120_000);
+
     it('refuses bad input naming the field, and an unknown format with 415 naming the supported formats', async () => {
       expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown' })).toEqual({ status: 422, locs: [['body', 'content']] });
       expect(await locs('/knowledge/sources', 'POST', { title: 'x', format: 'markdown', content: 'x', url: 'ftp://x' })).toEqual({ status: 422, locs: [['body', 'url']] });

@@ -9,7 +9,8 @@ import { configureGatewayHttp } from '@tenet/session-gateway';
 /**
  * The memory store: answers `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and serves the knowledge
  * and customer-memory REST on PORT (default 8806). Facts go to the event log (MongoDB with MONGO_URL, else
- * SQLite in TENET_DATA_DIR); knowledge chunks to `knowledge.sqlite` in TENET_DATA_DIR (ADR 0016).
+ * SQLite in TENET_DATA_DIR); knowledge chunks to `knowledge.sqlite` in TENET_DATA_DIR, or to MongoDB Atlas with
+ * TENET_KNOWLEDGE_INDEX=mongodb (ADR 0016).
  */
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8806', ...process.env }, 'memory-store');
 startTracing(config.serviceName, process.env);

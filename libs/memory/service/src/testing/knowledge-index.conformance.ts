@@ -152,6 +152,23 @@ export function knowledgeIndexConformance(name: string, harness: KnowledgeIndexH
       });
     }, timeout);
 
+    it('moves a re-tagged source to its new agents on both search sides', async () => {
+      await index.replaceSource(source('s1', { agentIds: ['a1'] }), [chunk('s1', 0, 'refund rules', [1, 0, 0])]);
+      await index.replaceSource(source('s1', { agentIds: ['a2'] }), [chunk('s1', 0, 'refund rules', [1, 0, 0])]);
+      const vector = { vector: [1, 0, 0], embeddingModel: 'offline/test/3', k: 5 };
+      await searched(async () => {
+        expect(await index.nearest({ ...vector, agentId: 'a1' })).toEqual([]);
+        expect(ids(await index.nearest({ ...vector, agentId: 'a2' }))).toEqual(['s1:0']);
+        expect(await index.lexical({ text: 'refund', agentId: 'a1', k: 5 })).toEqual([]);
+        expect(ids(await index.lexical({ text: 'refund', agentId: 'a2', k: 5 }))).toEqual(['s1:0']);
+      });
+      await index.replaceSource(source('s1'), [chunk('s1', 0, 'refund rules', [1, 0, 0])]);
+      await searched(async () => {
+        expect(ids(await index.nearest({ ...vector, agentId: 'a1' }))).toEqual(['s1:0']);
+        expect(ids(await index.lexical({ text: 'refund', agentId: 'a9', k: 5 }))).toEqual(['s1:0']);
+      });
+    }, timeout);
+
     it('lists and deletes sources with their chunks, on both search sides', async () => {
       await index.replaceSource(source('s1'), [chunk('s1', 0, 'alpha')]);
       await index.replaceSource(source('s2', { ingestedAt: '2026-11-23T11:00:00.000Z' }), [chunk('s2', 0, 'beta')]);

@@ -42,19 +42,28 @@ function jsonBodiesOnly(req: Request, res: Response, next: Next): void {
   refuse(res, 415, `request bodies must be JSON (Content-Type: application/json); got ${type ? `"${type}"` : 'no Content-Type'}`);
 }
 
-const parseJson = json({
+const jsonOptions = {
   type: ['application/json', 'application/*+json'],
-  verify: (_req, _res, raw) => {
+  verify: (_req: unknown, _res: unknown, raw: Buffer) => {
     if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw new TooDeep(`JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   },
-});
+};
+/** Every body: express' default 100 kB. */
+const parseJson = json(jsonOptions);
+/**
+ * A knowledge source's body carries a whole document (`content` up to 2,000,000 characters, a PDF in base64): the
+ * one route with a larger limit, so that its DTO rule is what refuses a too-long document (422 naming content).
+ */
+export const KNOWLEDGE_SOURCE_BODY_LIMIT = '2200kb';
+const parseKnowledgeSource = json({ ...jsonOptions, limit: KNOWLEDGE_SOURCE_BODY_LIMIT });
+const isKnowledgeSourceUpload = (req: Request): boolean => req.method === 'POST' && req.path === '/knowledge/sources';
 
 /**
  * Named `jsonParser` so that Nest does not mount its own JSON parser after it. Depth is checked on the raw
  * bytes before `JSON.parse` runs; every parser error is answered here as JSON with the rule it broke.
  */
 function jsonParser(req: Request, res: Response, next: Next): void {
-  parseJson(req, res, (error?: unknown) => {
+  (isKnowledgeSourceUpload(req) ? parseKnowledgeSource : parseJson)(req, res, (error?: unknown) => {
     if (error === undefined) return next();
     const failure = error as { status?: number; message?: string; type?: string };
     const status = failure.type === 'entity.verify.failed' || failure.type === 'entity.too.deep' ? 400 : (failure.status ?? 400);
