@@ -31,7 +31,23 @@ export {
   sessionDeletionContracts,
   toSessionDeletionEvent,
 } from './session/session-deletions.v1.js';
-export { allContracts, contractFor } from './registry.js';
+export { allContracts, allV2Contracts, contractFor } from './registry.js';
+export {
+  ALL_V2_SUBJECTS,
+  DEFAULT_WORKSPACE,
+  OWNER_STREAM_PREFIX,
+  RESOURCE_ASSIGNED_EVENT_TYPE,
+  SUBJECT_ROOT_V2,
+  TENET_STREAM_V2,
+  WORKSPACE_ID_PATTERN,
+  ownerStreamId,
+  toWorkspaceEvent,
+  workspaceAnchorOf,
+  workspaceContract,
+  workspaceSubjects,
+  type ResourceAssignedData,
+  type WorkspaceAnchor,
+} from './workspaces/workspace-events.v2.js';
 export {
   JOURNEY_EVENT_NAMES,
   JOURNEY_TRANSITION_EVENT_TYPE,

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { OWNER_STREAM_PREFIX, RESOURCE_ASSIGNED_EVENT_TYPE, ownerStreamId, type ResourceAssignedData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { DEFAULT_WORKSPACE } from '../auth/credentials.repository.js';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
-
-const ASSIGNED = 'ResourceAssigned';
 
 /** Top-level collections whose items belong to a workspace (the first path segment of their routes). */
 export const TRACKED_COLLECTIONS = new Set([
@@ -36,18 +35,19 @@ export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', cu
  */
 @Injectable()
 export class WorkspaceDirectory {
-  private readonly assignments: StreamCatalog<{ collection: string; id: string; workspace_id: string }>;
+  private readonly assignments: StreamCatalog<ResourceAssignedData>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
-    this.assignments = new StreamCatalog(store, 'owner-', (current, event) => current ?? (event.type === ASSIGNED ? (event.data as { collection: string; id: string; workspace_id: string }) : undefined));
+    // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
+    this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
   }
 
-  private stream = (collection: string, id: string): string => `owner-${collection}-${id}`;
+  private stream = ownerStreamId;
 
   /** The workspace the resource was assigned to, or undefined when it never was (then it is `default`'s). */
   async recordedOwner(collection: string, id: string): Promise<string | undefined> {
     await this.assignments.catchUp();
-    return this.assignments.get(this.stream(collection, id).slice('owner-'.length))?.workspace_id;
+    return this.assignments.get(this.stream(collection, id).slice(OWNER_STREAM_PREFIX.length))?.workspace_id;
   }
 
   async ownerOf(collection: string, id: string): Promise<string> {
@@ -58,7 +58,7 @@ export class WorkspaceDirectory {
   async assign(collection: string, id: string, workspaceId: string): Promise<void> {
     if (workspaceId === DEFAULT_WORKSPACE) return;
     try {
-      await this.store.append(this.stream(collection, id), [{ type: ASSIGNED, data: { collection, id, workspace_id: workspaceId } }], { expectedVersion: 'no_stream' });
+      await this.store.append(this.stream(collection, id), [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection, id, workspace_id: workspaceId } }], { expectedVersion: 'no_stream' });
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }
