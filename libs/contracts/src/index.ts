@@ -130,3 +130,11 @@ export {
 } from './memory/extraction-events.v1.js';
 export { ExtractContextReplyV1, ExtractContextRequestV1, ExtractionVariableV1, MATCHER_EXTRACT_SUBJECT } from './rpc/extraction.v1.js';
 export { BUDGET_EVENT_TYPES, BudgetExceededV1, BudgetWarningV1, budgetEventContracts, budgetStreamId, toBudgetIntegrationEvent, type BudgetEventData } from './metering/budget-events.v1.js';
+export {
+  natsPasswordVariable,
+  renderNatsWorkspaceConfig,
+  workspaceConsumerName,
+  workspaceInboxPrefix,
+  workspacePermissions,
+  type NatsWorkspaceConfigOptions,
+} from './workspaces/nats-permissions.js';
