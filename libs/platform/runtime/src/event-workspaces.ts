@@ -1,5 +1,15 @@
-import { DEFAULT_WORKSPACE, OWNER_STREAM_PREFIX, RESOURCE_ASSIGNED_EVENT_TYPE, sessionMetaStreamId, type ResourceAssignedData, type WorkspaceAnchor } from '@tenet/contracts';
-import type { EventStore } from '@tenet/event-store';
+import {
+  DEFAULT_WORKSPACE,
+  OWNER_STREAM_PREFIX,
+  RESOURCE_ASSIGNED_EVENT_TYPE,
+  sessionMetaStreamId,
+  toIntegrationEvent,
+  toWorkspaceEvent,
+  workspaceAnchorOf,
+  type ResourceAssignedData,
+  type WorkspaceAnchor,
+} from '@tenet/contracts';
+import type { EventRoute, EventStore } from '@tenet/event-store';
 import { LRUCache } from 'lru-cache';
 
 /** Owner events per catch-up read. */
@@ -28,6 +38,8 @@ export class EventWorkspaces {
   private catchingUp: Promise<void> | undefined;
   /** Session id → the agent it was opened with (never changes). */
   private readonly sessionAgents = new LRUCache<string, string>({ max: SESSIONS_CACHED });
+  /** Lookups under way: a window's events of one session share one read. */
+  private readonly lookingUp = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly store: EventStore) {}
 
@@ -44,14 +56,25 @@ export class EventWorkspaces {
     return this.owners.get(`${collection}-${id}`) ?? DEFAULT_WORKSPACE;
   }
 
-  private async agentOfSession(sessionId: string): Promise<string | undefined> {
+  private agentOfSession(sessionId: string): Promise<string | undefined> {
     const known = this.sessionAgents.get(sessionId);
-    if (known !== undefined) return known;
-    const [opened] = await this.store.readStream(sessionMetaStreamId(sessionId), { types: ['SessionOpened'], limit: 1 });
-    const agentId = (opened?.data as { agent_id?: unknown } | undefined)?.agent_id;
-    if (typeof agentId !== 'string') return undefined;
-    this.sessionAgents.set(sessionId, agentId);
-    return agentId;
+    if (known !== undefined) return Promise.resolve(known);
+    let lookup = this.lookingUp.get(sessionId);
+    if (!lookup) {
+      lookup = (async () => {
+        try {
+          const [opened] = await this.store.readStream(sessionMetaStreamId(sessionId), { types: ['SessionOpened'], limit: 1 });
+          const agentId = (opened?.data as { agent_id?: unknown } | undefined)?.agent_id;
+          if (typeof agentId !== 'string') return undefined;
+          this.sessionAgents.set(sessionId, agentId);
+          return agentId;
+        } finally {
+          this.lookingUp.delete(sessionId);
+        }
+      })();
+      this.lookingUp.set(sessionId, lookup);
+    }
+    return lookup;
   }
 
   /** Reads the ownership index to the end of the log; concurrent callers share one read. */
@@ -80,4 +103,14 @@ export class EventWorkspaces {
     })();
     return this.catchingUp;
   }
+}
+
+/** The relay's route: every published event as v1, and as v2 under its workspace, for v1's deprecation window (ADR 0018). */
+export function publishedEvents(workspaces: EventWorkspaces): EventRoute {
+  return async (event) => {
+    const v1 = toIntegrationEvent(event);
+    if (!v1) return undefined;
+    const anchor = workspaceAnchorOf(v1);
+    return [v1, toWorkspaceEvent(v1, anchor ? await workspaces.resolve(anchor, event.position) : DEFAULT_WORKSPACE)];
+  };
 }

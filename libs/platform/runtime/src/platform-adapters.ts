@@ -1,11 +1,11 @@
 import { realpathSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, DEFAULT_WORKSPACE, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent, toWorkspaceEvent, workspaceAnchorOf } from '@tenet/contracts';
+import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2 } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import { DEFAULT_STREAM_LIMITS, type PlatformConfig } from './platform-config.js';
-import { EventWorkspaces } from './event-workspaces.js';
+import { EventWorkspaces, publishedEvents } from './event-workspaces.js';
 import { LEASE_BUCKET, mongoLogName, openRelayLeadership } from './relay-leadership.js';
 
 /** The ports a Tenet process runs on, chosen by configuration. */
@@ -146,12 +146,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       store,
       publisher: bus,
       // Every published event twice for v1's deprecation window: v1, and v2 under its workspace (ADR 0018).
-      route: async (event) => {
-        const v1 = toIntegrationEvent(event);
-        if (!v1) return undefined;
-        const anchor = workspaceAnchorOf(v1);
-        return [v1, toWorkspaceEvent(v1, anchor ? await workspaces.resolve(anchor, event.position) : DEFAULT_WORKSPACE)];
-      },
+      route: publishedEvents(workspaces),
       checkpointName: RELAY_CHECKPOINT,
       // One checkpoint write per 250 ms instead of one per event under light load; a crash republishes at most
       // that much, and JetStream drops the duplicates by event id.
