@@ -104,11 +104,13 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
 
     // Each workspace: an admin key, an agent, a session and a customer message.
     const sessions: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
+    const agents: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
     for (const workspace of ['acme', 'globex'] as const) {
       const key = await call('POST', '/keys', adminKey, { name: `${workspace} ops`, role: 'admin', workspace_id: workspace });
       expect(key.status).toBe(201);
       const agent = await call('POST', '/agents', key.body['key'] as string, { name: `${workspace} support` });
       expect(agent.status).toBe(201);
+      agents[workspace] = agent.body['id'] as string;
       const session = await call('POST', '/sessions', key.body['key'] as string, { agent_id: agent.body['id'] });
       expect(session.status).toBe(201);
       sessions[workspace] = session.body['id'] as string;
@@ -128,8 +130,19 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
       { timeoutMs: 60_000, intervalMs: 200 },
     );
 
-    // acme's live subscription: acme's message, and only acme's events.
+    // The turns' LLM usage is anchored at the agent: each under its agent's workspace.
+    await eventually(
+      () => {
+        for (const workspace of ['acme', 'globex'] as const) {
+          expect(all.some((e) => e.subject.startsWith(`${namespace}.tenet.v2.${workspace}.metering.${agents[workspace]}.llm_usage_recorded`))).toBe(true);
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+    // acme's live subscription: acme's message and usage, and only acme's events.
     await eventually(() => expect(live.some((e) => e.payload.id === message('acme', 'v2')!.payload.id)).toBe(true), { timeoutMs: 30_000 });
+    expect(live.some((e) => e.payload.type === 'metering.llm_usage_recorded')).toBe(true);
     await services.flush();
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // what the server would have routed to acme has arrived
     const globexEvents = all.filter((e) => e.subject.startsWith(`${namespace}.tenet.v2.globex.`));
