@@ -100,10 +100,19 @@ describe('workspace confinement of knowledge, paged lists and the usage page (au
     expect(second.has_more).toBe(false);
   });
 
-  it("the usage page shows the caller's agents only", async () => {
+  it("the usage page and its JSON show the caller's agents only", async () => {
     const page = await call('GET', '/admin/usage?range=24h', ws.acme.key);
     expect(page.status).toBe(200);
     expect(page.text).toContain('acme support agent');
     expect(page.text).not.toContain('globex support agent');
+    const json = await call('GET', '/admin/usage?range=24h&format=json', ws.acme.key);
+    expect(json.status).toBe(200);
+    expect((json.body as { agents: { id: string; name: string }[] }).agents.map((a) => a.name)).toEqual(['acme support agent']);
+    const globex = (await call('GET', '/admin/usage?format=json', ws.globex.key)).body as { agents: { name: string }[]; buckets: unknown[] };
+    expect(globex.agents.map((a) => a.name)).toEqual(['globex support agent']);
+    expect(globex.buckets.length).toBeGreaterThan(0);
+    const bad = await call('GET', '/admin/usage?format=xml', ws.acme.key);
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('format must be one of html, json');
   });
 });

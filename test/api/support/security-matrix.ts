@@ -68,8 +68,8 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   \`agent_id\`/\`agent_ids\`/\`customer_id\` — answers **404**, as if it did not exist. Data created before workspaces
   (or in the open embedded mode) belongs to \`default\`. Knowledge sources belong to the workspace that created them
   (read, replace by id, delete and search hits only there); a workspace other than \`default\` must tag each source
-  with at least one of its agents (an untagged source applies to every agent of the index). \`/admin/usage\` shows
-  the caller's agents. Events on NATS: \`tenet.v2.<workspace>.>\` per workspace ([docs/nats-workspaces.md](nats-workspaces.md)).
+  with at least one of its agents (an untagged source applies to every agent of the index). \`/admin/usage\` (and
+  \`?format=json\`) shows the caller's agents. Events on NATS: \`tenet.v2.<workspace>.>\` per workspace ([docs/nats-workspaces.md](nats-workspaces.md)).
 - **The memory store alone** (\`apps/memory-store\`, serving \`/knowledge/*\` and \`/customers/{id}/memory*\`) has the
   same guard, reading keys, tokens and ownership from the event log it shares with the gateway (MongoDB); with a
   SQLite log of its own it knows only \`TENET_ADMIN_KEY\`. It is distributed, so it requires keys unless \`TENET_AUTH=off\`.
