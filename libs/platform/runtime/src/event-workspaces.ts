@@ -5,11 +5,12 @@ import {
   sessionMetaStreamId,
   toIntegrationEvent,
   toWorkspaceEvent,
+  WORKSPACE_ID_PATTERN,
   workspaceAnchorOf,
   type ResourceAssignedData,
   type WorkspaceAnchor,
 } from '@tenet/contracts';
-import type { EventRoute, EventStore } from '@tenet/event-store';
+import type { EventRoute, EventStore, StoredEvent } from '@tenet/event-store';
 import { LRUCache } from 'lru-cache';
 
 /** Owner events per catch-up read. */
@@ -110,7 +111,17 @@ export function publishedEvents(workspaces: EventWorkspaces): EventRoute {
   return async (event) => {
     const v1 = toIntegrationEvent(event);
     if (!v1) return undefined;
-    const anchor = workspaceAnchorOf(v1);
-    return [v1, toWorkspaceEvent(v1, anchor ? await workspaces.resolve(anchor, event.position) : DEFAULT_WORKSPACE)];
+    return [v1, toWorkspaceEvent(v1, await workspaceOf(workspaces, event, v1))];
   };
+}
+
+/**
+ * A workspace stamped by the appender (`metadata.workspace_id`: the tool executor and the memory store append to
+ * logs of their own, without the ownership index) wins; otherwise it is resolved from the log.
+ */
+async function workspaceOf(workspaces: EventWorkspaces, event: StoredEvent, published: { subject: string; payload: unknown }): Promise<string> {
+  const stamped = event.metadata?.['workspace_id'];
+  if (typeof stamped === 'string' && WORKSPACE_ID_PATTERN.test(stamped)) return stamped;
+  const anchor = workspaceAnchorOf(published);
+  return anchor ? workspaces.resolve(anchor, event.position) : DEFAULT_WORKSPACE;
 }
