@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
-import { EVENT_STORE, tenetStreamFor } from '@tenet/platform-runtime';
+import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-keys-test-0123456789';
@@ -143,7 +143,7 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,7 @@ import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { OpenAiProvider } from '@tenet/llm';
 import { openAiCompletion, startWireServer, type RecordedRequest, type WireServer } from '@tenet/llm/testing';
-import { EVENT_STORE, tenetStreamFor } from '@tenet/platform-runtime';
+import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
 import { AgentBudgets } from '@tenet/session-gateway';
 import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
@@ -195,7 +195,7 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
     await wire.close();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { startAllInOne as startGateway } from '@tenet/hosts';
 
@@ -159,7 +159,7 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
 
   afterAll(async () => {
     for (const gateway of gateways) await gateway.app.close();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

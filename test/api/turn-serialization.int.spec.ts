@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider, type LlmProvider } from '@tenet/llm';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 interface Event {
@@ -46,7 +46,7 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -77,7 +77,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'a turn i
     }
     await receiver?.close();
     await orders?.close();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -6,7 +6,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { allContracts } from '@tenet/contracts';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, eventually, freePortRange, inParallel, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand as Running } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
@@ -41,7 +41,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     // Even when the test timed out half-way: no launcher, gateway or matcher outlives the suite.
     for (const running of started) killGroup(running);
     await nc.drain();
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startGatewayOnly } from '@tenet/hosts';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -66,7 +66,7 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
         return exited.finally(() => clearTimeout(killer));
       }),
     );
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tenetStreamFor } from '@tenet/platform-runtime';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, serviceProcess, waitHealthy, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -37,7 +37,7 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
   });
   afterAll(async () => {
     if (stack) killGroup(stack);
-    await deleteStreams(natsUrl(), [tenetStreamFor({ namespace, streamLimits: {} }).name]).catch(() => undefined);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name)).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -31,7 +31,23 @@ export {
   sessionDeletionContracts,
   toSessionDeletionEvent,
 } from './session/session-deletions.v1.js';
-export { allContracts, contractFor } from './registry.js';
+export { allContracts, allV2Contracts, contractFor } from './registry.js';
+export {
+  ALL_V2_SUBJECTS,
+  DEFAULT_WORKSPACE,
+  OWNER_STREAM_PREFIX,
+  RESOURCE_ASSIGNED_EVENT_TYPE,
+  SUBJECT_ROOT_V2,
+  TENET_STREAM_V2,
+  WORKSPACE_ID_PATTERN,
+  ownerStreamId,
+  toWorkspaceEvent,
+  workspaceAnchorOf,
+  workspaceContract,
+  workspaceSubjects,
+  type ResourceAssignedData,
+  type WorkspaceAnchor,
+} from './workspaces/workspace-events.v2.js';
 export {
   JOURNEY_EVENT_NAMES,
   JOURNEY_TRANSITION_EVENT_TYPE,
@@ -114,3 +130,11 @@ export {
 } from './memory/extraction-events.v1.js';
 export { ExtractContextReplyV1, ExtractContextRequestV1, ExtractionVariableV1, MATCHER_EXTRACT_SUBJECT } from './rpc/extraction.v1.js';
 export { BUDGET_EVENT_TYPES, BudgetExceededV1, BudgetWarningV1, budgetEventContracts, budgetStreamId, toBudgetIntegrationEvent, type BudgetEventData } from './metering/budget-events.v1.js';
+export {
+  natsPasswordVariable,
+  renderNatsWorkspaceConfig,
+  workspaceConsumerName,
+  workspaceInboxPrefix,
+  workspacePermissions,
+  type NatsWorkspaceConfigOptions,
+} from './workspaces/nats-permissions.js';

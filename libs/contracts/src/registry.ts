@@ -8,9 +8,13 @@ import { sessionEventContracts } from './session/session-events.v1.js';
 import { sessionDeletionContracts } from './session/session-deletions.v1.js';
 import { sessionModeContracts } from './session/session-mode-changed.v1.js';
 import { toolEventContracts } from './tools/tools.v1.js';
+import { workspaceContract } from './workspaces/workspace-events.v2.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
 export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...sessionDeletionContracts, ...journeyEventContracts, ...meteringEventContracts, ...budgetEventContracts, ...toolEventContracts, ...memoryEventContracts, ...extractionEventContracts];
+
+/** The same events under major 2 (`tenet.v2.<workspace>.…`, ADR 0018), published beside v1 while v1 is deprecated. */
+export const allV2Contracts: readonly IntegrationEventContract[] = allContracts.map(workspaceContract);
 
 export function contractFor(type: string): IntegrationEventContract | undefined {
   return allContracts.find((contract) => contract.type === type);

@@ -7,7 +7,7 @@ import { MemoryModule } from '@tenet/memory-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
-import { SessionGatewayModule } from '@tenet/session-gateway';
+import { EdgeAccessModule, SessionGatewayModule } from '@tenet/session-gateway';
 import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
 import { MetricsHttpController } from './metrics.http.controller.js';
@@ -96,11 +96,17 @@ export class JourneyEngineHostModule {
 /**
  * The memory and knowledge service alone: `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and the REST
  * of knowledge sources and customer memory (`/knowledge/*`, `/customers/{id}/memory*` — route those paths here).
- * It owns the knowledge index (SQLite in TENET_DATA_DIR, ADR 0016) and writes facts to the event log.
+ * It owns the knowledge index (SQLite in TENET_DATA_DIR, ADR 0016) and writes facts to the event log. Its REST has
+ * the gateway's edge (EdgeAccessModule): keys, session tokens and workspaces, read from the event log it shares with
+ * the gateway — with its own SQLite log only TENET_ADMIN_KEY is known there, so route through the gateway's log.
  */
 @Module({})
 export class MemoryStoreHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: MemoryStoreHostModule, imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, MemoryModule], controllers: [HealthHttpController, MetricsHttpController] };
+    return {
+      module: MemoryStoreHostModule,
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, EdgeAccessModule, MemoryModule],
+      controllers: [HealthHttpController, MetricsHttpController],
+    };
   }
 }

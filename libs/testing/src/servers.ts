@@ -52,13 +52,13 @@ async function waitFor(port: number, up: boolean, what: string, output: () => st
   throw new Error(`${what} on port ${port} did not ${up ? 'start' : 'stop'} within 30 s:\n${output()}`);
 }
 
-async function ownServer(what: string, scheme: string, command: string, args: (port: number, dir: string) => string[]): Promise<OwnServer> {
+async function ownServer(what: string, scheme: string, command: string, args: (port: number, dir: string) => string[], env?: Record<string, string>): Promise<OwnServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `tenet-own-${what.toLowerCase()}-`));
   let child: ChildProcess | undefined;
   let output = '';
   const start = async (): Promise<void> => {
-    child = spawn(command, args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(command, args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
     child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000)));
     child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000)));
     await waitFor(port, true, what, () => output);
@@ -84,8 +84,12 @@ async function ownServer(what: string, scheme: string, command: string, args: (p
   };
 }
 
-/** `nats-server -js` on a free port with its own store directory (kept across kill/start). */
-export const startOwnNats = (): Promise<OwnServer> => ownServer('NATS', 'nats', 'nats-server', (port, dir) => ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir]);
+/**
+ * `nats-server -js` on a free port with its own store directory (kept across kill/start); with `config`, that
+ * configuration file too (e.g. users and permissions), `env` holding what it references (passwords).
+ */
+export const startOwnNats = (options: { config?: string; env?: Record<string, string> } = {}): Promise<OwnServer> =>
+  ownServer('NATS', 'nats', 'nats-server', (port, dir) => [...(options.config ? ['-c', options.config] : []), '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], options.env);
 
 /** `redis-server` on a free port without persistence: a restart loses every key, as an outage without AOF/RDB does. */
 export const startOwnRedis = (): Promise<OwnServer> =>

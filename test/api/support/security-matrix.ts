@@ -24,7 +24,7 @@ export const CALLERS = ['no key', ...ROLES, 'session token', 'other workspace (a
 export type CallerName = (typeof CALLERS)[number];
 
 /** Collections whose ids in a path are confined to their workspace (a key of another workspace gets 404). */
-const CONFINED = /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|keys)\/:/;
+const CONFINED = /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|keys)\/:|^\/knowledge\/sources\/:/;
 
 /** What each caller gets, by the access policy: `allowed`, 401, 403, or 404 (another workspace's resource). */
 export function expectedFor(route: Route, caller: CallerName): 'allowed' | '401' | '403' | '404' {
@@ -59,10 +59,20 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   definitions). Keys are created with \`POST /keys\` (shown once), listed with their last-used time (\`GET /keys\`),
   revoked with \`DELETE /keys/{id}\`. Only SHA-256 of the key's 256-bit random secret is stored.
 - **Session tokens** (\`tst_…\`, \`POST /sessions/{id}/tokens\` with an admin or agent-runtime key, 15 minutes by default,
-  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it, and nothing else.
-- **Workspaces.** What a key creates belongs to its workspace; lists show only the workspace's items; a resource of
-  another workspace — in the path, or referenced as \`agent_id\`/\`customer_id\` — answers **404**, as if it did not
-  exist. Data created before workspaces (or in the open embedded mode) belongs to \`default\`.
+  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it, and nothing else. The
+  \`/chat\` page runs on one: the site's backend creates the session and mints the token with its key, then sends the
+  browser to \`/chat?session_id=<id>#token=<tst_…>\` — the token rides in the URL fragment (never sent to a server or
+  logged), the page drops it from the address bar, and no workspace key ever reaches the browser.
+- **Workspaces.** What a key creates belongs to its workspace; lists show only the workspace's items, and paged lists
+  count only those in \`total_count\`; a resource of another workspace — in the path, or referenced as
+  \`agent_id\`/\`agent_ids\`/\`customer_id\` — answers **404**, as if it did not exist. Data created before workspaces
+  (or in the open embedded mode) belongs to \`default\`. Knowledge sources belong to the workspace that created them
+  (read, replace by id, delete and search hits only there); a workspace other than \`default\` must tag each source
+  with at least one of its agents (an untagged source applies to every agent of the index). \`/admin/usage\` (and
+  \`?format=json\`) shows the caller's agents. Events on NATS: \`tenet.v2.<workspace>.>\` per workspace ([docs/nats-workspaces.md](nats-workspaces.md)).
+- **The memory store alone** (\`apps/memory-store\`, serving \`/knowledge/*\` and \`/customers/{id}/memory*\`) has the
+  same guard, reading keys, tokens and ownership from the event log it shares with the gateway (MongoDB); with a
+  SQLite log of its own it knows only \`TENET_ADMIN_KEY\`. It is distributed, so it requires keys unless \`TENET_AUTH=off\`.
 - **Rate limits.** A token bucket per key (\`TENET_RATE_LIMIT_PER_KEY\`, default 600 a minute) and per session token
   (\`TENET_RATE_LIMIT_PER_SESSION\`, default 120), in Redis shared by every gateway replica: over it, **429** with
   \`retry-after\` (seconds).

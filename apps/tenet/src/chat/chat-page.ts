@@ -1,5 +1,12 @@
-/** The chat page: creates a session, posts customer messages, and long-polls the session's events. */
-export const chatPage = (agentId: string): string => `<!doctype html>
+/**
+ * The chat page: posts customer messages and long-polls the session's events. Open mode (`/chat?agent_id=`): it
+ * creates the session itself. With API keys required, a browser never holds a key: the site's backend creates the
+ * session and mints a short-lived session token with its key (`POST /sessions/{id}/tokens`), then sends the
+ * browser to `/chat?session_id=<id>#token=<tst_…>`. The token travels in the fragment (never sent to a server or
+ * written to an access log), is dropped from the address bar at once, and is all the page uses: it may read that
+ * session and post to it, nothing else (docs/security.md).
+ */
+export const chatPage = (agentId: string, sessionId?: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -43,21 +50,42 @@ export const chatPage = (agentId: string): string => `<!doctype html>
 </main>
 <script type="module">
 const agentId = ${JSON.stringify(agentId)};
+const sessionId = ${JSON.stringify(sessionId ?? null)};
+// A session token from the fragment: kept in memory only, and removed from the address bar (and history) at once.
+const token = new URLSearchParams(location.hash.slice(1)).get('token');
+if (token) history.replaceState(null, '', location.pathname + location.search);
 const log = document.getElementById('log');
 const statusLine = document.getElementById('status');
 const api = async (method, path, body) => {
-  const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  const headers = { 'content-type': 'application/json', ...(token ? { authorization: 'Bearer ' + token } : {}) };
+  const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  if (response.status === 401) throw new Error(token ? 'this chat link has expired: ask for a new one' : 'this server requires API keys: open the chat through a link with a session token (/chat?session_id=…#token=…)');
   if (!response.ok && response.status !== 504) throw new Error(method + ' ' + path + ' → ' + response.status + ' ' + await response.text());
   return response.status === 504 ? [] : response.json();
 };
 const add = (cls, text) => { const div = document.createElement('div'); div.className = cls; div.textContent = text; log.append(div); log.scrollTop = log.scrollHeight; };
-const agent = await api('GET', '/agents/' + agentId);
+let agent = { name: 'Tenet' };
+let session;
+let journeyList = [];
+try {
+  if (sessionId) {
+    // A session token reads its own session only: no agent or journey definitions.
+    session = await api('GET', '/sessions/' + sessionId);
+    agent = { name: session.title || 'Chat' };
+  } else {
+    agent = await api('GET', '/agents/' + agentId);
+    session = await api('POST', '/sessions', { agent_id: agentId, title: 'Browser chat' });
+    journeyList = await api('GET', '/journeys');
+  }
+} catch (error) {
+  document.getElementById('sub').textContent = error.message;
+  throw error;
+}
 document.getElementById('title').textContent = agent.name;
 document.getElementById('sub').textContent = agent.description ?? '';
-const session = await api('POST', '/sessions', { agent_id: agentId, title: 'Browser chat' });
 let offset = 0;
 // The journey the agent is following, beside the conversation: its title, the steps walked and the current one.
-const journeys = new Map((await api('GET', '/journeys')).map((j) => [j.id, j]));
+const journeys = new Map(journeyList.map((j) => [j.id, j]));
 const journeyPanel = document.getElementById('journey');
 // A journey's condition guidelines are named after their journey (their ids are generated).
 const guidelineLabel = (id) => { const j = [...journeys.values()].find((x) => x.conditions.includes(id)); return j ? 'journey "' + j.title + '"' : id; };

@@ -1,13 +1,17 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
 import { chatPage } from './chat-page.js';
 
-/** A small browser chat against the Parlant-compatible API of this process (same origin, no build step). */
+/**
+ * A small browser chat against the Parlant-compatible API of this process (same origin, no build step):
+ * `/chat?agent_id=` in open mode, `/chat?session_id=<id>#token=<session token>` when API keys are required.
+ */
 @Controller('chat')
 export class ChatHttpController {
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('cache-control', 'no-store')
-  page(@Query('agent_id') agentId?: string): string {
-    return chatPage(agentId && /^[A-Za-z0-9_-]{1,64}$/.test(agentId) ? agentId : 'demo-support');
+  page(@Query('agent_id') agentId?: string, @Query('session_id') sessionId?: string): string {
+    const valid = (id: string | undefined): id is string => typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id);
+    return chatPage(valid(agentId) ? agentId : 'demo-support', valid(sessionId) ? sessionId : undefined);
   }
 }

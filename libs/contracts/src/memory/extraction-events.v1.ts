@@ -35,6 +35,8 @@ export const FactsExtractedV1 = envelopeSchema(
     {
       customerId: Type.String({ minLength: 1 }),
       sessionId: Type.String({ minLength: 1 }),
+      /** The session's workspace (ADR 0018): the memory store stamps it on the facts it records from this event. */
+      workspaceId: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,47}$' })),
       sourceMessageId: Type.String({ minLength: 1 }),
       extractedAt: Type.String({ format: 'date-time' }),
       facts: Type.Array(

@@ -105,6 +105,11 @@ export const ToolCallRequestV1 = Type.Object(
     retry_config: Type.Optional(ToolRetryConfigV1),
     /** W3C trace context of the caller's span (`traceparent`, `tracestate`): the executor's span joins the turn's trace. */
     trace_context: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /**
+     * The agent's workspace (ADR 0018): stamped on the invocation's audit events, whose v2 subjects carry it — the
+     * executor's own log does not hold the ownership index to resolve it from.
+     */
+    workspace_id: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,47}$' })),
   },
   { additionalProperties: false },
 );

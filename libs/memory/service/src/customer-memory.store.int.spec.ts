@@ -31,6 +31,19 @@ describe('CustomerMemoryStore (facts as events in the SQLite event log)', () => 
     expect(await store.facts('c2')).toEqual([]);
   });
 
+  it('stamps the workspace it was given on the events (published under it; this log has no ownership index)', async () => {
+    await store.record('c1', lives('Paris', 'f1'), { workspaceId: 'acme' });
+    clock += 60_000;
+    await store.record('c1', lives('Lyon', 'f2'), { workspaceId: 'acme' });
+    await store.record('c2', lives('Rome', 'f3'));
+    expect((await events.readStream(customerMemoryStream('c1'))).map((e) => e.metadata)).toEqual([
+      { customerId: 'c1', workspace_id: 'acme' },
+      { customerId: 'c1', workspace_id: 'acme' },
+      { customerId: 'c1', workspace_id: 'acme' },
+    ]);
+    expect((await events.readStream(customerMemoryStream('c2')))[0]?.metadata).toEqual({ customerId: 'c2' });
+  });
+
   it('forgets with a tombstone event and the fact is gone from every answer', async () => {
     await store.record('c1', lives('Paris', 'f1'));
     await store.forget('c1', 'f1', 'customer request');

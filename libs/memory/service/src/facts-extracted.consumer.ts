@@ -31,7 +31,7 @@ export class FactsExtractedConsumer {
       if (error instanceof RpcValidationError) throw new NonRetryableMessageError(error.message, { cause: error });
       throw error;
     }
-    const { customerId, sessionId, sourceMessageId, facts } = event.data;
+    const { customerId, sessionId, workspaceId, sourceMessageId, facts } = event.data;
     for (const fact of facts) {
       try {
         await this.memory.record(customerId, {
@@ -41,7 +41,7 @@ export class FactsExtractedConsumer {
           object: fact.object,
           confidence: fact.confidence,
           source: { kind: 'conversation', sessionId, messageId: sourceMessageId },
-        });
+        }, workspaceId !== undefined ? { workspaceId } : {});
       } catch (error) {
         // Already recorded (a redelivery) or refused by the decider: retrying cannot change that.
         if (error instanceof MemoryDomainError) this.logger.debug(`fact ${fact.factId} of customer ${customerId} not recorded: ${error.message}`);

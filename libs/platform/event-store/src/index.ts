@@ -14,5 +14,5 @@ export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-s
 export { atIdle, currentLane, DEFAULT_SLICE_MS, EventLoopSlices, eventLoopSlices, inBackground, inLane, type SliceLane } from './event-loop-slices.js';
 export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { MongoEventStore, type MongoEventStoreOptions } from './mongo/mongo-event-store.js';
-export { EventLogRelay, soleLeadership, type EventLogRelayOptions, type EventPublisher, type EventRoute, type RelayLeadership, type RelayLeadershipListener, type RelayWakeups } from './relay/event-log-relay.js';
+export { EventLogRelay, soleLeadership, type EventLogRelayOptions, type EventPublisher, type EventRoute, type RouteTarget, type RelayLeadership, type RelayLeadershipListener, type RelayWakeups } from './relay/event-log-relay.js';
 export { PublishingEventStore, withPublishing } from './relay/with-publishing.js';

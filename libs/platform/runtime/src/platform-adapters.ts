@@ -1,10 +1,11 @@
 import { realpathSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { ALL_V1_SUBJECTS, TENET_STREAM, toIntegrationEvent } from '@tenet/contracts';
+import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2 } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import { DEFAULT_STREAM_LIMITS, type PlatformConfig } from './platform-config.js';
+import { EventWorkspaces, publishedEvents } from './event-workspaces.js';
 import { LEASE_BUCKET, mongoLogName, openRelayLeadership } from './relay-leadership.js';
 
 /** The ports a Tenet process runs on, chosen by configuration. */
@@ -32,13 +33,20 @@ const busLogger = new Logger('MessageBus');
 
 /** The JetStream stream that holds every published v1 integration event (of the unnamespaced deployment). */
 export const tenetStream = { name: TENET_STREAM, subjects: [ALL_V1_SUBJECTS] };
+/** Its v2 twin: the same events under `tenet.v2.<workspace>.…` (ADR 0018). */
+export const tenetStreamV2 = { name: TENET_STREAM_V2, subjects: [ALL_V2_SUBJECTS] };
 
 /**
- * The stream of this deployment: its own per namespace (`TENET_V1_<ns>` on `<ns>.tenet.v1.>`), with the limits
+ * The v1 stream of this deployment: its own per namespace (`TENET_V1_<ns>` on `<ns>.tenet.v1.>`), with the limits
  * TENET_STREAM_* set applied on every start and the defaults only when it is created.
  */
 export function tenetStreamFor(config: Pick<PlatformConfig, 'namespace' | 'streamLimits'>): StreamSpec {
   return namespacedStream({ ...tenetStream, ...config.streamLimits, initial: DEFAULT_STREAM_LIMITS }, config.namespace);
+}
+
+/** Both streams of this deployment (v1 and v2), namespaced and limited alike. */
+export function tenetStreamsFor(config: Pick<PlatformConfig, 'namespace' | 'streamLimits'>): StreamSpec[] {
+  return [tenetStreamFor(config), namespacedStream({ ...tenetStreamV2, ...config.streamLimits, initial: DEFAULT_STREAM_LIMITS }, config.namespace)];
 }
 
 /** A checkpoint write proves the log takes writes; its value (a time) is read by nothing. */
@@ -64,11 +72,11 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
 async function connectBus(config: PlatformConfig): Promise<{ bus: MessageBus; nats?: NatsMessageBus }> {
   const namespaced = (bus: MessageBus): MessageBus => (config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace));
   // In process the stream is a buffer, not the record (that is the event log): it keeps its own bound.
-  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [namespacedStream(tenetStream, config.namespace)] })) };
+  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [tenetStream, tenetStreamV2].map((stream) => namespacedStream(stream, config.namespace)) })) };
   const nats = await NatsMessageBus.connect({
     servers: config.natsUrl,
     name: config.serviceName,
-    streams: [tenetStreamFor(config)],
+    streams: tenetStreamsFor(config),
     onConnectionEvent: (message) => busLogger.warn(message),
   });
   return { bus: namespaced(nats), nats };
@@ -133,10 +141,12 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       };
       leadershipKind = `lease ${key} in NATS KV ${LEASE_BUCKET} (${config.relayLeaseMs} ms)`;
     }
+    const workspaces = new EventWorkspaces(store);
     const relay = new EventLogRelay({
       store,
       publisher: bus,
-      route: (event) => toIntegrationEvent(event),
+      // Every published event twice for v1's deprecation window: v1, and v2 under its workspace (ADR 0018).
+      route: publishedEvents(workspaces),
       checkpointName: RELAY_CHECKPOINT,
       // One checkpoint write per 250 ms instead of one per event under light load; a crash republishes at most
       // that much, and JetStream drops the duplicates by event id.

@@ -8,7 +8,7 @@ import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { sessionStreamId } from '@tenet/contracts';
 import { deleteStreams, describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
 import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
-import { openPlatform, tenetStreamFor, type PlatformAdapters } from './platform-adapters.js';
+import { openPlatform, tenetStreamsFor, type PlatformAdapters } from './platform-adapters.js';
 
 const LEASE_MS = 1_500;
 const fixture = fileURLToPath(new URL('./relay-process.fixture.ts', import.meta.url));
@@ -95,7 +95,7 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
 
   it('publishes each event once while two processes append to one log: the standby kicks the leader; stopping the leader hands over at once', async () => {
     const namespace = `relay-${randomUUID()}`;
-    streams.push(tenetStreamFor({ namespace, streamLimits: {} }).name);
+    streams.push(...tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     const kicks: string[] = [];
     nc.subscribe(`${namespace}.tenet.relay.*.kick`, { callback: (_error, msg) => void kicks.push(msg.subject) });
     await nc.flush();

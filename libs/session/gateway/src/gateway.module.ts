@@ -1,16 +1,9 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { AccessSettings } from './auth/access-settings.js';
-import { AuthGuard } from './auth/auth.guard.js';
-import { AuthStartup } from './auth/auth-startup.js';
-import { CredentialsRepository } from './auth/credentials.repository.js';
+import { EdgeAccessModule } from './auth/edge-access.module.js';
 import { KeysHttpController } from './auth/keys.http.controller.js';
-import { RateLimits } from './auth/rate-limits.js';
-import { WorkspaceDirectory } from './workspaces/workspace-directory.js';
 import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
 import { WorkspacesHttpController } from './workspaces/workspaces.http.controller.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
-import { WorkspaceScopeInterceptor } from './workspaces/workspace-scope.interceptor.js';
 import { AgentsHttpController } from './agents/agents.http.controller.js';
 import { AgentsRepository } from './agents/agents.repository.js';
 import { AgentBudgets } from './budgets/agent-budgets.js';
@@ -65,6 +58,8 @@ import { ServicesRepository } from './services/services.repository.js';
  * executor's client (`TOOL_EXECUTION`, provided globally by the host's ToolExecutionClientModule).
  */
 @Module({
+  // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
+  imports: [EdgeAccessModule],
   controllers: [
     AgentsHttpController,
     SessionsHttpController,
@@ -116,15 +111,7 @@ import { ServicesRepository } from './services/services.repository.js';
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     AgentBudgets,
     BudgetExhaustion,
-    // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
-    CredentialsRepository,
-    WorkspaceDirectory,
     WorkspacesRepository,
-    RateLimits,
-    AuthStartup,
-    AccessSettings,
-    { provide: APP_GUARD, useClass: AuthGuard },
-    { provide: APP_INTERCEPTOR, useClass: WorkspaceScopeInterceptor },
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
     { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],

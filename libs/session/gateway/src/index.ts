@@ -1,4 +1,5 @@
 export { SessionGatewayModule } from './gateway.module.js';
+export { EdgeAccessModule } from './auth/edge-access.module.js';
 export { configureGatewayHttp } from './http/configure-http.js';
 export { GuidelinesRepository } from './guidelines/guidelines.repository.js';
 export { RelationshipsRepository } from './relationships/relationships.repository.js';

@@ -11,10 +11,12 @@ import type { InvocationRecorder } from './tool-runner.js';
 export class EventLogInvocationRecorder implements InvocationRecorder {
   constructor(private readonly events: EventStore) {}
 
-  async record(outcome: InvocationOutcome): Promise<void> {
+  async record(outcome: InvocationOutcome, stamp: { workspaceId?: string } = {}): Promise<void> {
     const record = invocationRecord(outcome);
+    // The workspace rides in the metadata: this log has no ownership index for the relay to resolve it from.
+    const metadata = stamp.workspaceId !== undefined ? { metadata: { workspace_id: stamp.workspaceId } } : {};
     try {
-      await this.events.append(toolStreamId(outcome.session_id), [{ id: record.id, type: record.type, data: record.data satisfies ToolInvocationData }]);
+      await this.events.append(toolStreamId(outcome.session_id), [{ id: record.id, type: record.type, data: record.data satisfies ToolInvocationData, ...metadata }]);
     } catch (error) {
       if (error instanceof InvalidEventError && error.field === 'events[0].id' && error.rule.startsWith('already used')) return;
       throw error;

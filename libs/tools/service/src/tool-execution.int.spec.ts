@@ -86,6 +86,16 @@ describe('TOOL_EXECUTION in embedded mode (in-process queue, SQLite log)', () =>
     expect(recorded.map((event) => event.type)).toEqual(['ToolInvocationFailed', 'ToolInvocationFailed']);
     await expect(tools.describe({ ...server.service, url: 'http://10.1.2.3:80' })).rejects.toMatchObject({ code: TOOL_ERROR_CODES.TARGET_NOT_ALLOWED });
   });
+
+  it("stamps the caller's workspace on the audit event (the executor's log cannot resolve it; ADR 0018)", async () => {
+    const tools = app.get<ToolExecution>(TOOL_EXECUTION);
+    const sessionId = `s_${randomUUID().slice(0, 8)}`;
+    expect(await tools.execute({ ...callFor(server, sessionId, { order_id: '7' }), workspace_id: 'acme' })).toMatchObject({ status: 'succeeded' });
+    const [recorded] = await app.get<EventStore>(EVENT_STORE).readStream(toolStreamId(sessionId));
+    expect(recorded?.metadata).toMatchObject({ workspace_id: 'acme' });
+    const refused = await tools.execute({ ...callFor(server, `s_${randomUUID().slice(0, 8)}`, { order_id: '7' }), workspace_id: 'Not valid' });
+    expect(refused).toMatchObject({ status: 'failed', error: { code: TOOL_ERROR_CODES.INVALID_REQUEST } });
+  });
 });
 
 describeWithService(nats, 'TOOL_EXECUTION in distributed mode (NATS describe RPC, BullMQ queue)', () => {

@@ -6,7 +6,8 @@ import type { ToolServiceProtocol } from './protocols/protocol.js';
 
 /** Where the seed 003 ToolInvocation record goes (the event log in the executor; a list in tests). */
 export interface InvocationRecorder {
-  record(outcome: InvocationOutcome): Promise<void>;
+  /** `stamp.workspaceId`: the workspace the audit events are published under (ADR 0018), when the caller said. */
+  record(outcome: InvocationOutcome, stamp?: { workspaceId?: string }): Promise<void>;
 }
 
 /**
@@ -72,7 +73,7 @@ export class ToolRunner {
       attempts,
       duration_ms: duration,
       started_at: new Date(started).toISOString(),
-    });
+    }, request.workspace_id !== undefined ? { workspaceId: request.workspace_id } : {});
     return {
       idempotency_key: request.idempotency_key,
       tool_id: id,

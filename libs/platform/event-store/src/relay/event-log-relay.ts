@@ -18,8 +18,19 @@ function traceContextOf(metadata: Record<string, unknown> | undefined): Record<s
   return Object.keys(headers).length > 0 ? headers : undefined;
 }
 
-/** What to publish for a stored event; `undefined` keeps the event private (domain-only). */
-export type EventRoute = (event: StoredEvent) => { subject: string; payload: unknown } | undefined;
+/** One message to publish for a stored event. */
+export interface RouteTarget {
+  subject: string;
+  payload: unknown;
+}
+
+/**
+ * What to publish for a stored event: one message, several (e.g. the same event under two major versions, each
+ * with the event id as its message id — each lands in its own stream and deduplicates there), or `undefined` /
+ * `[]` to keep it private (domain-only). It may be asynchronous (a lookup in the log); the relay resolves a
+ * window's routes before it issues that window's publishes, so they still leave in log order.
+ */
+export type EventRoute = (event: StoredEvent) => RouteTarget | readonly RouteTarget[] | undefined | Promise<RouteTarget | readonly RouteTarget[] | undefined>;
 
 export interface EventLogRelayOptions {
   store: EventStore;
@@ -307,8 +318,9 @@ export class EventLogRelay {
     // The lease is checked before every window: a deposed leader issues nothing more (what is in flight lands).
     for (let start = 0; start < batch.length && this.leading(); start += this.maxInFlight) {
       const window = batch.slice(start, start + this.maxInFlight);
+      const routes = await Promise.allSettled(window.map((event) => this.routeOf(event)));
       // Issued synchronously in log order, so one connection sends them in that order; awaited together.
-      const outcomes = await Promise.allSettled(window.map((event) => this.publishOne(event)));
+      const outcomes = await Promise.allSettled(window.map((event, index) => this.publishOne(event, routes[index])));
       let acknowledged: number | undefined;
       let failure: PublishFailure | undefined;
       for (const [index, event] of window.entries()) {
@@ -367,18 +379,25 @@ export class EventLogRelay {
     }
   }
 
-  private publishOne(event: StoredEvent): Promise<void> {
-    // Acknowledged in an earlier attempt of this window: stored by the broker, nothing to send again.
-    if (this.acknowledgedAhead.has(event.id)) return Promise.resolve();
+  /** The event's messages; none for an event acknowledged in an earlier attempt of this window (not routed again). */
+  private async routeOf(event: StoredEvent): Promise<readonly RouteTarget[]> {
+    if (this.acknowledgedAhead.has(event.id)) return [];
+    const targets = await this.route(event);
+    return targets === undefined ? [] : 'subject' in targets ? [targets as RouteTarget] : (targets as readonly RouteTarget[]);
+  }
+
+  private publishOne(event: StoredEvent, route: PromiseSettledResult<readonly RouteTarget[]> | undefined): Promise<void> {
+    // A failing route or publisher counts as a failed publish of this event: retried, never skipped.
+    if (route?.status !== 'fulfilled') return Promise.reject(route?.reason ?? new Error(`no route for event ${event.id}`));
     try {
-      const target = this.route(event);
-      if (!target) return Promise.resolve();
+      if (route.value.length === 0) return Promise.resolve();
       // An event appended inside a traced operation carries its W3C context (metadata.trace_context): published as
       // message headers, so a consumer's span joins that trace.
       const trace = traceContextOf(event.metadata);
-      return this.publisher.publish(target.subject, target.payload, { msgId: event.id, ...(trace ? { headers: trace } : {}) });
+      const options = { msgId: event.id, ...(trace ? { headers: trace } : {}) };
+      // All of an event's messages or a retry: one that landed is dropped as a duplicate when sent again.
+      return Promise.all(route.value.map((target) => this.publisher.publish(target.subject, target.payload, options))).then(() => undefined);
     } catch (error) {
-      // A throwing route or publisher counts as a failed publish of this event: retried, never skipped.
       return Promise.reject(error);
     }
   }

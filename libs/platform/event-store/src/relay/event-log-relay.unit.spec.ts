@@ -247,6 +247,45 @@ describe('EventLogRelay', () => {
     expect(await store.loadCheckpoint('event-log-relay')).toBe(6);
   });
 
+  it('publishes every message of an asynchronous multi-target route, in log order, each with the event id', async () => {
+    await store.append('s-1', events(4));
+    // Resolved out of order (later events first): the publishes must still leave in log order.
+    const twoMajors: EventRoute = async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 20 - 4 * event.position));
+      return [{ subject: `tenet.v1.test.${event.type}`, payload: event.data }, { subject: `tenet.v2.ws${event.position % 2}.test.${event.type}`, payload: event.data }];
+    };
+    const relayed = relay({ route: twoMajors });
+    await relayed.start();
+    await relayed.whenIdle();
+
+    const stored = await store.readAll();
+    expect(publisher.attempts.map((p) => [p.subject, p.msgId])).toEqual(
+      stored.flatMap((e) => [
+        [`tenet.v1.test.${e.type}`, e.id],
+        [`tenet.v2.ws${e.position % 2}.test.${e.type}`, e.id],
+      ]),
+    );
+    expect(relayed.publishedUpTo).toBe(4);
+  });
+
+  it('treats a failing route like a failed publish: retried, never skipped, the checkpoint held before it', async () => {
+    await store.append('s-1', events(3));
+    const [, second] = await store.readAll();
+    let refusals = 2;
+    const flaky: EventRoute = async (event) => {
+      if (event.id === second!.id && refusals-- > 0) throw new Error('owner lookup failed');
+      return publicOnly(event);
+    };
+    const errors: string[] = [];
+    const relayed = relay({ route: flaky, maxInFlight: 1, onError: (error, failure) => errors.push(`${failure.event?.id}: ${(error as Error).message}`) });
+    await relayed.start();
+    await relayed.whenIdle();
+
+    expect(errors).toEqual([`${second!.id}: owner lookup failed`, `${second!.id}: owner lookup failed`]);
+    expect(publisher.firstAcks()).toEqual((await store.readAll()).map((e) => e.id));
+    expect(relayed.publishedUpTo).toBe(3);
+  });
+
   it('retries a failing publish with backoff until it succeeds, never skipping it (strict order with maxInFlight 1)', async () => {
     await store.append('s-1', events(6));
     const stubborn = (await store.readAll())[2]!.id;

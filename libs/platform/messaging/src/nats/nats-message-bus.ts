@@ -49,6 +49,35 @@ export interface NatsMessageBusOptions {
   onConnectionEvent?: (message: string) => void;
 }
 
+/**
+ * `nats://user:password@host` (or `nats://token@host`), as the NATS CLI and the Go client take it: the client
+ * library ignores a URL's user info, so it is moved into the connect options (and off the URLs, which the client
+ * shows in errors and status). Every URL of a list must carry the same credentials, or none.
+ */
+export function credentialsFromUrls(urls: string | string[]): { servers: string[]; auth: { user?: string; pass?: string; token?: string } } {
+  const list = (Array.isArray(urls) ? urls : urls.split(',')).map((url) => url.trim()).filter(Boolean);
+  const found = new Set<string>();
+  let auth: { user?: string; pass?: string; token?: string } = {};
+  const servers = list.map((text) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return text; // host:port without a scheme: nothing to take
+    }
+    if (url.username === '' && url.password === '') return text;
+    const user = decodeURIComponent(url.username);
+    const pass = decodeURIComponent(url.password);
+    auth = url.password === '' ? { token: user } : { user, pass };
+    found.add(`${url.username}:${url.password}`);
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  });
+  if (found.size > 1) throw new TypeError('NATS_URL: every server URL must carry the same credentials');
+  return { servers, auth };
+}
+
 const ms = (millis: number): number => millis * 1_000_000; // JetStream durations are nanoseconds
 const decoder = new TextDecoder();
 /** NATS accepts a string payload and UTF-8 encodes it itself: no intermediate buffer of ours. */
@@ -140,8 +169,10 @@ export class NatsMessageBus implements MessageBus {
   }
 
   static async connect(options: NatsMessageBusOptions): Promise<NatsMessageBus> {
+    const { servers, auth } = credentialsFromUrls(options.servers);
     const nc = await connect({
-      servers: options.servers,
+      servers,
+      ...auth,
       ...(options.name ? { name: options.name } : {}),
       // The default (10 attempts, 2 s apart) gives up after ~20 s and leaves a closed connection that nothing
       // reopens: every publish then fails until the process restarts. An outage must end, not the process.

@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
+import { COLLECTION_ROUTES, WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
 import { accessFor, authorize, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
@@ -82,8 +82,9 @@ export class AuthGuard implements CanActivate {
     const segments = route.split('/').filter(Boolean);
     for (let i = 1; i < segments.length; i++) {
       const segment = segments[i] ?? '';
-      const collection = segments[i - 1] ?? '';
-      if (!segment.startsWith(':') || !TRACKED_COLLECTIONS.has(collection)) continue;
+      const previous = segments[i - 1] ?? '';
+      const collection = COLLECTION_ROUTES[`/${segments.slice(0, i).join('/')}`] ?? (TRACKED_COLLECTIONS.has(previous) ? previous : undefined);
+      if (!segment.startsWith(':') || collection === undefined) continue;
       const id = params[segment.slice(1)];
       if (id === undefined) continue;
       const recorded = await this.directory.recordedOwner(collection, id);
@@ -91,10 +92,31 @@ export class AuthGuard implements CanActivate {
       if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
     }
+    // A POST that names its item's id (a knowledge source replaced by id) must not reach another workspace's item.
+    const created = method === 'POST' ? COLLECTION_ROUTES[route] : undefined;
+    const chosenId = (body as { id?: unknown } | undefined)?.id;
+    if (created !== undefined && typeof chosenId === 'string') {
+      const recorded = await this.directory.recordedOwner(created, chosenId);
+      if (recorded !== undefined && recorded !== workspaceId) throw notFoundIn(created, chosenId);
+    }
     const references: [string, unknown][] = [...Object.entries(typeof body === 'object' && body !== null ? body : {}), ...Object.entries(query)];
     for (const [field, value] of references) {
       const collection = REFERENCE_FIELDS[field];
-      if (collection && typeof value === 'string' && (await this.directory.ownerOf(collection, value)) !== workspaceId) throw notFoundIn(collection, value);
+      if (!collection) continue;
+      for (const id of Array.isArray(value) ? value : [value]) {
+        if (typeof id === 'string' && (await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
+      }
+    }
+    // An untagged knowledge source applies to every agent on the index, whatever its workspace: only `default` (the
+    // operator's, where pre-workspace sources are) may create one.
+    if (created === 'knowledge-sources' && workspaceId !== DEFAULT_WORKSPACE) {
+      const agentIds = (body as { agent_ids?: unknown } | undefined)?.agent_ids;
+      if (!Array.isArray(agentIds) || agentIds.length === 0) {
+        throw new HttpException(
+          { detail: [{ loc: ['body', 'agent_ids'], msg: `agent_ids must name at least one agent of workspace ${workspaceId}: an untagged knowledge source would apply to every workspace's agents`, type: 'value_error' }] },
+          HttpStatus.UNPROCESSABLE_ENTITY,
+        );
+      }
     }
   }
 }

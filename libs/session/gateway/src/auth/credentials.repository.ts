@@ -5,7 +5,7 @@ import { crudEvolve, ResourceStreams } from '../catalog/resource-streams.js';
 import type { Role } from './access-policy.js';
 import { issueSecret, KEY_PREFIX, SESSION_TOKEN_PREFIX } from './api-keys.js';
 
-export const DEFAULT_WORKSPACE = 'default';
+export { DEFAULT_WORKSPACE } from '@tenet/contracts';
 
 /** An API key as stored: never the secret, only its hash. */
 export interface StoredKey {

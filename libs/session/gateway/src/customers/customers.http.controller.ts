@@ -1,13 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { pageRequestOf, withCursor } from '../catalog/cursor-page.js';
 import { notFound } from '../http/validation.js';
 import { httpCall } from '../tags/rule-violation.js';
 import { CustomerCreationDto, CustomerUpdateDto, type CustomerPage, type CustomerView } from './customer.dto.js';
 import { CustomersRepository } from './customers.repository.js';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 
 @Controller('customers')
 export class CustomersHttpController {
-  constructor(private readonly customers: CustomersRepository) {}
+  constructor(
+    private readonly customers: CustomersRepository,
+    private readonly workspaces: WorkspaceDirectory,
+  ) {}
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
@@ -17,10 +22,12 @@ export class CustomersHttpController {
 
   /** Without `limit`/`cursor` the full list (Parlant's plain array); with either, one page. */
   @Get()
-  async list(@Query('limit') limit?: string, @Query('cursor') cursor?: string, @Query('sort') sort?: string): Promise<CustomerView[] | CustomerPage> {
-    if (limit === undefined && cursor === undefined) return this.customers.list();
+  async list(@Req() http: Request, @Query('limit') limit?: string, @Query('cursor') cursor?: string, @Query('sort') sort?: string): Promise<CustomerView[] | CustomerPage> {
+    // Only the caller's workspace's customers, before paging: total_count and pages count only those.
+    const visible = (customers: CustomerView[]): Promise<CustomerView[]> => this.workspaces.visibleTo(http, 'customers', customers, (customer) => customer.id);
+    if (limit === undefined && cursor === undefined) return visible(await this.customers.list());
     const request = pageRequestOf(limit, cursor, sort);
-    return withCursor(() => this.customers.page(request));
+    return withCursor(() => this.customers.page(request, visible));
   }
 
   @Get(':customerId')

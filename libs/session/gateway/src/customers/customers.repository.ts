@@ -48,15 +48,21 @@ export class CustomersRepository {
     return [guest, ...stored.filter((c) => c.id !== GUEST_CUSTOMER_ID)];
   }
 
-  /** Parlant's cursor pagination: the guest heads the first page, the rest follow in creation order. */
-  async page(request: PageRequest): Promise<CustomerPage> {
-    const [guest, ...others] = await this.list();
-    const ordered = [guest as CustomerView, ...others.sort(compareKeys(request.sort))];
+  /**
+   * Parlant's cursor pagination: the guest heads the first page, the rest follow in creation order. `keep` narrows
+   * the list before paging (a workspace sees its own customers), so `total_count` counts what the caller may see.
+   */
+  async page(request: PageRequest, keep: (all: CustomerView[]) => Promise<CustomerView[]> = async (all) => all): Promise<CustomerPage> {
+    const all = await keep(await this.list());
+    const guest = all.find((c) => c.id === GUEST_CUSTOMER_ID);
+    const others = all.filter((c) => c.id !== GUEST_CUSTOMER_ID);
+    const ordered = [...(guest ? [guest] : []), ...others.sort(compareKeys(request.sort))];
     let start = 0;
     if (request.cursor !== undefined) {
       const after = decodeCursor(request.cursor);
       const compare = compareKeys(request.sort);
-      start = after.id === GUEST_CUSTOMER_ID ? 1 : ordered.findIndex((c, i) => i > 0 && compare(c, after) > 0);
+      const first = guest ? 1 : 0;
+      start = after.id === GUEST_CUSTOMER_ID ? first : ordered.findIndex((c, i) => i >= first && compare(c, after) > 0);
       if (start === -1) start = ordered.length;
     }
     const items = ordered.slice(start, start + request.limit);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
@@ -14,6 +14,8 @@ import { patchList } from '../tags/tag.dto.js';
 import { SessionCreationDto, SessionUpdateDto, type SessionPage, type SessionView } from './session.dto.js';
 import { modeChange, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import type { Request } from 'express';
 
 /** Seed 004 status from the seed 000 lifecycle state. */
 function statusOf(record: SessionRecord): string {
@@ -36,6 +38,7 @@ export class SessionsHttpController {
     private readonly agents: AgentsRepository,
     private readonly customers: CustomersRepository,
     private readonly timers: SessionTimers,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
   @Post()
@@ -96,6 +99,7 @@ export class SessionsHttpController {
    */
   @Get()
   async list(
+    @Req() http: Request,
     @Query('agent_id') agentId?: string,
     @Query('customer_id') customerId?: string,
     @Query('labels') labels?: string | string[],
@@ -105,7 +109,8 @@ export class SessionsHttpController {
   ): Promise<SessionView[] | SessionPage> {
     const labelList = labels === undefined ? undefined : (Array.isArray(labels) ? labels : [labels]).flatMap((l) => l.split(',')).filter(Boolean);
     const request = limit === undefined && cursor === undefined ? undefined : pageRequestOf(limit, cursor, sort);
-    const views = (await this.sessions.list({ agentId, customerId, labels: labelList })).map(toSessionView);
+    // Only the caller's workspace's sessions, before paging: total_count and pages count only those.
+    const views = await this.workspaces.visibleTo(http, 'sessions', (await this.sessions.list({ agentId, customerId, labels: labelList })).map(toSessionView), (view) => view.id);
     if (!request) return views;
     return withCursor(() => pageOf(views, (view) => view, request));
   }

@@ -59,6 +59,8 @@ export interface CallContext {
   sessionId: string;
   traceId: string;
   agentId: string;
+  /** The agent's workspace, stamped on the executor's audit events (their v2 subjects carry it). */
+  workspaceId?: string;
 }
 
 /**
@@ -87,6 +89,7 @@ export async function runToolCall(runner: ToolRunner | undefined, tool: Runnable
           timeout_secs: tool.timeout_secs,
           ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
           ...(Object.keys(trace_context).length > 0 ? { trace_context } : {}),
+          ...(context.workspaceId !== undefined ? { workspace_id: context.workspaceId } : {}),
         },
         { deadlineMs, signal: AbortSignal.timeout(deadlineMs) },
       );

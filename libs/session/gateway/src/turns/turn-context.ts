@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import { CapabilitiesRepository } from '../capabilities/capabilities.repository.js';
 import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
@@ -29,6 +30,7 @@ export class TurnContext {
     private readonly capabilityCatalog: CapabilitiesRepository,
     private readonly services: ServicesRepository,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
+    @Optional() private readonly workspaces?: WorkspaceDirectory,
   ) {}
 
   /**
@@ -70,11 +72,12 @@ export class TurnContext {
     const properties = (found.tool.parameters.properties ?? {}) as Record<string, unknown>;
     const args = 'customer_id' in properties ? { customer_id: customerId } : {};
     const service = serviceRef(found.service);
+    const workspaceId = await this.workspaces?.ownerOf('agents', agentId);
     const result = await runToolCall(
       this.tools,
       { name: `${service.name}:${found.tool.name}`, description: found.tool.description, parameters: found.tool.parameters, timeout_secs: refresh.timeoutSecs, allow_failure: true, service, tool_name: found.tool.name },
       args,
-      { sessionId: refresh.sessionId, traceId: `${refresh.traceId}-ctx-${variable.id}`, agentId },
+      { sessionId: refresh.sessionId, traceId: `${refresh.traceId}-ctx-${variable.id}`, agentId, ...(workspaceId !== undefined ? { workspaceId } : {}) },
     );
     if (result.status !== 'succeeded') {
       this.logger.warn(`context variable ${variable.name}: tool call failed (${result.error?.code ?? 'unknown'}), keeping the previous value`);

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import {
   contextExtractionStream,
   MATCHER_EXTRACT_SUBJECT,
@@ -122,6 +123,7 @@ export class TurnMemory {
   constructor(
     private readonly variables: ContextVariablesRepository,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Optional() private readonly workspaces?: WorkspaceDirectory,
   ) {}
 
   begin(input: TurnMemoryInput): TurnMemoryRun {
@@ -227,7 +229,9 @@ export class TurnMemory {
     outcome.facts = facts.length;
     if (facts.length > 0) {
       const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
-      events.push({ type: 'FactsExtracted', data: { customerId: input.customerId, sessionId: input.sessionId, sourceMessageId: input.messageId, extractedAt, facts: facts.map((f, i) => ({ factId: factIds[i], ...f })) } });
+      // The memory store records these facts in a log of its own: it stamps them with this workspace (ADR 0018).
+      const workspaceId = await this.workspaces?.ownerOf('agents', input.agent.id);
+      events.push({ type: 'FactsExtracted', data: { customerId: input.customerId, sessionId: input.sessionId, ...(workspaceId !== undefined ? { workspaceId } : {}), sourceMessageId: input.messageId, extractedAt, facts: facts.map((f, i) => ({ factId: factIds[i], ...f })) } });
     }
     if (!guest && events.length > 0) await this.events.append(contextExtractionStream(input.customerId), events.map((e) => ({ ...e, metadata: { sessionId: input.sessionId } })));
     return { outcome, values };

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   JOURNEYS_ADVANCE_SUBJECT,
@@ -123,6 +124,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
     @Optional() private readonly journeyTurns?: TurnJourneys,
     @Optional() private readonly memory?: TurnMemory,
+    @Optional() private readonly workspaces?: WorkspaceDirectory,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -452,7 +454,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     calls: TurnToolCall[],
     outcomes: ToolOutcome[],
   ): Promise<Awaited<ReturnType<typeof runToolCall>>[]> {
-    const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: correlationId, agentId })));
+    const workspaceId = await this.workspaces?.ownerOf('agents', agentId);
+    const results = await Promise.all(runs.map((r) => runToolCall(this.tools, r.tool, r.args, { sessionId, traceId: correlationId, agentId, ...(workspaceId !== undefined ? { workspaceId } : {}) })));
     await this.events.append(
       sessionId,
       {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { OWNER_STREAM_PREFIX, RESOURCE_ASSIGNED_EVENT_TYPE, ownerStreamId, type ResourceAssignedData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
+import type { Request } from 'express';
+import { callerOf } from '../auth/caller.js';
 import { DEFAULT_WORKSPACE } from '../auth/credentials.repository.js';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
-
-const ASSIGNED = 'ResourceAssigned';
 
 /** Top-level collections whose items belong to a workspace (the first path segment of their routes). */
 export const TRACKED_COLLECTIONS = new Set([
@@ -23,8 +24,30 @@ export const TRACKED_COLLECTIONS = new Set([
   'services',
 ]);
 
-/** Body and query fields that reference a resource of another collection. */
-export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', customer_id: 'customers' };
+/**
+ * The routes that list (GET) and create (POST) the items of a collection, and that collection. Items of a nested
+ * collection route (knowledge sources, served by the memory service) are tracked like the top-level ones: created
+ * ones are assigned, lists filtered, and `/knowledge/sources/:sourceId` confined by the route's prefix.
+ */
+export const COLLECTION_ROUTES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries([...TRACKED_COLLECTIONS].map((collection) => [`/${collection}`, collection])),
+  '/knowledge/sources': 'knowledge-sources',
+};
+
+/** Results of non-collection routes that name items of a collection: only the caller's items are returned. */
+export const FILTERED_RESULTS: Readonly<Record<string, { collection: string; idField: string }>> = {
+  '/knowledge/search': { collection: 'knowledge-sources', idField: 'source_id' },
+};
+
+/**
+ * Collections whose items are recorded for the `default` workspace too. A knowledge source may be replaced by
+ * POSTing its id again, so an unrecorded id must mean "nobody's yet" rather than "default's" for another workspace
+ * to use it (only sources created before this record existed stay unrecorded).
+ */
+const RECORDED_FOR_DEFAULT = new Set(['knowledge-sources']);
+
+/** Body and query fields that reference a resource of another collection (a string, or an array of them). */
+export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', customer_id: 'customers', agent_ids: 'agents' };
 
 /**
  * Which workspace each resource belongs to (ADR 0018): an `owner-<collection>-<id>` stream holding one
@@ -36,18 +59,19 @@ export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', cu
  */
 @Injectable()
 export class WorkspaceDirectory {
-  private readonly assignments: StreamCatalog<{ collection: string; id: string; workspace_id: string }>;
+  private readonly assignments: StreamCatalog<ResourceAssignedData>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
-    this.assignments = new StreamCatalog(store, 'owner-', (current, event) => current ?? (event.type === ASSIGNED ? (event.data as { collection: string; id: string; workspace_id: string }) : undefined));
+    // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
+    this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
   }
 
-  private stream = (collection: string, id: string): string => `owner-${collection}-${id}`;
+  private stream = ownerStreamId;
 
   /** The workspace the resource was assigned to, or undefined when it never was (then it is `default`'s). */
   async recordedOwner(collection: string, id: string): Promise<string | undefined> {
     await this.assignments.catchUp();
-    return this.assignments.get(this.stream(collection, id).slice('owner-'.length))?.workspace_id;
+    return this.assignments.get(this.stream(collection, id).slice(OWNER_STREAM_PREFIX.length))?.workspace_id;
   }
 
   async ownerOf(collection: string, id: string): Promise<string> {
@@ -56,12 +80,18 @@ export class WorkspaceDirectory {
 
   /** Assigns a new resource to a workspace; the first assignment stands (a retry or a race changes nothing). */
   async assign(collection: string, id: string, workspaceId: string): Promise<void> {
-    if (workspaceId === DEFAULT_WORKSPACE) return;
+    if (workspaceId === DEFAULT_WORKSPACE && !RECORDED_FOR_DEFAULT.has(collection)) return;
     try {
-      await this.store.append(this.stream(collection, id), [{ type: ASSIGNED, data: { collection, id, workspace_id: workspaceId } }], { expectedVersion: 'no_stream' });
+      await this.store.append(this.stream(collection, id), [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection, id, workspace_id: workspaceId } }], { expectedVersion: 'no_stream' });
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }
+  }
+
+  /** Keeps the items the request's caller may see (all of them when no guard ran, as in a host without one). */
+  async visibleTo<T>(request: Request, collection: string, items: readonly T[], idOf: (item: T) => unknown): Promise<T[]> {
+    const caller = callerOf(request);
+    return caller ? this.visible(caller.workspaceId, collection, items, idOf) : [...items];
   }
 
   /** Keeps the items of a list that belong to the workspace. */

@@ -2,7 +2,7 @@ import { Injectable, type CallHandler, type ExecutionContext, type NestIntercept
 import type { Request } from 'express';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { callerOf } from '../auth/caller.js';
-import { TRACKED_COLLECTIONS, WorkspaceDirectory } from './workspace-directory.js';
+import { COLLECTION_ROUTES, FILTERED_RESULTS, TRACKED_COLLECTIONS, WorkspaceDirectory } from './workspace-directory.js';
 
 /**
  * The other half of workspace isolation (the auth guard refuses what a request names): what a workspace creates is
@@ -18,20 +18,26 @@ export class WorkspaceScopeInterceptor implements NestInterceptor {
     const caller = callerOf(request);
     const route = (request.route as { path?: string } | undefined)?.path ?? '';
     const segments = route.split('/').filter(Boolean);
-    const collection = segments[0] ?? '';
-    if (!caller || !TRACKED_COLLECTIONS.has(collection)) return next.handle();
+    const listed = COLLECTION_ROUTES[route];
+    const collection = listed ?? segments[0] ?? '';
+    const results = FILTERED_RESULTS[route];
+    if (caller && results && request.method === 'GET') {
+      const idOf = (hit: unknown): unknown => (hit as Record<string, unknown>)[results.idField];
+      return next.handle().pipe(mergeMap((body: unknown) => from(Array.isArray(body) ? this.directory.visible(caller.workspaceId, results.collection, body, idOf) : Promise.resolve(body))));
+    }
+    if (!caller || (listed === undefined && !TRACKED_COLLECTIONS.has(collection))) return next.handle();
     const workspace = caller.workspaceId;
     return next.handle().pipe(
       mergeMap((body: unknown) =>
         from(
           (async () => {
             const item = body as { id?: unknown; name?: unknown } | undefined;
-            if (request.method === 'POST' && segments.length === 1 && typeof item?.id === 'string') await this.directory.assign(collection, item.id, workspace);
-            if (request.method === 'PUT' && segments.length === 2) {
+            if (request.method === 'POST' && listed !== undefined && typeof item?.id === 'string') await this.directory.assign(collection, item.id, workspace);
+            if (request.method === 'PUT' && segments.length === 2 && listed === undefined) {
               const id = (request.params as Record<string, string | undefined>)[(segments[1] ?? '').slice(1)];
               if (id !== undefined) await this.directory.assign(collection, id, workspace);
             }
-            if (request.method === 'GET' && segments.length === 1) {
+            if (request.method === 'GET' && listed !== undefined) {
               // Items are named by `id` (services by `name`).
               const idOf = (i: unknown): unknown => (i as { id?: unknown }).id ?? (i as { name?: unknown }).name;
               if (Array.isArray(body)) return this.directory.visible(workspace, collection, body, idOf);
