@@ -115,4 +115,29 @@ describe('workspace confinement of knowledge, paged lists and the usage page (au
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).toContain('format must be one of html, json');
   });
+
+  it("a turn is grounded in its own workspace's sources only: default's untagged source applies to default's agents", async () => {
+    const warranty = '# Warranty\nEvery Initech gadget carries a lifetime warranty on parts and labour.';
+    expect((await call('POST', '/knowledge/sources', ADMIN_KEY, { id: 'default-warranty', title: 'Warranty', format: 'markdown', content: warranty })).status).toBe(201);
+    const defaultAgent = ((await call('POST', '/agents', ADMIN_KEY, { name: 'default support agent' })).body as { id: string }).id;
+    const citedIn = async (key: string, agentId: string): Promise<string[]> => {
+      const session = (await call('POST', '/sessions', key, { agent_id: agentId })).body as { id: string };
+      const posted = (await call('POST', `/sessions/${session.id}/events`, key, { kind: 'message', source: 'customer', message: 'What warranty do Initech gadgets carry on parts and labour?' })).body as { offset: number; correlation_id: string };
+      const seen: { offset: number; kind: string; source: string; correlation_id: string; data: { status?: string; data?: { memory?: unknown }; sources?: { source_id: string }[] } }[] = [];
+      for (let offset = posted.offset + 1, i = 0; i < 60; i++) {
+        const events = (await call('GET', `/sessions/${session.id}/events?min_offset=${offset}&wait_for_data=10`, key)).body as typeof seen;
+        seen.push(...events);
+        offset = (events.at(-1)?.offset ?? offset - 1) + 1;
+        const end = seen.find((e) => e.kind === 'status' && e.correlation_id === posted.correlation_id && (e.data.status === 'ready' || e.data.status === 'error'));
+        if (!end) continue;
+        expect(end.data.status).toBe('ready');
+        const reply = seen.find((e) => e.kind === 'message' && e.source === 'ai_agent' && e.correlation_id === posted.correlation_id);
+        return (reply?.data.sources ?? []).map((s) => s.source_id);
+      }
+      throw new Error('the turn did not end');
+    };
+    // The control: default's own agent is answered from it and cites it (so an empty list below means confinement).
+    expect(await citedIn(ADMIN_KEY, defaultAgent)).toContain('default-warranty');
+    expect(await citedIn(ws.acme.key, ws.acme.agent)).not.toContain('default-warranty');
+  }, 120_000);
 });

@@ -140,13 +140,26 @@ export class TurnMemory {
       max_tokens: RECALL_MAX_TOKENS,
     };
     try {
-      return await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(this.recallBudgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+      const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(this.recallBudgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+      return await this.ownWorkspaceOnly(input.agent.id, recalled);
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
       this.recallSkippedUntil = Date.now() + RECALL_BACKOFF_MS;
       this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (next try in ${RECALL_BACKOFF_MS} ms): ${redactSecrets(String(error))}`);
       return undefined;
     }
+  }
+
+  /**
+   * Keeps the passages of the agent's own workspace (ADR 0018). The index scopes chunks by agent tag, and a source
+   * tagged to no agent applies to every agent it holds — whatever their workspace — so an untagged source of
+   * `default` would otherwise ground (and be cited in) another workspace's replies.
+   */
+  private async ownWorkspaceOnly(agentId: string, recalled: RecallResponseV1): Promise<RecallResponseV1> {
+    if (!this.workspaces || recalled.sources.length === 0) return recalled;
+    const workspaceId = await this.workspaces.ownerOf('agents', agentId);
+    const sources = await this.workspaces.visible(workspaceId, 'knowledge-sources', recalled.sources, (s) => s.source_id);
+    return sources.length === recalled.sources.length ? recalled : { ...recalled, sources };
   }
 
   /** The agent's extractable variables: `extraction_prompt` set and in the agent's scope. */
