@@ -24,8 +24,14 @@ import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
 
 /** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
 export const DEFAULT_RECALL_BUDGET_MS = 5_000;
-/** After a failed recall, turns skip it for this long (a memory store that is down or not deployed costs one budget, not one per turn). */
+/**
+ * After a failed recall, turns recall for this long with the short probe budget only: a memory store that is down
+ * or not deployed costs one full budget, not one per turn — yet the first turn after it comes back recalls again
+ * (with nothing answering, a probe fails at once: NATS says "no responders").
+ */
 export const RECALL_BACKOFF_MS = 3_000;
+/** The recall budget of a turn in the backoff window. */
+export const RECALL_PROBE_MS = 250;
 /** Facts and passages given to the reply, estimated at 4 characters per token (the recall's own budget). */
 export const RECALL_MAX_TOKENS = 1_500;
 /** Earlier turns given to extraction as context. */
@@ -118,7 +124,7 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
 export class TurnMemory {
   private readonly logger = new Logger(TurnMemory.name);
   private readonly recallBudgetMs = budgetFrom(process.env);
-  private recallSkippedUntil = 0;
+  private recallBackoffUntil = 0;
 
   constructor(
     private readonly variables: ContextVariablesRepository,
@@ -131,7 +137,8 @@ export class TurnMemory {
   }
 
   async recall(input: TurnMemoryInput): Promise<RecallResponseV1 | undefined> {
-    if (input.message.trim() === '' || Date.now() < this.recallSkippedUntil) return undefined;
+    if (input.message.trim() === '') return undefined;
+    const probing = Date.now() < this.recallBackoffUntil;
     const request: RecallRequestV1 = {
       agent_id: input.agent.id,
       ...(input.customerId !== GUEST_CUSTOMER_ID ? { customer_id: input.customerId } : {}),
@@ -140,12 +147,14 @@ export class TurnMemory {
       max_tokens: RECALL_MAX_TOKENS,
     };
     try {
-      const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(this.recallBudgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+      const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
+      const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(budgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+      this.recallBackoffUntil = 0;
       return await this.ownWorkspaceOnly(input.agent.id, recalled);
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
-      this.recallSkippedUntil = Date.now() + RECALL_BACKOFF_MS;
-      this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (next try in ${RECALL_BACKOFF_MS} ms): ${redactSecrets(String(error))}`);
+      if (!probing) this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`);
+      this.recallBackoffUntil = Date.now() + RECALL_BACKOFF_MS;
       return undefined;
     }
   }

@@ -16,7 +16,8 @@ const recalled: RecallResponseV1 = {
 
 function setup(answer: () => Promise<unknown>) {
   let requests = 0;
-  const deadline = { at: Date.now() + 60_000, requestWithin: async () => (requests++, answer()) } as unknown as TurnDeadline;
+  const budgets: number[] = [];
+  const deadline = { at: Date.now() + 60_000, requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()) } as unknown as TurnDeadline;
   const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore);
   const input: TurnMemoryInput = {
     agent: { id: 'a1', name: 'Ada', config: {} },
@@ -29,7 +30,7 @@ function setup(answer: () => Promise<unknown>) {
     billed: async () => [],
     now: () => new Date(),
   };
-  return { memory, input, requests: () => requests };
+  return { memory, input, requests: () => requests, budgets };
 }
 
 describe('TurnMemory', () => {
@@ -45,15 +46,24 @@ describe('TurnMemory', () => {
     expect(run.readyData()).toEqual({ memory: { recalled: true, knowledge_chunks: ['s:1', 's:2'] } });
   });
 
-  it('a failed recall costs the reply its memory, not the turn, and the next turns skip recall for a while', async () => {
-    const { memory, input, requests } = setup(async () => {
-      throw new Error('no responders');
+  it('a failed recall costs the reply its memory, not the turn; the next turns only probe for it, and recall in full once it answers', async () => {
+    let down = true;
+    const { memory, input, requests, budgets } = setup(async () => {
+      if (down) throw new Error('no responders');
+      return recalled;
     });
     const run = memory.begin(input);
     expect((await run.forCompose()).compose).toEqual({});
     expect(run.readyData()).toEqual({ memory: { recalled: false, knowledge_chunks: [] } });
+    // Still down: the next turn waits the short probe budget, not the full one.
     await memory.begin(input).forCompose();
-    expect(requests()).toBe(1);
+    // Back: the very next turn recalls (with the probe budget), and the one after has the full budget again.
+    down = false;
+    const back = memory.begin(input);
+    expect((await back.forCompose()).compose.facts).toHaveLength(1);
+    await memory.begin(input).forCompose();
+    expect(requests()).toBe(4);
+    expect(budgets).toEqual([5_000, 250, 250, 5_000]);
   });
 
   it('reads extracted text as the variable\'s data_type, or refuses it', () => {
