@@ -57,9 +57,9 @@ export async function requestWithinDeadline<TRes, TReq>(bus: MessageBus, subject
   let last: unknown;
   for (let attempt = 1; ; attempt++) {
     const remaining = options.deadlineAt - now();
-    if (remaining <= 0 || options.signal?.aborted) {
-      throw last ?? new RequestFailedError(`request to "${subject}" not sent: its deadline passed`);
-    }
+    // Cancelled between attempts (during the backoff after a failed one): a cancellation, not the last failure.
+    if (options.signal?.aborted) throw new RequestCancelledError('the request was cancelled by its requester', last === undefined ? undefined : { cause: last });
+    if (remaining <= 0) throw last ?? new RequestFailedError(`request to "${subject}" not sent: its deadline passed`);
     const attemptMs = Math.min(remaining, options.attemptTimeoutMs ?? remaining);
     const requestId = randomUUID();
     const headers = { ...options.headers, [DEADLINE_HEADER]: String(now() + attemptMs), [REQUEST_ID_HEADER]: requestId };

@@ -1,6 +1,6 @@
 import { InProcessMessageBus } from './in-process/in-process-message-bus.js';
 import { RemoteHandlerError, RequestFailedError, type Subscription } from './message-bus.port.js';
-import { DEADLINE_HEADER, deadlineSignal, requestWithinDeadline } from './request-retry.js';
+import { DEADLINE_HEADER, deadlineSignal, RequestCancelledError, requestWithinDeadline } from './request-retry.js';
 
 describe('requestWithinDeadline (issue 11 item 3)', () => {
   let bus: InProcessMessageBus;
@@ -41,6 +41,15 @@ describe('requestWithinDeadline (issue 11 item 3)', () => {
 
   it('given no responder until the deadline, when it passes, then the last failure is thrown', async () => {
     await expect(requestWithinDeadline(bus, 'svc.none', null, { deadlineAt: Date.now() + 200, backoffMs: 10 })).rejects.toBeInstanceOf(RequestFailedError);
+  });
+
+  it('given a cancel between attempts (after one failed), when the backoff ends, then it is a cancellation, not the last failure', async () => {
+    const cancel = new AbortController();
+    const request = requestWithinDeadline(bus, 'svc.none', null, { deadlineAt: Date.now() + 60_000, backoffMs: 200, signal: cancel.signal });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the first attempt failed (no responder); in the backoff
+    cancel.abort();
+    await expect(request).rejects.toBeInstanceOf(RequestCancelledError);
+    await expect(request).rejects.toMatchObject({ cause: expect.any(RequestFailedError) });
   });
 
   it('given a responder that fails, when requested, then its error (with its details) is the answer and not retried', async () => {
