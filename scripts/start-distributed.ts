@@ -53,8 +53,9 @@ const services: Service[] = [
   })),
   // Health port clear of the matchers (PORT+1…+16), metering and the e2e's second gateway (PORT+4).
   { name: 'journeys', args: entry('journey-engine'), env: { PORT: String(gatewayPort + 19) } },
-  // Knowledge sources and customer memory (REST on PORT+18, recall over NATS); it owns the knowledge index.
-  { name: 'memory', args: entry('memory-store'), env: { PORT: String(gatewayPort + 18), TENET_DATA_DIR: join(dataDir, 'memory-store') } },
+  // Knowledge sources and customer memory (REST on PORT+18, recall over NATS); it owns the knowledge index. It shares
+  // the gateway's event log: its REST checks the same API keys and workspace ownership (ADR 0018).
+  { name: 'memory', args: entry('memory-store'), env: { PORT: String(gatewayPort + 18), TENET_DATA_DIR: join(dataDir, 'gateway') } },
 ];
 
 const children = new Map<string, ChildProcess>();

@@ -88,7 +88,9 @@ describe('docker-compose.yml', () => {
     const store = compose.services['memory-store'] as ComposeService & { volumes?: string[] };
     expect(store.environment?.['TENET_DATA_DIR']).toBe('/data');
     expect(store.volumes).toEqual(['memory-data:/data']);
-    expect(store.environment?.['MONGO_URL']).toMatch(/\/tenet-memory\?/);
+    // The gateway's log: the memory store's REST checks the same API keys and workspace ownership.
+    expect(store.environment?.['MONGO_URL']).toBe(compose.services['session-gateway']!.environment?.['MONGO_URL']);
+    expect(store.environment?.['MONGO_URL']).toMatch(/\/tenet\?/);
   });
 
   it('pins every image to a version', () => {
