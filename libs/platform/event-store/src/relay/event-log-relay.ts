@@ -319,6 +319,9 @@ export class EventLogRelay {
     for (let start = 0; start < batch.length && this.leading(); start += this.maxInFlight) {
       const window = batch.slice(start, start + this.maxInFlight);
       const routes = await Promise.allSettled(window.map((event) => this.routeOf(event)));
+      // Resolving routes awaits the log: the lease is checked again, so a leader stopped or deposed meanwhile issues
+      // nothing (its successor publishes from the checkpoint — publishing here too would repeat the window).
+      if (!this.leading()) break;
       // Issued synchronously in log order, so one connection sends them in that order; awaited together.
       const outcomes = await Promise.allSettled(window.map((event, index) => this.publishOne(event, routes[index])));
       let acknowledged: number | undefined;

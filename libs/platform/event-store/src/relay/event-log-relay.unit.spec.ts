@@ -475,6 +475,34 @@ describe('EventLogRelay', () => {
       expect(secondPublisher.attempts.map((p) => p.msgId)).toEqual(all.slice(10));
     });
 
+    it('a leader stopped while it resolves a window\u2019s routes (a lookup in the log) publishes nothing of it; its successor does, once', async () => {
+      let release!: () => void;
+      const lookup = new Promise<void>((resolve) => (release = resolve));
+      let resolving!: () => void;
+      const started = new Promise<void>((resolve) => (resolving = resolve));
+      const slowRoute: EventRoute = async (event) => {
+        resolving();
+        await lookup;
+        return publicOnly(event);
+      };
+      const secondPublisher = scripted();
+      const first = shared({ route: slowRoute });
+      const second = shared({ publisher: secondPublisher });
+      await first.start();
+      await second.start();
+      await store.append('s-1', events(4));
+      first.kick();
+      await started;
+      const stopping = first.stop();
+      release();
+      await stopping;
+
+      expect(publisher.attempts).toEqual([]);
+      expect(second.status().role).toBe('leader');
+      second.kick();
+      await eventually(() => expect(secondPublisher.acknowledged).toHaveLength(4));
+    });
+
     it('takes over from a crashed leader at the stored checkpoint, republishing (same message ids) only what that leader had not checkpointed', async () => {
       const secondPublisher = scripted();
       const first = shared({ retry: { initialDelayMs: 60_000, maxDelayMs: 60_000 } });
