@@ -25,7 +25,9 @@ interface Seen {
 describeWithService(redis, 'workspace NATS users (own nats-server with permissions, Tenet process, auth on)', () => {
   const namespace = `ws${randomUUID().slice(0, 8)}`;
   const stream = `TENET_V2_${namespace}`;
-  const passwords = { tenet: randomBytes(18).toString('base64url'), acme: randomBytes(18).toString('base64url'), globex: randomBytes(18).toString('base64url') };
+  // nats-server parses a variable's value as a config value: a password must read as a string (docs/nats-workspaces.md).
+  const password = (): string => `p${randomBytes(18).toString('hex')}`;
+  const passwords = { tenet: password(), acme: password(), globex: password() };
   const adminKey = `bootstrap-${randomBytes(24).toString('base64url')}`;
   let dir: string;
   let nats: OwnServer;
