@@ -13,6 +13,11 @@ function openAiWireServer(): Promise<{ url: string; reported: { prompt: number; 
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
+      // Chat completions only: anything else (embeddings) is a 404, which the caller degrades from.
+      if (req.url !== '/chat/completions' && req.url !== '/v1/chat/completions') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not served here' } }));
+        return;
+      }
       const body = JSON.parse(raw) as { response_format: { json_schema: { name: string } }; messages: { content: string }[] };
       const task = body.response_format.json_schema.name;
       // The last user message lists the guidelines as `- id: <id>` (matching) or the actions as `- [<id>] …` (reply).
@@ -51,7 +56,7 @@ describe('token spend per agent (OpenAI adapter against a local wire-format serv
     dir = mkdtempSync(join(tmpdir(), 'tenet-usage-'));
     wire = await openAiWireServer();
     Object.assign(process.env, { TENET_LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: wire.url });
-    ({ app, url } = await startGateway({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }));
+    ({ app, url } = await startGateway({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' }));
   });
 
   afterAll(async () => {
