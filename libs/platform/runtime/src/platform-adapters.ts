@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2 } from '@tenet/contracts';
+import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
@@ -141,12 +141,13 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
       };
       leadershipKind = `lease ${key} in NATS KV ${LEASE_BUCKET} (${config.relayLeaseMs} ms)`;
     }
-    const workspaces = new EventWorkspaces(store);
     const relay = new EventLogRelay({
       store,
       publisher: bus,
-      // Every published event twice for v1's deprecation window: v1, and v2 under its workspace (ADR 0018).
-      route: publishedEvents(workspaces),
+      // Over NATS every published event goes out twice for v1's deprecation window: v1, and v2 under its workspace
+      // (ADR 0018). On the embedded in-process bus nobody outside the process can subscribe and Tenet's own
+      // consumers read v1, so v2 — a workspace lookup and a second message per event — would be work for no one.
+      route: nats ? publishedEvents(new EventWorkspaces(store)) : (event) => toIntegrationEvent(event),
       checkpointName: RELAY_CHECKPOINT,
       // One checkpoint write per 250 ms instead of one per event under light load; a crash republishes at most
       // that much, and JetStream drops the duplicates by event id.
