@@ -22,15 +22,32 @@ interface Envelope<T> {
 /** How long `close` waits for running jobs and pending commands before it forces workers and queues closed. */
 const CLOSE_GRACE_MS = 10_000;
 
-/** Waits for `closing`; past the grace period runs `force` instead (and no longer waits for `closing`). */
-async function withinGrace(closing: Promise<void>, force: () => Promise<void>): Promise<void> {
+/** How long a forced close may take before the scheduler stops waiting for it. */
+const FORCE_GRACE_MS = 2_000;
+
+const after = <T>(ms: number, value: T): { promise: Promise<T>; cancel: () => void } => {
   let timer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS)));
-  const outcome = await Promise.race([closing.then(() => 'closed' as const), graceOver]).finally(() => clearTimeout(timer));
-  if (outcome === 'late') {
-    closing.catch(() => undefined);
-    await force().catch(() => undefined);
-  }
+  const promise = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(value), ms)));
+  return { promise, cancel: () => clearTimeout(timer) };
+};
+
+/**
+ * Waits for `closing`; past the grace period runs `force` instead (and no longer waits for `closing`), and waits
+ * for that at most `FORCE_GRACE_MS`. Resolves whether the close was clean.
+ *
+ * Both bounds are needed: ioredis never emits `end` for a client that is disconnected while it waits to
+ * reconnect, and BullMQ waits for that `end` in `Worker.close` and `RedisConnection.disconnect`
+ * (taskforcesh/bullmq#4656), so a close during or just after a Redis outage would otherwise never resolve. The
+ * disconnect has cleared the client's reconnect timer by then, so nothing is left running.
+ */
+async function withinGrace(closing: Promise<void>, force: () => Promise<void>): Promise<boolean> {
+  const grace = after(CLOSE_GRACE_MS, 'late' as const);
+  const outcome = await Promise.race([closing.then(() => 'closed' as const), grace.promise]).finally(grace.cancel);
+  if (outcome === 'closed') return true;
+  closing.catch(() => undefined);
+  const forceGrace = after(FORCE_GRACE_MS, undefined);
+  await Promise.race([force().catch(() => undefined), forceGrace.promise]).finally(forceGrace.cancel);
+  return false;
 }
 
 /** The same error of the same connection is reported at most this often. */
@@ -198,9 +215,20 @@ export class BullMqScheduler implements Scheduler {
     // Workers first: closing waits for running jobs, whose completion still needs the connections. A job or a
     // connection stuck on an unreachable Redis must not hold the shutdown for ever: after a grace period workers
     // are force-closed (an unfinished job is retried by BullMQ as stalled) and queues disconnected.
-    await Promise.all(this.workers.map((worker) => withinGrace(worker.close(), () => worker.close(true))));
+    // `worker.close(true)` is no way out: while a close is under way BullMQ returns that same pending close.
+    // Disconnecting drops the worker's connection; the blocking one was disconnected by the close itself. What a
+    // forced close leaves is BullMQ's lock-extender timer of that worker (idle without jobs): hosts exit after close.
+    const unclean: string[] = [];
+    await Promise.all(
+      this.workers.map(async (worker) => void ((await withinGrace(worker.close(), () => worker.disconnect())) || unclean.push(`worker "${worker.name}"`))),
+    );
     await Promise.allSettled([...this.pendingHooks]);
-    await Promise.all([...this.queues.values()].map((queue) => withinGrace(queue.close(), () => queue.disconnect())));
+    await Promise.all(
+      [...this.queues.entries()].map(async ([name, queue]) => void ((await withinGrace(queue.close(), () => queue.disconnect())) || unclean.push(`queue "${name}"`))),
+    );
+    if (unclean.length > 0) {
+      this.reportError(new Error(`did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`), unclean.join(', '));
+    }
   }
 
   private queue(name: string): Queue {
