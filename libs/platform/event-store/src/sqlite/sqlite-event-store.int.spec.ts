@@ -229,3 +229,80 @@ describe('SqliteEventStore group commit', () => {
     }
   });
 });
+
+// Issue 11 item 19: recent stream tails answered from memory (StreamTailCache), exactly as SQLite would.
+describe('SqliteEventStore tail cache', () => {
+  let dir: string;
+  const stores: SqliteEventStore[] = [];
+  const open = (options: Parameters<typeof SqliteEventStore.open>[0] = {}): SqliteEventStore => {
+    const store = SqliteEventStore.open({ file: join(dir, 'tails.sqlite'), slices: false, ...options });
+    stores.push(store);
+    return store;
+  };
+  const kinds = ['message', 'status', 'tool'];
+  const batch = (n: number, start = 0) => Array.from({ length: n }, (_, i) => ({ type: kinds[(start + i) % 3]!, data: { i: start + i } }));
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-tails-'));
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers repeated reads at the end of a stream from memory, after one fill', async () => {
+    const store = open();
+    await store.append('session-1', batch(5));
+    await store.readStream('other-1'); // the first read drops what the cache held before it knew the file's version
+    const before = { ...store.tailCacheStats! };
+    for (let i = 0; i < 10; i++) {
+      expect((await store.readStream('session-1', { fromOffset: 3 })).map((e) => e.offset)).toEqual([3, 4]);
+      expect(await store.readStream('session-1', { fromOffset: 5 })).toEqual([]);
+    }
+    expect(store.tailCacheStats!.hits - before.hits).toBeGreaterThanOrEqual(19);
+    expect(store.tailCacheStats!.misses - before.misses).toBeLessThanOrEqual(1);
+  });
+
+  it('equals an uncached read of the same file for every shape, across the edge of a small per-stream tail, after appends and evictions', async () => {
+    const cached = open({ tailCache: { eventsPerStream: 4, streams: 2 } });
+    const plain = open({ tailCache: false });
+    expect(plain.tailCacheStats).toBeUndefined();
+    const shapes = [{}, { fromOffset: 2 }, { fromOffset: 6 }, { fromOffset: 7, limit: 2 }, { fromOffset: 9 }, { fromOffset: 10 }, { fromOffset: 11 }, { types: ['status'] }, { types: ['tool', 'message'], fromOffset: 6, limit: 2 }, { limit: 0 }];
+    const check = async (id: string): Promise<void> => {
+      for (const shape of shapes) expect({ id, shape, events: await cached.readStream(id, shape) }).toEqual({ id, shape, events: await plain.readStream(id, shape) });
+      expect(await cached.streamVersion(id)).toBe(await plain.streamVersion(id));
+    };
+    await cached.append('s-a', batch(6));
+    await check('s-a');
+    await cached.append('s-a', batch(4, 6)); // extends the cached tail past eventsPerStream: its oldest rows go
+    await check('s-a');
+    await cached.append('s-b', batch(3));
+    await cached.append('s-c', batch(11)); // three streams in a cache of two: the least recently used is dropped
+    for (const id of ['s-a', 's-b', 's-c', 's-none']) await check(id);
+    await cached.append('s-none', batch(1));
+    await check('s-none');
+  });
+
+  it('keeps a rolled-back append of a group out of the cached tail', async () => {
+    const store = open();
+    await store.append('g-x', [{ type: 'A', data: {} }]);
+    expect((await store.readStream('g-x')).map((e) => e.type)).toEqual(['A']);
+    const outcomes = await Promise.allSettled([
+      store.append('g-x', [{ type: 'B', data: {} }], { expectedVersion: 'no_stream' }),
+      store.append('g-x', [{ type: 'C', data: {} }], { expectedVersion: 0 }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+    expect((await store.readStream('g-x')).map((e) => [e.type, e.offset])).toEqual([['A', 0], ['C', 1]]);
+    expect(await store.streamVersion('g-x')).toBe(1);
+  });
+
+  it('drops its tails when another connection writes the file, even behind the store API', async () => {
+    const store = open();
+    await store.append('s-1', batch(2));
+    expect(await store.readStream('s-1', { fromOffset: 2 })).toEqual([]);
+    const raw = new Database(join(dir, 'tails.sqlite'));
+    raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 's-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')").run();
+    raw.close();
+    expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
+    expect(await store.streamVersion('s-1')).toBe(2);
+  });
+});

@@ -16,6 +16,7 @@ import {
   storedEvent,
   versionMatches,
 } from '../validation.js';
+import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
   /** Path of the database file. Either this or `dataDir`. */
@@ -35,6 +36,13 @@ export interface SqliteEventStoreOptions {
    * own savepoint, so one caller's ConcurrencyError rolls back only its own events. `false`: one transaction per call.
    */
   groupCommit?: boolean;
+  /**
+   * Stream tail cache (default on, DEFAULT_STREAM_TAIL_CACHE): `readStream` and `streamVersion` of recently read or
+   * appended streams are answered from memory when the read starts within the stream's newest `eventsPerStream`
+   * events (StreamTailCache). Exact: kept up to date by this store's own commits and dropped when another connection
+   * wrote to the file. `false`: every read goes to SQLite.
+   */
+  tailCache?: Partial<StreamTailCacheOptions> | false;
 }
 
 interface PendingAppend {
@@ -80,17 +88,6 @@ const CATEGORY = "CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, 
 const CATEGORY_COLUMN = `ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (${CATEGORY}) VIRTUAL`;
 const CATEGORY_INDEX = 'CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)';
 
-interface EventRow {
-  position: number;
-  id: string;
-  stream_id: string;
-  stream_offset: number;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: string;
-}
-
 const COLUMNS = 'position, id, stream_id, stream_offset, type, data, metadata, recorded_at';
 
 /**
@@ -104,6 +101,11 @@ export class SqliteEventStore implements EventStore {
   private readonly versionOf: Database.Statement<[string], { stream_offset: number }>;
   private readonly insert: Database.Statement<[string, string, number, string, string, string, string]>;
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectTail: Database.Statement<[string, number], EventRow>;
+  private readonly dataVersion: Database.Statement<[], number>;
+  /** `PRAGMA data_version` when the tail cache was last known to match the file (see `tailCache`). */
+  private cachedDataVersion: number | undefined;
+  private readonly tails: StreamTailCache | undefined;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
   private readonly selectStreamOfTypes: Database.Statement<[string, number, string, number], EventRow>;
   private readonly selectAllOfTypes: Database.Statement<[number, string, number], EventRow>;
@@ -124,7 +126,8 @@ export class SqliteEventStore implements EventStore {
     const file = options.file ?? (options.dataDir === undefined ? undefined : join(options.dataDir, SQLITE_EVENTS_FILE));
     if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
     mkdirSync(dirname(file), { recursive: true });
-    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true);
+    const tails = options.tailCache === false ? undefined : new StreamTailCache({ ...DEFAULT_STREAM_TAIL_CACHE, ...options.tailCache });
+    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails);
   }
 
   private constructor(
@@ -132,7 +135,9 @@ export class SqliteEventStore implements EventStore {
     busyTimeoutMs: number,
     private readonly slices: EventLoopSlices | undefined,
     private readonly groupCommit: boolean,
+    tails: StreamTailCache | undefined,
   ) {
+    this.tails = tails;
     this.db = new Database(file, { timeout: busyTimeoutMs });
     try {
       this.db.pragma('journal_mode = WAL');
@@ -149,6 +154,9 @@ export class SqliteEventStore implements EventStore {
     this.versionOf = this.db.prepare('SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1');
     this.insert = this.db.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.selectStream = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`);
+    this.selectTail = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT ?`);
+    // Changes when another connection (this process or another) commits to the file, never for this one's commits.
+    this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     // Filters run in SQL, so a dropped row is never handed to JavaScript, let alone JSON-parsed. Types travel
     // as one JSON array parameter (json_each), so each shape is one prepared statement.
@@ -182,7 +190,11 @@ export class SqliteEventStore implements EventStore {
       for (const append of group) {
         try {
           const result = appendResult(this.appendInTransaction(append.streamId, append.events, append.expected));
-          settle.push(() => append.resolve(result));
+          // Settled only once the group committed: a rolled-back append never reaches the tail cache.
+          settle.push(() => {
+            this.appendedThrough(append.streamId, append.events, result);
+            append.resolve(result);
+          });
         } catch (error) {
           settle.push(() => append.reject(error));
         }
@@ -213,6 +225,7 @@ export class SqliteEventStore implements EventStore {
 
   private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
     const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
+    this.appendedThrough(streamId, events, result);
     this.commits.transactions++;
     this.commits.appends++;
     return result;
@@ -257,9 +270,56 @@ export class SqliteEventStore implements EventStore {
   async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     this.assertOpen();
     const { fromOffset, limit, types } = readStreamBounds(streamId, options);
-    return this.inSlice(() =>
-      (this.commitPending(), types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow),
-    );
+    return this.inSlice(() => {
+      this.commitPending();
+      const tail = this.tailCovering(streamId, fromOffset);
+      if (tail !== undefined) return rowsFromTail(tail, fromOffset, limit, types).map(fromRow);
+      return (types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow);
+    });
+  }
+
+  /** Reads answered by the tail cache and reads that went to SQLite (diagnostics, tests); undefined when it is off. */
+  get tailCacheStats(): Readonly<{ hits: number; misses: number }> | undefined {
+    return this.tails?.stats;
+  }
+
+  /**
+   * The cached tail of the stream when it holds every event from `fromOffset` on, after making sure the cache
+   * still matches the file; fills it from the database (the stream's newest rows) when it is missing or not full.
+   * Undefined: the read goes to SQLite (cache off, or the read starts before the newest `eventsPerStream` events).
+   */
+  private tailCovering(streamId: string, fromOffset: number): StreamTail | undefined {
+    const tails = this.freshTails();
+    if (tails === undefined) return undefined;
+    const cached = tails.covering(streamId, fromOffset);
+    if (cached !== undefined) return cached;
+    const known = tails.peek(streamId);
+    // A full tail that does not reach back to fromOffset would be read again unchanged: this read is older history.
+    if (known !== undefined && known.rows.length >= tails.eventsPerStream) return undefined;
+    const filled = tails.fill(streamId, this.selectTail.all(streamId, tails.eventsPerStream));
+    return fromOffset >= filled.from ? filled : undefined;
+  }
+
+  /** The tail cache (undefined when off), first emptied when another connection committed since the last check. */
+  private freshTails(): StreamTailCache | undefined {
+    if (this.tails === undefined) return undefined;
+    const version = this.dataVersion.get();
+    if (version === undefined || version !== this.cachedDataVersion) {
+      this.tails.clear();
+      this.cachedDataVersion = version;
+    }
+    return this.tails;
+  }
+
+  /** A committed append extends the stream's cached tail (called after the commit, never for a rolled-back append). */
+  private appendedThrough(streamId: string, events: readonly PreparedEvent[], result: AppendResult): void {
+    if (this.tails === undefined) return;
+    const rows = result.events.map((stored, index): EventRow => {
+      const event = events[index];
+      if (event === undefined) throw new Error(`appendedThrough: ${result.events.length} stored events for ${events.length} appended`);
+      return { position: stored.position, id: stored.id, stream_id: streamId, stream_offset: stored.offset, type: stored.type, data: event.dataJson, metadata: event.metadataJson, recorded_at: stored.recordedAt };
+    });
+    this.tails.appended(streamId, rows);
   }
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
@@ -281,7 +341,11 @@ export class SqliteEventStore implements EventStore {
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     readStreamBounds(streamId, undefined);
-    return this.inSlice(() => (this.commitPending(), this.versionOf.get(streamId)?.stream_offset ?? -1));
+    return this.inSlice(() => {
+      this.commitPending();
+      const cached = this.freshTails()?.peek(streamId);
+      return cached !== undefined ? cached.version : (this.versionOf.get(streamId)?.stream_offset ?? -1);
+    });
   }
 
   async loadCheckpoint(name: string): Promise<number> {
@@ -301,6 +365,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
+    this.tails?.clear();
     this.db.close();
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventStore, NewEvent, StoredEvent } from '../event-store.port.js';
+import type { EventStore, NewEvent, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
 
 /**
  * One test run's storage (a temp file, a database) and the way to open handles on it. `open()` may be
@@ -125,6 +125,79 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         const id = stream('missing');
         expect(await store.streamVersion(id)).toBe(-1);
         expect(await store.readStream(id)).toEqual([]);
+      });
+    });
+
+    // Adapters may answer reads of recently used streams from memory (the SQLite store's tail cache): a read must
+    // never tell the difference, whatever this handle or another one wrote since.
+    describe('repeated reads of a stream (caches must stay exact)', () => {
+      const mixed = (n: number): NewEvent[] => Array.from({ length: n }, (_, i) => event(['message', 'status', 'tool'][i % 3]!, { i }, { metadata: { i } }));
+      const shapes: ReadStreamOptions[] = [
+        {},
+        { fromOffset: 0 },
+        { fromOffset: 5 },
+        { fromOffset: 5, limit: 3 },
+        { fromOffset: 17 },
+        { fromOffset: 18 },
+        { fromOffset: 40 },
+        { limit: 0 },
+        { types: ['status'] },
+        { types: ['status', 'tool'], fromOffset: 7 },
+        { types: ['message'], fromOffset: 3, limit: 2 },
+        { types: ['missing'] },
+        { types: [] },
+      ];
+
+      it('reads its own appends at once on a stream it has read before, with the new version', async () => {
+        const id = stream('warm');
+        expect(await store.readStream(id)).toEqual([]);
+        expect(await store.streamVersion(id)).toBe(-1);
+        const first = (await store.append(id, [event('A', { n: 0 })])).events;
+        expect(await store.readStream(id)).toEqual(first);
+        const second = (await store.append(id, [event('B', { n: 1 }), event('C', { n: 2 })], { expectedVersion: 0 })).events;
+        expect(await store.readStream(id, { fromOffset: 1 })).toEqual(second);
+        expect(await store.readStream(id)).toEqual([...first, ...second]);
+        expect(await store.streamVersion(id)).toBe(2);
+        await expect(store.append(id, [event('D')], { expectedVersion: 1 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', actual: 2 });
+        expect(await store.streamVersion(id)).toBe(2);
+      });
+
+      it('answers every offset, limit and type filter on a read-before stream exactly', async () => {
+        const id = stream('shapes');
+        const all = (await store.append(id, mixed(12))).events;
+        await store.readStream(id);
+        all.push(...(await store.append(id, mixed(6))).events);
+        const expected = ({ fromOffset = 0, limit, types }: ReadStreamOptions): StoredEvent[] =>
+          all.filter((e) => e.offset >= fromOffset && (types === undefined || types.includes(e.type))).slice(0, limit);
+        for (const pass of ['first', 'again']) {
+          for (const shape of shapes) expect({ pass, shape, events: await store.readStream(id, shape) }).toEqual({ pass, shape, events: expected(shape) });
+        }
+        expect(await store.streamVersion(id)).toBe(17);
+      });
+
+      it("sees another handle's appends on a stream it has read before, and conflicts with them", async () => {
+        const id = stream('shared');
+        await store.append(id, mixed(3));
+        expect(await store.readStream(id, { fromOffset: 3 })).toEqual([]);
+        const other = await open();
+        const theirs = (await other.append(id, [event('status', { by: 'other' })], { expectedVersion: 2 })).events;
+        expect(await store.readStream(id, { fromOffset: 3 })).toEqual(theirs);
+        expect(await store.streamVersion(id)).toBe(3);
+        await expect(store.append(id, [event('A')], { expectedVersion: 2 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', actual: 3 });
+        const mine = (await store.append(id, [event('A')], { expectedVersion: 3 })).events;
+        expect(await other.readStream(id, { fromOffset: 3 })).toEqual([...theirs, ...mine]);
+        expect(await store.readStream(id, { fromOffset: 3 })).toEqual([...theirs, ...mine]);
+      });
+
+      it('returns events a caller cannot change for the next reader', async () => {
+        const id = stream('mutable');
+        await store.append(id, [event('A', { list: [1] }, { metadata: { tag: 'x' } })]);
+        const [read] = await store.readStream(id);
+        (read!.data as { list: number[] }).list.push(2);
+        read!.metadata['tag'] = 'changed';
+        const [again] = await store.readStream(id);
+        expect(again!.data).toEqual({ list: [1] });
+        expect(again!.metadata).toEqual({ tag: 'x' });
       });
     });
 
