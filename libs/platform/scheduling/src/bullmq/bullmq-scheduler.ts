@@ -3,6 +3,7 @@ import { type Job, Queue, type RedisOptions, UnrecoverableError, Worker } from '
 import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
 import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
+import { CLOSE_GRACE_MS, closeWithinGrace } from './bounded-close.js';
 import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
 
 export interface BullMqSchedulerOptions {
@@ -17,37 +18,6 @@ export interface BullMqSchedulerOptions {
 /** What is stored as the BullMQ job data: wrapped, so that an `undefined` payload survives BullMQ's JSON too. */
 interface Envelope<T> {
   payload: T;
-}
-
-/** How long `close` waits for running jobs and pending commands before it forces workers and queues closed. */
-const CLOSE_GRACE_MS = 10_000;
-
-/** How long a forced close may take before the scheduler stops waiting for it. */
-const FORCE_GRACE_MS = 2_000;
-
-const after = <T>(ms: number, value: T): { promise: Promise<T>; cancel: () => void } => {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(value), ms)));
-  return { promise, cancel: () => clearTimeout(timer) };
-};
-
-/**
- * Waits for `closing`; past the grace period runs `force` instead (and no longer waits for `closing`), and waits
- * for that at most `FORCE_GRACE_MS`. Resolves whether the close was clean.
- *
- * Both bounds are needed: ioredis never emits `end` for a client that is disconnected while it waits to
- * reconnect, and BullMQ waits for that `end` in `Worker.close` and `RedisConnection.disconnect`
- * (taskforcesh/bullmq#4656), so a close during or just after a Redis outage would otherwise never resolve. The
- * disconnect has cleared the client's reconnect timer by then, so nothing is left running.
- */
-async function withinGrace(closing: Promise<void>, force: () => Promise<void>): Promise<boolean> {
-  const grace = after(CLOSE_GRACE_MS, 'late' as const);
-  const outcome = await Promise.race([closing.then(() => 'closed' as const), grace.promise]).finally(grace.cancel);
-  if (outcome === 'closed') return true;
-  closing.catch(() => undefined);
-  const forceGrace = after(FORCE_GRACE_MS, undefined);
-  await Promise.race([force().catch(() => undefined), forceGrace.promise]).finally(forceGrace.cancel);
-  return false;
 }
 
 /** The same error of the same connection is reported at most this often. */
@@ -213,19 +183,12 @@ export class BullMqScheduler implements Scheduler {
     if (this.closed) return;
     this.closed = true;
     // Workers first: closing waits for running jobs, whose completion still needs the connections. A job or a
-    // connection stuck on an unreachable Redis must not hold the shutdown for ever: after a grace period workers
-    // are force-closed (an unfinished job is retried by BullMQ as stalled) and queues disconnected.
-    // `worker.close(true)` is no way out: while a close is under way BullMQ returns that same pending close.
-    // Disconnecting drops the worker's connection; the blocking one was disconnected by the close itself. What a
-    // forced close leaves is BullMQ's lock-extender timer of that worker (idle without jobs): hosts exit after close.
+    // connection stuck on an unreachable Redis must not hold the shutdown for ever (closeWithinGrace): past a grace
+    // period the connections are dropped (an unfinished job is retried by BullMQ as stalled).
     const unclean: string[] = [];
-    await Promise.all(
-      this.workers.map(async (worker) => void ((await withinGrace(worker.close(), () => worker.disconnect())) || unclean.push(`worker "${worker.name}"`))),
-    );
+    await Promise.all(this.workers.map(async (worker) => void ((await closeWithinGrace(worker)) || unclean.push(`worker "${worker.name}"`))));
     await Promise.allSettled([...this.pendingHooks]);
-    await Promise.all(
-      [...this.queues.entries()].map(async ([name, queue]) => void ((await withinGrace(queue.close(), () => queue.disconnect())) || unclean.push(`queue "${name}"`))),
-    );
+    await Promise.all([...this.queues.entries()].map(async ([name, queue]) => void ((await closeWithinGrace(queue)) || unclean.push(`queue "${name}"`))));
     if (unclean.length > 0) {
       this.reportError(new Error(`did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`), unclean.join(', '));
     }

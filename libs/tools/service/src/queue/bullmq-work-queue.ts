@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { ToolCallRequestV1, ToolCallResultV1 } from '@tenet/contracts';
 import { type Job, Queue, QueueEvents, type RedisOptions, Worker } from 'bullmq';
+import { type BullMqClosable, CLOSE_GRACE_MS, closeWithinGrace } from '@tenet/scheduling';
 import { ToolExecutorUnavailableError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { DEFAULT_RESULT_TTL_MS, type SubmitOptions, type ToolCallHandler, type ToolWorkQueue } from './tool-work-queue.port.js';
@@ -33,6 +34,8 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   private readonly queueName: string;
   private queue: Queue | undefined;
   private events: Promise<QueueEvents> | undefined;
+  /** What `events` resolves to, from the moment it is constructed (closed even if it never became ready). */
+  private eventsObject: QueueEvents | undefined;
   private readonly workers: Worker[] = [];
   private closed = false;
   private readonly reportError: (error: Error, context: string) => void;
@@ -100,11 +103,19 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     await worker.waitUntilReady();
   }
 
+  /**
+   * Workers first (they wait for calls running here), then the queue and its events. Each within bounds
+   * (closeWithinGrace): during or just after a Redis outage BullMQ's own close never resolves, and this close ran in
+   * every host's shutdown (seen: a host closed right after Redis restarted hung for minutes).
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled(this.workers.map((worker) => worker.close()));
-    const events = this.events;
-    await Promise.allSettled([this.queue?.close(), events?.then((e) => e.close())]);
+    const unclean: string[] = [];
+    const close = async (what: string, closable: BullMqClosable): Promise<void> => void ((await closeWithinGrace(closable)) || unclean.push(what));
+    await Promise.all(this.workers.map((worker) => close('worker', worker)));
+    // The queue events object itself, ready or not: awaiting its readiness would wait on Redis.
+    await Promise.all([this.queue ? close('queue', this.queue) : undefined, this.eventsObject ? close('queue events', this.eventsObject) : undefined]);
+    if (unclean.length > 0) this.reportError(new Error(`did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`), unclean.join(', '));
   }
 
   private ensureQueue(): Queue {
@@ -120,6 +131,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   private queueEvents(): Promise<QueueEvents> {
     this.events ??= (async () => {
       const events = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      this.eventsObject = events;
       events.on('error', (error) => this.reportError(error, 'queue events'));
       events.setMaxListeners(10_000);
       await events.waitUntilReady();
