@@ -1,5 +1,5 @@
 import { MemoryDomainError } from '@tenet/memory-domain';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 
 /** The most pages of a PDF that are read; a longer document is refused rather than cut silently. */
@@ -25,6 +25,13 @@ export function pdfBytes(base64: string): Uint8Array {
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw invalidPdf('is not a PDF file (it does not start with "%PDF-")');
   return new Uint8Array(bytes);
 }
+
+/**
+ * pdf.js, loaded on the first PDF: imported eagerly it added ~37 MB to the idle memory of every process that loads
+ * the memory service (all-in-one, memory store), most of which never parse a PDF.
+ */
+let loading: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
+const pdfjs = (): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> => (loading ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 async function lines(pdf: PDFDocumentProxy): Promise<Line[]> {
   const out: Line[] = [];
@@ -64,7 +71,7 @@ async function lines(pdf: PDFDocumentProxy): Promise<Line[]> {
 export async function pdfToMarkdown(bytes: Uint8Array): Promise<string> {
   let pdf: PDFDocumentProxy;
   try {
-    pdf = await getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    pdf = await (await pdfjs()).getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
     // pdf.js throws its PasswordException (not exported) for an encrypted file it cannot open without one.
     if (error instanceof Error && error.name === 'PasswordException') throw invalidPdf('is an encrypted (password-protected) PDF; upload it without a password');
