@@ -21,9 +21,12 @@ const idleMs = Number(process.env['TENET_BENCH_IDLE_MS'] ?? 5000);
 const ticks = 100; // USER_HZ on Linux
 const apps: { app: string; env: Record<string, string> }[] = [
   { app: 'tenet', env: { TENET_DEMO: 'off' } },
-  { app: 'session-gateway', env: { TENET_MODE: 'distributed' } },
+  { app: 'session-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
   { app: 'guideline-matcher', env: { TENET_MODE: 'distributed' } },
   { app: 'metering', env: { TENET_MODE: 'distributed' } },
+  { app: 'journey-engine', env: { TENET_MODE: 'distributed' } },
+  { app: 'tool-executor', env: { TENET_MODE: 'distributed' } },
+  { app: 'memory-store', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
 ];
 type Variant = 'source' | 'compiled';
 const args = (app: string, variant: Variant): string[] =>
