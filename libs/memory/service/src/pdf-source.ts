@@ -1,4 +1,5 @@
 import { MemoryDomainError } from '@tenet/memory-domain';
+import type * as PdfJs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 
@@ -30,8 +31,8 @@ export function pdfBytes(base64: string): Uint8Array {
  * pdf.js, loaded on the first PDF: imported eagerly it added ~37 MB to the idle memory of every process that loads
  * the memory service (all-in-one, memory store), most of which never parse a PDF.
  */
-let loading: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
-const pdfjs = (): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> => (loading ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+let loading: Promise<typeof PdfJs> | undefined;
+const pdfjs = (): Promise<typeof PdfJs> => (loading ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 async function lines(pdf: PDFDocumentProxy): Promise<Line[]> {
   const out: Line[] = [];
