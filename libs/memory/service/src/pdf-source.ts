@@ -1,6 +1,5 @@
 import { MemoryDomainError } from '@tenet/memory-domain';
 import type * as PdfJs from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 
 /** The most pages of a PDF that are read; a longer document is refused rather than cut silently. */
@@ -34,7 +33,7 @@ export function pdfBytes(base64: string): Uint8Array {
 let loading: Promise<typeof PdfJs> | undefined;
 const pdfjs = (): Promise<typeof PdfJs> => (loading ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
-async function lines(pdf: PDFDocumentProxy): Promise<Line[]> {
+async function lines(pdf: PdfJs.PDFDocumentProxy): Promise<Line[]> {
   const out: Line[] = [];
   for (let n = 1; n <= pdf.numPages; n++) {
     const page = await pdf.getPage(n);
@@ -70,7 +69,7 @@ async function lines(pdf: PDFDocumentProxy): Promise<Line[]> {
  * a readable PDF, an encrypted one, one past MAX_PDF_PAGES pages, or one without any text (a scan).
  */
 export async function pdfToMarkdown(bytes: Uint8Array): Promise<string> {
-  let pdf: PDFDocumentProxy;
+  let pdf: PdfJs.PDFDocumentProxy;
   try {
     pdf = await (await pdfjs()).getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
