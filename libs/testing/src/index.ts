@@ -2,6 +2,7 @@ export { describeWithService, isCi, natsUrl, probeNats, probeRedis, probeService
 export { eventually } from './eventually.js';
 export { deciderSpec, type Decider } from './decider-spec.js';
 export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
+export { closesDuringRedisOutage } from './outages.js';
 export { deleteStreams } from './streams.js';
 export { childrenOf, freePortRange, isAlive, killGroup, serviceProcess, runCommand, waitHealthy, type RunningCommand } from './processes.js';
 export { inParallel } from './concurrency.js';

@@ -38,3 +38,16 @@ export async function closeWithinGrace(closable: BullMqClosable, graceMs = CLOSE
   await Promise.race([closable.disconnect().catch(() => undefined), forceGrace.promise]).finally(forceGrace.cancel);
   return false;
 }
+
+/**
+ * Closes each named object within bounds, all at once; resolves the names of those that did not close cleanly
+ * (for `notClosedCleanly`).
+ */
+export async function closeEachWithinGrace(named: Iterable<readonly [string, BullMqClosable]>): Promise<string[]> {
+  const outcomes = await Promise.all([...named].map(async ([name, closable]) => ((await closeWithinGrace(closable)) ? undefined : name)));
+  return outcomes.filter((name): name is string => name !== undefined);
+}
+
+/** The error to report for objects whose close had to be forced (empty: nothing to report). */
+export const notClosedCleanly = (names: readonly string[]): Error | undefined =>
+  names.length === 0 ? undefined : new Error(`${names.join(', ')} did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`);

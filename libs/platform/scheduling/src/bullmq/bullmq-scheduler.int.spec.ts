@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeWithService, probeRedis, redisUrl, startOwnRedis, type OwnServer } from '@tenet/testing';
+import { closesDuringRedisOutage, describeWithService, probeRedis, redisUrl } from '@tenet/testing';
 import { Queue } from 'bullmq';
 import { schedulerConformance } from '../testing/index.js';
 import { BullMqScheduler, redisOptionsFromUrl } from './bullmq-scheduler.js';
@@ -64,53 +64,12 @@ describeWithService(redis, 'BullMqScheduler (Redis)', () => {
     });
   });
 
-  /**
-   * ioredis never emits `end` for a client disconnected while it waits to reconnect, and BullMQ's `Worker.close`
-   * waits for that `end` (taskforcesh/bullmq#4656); its `close(true)` then returns the same pending promise. A
-   * SIGTERM during or just after a Redis outage hung the whole shutdown (seen as a hung test/faults/redis-outage).
-   * The test owns its redis-server.
-   */
-  describe('closing while Redis is down or just back', () => {
-    let own: OwnServer;
-    beforeAll(async () => {
-      own = await startOwnRedis();
-    });
-    afterAll(async () => {
-      await own?.dispose();
-    });
-
-    const closesWithin = async (scheduler: BullMqScheduler, ms: number): Promise<number> => {
-      const started = Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-      const outcome = await Promise.race([scheduler.close().then(() => 'closed' as const), late]).finally(() => clearTimeout(timer));
-      expect(outcome).toBe('closed');
-      return Date.now() - started;
-    };
-
-    const withWorkers = async (): Promise<BullMqScheduler> => {
-      const scheduler = BullMqScheduler.fromUrl(own.url, { prefix: `tenet-test-${randomUUID()}`, onError: () => undefined });
-      await scheduler.process('closing-a', async () => undefined);
-      await scheduler.process('closing-b', async () => undefined);
-      await scheduler.schedule({ queue: 'closing-a', jobId: 'later', data: null, delayMs: 60_000 });
-      return scheduler;
-    };
-
-    it('closes within its grace period while Redis is down', async () => {
-      const scheduler = await withWorkers();
-      await own.kill();
-      // Long enough for every client to have lost its socket and to wait for its next reconnect attempt.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      await closesWithin(scheduler, 25_000);
-      await own.start();
-    }, 60_000);
-
-    it('closes within its grace period right after Redis comes back', async () => {
-      const scheduler = await withWorkers();
-      await own.kill();
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
-      await own.start();
-      await closesWithin(scheduler, 25_000);
-    }, 60_000);
+  // The test owns its redis-server; a SIGTERM during or just after an outage hung the whole shutdown before.
+  closesDuringRedisOutage('BullMqScheduler', async (url) => {
+    const scheduler = BullMqScheduler.fromUrl(url, { prefix: `tenet-test-${randomUUID()}`, onError: () => undefined });
+    await scheduler.process('closing-a', async () => undefined);
+    await scheduler.process('closing-b', async () => undefined);
+    await scheduler.schedule({ queue: 'closing-a', jobId: 'later', data: null, delayMs: 60_000 });
+    return scheduler;
   });
 });

@@ -3,7 +3,7 @@ import { type Job, Queue, type RedisOptions, UnrecoverableError, Worker } from '
 import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
 import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
-import { CLOSE_GRACE_MS, closeWithinGrace } from './bounded-close.js';
+import { closeEachWithinGrace, notClosedCleanly } from './bounded-close.js';
 import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
 
 export interface BullMqSchedulerOptions {
@@ -185,13 +185,11 @@ export class BullMqScheduler implements Scheduler {
     // Workers first: closing waits for running jobs, whose completion still needs the connections. A job or a
     // connection stuck on an unreachable Redis must not hold the shutdown for ever (closeWithinGrace): past a grace
     // period the connections are dropped (an unfinished job is retried by BullMQ as stalled).
-    const unclean: string[] = [];
-    await Promise.all(this.workers.map(async (worker) => void ((await closeWithinGrace(worker)) || unclean.push(`worker "${worker.name}"`))));
+    const unclean = await closeEachWithinGrace(this.workers.map((worker) => [`worker "${worker.name}"`, worker] as const));
     await Promise.allSettled([...this.pendingHooks]);
-    await Promise.all([...this.queues.entries()].map(async ([name, queue]) => void ((await closeWithinGrace(queue)) || unclean.push(`queue "${name}"`))));
-    if (unclean.length > 0) {
-      this.reportError(new Error(`did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`), unclean.join(', '));
-    }
+    unclean.push(...(await closeEachWithinGrace([...this.queues].map(([name, queue]) => [`queue "${name}"`, queue] as const))));
+    const forced = notClosedCleanly(unclean);
+    if (forced) this.reportError(forced, 'close');
   }
 
   private queue(name: string): Queue {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { ToolCallRequestV1, ToolCallResultV1 } from '@tenet/contracts';
 import { type Job, Queue, QueueEvents, type RedisOptions, Worker } from 'bullmq';
-import { type BullMqClosable, CLOSE_GRACE_MS, closeWithinGrace } from '@tenet/scheduling';
+import { type BullMqClosable, closeEachWithinGrace, notClosedCleanly } from '@tenet/scheduling';
 import { ToolExecutorUnavailableError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { DEFAULT_RESULT_TTL_MS, type SubmitOptions, type ToolCallHandler, type ToolWorkQueue } from './tool-work-queue.port.js';
@@ -33,9 +33,8 @@ export interface BullMqToolWorkQueueOptions {
 export class BullMqToolWorkQueue implements ToolWorkQueue {
   private readonly queueName: string;
   private queue: Queue | undefined;
-  private events: Promise<QueueEvents> | undefined;
-  /** What `events` resolves to, from the moment it is constructed (closed even if it never became ready). */
-  private eventsObject: QueueEvents | undefined;
+  /** The queue events object from the moment it is constructed (closed even if it never became ready), and its readiness. */
+  private events: { object: QueueEvents; ready: Promise<QueueEvents> } | undefined;
   private readonly workers: Worker[] = [];
   private closed = false;
   private readonly reportError: (error: Error, context: string) => void;
@@ -110,12 +109,14 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
    */
   async close(): Promise<void> {
     this.closed = true;
-    const unclean: string[] = [];
-    const close = async (what: string, closable: BullMqClosable): Promise<void> => void ((await closeWithinGrace(closable)) || unclean.push(what));
-    await Promise.all(this.workers.map((worker) => close('worker', worker)));
+    const unclean = await closeEachWithinGrace(this.workers.map((worker) => ['worker', worker] as const));
     // The queue events object itself, ready or not: awaiting its readiness would wait on Redis.
-    await Promise.all([this.queue ? close('queue', this.queue) : undefined, this.eventsObject ? close('queue events', this.eventsObject) : undefined]);
-    if (unclean.length > 0) this.reportError(new Error(`did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`), unclean.join(', '));
+    const rest: [string, BullMqClosable][] = [];
+    if (this.queue) rest.push(['queue', this.queue]);
+    if (this.events) rest.push(['queue events', this.events.object]);
+    unclean.push(...(await closeEachWithinGrace(rest)));
+    const forced = notClosedCleanly(unclean);
+    if (forced) this.reportError(forced, 'close');
   }
 
   private ensureQueue(): Queue {
@@ -129,14 +130,12 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   }
 
   private queueEvents(): Promise<QueueEvents> {
-    this.events ??= (async () => {
-      const events = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
-      this.eventsObject = events;
-      events.on('error', (error) => this.reportError(error, 'queue events'));
-      events.setMaxListeners(10_000);
-      await events.waitUntilReady();
-      return events;
-    })();
-    return this.events;
+    if (!this.events) {
+      const object = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      object.on('error', (error) => this.reportError(error, 'queue events'));
+      object.setMaxListeners(10_000);
+      this.events = { object, ready: object.waitUntilReady().then(() => object) };
+    }
+    return this.events.ready;
   }
 }
