@@ -20,6 +20,8 @@ export interface StreamTail {
   readonly from: number;
   readonly version: number;
   readonly rows: readonly EventRow[];
+  /** Its size for the cache's bound (units of `maxChars`), kept as rows come and go rather than summed per update. */
+  readonly chars: number;
 }
 
 export interface StreamTailCacheOptions {
@@ -36,6 +38,7 @@ export const DEFAULT_STREAM_TAIL_CACHE: StreamTailCacheOptions = { streams: 10_0
 // Fixed cost of a row besides its JSON (ids, numbers, object) and of an entry, in the same units as maxChars.
 const ROW_OVERHEAD = 128;
 const ENTRY_OVERHEAD = 64;
+const rowChars = (rows: readonly EventRow[]): number => rows.reduce((size, row) => size + row.data.length + row.metadata.length + ROW_OVERHEAD, 0);
 
 /**
  * Recent tails of streams, kept by the SQLite store (issue 11 item 19): a turn reads its session's streams again
@@ -56,7 +59,7 @@ export class StreamTailCache {
     this.tails = new LRUCache<string, StreamTail>({
       max: options.streams,
       maxSize: options.maxChars,
-      sizeCalculation: (tail) => tail.rows.reduce((size, row) => size + row.data.length + row.metadata.length + ROW_OVERHEAD, ENTRY_OVERHEAD),
+      sizeCalculation: (tail) => tail.chars,
     });
   }
 
@@ -86,7 +89,10 @@ export class StreamTailCache {
     const first = rows[0];
     const last = rows[rows.length - 1];
     // Fewer rows than asked for means the whole stream was read, from offset 0.
-    const tail: StreamTail = first === undefined || last === undefined ? { from: 0, version: -1, rows: [] } : { from: newestFirst.length < this.options.eventsPerStream ? 0 : first.stream_offset, version: last.stream_offset, rows };
+    const tail: StreamTail =
+      first === undefined || last === undefined
+        ? { from: 0, version: -1, rows: [], chars: ENTRY_OVERHEAD }
+        : { from: newestFirst.length < this.options.eventsPerStream ? 0 : first.stream_offset, version: last.stream_offset, rows, chars: ENTRY_OVERHEAD + rowChars(rows) };
     this.tails.set(streamId, tail);
     return tail;
   }
@@ -104,22 +110,26 @@ export class StreamTailCache {
     const cached = this.tails.peek(streamId);
     let all: EventRow[];
     let from: number;
+    let chars = rowChars(rows);
     if (cached === undefined) {
       all = rows.slice();
       from = first.stream_offset;
+      chars += ENTRY_OVERHEAD;
     } else if (cached.version === first.stream_offset - 1) {
       all = cached.rows.concat(rows);
       from = cached.from;
+      chars += cached.chars;
     } else {
       this.tails.delete(streamId);
       return;
     }
     const drop = all.length - this.options.eventsPerStream;
     if (drop > 0) {
+      chars -= rowChars(all.slice(0, drop));
       all = all.slice(drop);
       from = last.stream_offset - all.length + 1; // offsets have no gaps
     }
-    this.tails.set(streamId, { from, version: last.stream_offset, rows: all });
+    this.tails.set(streamId, { from, version: last.stream_offset, rows: all, chars });
   }
 
   clear(): void {
