@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { eventStoreConformance } from '../testing/index.js';
 import { ConcurrencyError } from '../errors.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 // Two handles are two SqliteEventStore instances (two connections) on the same file.
 eventStoreConformance(
@@ -304,5 +305,94 @@ describe('SqliteEventStore tail cache', () => {
     raw.close();
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
     expect(await store.streamVersion('s-1')).toBe(2);
+  });
+});
+
+describe('SqliteEventStore WAL checkpoints', () => {
+  let dir: string;
+  const stores: SqliteEventStore[] = [];
+  const open = (options: Parameters<typeof SqliteEventStore.open>[0] = {}): SqliteEventStore => {
+    const store = SqliteEventStore.open({ file: join(dir, 'wal.sqlite'), slices: false, ...options });
+    stores.push(store);
+    return store;
+  };
+  const walBytes = (): number => statSync(join(dir, 'wal.sqlite-wal')).size;
+  /** 150 commits of ~40 kB each (~6 MB, about 1,500 pages), awaited one by one so each is its own transaction. */
+  const writeSixMegabytes = async (store: SqliteEventStore, pause: () => Promise<void>): Promise<void> => {
+    const text = 'x'.repeat(40_000);
+    for (let i = 0; i < 150; i++) {
+      await store.append(`bulk-${i % 7}`, [{ type: 'Bulk', data: { i, text } }]);
+      await pause();
+    }
+  };
+  const until = async (what: string, condition: () => boolean): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-wal-'));
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('never checkpoints inside a commit: the WAL holds every page written until the worker copies them', async () => {
+    // The worker's first look is an hour away: only a checkpoint inside a commit could keep the WAL short.
+    const store = open({ walCheckpoint: { intervalMs: 3_600_000 } });
+    await writeSixMegabytes(store, async () => undefined);
+    expect(walBytes()).toBeGreaterThan(5_500_000);
+    expect(store.walCheckpointStats).toEqual({ runs: 0, pagesCopied: 0, busy: 0, maxMs: 0 });
+
+    // The same writes with SQLite's inline checkpoints: the commit that crosses 1,000 pages copies them back,
+    // and the next one starts the WAL over.
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-wal-'));
+    const inline = open({ walCheckpoint: false });
+    await writeSixMegabytes(inline, async () => undefined);
+    expect(walBytes()).toBeLessThan(5_000_000);
+    expect(inline.walCheckpointStats).toBeUndefined();
+  });
+
+  it('checkpoints in its worker as commits come, so the WAL stays as short as with inline checkpoints', async () => {
+    const store = open({ walCheckpoint: { intervalMs: 20 } });
+    let pauses = 0;
+    await writeSixMegabytes(store, async () => {
+      if (++pauses % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    });
+    await until('a checkpoint', () => store.walCheckpointStats!.pagesCopied > 1_000);
+    expect(walBytes()).toBeLessThan(5_000_000);
+    // Everything written is readable from the file by a fresh connection once the store closed.
+    await store.close();
+    const db = new Database(join(dir, 'wal.sqlite'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 150 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("keeps the tail cache: a checkpoint is not another connection's write", async () => {
+    const store = open({ walCheckpoint: { intervalMs: 20 } });
+    await store.append('s-1', [{ type: 'A', data: { i: 0 } }]);
+    await store.readStream('s-1');
+    const runs = store.walCheckpointStats!.runs;
+    await store.append('s-1', [{ type: 'B', data: { i: 1 } }]);
+    await until('a checkpoint after the append', () => store.walCheckpointStats!.runs > runs && store.walCheckpointStats!.pagesCopied > 0);
+    const before = { ...store.tailCacheStats! };
+    expect((await store.readStream('s-1')).map((e) => e.type)).toEqual(['A', 'B']);
+    expect(store.tailCacheStats).toEqual({ hits: before.hits + 1, misses: before.misses });
+  });
+
+  it('checkpoints inline again when its worker cannot work, and says so', async () => {
+    const stopped: string[] = [];
+    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, (reason) => stopped.push(reason));
+    await until('the worker to stop', () => stopped.length > 0);
+    expect(stopped).toEqual([expect.stringMatching(/could not open .*missing.*x\.sqlite/)]);
+    await checkpointer.close(); // already stopped: resolves at once
   });
 });

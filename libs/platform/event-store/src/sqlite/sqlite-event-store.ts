@@ -16,6 +16,7 @@ import {
   storedEvent,
   versionMatches,
 } from '../validation.js';
+import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
 import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
@@ -43,6 +44,12 @@ export interface SqliteEventStoreOptions {
    * wrote to the file. `false`: every read goes to SQLite.
    */
   tailCache?: Partial<StreamTailCacheOptions> | false;
+  /**
+   * WAL checkpoints in a worker thread (default on, WalCheckpointer): the copy of committed pages into the database
+   * file and its fsyncs never run inside an append on the event loop. `false`: SQLite checkpoints inline, in the
+   * commit that crosses 1,000 WAL pages (its default).
+   */
+  walCheckpoint?: WalCheckpointerOptions | false;
 }
 
 interface PendingAppend {
@@ -115,6 +122,8 @@ export class SqliteEventStore implements EventStore {
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
   private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
   private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
+  /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
+  private checkpointer: WalCheckpointer | undefined;
   /** Appends waiting for the next group commit (see `groupCommit`). */
   private pending: PendingAppend[] = [];
   /** The most urgent lane a commit of the pending group is scheduled in. */
@@ -127,7 +136,9 @@ export class SqliteEventStore implements EventStore {
     if (file === undefined) throw new TypeError('SqliteEventStore.open needs `file` or `dataDir`');
     mkdirSync(dirname(file), { recursive: true });
     const tails = options.tailCache === false ? undefined : new StreamTailCache({ ...DEFAULT_STREAM_TAIL_CACHE, ...options.tailCache });
-    return new SqliteEventStore(file, options.busyTimeoutMs ?? 5_000, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+    const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, ...options.walCheckpoint };
+    return new SqliteEventStore(file, busyTimeoutMs, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails, checkpoints);
   }
 
   private constructor(
@@ -136,6 +147,7 @@ export class SqliteEventStore implements EventStore {
     private readonly slices: EventLoopSlices | undefined,
     private readonly groupCommit: boolean,
     tails: StreamTailCache | undefined,
+    checkpoints: WalCheckpointerOptions | undefined,
   ) {
     this.tails = tails;
     this.db = new Database(file, { timeout: busyTimeoutMs });
@@ -147,6 +159,10 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.exec(SCHEMA);
       this.migrate();
+      if (checkpoints !== undefined) {
+        this.db.pragma('wal_autocheckpoint = 0');
+        this.checkpointer = new WalCheckpointer(file, checkpoints, (reason) => this.checkpointInline(reason));
+      }
     } catch (error) {
       this.db.close();
       throw error;
@@ -366,7 +382,21 @@ export class SqliteEventStore implements EventStore {
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.tails?.clear();
+    await this.checkpointer?.close();
     this.db.close();
+  }
+
+  /** What the checkpoint worker did so far (diagnostics, tests); undefined when SQLite checkpoints inline. */
+  get walCheckpointStats(): Readonly<WalCheckpointStats> | undefined {
+    return this.checkpointer?.stats;
+  }
+
+  /** The checkpoint worker stopped on its own: SQLite checkpoints inline again, so the WAL stays bounded. */
+  private checkpointInline(reason: string): void {
+    this.checkpointer = undefined;
+    if (this.closed) return;
+    this.db.pragma('wal_autocheckpoint = 1000');
+    process.emitWarning(`SqliteEventStore(${this.file}): ${reason}; checkpointing inline (SQLite's default) from now on`, { code: 'TENET_SQLITE_CHECKPOINT' });
   }
 
   /**
