@@ -345,7 +345,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
     const store = open({ walCheckpoint: { intervalMs: 3_600_000 } });
     await writeSixMegabytes(store, async () => undefined);
     expect(walBytes()).toBeGreaterThan(5_500_000);
-    expect(store.walCheckpointStats).toEqual({ runs: 0, pagesCopied: 0, busy: 0, maxMs: 0 });
+    expect(store.walCheckpointStats).toEqual({ runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 });
 
     // The same writes with SQLite's inline checkpoints: the commit that crosses 1,000 pages copies them back,
     // and the next one starts the WAL over.
@@ -376,6 +376,24 @@ describe('SqliteEventStore WAL checkpoints', () => {
     }
   });
 
+  it('keeps the WAL bounded under writes that never pause, when every worker pass finds new commits behind it', async () => {
+    // A checkpoint by another connection copies only the frames that existed when it began: under continuous
+    // commits it never finishes, and the WAL only starts over after one that did.
+    const store = open({ walCheckpoint: { intervalMs: 20 } });
+    const text = 'x'.repeat(4_000);
+    await store.append('busy-0', [{ type: 'Busy', data: { text } }]);
+    await until('the worker', () => store.walCheckpointStats!.runs > 0); // the worker thread has started
+    // ~60 MB in groups of 20 appends, the event loop let through between groups (timers, the worker's messages).
+    // Bounded means: proportional to what is written per worker cycle (~10 MB at this rate), not to the total.
+    for (let group = 0; group < 750; group++) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`busy-${i}`, [{ type: 'Busy', data: { text } }])));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(store.walCheckpointStats!.pagesCopied).toBeGreaterThan(1_000);
+    expect(walBytes()).toBeLessThan(25_000_000);
+    expect(store.walCheckpointStats!.finishes).toBeGreaterThan(0);
+  });
+
   it("keeps the tail cache: a checkpoint is not another connection's write", async () => {
     const store = open({ walCheckpoint: { intervalMs: 20 } });
     await store.append('s-1', [{ type: 'A', data: { i: 0 } }]);
@@ -390,7 +408,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
 
   it('checkpoints inline again when its worker cannot work, and says so', async () => {
     const stopped: string[] = [];
-    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, (reason) => stopped.push(reason));
+    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => undefined, (reason) => stopped.push(reason));
     await until('the worker to stop', () => stopped.length > 0);
     expect(stopped).toEqual([expect.stringMatching(/could not open .*missing.*x\.sqlite/)]);
     await checkpointer.close(); // already stopped: resolves at once

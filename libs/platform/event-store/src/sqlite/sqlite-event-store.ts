@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
 import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
-import { currentLane, eventLoopSlices, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
+import { currentLane, eventLoopSlices, inLane, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -161,7 +161,7 @@ export class SqliteEventStore implements EventStore {
       this.migrate();
       if (checkpoints !== undefined) {
         this.db.pragma('wal_autocheckpoint = 0');
-        this.checkpointer = new WalCheckpointer(file, checkpoints, (reason) => this.checkpointInline(reason));
+        this.checkpointer = new WalCheckpointer(file, checkpoints, () => this.finishCheckpoint(), (reason) => this.checkpointInline(reason));
       }
     } catch (error) {
       this.db.close();
@@ -389,6 +389,14 @@ export class SqliteEventStore implements EventStore {
   /** What the checkpoint worker did so far (diagnostics, tests); undefined when SQLite checkpoints inline. */
   get walCheckpointStats(): Readonly<WalCheckpointStats> | undefined {
     return this.checkpointer?.stats;
+  }
+
+  /**
+   * Copies the frames the worker's last pass could not (committed while it ran), so the next commit starts the WAL
+   * over. In the idle lane: it waits for request and turn work, and its time counts against the loop's slices.
+   */
+  private finishCheckpoint(): Promise<unknown> {
+    return inLane('idle', () => this.inSlice(() => (this.commitPending(), this.db.pragma('wal_checkpoint(PASSIVE)'))));
   }
 
   /** The checkpoint worker stopped on its own: SQLite checkpoints inline again, so the WAL stays bounded. */

@@ -12,8 +12,14 @@ import { Worker } from 'node:worker_threads';
  * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)` every
  * `intervalMs` when the file changed since its last one (its `PRAGMA data_version` moves with every commit of the
  * store's connection). PASSIVE never waits on readers or writers and never makes them wait beyond SQLite's brief
- * internal locks, so the store's connection turns its own autocheckpoint off (`wal_autocheckpoint = 0`). When the
- * WAL is fully copied and no reader uses it, the next commit starts it over, so the file stays bounded as before.
+ * internal locks, so the store's connection turns its own autocheckpoint off (`wal_autocheckpoint = 0`).
+ *
+ * The WAL only starts over (at the next commit) once a checkpoint copied every frame in it. A pass of the worker
+ * copies the frames that existed when it began; under commits that never pause, new ones always arrive meanwhile,
+ * so it would never finish and the WAL would grow without bound. So when a pass leaves the WAL at `restartFrames`
+ * or more, the store finishes it on its own thread (`finish`): a PASSIVE checkpoint of the few frames committed
+ * since the worker's pass began, with no commit of this process in between — the copy of those frames and one
+ * fsync of the database file instead of the whole WAL's.
  *
  * A checkpoint is not a commit: it changes no other connection's `data_version`, so the store's tail cache stays valid.
  * If the worker cannot start or dies, `onStopped` is called with the reason and the store turns SQLite's own
@@ -24,6 +30,8 @@ export interface WalCheckpointerOptions {
   intervalMs?: number;
   /** The worker connection's busy timeout (it only matters for the brief locks a checkpoint takes). */
   busyTimeoutMs?: number;
+  /** A WAL of at least this many frames after a worker's pass is finished by the store's connection (default 1,000, SQLite's autocheckpoint). */
+  restartFrames?: number;
 }
 
 export const DEFAULT_WAL_CHECKPOINT_INTERVAL_MS = 1_000;
@@ -38,6 +46,9 @@ export interface WalCheckpointStats {
   busy: number;
   /** The longest run, in ms of the worker's time (never the event loop's). */
   maxMs: number;
+  /** Passes finished on the store's own thread so the WAL can start over, and the longest of them in ms. */
+  finishes: number;
+  finishMaxMs: number;
 }
 
 interface CheckpointReport {
@@ -101,16 +112,19 @@ parentPort.on('message', (message) => {
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export class WalCheckpointer {
-  readonly stats: WalCheckpointStats = { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0 };
+  readonly stats: WalCheckpointStats = { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 };
+  private finishing = false;
   private readonly worker: Worker;
   private stopped = false;
   private readonly exited: Promise<void>;
 
   /**
-   * Starts the worker on `file`. `onStopped` runs once if the worker stops other than through `close()` (it could
+   * Starts the worker on `file`. `finish` runs a PASSIVE checkpoint on the store's connection and resolves when it
+   * ran (see the class comment). `onStopped` runs once if the worker stops other than through `close()` (it could
    * not open the file, or a checkpoint failed): the caller then lets SQLite checkpoint inline again.
    */
-  constructor(file: string, options: WalCheckpointerOptions, onStopped: (reason: string) => void) {
+  constructor(file: string, options: WalCheckpointerOptions, finish: () => Promise<unknown>, onStopped: (reason: string) => void) {
+    const restartFrames = options.restartFrames ?? 1_000;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { file, driver, intervalMs: options.intervalMs ?? DEFAULT_WAL_CHECKPOINT_INTERVAL_MS, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
@@ -129,6 +143,17 @@ export class WalCheckpointer {
       else this.stats.runs++;
       if (message.checkpointed > 0) this.stats.pagesCopied += message.checkpointed;
       this.stats.maxMs = Math.max(this.stats.maxMs, message.ms);
+      if (message.busy === 0 && message.log >= restartFrames && !this.finishing && !this.stopped) {
+        this.finishing = true;
+        const started = performance.now();
+        void finish()
+          .then(() => {
+            this.stats.finishes++;
+            this.stats.finishMaxMs = Math.max(this.stats.finishMaxMs, performance.now() - started);
+          })
+          .catch(() => undefined) // the store is closing; the next pass tries again otherwise
+          .finally(() => (this.finishing = false));
+      }
     });
     this.worker.on('error', (error) => {
       reason = `the checkpoint worker failed: ${error.message}`;
