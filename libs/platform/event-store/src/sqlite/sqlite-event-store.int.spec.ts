@@ -379,7 +379,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
   it('keeps the WAL bounded under writes that never pause, when every worker pass finds new commits behind it', async () => {
     // A checkpoint by another connection copies only the frames that existed when it began: under continuous
     // commits it never finishes, and the WAL only starts over after one that did.
-    const store = open({ walCheckpoint: { intervalMs: 20 } });
+    const store = open({ walCheckpoint: { intervalMs: 20, restartFrames: 1_000 } });
     const text = 'x'.repeat(4_000);
     await store.append('busy-0', [{ type: 'Busy', data: { text } }]);
     await until('the worker', () => store.walCheckpointStats!.runs > 0); // the worker thread has started

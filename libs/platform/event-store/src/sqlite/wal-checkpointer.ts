@@ -26,15 +26,16 @@ import { Worker } from 'node:worker_threads';
  * autocheckpoint back on: the WAL never grows without bound.
  */
 export interface WalCheckpointerOptions {
-  /** How often the worker looks for new commits and checkpoints them (default 1,000 ms). */
+  /** How often the worker looks for new commits and checkpoints them (default 100 ms: the shorter its passes, the fewer frames are left to finish). */
   intervalMs?: number;
   /** The worker connection's busy timeout (it only matters for the brief locks a checkpoint takes). */
   busyTimeoutMs?: number;
-  /** A WAL of at least this many frames after a worker's pass is finished by the store's connection (default 1,000, SQLite's autocheckpoint). */
+  /** A WAL of at least this many frames after a worker's pass is finished by the store's connection (default 4,000: 16 MB of 4 kB pages). */
   restartFrames?: number;
 }
 
-export const DEFAULT_WAL_CHECKPOINT_INTERVAL_MS = 1_000;
+export const DEFAULT_WAL_CHECKPOINT_INTERVAL_MS = 100;
+export const DEFAULT_WAL_RESTART_FRAMES = 4_000;
 
 /** What the checkpoints of one store did so far (diagnostics, tests). */
 export interface WalCheckpointStats {
@@ -124,7 +125,7 @@ export class WalCheckpointer {
    * not open the file, or a checkpoint failed): the caller then lets SQLite checkpoint inline again.
    */
   constructor(file: string, options: WalCheckpointerOptions, finish: () => Promise<unknown>, onStopped: (reason: string) => void) {
-    const restartFrames = options.restartFrames ?? 1_000;
+    const restartFrames = options.restartFrames ?? DEFAULT_WAL_RESTART_FRAMES;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { file, driver, intervalMs: options.intervalMs ?? DEFAULT_WAL_CHECKPOINT_INTERVAL_MS, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
