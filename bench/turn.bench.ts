@@ -88,6 +88,12 @@ class TenetClient implements Target {
   serverTimes: number[] = [];
   /** Client-side time of each accepting POST (the customer message stored, 201), for the load mode's accept p99. */
   postTimes: number[] = [];
+  /**
+   * The same for the first POST of each session, kept apart as well: in a load round all sessions start at once,
+   * so their first messages arrive together (the round-start burst), unlike the rest.
+   */
+  firstPostTimes: number[] = [];
+  private readonly posted = new Set<string>();
   readonly sessionIds: string[] = [];
   private agentId = '';
 
@@ -111,7 +117,12 @@ class TenetClient implements Target {
   async turn(sessionId: string): Promise<number> {
     const started = performance.now();
     const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
-    this.postTimes.push(performance.now() - started);
+    const took = performance.now() - started;
+    this.postTimes.push(took);
+    if (!this.posted.has(sessionId)) {
+      this.posted.add(sessionId);
+      this.firstPostTimes.push(took);
+    }
     let cursor = posted.body.offset + 1;
     for (;;) {
       const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`);
@@ -493,6 +504,9 @@ interface LoadStats {
   turn: { p50: number; p99: number };
   healthz: { n: number; p50: number; p99: number; max: number };
   accept_post: { n: number; p50: number; p99: number; max: number };
+  /** accept_post split: each session's first POST (all sessions of a round send it at once) and all the others. */
+  accept_post_burst: { n: number; p50: number; p99: number; max: number };
+  accept_post_after_burst: { n: number; p50: number; p99: number; max: number };
   turns_per_s: number;
 }
 
@@ -517,6 +531,13 @@ interface LoadResult {
 const summary = (values: number[]): { n: number; p50: number; p99: number; max: number } => {
   const sorted = [...values].sort((a, b) => a - b);
   return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? NaN };
+};
+
+/** `all` with one occurrence of each value of `some` taken out. */
+const withoutEach = (all: readonly number[], some: readonly number[]): number[] => {
+  const left = [...all];
+  for (const value of some) left.splice(left.indexOf(value), 1);
+  return left;
 };
 
 /** One timed round of the load with the /healthz prober running alongside. */
@@ -550,8 +571,10 @@ async function idleRound(url: string, tenet: TenetClient, healthz: number[], pos
   }
   const session = await tenet.newSession();
   const before = tenet.postTimes.length;
+  const firstBefore = tenet.firstPostTimes.length;
   for (let i = 0; i < IDLE_TURNS; i++) await tenet.turn(session);
   posts.push(...tenet.postTimes.splice(before));
+  tenet.firstPostTimes.splice(firstBefore); // the idle floor's session is not part of the load's burst
 }
 
 /**
@@ -578,7 +601,10 @@ async function underLoad(): Promise<LoadResult> {
     const rounds: RoundResult[][] = [[], []];
     const idleHealthz: number[] = [];
     const idlePosts: number[] = [];
-    for (const client of clients) client.postTimes = [];
+    for (const client of clients) {
+      client.postTimes = [];
+      client.firstPostTimes = [];
+    }
     for (let r = 0; r < ROUNDS; r++) {
       await idleRound(urls[1]!, clients[1]!, idleHealthz, idlePosts);
       for (const i of [0, 1]) rounds[i]!.push(await probedRound(urls[i]!, clients[i]!, healthz[i]!));
@@ -590,6 +616,8 @@ async function underLoad(): Promise<LoadResult> {
         turn: { p50: quantile(all, 0.5), p99: quantile(all, 0.99) },
         healthz: summary(healthz[i]!),
         accept_post: summary(clients[i]!.postTimes),
+        accept_post_burst: summary(clients[i]!.firstPostTimes),
+        accept_post_after_burst: summary(withoutEach(clients[i]!.postTimes, clients[i]!.firstPostTimes)),
         turns_per_s: median(rounds[i]!.map((r) => r.turnsPerSecond)),
       };
     };
@@ -604,7 +632,8 @@ async function underLoad(): Promise<LoadResult> {
     for (const [label, s] of [['slices off', result.unsliced], ['as shipped', result.sliced]] as const) {
       log(
         `  load (${label}): /healthz p50 ${s.healthz.p50.toFixed(2)} p99 ${s.healthz.p99.toFixed(2)} max ${s.healthz.max.toFixed(2)} ms (${s.healthz.n} probes) | ` +
-          `accept POST p50 ${s.accept_post.p50.toFixed(2)} p99 ${s.accept_post.p99.toFixed(2)} max ${s.accept_post.max.toFixed(2)} ms | turn p50 ${s.turn.p50.toFixed(2)} p99 ${s.turn.p99.toFixed(2)} ms, ${Math.round(s.turns_per_s)} turns/s`,
+          `accept POST p50 ${s.accept_post.p50.toFixed(2)} p99 ${s.accept_post.p99.toFixed(2)} max ${s.accept_post.max.toFixed(2)} ms ` +
+          `(round-start burst p50 ${s.accept_post_burst.p50.toFixed(2)} max ${s.accept_post_burst.max.toFixed(2)}, after it p99 ${s.accept_post_after_burst.p99.toFixed(2)}) | turn p50 ${s.turn.p50.toFixed(2)} p99 ${s.turn.p99.toFixed(2)} ms, ${Math.round(s.turns_per_s)} turns/s`,
       );
     }
     return result;
@@ -654,14 +683,18 @@ if (load) {
       `Machine: ${machine.cores} cores for this process, load average ${machine.loadavg_start.toFixed(2)} at the start, ${machine.loadavg_end.toFixed(2)} at the end ` +
       `(the bench itself keeps ~2 busy; more means other jobs share the cores).\n\n`,
   );
-  process.stdout.write('| host | /healthz p50 / p99 / max (ms) | accept POST p50 / p99 / max (ms) | turn p50 / p99 (ms) | turns/s | turns |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
+  process.stdout.write(
+    '| host | /healthz p50 / p99 / max (ms) | accept POST p50 / p99 / max (ms) | of which round-start burst p50 / max (ms) | after the burst p99 (ms) | turn p50 / p99 (ms) | turns/s | turns |\n' +
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n',
+  );
   process.stdout.write(
     `| as shipped, idle (floor: ${load.idle.healthz.n} probes, ${load.idle.accept_post.n} turns of one session) | ${ms(load.idle.healthz.p50)} / ${ms(load.idle.healthz.p99)} / ${ms(load.idle.healthz.max)} | ` +
-      `${ms(load.idle.accept_post.p50)} / ${ms(load.idle.accept_post.p99)} / ${ms(load.idle.accept_post.max)} | | | |\n`,
+      `${ms(load.idle.accept_post.p50)} / ${ms(load.idle.accept_post.p99)} / ${ms(load.idle.accept_post.max)} | | | | | |\n`,
   );
   for (const [label, s] of [['slices off, under load (same-run reference)', load.unsliced], ['as shipped, under load', load.sliced]] as const) {
     process.stdout.write(
-      `| ${label} | ${ms(s.healthz.p50)} / ${ms(s.healthz.p99)} / ${ms(s.healthz.max)} | ${ms(s.accept_post.p50)} / ${ms(s.accept_post.p99)} / ${ms(s.accept_post.max)} | ${ms(s.turn.p50)} / ${ms(s.turn.p99)} | ${Math.round(s.turns_per_s)} | ${s.turns} |\n`,
+      `| ${label} | ${ms(s.healthz.p50)} / ${ms(s.healthz.p99)} / ${ms(s.healthz.max)} | ${ms(s.accept_post.p50)} / ${ms(s.accept_post.p99)} / ${ms(s.accept_post.max)} | ` +
+        `${ms(s.accept_post_burst.p50)} / ${ms(s.accept_post_burst.max)} | ${ms(s.accept_post_after_burst.p99)} | ${ms(s.turn.p50)} / ${ms(s.turn.p99)} | ${Math.round(s.turns_per_s)} | ${s.turns} |\n`,
     );
   }
   process.stdout.write('\n');
