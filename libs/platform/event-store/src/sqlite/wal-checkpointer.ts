@@ -1,30 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/**
- * Moves SQLite's WAL checkpoints off the event loop.
- *
- * In WAL mode a commit only appends to the `-wal` file; a checkpoint copies those pages back into the database file
- * and fsyncs both. SQLite's default (`wal_autocheckpoint = 1000` pages) runs it inside whichever commit crossed the
- * threshold, so every few seconds under load one append holds the event loop for the copy and two fsyncs: 20–30 ms
- * on this project's reference machine, more on a slower or busy disk, measured in `npm run bench:turn` (load mode).
- *
- * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)` every
- * `intervalMs` when the file changed since its last one (its `PRAGMA data_version` moves with every commit of the
- * store's connection). PASSIVE never waits on readers or writers and never makes them wait beyond SQLite's brief
- * internal locks, so the store's connection turns its own autocheckpoint off (`wal_autocheckpoint = 0`).
- *
- * The WAL only starts over (at the next commit) once a checkpoint copied every frame in it. A pass of the worker
- * copies the frames that existed when it began; under commits that never pause, new ones always arrive meanwhile,
- * so it would never finish and the WAL would grow without bound. So when a pass leaves the WAL at `restartFrames`
- * or more, the store finishes it on its own thread (`finish`): a PASSIVE checkpoint of the few frames committed
- * since the worker's pass began, with no commit of this process in between — the copy of those frames and one
- * fsync of the database file instead of the whole WAL's.
- *
- * A checkpoint is not a commit: it changes no other connection's `data_version`, so the store's tail cache stays valid.
- * If the worker cannot start or dies, `onStopped` is called with the reason and the store turns SQLite's own
- * autocheckpoint back on: the WAL never grows without bound.
- */
+/** Options of WalCheckpointer (see there). */
 export interface WalCheckpointerOptions {
   /** How often the worker looks for new commits and checkpoints them (default 100 ms: the shorter its passes, the fewer frames are left to finish). */
   intervalMs?: number;
@@ -112,6 +89,31 @@ parentPort.on('message', (message) => {
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/**
+ * Moves SQLite's WAL checkpoints off the event loop.
+ *
+ * In WAL mode a commit only appends to the `-wal` file; a checkpoint copies those pages back into the database file
+ * and fsyncs both. SQLite's default (`wal_autocheckpoint = 1000` pages) runs it inside whichever commit crossed the
+ * threshold, so under load (~10k frames/s in `npm run bench:turn`'s load mode) an append holds the event loop for
+ * the copy and two fsyncs several times a second: up to 20–30 ms on this project's reference machine, more on a
+ * slower or busy disk.
+ *
+ * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)` every
+ * `intervalMs` when the file changed since its last one (its `PRAGMA data_version` moves with every commit of the
+ * store's connection). PASSIVE never waits on readers or writers and never makes them wait beyond SQLite's brief
+ * internal locks, so the store's connection turns its own autocheckpoint off (`wal_autocheckpoint = 0`).
+ *
+ * The WAL only starts over (at the next commit) once a checkpoint copied every frame in it. A pass of the worker
+ * copies the frames that existed when it began; under commits that never pause, new ones always arrive meanwhile,
+ * so it would never finish and the WAL would grow without bound. So when a pass leaves the WAL at `restartFrames`
+ * or more, the store finishes it on its own thread (`finish`): a PASSIVE checkpoint of the few frames committed
+ * since the worker's pass began, with no commit of this process in between: those frames are copied on the loop (with
+ * the checkpoint's fsyncs), not the whole WAL.
+ *
+ * A checkpoint is not a commit: it changes no other connection's `data_version`, so the store's tail cache stays valid.
+ * If the worker cannot start or dies, `onStopped` is called with the reason and the store turns SQLite's own
+ * autocheckpoint back on: the WAL never grows without bound.
+ */
 export class WalCheckpointer {
   readonly stats: WalCheckpointStats = { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 };
   private finishing = false;
