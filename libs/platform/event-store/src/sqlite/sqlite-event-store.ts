@@ -16,7 +16,7 @@ import {
   storedEvent,
   versionMatches,
 } from '../validation.js';
-import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
+import { DEFAULT_WAL_RESTART_FRAMES, WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
 import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
@@ -46,8 +46,9 @@ export interface SqliteEventStoreOptions {
   tailCache?: Partial<StreamTailCacheOptions> | false;
   /**
    * WAL checkpoints in a worker thread (default on, WalCheckpointer): the copy of committed pages into the database
-   * file and its fsyncs never run inside an append on the event loop. `false`: SQLite checkpoints inline, in the
-   * commit that crosses 1,000 WAL pages (its default).
+   * file and its fsyncs run off the event loop, except for a short finishing pass (see WalCheckpointer) and, only if
+   * the worker falls far behind, SQLite's own checkpoint at twice `restartFrames` (8,000 frames by default).
+   * `false`: SQLite checkpoints inline, in the commit that crosses 1,000 WAL pages (its default).
    */
   walCheckpoint?: WalCheckpointerOptions | false;
 }
@@ -97,6 +98,9 @@ const CATEGORY_INDEX = 'CREATE INDEX IF NOT EXISTS events_by_category ON events 
 
 const COLUMNS = 'position, id, stream_id, stream_offset, type, data, metadata, recorded_at';
 
+/** The connection's own autocheckpoint while the worker runs: twice the frames at which the store finishes a pass. */
+const backstopFrames = (restartFrames: number): number => 2 * restartFrames;
+
 /**
  * The embedded event store: one SQLite file in WAL mode (readers never block the writer), one
  * `BEGIN IMMEDIATE` transaction per append, prepared statements only. Several instances — in this process
@@ -137,7 +141,7 @@ export class SqliteEventStore implements EventStore {
     mkdirSync(dirname(file), { recursive: true });
     const tails = options.tailCache === false ? undefined : new StreamTailCache({ ...DEFAULT_STREAM_TAIL_CACHE, ...options.tailCache });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-    const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, ...options.walCheckpoint };
+    const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, restartFrames: DEFAULT_WAL_RESTART_FRAMES, ...options.walCheckpoint };
     return new SqliteEventStore(file, busyTimeoutMs, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails, checkpoints);
   }
 
@@ -147,7 +151,7 @@ export class SqliteEventStore implements EventStore {
     private readonly slices: EventLoopSlices | undefined,
     private readonly groupCommit: boolean,
     tails: StreamTailCache | undefined,
-    checkpoints: WalCheckpointerOptions | undefined,
+    checkpoints: (WalCheckpointerOptions & { restartFrames: number }) | undefined,
   ) {
     this.tails = tails;
     this.db = new Database(file, { timeout: busyTimeoutMs });
@@ -160,7 +164,10 @@ export class SqliteEventStore implements EventStore {
       this.db.exec(SCHEMA);
       this.migrate();
       if (checkpoints !== undefined) {
-        this.db.pragma('wal_autocheckpoint = 0');
+        // Only a backstop: the worker's passes and the finishing pass restart the WAL long before this many frames.
+        // If the worker falls far behind (a starved thread, a stalled disk), SQLite checkpoints inline here, so the WAL
+        // stays bounded whatever the worker does.
+        this.db.pragma(`wal_autocheckpoint = ${backstopFrames(checkpoints.restartFrames)}`);
         this.checkpointer = new WalCheckpointer(file, checkpoints, () => this.finishCheckpoint(), (reason) => this.checkpointInline(reason));
       }
     } catch (error) {

@@ -101,7 +101,8 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
  * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)` every
  * `intervalMs` when the file changed since its last one (its `PRAGMA data_version` moves with every commit of the
  * store's connection). PASSIVE never waits on readers or writers and never makes them wait beyond SQLite's brief
- * internal locks, so the store's connection turns its own autocheckpoint off (`wal_autocheckpoint = 0`).
+ * internal locks, so the store's connection keeps its own autocheckpoint only as a backstop (at twice
+ * `restartFrames`), for a worker that falls far behind.
  *
  * The WAL only starts over (at the next commit) once a checkpoint copied every frame in it. A pass of the worker
  * copies the frames that existed when it began; under commits that never pause, new ones always arrive meanwhile,
