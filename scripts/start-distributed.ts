@@ -3,7 +3,8 @@
  * set) MONGO_URL — the session gateway on PORT (default 8800), TENET_MATCHER_REPLICAS guideline-matcher
  * replicas (default 2), the metering service and TENET_TOOL_EXECUTOR_REPLICAS tool-executor replicas (default 1,
  * sharing one event log). Without MONGO_URL the gateway, metering and the tool executors each own a SQLite
- * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all.
+ * log under TENET_DATA_DIR. Output is prefixed with the service's name; Ctrl-C (or SIGTERM) stops them all, and so
+ * does the end of the npm process that started it (see below).
  *
  * A supervisor, not a fuse: a service that exits on its own (a crash, an OOM kill) is restarted after a backoff
  * (1 s doubling to 30 s; back to 1 s once it has run a minute) while the others keep serving, and each restart
@@ -127,6 +128,20 @@ async function stopAll(exitCode: number): Promise<void> {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll(0));
+
+// Under `npm run`, npm starts this launcher through `sh -c`, and a SIGTERM sent to npm alone (a process manager, a
+// CI script's `kill $!`, `timeout`) ends npm and that shell but never reaches this process: the launcher and every
+// service would keep running, orphaned, holding their ports. So when started by npm, the launcher stops everything
+// once its parent is gone. (Run directly — `node dist/scripts/start-distributed.js`, e.g. under nohup — it keeps
+// running when its parent exits, as any server does.)
+if (process.env['npm_lifecycle_event']?.startsWith('start:distributed')) {
+  const launchedBy = process.ppid;
+  setInterval(() => {
+    if (process.ppid === launchedBy) return;
+    logger.warn(`npm (parent pid ${launchedBy}) is gone; stopping every service`);
+    void stopAll(0);
+  }, 500).unref();
+}
 
 // Once the gateway answers, seed the demo agent through its API (TENET_DEMO=off skips it).
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;

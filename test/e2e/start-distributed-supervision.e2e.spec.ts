@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childrenOf, eventually, freePortRange, isAlive, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import { childrenOf, descendantsOf, eventually, freePortRange, isAlive, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -19,27 +19,20 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
   let redis: OwnServer;
   let dataDir: string;
   let stack: RunningCommand | undefined;
+  let viaNpm: RunningCommand | undefined;
 
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-supervision-'));
   });
 
-  afterAll(async () => {
-    if (stack) killGroup(stack);
-    await Promise.all([nats?.dispose(), redis?.dispose()]);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('restarts a killed matcher with backoff, serves turns throughout, and stops every child on SIGTERM', async () => {
-    // gateway, matcher-1, metering at PORT..PORT+2; memory-store at PORT+18, the journey engine at PORT+19, the tool executor at PORT+20.
-    const port = await freePortRange(21);
+  const stackEnv = (port: number, dir: string): NodeJS.ProcessEnv => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(port),
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
-      TENET_DATA_DIR: dataDir,
+      TENET_DATA_DIR: dir,
       TENET_NAMESPACE: `supervision-${randomUUID()}`,
       TENET_MATCHER_REPLICAS: '1',
       TENET_DEMO: 'off',
@@ -47,7 +40,20 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
       TENET_AUTH: 'off',
     };
     delete env['TENET_MODE'];
-    stack = runCommand(scripts['start:distributed']!, { cwd: root, env });
+    return env;
+  };
+
+  afterAll(async () => {
+    if (stack) killGroup(stack);
+    if (viaNpm) killGroup(viaNpm);
+    await Promise.all([nats?.dispose(), redis?.dispose()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('restarts a killed matcher with backoff, serves turns throughout, and stops every child on SIGTERM', async () => {
+    // gateway, matcher-1, metering at PORT..PORT+2; memory-store at PORT+18, the journey engine at PORT+19, the tool executor at PORT+20.
+    const port = await freePortRange(21);
+    stack = runCommand(scripts['start:distributed']!, { cwd: root, env: stackEnv(port, dataDir) });
     const running = stack;
     const gateway = `http://127.0.0.1:${port}`;
     await waitHealthy(gateway, running);
@@ -89,5 +95,20 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(children.filter(isAlive)).toEqual([]);
+  }, 300_000);
+  it('stops every service when only npm gets SIGTERM (npm run start:distributed under a process manager)', async () => {
+    const port = await freePortRange(21);
+    viaNpm = runCommand('npm run start:distributed', { cwd: root, env: stackEnv(port, join(dataDir, 'via-npm')) });
+    const running = viaNpm;
+    await waitHealthy(`http://127.0.0.1:${port}`, running);
+    await waitHealthy(`http://127.0.0.1:${port + 20}`, running); // tools-1, the last one started
+    const below = descendantsOf(running.child.pid!); // npm's shell, the launcher and its six services
+    expect(below.length).toBeGreaterThanOrEqual(8);
+
+    // npm ends and its shell with it; the signal never reaches the launcher, which has to notice by itself.
+    running.child.kill('SIGTERM');
+    await running.exited;
+    await eventually(() => expect(below.filter(isAlive)).toEqual([]), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(running.output()).toMatch(/npm \(parent pid \d+\) is gone; stopping every service/);
   }, 300_000);
 });

@@ -4,6 +4,6 @@ export { deciderSpec, type Decider } from './decider-spec.js';
 export { freePort, startOwnNats, startOwnRedis, type OwnServer } from './servers.js';
 export { closesDuringRedisOutage } from './outages.js';
 export { deleteStreams } from './streams.js';
-export { childrenOf, freePortRange, isAlive, killGroup, serviceProcess, runCommand, waitHealthy, type RunningCommand } from './processes.js';
+export { childrenOf, descendantsOf, freePortRange, isAlive, killGroup, serviceProcess, runCommand, waitHealthy, type RunningCommand } from './processes.js';
 export { inParallel } from './concurrency.js';
 export { describeWithContainers } from './containers.js';

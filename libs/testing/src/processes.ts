@@ -35,6 +35,16 @@ export function killGroup(running: RunningCommand): void {
 /** The direct children of a process, from /proc (Linux). */
 export const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
+/** Every process below `pid` (children, their children, …) right now, from /proc (Linux). */
+export const descendantsOf = (pid: number): number[] =>
+  childrenOf(pid).flatMap((child) => {
+    try {
+      return [child, ...descendantsOf(child)];
+    } catch {
+      return [child]; // exited meanwhile
+    }
+  });
+
 /** The launcher's child process running `entry` right now, found in /proc (Linux), not in the launcher's own words. */
 export const serviceProcess = (launcherPid: number, entry: string): number | undefined =>
   childrenOf(launcherPid).find((pid) => {
