@@ -417,7 +417,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
 
   it('checkpoints inline again when its worker cannot work, and says so', async () => {
     const stopped: string[] = [];
-    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => undefined, (reason) => stopped.push(reason));
+    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => true, (reason) => stopped.push(reason));
     await until('the worker to stop', () => stopped.length > 0);
     expect(stopped).toEqual([expect.stringMatching(/could not open .*missing.*x\.sqlite/)]);
     await checkpointer.close(); // already stopped: resolves at once

@@ -402,8 +402,14 @@ export class SqliteEventStore implements EventStore {
    * Copies the frames the worker's last pass could not (committed while it ran), so the next commit starts the WAL
    * over. In the background lane, behind requests: waiting longer (the idle lane) would leave it more frames to copy.
    */
-  private finishCheckpoint(): Promise<unknown> {
-    return inLane('background', () => this.inSlice(() => (this.commitPending(), this.db.pragma('wal_checkpoint(PASSIVE)'))));
+  private finishCheckpoint(): Promise<boolean> {
+    return inLane('background', () =>
+      this.inSlice(() => {
+        this.commitPending();
+        const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+        return result !== undefined && result.busy === 0 && result.checkpointed === result.log;
+      }),
+    );
   }
 
   /** The checkpoint worker stopped on its own: SQLite checkpoints inline again, so the WAL stays bounded. */

@@ -24,7 +24,7 @@ export interface WalCheckpointStats {
   busy: number;
   /** The longest run, in ms of the worker's time (never the event loop's). */
   maxMs: number;
-  /** Passes finished on the store's own thread so the WAL can start over, and the longest of them in ms. */
+  /** Passes finished on the store's own thread so the WAL can start over, and the longest of them in ms (waiting for its turn on the loop included). */
   finishes: number;
   finishMaxMs: number;
 }
@@ -123,11 +123,11 @@ export class WalCheckpointer {
   private readonly exited: Promise<void>;
 
   /**
-   * Starts the worker on `file`. `finish` runs a PASSIVE checkpoint on the store's connection and resolves when it
-   * ran (see the class comment). `onStopped` runs once if the worker stops other than through `close()` (it could
+   * Starts the worker on `file`. `finish` runs a PASSIVE checkpoint on the store's connection and resolves whether it
+   * copied every frame (see the class comment). `onStopped` runs once if the worker stops other than through `close()` (it could
    * not open the file, or a checkpoint failed): the caller then lets SQLite checkpoint inline again.
    */
-  constructor(file: string, options: WalCheckpointerOptions, finish: () => Promise<unknown>, onStopped: (reason: string) => void) {
+  constructor(file: string, options: WalCheckpointerOptions, finish: () => Promise<boolean>, onStopped: (reason: string) => void) {
     const restartFrames = options.restartFrames ?? DEFAULT_WAL_RESTART_FRAMES;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -151,7 +151,8 @@ export class WalCheckpointer {
         this.finishing = true;
         const started = performance.now();
         void finish()
-          .then(() => {
+          .then((finished) => {
+            if (!finished) return; // the worker's next pass held the checkpoint lock: the next report tries again
             this.stats.finishes++;
             this.stats.finishMaxMs = Math.max(this.stats.finishMaxMs, performance.now() - started);
           })
