@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { eventually } from '@tenet/testing';
 import { eventStoreConformance } from '../testing/index.js';
 import { ConcurrencyError } from '../errors.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
@@ -232,23 +233,34 @@ describe('SqliteEventStore group commit', () => {
 });
 
 // Issue 11 item 19: recent stream tails answered from memory (StreamTailCache), exactly as SQLite would.
-describe('SqliteEventStore tail cache', () => {
-  let dir: string;
+/**
+ * Stores on `<a fresh directory>/<file>` with the event-loop slices off (options may name another file in `dir()`),
+ * each closed and the directory removed after every test of the calling describe.
+ */
+function storesInFreshDir(prefix: string, file: string): { dir: () => string; open: (options?: Parameters<typeof SqliteEventStore.open>[0]) => SqliteEventStore } {
+  let dir = '';
   const stores: SqliteEventStore[] = [];
-  const open = (options: Parameters<typeof SqliteEventStore.open>[0] = {}): SqliteEventStore => {
-    const store = SqliteEventStore.open({ file: join(dir, 'tails.sqlite'), slices: false, ...options });
-    stores.push(store);
-    return store;
-  };
-  const kinds = ['message', 'status', 'tool'];
-  const batch = (n: number, start = 0) => Array.from({ length: n }, (_, i) => ({ type: kinds[(start + i) % 3]!, data: { i: start + i } }));
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-tails-'));
+    dir = mkdtempSync(join(tmpdir(), prefix));
   });
   afterEach(async () => {
     for (const store of stores.splice(0)) await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return {
+    dir: () => dir,
+    open: (options = {}) => {
+      const store = SqliteEventStore.open({ file: join(dir, file), slices: false, ...options });
+      stores.push(store);
+      return store;
+    },
+  };
+}
+
+describe('SqliteEventStore tail cache', () => {
+  const { dir, open } = storesInFreshDir('tenet-event-store-tails-', 'tails.sqlite');
+  const kinds = ['message', 'status', 'tool'];
+  const batch = (n: number, start = 0) => Array.from({ length: n }, (_, i) => ({ type: kinds[(start + i) % 3]!, data: { i: start + i } }));
 
   it('answers repeated reads at the end of a stream from memory, after one fill', async () => {
     const store = open();
@@ -300,7 +312,7 @@ describe('SqliteEventStore tail cache', () => {
     const store = open();
     await store.append('s-1', batch(2));
     expect(await store.readStream('s-1', { fromOffset: 2 })).toEqual([]);
-    const raw = new Database(join(dir, 'tails.sqlite'));
+    const raw = new Database(join(dir(), 'tails.sqlite'));
     raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 's-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')").run();
     raw.close();
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
@@ -309,14 +321,8 @@ describe('SqliteEventStore tail cache', () => {
 });
 
 describe('SqliteEventStore WAL checkpoints', () => {
-  let dir: string;
-  const stores: SqliteEventStore[] = [];
-  const open = (options: Parameters<typeof SqliteEventStore.open>[0] = {}): SqliteEventStore => {
-    const store = SqliteEventStore.open({ file: join(dir, 'wal.sqlite'), slices: false, ...options });
-    stores.push(store);
-    return store;
-  };
-  const walBytes = (): number => statSync(join(dir, 'wal.sqlite-wal')).size;
+  const { dir, open } = storesInFreshDir('tenet-event-store-wal-', 'wal.sqlite');
+  const walBytes = (file = 'wal.sqlite'): number => statSync(join(dir(), `${file}-wal`)).size;
   /** 150 commits of ~40 kB each (~6 MB, about 1,500 pages), awaited one by one so each is its own transaction. */
   const writeSixMegabytes = async (store: SqliteEventStore, pause: () => Promise<void>): Promise<void> => {
     const text = 'x'.repeat(40_000);
@@ -325,20 +331,6 @@ describe('SqliteEventStore WAL checkpoints', () => {
       await pause();
     }
   };
-  const until = async (what: string, condition: () => boolean): Promise<void> => {
-    const deadline = Date.now() + 10_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-wal-'));
-  });
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('never checkpoints inside a commit: the WAL holds every page written until the worker copies them', async () => {
     // The worker's first look is an hour away: only a checkpoint inside a commit could keep the WAL short.
@@ -347,14 +339,11 @@ describe('SqliteEventStore WAL checkpoints', () => {
     expect(walBytes()).toBeGreaterThan(5_500_000);
     expect(store.walCheckpointStats).toEqual({ runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 });
 
-    // The same writes with SQLite's inline checkpoints: the commit that crosses 1,000 pages copies them back,
-    // and the next one starts the WAL over.
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-    dir = mkdtempSync(join(tmpdir(), 'tenet-event-store-wal-'));
-    const inline = open({ walCheckpoint: false });
+    // The same writes with SQLite's inline checkpoints (a file of their own): the commit that crosses 1,000 pages
+    // copies them back, and the next one starts the WAL over.
+    const inline = open({ file: join(dir(), 'inline.sqlite'), walCheckpoint: false });
     await writeSixMegabytes(inline, async () => undefined);
-    expect(walBytes()).toBeLessThan(5_000_000);
+    expect(walBytes('inline.sqlite')).toBeLessThan(5_000_000);
     expect(inline.walCheckpointStats).toBeUndefined();
   });
 
@@ -364,11 +353,11 @@ describe('SqliteEventStore WAL checkpoints', () => {
     await writeSixMegabytes(store, async () => {
       if (++pauses % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 25));
     });
-    await until('a checkpoint', () => store.walCheckpointStats!.pagesCopied > 1_000);
+    await eventually(() => expect(store.walCheckpointStats!.pagesCopied).toBeGreaterThan(1_000));
     expect(walBytes()).toBeLessThan(5_000_000);
     // Everything written is readable from the file by a fresh connection once the store closed.
     await store.close();
-    const db = new Database(join(dir, 'wal.sqlite'), { readonly: true });
+    const db = new Database(join(dir(), 'wal.sqlite'), { readonly: true });
     try {
       expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 150 });
     } finally {
@@ -382,7 +371,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
     const store = open({ walCheckpoint: { intervalMs: 20, restartFrames: 1_000 } });
     const text = 'x'.repeat(4_000);
     await store.append('busy-0', [{ type: 'Busy', data: { text } }]);
-    await until('the worker', () => store.walCheckpointStats!.runs > 0); // the worker thread has started
+    await eventually(() => expect(store.walCheckpointStats!.runs).toBeGreaterThan(0)); // the worker thread has started
     // ~60 MB (more on a machine so busy that no pass finished yet) in groups of 20 appends, the event loop let
     // through between groups (timers, the worker's messages).
     const deadline = Date.now() + 20_000;
@@ -409,7 +398,10 @@ describe('SqliteEventStore WAL checkpoints', () => {
     await store.readStream('s-1');
     const runs = store.walCheckpointStats!.runs;
     await store.append('s-1', [{ type: 'B', data: { i: 1 } }]);
-    await until('a checkpoint after the append', () => store.walCheckpointStats!.runs > runs && store.walCheckpointStats!.pagesCopied > 0);
+    await eventually(() => {
+      expect(store.walCheckpointStats!.runs).toBeGreaterThan(runs);
+      expect(store.walCheckpointStats!.pagesCopied).toBeGreaterThan(0);
+    });
     const before = { ...store.tailCacheStats! };
     expect((await store.readStream('s-1')).map((e) => e.type)).toEqual(['A', 'B']);
     expect(store.tailCacheStats).toEqual({ hits: before.hits + 1, misses: before.misses });
@@ -417,8 +409,8 @@ describe('SqliteEventStore WAL checkpoints', () => {
 
   it('checkpoints inline again when its worker cannot work, and says so', async () => {
     const stopped: string[] = [];
-    const checkpointer = new WalCheckpointer(join(dir, 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => true, (reason) => stopped.push(reason));
-    await until('the worker to stop', () => stopped.length > 0);
+    const checkpointer = new WalCheckpointer(join(dir(), 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => true, (reason) => stopped.push(reason));
+    await eventually(() => expect(stopped.length).toBeGreaterThan(0));
     expect(stopped).toEqual([expect.stringMatching(/could not open .*missing.*x\.sqlite/)]);
     await checkpointer.close(); // already stopped: resolves at once
   });
