@@ -16,7 +16,7 @@ import {
   storedEvent,
   versionMatches,
 } from '../validation.js';
-import { DEFAULT_WAL_RESTART_FRAMES, WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
+import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
 import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
@@ -98,9 +98,6 @@ const CATEGORY_INDEX = 'CREATE INDEX IF NOT EXISTS events_by_category ON events 
 
 const COLUMNS = 'position, id, stream_id, stream_offset, type, data, metadata, recorded_at';
 
-/** The connection's own autocheckpoint while the worker runs: twice the frames at which the store finishes a pass. */
-const backstopFrames = (restartFrames: number): number => 2 * restartFrames;
-
 /**
  * The embedded event store: one SQLite file in WAL mode (readers never block the writer), one
  * `BEGIN IMMEDIATE` transaction per append, prepared statements only. Several instances — in this process
@@ -141,7 +138,7 @@ export class SqliteEventStore implements EventStore {
     mkdirSync(dirname(file), { recursive: true });
     const tails = options.tailCache === false ? undefined : new StreamTailCache({ ...DEFAULT_STREAM_TAIL_CACHE, ...options.tailCache });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-    const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, restartFrames: DEFAULT_WAL_RESTART_FRAMES, ...options.walCheckpoint };
+    const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, ...options.walCheckpoint };
     return new SqliteEventStore(file, busyTimeoutMs, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails, checkpoints);
   }
 
@@ -151,7 +148,7 @@ export class SqliteEventStore implements EventStore {
     private readonly slices: EventLoopSlices | undefined,
     private readonly groupCommit: boolean,
     tails: StreamTailCache | undefined,
-    checkpoints: (WalCheckpointerOptions & { restartFrames: number }) | undefined,
+    checkpoints: WalCheckpointerOptions | undefined,
   ) {
     this.tails = tails;
     this.db = new Database(file, { timeout: busyTimeoutMs });
@@ -164,11 +161,8 @@ export class SqliteEventStore implements EventStore {
       this.db.exec(SCHEMA);
       this.migrate();
       if (checkpoints !== undefined) {
-        // Only a backstop: the worker's passes and the finishing pass restart the WAL long before this many frames.
-        // If the worker falls far behind (a starved thread, a stalled disk), SQLite checkpoints inline here, so the WAL
-        // stays bounded whatever the worker does.
-        this.db.pragma(`wal_autocheckpoint = ${backstopFrames(checkpoints.restartFrames)}`);
         this.checkpointer = new WalCheckpointer(file, checkpoints, () => this.finishCheckpoint(), (reason) => this.checkpointInline(reason));
+        this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
       }
     } catch (error) {
       this.db.close();

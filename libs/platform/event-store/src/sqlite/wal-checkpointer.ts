@@ -117,6 +117,12 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
  */
 export class WalCheckpointer {
   readonly stats: WalCheckpointStats = { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 };
+  /**
+   * The store connection's own autocheckpoint while the worker runs, twice `restartFrames`. Only a backstop: the
+   * worker's passes and the finishing pass restart the WAL long before it; if the worker falls far behind (a starved
+   * thread, a stalled disk), SQLite checkpoints inline there, so the WAL stays bounded whatever the worker does.
+   */
+  readonly backstopFrames: number;
   private finishing = false;
   private readonly worker: Worker;
   private stopped = false;
@@ -129,6 +135,7 @@ export class WalCheckpointer {
    */
   constructor(file: string, options: WalCheckpointerOptions, finish: () => Promise<boolean>, onStopped: (reason: string) => void) {
     const restartFrames = options.restartFrames ?? DEFAULT_WAL_RESTART_FRAMES;
+    this.backstopFrames = 2 * restartFrames;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { file, driver, intervalMs: options.intervalMs ?? DEFAULT_WAL_CHECKPOINT_INTERVAL_MS, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
