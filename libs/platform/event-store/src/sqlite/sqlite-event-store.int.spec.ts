@@ -353,8 +353,10 @@ describe('SqliteEventStore WAL checkpoints', () => {
   it('checkpoints in its worker as commits come, so the WAL stays as short as with inline checkpoints', async () => {
     const store = open({ walCheckpoint: { intervalMs: 20 } });
     let pauses = 0;
+    // Every tenth commit a pause of three worker intervals, so that a whole pass (which starts an interval after the
+    // previous one ended) fits in it.
     await writeSixMegabytes(store, async () => {
-      if (++pauses % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      if (++pauses % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 60));
     });
     await eventually(() => expect(store.walCheckpointStats!.pagesCopied).toBeGreaterThan(1_000));
     expect(walBytes()).toBeLessThan(5_000_000);
@@ -371,7 +373,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
   it('keeps the WAL bounded under writes that never pause: the store finishes the passes the worker cannot', async () => {
     // A checkpoint by another connection copies only the frames that existed when it began: under continuous
     // commits it never finishes, and the WAL only starts over after one that did.
-    const store = open({ walCheckpoint: { intervalMs: 20, restartFrames: 1_000 } });
+    const store = open({ walCheckpoint: { restartFrames: 1_000 } }); // the shipped 100 ms cadence
     const text = 'x'.repeat(4_000);
     await store.append('busy-0', [{ type: 'Busy', data: { text } }]);
     await eventually(() => expect(store.walCheckpointStats!.runs).toBeGreaterThan(0)); // the worker thread has started

@@ -77,10 +77,16 @@ function run() {
     throw error;
   }
 }
-const timer = setInterval(run, workerData.intervalMs);
+// The next pass waits a whole interval after this one ended (not a fixed rate): a pass slower than the interval, on a
+// busy machine, would otherwise hold the checkpoint lock almost all the time, and the store's own finishing pass and
+// backstop checkpoint would keep finding it taken.
+let timer = setTimeout(function pass() {
+  run();
+  timer = setTimeout(pass, workerData.intervalMs);
+}, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'close') {
-    clearInterval(timer);
+    clearTimeout(timer);
     db.close();
     parentPort.close();
   }
@@ -98,8 +104,8 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
  * the copy and two fsyncs several times a second: up to 20–30 ms on this project's reference machine, more on a
  * slower or busy disk.
  *
- * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)` every
- * `intervalMs` when the file changed since its last one (its `PRAGMA data_version` moves with every commit of the
+ * Here a worker thread owns a second connection to the same file and runs `PRAGMA wal_checkpoint(PASSIVE)`
+ * `intervalMs` after its previous pass ended, when the file changed since then (its `PRAGMA data_version` moves with every commit of the
  * store's connection). PASSIVE never waits on readers or writers and never makes them wait beyond SQLite's brief
  * internal locks, so the store's connection keeps its own autocheckpoint only as a backstop (at twice
  * `restartFrames`), for a worker that falls far behind.
