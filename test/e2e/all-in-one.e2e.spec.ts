@@ -1,22 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '@tenet/testing';
+import { eventually, freePort } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** `npm start` as a newcomer runs it: the all-in-one host on embedded adapters, no servers, no API key. */
 describe('npm start (all-in-one, embedded adapters)', () => {

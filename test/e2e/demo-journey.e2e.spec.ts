@@ -6,26 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { eventually } from '@tenet/testing';
+import { eventually, freePort } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 import { chromium } from 'playwright-core';
 
 const root = new URL('../../', import.meta.url).pathname;
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const screenshots = resolve(root, 'tmp/screenshots');
-
-const freePort = (): Promise<number> =>
-  new Promise((done, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 
 describe('npm start: the demo return journey', () => {
   let child: ChildProcess | undefined;

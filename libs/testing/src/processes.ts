@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** A command a test started: its output so far, and its exit code once it has exited. */
 export interface RunningCommand {
@@ -62,22 +61,6 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-/** A base port with the next `count` ports free (the launcher puts matchers and metering on PORT+1…). */
-export async function freePortRange(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
-    if (checks.every(Boolean)) return base;
   }
 }
 
