@@ -33,7 +33,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +46,7 @@ import { COMPOSE_REPLY, MATCH_GUIDELINES, OfflineProvider, composeReplyRequest, 
 import type { MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { BullMqScheduler, redisOptionsFromUrl } from '@tenet/scheduling';
+import { freePort } from '@tenet/testing';
 import { CUSTOMER_MESSAGE, GUIDELINES, HOP_REPLY, http, median, quantile, serveFloor, ZeroLatencyProvider, type Hop } from './turn-support.js';
 
 const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -352,14 +352,6 @@ async function embedded(): Promise<EmbeddedResult> {
     await floor.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Child {
