@@ -51,6 +51,12 @@ describe('session gateway (embedded adapters)', () => {
       expect(await countAll('/agents')).toBe(before);
     });
 
+    it('names each broken rule of a field once, even when two checks share its message', async () => {
+      const response = await json(`${url}/agents`, 'POST', { name: null });
+      expect(response.status).toBe(422);
+      expect((response.body as { detail: unknown[] }).detail).toEqual([{ loc: ['body', 'name'], msg: 'name must be 1-100 characters', type: expect.any(String) as unknown }]);
+    });
+
     it('creates, reads, lists, updates and deletes an agent; unknown ids are 404', async () => {
       const created = await json(`${url}/agents`, 'POST', { name: 'Support', description: 'Helps with orders', tags: ['t1'] });
       expect(created).toMatchObject({ status: 201 });

@@ -17,7 +17,12 @@ export class UnprocessableEntity extends HttpException {
 function flatten(errors: ValidationError[], location: (string | number)[]): ValidationDetail[] {
   return errors.flatMap((error) => {
     const loc = [...location, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
-    const own = Object.entries(error.constraints ?? {}).map(([type, msg]) => ({ loc, msg, type }));
+    // Rules that share one message (a type check and a length check both saying "1-100 characters") are
+    // reported once for the field.
+    const seen = new Set<string>();
+    const own = Object.entries(error.constraints ?? {})
+      .filter(([, msg]) => !seen.has(msg) && seen.add(msg))
+      .map(([type, msg]) => ({ loc, msg, type }));
     return [...own, ...flatten(error.children ?? [], loc)];
   });
 }
