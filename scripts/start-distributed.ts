@@ -136,8 +136,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 // running when its parent exits, as any server does.)
 if (process.env['npm_lifecycle_event']?.startsWith('start:distributed')) {
   const launchedBy = process.ppid;
-  setInterval(() => {
+  const watch = setInterval(() => {
     if (process.ppid === launchedBy) return;
+    clearInterval(watch); // once: stopAll takes a few seconds, and the warning need not repeat meanwhile
     logger.warn(`npm (parent pid ${launchedBy}) is gone; stopping every service`);
     void stopAll(0);
   }, 500).unref();

@@ -20,7 +20,6 @@ export interface OwnServer {
   dispose(): Promise<void>;
 }
 
-
 const accepts = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = new Socket();

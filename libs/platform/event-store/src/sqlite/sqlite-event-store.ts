@@ -16,7 +16,7 @@ import {
   storedEvent,
   versionMatches,
 } from '../validation.js';
-import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointStats } from './wal-checkpointer.js';
+import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointRow, type WalCheckpointStats } from './wal-checkpointer.js';
 import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
@@ -400,7 +400,7 @@ export class SqliteEventStore implements EventStore {
     return inLane('background', () =>
       this.inSlice(() => {
         this.commitPending();
-        const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+        const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as WalCheckpointRow[];
         return result !== undefined && result.busy === 0 && result.checkpointed === result.log;
       }),
     );

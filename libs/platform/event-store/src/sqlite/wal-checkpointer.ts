@@ -29,12 +29,15 @@ export interface WalCheckpointStats {
   finishMaxMs: number;
 }
 
-interface CheckpointReport {
-  kind: 'checkpointed';
-  /** PRAGMA wal_checkpoint's columns: busy (0/1), frames in the WAL, frames copied. */
+/** A row of `PRAGMA wal_checkpoint`: busy (0/1), frames in the WAL, frames copied. */
+export interface WalCheckpointRow {
   busy: number;
   log: number;
   checkpointed: number;
+}
+
+interface CheckpointReport extends WalCheckpointRow {
+  kind: 'checkpointed';
   ms: number;
 }
 
