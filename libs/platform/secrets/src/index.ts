@@ -1,0 +1,1 @@
+export { generateSecretsKey, isSealedSecret, SecretBox, secretBoxFromEnv, secretHint, SecretOpenError, SecretsKeyError } from './secret-box.js';
