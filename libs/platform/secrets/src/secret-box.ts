@@ -12,12 +12,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  */
 export class SecretBox {
   private readonly keys: ReadonlyMap<string, Buffer>;
+  private readonly current: Buffer;
   private readonly currentId: string;
 
   constructor(current: Buffer, previous: readonly Buffer[] = []) {
     for (const key of [current, ...previous]) {
       if (key.length !== KEY_BYTES) throw new SecretsKeyError(`a secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
     }
+    this.current = current;
     this.currentId = keyId(current);
     this.keys = new Map([current, ...previous].map((key) => [keyId(key), key]));
   }
@@ -25,7 +27,7 @@ export class SecretBox {
   /** Seals `plaintext` for the record named by `owner` (e.g. `tool-service:petstore`). */
   seal(plaintext: string, owner: string): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.current, iv);
     cipher.setAAD(Buffer.from(owner, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [PREFIX, this.currentId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
