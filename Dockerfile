@@ -4,11 +4,11 @@
 #   docker run -p 8800:8800 tenet:0.1.0                                        # all-in-one
 #   docker run tenet:0.1.0 node dist/apps/guideline-matcher/main.js             # one service
 # Stages: `build` compiles with the dev toolchain (npm run build → dist/), `prod-deps` installs production
-# dependencies only (better-sqlite3 is compiled there when no prebuilt binary can be fetched), `runtime`
+# dependencies only (better-sqlite3 13 ships Node-API prebuilds; the toolchain compiles it only where none fits), `runtime`
 # carries dist/ and those node_modules, runs as the unprivileged `node` user under tini (PID 1 forwards
 # SIGTERM to node, whose shutdown hook closes the app; zombies are reaped), and probes /healthz.
 # The base is pinned to the Node version the build is tested with; pin its digest in your registry mirror.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS toolchain
 RUN apt-get update \
