@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { closeOnSignals, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
+import { closeOnSignals, DemoNeedsKeyError, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
 import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
@@ -26,8 +26,12 @@ logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${con
 closeOnSignals(app, logger);
 
 // The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens, with
-// its order-status tool service registered at the address it got.
+// its order-status tool service registered at the address it got; with keys required, as TENET_ADMIN_KEY.
 if (orderService) {
   logger.log(`demo order-status tool service (OpenAPI) on ${orderService.url}`);
-  await loadDemoAgent(`http://127.0.0.1:${config.port}`, new URL('../../../examples/demo-agent.json', import.meta.url), logger, { orders: orderService });
+  const demoFile = new URL('../../../examples/demo-agent.json', import.meta.url);
+  await loadDemoAgent(`http://127.0.0.1:${config.port}`, demoFile, logger, { orders: orderService }, { adminKey: process.env['TENET_ADMIN_KEY'] }).catch((error: unknown) => {
+    if (!(error instanceof DemoNeedsKeyError)) throw error;
+    logger.warn(`demo agent not loaded: ${error.message}`);
+  });
 }
