@@ -2,7 +2,7 @@
  * `TENET_AUTH=on TENET_ADMIN_KEY=… npm start`: the all-in-one host requires keys and still seeds the demo agent
  * (as an admin of `default`, with the key it was given), which then answers a customer through the API.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,5 +64,13 @@ describe('npm start with API keys required', () => {
     );
     expect(reply.length).toBeGreaterThan(0);
     expect(output).not.toContain(adminKey);
+
+    // docs/security.md's first-key command, as written, with the admin key: it makes a workspace's admin key.
+    const firstKey = readFileSync(join(root, 'docs/security.md'), 'utf8').match(/`(curl -XPOST \$TENET\/keys [^`]+)`/)?.[1];
+    expect(firstKey).toBeDefined();
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', `${firstKey!} -s -w '\\n%{http_code}'`], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, TENET: url, TENET_ADMIN_KEY: adminKey } });
+    const [body, status] = run.stdout.trim().split('\n');
+    expect(status).toBe('201');
+    expect(JSON.parse(body!)).toMatchObject({ role: 'admin', workspace_id: 'acme', key: expect.stringMatching(/^tnt_/) });
   });
 });
