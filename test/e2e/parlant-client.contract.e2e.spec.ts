@@ -36,6 +36,8 @@ const TENET_FIELDS: Record<string, string[]> = {
   ContextVariable: ['creation_utc', 'metadata', 'required'],
   Guideline: ['creation_utc', 'required_context', 'tools'],
   Session: ['config', 'state', 'status'],
+  /** GET /sessions/{id} adds what the session has seen so far (active_journey only while in a journey). */
+  SessionDetail: ['config', 'last_activity_at', 'message_count', 'state', 'status', 'usage'],
   Tag: ['creation_utc'],
   Term: ['creation_utc'],
 };
@@ -53,7 +55,7 @@ const PLACES: Record<string, [type: string, at: string][]> = {
   'guidelines.list.Response': [['Guideline', '*.']],
   Relationship: [['Guideline', 'source_guideline.'], ['Guideline', 'target_guideline.']],
   'relationships.list.Response': [['Guideline', '*.source_guideline.'], ['Guideline', '*.target_guideline.']],
-  Session: [['Session', '']],
+  Session: [['SessionDetail', '']],
   'sessions.SessionsListResponse': [['Session', '*.'], ['Session', 'items.*.']],
   Tag: [['Tag', '']],
   'tags.list.Response': [['Tag', '*.']],

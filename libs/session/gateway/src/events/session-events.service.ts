@@ -8,6 +8,7 @@ import { IdempotencyKeyReusedError, type IdempotencyKey } from '../http/idempote
 import { newId } from '../ids.js';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
+import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
 export const sessionAppendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
@@ -179,6 +180,16 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
     return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+  }
+
+  /** What the session has seen so far (messages, tokens, its journey), from the records a view counts. */
+  async activity(sessionId: string, createdAt: string): Promise<SessionActivity> {
+    const [record, events] = await Promise.all([
+      this.sessions.get(sessionId),
+      this.store.readStream(sessionStreamId(sessionId), { types: ['message', 'status', JOURNEY_TRANSITION_EVENT_TYPE] }),
+    ]);
+    const edits = record?.edits ?? NO_EDITS;
+    return sessionActivity(events.filter((event) => !isDeleted(edits, event.offset)), createdAt);
   }
 
   /** The session stream's length now: the end of a deletion asked for at this moment. */
