@@ -144,14 +144,26 @@ if (process.env['npm_lifecycle_event']?.startsWith('start:distributed')) {
   }, 500).unref();
 }
 
-// Once the gateway answers, seed the demo agent through its API (TENET_DEMO=off skips it).
+// Once the gateway answers, seed the demo agent through its API (TENET_DEMO=off skips it), as TENET_ADMIN_KEY when
+// keys are required. A loaded machine may take minutes to start ten processes: wait as long as it takes, saying so.
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-for (let attempt = 0; attempt < 240 && !stopping; attempt++) {
+const waitingSince = Date.now();
+let lastProgress = waitingSince;
+while (!stopping) {
   const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
   if (healthy) {
     logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`);
-    if (process.env['TENET_DEMO'] !== 'off') await loadDemoAgent(gatewayUrl, new URL('../examples/demo-agent.json', import.meta.url), logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}` }).catch((error: unknown) => logger.error(`demo agent not loaded: ${String(error)}`));
+    if (process.env['TENET_DEMO'] !== 'off') {
+      const demoFile = new URL('../examples/demo-agent.json', import.meta.url);
+      await loadDemoAgent(gatewayUrl, demoFile, logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}`, adminKey: process.env['TENET_ADMIN_KEY'] }).catch((error: unknown) =>
+        logger.error(`demo agent not loaded: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
     break;
+  }
+  if (Date.now() - lastProgress >= 10_000) {
+    lastProgress = Date.now();
+    logger.log(`waiting for the gateway on ${gatewayUrl} to answer /healthz (${Math.round((lastProgress - waitingSince) / 1000)} s so far)`);
   }
   await new Promise((r) => setTimeout(r, 250));
 }

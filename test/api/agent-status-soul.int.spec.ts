@@ -62,6 +62,16 @@ describe('agent status (seed 004) and soul (seed 002) reach sessions and the mod
     expect((await call(`/agents/${agent.id}`)).body).toMatchObject({ status: 'active', soul: { tone: 'warm and brief', restrictions: ['never promise refunds'], forbidden_topics: ['politics'] } });
   }, 120_000);
 
+  it('an agent says when it was last changed: updated_at is its creation time until a PATCH moves it', async () => {
+    const agent = await created<{ id: string; creation_utc: string; updated_at: string }>('/agents', { name: 'Timestamps' });
+    expect(agent.updated_at).toBe(agent.creation_utc);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const patched = (await call(`/agents/${agent.id}`, 'PATCH', { description: 'changed' })).body as { creation_utc: string; updated_at: string };
+    expect(patched.creation_utc).toBe(agent.creation_utc);
+    expect(Date.parse(patched.updated_at)).toBeGreaterThan(Date.parse(agent.creation_utc));
+    expect(((await call(`/agents/${agent.id}`)).body as { updated_at: string }).updated_at).toBe(patched.updated_at);
+  });
+
   it('an inactive agent accepts no new session (409) but finishes the sessions it has', async () => {
     const agent = await created('/agents', { name: 'Pausing' });
     const existing = await created('/sessions', { agent_id: agent.id });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
+import { ParlantClient } from 'parlant-client';
 import { gatewayHttp } from './support/gateway-http.js';
 
 describe('context variables as Parlant clients create them (no data_type)', () => {
@@ -56,5 +57,22 @@ describe('context variables as Parlant clients create them (no data_type)', () =
     const bad = await call(`/context-variables/${variable.id}/guest`, 'PUT', { data: 'x', confidence: 2, extracted_at: 'yesterday' });
     expect(bad.status).toBe(422);
     expect(details(bad).map((d) => d.loc.join('.')).sort()).toEqual(['body.confidence', 'body.extracted_at']);
+  });
+
+  it("parlant-client's UserBalance flow (another name: the first test keeps UserBalance): a freshness rule without a tool is accepted, and every contextVariables call works", async () => {
+    const client = new ParlantClient({ environment: url });
+    const variable = await client.contextVariables.create({ name: 'UserBalances', description: 'Stores the account balances of users', freshnessRules: '30 2 * * *' });
+    expect(variable).toMatchObject({ name: 'UserBalances', freshnessRules: '30 2 * * *' });
+    expect((await client.contextVariables.list()).map((v) => v.id)).toContain(variable.id);
+    const value = await client.contextVariables.setValue(variable.id, 'user_1', { data: { balance: 5000.5, currency: 'USD', last_transaction: '2024-03-23T15:30:00Z', status: 'active' } });
+    expect(value.data).toMatchObject({ balance: 5000.5, currency: 'USD' });
+    expect((await client.contextVariables.getValue(variable.id, 'user_1')).data).toMatchObject({ balance: 5000.5 });
+    const read = await client.contextVariables.retrieve(variable.id);
+    expect(read.contextVariable.id).toBe(variable.id);
+    const updated = await client.contextVariables.update(variable.id, { description: 'Balances, refreshed nightly', freshnessRules: '0 8,20 * * *' });
+    expect(updated).toMatchObject({ description: 'Balances, refreshed nightly', freshnessRules: '0 8,20 * * *' });
+    await client.contextVariables.deleteValue(variable.id, 'user_1');
+    await client.contextVariables.delete(variable.id);
+    expect((await client.contextVariables.list()).map((v) => v.id)).not.toContain(variable.id);
   });
 });

@@ -26,11 +26,14 @@ function composeCli(): { argv: string[] } | { reason: string } {
   return { reason: 'neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)' };
 }
 
-function composeConfig(cli: string[], file: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+function composeConfig(cli: string[], file: string, args: string[], env: Record<string, string> = USER_ENV): { status: number | null; stdout: string; stderr: string } {
   const [command, ...rest] = cli;
   // No inherited COMPOSE_* settings or .env surprises: validate exactly this file, with a fixed project name.
-  return spawnSync(command!, [...rest, '-p', 'tenet', '-f', file, 'config', ...args], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+  return spawnSync(command!, [...rest, '-p', 'tenet', '-f', file, 'config', ...args], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', ...env } });
 }
+
+/** What a user puts in .env (.env.example): the first admin key is required. */
+const USER_ENV = { TENET_ADMIN_KEY: 'k'.repeat(40) };
 
 describe('docker-compose.yml', () => {
   const cli = composeCli();
@@ -40,10 +43,22 @@ describe('docker-compose.yml', () => {
       console.warn(`skipped: ${cli.reason}`);
       return;
     }
-    const quiet = composeConfig(cli.argv, 'docker-compose.yml', '-q');
+    const quiet = composeConfig(cli.argv, 'docker-compose.yml', ['-q']);
     expect({ status: quiet.status, stderr: quiet.stderr }).toEqual({ status: 0, stderr: '' });
-    const services = composeConfig(cli.argv, 'docker-compose.yml', '--services');
+    const services = composeConfig(cli.argv, 'docker-compose.yml', ['--services']);
     expect(services.stdout.trim().split('\n').sort()).toEqual(Object.keys(compose.services).sort());
+  });
+
+  it('refuses to render without the first admin key, naming it (a deployed gateway must not answer 401 to everything with no way in)', () => {
+    if ('reason' in cli) {
+      console.warn(`skipped: ${cli.reason}`);
+      return;
+    }
+    const result = composeConfig(cli.argv, 'docker-compose.yml', ['-q'], {});
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/TENET_ADMIN_KEY/);
+    expect(compose.services['session-gateway']?.environment?.['TENET_ADMIN_KEY']).toMatch(/^\$\{TENET_ADMIN_KEY:\?/);
+    expect(compose.services['memory-store']?.environment?.['TENET_ADMIN_KEY']).toBe(compose.services['session-gateway']?.environment?.['TENET_ADMIN_KEY']);
   });
 
   it('the same validation refuses a file Compose does not accept (the check can fail)', () => {
@@ -55,7 +70,7 @@ describe('docker-compose.yml', () => {
     try {
       const broken = join(dir, 'docker-compose.yml');
       writeFileSync(broken, readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('restart: unless-stopped', 'restart_policy: unless-stopped'));
-      const result = composeConfig(cli.argv, broken, '-q');
+      const result = composeConfig(cli.argv, broken, ['-q']);
       expect(result.status).not.toBe(0);
       expect(result.stderr).toMatch(/restart_policy/);
     } finally {

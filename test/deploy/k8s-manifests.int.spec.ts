@@ -139,18 +139,26 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('denies traffic by default and never references an undefined Secret without optional', () => {
+  it('denies traffic by default; every Secret it references is in the template, and only the first admin key is required', () => {
     expect(byKind(objects, 'NetworkPolicy').some((p) => (p['spec'] as { ingress?: unknown; egress?: unknown }).ingress === undefined && (p['spec'] as { egress?: unknown }).egress === undefined)).toBe(true);
-    const secretRefs = JSON.stringify(objects).match(/"secretKeyRef":\{[^}]*\}/g) ?? [];
-    for (const ref of secretRefs) expect(ref).toContain('"optional":true');
+    const templates = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
+    const documented = new Set(templates.flatMap((t) => Object.keys(t['stringData'] as object).map((key) => `${(t['metadata'] as { name: string }).name}/${key}`)));
+    const refs = (JSON.stringify(objects).match(/"secretKeyRef":\{[^}]*\}/g) ?? []).map((ref) => JSON.parse(ref.slice('"secretKeyRef":'.length)) as { name: string; key: string; optional?: boolean });
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(documented).toContain(`${ref.name}/${ref.key}`);
+    expect(new Set(refs.filter((ref) => ref.optional !== true).map((ref) => `${ref.name}/${ref.key}`))).toEqual(new Set(['tenet-auth/TENET_ADMIN_KEY']));
+    // A distributed gateway requires keys: with the first admin key wired in, a fresh deployment can make its first key.
+    const gateway = byKind(objects, 'Deployment').find((d) => (d['metadata'] as { name: string }).name === 'session-gateway')!;
+    expect(JSON.stringify(gateway)).toContain('"name":"TENET_ADMIN_KEY"');
   });
 });
 
 describe('k8s/base/secret.template.yaml', () => {
-  it('is a valid Secret with an empty value per provider key', () => {
-    const [secret] = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
-    expect(() => validate(secret!)).not.toThrow();
-    expect(secret!['stringData']).toEqual({ OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+  it('holds two valid Secrets with empty values: the provider keys and the admin/secrets keys', () => {
+    const [llm, auth] = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
+    for (const secret of [llm, auth]) expect(() => validate(secret!)).not.toThrow();
+    expect(llm!['stringData']).toEqual({ OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    expect(auth!['stringData']).toEqual({ TENET_ADMIN_KEY: '', TENET_SECRETS_KEY: '' });
   });
 });
 

@@ -31,11 +31,13 @@ const excluded = (method: string): boolean => method.split('.')[0]! in EXCLUDED;
  * a response (`*` = every list item); any other unknown field, or a declared one no response has, fails.
  */
 const TENET_FIELDS: Record<string, string[]> = {
-  Agent: ['budget', 'config', 'creation_utc', 'fallback', 'journeys', 'matching', 'no_match_message', 'soul', 'status', 'tools'],
+  Agent: ['budget', 'config', 'creation_utc', 'fallback', 'journeys', 'matching', 'no_match_message', 'soul', 'status', 'tools', 'updated_at'],
   Capability: ['creation_utc'],
   ContextVariable: ['creation_utc', 'metadata', 'required'],
   Guideline: ['creation_utc', 'required_context', 'tools'],
   Session: ['config', 'state', 'status'],
+  /** GET /sessions/{id} adds what the session has seen so far (active_journey only while in a journey). */
+  SessionDetail: ['config', 'last_activity_at', 'message_count', 'state', 'status', 'usage'],
   Tag: ['creation_utc'],
   Term: ['creation_utc'],
 };
@@ -53,7 +55,7 @@ const PLACES: Record<string, [type: string, at: string][]> = {
   'guidelines.list.Response': [['Guideline', '*.']],
   Relationship: [['Guideline', 'source_guideline.'], ['Guideline', 'target_guideline.']],
   'relationships.list.Response': [['Guideline', '*.source_guideline.'], ['Guideline', '*.target_guideline.']],
-  Session: [['Session', '']],
+  Session: [['SessionDetail', '']],
   'sessions.SessionsListResponse': [['Session', '*.'], ['Session', 'items.*.']],
   Tag: [['Tag', '']],
   'tags.list.Response': [['Tag', '*.']],

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, JourneyEngineHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -13,7 +13,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8805', ...process.env }, 'journey-engine');
 startTracing(config.serviceName, process.env);
 const logger = new Logger('journey-engine');
-const app = await NestFactory.create(JourneyEngineHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(JourneyEngineHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`journey engine (${config.mode}) serving the queue group "${config.serviceName}"; health on :${config.port}/healthz`);

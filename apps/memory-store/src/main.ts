@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MemoryStoreHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 
@@ -15,7 +15,7 @@ import { configureGatewayHttp } from '@tenet/session-gateway';
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8806', ...process.env }, 'memory-store');
 startTracing(config.serviceName, process.env);
 const logger = new Logger('memory-store');
-const app = await NestFactory.create(MemoryStoreHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(MemoryStoreHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 // The same edge as the gateway: JSON-only bodies, the validation pipe (422 naming the field), the error shape.
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);

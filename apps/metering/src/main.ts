@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MeteringHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -13,7 +13,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8802', ...process.env }, 'metering');
 startTracing(config.serviceName, process.env);
 const logger = new Logger('metering');
-const app = await NestFactory.create(MeteringHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(MeteringHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`metering (${config.mode}) consuming usage events; health on :${config.port}/healthz`);

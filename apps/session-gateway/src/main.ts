@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 
@@ -14,7 +14,7 @@ import { configureGatewayHttp } from '@tenet/session-gateway';
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', ...process.env }, 'session-gateway');
 startTracing(config.serviceName, process.env);
 const logger = new Logger('session-gateway');
-const app = await NestFactory.create(GatewayHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(GatewayHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
 // A distributed gateway serves other hosts (containers, a load balancer): all interfaces unless TENET_HOST says otherwise.

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { closeOnSignals, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { closeOnSignals, DemoNeedsKeyError, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
+import { startTracing, TenetLogger } from '@tenet/observability';
+import { llmProviderNameFrom } from '@tenet/llm';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
@@ -14,8 +15,9 @@ const demo = process.env['TENET_DEMO'] !== 'off';
 // The demo agent's example tool service (order status, OpenAPI on 127.0.0.1); the tool executor may call exactly
 // its address (TENET_DEMO_TOOLS_PORT, default a free port), not the rest of loopback.
 const orderService = demo ? await startDemoOrderService(Number(process.env['TENET_DEMO_TOOLS_PORT'] ?? 0)) : undefined;
-const app = await NestFactory.create(TenetAppModule.forRoot(config, { toolAllowedHosts: orderService ? [orderService.hostPort] : [] }), {
-  logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)),
+const offlineProvider = llmProviderNameFrom(process.env).toLowerCase() === 'offline';
+const app = await NestFactory.create(TenetAppModule.forRoot(config, { toolAllowedHosts: orderService ? [orderService.hostPort] : [] }, { offlineProvider }), {
+  logger: TenetLogger.fromEnv(config.serviceName, process.env),
 });
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
@@ -23,11 +25,18 @@ await startMessageHandlers(app, config.serviceName);
 const host = process.env['TENET_HOST'] ?? '127.0.0.1';
 await app.listen(config.port, host);
 logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
+if (offlineProvider) {
+  logger.warn('No language model: replies come from the offline stand-in (deterministic phrases from the matched guidelines) until OPENAI_API_KEY or ANTHROPIC_API_KEY is set');
+}
 closeOnSignals(app, logger);
 
 // The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens, with
-// its order-status tool service registered at the address it got.
+// its order-status tool service registered at the address it got; with keys required, as TENET_ADMIN_KEY.
 if (orderService) {
   logger.log(`demo order-status tool service (OpenAPI) on ${orderService.url}`);
-  await loadDemoAgent(`http://127.0.0.1:${config.port}`, new URL('../../../examples/demo-agent.json', import.meta.url), logger, { orders: orderService });
+  const demoFile = new URL('../../../examples/demo-agent.json', import.meta.url);
+  await loadDemoAgent(`http://127.0.0.1:${config.port}`, demoFile, logger, { orders: orderService }, { adminKey: process.env['TENET_ADMIN_KEY'] }).catch((error: unknown) => {
+    if (!(error instanceof DemoNeedsKeyError)) throw error;
+    logger.warn(`demo agent not loaded: ${error.message}`);
+  });
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, startMessageHandlers, ToolExecutorHostModule } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -14,7 +14,7 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
 const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8803', ...process.env }, 'tool-executor');
 startTracing(config.serviceName, process.env);
 const logger = new Logger('tool-executor');
-const app = await NestFactory.create(ToolExecutorHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(ToolExecutorHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`tool executor (${config.mode}) pid ${process.pid}; health on :${config.port}/healthz`);

@@ -19,15 +19,34 @@ export interface DemoToolServices {
   orders?: { url: string; source: string };
 }
 
+export interface DemoLoadOptions {
+  /** Where `/knowledge/sources` is served (the memory store's own port in start:distributed). */
+  knowledgeUrl?: string;
+  /** An admin key of the `default` workspace (TENET_ADMIN_KEY) for a gateway that requires keys. */
+  adminKey?: string;
+}
+
+/** The gateway requires a key and none (or a wrong one) was given: the demo is not loaded, the server runs on. */
+export class DemoNeedsKeyError extends Error {
+  constructor(status: number) {
+    super(`the API answered ${status}: with API keys required the demo agent is seeded with TENET_ADMIN_KEY (an admin key of the default workspace); set it, or load definitions with your own key`);
+    this.name = 'DemoNeedsKeyError';
+  }
+}
+
 /**
  * Seeds the demo agent from examples/ through Tenet's own REST API (so it passes the same validation as any
- * client's definitions). Idempotent: an agent or guideline that already exists is left as it is.
+ * client's definitions), as an admin of `default` when the gateway requires keys. Idempotent: an agent or
+ * guideline that already exists is left as it is.
  */
-export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}, options: { knowledgeUrl?: string } = {}): Promise<string> {
+export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}, options: DemoLoadOptions = {}): Promise<string> {
   const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoDefinition;
-  const call = async (method: string, path: string, body?: unknown): Promise<Response> =>
-    fetch(`${baseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  if ((await call('GET', `/agents/${demo.agent.id}`)).status === 404) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.adminKey ? { authorization: `Bearer ${options.adminKey}` } : {}) };
+  const call = async (method: string, path: string, body?: unknown, url = baseUrl): Promise<Response> =>
+    fetch(`${url}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const existing = await call('GET', `/agents/${demo.agent.id}`);
+  if (existing.status === 401 || existing.status === 403) throw new DemoNeedsKeyError(existing.status);
+  if (existing.status === 404) {
     const created = await call('POST', '/agents', demo.agent);
     if (created.status !== 201) throw new Error(`demo agent rejected: ${created.status} ${await created.text()}`);
   }
@@ -61,7 +80,7 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
     const created = await call('POST', '/journeys', { ...journey, tags: [`agent:${demo.agent.id}`] });
     if (created.status !== 201) throw new Error(`demo journey ${journey.id} rejected: ${created.status} ${await created.text()}`);
   }
-  for (const source of demo.knowledge ?? []) await ingestKnowledge(options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
+  for (const source of demo.knowledge ?? []) await ingestKnowledge(call, options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
   logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines — chat at ${baseUrl}/chat`);
   return demo.agent.id;
 }
@@ -70,11 +89,18 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
  * Ingests a bundled document for the agent (`POST /knowledge/sources` with its id: unchanged content is a no-op).
  * The memory store may still be starting (its own process in start:distributed): retried for a minute.
  */
-async function ingestKnowledge(url: string, agentId: string, source: { id: string; title: string; url?: string }, file: URL, logger: Logger): Promise<void> {
-  const body = JSON.stringify({ id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format: 'markdown', content: readFileSync(file, 'utf8'), agent_ids: [agentId] });
+async function ingestKnowledge(
+  call: (method: string, path: string, body: unknown, url: string) => Promise<Response>,
+  url: string,
+  agentId: string,
+  source: { id: string; title: string; url?: string },
+  file: URL,
+  logger: Logger,
+): Promise<void> {
+  const body = { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format: 'markdown', content: readFileSync(file, 'utf8'), agent_ids: [agentId] };
   let last = '';
   for (let attempt = 0; attempt < 120; attempt++) {
-    const reply = await fetch(`${url}/knowledge/sources`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((error: unknown) => String(error));
+    const reply = await call('POST', '/knowledge/sources', body, url).catch((error: unknown) => String(error));
     if (typeof reply !== 'string' && reply.status === 201) {
       logger.log(`demo knowledge "${source.title}" (${source.id}) ingested for ${agentId}`);
       return;

@@ -83,7 +83,7 @@ distributed gateway require keys, and run open only with \`TENET_AUTH=off\`.
 
 **The first key.** Set \`TENET_ADMIN_KEY\` (at least 32 characters, e.g. \`openssl rand -base64 32\`) on the gateway: it is an
 admin key of the \`default\` workspace, compared in constant time and never stored. Use it to create real keys, e.g. an
-admin of a new workspace: \`curl -XPOST $TENET/keys -H "authorization: Bearer $TENET_ADMIN_KEY" -d '{"name":"acme admin","role":"admin","workspace_id":"acme"}'\`,
+admin of a new workspace: \`curl -XPOST $TENET/keys -H "authorization: Bearer $TENET_ADMIN_KEY" -H "content-type: application/json" -d '{"name":"acme admin","role":"admin","workspace_id":"acme"}'\`,
 then remove \`TENET_ADMIN_KEY\`. In the open embedded mode, \`POST /keys\` needs no key.
 
 ## Authorization matrix

@@ -6,7 +6,7 @@
  * written to an access log), is dropped from the address bar at once, and is all the page uses: it may read that
  * session and post to it, nothing else (docs/security.md).
  */
-export const chatPage = (agentId: string, sessionId?: string): string => `<!doctype html>
+export const chatPage = (agentId: string, sessionId?: string, options: { offlineProvider?: boolean } = {}): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -34,6 +34,7 @@ export const chatPage = (agentId: string, sessionId?: string): string => `<!doct
   .sources details { margin: 2px 0; }
   .sources summary { cursor: pointer; }
   .sources blockquote { margin: 4px 0 4px 12px; color: #5b6477; white-space: pre-wrap; }
+  #offline { padding: 8px 18px; background: #fff6db; border-bottom: 1px solid #f0dc9c; font-size: 13px; color: #5a4500; }
   #status { height: 20px; padding: 0 18px; font-size: 13px; color: #5b6477; }
   form { display: flex; gap: 8px; padding: 12px 16px; background: #fff; border-top: 1px solid #dde1e8; }
   input { flex: 1; padding: 10px 12px; border: 1px solid #c8cdd8; border-radius: 8px; font: inherit; }
@@ -43,6 +44,7 @@ export const chatPage = (agentId: string, sessionId?: string): string => `<!doct
 <body>
 <main>
   <header><strong id="title">Tenet</strong><small id="sub">connecting…</small></header>
+${options.offlineProvider ? OFFLINE_NOTICE : ''}
   <section id="journey" aria-label="Journey" hidden></section>
   <div id="log" aria-live="polite"></div>
   <div id="status"></div>
@@ -178,3 +180,6 @@ document.getElementById('form').addEventListener('submit', async (event) => {
 </body>
 </html>
 `;
+
+/** Shown while the server runs without a language model, so a newcomer does not take the stand-in's phrasing for the product. */
+const OFFLINE_NOTICE = `<p id="offline" role="note">Replies come from Tenet's offline stand-in — deterministic phrases built from the matched guidelines, not a language model — until the server is started with <code>OPENAI_API_KEY</code> or <code>ANTHROPIC_API_KEY</code>.</p>`;

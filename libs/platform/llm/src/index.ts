@@ -64,7 +64,7 @@ export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
 export { type RetryPolicy } from './sdk/retry.js';
 export { withUsageReporting, type UsageRecord, type UsageSink } from './usage/usage-reporting.js';
-export { createLlmProvider, createLlmProviderFor, type LlmProviderChoice, type LlmProviderSpec } from './provider-factory.js';
+export { createLlmProvider, createLlmProviderFor, llmProviderNameFrom, type LlmProviderChoice, type LlmProviderSpec } from './provider-factory.js';
 export { FallbackProvider, fallsBack, generateWithRecovery, withFallback } from './resilience/with-fallback.js';
 export { billedCallsOf, generateWithRepair, type RepairOutcome } from './resilience/repair.js';
 export { cosineSimilarity, type EmbeddingProvider, type EmbeddingResponse, type EmbeddingUsage } from './embeddings/embedding.port.js';

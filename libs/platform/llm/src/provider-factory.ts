@@ -74,6 +74,11 @@ function build(spec: LlmProviderSpec, env: Env, role: string, fallbackRole = `${
   return withFallback(primary, fallback);
 }
 
+/** The provider name `createLlmProvider` builds from `env` (as written in TENET_LLM_PROVIDER, else chosen by the keys set). */
+export function llmProviderNameFrom(env: Env = process.env): string {
+  return set(env['TENET_LLM_PROVIDER']) ?? (set(env['OPENAI_API_KEY']) ? 'openai' : set(env['ANTHROPIC_API_KEY']) ? 'anthropic' : 'offline');
+}
+
 /**
  * Picks the provider from the environment: `TENET_LLM_PROVIDER` (openai | anthropic | offline) when set, else
  * OpenAI when `OPENAI_API_KEY` is set, else Anthropic when `ANTHROPIC_API_KEY` is set, else the offline provider,
@@ -82,8 +87,7 @@ function build(spec: LlmProviderSpec, env: Env, role: string, fallbackRole = `${
  * `TENET_LLM_FALLBACK_MODEL` add a fallback (the model alone: the same provider with another model).
  */
 export function createLlmProvider(env: Env = process.env): LlmProvider {
-  const explicit = set(env['TENET_LLM_PROVIDER']);
-  const provider = explicit ?? (set(env['OPENAI_API_KEY']) ? 'openai' : set(env['ANTHROPIC_API_KEY']) ? 'anthropic' : 'offline');
+  const provider = llmProviderNameFrom(env);
   const model = set(env['TENET_LLM_MODEL']);
   const fallbackProvider = set(env['TENET_LLM_FALLBACK_PROVIDER']);
   const fallbackModel = set(env['TENET_LLM_FALLBACK_MODEL']);

@@ -8,14 +8,33 @@ import { redact } from './redact.js';
  * and stack either way. JSON lines carry `service` and, inside a traced operation, `trace_id` and `span_id`.
  */
 export class TenetLogger extends ConsoleLogger {
+  /** Nest's start-up detail held back (one line per module, controller and route) until it is summed up. */
+  private readonly startupDetail = new Map<string, number>();
+
   constructor(
     private readonly service: string,
     format: 'json' | 'text',
+    private readonly startupLogging: StartupLogging = 'summary',
   ) {
     super({ json: format === 'json', colors: format === 'text' && process.stdout.isTTY === true });
   }
 
+  /** The process logger as the environment sets it (TENET_LOG_FORMAT, TENET_LOG_STARTUP). */
+  static fromEnv(service: string, env: Record<string, string | undefined>): TenetLogger {
+    return new TenetLogger(service, logFormatFrom(env), startupLoggingFrom(env));
+  }
+
   protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel, writeStreamType?: 'stdout' | 'stderr', errorStack?: unknown, params?: Record<string, unknown>): void {
+    if (this.startupLogging === 'summary' && logLevel === 'log' && context !== undefined && STARTUP_DETAIL.has(context)) {
+      this.startupDetail.set(context, (this.startupDetail.get(context) ?? 0) + messages.length);
+      return;
+    }
+    if (this.startupDetail.size > 0) {
+      const count = (context: string): number => this.startupDetail.get(context) ?? 0;
+      this.startupDetail.clear();
+      const summary = `${count('InstanceLoader')} modules initialised, ${count('RouterExplorer')} routes in ${count('RoutesResolver')} controllers mapped (TENET_LOG_STARTUP=verbose lists them)`;
+      super.printMessages([summary], 'NestApplication', 'log', 'stdout');
+    }
     super.printMessages(messages.map((m) => redact(m)), context, logLevel, writeStreamType, redact(errorStack), params === undefined ? undefined : (redact(params) as Record<string, unknown>));
   }
 
@@ -24,6 +43,19 @@ export class TenetLogger extends ConsoleLogger {
     const span = trace.getActiveSpan()?.spanContext();
     return { ...entry, service: this.service, ...(span ? { trace_id: span.traceId, span_id: span.spanId } : {}) };
   }
+}
+
+/** Nest's per-module and per-route start-up lines: summed up in one line unless TENET_LOG_STARTUP=verbose. */
+const STARTUP_DETAIL = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+export type StartupLogging = 'summary' | 'verbose';
+
+/** `TENET_LOG_STARTUP`: `summary` (default: one line for Nest's module and route mapping) or `verbose` (every line). */
+export function startupLoggingFrom(env: Record<string, string | undefined>): StartupLogging {
+  const setting = env['TENET_LOG_STARTUP'];
+  if (setting === undefined || setting === '') return 'summary';
+  if (setting !== 'summary' && setting !== 'verbose') throw new TypeError(`TENET_LOG_STARTUP must be "summary" or "verbose", got "${setting}"`);
+  return setting;
 }
 
 /** `TENET_LOG_FORMAT`: `json` or `text`; unset means JSON under NODE_ENV=production, text otherwise. */

@@ -242,4 +242,6 @@ export interface AgentView {
   status: AgentStatus;
   soul: { document?: string; tone?: string; restrictions: string[]; forbidden_topics: string[] } | null;
   creation_utc: string;
+  /** Tenet extension: when the agent was last changed (its creation time until a PATCH). */
+  updated_at: string;
 }

@@ -27,7 +27,7 @@ export class AgentsHttpController {
   @Patch(':agentId')
   async update(@Param('agentId') id: string, @Body() body: AgentUpdateDto): Promise<AgentView> {
     try {
-      return (await httpCall(() => this.agents.update(id, body))) ?? Promise.reject(notFound('agent', id));
+      return (await httpCall(() => this.agents.update(id, body, new Date()))) ?? Promise.reject(notFound('agent', id));
     } catch (error) {
       if (error instanceof AgentArchivedError) throw new ConflictException({ detail: error.message });
       throw error;

@@ -63,6 +63,8 @@ interface StoredAgent {
   status?: AgentStatus;
   soul?: AgentView['soul'];
   creation_utc: string;
+  /** When a PATCH last changed the agent (absent before the first one, and in records written before this field). */
+  updated_at?: string;
 }
 
 type StoredBudget = NonNullable<AgentView['budget']>;
@@ -155,6 +157,7 @@ function view(agent: StoredAgent): AgentView {
     status: agent.status ?? 'active',
     soul: agent.soul ?? null,
     creation_utc: agent.creation_utc,
+    updated_at: agent.updated_at ?? agent.creation_utc,
   };
 }
 
@@ -292,7 +295,7 @@ export class AgentsRepository {
    * `{add, remove}`, `fallback: null` clears). Optimistic: appended only if nobody changed the agent since it
    * was read. `undefined` when there is no such agent.
    */
-  async update(id: string, changes: AgentUpdateDto): Promise<AgentView | undefined> {
+  async update(id: string, changes: AgentUpdateDto, now: Date): Promise<AgentView | undefined> {
     const serviceProblems = await this.serviceProblems(changes.tools);
     const updated = await this.streams.update(id, async (current) => {
       const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
@@ -317,6 +320,7 @@ export class AgentsRepository {
       if (changes.budget !== undefined) data.budget = storedBudget(changes.budget);
       if (changes.status !== undefined) data.status = changes.status;
       if (changes.soul !== undefined) data.soul = storedSoul(changes.soul);
+      data.updated_at = now.toISOString();
       return data;
     });
     return updated && view(updated);

@@ -176,9 +176,9 @@ export class ContextVariablesRepository {
       if (!(await this.services.get(service_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} is not registered (${service_name}/${tool_name})`, 'value_error.reference'));
       else if (!(await this.services.tool(service_name, tool_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} has no tool ${tool_name}`, 'value_error.reference'));
     }
-    if (checkTool && view.freshness_rules !== undefined) {
-      if (!view.tool_id) details.push(violation(['freshness_rules'], 'freshness_rules requires tool_id (it says when the tool is called again)', 'value_error.missing'));
-      else if (!isValidCron(view.freshness_rules)) details.push(violation(['freshness_rules'], `freshness_rules must be a valid cron expression: ${view.freshness_rules}`, 'value_error.cron'));
+    // With a tool, the rule says when the tool is called again; without one, when a stored value goes stale.
+    if (checkTool && view.freshness_rules !== undefined && !isValidCron(view.freshness_rules)) {
+      details.push(violation(['freshness_rules'], `freshness_rules must be a valid cron expression: ${view.freshness_rules}`, 'value_error.cron'));
     }
     if (view.data_type !== undefined && !VARIABLE_NAME.test(view.name)) details.push(violation(['name'], NAME_RULE, 'value_error.name'));
     if (checkName && (await this.streams.list()).some((other) => other.name === view.name && other.id !== view.id)) {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
@@ -10,6 +11,9 @@ import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, ty
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
 import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '../http/idempotency.js';
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
+
+/** What `kinds` may name when listing: Parlant's kinds, and `journey_transition` for the journey records alone (shown as `custom`). */
+const LISTED_KINDS = [...EVENT_KINDS, JOURNEY_TRANSITION_EVENT_TYPE] as const;
 
 const MAX_WAIT_SECS = 300;
 /** Parlant's default wait_for_data, which in SSE mode is how long the stream may stay without an event. */
@@ -47,7 +51,7 @@ function parseQuery(query: Record<string, string | undefined>): EventsQuery {
   const waitSecs = integer('wait_for_data', 0, MAX_WAIT_SECS) ?? (sse ? SSE_DEFAULT_WAIT_SECS : 0);
   const kinds = query['kinds']?.split(',').map((k) => k.trim()).filter(Boolean);
   for (const kind of kinds ?? []) {
-    if (!(EVENT_KINDS as readonly string[]).includes(kind)) problems.push({ loc: ['query', 'kinds'], msg: `kinds must be a comma-separated list of ${EVENT_KINDS.join(', ')}; got "${kind}"`, type: 'value_error' });
+    if (!(LISTED_KINDS as readonly string[]).includes(kind)) problems.push({ loc: ['query', 'kinds'], msg: `kinds must be a comma-separated list of ${LISTED_KINDS.join(', ')}; got "${kind}"`, type: 'value_error' });
   }
   const source = query['source'];
   if (source !== undefined && !(EVENT_SOURCES as readonly string[]).includes(source)) {

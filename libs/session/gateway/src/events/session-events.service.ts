@@ -8,6 +8,7 @@ import { IdempotencyKeyReusedError, type IdempotencyKey } from '../http/idempote
 import { newId } from '../ids.js';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
+import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
 export const sessionAppendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
@@ -21,27 +22,40 @@ export interface EventFilter {
   traceId?: string;
 }
 
-/** The event as the views show it: with its patched metadata, if any (the logged event is never rewritten). */
+/**
+ * The event as the views show it: with its patched metadata, if any (the logged event is never rewritten). A
+ * journey record (`journey_transition`, the journey engine's state) is shown in Parlant's `custom` kind, its data
+ * typed by `type: "journey_transition"` (docs/events.md), so clients see every offset of the stream.
+ */
 export function toEventView(event: StoredEvent, edits: SessionEventEdits = NO_EDITS): EventView {
   const logged = event.data as SessionEventData;
   const meta = event.metadata as { trace_id?: string; metadata?: Record<string, unknown> };
+  const journeyRecord = event.type === JOURNEY_TRANSITION_EVENT_TYPE;
   return {
     id: event.id,
     source: logged.source,
-    kind: event.type,
+    kind: journeyRecord ? 'custom' : event.type,
     offset: event.offset,
     creation_utc: event.recordedAt,
     correlation_id: logged.correlation_id,
     trace_id: meta.trace_id ?? logged.correlation_id,
-    data: logged.data,
+    data: journeyRecord ? { type: JOURNEY_TRANSITION_EVENT_TYPE, ...logged.data } : logged.data,
     metadata: edits.metadata[event.id] ?? meta.metadata ?? {},
     deleted: false,
   };
 }
 
+/**
+ * The log's event types a `kinds` filter asks for: Parlant's kinds, plus `journey_transition` for the journey
+ * records alone; `custom` takes them too, since that is the kind they are shown in.
+ */
+export function storedTypesFor(kinds: readonly string[]): string[] {
+  return [...new Set(kinds.flatMap((kind) => (kind === 'custom' ? ['custom', JOURNEY_TRANSITION_EVENT_TYPE] : [kind])))];
+}
+
+/** Everything but `kinds`, which the read from the store applies (`storedTypesFor`). */
 const matches = (filter: EventFilter) => (event: EventView): boolean =>
   event.offset >= filter.minOffset &&
-  (filter.kinds === undefined || filter.kinds.includes(event.kind)) &&
   (filter.source === undefined || event.source === filter.source) &&
   (filter.correlationId === undefined || event.correlation_id === filter.correlationId) &&
   (filter.traceId === undefined || event.trace_id === filter.traceId);
@@ -162,11 +176,20 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
   private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
     // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
-    const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: filter.kinds } : {}) };
+    const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: storedTypesFor(filter.kinds) } : {}) };
     const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
-    // Journey records are the engine's state, not conversation events (published on tenet.v1.journey.…).
-    return events.filter((event) => event.type !== JOURNEY_TRANSITION_EVENT_TYPE && !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+    return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+  }
+
+  /** What the session has seen so far (messages, tokens, its journey), from the records a view counts. */
+  async activity(sessionId: string, createdAt: string): Promise<SessionActivity> {
+    const [record, events] = await Promise.all([
+      this.sessions.get(sessionId),
+      this.store.readStream(sessionStreamId(sessionId), { types: ['message', 'status', JOURNEY_TRANSITION_EVENT_TYPE] }),
+    ]);
+    const edits = record?.edits ?? NO_EDITS;
+    return sessionActivity(events.filter((event) => !isDeleted(edits, event.offset)), createdAt);
   }
 
   /** The session stream's length now: the end of a deletion asked for at this moment. */

@@ -27,7 +27,7 @@ const page = (name: string): Schema => object({ items: listOf(name), total_count
 const SCHEMAS: Record<string, Schema> = {
   HTTPError: object({ detail: str }, ['detail']),
   ValidationError: object({ detail: { type: 'array', items: object({ loc: { type: 'array', items: { oneOf: [str, int] } }, msg: str, type: str }, ['loc', 'msg', 'type']) } }, ['detail']),
-  Agent: object({ id: str, name: str, description: str, composition_mode: str, message_output_mode: str, max_engine_iterations: int, tags: strings, config: record, matching: record, tools: { type: 'array', items: record }, no_match_message: str, creation_utc: date }, ['id', 'name', 'tags', 'creation_utc'], true),
+  Agent: object({ id: str, name: str, description: str, composition_mode: str, message_output_mode: str, max_engine_iterations: int, tags: strings, config: record, matching: record, tools: { type: 'array', items: record }, no_match_message: str, creation_utc: date, updated_at: date }, ['id', 'name', 'tags', 'creation_utc'], true),
   Session: object(
     {
       id: str,
@@ -43,6 +43,10 @@ const SCHEMAS: Record<string, Schema> = {
       status: { type: 'string', enum: ['active', 'completed', 'abandoned', 'expired'] },
       config: record,
       expires_at: date,
+      last_activity_at: { ...date, description: 'GET /sessions/{id} only: the last message, else the creation time' },
+      message_count: { ...int, description: 'GET /sessions/{id} only: messages not deleted' },
+      usage: { ...record, description: 'GET /sessions/{id} only: input/output/total tokens, cost estimate and turns so far, from the turns\' ready statuses' },
+      active_journey: { ...record, description: 'GET /sessions/{id} only, while in a journey: journey_id, status, step, started_at, updated_at, history of steps with times, collected context' },
     },
     ['id', 'agent_id', 'customer_id', 'creation_utc', 'mode', 'consumption_offsets', 'metadata', 'labels'],
   ),

@@ -1,3 +1,4 @@
+import type { SessionActivity } from './session-activity.js';
 import { Type } from 'class-transformer';
 import { Equals, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -75,3 +76,6 @@ export interface SessionView {
   config: Required<SessionConfigDto>;
   expires_at?: string;
 }
+
+/** `GET /sessions/{id}`: the view with what the session has seen so far (read from its stream; lists leave it out). */
+export type SessionDetailView = SessionView & SessionActivity;

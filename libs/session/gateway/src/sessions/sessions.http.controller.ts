@@ -11,9 +11,10 @@ import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, t
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { patchList } from '../tags/tag.dto.js';
-import { SessionCreationDto, SessionUpdateDto, type SessionPage, type SessionView } from './session.dto.js';
+import { SessionCreationDto, SessionUpdateDto, type SessionDetailView, type SessionPage, type SessionView } from './session.dto.js';
 import { modeChange, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
+import { SessionEventsService } from '../events/session-events.service.js';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import type { Request } from 'express';
 
@@ -39,6 +40,7 @@ export class SessionsHttpController {
     private readonly customers: CustomersRepository,
     private readonly timers: SessionTimers,
     private readonly workspaces: WorkspaceDirectory,
+    private readonly events: SessionEventsService,
   ) {}
 
   @Post()
@@ -126,11 +128,12 @@ export class SessionsHttpController {
     for (const record of await this.sessions.list(filter)) await this.deleteRecord(record.view.id);
   }
 
+  /** The session, with what it has seen so far (last activity, messages, tokens, its journey): Tenet extensions. */
   @Get(':sessionId')
-  async read(@Param('sessionId') id: string): Promise<SessionView> {
+  async read(@Param('sessionId') id: string): Promise<SessionDetailView> {
     const record = await this.sessions.get(id);
     if (!record) throw notFound('session', id);
-    return toSessionView(record);
+    return { ...toSessionView(record), ...(await this.events.activity(id, record.view.creation_utc)) };
   }
 
   /**

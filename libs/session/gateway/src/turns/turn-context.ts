@@ -4,7 +4,7 @@ import { CapabilitiesRepository } from '../capabilities/capabilities.repository.
 import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
-import { isStale } from '../context-variables/freshness.js';
+import { isStale, unlessStale } from '../context-variables/freshness.js';
 import { serviceRef, ServicesRepository } from '../services/services.repository.js';
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { runToolCall } from './tool-calls.js';
@@ -37,15 +37,18 @@ export class TurnContext {
    * Variable name → value for this customer: their own value, else the DEFAULT one, else the variable's default.
    * A guest's own value is the one extracted in this session (`session:<id>`, see `guestSessionKey`).
    * With `refresh` (a turn), a tool-backed variable (Parlant's `tool_id`) whose value is missing or stale by its
-   * `freshness_rules` is first filled by calling its tool through the executor, for this customer.
+   * `freshness_rules` is first filled by calling its tool through the executor, for this customer. A value of a
+   * variable without a tool that its `freshness_rules` says is stale counts as missing.
    */
   async values(agentId: string, customerId: string, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
     for (const variable of await this.variables.list()) {
       if (!scopedToAgent(variable.tags, agentId)) continue;
       if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
-      const session = customerId === GUEST_CUSTOMER_ID && refresh ? await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId)) : undefined;
-      const value = session ?? (await this.variables.getValue(variable.id, customerId)) ?? (await this.variables.getValue(variable.id, DEFAULT_KEY));
+      const now = refresh?.now ?? new Date();
+      const fresh = <T extends { last_modified?: string }>(stored: T | undefined): T | undefined => unlessStale(stored, variable, now);
+      const session = customerId === GUEST_CUSTOMER_ID && refresh ? fresh(await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId))) : undefined;
+      const value = session ?? fresh(await this.variables.getValue(variable.id, customerId)) ?? fresh(await this.variables.getValue(variable.id, DEFAULT_KEY));
       if (value !== undefined) values[variable.name] = value.data;
       else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
     }
