@@ -116,10 +116,14 @@ export async function serveFloor(store: EventStore, hop: Hop): Promise<{ server:
 const agent = new Agent({ keepAlive: true, maxSockets: 1_000 });
 
 /** A small keep-alive JSON client on node:http (lighter than fetch), the same for Tenet and the floor. */
-export function http<T>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> {
+export function http<T>(method: string, url: string, body?: unknown, key?: string): Promise<{ status: number; body: T }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(url, { method, agent, headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+    const headers = {
+      ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+    };
+    const req = request(url, { method, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -97,11 +97,15 @@ class TenetClient implements Target {
   readonly sessionIds: string[] = [];
   private agentId = '';
 
-  constructor(readonly url: string) {}
+  /** `key`: an API key when the gateway requires keys (the distributed half runs with them, as users do). */
+  constructor(
+    readonly url: string,
+    private readonly key?: string,
+  ) {}
 
   async createAgent(): Promise<void> {
-    this.agentId = (await http<{ id: string }>('POST', `${this.url}/agents`, { name: 'Support', description: 'Helps customers with their orders' })).body.id;
-    for (const guideline of GUIDELINES) await http('POST', `${this.url}/guidelines`, { ...guideline, tags: [`agent:${this.agentId}`] });
+    this.agentId = (await http<{ id: string }>('POST', `${this.url}/agents`, { name: 'Support', description: 'Helps customers with their orders' }, this.key)).body.id;
+    for (const guideline of GUIDELINES) await http('POST', `${this.url}/guidelines`, { ...guideline, tags: [`agent:${this.agentId}`] }, this.key);
   }
 
   get agent(): string {
@@ -109,14 +113,14 @@ class TenetClient implements Target {
   }
 
   async newSession(): Promise<string> {
-    const id = (await http<{ id: string }>('POST', `${this.url}/sessions`, { agent_id: this.agentId })).body.id;
+    const id = (await http<{ id: string }>('POST', `${this.url}/sessions`, { agent_id: this.agentId }, this.key)).body.id;
     this.sessionIds.push(id);
     return id;
   }
 
   async turn(sessionId: string): Promise<number> {
     const started = performance.now();
-    const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
+    const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE }, this.key);
     const took = performance.now() - started;
     this.postTimes.push(took);
     if (!this.posted.has(sessionId)) {
@@ -125,7 +129,7 @@ class TenetClient implements Target {
     }
     let cursor = posted.body.offset + 1;
     for (;;) {
-      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`);
+      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`, undefined, this.key);
       this.polls++;
       const statuses = events.map((e) => e.data.status);
       const ready = events.find((e) => e.data.status === 'ready');
@@ -379,17 +383,18 @@ function start(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
   return { child, ready, output: () => out.slice(-2_000) };
 }
 
-async function healthy(url: string, child: Child): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (child.child.exitCode !== null) throw new Error(`the gateway exited:\n${child.output()}`);
+/** Until `url` answers `path` (a service's /readyz: its dependencies are up); throws when the process exits or after 3 minutes. */
+async function healthy(url: string, child: Child, path = '/healthz'): Promise<void> {
+  for (let attempt = 0; attempt < 1_800; attempt++) {
+    if (child.child.exitCode !== null) throw new Error(`${url} exited:\n${child.output()}`);
     try {
-      await http('GET', `${url}/healthz`);
+      await http('GET', `${url}${path}`);
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  throw new Error(`the gateway did not answer on ${url}/healthz:\n${child.output()}`);
+  throw new Error(`${url} did not answer ${path}:\n${child.output()}`);
 }
 
 async function stop(child: Child): Promise<void> {
@@ -445,15 +450,23 @@ async function timerRearm(prefix: string, n = 200): Promise<number> {
   }
 }
 
+/**
+ * The topology `npm run start:distributed` runs: the gateway, the matcher (with the zero-latency provider), the journey
+ * engine, the tool executor, the memory store and metering, each its own process, with API keys required (a bench
+ * admin key) — every service a turn waits on is there. Its services' `/readyz` answer before the clock starts.
+ */
 async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
   const tenetDir = mkdtempSync(join(tmpdir(), 'tenet-bench-turn-'));
   const floorDir = mkdtempSync(join(tmpdir(), 'tenet-bench-floor-'));
   const id = randomUUID().slice(0, 8);
   const port = await freePort();
+  const adminKey = randomUUID() + randomUUID();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TENET_MODE: 'distributed',
-    TENET_DATA_DIR: tenetDir,
+    TENET_AUTH: 'on',
+    TENET_ADMIN_KEY: adminKey,
+    TENET_DATA_DIR: join(tenetDir, 'gateway'),
     NATS_URL: natsUrl,
     REDIS_URL: redisUrl,
     TENET_REDIS_PREFIX: `tenet-bench-${id}`,
@@ -464,18 +477,36 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
     BENCH_FLOOR_SUBJECT: `bench-${id}.floor`,
   };
   delete env['MONGO_URL'];
-  const children = [
-    start('apps/session-gateway/src/main.ts', [], { ...env, PORT: String(port) }),
-    start('bench/turn-process.ts', ['matcher'], { ...env, PORT: String(await freePort()) }),
+  const service = async (app: string, extra: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> => {
+    const servicePort = await freePort();
+    return { child: start(`apps/${app}/src/main.ts`, [], { ...env, PORT: String(servicePort), ...extra }), url: `http://127.0.0.1:${servicePort}` };
+  };
+  // As start:distributed lays them out: the memory store on the gateway's log, metering and the tool executor on their own.
+  const services = [
+    { ...(await service('session-gateway', { PORT: String(port) })), url: `http://127.0.0.1:${port}` },
+    await service('journey-engine'),
+    await service('memory-store'),
+    await service('metering', { TENET_DATA_DIR: join(tenetDir, 'metering') }),
+    await service('tool-executor', { TENET_DATA_DIR: join(tenetDir, 'tool-executor') }),
+  ];
+  const matcherPort = await freePort();
+  const helpers = [
+    start('bench/turn-process.ts', ['matcher'], { ...env, PORT: String(matcherPort) }),
     start('bench/turn-process.ts', ['floor-responder'], env),
     start('bench/turn-process.ts', ['floor-gateway'], env),
   ];
-  const [gateway, matcher, responder, floorGateway] = children as [Child, Child, Child, Child];
-  const tenet = new TenetClient(`http://127.0.0.1:${port}`);
+  const children = [...services.map((s) => s.child), ...helpers];
+  const [matcher, responder, floorGateway] = helpers as [Child, Child, Child];
+  const tenet = new TenetClient(`http://127.0.0.1:${port}`, adminKey);
   try {
-    const [floorUrl] = await Promise.all([floorGateway.ready.then((line) => line.split(' ')[1]!), matcher.ready, responder.ready, healthy(tenet.url, gateway)]);
+    const [floorUrl] = await Promise.all([
+      floorGateway.ready.then((line) => line.split(' ')[1]!),
+      matcher.ready,
+      responder.ready,
+      ...services.map((s) => healthy(s.url, s.child, '/readyz')),
+    ]);
     await tenet.createAgent();
-    log('distributed (gateway and matcher processes over NATS, Redis; SQLite log), client in the bench process');
+    log('distributed (gateway, matcher, journey engine, memory store, metering, tool executor as processes over NATS and Redis; SQLite logs; API keys required), client in the bench process');
     const floor = new FloorClient(floorUrl);
     const rows = [await compare('distributed', floor, tenet, 1, SEQUENTIAL_SESSIONS), await compare('distributed', floor, tenet, SESSIONS, 1)];
     const timerRearmMs = await timerRearm(env['TENET_REDIS_PREFIX']!);
