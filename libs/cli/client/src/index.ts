@@ -1,0 +1,5 @@
+export { ApiError, CliError, connectionFrom, TenetApi, type Connection } from './api-client.js';
+export { applyPlans, planDefinitions, preflight, type AgentPlan, type ApplyReport } from './apply.js';
+export { definitionFiles, knowledgeHash, loadDefinitions, type LoadedDefinition } from './definition-files.js';
+export { allAgentIds, exportAgents, type ExportResult } from './export.js';
+export { readAgentState } from './server-state.js';
