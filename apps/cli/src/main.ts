@@ -1,7 +1,24 @@
+import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { agentDefinitionJsonSchema, DefinitionError, formatProblem, renderPlan } from '@tenet/cli-domain';
-import { allAgentIds, applyPlans, CliError, connectionFrom, exportAgents, loadDefinitions, planDefinitions, preflight, TenetApi } from '@tenet/cli-client';
+import { agentDefinitionJsonSchema, DefinitionError, formatProblem, renderBehaviourDiff, renderJunit, renderPlan, renderReport, renderTurn, scenarioPassed } from '@tenet/cli-domain';
+import {
+  allAgentIds,
+  applyPlans,
+  CliError,
+  connectionFrom,
+  Conversation,
+  exportAgents,
+  loadDefinitions,
+  loadScenarios,
+  parseSessionFilter,
+  planDefinitions,
+  preflight,
+  replay,
+  runScenarios,
+  TenetApi,
+} from '@tenet/cli-client';
 import { completionScript } from './completion.js';
 
 const SCHEMA_PATH = fileURLToPath(new URL('../schema/agent-definition.schema.json', import.meta.url));
@@ -69,6 +86,69 @@ program
     const result = await exportAgents(client, ids, { ...(options.out ? { out: options.out } : {}), ...(options.knowledgeFrom ? { knowledgeFrom: options.knowledgeFrom } : {}), schemaPath: SCHEMA_PATH });
     for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
     for (const [agentId, value] of result.files) out(options.out ? `exported ${agentId} to ${value}` : value);
+  });
+
+const positive = (name: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive integer`);
+  return n;
+};
+
+program
+  .command('chat')
+  .description('talk to an agent in the terminal: its reply, matched guidelines, tool calls, journey step and cited sources')
+  .argument('<agent>', 'agent id')
+  .option('-m, --message <text...>', 'send these messages in order and exit (default: read lines from the terminal or stdin)')
+  .option('--customer <id>', 'customer id (default: the guest customer)')
+  .option('--json', 'one JSON object per turn (for scripts)', false)
+  .action(async (agent: string, options: { message?: string[]; customer?: string; json: boolean }) => {
+    const client = api();
+    const profile = await client.get<{ name: string }>(`/agents/${encodeURIComponent(agent)}`);
+    const conversation = await Conversation.open(client, agent, options.customer ? { customerId: options.customer } : {});
+    const turn = async (message: string): Promise<void> => {
+      const observed = await conversation.say(message);
+      out(options.json ? JSON.stringify({ session_id: conversation.sessionId, ...observed }) : renderTurn(observed, profile.name));
+    };
+    if (!options.json) out(`session ${conversation.sessionId} with ${profile.name} — type a message, Ctrl-D to end`);
+    if (options.message) {
+      for (const message of options.message) await turn(message);
+      return;
+    }
+    const lines = createInterface({ input: process.stdin, ...(process.stdin.isTTY ? { output: process.stdout, prompt: 'you> ' } : {}) });
+    if (process.stdin.isTTY) lines.prompt();
+    for await (const line of lines) {
+      if (line.trim()) await turn(line.trim());
+      if (process.stdin.isTTY) lines.prompt();
+    }
+  });
+
+program
+  .command('test')
+  .description('run conversation scenarios (YAML) against a server; exit code 1 when any expectation fails')
+  .argument('<path>', 'a scenario file, or a directory of them')
+  .option('--repeat <n>', 'run each scenario n times and report flaky expectations', positive('--repeat'), 1)
+  .option('--junit <file>', 'also write a JUnit XML report')
+  .option('--timeout <secs>', 'seconds to wait for each reply', positive('--timeout'), 120)
+  .action(async (path: string, options: { repeat: number; junit?: string; timeout: number }) => {
+    const scenarios = loadScenarios(path);
+    const outcomes = await runScenarios(api(), scenarios, { repeat: options.repeat, timeoutMs: options.timeout * 1000 });
+    if (options.junit) writeFileSync(options.junit, renderJunit(outcomes));
+    out(renderReport(outcomes));
+    if (!outcomes.every(scenarioPassed)) process.exitCode = 1;
+  });
+
+program
+  .command('replay')
+  .description("re-run live sessions' customer turns against changed definitions on a scratch server; report turns whose matched guidelines change")
+  .requiredOption('--sessions <filter>', 'agent:<agent id> (its most recent sessions) or session ids, comma-separated')
+  .requiredOption('--against <path>', 'the changed definitions (file or directory)')
+  .option('--limit <n>', 'at most this many sessions of an agent', positive('--limit'), 20)
+  .option('--exit-code', 'exit with 1 when any turn would change', false)
+  .action(async (options: { sessions: string; against: string; limit: number; exitCode: boolean }) => {
+    const definitions = loadDefinitions(options.against, process.env);
+    const result = await replay(api(), parseSessionFilter(options.sessions, options.limit), definitions, process.env, (line) => process.stderr.write(`${line}\n`));
+    out(renderBehaviourDiff(result.differences, result.replayedTurns));
+    if (options.exitCode && result.differences.length > 0) process.exitCode = 1;
   });
 
 program

@@ -3,3 +3,7 @@ export { applyPlans, planDefinitions, preflight, type AgentPlan, type ApplyRepor
 export { definitionFiles, knowledgeHash, loadDefinitions, type LoadedDefinition } from './definition-files.js';
 export { allAgentIds, exportAgents, type ExportResult } from './export.js';
 export { readAgentState } from './server-state.js';
+export { Conversation, recordedTurns } from './conversation.js';
+export { startEmbeddedServer, type EmbeddedServer } from './embedded-server.js';
+export { parseSessionFilter, replay, type ReplayResult, type SessionFilter } from './replay-runner.js';
+export { loadScenarios, runScenario, runScenarios, type LoadedScenario } from './scenario-runner.js';

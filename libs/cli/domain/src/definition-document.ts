@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { AgentDefinitionSchema, type AgentDefinition } from './definition-schema.js';
 import { canonicalEntry, keyOf, RESOURCE_KINDS, type Entry, type Resource, type ResourceKind } from './resources.js';
@@ -31,7 +32,8 @@ export interface DefinitionDocument {
   lineOf(path: readonly (string | number)[]): number;
 }
 
-const validateFile = new Ajv({ allErrors: true, strict: false }).compile<AgentDefinition>(AgentDefinitionSchema);
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateFile = ajv.compile<AgentDefinition>(AgentDefinitionSchema);
 
 const ajvPath = (error: ErrorObject): string[] => error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
@@ -41,8 +43,14 @@ const ajvMessage = (error: ErrorObject): string => {
   return error.message ?? error.keyword;
 };
 
-/** Parses one YAML or JSON definition (JSON is YAML) and checks it against the file schema. */
-export function parseDefinition(text: string, file: string): DefinitionDocument {
+/** A parsed YAML/JSON document of a checked shape, and the line of any path in it. */
+export interface CheckedDocument<T> {
+  value: T;
+  lineOf(path: readonly (string | number)[]): number;
+}
+
+/** Parses YAML or JSON (JSON is YAML) and checks it against a schema, every problem at its file and line. */
+export function parseChecked<T>(text: string, file: string, validate: ValidateFunction<T>): CheckedDocument<T> {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const lineAt = (offset: number | undefined): number => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
@@ -67,10 +75,19 @@ export function parseDefinition(text: string, file: string): DefinitionDocument 
     throw new DefinitionError(document.errors.map((e) => ({ file, line: lineAt(e.pos[0]), path: '', message: e.message.split('\n')[0] ?? e.message })));
   }
   const value: unknown = document.toJS();
-  if (!validateFile(value)) {
-    const errors = (validateFile.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
+  if (!validate(value)) {
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
     throw new DefinitionError(errors.map((e) => ({ file, line: lineOf(ajvPath(e)), path: ajvPath(e).join('.'), message: ajvMessage(e) })));
   }
+  return { value, lineOf };
+}
+
+/** Compiles a schema for `parseChecked`. */
+export const compileSchema = <T>(schema: TSchema): ValidateFunction<T> => ajv.compile<T>(schema);
+
+/** Parses one YAML or JSON definition and checks it against the file schema. */
+export function parseDefinition(text: string, file: string): DefinitionDocument {
+  const { value, lineOf } = parseChecked(text, file, validateFile);
   const problems = duplicateKeys(value).map(({ path, message }) => ({ file, line: lineOf(path), path: path.join('.'), message }));
   if (problems.length > 0) throw new DefinitionError(problems);
   return { file, definition: value, lineOf };
