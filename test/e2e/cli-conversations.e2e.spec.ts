@@ -4,11 +4,6 @@ import { join } from 'node:path';
 import { eventually, freePort, killGroup } from '@tenet/testing';
 import { cliEnv, root, startTenet, tenet, type TenetServer } from './support/tenet-cli.js';
 
-interface Turn {
-  customer: string;
-  matched: { id: string }[];
-}
-
 /**
  * `tenet chat`, `tenet test` and `tenet replay` as processes against `npm start`'s all-in-one server with the demo
  * agent (offline provider, so every run answers alike).

@@ -152,14 +152,17 @@ describe('tenet CLI: definitions as code (apply, diff, export)', () => {
     expect(otherWorkspace.stderr).toBe('error: the API key belongs to workspace default, not acme; set TENET_API_KEY_ACME or TENET_API_KEY to a key of acme.\n');
   });
 
-  it('has --help for every command and a completion script naming them', async () => {
+  it('has --help for every command and a completion script naming them and their options', async () => {
     const completion = await tenet(['completion', 'bash'], cliEnv(empty.url));
     expect(completion.code).toBe(0);
-    for (const command of ['apply', 'diff', 'export', 'schema', 'completion']) {
-      expect(completion.stdout).toContain(command);
-      const help = await tenet([command, '--help'], cliEnv(empty.url));
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain(`Usage: tenet ${command}`);
+    expect(completion.stdout).toContain('complete -o filenames -F _tenet_complete tenet');
+    expect(completion.stdout).toContain('apply) opts="--file -f --prune --dry-run --help"');
+    const commands = ['apply', 'diff', 'export', 'chat', 'test', 'replay', 'schema', 'completion'];
+    const helps = await Promise.all(commands.map((command) => tenet([command, '--help'], cliEnv(empty.url))));
+    for (const [index, command] of commands.entries()) {
+      expect(completion.stdout).toContain(`${command}) opts=`);
+      expect(helps[index]).toMatchObject({ code: 0 });
+      expect(helps[index]?.stdout).toContain(`Usage: tenet ${command}`);
     }
   });
 });
