@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +35,10 @@ export async function startEmbeddedServer(env: NodeJS.ProcessEnv, timeoutMs = 18
   const dataDir = mkdtempSync(join(tmpdir(), 'tenet-scratch-'));
   const port = await freePort();
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', join(REPOSITORY, 'apps/tenet/src/main.ts')], {
+  // From the sources (npx tenet in the repository) through swc; from a build (dist/), the compiled host.
+  const sources = join(REPOSITORY, 'apps/tenet/src/main.ts');
+  const args = existsSync(sources) ? ['--import', '@swc-node/register/esm-register', sources] : [join(REPOSITORY, 'apps/tenet/main.js')];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: REPOSITORY,
     env: { ...env, PORT: String(port), TENET_HOST: '127.0.0.1', TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded', TENET_DEMO: 'off', TENET_AUTH: 'off', SWC_NODE_PROJECT: join(REPOSITORY, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
