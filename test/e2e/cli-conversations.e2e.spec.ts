@@ -131,7 +131,6 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     const env = cliEnv(server.url, {
       TENET_DEMO_ORDERS_URL: `http://127.0.0.1:${ordersPort}`,
       TENET_DEMO_ORDERS_SOURCE: `http://127.0.0.1:${ordersPort}/openapi.json`,
-      TENET_TOOL_ALLOWED_HOSTS: `127.0.0.1:${ordersPort}`,
       TENET_LLM_PROVIDER: 'offline',
     });
     const run = await tenet(['replay', '--sessions', 'agent:demo-support', '--against', definitions, '--limit', '100', '--exit-code'], env);

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,20 @@ describe('tenet CLI: definitions as code (apply, diff, export)', () => {
     expect(guideline.status).toBe(404);
   });
 
+  it('every kind of resource (agent settings and budget, variables, canned responses, capabilities, terms) applies idempotently and updates field by field', async () => {
+    const file = join(dir, 'every-kind.yaml');
+    const yaml = readFileSync(join(root, 'test/e2e/fixtures/cli-every-kind.yaml'), 'utf8');
+    writeFileSync(file, yaml);
+    const created = await tenet(['apply', '-f', file], onEmpty());
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toContain('agent every-kind: 7 change(s)');
+    expect((await tenet(['apply', '-f', file], onEmpty())).stdout).toBe('agent every-kind: no changes (the server already matches the definitions)\n');
+    writeFileSync(file, yaml.replace('criticality: high', 'criticality: low').replace('tokens: 100000', 'tokens: 5000').replace('synonyms: [article number]', 'synonyms: [item number]'));
+    const updated = await tenet(['apply', '-f', file], onEmpty());
+    expect(updated.stdout).toBe('agent every-kind: 3 change(s)\n  updated agent every-kind\n  updated guidelines every-g1\n  updated terms every-term\n');
+    expect((await tenet(['diff', '-f', file, '--exit-code'], onEmpty())).code).toBe(0);
+  });
+
   it('--prune deletes what the files no longer name; without it apply keeps and lists them', async () => {
     const file = join(dir, 'prune.yaml');
     const withBoth = 'version: 1\nagent:\n  id: shop-prune\n  name: Shop\nguidelines:\n  - id: prune-keep\n    condition: The customer says hello\n    action: Greet them\n  - id: prune-drop\n    condition: The customer says bye\n    action: Say goodbye\n';
@@ -157,6 +172,9 @@ describe('tenet CLI: definitions as code (apply, diff, export)', () => {
     expect(completion.code).toBe(0);
     expect(completion.stdout).toContain('complete -o filenames -F _tenet_complete tenet');
     expect(completion.stdout).toContain('apply) opts="--file -f --prune --dry-run --help"');
+    // `npx tenet` (the README's command) runs the package's bin.
+    const npx = await new Promise<string>((resolve) => execFile('npx', ['--no-install', 'tenet', '--help'], { cwd: root, env: cliEnv(empty.url) }, (_error, stdout) => resolve(stdout)));
+    expect(npx).toContain('Usage: tenet [options] [command]');
     const commands = ['apply', 'diff', 'export', 'chat', 'test', 'replay', 'schema', 'completion'];
     const helps = await Promise.all(commands.map((command) => tenet([command, '--help'], cliEnv(empty.url))));
     for (const [index, command] of commands.entries()) {

@@ -56,6 +56,11 @@ class ServerSchemas {
     // A reference the document does not define (class-validator-jsonschema writes `#/components/schemas/Array` for
     // some nested arrays) accepts anything here: the server's own answer decides for that value.
     for (const match of JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) if (match[1] && !(match[1] in schemas)) schemas[match[1]] = {};
+    // An unconstrained property (class-validator's @Allow) is listed as required by the document, yet may be absent.
+    for (const [name, schema] of Object.entries(schemas)) {
+      const { required, properties } = (schema ?? {}) as { required?: string[]; properties?: Record<string, object> };
+      if (required && properties) schemas[name] = { ...(schema as object), required: required.filter((field) => Object.keys(properties[field] ?? { any: 1 }).length > 0) };
+    }
     this.ajv.addSchema({ components: { ...components, schemas } }, 'openapi');
   }
 
@@ -96,6 +101,8 @@ export async function preflight(api: TenetApi, plans: readonly AgentPlan[]): Pro
     const guidelines = new Set([...definition.resources, ...current].filter((r) => r.kind === 'guidelines').map((r) => r.key));
     for (const change of plan.changes) {
       if (change.action === 'delete') continue;
+      const deferred = change.kind === 'tool_services' ? definition.deferred.get(change.key) : undefined;
+      if (deferred) problems.push(deferred);
       if (change.kind !== 'agent') {
         ((change.desired['tags'] as string[] | undefined) ?? []).forEach((tag, index) => {
           if (!tags.has(tag) && !/^(agent|journey):/.test(tag)) problems.push(problemAt(definition, change, ['tags', String(index)], `tag ${tag} does not exist on the server (create it with POST /tags, or use agent:<id> / journey:<id>)`));

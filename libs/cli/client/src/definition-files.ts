@@ -21,6 +21,8 @@ export interface LoadedDefinition {
   resources: Resource[];
   inputs: ResolvedInputs;
   locations: EntryLocations;
+  /** Problems that matter only when a tool service is registered (its OpenAPI `source` from an unset variable). */
+  deferred: Map<string, DefinitionProblem>;
 }
 
 const DEFINITION_FILE = /\.(ya?ml|json)$/i;
@@ -71,14 +73,20 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
     agents.set(agentId, file);
 
     const resolved: ResolvedValues = { services: new Map(), knowledgeHashes: new Map() };
+    const deferred = new Map<string, DefinitionProblem>();
     const inputs: ResolvedInputs = { services: new Map(), knowledge: new Map() };
     (definition.tool_services ?? []).forEach((service, index) => {
       const value = (field: 'url' | 'source'): string | undefined => {
         const raw = service[field];
         if (raw === undefined || typeof raw === 'string') return raw;
         const found = env[raw.env];
-        if (found === undefined || found === '') where(['tool_services', index, field], `environment variable ${raw.env} is not set`);
-        return found;
+        if (found !== undefined && found !== '') return found;
+        const path = ['tool_services', index, field];
+        const problem = { file, line: document.lineOf(path), path: path.join('.'), message: `environment variable ${raw.env} is not set` };
+        // The url is compared with the server's; the source is sent only when the service is (re)registered.
+        if (field === 'url') problems.push(problem);
+        else deferred.set(service.name, problem);
+        return undefined;
       };
       const url = value('url') ?? '';
       const source = value('source');
@@ -98,7 +106,7 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
       inputs.knowledge.set(source.id, { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format, content, agent_ids: [agentId] });
     });
     const locations: EntryLocations = new Map();
-    loaded.push({ document, agentId, resources: desiredResources(document, resolved, locations), inputs, locations });
+    loaded.push({ document, agentId, resources: desiredResources(document, resolved, locations), inputs, locations, deferred });
   }
   if (problems.length > 0) throw new DefinitionError(problems);
   return loaded;

@@ -52,7 +52,12 @@ export async function replay(live: TenetApi, filter: SessionFilter, definitions:
   const recorded = await Promise.all(sessions.map(async (s) => ({ session: s, turns: await recordedTurns(live, s.id) })));
 
   log(`starting a scratch Tenet server for ${sessions.length} session(s)…`);
-  const scratch = await startEmbeddedServer(env);
+  // The scratch server calls the definitions' tool services for this user, from this machine: their hosts are
+  // allowed there even on private addresses (a live server's allow-list guards against its API callers instead).
+  const serviceHosts = definitions.flatMap((d) => [...d.inputs.services.values()]).flatMap((body) => Object.values(body).flatMap((params) => (typeof params === 'object' && params ? Object.values(params as Record<string, unknown>) : [])));
+  const hosts = [...new Set(serviceHosts.flatMap((url) => (typeof url === 'string' && URL.canParse(url) ? [new URL(url).host] : [])))];
+  const allowed = [env['TENET_TOOL_ALLOWED_HOSTS'], ...hosts].filter(Boolean).join(',');
+  const scratch = await startEmbeddedServer({ ...env, ...(allowed ? { TENET_TOOL_ALLOWED_HOSTS: allowed } : {}) });
   try {
     const api = new TenetApi({ url: scratch.url });
     const plans = await planDefinitions(api, definitions, { prune: false });

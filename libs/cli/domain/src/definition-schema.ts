@@ -134,6 +134,7 @@ export const CannedResponseEntry = Type.Object(
     tags: Type.Optional(Tags),
     signals: Type.Optional(Strings),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    field_dependencies: Type.Optional(Type.Array(Type.String(), { description: 'Set at creation only.' })),
   },
   strict,
 );

@@ -23,7 +23,7 @@ const ROUTES: Record<Exclude<ResourceKind, 'relationships' | 'tool_services' | '
 };
 
 /** Fields PATCH cannot change on the server: a change to one is refused before anything is written. */
-export const NOT_UPDATABLE: Partial<Record<ResourceKind, string[]>> = { guidelines: ['track'], relationships: ['source', 'target', 'kind'] };
+export const NOT_UPDATABLE: Partial<Record<ResourceKind, string[]>> = { guidelines: ['track'], canned_responses: ['field_dependencies'], relationships: ['source', 'target', 'kind'] };
 
 /** Tool services and knowledge sources carry values resolved by the client (environment, file contents). */
 export interface ResolvedInputs {
