@@ -1,14 +1,17 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, killGroup } from '@tenet/testing';
-import { cliEnv, root, startTenet, tenet, type TenetServer } from './support/tenet-cli.js';
+import { jest } from '@jest/globals';
+import { freePort } from '@tenet/testing';
+import { cliEnv, demoSeeded, root, startTenet, stopAll, tenet, type TenetServer } from './support/tenet-cli.js';
 
 /**
  * `tenet chat`, `tenet test` and `tenet replay` as processes against `npm start`'s all-in-one server with the demo
  * agent (offline provider, so every run answers alike).
  */
 describe('tenet CLI: chat, conversation tests and replay', () => {
+  // Every CLI run is a process transpiling its sources: seconds each on a loaded 2-core machine.
+  jest.setTimeout(360_000);
   const dir = mkdtempSync(join(tmpdir(), 'tenet-cli-conv-'));
   let server: TenetServer;
   let ordersPort: number;
@@ -16,19 +19,10 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
   beforeAll(async () => {
     ordersPort = await freePort();
     server = await startTenet(join(dir, 'data'), { TENET_DEMO_TOOLS_PORT: String(ordersPort) });
-    await eventually(
-      async () => {
-        const sources = (await (await fetch(`${server.url}/knowledge/sources`)).json()) as { id: string }[];
-        expect(sources.map((s) => s.id)).toContain('acme-policies');
-      },
-      { timeoutMs: 60_000, intervalMs: 250 },
-    );
+    await demoSeeded(server.url);
   }, 330_000);
 
-  afterAll(() => {
-    if (server) killGroup(server.running);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopAll([server], dir));
 
   it('chat shows the reply with its guidelines, tool call, journey step and sources; --json gives one object per turn', async () => {
     const text = await tenet(['chat', 'demo-support', '-m', 'Where is my order 55555?'], cliEnv(server.url));
@@ -56,6 +50,14 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     expect(xml).toContain('<testsuites name="tenet test" tests="5" failures="0">');
     expect(xml.match(/<testcase /g)).toHaveLength(5);
     expect(xml).not.toContain('<failure');
+  });
+
+  it('tenet test --embedded: the demo definition file alone, applied to a scratch server the CLI starts, passes the demo suite', async () => {
+    const env = cliEnv(`http://127.0.0.1:${await freePort()}`, { TENET_DEMO_ORDERS_URL: `http://127.0.0.1:${ordersPort}`, TENET_DEMO_ORDERS_SOURCE: `http://127.0.0.1:${ordersPort}/openapi.json`, TENET_LLM_PROVIDER: 'offline' });
+    const run = await tenet(['test', join(root, 'examples/demo-agent/tests'), '--embedded', join(root, 'examples/demo-agent')], env);
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('5 passed, 0 failed, 5 scenarios');
   });
 
   it('a deliberately failing scenario fails the run (exit code 1) and the report and JUnit say which expectation and why, per repeat', async () => {

@@ -18,6 +18,7 @@ import {
   replay,
   runScenarios,
   TenetApi,
+  withScratchServer,
 } from '@tenet/cli-client';
 import { completionScript } from './completion.js';
 
@@ -129,9 +130,11 @@ program
   .option('--repeat <n>', 'run each scenario n times and report flaky expectations', positive('--repeat'), 1)
   .option('--junit <file>', 'also write a JUnit XML report')
   .option('--timeout <secs>', 'seconds to wait for each reply', positive('--timeout'), 120)
-  .action(async (path: string, options: { repeat: number; junit?: string; timeout: number }) => {
+  .option('--embedded <definitions>', 'start a scratch server, apply these definitions to it and test there (instead of TENET_URL)')
+  .action(async (path: string, options: { repeat: number; junit?: string; timeout: number; embedded?: string }) => {
     const scenarios = loadScenarios(path);
-    const outcomes = await runScenarios(api(), scenarios, { repeat: options.repeat, timeoutMs: options.timeout * 1000 });
+    const run = (client: TenetApi) => runScenarios(client, scenarios, { repeat: options.repeat, timeoutMs: options.timeout * 1000 });
+    const outcomes = options.embedded ? await withScratchServer(loadDefinitions(options.embedded, process.env), process.env, run) : await run(api());
     if (options.junit) writeFileSync(options.junit, renderJunit(outcomes));
     out(renderReport(outcomes));
     if (!outcomes.every(scenarioPassed)) process.exitCode = 1;

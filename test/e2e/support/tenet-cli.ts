@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { freePort, runCommand, waitHealthy, type RunningCommand } from '@tenet/testing';
+import { rmSync } from 'node:fs';
+import { eventually, freePort, killGroup, runCommand, waitHealthy, type RunningCommand } from '@tenet/testing';
 
 export const root = new URL('../../../', import.meta.url).pathname;
 
@@ -44,4 +45,21 @@ export async function startTenet(dataDir: string, env: Record<string, string>): 
 export function cliEnv(url: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], TENET_URL: url, ...extra };
   return env;
+}
+
+/** Waits for the demo agent npm start seeds after it listens (its knowledge document comes last). */
+export async function demoSeeded(url: string): Promise<void> {
+  await eventually(
+    async () => {
+      const sources = (await (await fetch(`${url}/knowledge/sources`)).json()) as { id: string }[];
+      expect(sources.map((s) => s.id)).toContain('acme-policies');
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+}
+
+/** Kills the servers a spec started (their whole process groups) and removes its directory. */
+export function stopAll(servers: readonly (TenetServer | undefined)[], dir: string): void {
+  for (const server of servers) if (server) killGroup(server.running);
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -105,6 +105,10 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
       resolved.knowledgeHashes.set(source.id, knowledgeHash(format, content));
       inputs.knowledge.set(source.id, { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format, content, agent_ids: [agentId] });
     });
+    const ownGuidelines = new Set((definition.guidelines ?? []).map((g) => g.id));
+    (definition.relationships ?? []).forEach((relationship, index) => {
+      if (!ownGuidelines.has(relationship.source)) where(['relationships', index, 'source'], `${relationship.source} is not a guideline of this file: a relationship belongs to the agent of its source guideline`);
+    });
     const locations: EntryLocations = new Map();
     loaded.push({ document, agentId, resources: desiredResources(document, resolved, locations), inputs, locations, deferred });
   }

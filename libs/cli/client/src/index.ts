@@ -5,5 +5,5 @@ export { allAgentIds, exportAgents, type ExportResult } from './export.js';
 export { readAgentState } from './server-state.js';
 export { Conversation, recordedTurns } from './conversation.js';
 export { startEmbeddedServer, type EmbeddedServer } from './embedded-server.js';
-export { parseSessionFilter, replay, type ReplayResult, type SessionFilter } from './replay-runner.js';
+export { parseSessionFilter, replay, withScratchServer, type ReplayResult, type SessionFilter } from './replay-runner.js';
 export { loadScenarios, runScenario, runScenarios, type LoadedScenario } from './scenario-runner.js';

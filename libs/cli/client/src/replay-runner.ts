@@ -52,16 +52,7 @@ export async function replay(live: TenetApi, filter: SessionFilter, definitions:
   const recorded = await Promise.all(sessions.map(async (s) => ({ session: s, turns: await recordedTurns(live, s.id) })));
 
   log(`starting a scratch Tenet server for ${sessions.length} session(s)…`);
-  // The scratch server calls the definitions' tool services for this user, from this machine: their hosts are
-  // allowed there even on private addresses (a live server's allow-list guards against its API callers instead).
-  const serviceHosts = definitions.flatMap((d) => [...d.inputs.services.values()]).flatMap((body) => Object.values(body).flatMap((params) => (typeof params === 'object' && params ? Object.values(params as Record<string, unknown>) : [])));
-  const hosts = [...new Set(serviceHosts.flatMap((url) => (typeof url === 'string' && URL.canParse(url) ? [new URL(url).host] : [])))];
-  const allowed = [env['TENET_TOOL_ALLOWED_HOSTS'], ...hosts].filter(Boolean).join(',');
-  const scratch = await startEmbeddedServer({ ...env, ...(allowed ? { TENET_TOOL_ALLOWED_HOSTS: allowed } : {}) });
-  try {
-    const api = new TenetApi({ url: scratch.url });
-    const plans = await planDefinitions(api, definitions, { prune: false });
-    await applyPlans(api, plans);
+  return withScratchServer(definitions, env, async (api) => {
     const replayed: ReplayedTurn[] = [];
     for (const { session, turns } of recorded) {
       if (turns.length === 0) continue;
@@ -76,6 +67,23 @@ export async function replay(live: TenetApi, filter: SessionFilter, definitions:
     const rename = (names: Map<string, string>) => (turn: TurnObservation): TurnObservation => ({ ...turn, matched: turn.matched.map((m) => ({ ...m, id: names.get(m.id) ?? m.id })) });
     const comparable = replayed.map((t) => ({ ...t, recorded: rename(liveNames)(t.recorded), replayed: rename(scratchNames)(t.replayed) }));
     return { differences: behaviourDiff(comparable), replayedTurns: replayed.length, sessions: sessions.length };
+  });
+}
+
+/**
+ * Runs `work` against a scratch all-in-one server holding exactly `definitions`, removed afterwards. The scratch
+ * server calls the definitions' tool services for this user, from this machine: their hosts are allowed there even
+ * on private addresses (a live server's allow-list guards against its API callers instead).
+ */
+export async function withScratchServer<T>(definitions: readonly LoadedDefinition[], env: NodeJS.ProcessEnv, work: (api: TenetApi) => Promise<T>): Promise<T> {
+  const serviceHosts = definitions.flatMap((d) => [...d.inputs.services.values()]).flatMap((body) => Object.values(body).flatMap((params) => (typeof params === 'object' && params ? Object.values(params as Record<string, unknown>) : [])));
+  const hosts = [...new Set(serviceHosts.flatMap((url) => (typeof url === 'string' && URL.canParse(url) ? [new URL(url).host] : [])))];
+  const allowed = [env['TENET_TOOL_ALLOWED_HOSTS'], ...hosts].filter(Boolean).join(',');
+  const scratch = await startEmbeddedServer({ ...env, ...(allowed ? { TENET_TOOL_ALLOWED_HOSTS: allowed } : {}) });
+  try {
+    const api = new TenetApi({ url: scratch.url });
+    await applyPlans(api, await planDefinitions(api, definitions, { prune: false }));
+    return await work(api);
   } finally {
     await scratch.close();
   }

@@ -47,7 +47,8 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
   for (const r of relationships) {
     const source = r.source_guideline?.id;
     const target = r.target_guideline?.id;
-    if (!source || !target || !(ids.has(source) || ids.has(target))) continue;
+    // A relationship belongs to its source's agent (another agent's file may point at this agent's guidelines).
+    if (!source || !target || !ids.has(source)) continue;
     const entry = { source, target, kind: r.kind };
     add('relationships', `${source} -[${r.kind}]-> ${target}`, entry, r.id);
   }
