@@ -1,6 +1,8 @@
 /** Where the CLI talks to and as whom: `TENET_URL`, `TENET_API_KEY` (or `TENET_API_KEY_<WORKSPACE>`), `--workspace`. */
 export interface Connection {
   url: string;
+  /** Where `/knowledge/…` is served when not by the gateway (start:distributed: the memory store, TENET_KNOWLEDGE_URL). */
+  knowledgeUrl?: string;
   apiKey?: string;
   /** The workspace the caller means; checked against the key's (GET /workspace) before anything is written. */
   workspace?: string;
@@ -39,7 +41,8 @@ export function connectionFrom(env: NodeJS.ProcessEnv, options: { url?: string; 
   const url = (options.url ?? env['TENET_URL'] ?? 'http://127.0.0.1:8800').replace(/\/+$/, '');
   const workspaceKey = options.workspace ? env[`TENET_API_KEY_${options.workspace.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] : undefined;
   const apiKey = workspaceKey ?? env['TENET_API_KEY'];
-  return { url, ...(apiKey ? { apiKey } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
+  const knowledgeUrl = env['TENET_KNOWLEDGE_URL']?.replace(/\/+$/, '');
+  return { url, ...(knowledgeUrl ? { knowledgeUrl } : {}), ...(apiKey ? { apiKey } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
 }
 
 /** A thin JSON client over Tenet's public REST API, with errors a person can act on. */
@@ -49,7 +52,7 @@ export class TenetApi {
   async request<T = unknown>(method: string, path: string, body?: unknown, options: { allow404?: boolean; signal?: AbortSignal } = {}): Promise<T | undefined> {
     let response: Response;
     try {
-      response = await fetch(`${this.connection.url}${path}`, {
+      response = await fetch(`${this.baseFor(path)}${path}`, {
         method,
         headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(this.connection.apiKey ? { authorization: `Bearer ${this.connection.apiKey}` } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -58,7 +61,8 @@ export class TenetApi {
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new CliError(`cannot reach Tenet at ${this.connection.url} (${cause}); is the server running? Set TENET_URL or --url to its address.`, 2);
+      const setting = this.baseFor(path) === this.connection.url ? 'TENET_URL or --url' : 'TENET_KNOWLEDGE_URL';
+      throw new CliError(`cannot reach Tenet at ${this.baseFor(path)} (${cause}); is the server running? Set ${setting} to its address.`, 2);
     }
     if (response.status === 404 && options.allow404) return undefined;
     if (response.status === 204) return undefined;
@@ -71,6 +75,10 @@ export class TenetApi {
     }
     if (response.status === 403) throw new CliError(`the API key may not ${method} ${path} (403 forbidden: ${describeDetail(detail)}); it needs a role that may (admin for definitions).`, 3);
     throw new ApiError(response.status, method, path, detail);
+  }
+
+  baseFor(path: string): string {
+    return path.startsWith('/knowledge/') && this.connection.knowledgeUrl ? this.connection.knowledgeUrl : this.connection.url;
   }
 
   async get<T>(path: string): Promise<T> {
