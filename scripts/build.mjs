@@ -80,6 +80,8 @@ function writePackage() {
     start: 'node apps/tenet/main.js',
     'start:distributed': 'node scripts/start-distributed.js',
   };
+  // The sources' bin runs TypeScript through swc; the compiled tree runs the compiled CLI.
+  manifest.bin = { tenet: 'apps/cli/main.js' };
   mkdirSync(dist, { recursive: true });
   writeFileSync(join(dist, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   copyFileSync(join(root, 'package-lock.json'), join(dist, 'package-lock.json'));
@@ -101,7 +103,8 @@ if (args[0] === '--package') {
   const assets = rest[0] === '--assets' ? rest.slice(1) : [];
   for (const asset of assets) copyAsset(asset);
   if (existsSync(join(root, projectRoot, 'src', 'main.ts'))) {
-    writeFileSync(join(dist, projectRoot, 'main.js'), "import './src/main.js';\n");
+    // The shebang lets an app be a package bin (`tenet`: apps/cli); for the others it is a comment to Node.
+    writeFileSync(join(dist, projectRoot, 'main.js'), "#!/usr/bin/env node\nimport './src/main.js';\n", { mode: 0o755 });
   }
   console.log(`built ${projectRoot}: ${sources.length} file(s)${assets.length ? `, ${assets.length} asset(s)` : ''} → ${relative(root, join(dist, projectRoot))}`);
 }

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  DefinitionError,
+  desiredResources,
+  parseDefinition,
+  type DefinitionDocument,
+  type DefinitionProblem,
+  type EntryLocations,
+  type Resource,
+  type ResolvedInputs,
+  type ResolvedValues,
+} from '@tenet/cli-domain';
+import { CliError } from './api-client.js';
+
+/** One agent's definition as apply uses it: what it asks for, and the bodies of its services and documents. */
+export interface LoadedDefinition {
+  document: DefinitionDocument;
+  agentId: string;
+  resources: Resource[];
+  inputs: ResolvedInputs;
+  locations: EntryLocations;
+  /** Problems that matter only when a tool service is registered (its OpenAPI `source` from an unset variable). */
+  deferred: Map<string, DefinitionProblem>;
+}
+
+const DEFINITION_FILE = /\.(ya?ml|json)$/i;
+
+/** The definition files a `-f` names: the file, or every *.yaml / *.yml / *.json directly in the directory. */
+export function definitionFiles(path: string): string[] {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new CliError(`${path} does not exist`);
+  if (!statSync(full).isDirectory()) return [full];
+  const files = readdirSync(full)
+    .filter((name) => DEFINITION_FILE.test(name))
+    .sort()
+    .map((name) => join(full, name));
+  if (files.length === 0) throw new CliError(`${path} holds no definition files (*.yaml, *.yml, *.json)`);
+  return files;
+}
+
+/** The server's content hash of a knowledge document (memory store: sha256 of `format\0content`). */
+export const knowledgeHash = (format: string, content: string): string => createHash('sha256').update(`${format}\u0000${content}`).digest('hex');
+
+/** Reads a document's content as the API takes it: text, or base64 for a PDF. */
+const documentContent = (file: string, format: string): string => (format === 'pdf' ? readFileSync(file).toString('base64') : readFileSync(file, 'utf8'));
+
+/**
+ * Loads every definition under `path`, resolving environment references (`{env: NAME}`) and reading knowledge
+ * documents. Every problem of every file is collected and thrown together, each at its file and line.
+ */
+export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDefinition[] {
+  const problems: DefinitionProblem[] = [];
+  const loaded: LoadedDefinition[] = [];
+  const agents = new Map<string, string>();
+  for (const file of definitionFiles(path)) {
+    let document: DefinitionDocument;
+    try {
+      document = parseDefinition(readFileSync(file, 'utf8'), file);
+    } catch (error) {
+      if (error instanceof DefinitionError) problems.push(...error.problems);
+      else throw error;
+      continue;
+    }
+    const { definition } = document;
+    const agentId = definition.agent.id;
+    const where = (path: (string | number)[], message: string): void => {
+      problems.push({ file, line: document.lineOf(path), path: path.join('.'), message });
+    };
+    const other = agents.get(agentId);
+    if (other) where(['agent', 'id'], `agent ${agentId} is also defined in ${other}`);
+    agents.set(agentId, file);
+
+    const resolved: ResolvedValues = { services: new Map(), knowledgeHashes: new Map() };
+    const deferred = new Map<string, DefinitionProblem>();
+    const inputs: ResolvedInputs = { services: new Map(), knowledge: new Map() };
+    (definition.tool_services ?? []).forEach((service, index) => {
+      const value = (field: 'url' | 'source'): string | undefined => {
+        const raw = service[field];
+        if (raw === undefined || typeof raw === 'string') return raw;
+        const found = env[raw.env];
+        if (found !== undefined && found !== '') return found;
+        const path = ['tool_services', index, field];
+        const problem = { file, line: document.lineOf(path), path: path.join('.'), message: `environment variable ${raw.env} is not set` };
+        // The url is compared with the server's; the source is sent only when the service is (re)registered.
+        if (field === 'url') problems.push(problem);
+        else deferred.set(service.name, problem);
+        return undefined;
+      };
+      const url = value('url') ?? '';
+      const source = value('source');
+      if (service.kind === 'openapi' && service.source === undefined) where(['tool_services', index], 'source (the OpenAPI document URL) is required for an openapi service');
+      resolved.services.set(service.name, { url, ...(source !== undefined ? { source } : {}) });
+      inputs.services.set(service.name, { kind: service.kind, [service.kind]: { url, ...(service.kind === 'openapi' && source !== undefined ? { source } : {}) } });
+    });
+    (definition.knowledge ?? []).forEach((source, index) => {
+      const documentPath = resolve(dirname(file), source.file);
+      const format = source.format ?? 'markdown';
+      if (!existsSync(documentPath)) {
+        where(['knowledge', index, 'file'], `${source.file} does not exist (relative to ${dirname(file)})`);
+        return;
+      }
+      const content = documentContent(documentPath, format);
+      resolved.knowledgeHashes.set(source.id, knowledgeHash(format, content));
+      inputs.knowledge.set(source.id, { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format, content, agent_ids: [agentId] });
+    });
+    const ownGuidelines = new Set((definition.guidelines ?? []).map((g) => g.id));
+    (definition.relationships ?? []).forEach((relationship, index) => {
+      if (!ownGuidelines.has(relationship.source)) where(['relationships', index, 'source'], `${relationship.source} is not a guideline of this file: a relationship belongs to the agent of its source guideline`);
+    });
+    const locations: EntryLocations = new Map();
+    loaded.push({ document, agentId, resources: desiredResources(document, resolved, locations), inputs, locations, deferred });
+  }
+  if (problems.length > 0) throw new DefinitionError(problems);
+  return loaded;
+}

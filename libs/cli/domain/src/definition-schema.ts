@@ -1,0 +1,194 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The agent definition file (`tenet apply -f`, `tenet export`): one YAML or JSON document per agent. This TypeBox
+ * schema is the one source of truth: the CLI validates files with it, the committed JSON Schema
+ * (apps/cli/schema/agent-definition.schema.json) is rendered from it, and the types below come from it.
+ *
+ * It checks the file's shape (which keys, which types, ids present). The server's field rules (lengths, ranges,
+ * references) are not restated here: `tenet apply` checks every request body against the server's own published
+ * request schemas (GET /openapi.json) before it writes anything (ADR 0026).
+ */
+
+const strict = { additionalProperties: false } as const;
+/** A human-chosen id: it is the server id (the API accepts client-chosen ids) and must stay stable across edits. */
+const Id = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Stable, human-chosen id; it becomes the server id.' });
+const Strings = Type.Array(Type.String());
+/** Extra tags besides the agent's own `agent:<id>`, which apply adds to every scoped resource. */
+const Tags = Type.Array(Type.String(), { description: 'Tags besides agent:<agent id> (which apply adds itself).' });
+const CompositionMode = Type.Union([Type.Literal('fluid'), Type.Literal('canned_fluid'), Type.Literal('composited_canned'), Type.Literal('strict_canned')]);
+/** A value read from the environment when the file is applied: credentials and deployment-specific URLs. */
+export const EnvReference = Type.Object({ env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Name of the environment variable holding the value.' }) }, strict);
+const StringOrEnv = Type.Union([Type.String(), EnvReference]);
+
+export const AgentSettings = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    system_prompt: Type.Optional(Type.String()),
+    max_engine_iterations: Type.Optional(Type.Integer()),
+    composition_mode: Type.Optional(CompositionMode),
+    message_output_mode: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('stream')])),
+    tags: Type.Optional(Tags),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
+    matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
+    tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
+    llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    no_match_message: Type.Optional(Type.String()),
+    budget: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown(), { description: 'Token budgets: limits [{period, tokens | cost_usd}], exhausted_message, on_exhausted.' }), Type.Null()])),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('archived')])),
+    soul: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    journeys: Type.Optional(Type.Array(Type.String(), { description: 'Ids of other journeys the agent follows (its own journeys below apply by tag).' })),
+  },
+  strict,
+);
+
+export const GuidelineEntry = Type.Object(
+  {
+    id: Id,
+    condition: Type.String(),
+    action: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String()),
+    criticality: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    enabled: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(Tags),
+    composition_mode: Type.Optional(CompositionMode),
+    track: Type.Optional(Type.Boolean()),
+    labels: Type.Optional(Strings),
+    priority: Type.Optional(Type.Integer()),
+    tools: Type.Optional(Type.Array(Type.String(), { description: '<service>:<tool> names the guideline may call.' })),
+    required_context: Type.Optional(Strings),
+    journey_id: Type.Optional(Type.String()),
+    journey_step: Type.Optional(Type.String()),
+  },
+  strict,
+);
+
+export const RelationshipEntry = Type.Object(
+  {
+    source: Type.String({ description: 'A guideline id of this file (or of the server).' }),
+    target: Type.String({ description: 'A guideline id of this file (or of the server).' }),
+    kind: Type.Union(['entailment', 'priority', 'dependency', 'dependency_any', 'disambiguation', 'reevaluation', 'overlap'].map((k) => Type.Literal(k))),
+  },
+  strict,
+);
+
+const JourneyStep = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    kind: Type.String({ description: 'chat, tool, fork or final' }),
+    instruction: Type.Optional(Type.String()),
+    tool: Type.Optional(Type.String()),
+    required_context: Type.Optional(Strings),
+    guidelines: Type.Optional(Strings),
+  },
+  strict,
+);
+const JourneyTransition = Type.Object({ from: Type.String(), to: Type.String(), condition: Type.Optional(Type.String()), priority: Type.Optional(Type.Integer()) }, strict);
+
+export const JourneyEntry = Type.Object(
+  {
+    id: Id,
+    title: Type.String(),
+    description: Type.String(),
+    conditions: Type.Array(Type.String(), { description: 'Texts; each becomes a condition guideline of the journey.' }),
+    tags: Type.Optional(Tags),
+    composition_mode: Type.Optional(CompositionMode),
+    labels: Type.Optional(Strings),
+    priority: Type.Optional(Type.Integer()),
+    steps: Type.Optional(Type.Array(JourneyStep)),
+    transitions: Type.Optional(Type.Array(JourneyTransition)),
+    initial_step: Type.Optional(Type.String()),
+    timeouts: Type.Optional(Type.Object({ abandon_after_secs: Type.Optional(Type.Integer()), expire_after_secs: Type.Optional(Type.Integer()) }, strict)),
+  },
+  strict,
+);
+
+export const ContextVariableEntry = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    tool_id: Type.Optional(Type.Object({ service_name: Type.String(), tool_name: Type.String() }, strict)),
+    freshness_rules: Type.Optional(Type.String()),
+    tags: Type.Optional(Tags),
+    data_type: Type.Optional(Type.String()),
+    extraction_prompt: Type.Optional(Type.String()),
+    validation: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    default_value: Type.Optional(Type.Unknown()),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  strict,
+);
+
+export const CannedResponseEntry = Type.Object(
+  {
+    id: Id,
+    value: Type.String(),
+    fields: Type.Optional(Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), examples: Type.Optional(Strings) }, strict))),
+    tags: Type.Optional(Tags),
+    signals: Type.Optional(Strings),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    field_dependencies: Type.Optional(Type.Array(Type.String(), { description: 'Set at creation only.' })),
+  },
+  strict,
+);
+
+export const CapabilityEntry = Type.Object({ id: Id, title: Type.String(), description: Type.String(), signals: Strings, tags: Type.Optional(Tags) }, strict);
+
+export const TermEntry = Type.Object({ id: Id, name: Type.String(), description: Type.String(), synonyms: Type.Optional(Strings), tags: Type.Optional(Tags) }, strict);
+
+export const ToolServiceEntry = Type.Object(
+  {
+    name: Id,
+    kind: Type.Union([Type.Literal('openapi'), Type.Literal('sdk'), Type.Literal('mcp')]),
+    url: StringOrEnv,
+    source: Type.Optional(Type.Union([StringOrEnv], { description: 'openapi only: the URL of the OpenAPI document.' })),
+  },
+  strict,
+);
+
+export const KnowledgeEntry = Type.Object(
+  {
+    id: Id,
+    title: Type.String(),
+    file: Type.String({ description: 'Path of the document, relative to this file.' }),
+    format: Type.Optional(Type.Union([Type.Literal('markdown'), Type.Literal('text'), Type.Literal('html'), Type.Literal('pdf')])),
+    url: Type.Optional(Type.String()),
+  },
+  strict,
+);
+
+export const AgentDefinitionSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    version: Type.Literal(1),
+    agent: AgentSettings,
+    guidelines: Type.Optional(Type.Array(GuidelineEntry)),
+    relationships: Type.Optional(Type.Array(RelationshipEntry)),
+    journeys: Type.Optional(Type.Array(JourneyEntry)),
+    context_variables: Type.Optional(Type.Array(ContextVariableEntry)),
+    canned_responses: Type.Optional(Type.Array(CannedResponseEntry)),
+    capabilities: Type.Optional(Type.Array(CapabilityEntry)),
+    terms: Type.Optional(Type.Array(TermEntry)),
+    tool_services: Type.Optional(Type.Array(ToolServiceEntry)),
+    knowledge: Type.Optional(Type.Array(KnowledgeEntry)),
+  },
+  { ...strict, $schema: 'http://json-schema.org/draft-07/schema#', title: 'Tenet agent definition', description: 'One agent and everything scoped to it, applied with `tenet apply -f`.' },
+);
+
+export type AgentDefinition = Static<typeof AgentDefinitionSchema>;
+export type GuidelineEntryT = Static<typeof GuidelineEntry>;
+export type RelationshipEntryT = Static<typeof RelationshipEntry>;
+export type JourneyEntryT = Static<typeof JourneyEntry>;
+export type ToolServiceEntryT = Static<typeof ToolServiceEntry>;
+export type KnowledgeEntryT = Static<typeof KnowledgeEntry>;
+export type EnvReferenceT = Static<typeof EnvReference>;
+
+/** The committed JSON Schema: plain JSON (TypeBox's symbols dropped), stable key order. */
+export const agentDefinitionJsonSchema = (): Record<string, unknown> => JSON.parse(JSON.stringify(AgentDefinitionSchema as TSchema)) as Record<string, unknown>;

@@ -1,0 +1,37 @@
+import { stringify } from 'yaml';
+import type { AgentDefinition } from './definition-schema.js';
+import { RESOURCE_KINDS, type Entry, type Resource } from './resources.js';
+
+/** Environment variable an exported OpenAPI service's document URL is read from (the API does not return it). */
+export const serviceSourceVariable = (name: string): string => `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_OPENAPI_SOURCE`;
+
+/**
+ * A definition holding the server's current resources of one agent (canonical: defaults left out), in the file's
+ * key order. Knowledge entries point at `knowledgeFiles` (the client writes or finds those documents); an OpenAPI
+ * service's document URL becomes an environment reference, because the API does not return it.
+ */
+export function definitionFromResources(resources: readonly Resource[], knowledgeFiles: ReadonlyMap<string, string>): AgentDefinition {
+  const agent = resources.find((r) => r.kind === 'agent');
+  if (!agent) throw new Error('no agent among the resources');
+  const out: Entry = { version: 1, agent: agent.entry };
+  for (const kind of RESOURCE_KINDS) {
+    if (kind === 'agent') continue;
+    const entries = resources
+      .filter((r) => r.kind === kind)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((r): Entry => {
+        if (kind === 'tool_services') return { ...r.entry, ...(r.entry['kind'] === 'openapi' ? { source: { env: serviceSourceVariable(r.key) } } : {}) };
+        if (kind === 'knowledge') {
+          const { content_hash: _hash, ...rest } = r.entry;
+          return { id: rest['id'], title: rest['title'], file: knowledgeFiles.get(r.key) ?? `knowledge/${r.key}.md`, ...Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'id' && k !== 'title')) };
+        }
+        return r.entry;
+      });
+    if (entries.length > 0) out[kind] = entries;
+  }
+  return out as unknown as AgentDefinition;
+}
+
+/** YAML text of a definition; with `schemaPath`, the comment editors (yaml-language-server) use for completion. */
+export const renderDefinition = (definition: AgentDefinition, schemaPath?: string): string =>
+  `${schemaPath ? `# yaml-language-server: $schema=${schemaPath}\n` : ''}${stringify(definition, { lineWidth: 0, aliasDuplicateObjects: false })}`;
