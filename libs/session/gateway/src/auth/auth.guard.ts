@@ -1,4 +1,5 @@
-import { HttpException, HttpStatus, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
 import { COLLECTION_ROUTES, WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
 import { accessFor, authorize, type Caller } from './access-policy.js';
@@ -24,9 +25,8 @@ export class AuthGuard implements CanActivate {
     private readonly directory: WorkspaceDirectory,
     private readonly rateLimits: RateLimits,
     private readonly settings: AccessSettings,
+    @Inject(PLATFORM_CONFIG) private readonly platform: PlatformConfig,
   ) {}
-
-
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -99,6 +99,7 @@ export class AuthGuard implements CanActivate {
       const recorded = await this.directory.recordedOwner(created, chosenId);
       if (recorded !== undefined && recorded !== workspaceId) throw notFoundIn(created, chosenId);
     }
+    if (created === 'knowledge-sources') await this.checkKnowledgeTags(body);
     const references: [string, unknown][] = [...Object.entries(typeof body === 'object' && body !== null ? body : {}), ...Object.entries(query)];
     for (const [field, value] of references) {
       const collection = REFERENCE_FIELDS[field];
@@ -117,6 +118,26 @@ export class AuthGuard implements CanActivate {
           HttpStatus.UNPROCESSABLE_ENTITY,
         );
       }
+    }
+  }
+
+  /**
+   * Each agent tag of a knowledge source is a partition of the vector index: at most `maxAgentIdsPerSource` of them
+   * (422 naming the limit, checked before any lookup), each an existing agent of the caller's workspace — in the
+   * open mode too — else 404 like another workspace's agent (issue 26: tags were a way to fill the disk).
+   */
+  private async checkKnowledgeTags(body: unknown): Promise<void> {
+    const agentIds = (body as { agent_ids?: unknown } | undefined)?.agent_ids;
+    if (!Array.isArray(agentIds)) return;
+    const limit = this.platform.knowledgeLimits.maxAgentIdsPerSource;
+    if (agentIds.length > limit) {
+      throw new HttpException(
+        { detail: [{ loc: ['body', 'agent_ids'], msg: `agent_ids may name at most ${limit} agents per source (TENET_KNOWLEDGE_MAX_AGENT_IDS), got ${agentIds.length}`, type: 'value_error.limit' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
+    }
+    for (const id of new Set(agentIds)) {
+      if (typeof id === 'string' && !(await this.directory.agentExists(id))) throw notFoundIn('agents', id);
     }
   }
 }

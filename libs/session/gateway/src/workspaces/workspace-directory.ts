@@ -60,10 +60,19 @@ export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', cu
 @Injectable()
 export class WorkspaceDirectory {
   private readonly assignments: StreamCatalog<ResourceAssignedData>;
+  /** Which agents exist (created, not deleted): read from their `agent-` streams, so every host on the log agrees. */
+  private readonly agents: StreamCatalog<true>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
     this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
+    this.agents = new StreamCatalog<true>(store, 'agent-', (current, event) => (event.type === 'AgentCreated' ? true : event.type === 'AgentDeleted' ? undefined : current));
+  }
+
+  /** Whether an agent of this id exists (in any workspace: pair with `ownerOf`). */
+  async agentExists(id: string): Promise<boolean> {
+    await this.agents.catchUp();
+    return this.agents.get(id) === true;
   }
 
   private stream = ownerStreamId;
