@@ -118,12 +118,13 @@ export class SessionsHttpController {
   /** Parlant's bulk delete: every session of the agent and/or customer (at least one of them is required). */
   @Delete()
   @HttpCode(HttpStatus.NO_CONTENT)
-  async removeMany(@Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
+  async removeMany(@Req() http: Request, @Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
     if (agentId === undefined && customerId === undefined) {
       throw new UnprocessableEntity([{ loc: ['query', 'agent_id'], msg: 'agent_id or customer_id is required to delete sessions in bulk', type: 'missing' }]);
     }
     const filter: SessionFilter = { agentId, customerId };
-    for (const record of await this.sessions.list(filter)) await this.deleteRecord(record.view.id);
+    // Only the caller's sessions: a customer (the shared guest) may have sessions with other workspaces' agents.
+    for (const record of await this.workspaces.visibleTo(http, 'sessions', await this.sessions.list(filter), (r) => r.view.id)) await this.deleteRecord(record.view.id);
   }
 
   @Get(':sessionId')
