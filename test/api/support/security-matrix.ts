@@ -59,7 +59,8 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   definitions). Keys are created with \`POST /keys\` (shown once), listed with their last-used time (\`GET /keys\`),
   revoked with \`DELETE /keys/{id}\`. Only SHA-256 of the key's 256-bit random secret is stored.
 - **Session tokens** (\`tst_…\`, \`POST /sessions/{id}/tokens\` with an admin or agent-runtime key, 15 minutes by default,
-  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it, and nothing else. The
+  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it (kind \`message\`, source \`customer\`; a staff
+  message or a \`custom\` event is **403**), and nothing else. The
   \`/chat\` page runs on one: the site's backend creates the session and mints the token with its key, then sends the
   browser to \`/chat?session_id=<id>#token=<tst_…>\` — the token rides in the URL fragment (never sent to a server or
   logged), the page drops it from the address bar, and no workspace key ever reaches the browser.

@@ -2,7 +2,7 @@ import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type E
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
 import { COLLECTION_ROUTES, WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
-import { accessFor, authorize, type Caller } from './access-policy.js';
+import { accessFor, authorize, sessionTokenPostRefusal, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
 import type { AuthConfig } from './auth-config.js';
@@ -47,6 +47,10 @@ export class AuthGuard implements CanActivate {
     if (decision === 'forbidden') {
       const who = caller.kind === 'session-token' ? `a session token (for session ${caller.sessionId})` : `role ${caller.role}`;
       throw new HttpException({ detail: `${who} may not ${request.method} ${route}` }, HttpStatus.FORBIDDEN);
+    }
+    if (caller.kind === 'session-token' && request.method === 'POST') {
+      const refusal = sessionTokenPostRefusal(request.body);
+      if (refusal !== undefined) throw new HttpException({ detail: refusal }, HttpStatus.FORBIDDEN);
     }
     await this.rateLimits.take(caller, this.settings.of(request).rateLimits, context.switchToHttp().getResponse<Response>());
     setCaller(request, caller);
