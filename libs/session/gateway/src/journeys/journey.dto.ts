@@ -5,6 +5,7 @@ import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 const TITLE_RULE = { message: 'title must be 1-100 characters' };
 const CONDITION_RULE = { message: 'each condition must be 1-1000 characters' };
@@ -59,6 +60,7 @@ export class ConditionsPatchDto {
 }
 
 /** Parlant's `JourneyUpdateParamsDTO`; Tenet's `steps`/`transitions`/`initial_step` replace the graph (validated as a whole). */
+@PatchOf(JourneyCreationDto, { differs: ['conditions', 'triggers', 'tags', 'labels'], clears: ['initial_step'] })
 export class JourneyUpdateDto {
   @IsOptional() @IsString(TITLE_RULE) @Length(1, 100, TITLE_RULE) title?: string;
   @IsOptional() @IsString() description?: string;
