@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
-import { COLLECTION_ROUTES, WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
+import { COLLECTION_ROUTES, referencedItem, REFERENCE_PATHS, TRACKED_COLLECTIONS, valuesAt, WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import { accessFor, authorize, sessionTokenPostRefusal, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
@@ -104,12 +104,10 @@ export class AuthGuard implements CanActivate {
       if (recorded !== undefined && recorded !== workspaceId) throw notFoundIn(created, chosenId);
     }
     if (created === 'knowledge-sources') await this.checkKnowledgeTags(body);
-    const references: [string, unknown][] = [...Object.entries(typeof body === 'object' && body !== null ? body : {}), ...Object.entries(query)];
-    for (const [field, value] of references) {
-      const collection = REFERENCE_FIELDS[field];
-      if (!collection) continue;
-      for (const id of Array.isArray(value) ? value : [value]) {
-        if (typeof id === 'string' && (await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
+    for (const [path, kind] of REFERENCE_PATHS) {
+      for (const named of [...valuesAt(body, path), ...valuesAt(query, path)]) {
+        const { collection, id } = referencedItem(kind, named);
+        if ((await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
       }
     }
     // An untagged knowledge source applies to every agent on the index, whatever its workspace: only `default` (the
