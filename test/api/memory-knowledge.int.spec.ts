@@ -109,6 +109,11 @@ describe('memory and knowledge REST (issue 13)', () => {
   });
 
   describe('customer memory', () => {
+    // Facts belong to existing customers (issue 26).
+    beforeAll(async () => {
+      for (const id of ['cust-1', 'cust-2', 'cust-9']) expect((await call('/customers', 'POST', { id, name: id })).status).toBe(201);
+    });
+
     it('records, supersedes, answers now and at a time, and forgets', async () => {
       const first = await call('/customers/cust-1/memory', 'POST', { id: 'f1', subject: 'customer', predicate: 'lives_in', object: 'Paris', confidence: 0.9 });
       expect(first).toMatchObject({ status: 201, body: { fact: { id: 'f1', object: 'Paris', superseded_at: null }, superseded: [] } });

@@ -9,6 +9,7 @@ import type { AuthConfig } from './auth-config.js';
 import { setCaller, type AuthenticatedCaller } from './caller.js';
 import { CredentialsRepository, DEFAULT_WORKSPACE } from './credentials.repository.js';
 import { RateLimits } from './rate-limits.js';
+import { notFound } from '../http/validation.js';
 
 const unauthenticated = (detail: string): HttpException => new HttpException({ detail }, HttpStatus.UNAUTHORIZED);
 
@@ -96,6 +97,11 @@ export class AuthGuard implements CanActivate {
       if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
     }
+    // A customer's memory (served by the memory store, which knows no customers) is of an existing customer only.
+    if (route.startsWith('/customers/:customerId/')) {
+      const customerId = params['customerId'];
+      if (customerId !== undefined && !(await this.directory.exists('customers', customerId))) throw notFoundIn('customers', customerId);
+    }
     // A POST that names its item's id (a knowledge source replaced by id) must not reach another workspace's item.
     const created = method === 'POST' ? COLLECTION_ROUTES[route] : undefined;
     const chosenId = (body as { id?: unknown } | undefined)?.id;
@@ -139,9 +145,9 @@ export class AuthGuard implements CanActivate {
       );
     }
     for (const id of new Set(agentIds)) {
-      if (typeof id === 'string' && !(await this.directory.agentExists(id))) throw notFoundIn('agents', id);
+      if (typeof id === 'string' && !(await this.directory.exists('agents', id))) throw notFoundIn('agents', id);
     }
   }
 }
 
-const notFoundIn = (collection: string, id: string): HttpException => new HttpException({ detail: `${collection.replace(/s$/, '')} ${id} not found` }, HttpStatus.NOT_FOUND);
+const notFoundIn = (collection: string, id: string): HttpException => notFound(collection.replace(/s$/, ''), id);

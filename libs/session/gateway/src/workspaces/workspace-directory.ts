@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { callerOf } from '../auth/caller.js';
 import { DEFAULT_WORKSPACE } from '../auth/credentials.repository.js';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
+import { GUEST_CUSTOMER_ID } from '../customers/customer.dto.js';
 
 /** Top-level collections whose items belong to a workspace (the first path segment of their routes). */
 export const TRACKED_COLLECTIONS = new Set([
@@ -105,19 +106,22 @@ export function valuesAt(root: unknown, path: string): string[] {
 @Injectable()
 export class WorkspaceDirectory {
   private readonly assignments: StreamCatalog<ResourceAssignedData>;
-  /** Which agents exist (created, not deleted): read from their `agent-` streams, so every host on the log agrees. */
-  private readonly agents: StreamCatalog<true>;
+  /** Which agents and customers exist (created, not deleted), read from their streams: every host on the log agrees. */
+  private readonly existing: Record<'agents' | 'customers', StreamCatalog<true>>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
     this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
-    this.agents = new StreamCatalog<true>(store, 'agent-', (current, event) => (event.type === 'AgentCreated' ? true : event.type === 'AgentDeleted' ? undefined : current));
+    const lifecycle = (kind: string) => (current: true | undefined, event: { type: string }) => (event.type === `${kind}Created` ? true : event.type === `${kind}Deleted` ? undefined : current);
+    this.existing = { agents: new StreamCatalog<true>(store, 'agent-', lifecycle('Agent')), customers: new StreamCatalog<true>(store, 'customer-', lifecycle('Customer')) };
   }
 
-  /** Whether an agent of this id exists (in any workspace: pair with `ownerOf`). */
-  async agentExists(id: string): Promise<boolean> {
-    await this.agents.catchUp();
-    return this.agents.get(id) === true;
+  /** Whether an agent or customer of this id exists (in any workspace: pair with `ownerOf`); the guest always does. */
+  async exists(collection: 'agents' | 'customers', id: string): Promise<boolean> {
+    if (collection === 'customers' && id === GUEST_CUSTOMER_ID) return true;
+    const catalog = this.existing[collection];
+    await catalog.catchUp();
+    return catalog.get(id) === true;
   }
 
   private stream = ownerStreamId;
