@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
+import { keyedHttp } from './support/gateway-http.js';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-knowledge-limits-test-0123';
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
 
 /** Bytes of the knowledge index on disk: the database and its write-ahead log. */
 const indexBytes = (dir: string): number => ['knowledge.sqlite', 'knowledge.sqlite-wal'].map((f) => join(dir, f)).reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0);
@@ -20,15 +16,7 @@ async function start(env: Record<string, string>): Promise<{ app: INestApplicati
   return { app, url, dir };
 }
 
-const send = async (url: string, method: string, path: string, body?: unknown, key?: string): Promise<Reply> => {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-};
+const send = (url: string, method: string, path: string, body?: unknown, key?: string) => keyedHttp(() => url)(method, path, key, body);
 
 const source = (id: string, agentIds: string[], content = '# Refunds\nRefunds within 30 days.') => ({ id, title: id, format: 'markdown', content, agent_ids: agentIds });
 
@@ -61,7 +49,7 @@ describe('knowledge limits: agent tags and per-workspace quotas (issue 26)', () 
     it('refuses agent ids that name no agent (404 as for another workspace’s), without writing', async () => {
       const before = indexBytes(dir);
       const reply = await send(url, 'POST', '/knowledge/sources', source('ghosts', [agents[0]!, 'no-such-agent']));
-      expect(reply).toEqual({ status: 404, body: { detail: 'agent no-such-agent not found' } });
+      expect(reply).toMatchObject({ status: 404, body: { detail: 'agent no-such-agent not found' } });
       expect((await send(url, 'GET', '/knowledge/sources/ghosts')).status).toBe(404);
       expect(indexBytes(dir)).toBe(before);
       // A deleted agent is no agent either.

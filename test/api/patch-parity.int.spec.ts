@@ -18,6 +18,7 @@ import { JourneyCreationDto, JourneyUpdateDto } from '../../libs/session/gateway
 import { SessionCreationDto, SessionUpdateDto } from '../../libs/session/gateway/src/sessions/session.dto.js';
 import { TagCreationDto, TagUpdateDto } from '../../libs/session/gateway/src/tags/tag.dto.js';
 import { TermCreationDto, TermUpdateDto } from '../../libs/session/gateway/src/terms/term.dto.js';
+import { keyedHttp, type Reply } from './support/gateway-http.js';
 
 type Dto = new () => object;
 
@@ -30,11 +31,6 @@ interface Resource {
   update: Dto;
   /** A body POST accepts; each generated body changes one of its fields. */
   valid: () => Record<string, unknown>;
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
 }
 
 /**
@@ -88,11 +84,8 @@ describe('PATCH enforces the create rules on every resource (issue 26)', () => {
   let agentId = '';
   let sessionId = '';
 
-  const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
+  const http = keyedHttp(() => url);
+  const call = (method: string, path: string, body?: unknown): Promise<Reply> => http(method, path, undefined, body);
 
   const resources: Resource[] = [
     { path: '/agents', route: '/agents', creation: AgentCreationDto, update: AgentUpdateDto, valid: () => ({ name: 'Probe agent' }) },

@@ -3,12 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
-
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
+import { keyedHttp, type TextReply as Reply } from './support/gateway-http.js';
 
 /** Issue 26 item 12: facts of unknown customers, impossible dates, unbounded priorities, and echoed paths. */
 describe('validation gaps (issue 26 item 12)', () => {
@@ -17,17 +12,8 @@ describe('validation gaps (issue 26 item 12)', () => {
   let dir: string;
   let agentId = '';
 
-  const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed, text };
-  };
+  const http = keyedHttp(() => url);
+  const call = (method: string, path: string, body?: unknown): Promise<Reply> => http(method, path, undefined, body);
   const locs = (reply: Reply): unknown[] => ((reply.body as { detail: { loc: unknown[] }[] }).detail ?? []).map((d) => d.loc);
 
   beforeAll(async () => {

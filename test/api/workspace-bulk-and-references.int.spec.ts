@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
+import { keyedHttp, type Reply } from './support/gateway-http.js';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-bulk-routes-test-0123456789';
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
 
 /**
  * Issue 26 items 2 and 11: bulk and filter-driven routes touch only the caller's workspace, and a reference to
@@ -21,11 +17,7 @@ describe('workspaces: bulk routes and references (auth on, embedded)', () => {
   let dir: string;
   const ws = { acme: { key: '', agent: '' }, globex: { key: '', agent: '' } };
 
-  const call = async (method: string, path: string, key: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
+  const call = keyedHttp(() => url);
   const idOf = (reply: Reply): string => {
     expect(reply.status).toBe(201);
     return (reply.body as { id: string }).id;
