@@ -65,6 +65,8 @@ describe('memory and knowledge REST (issue 13)', () => {
     });
 
     it('scopes search to the agents a source is tagged with', async () => {
+      // Tags name existing agents (issue 26).
+      for (const id of ['agent-a', 'agent-b']) expect((await call('/agents', 'POST', { id, name: id })).status).toBe(201);
       await call('/knowledge/sources', 'POST', { id: 'internal', title: 'Internal', format: 'text', content: 'Warranty override procedure.', agent_ids: ['agent-a'] });
       expect(((await call('/knowledge/search?q=warranty&agent_id=agent-b')).body as { source_id: string }[]).map((h) => h.source_id)).not.toContain('internal');
       expect(((await call('/knowledge/search?q=warranty&agent_id=agent-a')).body as { source_id: string }[]).map((h) => h.source_id)).toContain('internal');
@@ -107,6 +109,11 @@ describe('memory and knowledge REST (issue 13)', () => {
   });
 
   describe('customer memory', () => {
+    // Facts belong to existing customers (issue 26).
+    beforeAll(async () => {
+      for (const id of ['cust-1', 'cust-2', 'cust-9']) expect((await call('/customers', 'POST', { id, name: id })).status).toBe(201);
+    });
+
     it('records, supersedes, answers now and at a time, and forgets', async () => {
       const first = await call('/customers/cust-1/memory', 'POST', { id: 'f1', subject: 'customer', predicate: 'lives_in', object: 'Paris', confidence: 0.9 });
       expect(first).toMatchObject({ status: 201, body: { fact: { id: 'f1', object: 'Paris', superseded_at: null }, superseded: [] } });

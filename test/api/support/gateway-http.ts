@@ -45,3 +45,30 @@ export async function logHead(store: EventStore): Promise<number> {
     position = last.position;
   }
 }
+
+/** A reply of `keyedHttp`: the parsed JSON body (undefined when empty or not JSON) and the raw text. */
+export interface TextReply extends Reply {
+  text: string;
+}
+
+/**
+ * `call(method, path, key?, body?)` against a gateway: a Bearer key when given (workspace suites), the body as
+ * JSON; answers are parsed when they are JSON (HTML pages and plain text keep `text` only).
+ */
+export function keyedHttp(baseUrl: () => string) {
+  return async (method: string, path: string, key?: string, body?: unknown): Promise<TextReply> => {
+    const response = await fetch(`${baseUrl()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, text };
+  };
+}

@@ -59,13 +59,16 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   definitions). Keys are created with \`POST /keys\` (shown once), listed with their last-used time (\`GET /keys\`),
   revoked with \`DELETE /keys/{id}\`. Only SHA-256 of the key's 256-bit random secret is stored.
 - **Session tokens** (\`tst_…\`, \`POST /sessions/{id}/tokens\` with an admin or agent-runtime key, 15 minutes by default,
-  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it, and nothing else. The
+  \`ttl_secs\` 60–86400) let a browser read one session and post customer messages to it (kind \`message\`, source \`customer\`; a staff
+  message or a \`custom\` event is **403**), and nothing else. The
   \`/chat\` page runs on one: the site's backend creates the session and mints the token with its key, then sends the
   browser to \`/chat?session_id=<id>#token=<tst_…>\` — the token rides in the URL fragment (never sent to a server or
   logged), the page drops it from the address bar, and no workspace key ever reaches the browser.
 - **Workspaces.** What a key creates belongs to its workspace; lists show only the workspace's items, and paged lists
-  count only those in \`total_count\`; a resource of another workspace — in the path, or referenced as
-  \`agent_id\`/\`agent_ids\`/\`customer_id\` — answers **404**, as if it did not exist. Data created before workspaces
+  count only those in \`total_count\`; a resource of another workspace — in the path, or referenced in the body or
+  query (agent, customer, session, journey, guideline and tag ids, \`agent:\`/\`journey:\` tags, service names, in
+  creates, PATCH forms such as \`tags.add\`, filters and evaluation payloads) — answers **404**, exactly as an id that
+  exists nowhere. A knowledge source's \`agent_ids\` must name existing agents of the workspace (also when open). Data created before workspaces
   (or in the open embedded mode) belongs to \`default\`. Knowledge sources belong to the workspace that created them
   (read, replace by id, delete and search hits only there); a workspace other than \`default\` must tag each source
   with at least one of its agents (an untagged source applies to every agent of the index). \`/admin/usage\` (and

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import type { Fact } from '@tenet/memory-domain';
+import { isISO8601 } from 'class-validator';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { invalid, memoryCall } from './http-errors.js';
 import { FactCreationDto } from './memory.dto.js';
@@ -46,7 +47,8 @@ export class CustomerMemoryHttpController {
     assertCustomerId(customerId);
     let when: Date | undefined;
     if (at !== undefined) {
-      when = typeof at === 'string' && /^\d{4}-\d{2}-\d{2}/.test(at) ? new Date(at) : new Date(Number.NaN);
+      // Strict: a date that does not exist (2024-02-30) is refused, not rolled over into the next month.
+      when = typeof at === 'string' && /^\d{4}-\d{2}-\d{2}/.test(at) && isISO8601(at, { strict: true }) ? new Date(at) : new Date(Number.NaN);
       if (Number.isNaN(when.getTime())) throw invalid(['query', 'at'], 'at must be an ISO-8601 date-time');
     }
     return (await this.memory.facts(customerId, when)).map(factView);

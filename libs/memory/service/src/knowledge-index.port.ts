@@ -17,6 +17,8 @@ export interface KnowledgeSource {
   /** Embedding provider/model/dimensions the stored vectors came from: vectors compare only within one model. */
   embeddingModel: string;
   ingestedAt: string;
+  /** The workspace whose quota the source counts against (ADR 0018); absent: `default`'s (and pre-quota sources). */
+  workspaceId?: string;
 }
 
 export interface IndexedChunk extends KnowledgeChunk {

@@ -1,4 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
+import { callerWorkspaceOf } from '@tenet/platform-runtime';
+import type { Request } from 'express';
 import { invalid, memoryCall, notFound } from './http-errors.js';
 import type { KnowledgeFormat, KnowledgeSource } from './knowledge-index.port.js';
 import { KnowledgeService, type KnowledgeHit } from './knowledge.service.js';
@@ -59,7 +61,8 @@ export class KnowledgeHttpController {
   /** Creates a source, or replaces one with `id` (its chunks swap atomically); 201 either way. */
   @Post('sources')
   @HttpCode(HttpStatus.CREATED)
-  async ingest(@Body() body: KnowledgeSourceDto): Promise<KnowledgeSourceView> {
+  async ingest(@Body() body: KnowledgeSourceDto, @Req() request: Request): Promise<KnowledgeSourceView> {
+    const workspaceId = callerWorkspaceOf(request);
     if (!(INGESTIBLE_FORMATS as readonly string[]).includes(body.format))
       throw new HttpException({ detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')}` }, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
     const source = await memoryCall(() =>
@@ -70,6 +73,7 @@ export class KnowledgeHttpController {
         format: body.format as KnowledgeFormat,
         content: body.content,
         agentIds: body.agent_ids ?? [],
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
       }),
     );
     return sourceView(source);

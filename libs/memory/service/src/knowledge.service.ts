@@ -13,6 +13,16 @@ export interface IngestSource {
   /** The text; for `pdf`, the file in base64 (read into Markdown, headings from font sizes, else by page). */
   content: string;
   agentIds?: string[];
+  /** The workspace the source counts against (its quota); omitted: `default`. */
+  workspaceId?: string;
+}
+
+/** Per-workspace quotas of the index (PlatformConfig.knowledgeLimits; the per-request one is the edge's). */
+export interface KnowledgeQuota {
+  /** Distinct agent tags (vector partitions) over a workspace's sources; an untagged source is one. */
+  maxPartitionsPerWorkspace: number;
+  /** Bytes of vectors (a vector per chunk and agent tag) over a workspace's sources. */
+  maxVectorBytesPerWorkspace: number;
 }
 
 export interface KnowledgeQuery {
@@ -46,6 +56,8 @@ export interface KnowledgeServiceOptions {
   maxChunkChars?: number;
   now?: () => Date;
   newId?: () => string;
+  /** Omitted: no quota (a library user's own index). */
+  quota?: KnowledgeQuota;
 }
 
 export const DEFAULT_VECTOR_WEIGHT = 0.5;
@@ -53,6 +65,12 @@ const DEFAULT_CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 20;
 
 const embeddingKey = (provider: EmbeddingProvider): string => `${provider.name}/${provider.model}/${provider.dimensions}`;
+const DEFAULT_WORKSPACE = 'default';
+const UNTAGGED = '*';
+const tagsOf = (agentIds: readonly string[]): string[] => (agentIds.length > 0 ? [...agentIds] : [UNTAGGED]);
+/** Vector bytes a source stores: a float32 vector per chunk and agent tag (`embeddingModel` ends in its dimensions). */
+const vectorBytes = (chunkCount: number, agentIds: readonly string[], embeddingModel: string): number => chunkCount * tagsOf(agentIds).length * (Number(/\/(\d+)$/.exec(embeddingModel)?.[1]) || 0) * 4;
+const megabytes = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 /**
  * Knowledge retrieval with sources (seed 001): ingest chunks and embeds a source and swaps it into the index
@@ -87,6 +105,8 @@ export class KnowledgeService {
     if (unchanged) return existing;
     const text = input.format === 'pdf' ? { format: 'markdown' as const, content: await pdfToMarkdown(pdfBytes(input.content)) } : { format: input.format, content: input.content };
     const chunks = chunkSource({ sourceId, title: input.title, ...text }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
+    // Before the embedding is paid for: the workspace's quota with this source in place of its previous version.
+    await this.checkQuota(sourceId, input.workspaceId ?? DEFAULT_WORKSPACE, agentIds, chunks.length);
     // Embed before touching the index: a failed embedding leaves the previous version searchable.
     const { vectors } = await this.embeddings.embed(
       chunks.map((c) => `${c.heading}\n${c.text}`),
@@ -102,12 +122,37 @@ export class KnowledgeService {
       chunkCount: chunks.length,
       embeddingModel: embeddingKey(this.embeddings),
       ingestedAt: (this.options.now?.() ?? new Date()).toISOString(),
+      ...(input.workspaceId !== undefined ? { workspaceId: input.workspaceId } : {}),
     };
     await this.index.replaceSource(
       source,
       chunks.map((c, i) => ({ ...c, vector: vectors[i] ?? [] })),
     );
     return source;
+  }
+
+  /**
+   * Refuses (MEMORY.LIMIT_EXCEEDED) a source that would take the workspace's sources over its partitions or vector
+   * bytes. Two concurrent ingests of one workspace may each pass alone: the overshoot is bounded by one request's.
+   */
+  private async checkQuota(sourceId: string, workspaceId: string, agentIds: readonly string[], chunkCount: number): Promise<void> {
+    const quota = this.options.quota;
+    if (!quota) return;
+    const others = (await this.index.listSources()).filter((s) => s.sourceId !== sourceId && (s.workspaceId ?? DEFAULT_WORKSPACE) === workspaceId);
+    const partitions = new Set([...others.flatMap((s) => tagsOf(s.agentIds)), ...tagsOf(agentIds)]);
+    if (partitions.size > quota.maxPartitionsPerWorkspace) {
+      throw new MemoryDomainError(
+        'MEMORY.LIMIT_EXCEEDED',
+        `agent_ids would give workspace ${workspaceId}'s knowledge ${partitions.size} agent partitions, over its limit of ${quota.maxPartitionsPerWorkspace} (TENET_KNOWLEDGE_MAX_PARTITIONS)`,
+      );
+    }
+    const bytes = others.reduce((sum, s) => sum + vectorBytes(s.chunkCount, s.agentIds, s.embeddingModel), 0) + vectorBytes(chunkCount, agentIds, embeddingKey(this.embeddings));
+    if (bytes > quota.maxVectorBytesPerWorkspace) {
+      throw new MemoryDomainError(
+        'MEMORY.LIMIT_EXCEEDED',
+        `content would bring workspace ${workspaceId}'s knowledge vectors (one per chunk and agent) to ${megabytes(bytes)}, over its limit of ${megabytes(quota.maxVectorBytesPerWorkspace)} (TENET_KNOWLEDGE_MAX_VECTOR_BYTES)`,
+      );
+    }
   }
 
   listSources(): Promise<KnowledgeSource[]> {

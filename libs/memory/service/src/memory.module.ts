@@ -38,7 +38,11 @@ export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.Pro
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
     { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => openKnowledgeIndex(config), inject: [PLATFORM_CONFIG] },
-    { provide: KnowledgeService, useFactory: (index: KnowledgeIndex) => new KnowledgeService(index, createEmbeddingProvider(process.env)), inject: [KNOWLEDGE_INDEX] },
+    {
+      provide: KnowledgeService,
+      useFactory: (index: KnowledgeIndex, config: PlatformConfig) => new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits }),
+      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG],
+    },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],
   exports: [KnowledgeService, CustomerMemoryStore],

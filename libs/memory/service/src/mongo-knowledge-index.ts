@@ -40,7 +40,7 @@ const isZero = (vector: readonly number[]): boolean => vector.every((x) => x ===
 
 const toSource = (doc: SourceDocument): KnowledgeSource => {
   const { _id, url, ...rest } = doc;
-  return { sourceId: _id, title: rest.title, ...(url !== null ? { url } : {}), format: rest.format, agentIds: rest.agentIds, contentHash: rest.contentHash, chunkCount: rest.chunkCount, embeddingModel: rest.embeddingModel, ingestedAt: rest.ingestedAt };
+  return { sourceId: _id, title: rest.title, ...(url !== null ? { url } : {}), format: rest.format, agentIds: rest.agentIds, contentHash: rest.contentHash, chunkCount: rest.chunkCount, embeddingModel: rest.embeddingModel, ingestedAt: rest.ingestedAt, ...(rest.workspaceId !== undefined ? { workspaceId: rest.workspaceId } : {}) };
 };
 
 /**

@@ -7,8 +7,19 @@ import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type
 
 export const SQLITE_KNOWLEDGE_FILE = 'knowledge.sqlite';
 
-/** `PRAGMA user_version` of the current schema; 0/1 is the first slice's (chunks with blobs, no search tables). */
-const SCHEMA_VERSION = 2;
+/**
+ * `PRAGMA user_version` of the current schema; 0/1 is the first slice's (chunks with blobs, no search tables), 2 the
+ * one whose vec0 tables kept sqlite-vec's default chunk size, 3 adds `workspace_id` to sources.
+ */
+const SCHEMA_VERSION = 3;
+
+/**
+ * Vectors per vec0 chunk. vec0 allocates a whole chunk (vectors × dimensions × 4 bytes) when a partition gets its
+ * first row: at the default 1024, 6.3 MB per agent tag at 1536 dimensions, so a source tagged with many agents wrote
+ * hundreds of megabytes (issue 26). At 8, a partition starts at about 50 kB; a KNN over 2,000 rows of one partition
+ * takes about 1.2× as long (docs/reliability.md, "Resource limits").
+ */
+const VEC_CHUNK_SIZE = 8;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS knowledge_sources (
@@ -20,7 +31,8 @@ CREATE TABLE IF NOT EXISTS knowledge_sources (
   content_hash    TEXT NOT NULL,
   chunk_count     INTEGER NOT NULL,
   embedding_model TEXT NOT NULL,
-  ingested_at     TEXT NOT NULL
+  ingested_at     TEXT NOT NULL,
+  workspace_id    TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS knowledge_chunks (
   id        INTEGER PRIMARY KEY,
@@ -55,6 +67,7 @@ interface SourceRow {
   chunk_count: number;
   embedding_model: string;
   ingested_at: string;
+  workspace_id: string | null;
 }
 interface ChunkRow {
   id: number;
@@ -76,6 +89,7 @@ const toSource = (row: SourceRow): KnowledgeSource => ({
   chunkCount: row.chunk_count,
   embeddingModel: row.embedding_model,
   ingestedAt: row.ingested_at,
+  ...(row.workspace_id !== null ? { workspaceId: row.workspace_id } : {}),
 });
 
 // Vectors as float32 blobs: what vec0 takes, a quarter of the JSON size, exact enough for cosine ranking.
@@ -119,6 +133,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const firstSlice = columns.length > 0 && !columns.some((c) => c.name === 'id');
     if (firstSlice) this.db.exec('ALTER TABLE knowledge_chunks RENAME TO knowledge_chunks_v1; DROP INDEX IF EXISTS knowledge_chunks_by_source;');
     this.db.exec(SCHEMA);
+    const sourceColumns = this.db.prepare(`SELECT name FROM pragma_table_info('knowledge_sources')`).all() as { name: string }[];
+    if (!sourceColumns.some((c) => c.name === 'workspace_id')) this.db.exec('ALTER TABLE knowledge_sources ADD COLUMN workspace_id TEXT');
     for (const { name } of this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_vec_[0-9]*'`).all() as { name: string }[]) {
       this.vecTables.add(Number(name.slice('knowledge_vec_'.length)));
     }
@@ -130,9 +146,10 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
          DROP TABLE knowledge_chunks_v1;`,
       );
     }
-    // Rebuild both search sides from the stored chunks.
+    // Rebuild both search sides from the stored chunks; vec0 tables are made anew (their chunk size is fixed at creation).
     this.db.exec('DELETE FROM knowledge_fts; DELETE FROM knowledge_vec_rows;');
-    for (const dims of this.vecTables) this.db.exec(`DELETE FROM ${vecTable(dims)}`);
+    for (const dims of this.vecTables) this.db.exec(`DROP TABLE ${vecTable(dims)}`);
+    this.vecTables.clear();
     const chunksOf = this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal');
     for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[]) {
       const source = toSource(row);
@@ -149,7 +166,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   private ensureVecTable(dims: number): void {
     if (this.vecTables.has(dims)) return;
-    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dims)} USING vec0(scope TEXT PARTITION KEY, embedding float[${dims}] distance_metric=cosine)`);
+    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dims)} USING vec0(scope TEXT PARTITION KEY, embedding float[${dims}] distance_metric=cosine, chunk_size=${VEC_CHUNK_SIZE})`);
     this.vecTables.add(dims);
   }
 
@@ -181,11 +198,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   async replaceSource(source: KnowledgeSource, chunks: readonly IndexedChunk[]): Promise<void> {
     const upsert = this.db.prepare(
-      `INSERT INTO knowledge_sources (source_id, title, url, format, agent_ids, content_hash, chunk_count, embedding_model, ingested_at)
-       VALUES (@source_id, @title, @url, @format, @agent_ids, @content_hash, @chunk_count, @embedding_model, @ingested_at)
+      `INSERT INTO knowledge_sources (source_id, title, url, format, agent_ids, content_hash, chunk_count, embedding_model, ingested_at, workspace_id)
+       VALUES (@source_id, @title, @url, @format, @agent_ids, @content_hash, @chunk_count, @embedding_model, @ingested_at, @workspace_id)
        ON CONFLICT(source_id) DO UPDATE SET title = excluded.title, url = excluded.url, format = excluded.format,
          agent_ids = excluded.agent_ids, content_hash = excluded.content_hash, chunk_count = excluded.chunk_count,
-         embedding_model = excluded.embedding_model, ingested_at = excluded.ingested_at`,
+         embedding_model = excluded.embedding_model, ingested_at = excluded.ingested_at, workspace_id = excluded.workspace_id`,
     );
     const insert = this.db.prepare('INSERT INTO knowledge_chunks (chunk_id, source_id, ordinal, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?)');
     this.db.transaction(() => {
@@ -199,6 +216,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         chunk_count: chunks.length,
         embedding_model: source.embeddingModel,
         ingested_at: source.ingestedAt,
+        workspace_id: source.workspaceId ?? null,
       });
       this.clearChunks(source.sourceId);
       for (const chunk of chunks) {

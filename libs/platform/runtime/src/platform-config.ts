@@ -27,7 +27,24 @@ export interface PlatformConfig {
    * alone afterwards (an operator may have changed them).
    */
   streamLimits: { maxAgeMs?: number; maxBytes?: number; maxMessages?: number };
+  /** What one request and one workspace may put into the knowledge index (docs/reliability.md, "Resource limits"). */
+  knowledgeLimits: KnowledgeLimits;
 }
+
+/**
+ * Knowledge-index limits: each agent tag of a source is a partition of the vector index with a vector per chunk,
+ * so tags and chunks are what grow the disk. TENET_KNOWLEDGE_MAX_AGENT_IDS, _MAX_PARTITIONS, _MAX_VECTOR_BYTES.
+ */
+export interface KnowledgeLimits {
+  /** `agent_ids` of one source (per request). Default 100. */
+  maxAgentIdsPerSource: number;
+  /** Distinct agent tags over a workspace's sources, an untagged source counting as one. Default 200. */
+  maxPartitionsPerWorkspace: number;
+  /** Bytes of stored vectors of a workspace's sources (a vector per chunk and agent tag). Default 256 MB. */
+  maxVectorBytesPerWorkspace: number;
+}
+
+export const DEFAULT_KNOWLEDGE_LIMITS: KnowledgeLimits = { maxAgentIdsPerSource: 100, maxPartitionsPerWorkspace: 200, maxVectorBytesPerWorkspace: 256 * 1024 ** 2 };
 
 // Bytes and messages are unlimited by default: JetStream reserves a stream's max_bytes against the server's storage
 // up front, so a default there would make every namespace hold a share of the disk whether it uses it or not.
@@ -36,6 +53,13 @@ export const DEFAULT_STREAM_LIMITS = { maxAgeMs: 7 * 24 * 3_600_000, maxBytes: -
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
+
+/** `512MB`, `10GB`, `2048`: a positive size in bytes, or undefined when the text is not one. */
+function sizeInBytes(text: string): number | undefined {
+  const match = /^(\d+)\s*([kmgt]?b?)$/i.exec(text.trim());
+  if (!match || Number(match[1]) <= 0) return undefined;
+  return Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase().replace(/^([kmgt])$/, '$1b')] ?? 1);
+}
 
 export class PlatformConfigError extends Error {
   readonly code = 'CONFIG.INVALID';
@@ -86,15 +110,31 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
   }
   const maxBytes = env['TENET_STREAM_MAX_BYTES'];
   if (maxBytes) {
-    const match = /^(\d+)\s*([kmgt]?b?)$/i.exec(maxBytes.trim());
+    const size = sizeInBytes(maxBytes);
     if (maxBytes.trim() === '-1') streamLimits.maxBytes = -1;
-    else if (match && Number(match[1]) > 0) streamLimits.maxBytes = Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase().replace(/^([kmgt])$/, '$1b')] ?? 1);
+    else if (size !== undefined) streamLimits.maxBytes = size;
     else problems.push(`TENET_STREAM_MAX_BYTES must be a positive size such as 1073741824, 512MB or 10GB, or -1 (unlimited), got "${maxBytes}"`);
   }
   const maxMsgs = env['TENET_STREAM_MAX_MSGS'];
   if (maxMsgs) {
     if (/^(-1|[1-9]\d*)$/.test(maxMsgs.trim())) streamLimits.maxMessages = Number(maxMsgs.trim());
     else problems.push(`TENET_STREAM_MAX_MSGS must be a positive integer or -1 (unlimited), got "${maxMsgs}"`);
+  }
+
+  const knowledgeLimits = { ...DEFAULT_KNOWLEDGE_LIMITS };
+  const count = (name: string, key: 'maxAgentIdsPerSource' | 'maxPartitionsPerWorkspace'): void => {
+    const text = env[name];
+    if (!text) return;
+    if (/^[1-9]\d{0,8}$/.test(text.trim())) knowledgeLimits[key] = Number(text.trim());
+    else problems.push(`${name} must be a positive whole number, got "${text}"`);
+  };
+  count('TENET_KNOWLEDGE_MAX_AGENT_IDS', 'maxAgentIdsPerSource');
+  count('TENET_KNOWLEDGE_MAX_PARTITIONS', 'maxPartitionsPerWorkspace');
+  const vectorBytes = env['TENET_KNOWLEDGE_MAX_VECTOR_BYTES'];
+  if (vectorBytes) {
+    const size = sizeInBytes(vectorBytes);
+    if (size !== undefined) knowledgeLimits.maxVectorBytesPerWorkspace = size;
+    else problems.push(`TENET_KNOWLEDGE_MAX_VECTOR_BYTES must be a positive size such as 268435456, 256MB or 1GB, got "${vectorBytes}"`);
   }
 
   if (problems.length > 0) throw new PlatformConfigError(problems);
@@ -108,6 +148,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     serviceName,
     relayLeaseMs,
     streamLimits,
+    knowledgeLimits,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
   if (namespace !== undefined) config.namespace = namespace;

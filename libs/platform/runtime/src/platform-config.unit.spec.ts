@@ -1,4 +1,4 @@
-import { loadPlatformConfig, PlatformConfigError } from './platform-config.js';
+import { DEFAULT_KNOWLEDGE_LIMITS, loadPlatformConfig, PlatformConfigError } from './platform-config.js';
 
 describe('loadPlatformConfig', () => {
   it('defaults to the embedded mode on port 8800 with ./.tenet-data', () => {
@@ -11,7 +11,7 @@ describe('loadPlatformConfig', () => {
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {} });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {}, knowledgeLimits: DEFAULT_KNOWLEDGE_LIMITS });
   });
 
   it('reads an optional subject namespace and refuses one that is not a subject token', () => {
@@ -36,6 +36,14 @@ describe('loadPlatformConfig', () => {
     expect(() => loadPlatformConfig({ TENET_STREAM_MAX_AGE: '7 days' })).toThrow('TENET_STREAM_MAX_AGE must be a duration such as 7d, 12h, 30m or 0');
     expect(() => loadPlatformConfig({ TENET_STREAM_MAX_BYTES: '0' })).toThrow('TENET_STREAM_MAX_BYTES must be a positive size');
     expect(() => loadPlatformConfig({ TENET_STREAM_MAX_MSGS: '1.5' })).toThrow('TENET_STREAM_MAX_MSGS must be a positive integer or -1');
+  });
+
+  it('reads the knowledge limits, each checked', () => {
+    expect(loadPlatformConfig({}).knowledgeLimits).toEqual({ maxAgentIdsPerSource: 100, maxPartitionsPerWorkspace: 200, maxVectorBytesPerWorkspace: 256 * 1024 ** 2 });
+    expect(loadPlatformConfig({ TENET_KNOWLEDGE_MAX_AGENT_IDS: '5', TENET_KNOWLEDGE_MAX_PARTITIONS: '7', TENET_KNOWLEDGE_MAX_VECTOR_BYTES: '1GB' }).knowledgeLimits).toEqual({ maxAgentIdsPerSource: 5, maxPartitionsPerWorkspace: 7, maxVectorBytesPerWorkspace: 1024 ** 3 });
+    expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_AGENT_IDS: '0' })).toThrow('TENET_KNOWLEDGE_MAX_AGENT_IDS must be a positive whole number, got "0"');
+    expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_PARTITIONS: 'many' })).toThrow('TENET_KNOWLEDGE_MAX_PARTITIONS must be a positive whole number');
+    expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_VECTOR_BYTES: '-1' })).toThrow('TENET_KNOWLEDGE_MAX_VECTOR_BYTES must be a positive size');
   });
 
   it('reports every invalid variable with its rule', () => {

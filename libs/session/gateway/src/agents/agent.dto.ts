@@ -7,6 +7,7 @@ import { ID_PATTERN } from '../ids.js';
 import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 /** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
 export { COMPOSITION_MODES };
@@ -197,6 +198,7 @@ export class AgentCreationDto {
  * Parlant's `AgentUpdateParamsDTO` (PATCH; tags as `{add, remove}`) plus Tenet's fields. `config` and
  * `matching` merge into the stored values; `tools` and `llm` replace them; `fallback: null` clears it.
  */
+@PatchOf(AgentCreationDto, { differs: ['tags'] })
 export class AgentUpdateDto {
   @IsOmittable() @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name?: string;
   @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;

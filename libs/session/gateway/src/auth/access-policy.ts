@@ -51,3 +51,15 @@ export function authorize(access: RouteAccess, caller: Caller | undefined, param
   if (caller.kind === 'session-token') return access.sessionToken && params['sessionId'] === caller.sessionId ? 'allowed' : 'forbidden';
   return access.roles.includes(caller.role) ? 'allowed' : 'forbidden';
 }
+
+/**
+ * What a session token may post to its session's events: customer messages only (docs/security.md). A browser
+ * holding one must not speak as staff (`human_agent…`) or write `custom` events the agent's tools may trust.
+ * Returns the refusal to answer with (403), or undefined when the event is allowed.
+ */
+export function sessionTokenPostRefusal(body: unknown): string | undefined {
+  const event = (typeof body === 'object' && body !== null ? body : {}) as { kind?: unknown; source?: unknown };
+  // A missing kind or source is the body validation's to refuse (422); any event that passes it has both.
+  if ((event.kind === undefined || event.kind === 'message') && (event.source === undefined || event.source === 'customer')) return undefined;
+  return `a session token may post only customer messages (kind "message", source "customer"), not kind ${JSON.stringify(event.kind ?? null)} with source ${JSON.stringify(event.source ?? null)}`;
+}

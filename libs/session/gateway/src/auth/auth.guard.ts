@@ -1,13 +1,15 @@
-import { HttpException, HttpStatus, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
-import { COLLECTION_ROUTES, WorkspaceDirectory, REFERENCE_FIELDS, TRACKED_COLLECTIONS } from '../workspaces/workspace-directory.js';
-import { accessFor, authorize, type Caller } from './access-policy.js';
+import { COLLECTION_ROUTES, referencedItem, REFERENCE_PATHS, TRACKED_COLLECTIONS, valuesAt, WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { accessFor, authorize, sessionTokenPostRefusal, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
 import type { AuthConfig } from './auth-config.js';
 import { setCaller, type AuthenticatedCaller } from './caller.js';
 import { CredentialsRepository, DEFAULT_WORKSPACE } from './credentials.repository.js';
 import { RateLimits } from './rate-limits.js';
+import { notFound } from '../http/validation.js';
 
 const unauthenticated = (detail: string): HttpException => new HttpException({ detail }, HttpStatus.UNAUTHORIZED);
 
@@ -24,9 +26,8 @@ export class AuthGuard implements CanActivate {
     private readonly directory: WorkspaceDirectory,
     private readonly rateLimits: RateLimits,
     private readonly settings: AccessSettings,
+    @Inject(PLATFORM_CONFIG) private readonly platform: PlatformConfig,
   ) {}
-
-
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -47,6 +48,10 @@ export class AuthGuard implements CanActivate {
     if (decision === 'forbidden') {
       const who = caller.kind === 'session-token' ? `a session token (for session ${caller.sessionId})` : `role ${caller.role}`;
       throw new HttpException({ detail: `${who} may not ${request.method} ${route}` }, HttpStatus.FORBIDDEN);
+    }
+    if (caller.kind === 'session-token' && request.method === 'POST') {
+      const refusal = sessionTokenPostRefusal(request.body);
+      if (refusal !== undefined) throw new HttpException({ detail: refusal }, HttpStatus.FORBIDDEN);
     }
     await this.rateLimits.take(caller, this.settings.of(request).rateLimits, context.switchToHttp().getResponse<Response>());
     setCaller(request, caller);
@@ -92,6 +97,11 @@ export class AuthGuard implements CanActivate {
       if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
     }
+    // A customer's memory (served by the memory store, which knows no customers) is of an existing customer only.
+    if (route.startsWith('/customers/:customerId/')) {
+      const customerId = params['customerId'];
+      if (customerId !== undefined && !(await this.directory.exists('customers', customerId))) throw notFoundIn('customers', customerId);
+    }
     // A POST that names its item's id (a knowledge source replaced by id) must not reach another workspace's item.
     const created = method === 'POST' ? COLLECTION_ROUTES[route] : undefined;
     const chosenId = (body as { id?: unknown } | undefined)?.id;
@@ -99,12 +109,11 @@ export class AuthGuard implements CanActivate {
       const recorded = await this.directory.recordedOwner(created, chosenId);
       if (recorded !== undefined && recorded !== workspaceId) throw notFoundIn(created, chosenId);
     }
-    const references: [string, unknown][] = [...Object.entries(typeof body === 'object' && body !== null ? body : {}), ...Object.entries(query)];
-    for (const [field, value] of references) {
-      const collection = REFERENCE_FIELDS[field];
-      if (!collection) continue;
-      for (const id of Array.isArray(value) ? value : [value]) {
-        if (typeof id === 'string' && (await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
+    if (created === 'knowledge-sources') await this.checkKnowledgeTags(body);
+    for (const [path, kind] of REFERENCE_PATHS) {
+      for (const named of [...valuesAt(body, path), ...valuesAt(query, path)]) {
+        const { collection, id } = referencedItem(kind, named);
+        if ((await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
       }
     }
     // An untagged knowledge source applies to every agent on the index, whatever its workspace: only `default` (the
@@ -119,6 +128,26 @@ export class AuthGuard implements CanActivate {
       }
     }
   }
+
+  /**
+   * Each agent tag of a knowledge source is a partition of the vector index: at most `maxAgentIdsPerSource` of them
+   * (422 naming the limit, checked before any lookup), each an existing agent of the caller's workspace — in the
+   * open mode too — else 404 like another workspace's agent (issue 26: tags were a way to fill the disk).
+   */
+  private async checkKnowledgeTags(body: unknown): Promise<void> {
+    const agentIds = (body as { agent_ids?: unknown } | undefined)?.agent_ids;
+    if (!Array.isArray(agentIds)) return;
+    const limit = this.platform.knowledgeLimits.maxAgentIdsPerSource;
+    if (agentIds.length > limit) {
+      throw new HttpException(
+        { detail: [{ loc: ['body', 'agent_ids'], msg: `agent_ids may name at most ${limit} agents per source (TENET_KNOWLEDGE_MAX_AGENT_IDS), got ${agentIds.length}`, type: 'value_error.limit' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
+    }
+    for (const id of new Set(agentIds)) {
+      if (typeof id === 'string' && !(await this.directory.exists('agents', id))) throw notFoundIn('agents', id);
+    }
+  }
 }
 
-const notFoundIn = (collection: string, id: string): HttpException => new HttpException({ detail: `${collection.replace(/s$/, '')} ${id} not found` }, HttpStatus.NOT_FOUND);
+const notFoundIn = (collection: string, id: string): HttpException => notFound(collection.replace(/s$/, ''), id);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { REQUEST_CALLER } from '@tenet/platform-runtime';
 import type { Role } from './access-policy.js';
 
 /** Who is calling, as the auth guard established it; attached to the request. */
@@ -8,7 +9,7 @@ export type AuthenticatedCaller =
   /** Open mode (auth off) without a key: acts as an admin of the `default` workspace. */
   | { kind: 'open'; role: 'admin'; workspaceId: string };
 
-const CALLER = Symbol.for('tenet.auth.caller');
+const CALLER = REQUEST_CALLER;
 
 export const callerOf = (request: Request): AuthenticatedCaller | undefined => (request as unknown as Record<symbol, AuthenticatedCaller | undefined>)[CALLER];
 

@@ -4,6 +4,7 @@ import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 const VALUE_RULE = { message: 'value must be 1-5000 characters' };
 
@@ -31,6 +32,7 @@ export class CannedResponseCreationDto {
 }
 
 /** Parlant's `CannedResponseUpdateParamsDTO`: value (with its fields), tags `{add, remove}`, metadata `{set, unset}`. */
+@PatchOf(CannedResponseCreationDto, { differs: ['tags', 'metadata'] })
 export class CannedResponseUpdateDto {
   @IsOmittable() @IsString(VALUE_RULE) @Length(1, 5_000, VALUE_RULE) value?: string;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => CannedResponseFieldDto) fields?: CannedResponseFieldDto[];

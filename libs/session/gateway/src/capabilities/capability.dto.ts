@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 const TITLE_RULE = { message: 'title must be 1-200 characters' };
 const DESCRIPTION_RULE = { message: 'description must be 1-2000 characters' };
@@ -16,6 +17,7 @@ export class CapabilityCreationDto {
   @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 
+@PatchOf(CapabilityCreationDto, { differs: ['tags'] })
 export class CapabilityUpdateDto {
   @IsOptional() @IsString(TITLE_RULE) @Length(1, 200, TITLE_RULE) title?: string;
   @IsOptional() @IsString(DESCRIPTION_RULE) @Length(1, 2000, DESCRIPTION_RULE) description?: string;

@@ -5,6 +5,7 @@ import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dt
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];
@@ -53,6 +54,7 @@ export class ContextVariableCreationDto {
 }
 
 /** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
+@PatchOf(ContextVariableCreationDto, { differs: ['tags', 'metadata'], clears: ['description', 'tool_id', 'freshness_rules', 'extraction_prompt', 'validation'] })
 export class ContextVariableUpdateDto {
   @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name?: string;
   @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;

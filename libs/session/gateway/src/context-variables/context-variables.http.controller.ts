@@ -1,6 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { httpCall } from '../tags/rule-violation.js';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import {
   ContextVariableCreationDto,
   ContextVariableUpdateDto,
@@ -20,7 +22,10 @@ function parseBoolean(value: string | undefined, name: string, fallback: boolean
 
 @Controller('context-variables')
 export class ContextVariablesHttpController {
-  constructor(private readonly variables: ContextVariablesRepository) {}
+  constructor(
+    private readonly variables: ContextVariablesRepository,
+    private readonly workspaces: WorkspaceDirectory,
+  ) {}
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
@@ -35,8 +40,10 @@ export class ContextVariablesHttpController {
 
   @Delete()
   @HttpCode(HttpStatus.NO_CONTENT)
-  async removeMany(@Query('tag_id') tagId?: string): Promise<void> {
-    await this.variables.deleteMany({ tagId });
+  async removeMany(@Req() http: Request, @Query('tag_id') tagId?: string): Promise<void> {
+    // The filter selects among the caller's workspace's variables only (issue 26: it reached every workspace's).
+    const own = await this.workspaces.visibleTo(http, 'context-variables', await this.variables.list({ tagId }), (v) => v.id);
+    await this.variables.deleteMany(own.map((v) => v.id));
   }
 
   /** Parlant returns the variable with its values by default (`include_values=true`). */

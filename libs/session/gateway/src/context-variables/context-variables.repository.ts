@@ -137,9 +137,9 @@ export class ContextVariablesRepository {
   }
 
   /** Parlant's bulk delete: every variable carrying `tagId`, or every variable when no tag is given. */
-  async deleteMany(filter: { tagId?: string | undefined }): Promise<number> {
+  async deleteMany(ids: readonly string[]): Promise<number> {
     let deleted = 0;
-    for (const variable of await this.list(filter)) if (await this.streams.delete(variable.id)) deleted++;
+    for (const id of ids) if (await this.streams.delete(id)) deleted++;
     return deleted;
   }
 

@@ -3,6 +3,7 @@ import { IsArray, IsObject, IsString, Length, Matches, ValidateBy, ValidateNeste
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 /** Parlant customer metadata is `str: str`; anything else is refused rather than coerced. */
 export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
@@ -31,6 +32,7 @@ export class StringMetadataPatchDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) unset?: string[];
 }
 
+@PatchOf(CustomerCreationDto, { differs: ['metadata', 'tags'] })
 export class CustomerUpdateDto {
   @IsOmittable() @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name?: string;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;

@@ -5,11 +5,13 @@ import { patchRecord } from '../customers/customer.dto.js';
 import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
-import type { EventView } from './event.dto.js';
+import { EventCreationDto, type EventView } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
 import { SessionEventsService } from './session-events.service.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 /** Parlant's EventUpdateParams: only the metadata of an event can change. */
+@PatchOf(EventCreationDto, { differs: ['metadata'] })
 export class EventUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
 }

@@ -5,6 +5,7 @@ import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 
@@ -53,6 +54,7 @@ export class LabelsPatchDto {
 }
 
 /** PATCH as Parlant's client sends it; seed extensions replace (`tools`, `required_context`) or clear with null. */
+@PatchOf(GuidelineCreationDto, { differs: ['tags', 'metadata', 'labels'], clears: ['journey_id', 'journey_step'] })
 export class GuidelineUpdateDto {
   @IsOmittable() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;
   @IsOmittable() @IsString(ACTION_RULE) @Length(1, 2000, ACTION_RULE) action?: string;

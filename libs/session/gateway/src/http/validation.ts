@@ -1,5 +1,6 @@
-import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
+import { createRuleErrors } from './patch-rules.js';
 
 /** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
 export interface ValidationDetail {
@@ -14,7 +15,7 @@ export class UnprocessableEntity extends HttpException {
   }
 }
 
-function flatten(errors: ValidationError[], location: (string | number)[]): ValidationDetail[] {
+export function flattenValidationErrors(errors: ValidationError[], location: (string | number)[]): ValidationDetail[] {
   return errors.flatMap((error) => {
     const loc = [...location, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
     // Rules that share one message (a type check and a length check both saying "1-100 characters") are
@@ -23,7 +24,7 @@ function flatten(errors: ValidationError[], location: (string | number)[]): Vali
     const own = Object.entries(error.constraints ?? {})
       .filter(([, msg]) => !seen.has(msg) && seen.add(msg))
       .map(([type, msg]) => ({ loc, msg, type }));
-    return [...own, ...flatten(error.children ?? [], loc)];
+    return [...own, ...flattenValidationErrors(error.children ?? [], loc)];
   });
 }
 
@@ -31,14 +32,29 @@ function flatten(errors: ValidationError[], location: (string | number)[]): Vali
  * Validation at the edge: unknown fields are rejected, every broken rule is reported as a 422 naming the
  * field (`loc`) and the rule (`msg`), and nothing reaches a handler — so nothing is written on bad input.
  */
-export const edgeValidationPipe = (): ValidationPipe =>
-  new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new UnprocessableEntity(flatten(errors, ['body'])),
-  });
+export const edgeValidationPipe = (): ValidationPipe => new EdgeValidationPipe();
+
+/** The edge's pipe: the DTO's own rules, then — for a PATCH DTO declared with `PatchOf` — the create DTO's rules. */
+class EdgeValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new UnprocessableEntity(flattenValidationErrors(errors, ['body'])),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const transformed: unknown = await super.transform(value, metadata);
+    if (metadata.type === 'body') {
+      const errors = createRuleErrors(metadata.metatype, value);
+      if (errors.length > 0) throw new UnprocessableEntity(flattenValidationErrors(errors, ['body']));
+    }
+    return transformed;
+  }
+}
 
 export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
 export const badRequest = (detail: string): BadRequestException => new BadRequestException({ detail });

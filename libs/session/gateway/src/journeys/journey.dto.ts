@@ -1,10 +1,15 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { STEP_KINDS, type JourneyStep, type JourneyTimeouts, type JourneyTransition } from '@tenet/journeys-domain';
 import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
+import { PatchOf } from '../http/patch-rules.js';
+
+/** As guidelines' (issue 26: 1e308 is an integer to JavaScript, and was stored). */
+const PRIORITY_RULE = { message: 'priority must be an integer from -1000 to 1000' };
+const TRANSITION_PRIORITY_RULE = { message: 'priority must be an integer from -100 to 100' };
 
 const TITLE_RULE = { message: 'title must be 1-100 characters' };
 const CONDITION_RULE = { message: 'each condition must be 1-1000 characters' };
@@ -24,7 +29,7 @@ export class JourneyTransitionDto {
   @IsString() from!: string;
   @IsString() to!: string;
   @IsOptional() @IsString() condition?: string;
-  @IsOptional() @IsInt({ message: 'priority must be an integer from -100 to 100' }) priority?: number;
+  @IsOptional() @IsInt(TRANSITION_PRIORITY_RULE) @Min(-100, TRANSITION_PRIORITY_RULE) @Max(100, TRANSITION_PRIORITY_RULE) priority?: number;
 }
 
 export class JourneyTimeoutsDto {
@@ -45,7 +50,7 @@ export class JourneyCreationDto {
   @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
   @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
-  @IsOptional() @IsInt({ message: 'priority must be an integer' }) priority?: number;
+  @IsOptional() @IsInt(PRIORITY_RULE) @Min(-1000, PRIORITY_RULE) @Max(1000, PRIORITY_RULE) priority?: number;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyStepDto) steps?: JourneyStepDto[];
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyTransitionDto) transitions?: JourneyTransitionDto[];
   @IsOptional() @IsString() initial_step?: string;
@@ -59,6 +64,7 @@ export class ConditionsPatchDto {
 }
 
 /** Parlant's `JourneyUpdateParamsDTO`; Tenet's `steps`/`transitions`/`initial_step` replace the graph (validated as a whole). */
+@PatchOf(JourneyCreationDto, { differs: ['conditions', 'triggers', 'tags', 'labels'], clears: ['initial_step'] })
 export class JourneyUpdateDto {
   @IsOptional() @IsString(TITLE_RULE) @Length(1, 100, TITLE_RULE) title?: string;
   @IsOptional() @IsString() description?: string;
@@ -67,7 +73,7 @@ export class JourneyUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
   @IsOptional() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
-  @IsOptional() @IsInt({ message: 'priority must be an integer' }) priority?: number;
+  @IsOptional() @IsInt(PRIORITY_RULE) @Min(-1000, PRIORITY_RULE) @Max(1000, PRIORITY_RULE) priority?: number;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyStepDto) steps?: JourneyStepDto[];
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyTransitionDto) transitions?: JourneyTransitionDto[];
   @IsOptional() @IsString() initial_step?: string | null;

@@ -6,6 +6,7 @@ import { LabelsPatchDto, MetadataPatchDto } from '../guidelines/guideline.dto.js
 import { ID_PATTERN } from '../ids.js';
 import { NO_EXTRACTION } from '../agents/agent.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 /** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {
@@ -42,6 +43,7 @@ export class ConsumptionOffsetsPatchDto {
 }
 
 /** Parlant's SessionUpdateParams, plus Tenet's `status` to end the session (seed 004 completed/abandoned). */
+@PatchOf(SessionCreationDto, { differs: ['metadata', 'labels'] })
 export class SessionUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ConsumptionOffsetsPatchDto) consumption_offsets?: ConsumptionOffsetsPatchDto;
   @IsOptional() @IsString() @Length(1, 200) title?: string;

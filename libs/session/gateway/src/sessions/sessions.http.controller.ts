@@ -54,10 +54,7 @@ export class SessionsHttpController {
     const idempotency = idempotencyKeyOf(keyHeader, body);
     if (idempotency === 'invalid') throw malformedKey();
     await this.assertAgent(body.agent_id);
-    // As in Parlant, a session belongs to an existing customer; the guest exists without being created.
-    if (body.customer_id !== undefined && !(await this.customers.get(body.customer_id))) {
-      throw new UnprocessableEntity([{ loc: ['body', 'customer_id'], msg: `customer_id must reference an existing customer (or be left out for the guest); ${body.customer_id} does not exist`, type: 'value_error.reference' }]);
-    }
+    if (body.customer_id !== undefined) await this.assertCustomer(body.customer_id);
     const now = new Date();
     const view = {
       // A keyed create has an id derived from the key: a retry finds the stream the first request opened.
@@ -120,12 +117,13 @@ export class SessionsHttpController {
   /** Parlant's bulk delete: every session of the agent and/or customer (at least one of them is required). */
   @Delete()
   @HttpCode(HttpStatus.NO_CONTENT)
-  async removeMany(@Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
+  async removeMany(@Req() http: Request, @Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
     if (agentId === undefined && customerId === undefined) {
       throw new UnprocessableEntity([{ loc: ['query', 'agent_id'], msg: 'agent_id or customer_id is required to delete sessions in bulk', type: 'missing' }]);
     }
     const filter: SessionFilter = { agentId, customerId };
-    for (const record of await this.sessions.list(filter)) await this.deleteRecord(record.view.id);
+    // Only the caller's sessions: a customer (the shared guest) may have sessions with other workspaces' agents.
+    for (const record of await this.workspaces.visibleTo(http, 'sessions', await this.sessions.list(filter), (r) => r.view.id)) await this.deleteRecord(record.view.id);
   }
 
   /** The session, with what it has seen so far (last activity, messages, tokens, its journey): Tenet extensions. */
@@ -144,6 +142,7 @@ export class SessionsHttpController {
   @Patch(':sessionId')
   async update(@Param('sessionId') id: string, @Body() body: SessionUpdateDto): Promise<SessionView> {
     if (body.agent_id !== undefined) await this.assertAgent(body.agent_id);
+    if (body.customer_id !== undefined) await this.assertCustomer(body.customer_id);
     const changed = await this.sessions.change(id, (record) => ({ events: this.decideUpdate(record, body), result: undefined }));
     if (!changed) throw notFound('session', id);
     const lifecycleEvents = changed.events.filter((e): e is SessionEvent => e.type === 'SessionCompleted');
@@ -179,6 +178,13 @@ export class SessionsHttpController {
   /** Appends the session's tombstone (its streams stay in the log); false when it does not exist. */
   private async deleteRecord(id: string): Promise<boolean> {
     return (await this.sessions.change(id, (record) => ({ events: [sessionDeleted(record)], result: undefined }))) !== undefined;
+  }
+
+  /** As in Parlant, a session belongs to an existing customer; the guest exists without being created. */
+  private async assertCustomer(customerId: string): Promise<void> {
+    if (!(await this.customers.get(customerId))) {
+      throw new UnprocessableEntity([{ loc: ['body', 'customer_id'], msg: `customer_id must reference an existing customer (or be left out for the guest); ${customerId} does not exist`, type: 'value_error.reference' }]);
+    }
   }
 
   private async assertAgent(agentId: string): Promise<void> {

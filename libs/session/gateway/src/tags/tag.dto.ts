@@ -1,10 +1,12 @@
 import { IsArray, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 export class TagCreationDto {
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
 }
 
+@PatchOf(TagCreationDto)
 export class TagUpdateDto {
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;
 }

@@ -3,6 +3,7 @@ import { IsArray, IsNotEmpty, IsObject, IsString, Matches, ValidateNested } from
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
+import { PatchOf } from '../http/patch-rules.js';
 
 export class TermCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
@@ -12,6 +13,7 @@ export class TermCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 
+@PatchOf(TermCreationDto, { differs: ['tags'] })
 export class TermUpdateDto {
   @IsOmittable() @IsString() @IsNotEmpty({ message: 'name must not be empty' }) name?: string;
   @IsOmittable() @IsString() @IsNotEmpty({ message: 'description must not be empty' }) description?: string;

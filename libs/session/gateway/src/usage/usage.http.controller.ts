@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { isISO8601 } from 'class-validator';
 import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import type { UsageSummary } from '@tenet/metering-domain';
@@ -38,9 +39,15 @@ export class UsageHttpController {
         problems.push({ loc: ['query', name], msg: `${name} must be between 0000-01-01 and 9999-12-31`, type: 'value_error.range' });
         return undefined;
       }
+      // Strict: a date that does not exist (2024-02-30) is refused, not rolled over into the next month.
+      if (!isISO8601(value, { strict: true })) {
+        problems.push({ loc: ['query', name], msg: `${name} must be an ISO-8601 timestamp of a date that exists`, type: 'value_error.date' });
+        return undefined;
+      }
       return new Date(ms).toISOString();
     };
     const range = { from: instant('from', from), to: instant('to', to) };
+    if (range.from !== undefined && range.to !== undefined && range.to < range.from) problems.push({ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error.range' });
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     // `_evaluations`: the calls evaluations made, which belong to no agent.
     if (agentId !== EVALUATIONS_USAGE_ID && !(await this.agents.get(agentId))) throw notFound('agent', agentId);

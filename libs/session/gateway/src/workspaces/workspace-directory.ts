@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { callerOf } from '../auth/caller.js';
 import { DEFAULT_WORKSPACE } from '../auth/credentials.repository.js';
 import { StreamCatalog } from '../catalog/stream-catalog.js';
+import { GUEST_CUSTOMER_ID } from '../customers/customer.dto.js';
 
 /** Top-level collections whose items belong to a workspace (the first path segment of their routes). */
 export const TRACKED_COLLECTIONS = new Set([
@@ -46,8 +47,53 @@ export const FILTERED_RESULTS: Readonly<Record<string, { collection: string; idF
  */
 const RECORDED_FOR_DEFAULT = new Set(['knowledge-sources']);
 
-/** Body and query fields that reference a resource of another collection (a string, or an array of them). */
-export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', customer_id: 'customers', agent_ids: 'agents' };
+/**
+ * Where requests name resources of a collection (issue 26 item 11: every reference, not only agents and customers):
+ * a dotted path into the body or query (`*` = each item of an array), and the collection — `tag-ref` for a tag id,
+ * which may be Parlant's synthetic `agent:<id>` or `journey:<id>`. A value there (a string, or an array of them) of
+ * another workspace is refused like an unknown id.
+ */
+export const REFERENCE_PATHS: readonly (readonly [path: string, collection: string])[] = [
+  ['agent_id', 'agents'],
+  ['agent_ids', 'agents'],
+  ['customer_id', 'customers'],
+  ['session_id', 'sessions'],
+  ['journey_id', 'journeys'],
+  ['journeys', 'journeys'],
+  ['guideline_id', 'guidelines'],
+  ['source_guideline', 'guidelines'],
+  ['target_guideline', 'guidelines'],
+  ['payloads.*.guideline.updated_id', 'guidelines'],
+  ['tags', 'tag-ref'],
+  ['tags.add', 'tag-ref'],
+  ['tags.remove', 'tag-ref'],
+  ['tag_id', 'tag-ref'],
+  ['source_tag', 'tag-ref'],
+  ['target_tag', 'tag-ref'],
+  ['tools.*.service_name', 'services'],
+  ['tool_id.service_name', 'services'],
+  ['source_tool.service_name', 'services'],
+  ['target_tool.service_name', 'services'],
+];
+
+/** The collection and id a reference names: a tag id `agent:<id>` / `journey:<id>` names that agent or journey. */
+export function referencedItem(collection: string, id: string): { collection: string; id: string } {
+  if (collection !== 'tag-ref') return { collection, id };
+  const synthetic = /^(agent|journey):(.+)$/.exec(id);
+  return synthetic ? { collection: `${synthetic[1]}s`, id: synthetic[2] ?? '' } : { collection: 'tags', id };
+}
+
+/** The string values at a dotted path (`*` = every item of an array) of a parsed body or query. */
+export function valuesAt(root: unknown, path: string): string[] {
+  let nodes: unknown[] = [root];
+  for (const step of path.split('.')) {
+    nodes = nodes.flatMap((node) => {
+      if (step === '*') return Array.isArray(node) ? node : [];
+      return typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, step) ? [(node as Record<string, unknown>)[step]] : [];
+    });
+  }
+  return nodes.flatMap((node) => (Array.isArray(node) ? node : [node])).filter((value): value is string => typeof value === 'string');
+}
 
 /**
  * Which workspace each resource belongs to (ADR 0018): an `owner-<collection>-<id>` stream holding one
@@ -60,10 +106,22 @@ export const REFERENCE_FIELDS: Record<string, string> = { agent_id: 'agents', cu
 @Injectable()
 export class WorkspaceDirectory {
   private readonly assignments: StreamCatalog<ResourceAssignedData>;
+  /** Which agents and customers exist (created, not deleted), read from their streams: every host on the log agrees. */
+  private readonly existing: Record<'agents' | 'customers', StreamCatalog<true>>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
     this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
+    const lifecycle = (kind: string) => (current: true | undefined, event: { type: string }) => (event.type === `${kind}Created` ? true : event.type === `${kind}Deleted` ? undefined : current);
+    this.existing = { agents: new StreamCatalog<true>(store, 'agent-', lifecycle('Agent')), customers: new StreamCatalog<true>(store, 'customer-', lifecycle('Customer')) };
+  }
+
+  /** Whether an agent or customer of this id exists (in any workspace: pair with `ownerOf`); the guest always does. */
+  async exists(collection: 'agents' | 'customers', id: string): Promise<boolean> {
+    if (collection === 'customers' && id === GUEST_CUSTOMER_ID) return true;
+    const catalog = this.existing[collection];
+    await catalog.catchUp();
+    return catalog.get(id) === true;
   }
 
   private stream = ownerStreamId;
