@@ -33,6 +33,7 @@ import { modeChange, SessionsRepository } from '../sessions/sessions.repository.
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
+import { DefinitionScreen, type TurnDefinitions } from './turn-definitions.js';
 import { TurnJourneys, type JourneyProgress } from './turn-journeys.js';
 import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
@@ -46,10 +47,33 @@ export type { RunnableTool } from './tool-calls.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
-/** Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged). */
+type SourcedGuideline = MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode };
+
+/**
+ * Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged); `usable` screens
+ * each stored guideline before its tags are read.
+ */
 export interface GuidelineSource {
-  forAgent(agentId: string): Promise<(MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode })[]>;
+  forAgent(agentId: string, usable?: (guideline: SourcedGuideline) => boolean): Promise<SourcedGuideline[]>;
 }
+
+/** A guideline as the match request carries it. */
+const guidelineItem = (g: SourcedGuideline): MatchGuidelinesRequestV1['guidelines'][number] => ({
+  id: g.id,
+  condition: g.condition,
+  ...(g.action ? { action: g.action } : {}),
+  priority: g.priority,
+  enabled: g.enabled,
+  tools: g.tools,
+  required_context: g.required_context,
+  ...(g.criticality ? { criticality: g.criticality } : {}),
+  // Parlant: `metadata.continuous` re-applies whenever the condition holds; `track: false` opts out of
+  // applied-guideline tracking, which amounts to the same for matching.
+  ...(g.continuous === true || g.metadata?.['continuous'] === true || g.track === false ? { continuous: true } : {}),
+  ...(g.tags ? { tags: g.tags } : {}),
+  ...(g.journey_id ? { journey_id: g.journey_id } : {}),
+  ...(g.journey_step ? { journey_step: g.journey_step } : {}),
+});
 
 /** What the turn's extras need to know of each guideline of the agent. */
 export interface TurnGuideline {
@@ -75,7 +99,8 @@ export interface TurnExtras {
 }
 
 export interface TurnExtrasSource {
-  forTurn(agentId: string, guidelines: readonly TurnGuideline[]): Promise<TurnExtras>;
+  /** `defs` screens each stored definition read for the turn (turn-definitions.ts). */
+  forTurn(agentId: string, guidelines: readonly TurnGuideline[], defs: TurnDefinitions): Promise<TurnExtras>;
 }
 
 const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as CompositionMode) : 'fluid');
@@ -106,6 +131,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly recovery: TurnRecovery;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly timing: TurnTiming = turnTimingFrom(process.env);
+  private readonly definitions = new DefinitionScreen(this.logger);
 
   constructor(
     private readonly events: SessionEventsService,
@@ -250,29 +276,21 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       max_tokens: agent.config.max_tokens,
       ...(agent.soul ? { soul: agent.soul } : {}),
     };
-    const agentGuidelines = await this.guidelines.forAgent(agent.id);
-    const guidelines = agentGuidelines.map((g) => ({
-      id: g.id,
-      condition: g.condition,
-      ...(g.action ? { action: g.action } : {}),
-      priority: g.priority,
-      enabled: g.enabled,
-      tools: g.tools,
-      required_context: g.required_context,
-      ...(g.criticality ? { criticality: g.criticality } : {}),
-      // Parlant: `metadata.continuous` re-applies whenever the condition holds; `track: false` opts out of
-      // applied-guideline tracking, which amounts to the same for matching.
-      ...(g.continuous === true || g.metadata?.['continuous'] === true || g.track === false ? { continuous: true } : {}),
-      ...(g.tags ? { tags: g.tags } : {}),
-      ...(g.journey_id ? { journey_id: g.journey_id } : {}),
-      ...(g.journey_step ? { journey_step: g.journey_step } : {}),
-    }));
+    // Every stored definition is checked before it goes into a request: a bad one is left out and flagged on
+    // `ready`, so it cannot fail the turns of every agent it applies to (turn-definitions.ts).
+    const defs = this.definitions.forTurn();
+    const agentGuidelines = await this.guidelines.forAgent(agent.id, (g) => defs.usable('guideline', g, guidelineItem));
+    const guidelines = agentGuidelines.map(guidelineItem);
     const budget = await this.budgets.scopesFor(agent, sessionId);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
-    const journeys = await this.journeyTurns?.begin(agent, session.view);
+    const journeys = await this.journeyTurns?.begin(agent, session.view, defs);
     const journeyGuidelines = journeys?.guidelines() ?? [];
     guidelines.push(...journeyGuidelines);
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines])]);
+    const [contextValues, terms, extras] = await Promise.all([
+      this.context.values(agent.id, session.view.customer_id, defs, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }),
+      this.context.glossary(agent.id, defs),
+      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
+    ]);
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
@@ -362,7 +380,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline (or the active journey) asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), [...top.map((m) => byId.get(m.guideline_id)?.composition_mode), journey?.composition_mode]);
     const disambiguation = matched.result.disambiguation;
-    const capabilities = await this.context.capabilities(agent.id);
+    const capabilities = await this.context.capabilities(agent.id, defs);
     const composeTimer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
     const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
@@ -411,6 +429,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
       ...memory?.readyData(),
+      // Tenet extension: stored definitions this turn left out because they break the turn's contracts.
+      ...(defs.skipped.length > 0 ? { skipped_definitions: defs.skipped } : {}),
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';
