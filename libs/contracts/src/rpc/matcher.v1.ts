@@ -128,6 +128,8 @@ export const BudgetScopeV1 = Type.Object(
     unit: Type.Union([Type.Literal('tokens'), Type.Literal('usd')], { description: 'usd limits are counted in micro-dollars' }),
     limit: Type.Integer({ minimum: 1 }),
     resets_at: Type.Optional(Type.String()),
+    /** The reservation holding room for the whole turn the call belongs to: its own calls are not counted against it. */
+    held_by: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },
 );

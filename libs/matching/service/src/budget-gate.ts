@@ -94,7 +94,7 @@ export class BudgetGate {
     const reservationId = randomUUID();
     for (let backoff = 20; ; backoff = Math.min(backoff * 2, 250)) {
       if (call.signal?.aborted) throw call.signal.reason instanceof Error ? call.signal.reason : new Error('the call was cancelled before it was made');
-      const result = await store.reserve({ reservationId, ttlMs: RESERVATION_TTL_MS, now: this.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimated[s.unit] })) });
+      const result = await store.reserve({ reservationId, ttlMs: RESERVATION_TTL_MS, now: this.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimated[s.unit], ...(s.held_by !== undefined ? { heldBy: s.held_by } : {}) })) });
       if (result.outcome === 'reserved') break;
       if (result.outcome === 'exhausted') throw new BudgetExceededError(scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1), result.used);
       await sleep(backoff, call.signal);

@@ -10,6 +10,7 @@ import {
   type ComposeReplyReplyV1,
   type AdvanceJourneysReplyV1,
   type AdvanceJourneysRequestV1,
+  type BudgetScopeV1,
   type ComposeReplyRequestV1,
   type MatchGuidelinesReplyV1,
   type MatchGuidelinesRequestV1,
@@ -19,11 +20,12 @@ import { inBackground, type EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
-import { AgentBudgets, budgetRefusalOf } from '../budgets/agent-budgets.js';
+import { AgentBudgets, budgetRefusalOf, turnTokenEstimate } from '../budgets/agent-budgets.js';
 import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
@@ -212,9 +214,10 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // One deadline for the matcher steps; a newer customer message cancels the step in flight (turn-deadline.ts).
     const deadline = new TurnDeadline(this.bus, this.timing);
     let outcome = 'error';
+    const budgetHold: { release?: () => Promise<void> } = {};
     try {
       await deadline.cancelWhen(sessionAppendedSubject(sessionId), () => this.supersededAfter(sessionId, trigger.offset));
-      outcome = await this.steps(sessionId, trigger, status, lease, deadline);
+      outcome = await this.steps(sessionId, trigger, status, lease, deadline, budgetHold);
     } catch (error) {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
@@ -231,6 +234,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         throw error;
       }
     } finally {
+      await budgetHold.release?.();
       await deadline.stop();
       await lease.release(outcome);
       await this.recovery.closed(sessionId, trigger.offset, outcome);
@@ -245,6 +249,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     status: (value: string, data?: Record<string, unknown>) => Promise<EventView>,
     lease: HeldLease,
     deadline: TurnDeadline,
+    budgetHold: { release?: () => Promise<void> },
   ): Promise<string> {
     const checkpoint = async (): Promise<void> => {
       await lease.assertHeld();
@@ -281,7 +286,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const defs = this.definitions.forTurn();
     const agentGuidelines = await this.guidelines.forAgent(agent.id, (g) => defs.usable('guideline', g, guidelineItem));
     const guidelines = agentGuidelines.map(guidelineItem);
-    const budget = await this.budgets.scopesFor(agent, sessionId);
+    const budgetScopes = await this.budgets.scopesFor(agent, sessionId);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
     const journeys = await this.journeyTurns?.begin(agent, session.view, defs);
     const journeyGuidelines = journeys?.guidelines() ?? [];
@@ -291,6 +296,17 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       this.context.glossary(agent.id, defs),
       this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
     ]);
+    // A budgeted turn reserves its whole estimate before its first call: one that cannot afford it is refused up
+    // front with the exhausted reply, instead of spending its matching calls and being refused at composing.
+    let budget: BudgetScopeV1[] | undefined;
+    if (budgetScopes) {
+      const material = JSON.stringify([agentRef, turnHistory, message, guidelines, terms, extras.tools, extras.cannedResponses]).length;
+      const tokens = turnTokenEstimate(material, agent.config.max_tokens);
+      const usd = microUsd(extras.llm?.provider && extras.llm.model ? this.usage.costOf(extras.llm.provider, extras.llm.model, tokens - agent.config.max_tokens, agent.config.max_tokens) : 0);
+      const hold = await this.budgets.holdTurn(`turn-${trigger.id}`, budgetScopes, { tokens, usd });
+      budgetHold.release = hold.release;
+      budget = hold.scopes;
+    }
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
