@@ -28,6 +28,30 @@ export class TurnBudgetRefused extends Error {
   }
 }
 
+/** The budget store does not answer: a budgeted turn fails closed instead of running uncounted (ADR 0019, amendment). */
+export class BudgetUnavailableError extends Error {
+  readonly code = 'BUDGET.UNAVAILABLE';
+  constructor(cause: unknown) {
+    super(`the budget store does not answer: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'BudgetUnavailableError';
+  }
+}
+
+/** How long a budget store operation of a turn may take before the store counts as unavailable. */
+const STORE_TIMEOUT_MS = 5_000;
+
+/** Runs a budget store operation within STORE_TIMEOUT_MS; a failure or a timeout is `BudgetUnavailableError`. */
+async function answered<T>(operation: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([operation(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS)))]);
+  } catch (error) {
+    throw new BudgetUnavailableError(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The budget refusal in a failed matcher step (or of the turn up front), if that is why it failed. */
 export function budgetRefusalOf(error: unknown): BudgetRefusal | undefined {
   if (error instanceof TurnBudgetRefused) return error.refusal;
@@ -159,19 +183,20 @@ export class AgentBudgets implements OnApplicationBootstrap {
     if (!store) return { scopes: [...scopes], release: async () => undefined };
     const started = Date.now();
     for (let backoff = 25; ; backoff = Math.min(backoff * 2, 500)) {
-      const result = await store.reserve({ reservationId: holdId, ttlMs: TURN_HOLD_TTL_MS, now: Date.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimate[s.unit] })) });
+      const result = await answered(() => store.reserve({ reservationId: holdId, ttlMs: TURN_HOLD_TTL_MS, now: Date.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimate[s.unit] })) }));
       if (result.outcome === 'reserved') break;
       const scope = scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1);
       if (result.outcome === 'exhausted') throw new TurnBudgetRefused({ scope, used: result.used });
       if (Date.now() - started > TURN_HOLD_WAIT_MS || signal?.aborted) {
-        const used = (await store.read([{ key: scope.key, periodId: scope.period_id }], Date.now())).get(scope.key)?.used ?? 0;
+        const used = (await answered(() => store.read([{ key: scope.key, periodId: scope.period_id }], Date.now()))).get(scope.key)?.used ?? 0;
         throw new TurnBudgetRefused({ scope, used });
       }
       await new Promise((resolve) => setTimeout(resolve, backoff));
     }
     return {
       scopes: scopes.map((s) => ({ ...s, held_by: holdId })),
-      release: () => store.release(holdId, scopes.map((s) => s.key)),
+      // A release that fails (the store went away mid-turn) is logged: the hold then ends with its TTL.
+      release: () => store.release(holdId, scopes.map((s) => s.key)).catch((error: unknown) => this.logger.warn(`could not release budget hold ${holdId} (it expires in ${TURN_HOLD_TTL_MS / 1000} s): ${String(error)}`)),
     };
   }
 
@@ -207,7 +232,8 @@ export class AgentBudgets implements OnApplicationBootstrap {
     const agent = await this.agents.get(agentId);
     const scopes = agent && (await this.scopesFor(agent, sessionId));
     if (!scopes) return;
-    const counters = await this.budgets.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), Date.now());
+    const store = this.budgets;
+    const counters = await answered(() => store.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), Date.now()));
     for (const scope of scopes) {
       const used = counters.get(scope.key)?.used ?? 0;
       // One call may cross 80 % and 100 % at once: both are published (the warning first), each once per period.
