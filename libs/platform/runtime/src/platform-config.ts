@@ -27,6 +27,8 @@ export interface PlatformConfig {
    * alone afterwards (an operator may have changed them).
    */
   streamLimits: { maxAgeMs?: number; maxBytes?: number; maxMessages?: number };
+  /** `/readyz` reports `disk` down while less than this is free where the SQLite log lives (TENET_MIN_FREE_DISK_MB; 0: never). */
+  minFreeDiskBytes: number;
 }
 
 // Bytes and messages are unlimited by default: JetStream reserves a stream's max_bytes against the server's storage
@@ -97,6 +99,9 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     else problems.push(`TENET_STREAM_MAX_MSGS must be a positive integer or -1 (unlimited), got "${maxMsgs}"`);
   }
 
+  const minFreeText = env['TENET_MIN_FREE_DISK_MB'] || '64';
+  if (!/^\d+$/.test(minFreeText)) problems.push(`TENET_MIN_FREE_DISK_MB must be a whole number of MiB (0: no check), got "${minFreeText}"`);
+
   if (problems.length > 0) throw new PlatformConfigError(problems);
   const config: PlatformConfig = {
     mode: mode as PlatformConfig['mode'],
@@ -108,6 +113,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     serviceName,
     relayLeaseMs,
     streamLimits,
+    minFreeDiskBytes: Number(minFreeText) * 1024 ** 2,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
   if (namespace !== undefined) config.namespace = namespace;

@@ -129,6 +129,8 @@ const MAX_TOOL_ROUNDS = 3;
 export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TurnService.name);
   private readonly running = new Map<string, Set<Promise<void>>>();
+  /** `session:trigger offset` of the turns running in this process (the recovery sweep closes this process's others). */
+  private readonly runningTurns = new Set<string>();
   private readonly leases: TurnLeases;
   private readonly recovery: TurnRecovery;
   private sweeper: NodeJS.Timeout | undefined;
@@ -162,7 +164,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.leases.start();
     const sweep = (): Promise<void> =>
-      this.recovery.sweep().then(
+      this.recovery.sweep((sessionId, offset) => this.runningTurns.has(`${sessionId}:${offset}`)).then(
         (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
         (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
       );
@@ -204,6 +206,16 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async run(sessionId: string, trigger: EventView): Promise<void> {
+    const key = `${sessionId}:${trigger.offset}`;
+    this.runningTurns.add(key);
+    try {
+      await this.runTurn(sessionId, trigger);
+    } finally {
+      this.runningTurns.delete(key);
+    }
+  }
+
+  private async runTurn(sessionId: string, trigger: EventView): Promise<void> {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
