@@ -10,7 +10,7 @@ import { OpenAiProvider } from '@tenet/llm';
 import { openAiCompletion, startWireServer, type RecordedRequest, type WireServer } from '@tenet/llm/testing';
 import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
 import { AgentBudgets } from '@tenet/session-gateway';
-import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
 
 const API_KEY = 'sk-tenet-test-budget-0123456789';
@@ -217,12 +217,13 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
   let hosts: { app: INestApplication; url: string }[];
   let wire: WireServer;
   const namespace = `test-${randomUUID()}`;
+  const redisPrefix = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     // Slow answers, so that calls of concurrent turns overlap on both processes.
     wire = await startCountingWire(40);
     dir = mkdtempSync(join(tmpdir(), 'tenet-budgets-dist-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     const provider = () => new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 });
     hosts = [await startAllInOne(env, { provider: provider() }), await startAllInOne(env, { provider: provider() })];
   }, 180_000);
@@ -231,6 +232,7 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     for (const host of hosts) await host.app.close();
     await wire.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
 
