@@ -6,7 +6,6 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { eventually } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
 
 interface Event {
@@ -24,22 +23,7 @@ describe('one bad stored definition never fails the turns of every agent (all-in
   let app: INestApplication;
   let store: EventStore;
   let url = '';
-  const { call, created } = gatewayHttp(() => url);
-
-  const turn = async (agentId: string, message: string): Promise<{ reply: Event | undefined; ready: Event | undefined; error: Event | undefined }> => {
-    const session = await created('/sessions', { agent_id: agentId });
-    await created(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
-    return eventually(
-      async () => {
-        const events = (await call(`/sessions/${session.id}/events`)).body as Event[];
-        const ready = events.find((e) => e.kind === 'status' && e.data.status === 'ready');
-        const error = events.find((e) => e.kind === 'status' && e.data.status === 'error');
-        expect(ready ?? error).toBeTruthy();
-        return { reply: events.find((e) => e.kind === 'message' && e.source === 'ai_agent'), ready, error };
-      },
-      { timeoutMs: 60_000 },
-    );
-  };
+  const { created, turn } = gatewayHttp(() => url);
 
   /** Appends an update to a resource's stream directly, as its repository would: the item's first state, changed by `mutate`. */
   const corrupt = async (stream: string, type: string, mutate: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> => {
@@ -84,7 +68,7 @@ describe('one bad stored definition never fails the turns of every agent (all-in
       await corrupt(`capability-${untaggedCapability.id}`, 'CapabilityUpdated', () => ({ tags: 'agent' }));
 
       for (const agent of [canned, plain]) {
-        const { reply, ready, error } = await turn(agent, 'Hello, when do you open? Where is my parcel?');
+        const { reply, ready, error } = await turn<Event>(agent, 'Hello, when do you open? Where is my parcel?');
         expect(error?.data.data?.exception).toBeUndefined();
         expect(reply?.data.message).toBeTruthy();
         const skipped = ready?.data.data?.skipped_definitions ?? [];
