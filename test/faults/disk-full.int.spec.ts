@@ -84,15 +84,20 @@ const mounted = mountTmpfs(dir);
   const statuses = async (sessionId: string, correlationId: string): Promise<SessionEvent[]> =>
     (await call<SessionEvent[]>(`/sessions/${sessionId}/events?kinds=status`)).body.filter((e) => e.correlation_id === correlationId);
   const final = (events: SessionEvent[]) => events.find((e) => ['ready', 'error', 'cancelled'].includes(e.data.status ?? ''));
-
-  it('answers 507, goes unready, closes the turn caught by it once space returns, and answers again', async () => {
-    const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Support' })).body;
+  /** A new agent's session with a turn in flight (processing, its matcher call running for 3 s) when the disk fills. */
+  const turnCaughtByFullDisk = async (name: string): Promise<{ agentId: string; sessionId: string; inFlight: SessionEvent }> => {
+    const agent = (await call<{ id: string }>('/agents', 'POST', { name })).body;
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
-
-    // A turn in flight: processing, its matcher call running (3 s).
     const inFlight = (await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body;
     await eventually(async () => expect((await statuses(session.id, inFlight.correlation_id)).some((e) => e.data.status === 'processing')).toBe(true), { timeoutMs: 10_000, intervalMs: 50 });
     fillDisk(fill);
+    return { agentId: agent.id, sessionId: session.id, inFlight };
+  };
+
+  it('answers 507, goes unready, closes the turn caught by it once space returns, and answers again', async () => {
+    const { agentId, sessionId, inFlight } = await turnCaughtByFullDisk('Support');
+    const session = { id: sessionId };
+    const agent = { id: agentId };
 
     // SQLite may still fit a few small writes into space its files already hold; the first write that does not
     // fit is refused with 507 (it was a 500), and so is every write after it while the disk is full.
@@ -132,12 +137,8 @@ const mounted = mountTmpfs(dir);
   }, 120_000);
 
   it('closes within its grace period while the disk is full and a turn is in flight', async () => {
-    const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Closing' })).body;
-    const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
-    const inFlight = (await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body;
-    await eventually(async () => expect((await statuses(session.id, inFlight.correlation_id)).some((e) => e.data.status === 'processing')).toBe(true), { timeoutMs: 10_000, intervalMs: 50 });
-    fillDisk(fill);
-    for (let i = 0; i < 500 && (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'x'.repeat(2_000) })).status !== 507; i++);
+    const { sessionId } = await turnCaughtByFullDisk('Closing');
+    for (let i = 0; i < 500 && (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'x'.repeat(2_000) })).status !== 507; i++);
     // What SIGTERM runs (app.close): it took more than 94 s in the audit.
     const started = Date.now();
     await host!.app.close();
