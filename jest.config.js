@@ -42,5 +42,8 @@ const tier = (name) => ({
 
 export default {
   projects: [tier('unit'), tier('int'), tier('e2e')],
+  // The run must leave no stream or key behind on the shared NATS/Redis (fails under CI; libs/testing/setup/leftovers.mjs).
+  globalSetup: '<rootDir>/libs/testing/setup/leftovers-setup.mjs',
+  globalTeardown: '<rootDir>/libs/testing/setup/leftovers-teardown.mjs',
   verbose: true,
 };

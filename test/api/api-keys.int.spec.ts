@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-keys-test-0123456789';
 
@@ -142,6 +142,7 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
   let dir: string;
   let hosts: { app: INestApplication; url: string }[];
   const namespace = `test-${randomUUID()}`;
+  const redisPrefix = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-rate-'));
@@ -150,7 +151,7 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
       TENET_DATA_DIR: dir,
       NATS_URL: natsUrl(),
       REDIS_URL: redisUrl(),
-      TENET_REDIS_PREFIX: `test-${randomUUID()}`,
+      TENET_REDIS_PREFIX: redisPrefix,
       TENET_NAMESPACE: namespace,
       TENET_DEMO: 'off',
       TENET_LLM_PROVIDER: 'offline',
@@ -163,6 +164,7 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
 

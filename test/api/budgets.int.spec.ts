@@ -10,12 +10,15 @@ import { OpenAiProvider } from '@tenet/llm';
 import { openAiCompletion, startWireServer, type RecordedRequest, type WireServer } from '@tenet/llm/testing';
 import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
 import { AgentBudgets } from '@tenet/session-gateway';
-import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
 
 const API_KEY = 'sk-tenet-test-budget-0123456789';
-/** Every call the wire server answers is billed this much: 100 input + 20 output tokens. */
-const CALL_TOKENS = 120;
+/** Every call the wire server answers is billed this much (unless a test changes `billing`): 1,800 input + 200 output tokens. */
+const CALL_TOKENS = 2_000;
+const billing = { prompt: 1_800, completion: 200 };
+/** The agents' reply cap: with it a simple turn is estimated at ~5,300 tokens (turnTokenEstimate), two calls bill 4,000. */
+const MAX_TOKENS = 50;
 
 interface SessionEvent {
   offset: number;
@@ -32,7 +35,7 @@ const chatCalls = (wire: WireServer): number => wire.requests.filter((r) => r.ur
 const startCountingWire = (delayMs = 0): Promise<WireServer> =>
   startWireServer(async (request) => {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const usage = { prompt_tokens: 100, completion_tokens: 20 };
+    const usage = { prompt_tokens: billing.prompt, completion_tokens: billing.completion };
     return schemaOf(request) === 'guideline_matches'
       ? openAiCompletion({ matches: [] }, usage)
       : openAiCompletion({ message: 'Happy to help.', cited_guideline_ids: [], canned_response_id: '' }, usage);
@@ -69,41 +72,52 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
   });
 
   const newAgent = async (budget: unknown): Promise<string> => {
-    const agent = await created('/agents', { name: 'Frugal', budget });
+    const agent = await created('/agents', { name: 'Frugal', budget, config: { max_tokens: MAX_TOKENS } });
     await created('/guidelines', { condition: 'the customer asks anything', action: 'answer briefly', tags: [`agent:${agent.id}`] });
     return agent.id;
   };
 
-  it('an agent with a daily budget of N tokens makes no LLM call once it is spent, and says its configured message', async () => {
-    // Two calls per turn (match, compose) of 120 tokens: turn 1 uses 240; turn 2's match brings it to 360 ≥ 300,
-    // so its compose is refused; turn 3 makes no call at all.
-    const agentId = await newAgent({ limits: [{ period: 'day', tokens: 300 }], exhausted_message: 'We have reached our limit for today.' });
-    const session = await created('/sessions', { agent_id: agentId });
+  it('a budget smaller than one turn refuses the turn up front: no LLM call is made, the agent says its message', async () => {
+    // The audit's case: a 4,000-token limit overshot 6.4× by one call. The default reply cap (2,048) alone makes
+    // the turn's estimate larger than the whole budget.
+    const agent = await created('/agents', { name: 'Tiny', budget: { limits: [{ period: 'day', tokens: 4_000 }], exhausted_message: 'We have reached our limit for today.' } });
+    await created('/guidelines', { condition: 'the customer asks anything', action: 'answer briefly', tags: [`agent:${agent.id}`] });
+    const session = await created('/sessions', { agent_id: agent.id });
     const before = chatCalls(wire);
+    const refused = await turn(url, session.id, 'hello');
+    expect(chatCalls(wire) - before).toBe(0);
+    expect(refused.find((e) => e.kind === 'message')?.data.message).toBe('We have reached our limit for today.');
+    expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: `agent:${agent.id}:day:tokens` } });
+    expect((await call(`/agents/${agent.id}/budget`)).body).toMatchObject({ budgets: [{ used: 0, reserved: 0, limit: 4_000 }] });
+  });
 
-    const first = await turn(url, session.id, 'hello');
-    expect(first.find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
-    expect(chatCalls(wire) - before).toBe(2);
-
-    const second = await turn(url, session.id, 'and another thing');
-    expect(chatCalls(wire) - before).toBe(3);
-    expect(second.find((e) => e.kind === 'message')?.data.message).toBe('We have reached our limit for today.');
-    expect(second.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: `agent:${agentId}:day:tokens`, period: 'day', unit: 'tokens' } });
-
-    const third = await turn(url, session.id, 'still there?');
-    expect(chatCalls(wire) - before).toBe(3);
-    expect(third.find((e) => e.kind === 'message')?.data.message).toBe('We have reached our limit for today.');
-
+  it('a daily budget answers whole turns while one fits, then refuses the next up front — never a match without its compose', async () => {
+    const limit = 20_000;
+    const agentId = await newAgent({ limits: [{ period: 'day', tokens: limit }], exhausted_message: 'We have reached our limit for today.' });
+    const session = await created('/sessions', { agent_id: agentId });
+    let answered = 0;
+    for (let i = 0; i < 10; i++) {
+      const before = chatCalls(wire);
+      const events = await turn(url, session.id, `question ${i}`);
+      const reply = events.find((e) => e.kind === 'message')?.data.message;
+      if (reply === 'We have reached our limit for today.') {
+        expect(chatCalls(wire) - before).toBe(0);
+        break;
+      }
+      expect(reply).toBe('Happy to help.');
+      expect(chatCalls(wire) - before).toBe(2);
+      answered++;
+    }
+    // ~5,300 estimated per turn: 20,000 admits four turns of 4,000 (16,000 used, 4,000 left < one turn).
+    expect(answered).toBe(4);
     const budget = (await call(`/agents/${agentId}/budget`)).body as { budgets: { period: string; limit: number; used: number; exhausted: boolean; resets_at: string }[] };
     const midnight = new Date();
     midnight.setUTCHours(24, 0, 0, 0);
-    expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit: 300, used: 3 * CALL_TOKENS, reserved: 0, exhausted: true, resets_at: midnight.toISOString() })]);
+    expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit, used: answered * 2 * CALL_TOKENS, reserved: 0, exhausted: false, resets_at: midnight.toISOString() })]);
 
-    // Published (through the log): the 80 % warning and the exhaustion, once each.
+    // Published (through the log): the 80 % warning, once.
     const store = app.get<EventStore>(EVENT_STORE, { strict: false });
-    const published = await store.readStream(budgetStreamId(agentId));
-    expect(published.map((e) => e.type)).toEqual(['BudgetWarningReached', 'BudgetExceeded']);
-    expect(published[1]?.data).toMatchObject({ agent_id: agentId, limit: 300, scope: { owner: 'agent', period: 'day', unit: 'tokens' } });
+    expect((await store.readStream(budgetStreamId(agentId))).map((e) => e.type)).toEqual(['BudgetWarningReached']);
 
     // The daily reset job's work: a new day's counter starts from 0, and the agent answers again.
     const tomorrow = new Date(Date.now() + 86_400_000);
@@ -111,18 +125,38 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect((await turn(url, session.id, 'a new day')).find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
   }, 120_000);
 
+  it('one call that crosses 80 % and 100 % at once publishes the warning and the exhaustion; the turn ends with the budget reply', async () => {
+    const agentId = await newAgent({ limits: [{ period: 'day', tokens: 20_000 }] });
+    const session = await created('/sessions', { agent_id: agentId });
+    // The provider bills far more than any estimate (30,000 tokens for the match call): the compose call is refused.
+    billing.prompt = 30_000;
+    try {
+      const before = chatCalls(wire);
+      const events = await turn(url, session.id, 'hello');
+      expect(chatCalls(wire) - before).toBe(1);
+      expect(events.find((e) => e.kind === 'message')?.data.message).toMatch(/can't continue this conversation/);
+    } finally {
+      billing.prompt = 1_800;
+    }
+    const store = app.get<EventStore>(EVENT_STORE, { strict: false });
+    const published = await store.readStream(budgetStreamId(agentId));
+    expect(published.map((e) => e.type)).toEqual(['BudgetWarningReached', 'BudgetExceeded']);
+    expect(published[1]?.data).toMatchObject({ agent_id: agentId, limit: 20_000, used: 30_200, scope: { owner: 'agent', period: 'day', unit: 'tokens' } });
+  }, 120_000);
+
   it('a session budget limits one session only; on_exhausted handoff hands the session to a human', async () => {
-    const agentId = await newAgent({ limits: [{ period: 'session', tokens: 100 }], on_exhausted: 'handoff' });
+    const agentId = await newAgent({ limits: [{ period: 'session', tokens: 6_000 }], on_exhausted: 'handoff' });
     const spent = await created('/sessions', { agent_id: agentId });
     const before = chatCalls(wire);
-    const first = await turn(url, spent.id, 'hello');
-    // The match call is the session's last (it may overshoot by its own tokens); the compose call is refused.
-    expect(chatCalls(wire) - before).toBe(1);
-    expect(first.find((e) => e.kind === 'message')?.data.message).toMatch(/can't continue this conversation/);
+    expect((await turn(url, spent.id, 'hello')).find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
+    // 4,000 used, 2,000 left: the next turn does not fit and is refused before any call.
+    const second = await turn(url, spent.id, 'and more');
+    expect(chatCalls(wire) - before).toBe(2);
+    expect(second.find((e) => e.kind === 'message')?.data.message).toMatch(/can't continue this conversation/);
     expect(((await call(`/sessions/${spent.id}`)).body as { mode: string }).mode).toBe('manual');
 
     const fresh = await created('/sessions', { agent_id: agentId });
-    expect((await call(`/agents/${agentId}/budget?session_id=${fresh.id}`)).body).toMatchObject({ budgets: [{ key: `session:${fresh.id}:tokens`, used: 0, limit: 100 }] });
+    expect((await call(`/agents/${agentId}/budget?session_id=${fresh.id}`)).body).toMatchObject({ budgets: [{ key: `session:${fresh.id}:tokens`, used: 0, limit: 6_000 }] });
   }, 120_000);
 
   it('a cost budget counts estimated USD from the price table', async () => {
@@ -130,9 +164,9 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const session = await created('/sessions', { agent_id: agentId });
     await turn(url, session.id, 'hello');
     const [month] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { unit: string; used: number; limit: number }[] }).budgets;
-    // gpt-4o-mini: 0.15 $ per million input tokens, 0.6 $ per million output tokens; two calls of 100 + 20.
+    // gpt-4o-mini: 0.15 $ per million input tokens, 0.6 $ per million output tokens; two calls of 1,800 + 200.
     expect(month).toMatchObject({ unit: 'usd', limit: 1 });
-    expect(month?.used).toBeCloseTo(2 * (100 * 0.15 + 20 * 0.6) / 1_000_000, 9);
+    expect(month?.used).toBeCloseTo(2 * (1_800 * 0.15 + 200 * 0.6) / 1_000_000, 9);
   }, 120_000);
 
   it.each([
@@ -150,7 +184,7 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
 
   it("a workspace's monthly budget is charged by all its agents and stops them all", async () => {
     expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'session', tokens: 5 }] } })).body).toMatchObject({ detail: [{ loc: ['body', 'budget', 'limits', 0, 'period'] }] });
-    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'month', tokens: 200 }], exhausted_message: 'unused' } })).body).toMatchObject({ id: 'default', budget: { limits: [{ period: 'month', tokens: 200 }] } });
+    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'month', tokens: 8_000 }], exhausted_message: 'unused' } })).body).toMatchObject({ id: 'default', budget: { limits: [{ period: 'month', tokens: 8_000 }] } });
     try {
       const first = await newAgent(undefined);
       const second = await newAgent(undefined);
@@ -160,7 +194,8 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
       const refused = await turn(url, (await created('/sessions', { agent_id: second })).id, 'hello');
       expect(chatCalls(wire) - before).toBe(2);
       expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: 'workspace:default:month:tokens', period: 'month' } });
-      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 200, used: 240, exhausted: true }] });
+      // 4,000 used by the first agent, 4,000 left: less than the second agent's turn, refused before any call.
+      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 8_000, used: 4_000, exhausted: false }] });
     } finally {
       await call('/workspace', 'PATCH', { budget: null });
     }
@@ -182,12 +217,13 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
   let hosts: { app: INestApplication; url: string }[];
   let wire: WireServer;
   const namespace = `test-${randomUUID()}`;
+  const redisPrefix = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     // Slow answers, so that calls of concurrent turns overlap on both processes.
     wire = await startCountingWire(40);
     dir = mkdtempSync(join(tmpdir(), 'tenet-budgets-dist-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     const provider = () => new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 });
     hosts = [await startAllInOne(env, { provider: provider() }), await startAllInOne(env, { provider: provider() })];
   }, 180_000);
@@ -196,22 +232,25 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     for (const host of hosts) await host.app.close();
     await wire.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('concurrent turns on two gateways cannot overshoot a daily budget by more than one call', async () => {
+  it('concurrent turns on two gateways never overshoot a daily budget and never leave a turn half-answered', async () => {
     const [a, b] = [hosts[0]!, hosts[1]!];
     const { created, call } = gatewayHttp(() => a.url);
-    const limit = 1_000;
-    const agent = await created('/agents', { name: 'Shared budget', budget: { limits: [{ period: 'day', tokens: limit }] } });
+    const limit = 14_000;
+    const agent = await created('/agents', { name: 'Shared budget', budget: { limits: [{ period: 'day', tokens: limit }] }, config: { max_tokens: MAX_TOKENS } });
     await created('/guidelines', { condition: 'the customer asks anything', action: 'answer briefly', tags: [`agent:${agent.id}`] });
     const sessions = await Promise.all(Array.from({ length: 8 }, () => created('/sessions', { agent_id: agent.id })));
     const before = chatCalls(wire);
-    // 8 turns × 2 calls × 120 tokens = 1,920 wanted; at most 1,000 + 120 may be spent.
-    await Promise.all(sessions.map((s, i) => turn((i % 2 === 0 ? a : b).url, s.id, `question ${i}`)));
+    // 8 turns × 4,000 tokens wanted, ~5,300 held per turn: whole turns run while one fits, the rest are refused up front.
+    const turns = await Promise.all(sessions.map((s, i) => turn((i % 2 === 0 ? a : b).url, s.id, `question ${i}`)));
     const spent = (chatCalls(wire) - before) * CALL_TOKENS;
-    expect(spent).toBeGreaterThanOrEqual(limit);
-    expect(spent).toBeLessThan(limit + CALL_TOKENS);
+    const answered = turns.filter((events) => events.some((e) => e.kind === 'message' && e.data.message === 'Happy to help.')).length;
+    expect(answered).toBeGreaterThanOrEqual(2);
+    expect(spent).toBe(answered * 2 * CALL_TOKENS);
+    expect(spent).toBeLessThanOrEqual(limit);
     const [day] = ((await call(`/agents/${agent.id}/budget`)).body as { budgets: { used: number }[] }).budgets;
     expect(day?.used).toBe(spent);
   }, 180_000);

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
-import { eventually } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
 
 interface Event {
@@ -16,22 +15,13 @@ describe('capabilities (Parlant /capabilities) and their use in the turn (all-in
   let dir: string;
   let app: INestApplication;
   let url = '';
-  const { call, created, details } = gatewayHttp(() => url);
+  const { call, created, details, turn: turnOf } = gatewayHttp(() => url);
 
   /** Sends a customer message and returns the turn's reply and ready status. */
   const turn = async (agentId: string, message: string): Promise<{ reply: Event; ready: Event }> => {
-    const session = await created('/sessions', { agent_id: agentId });
-    await created(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
-    return eventually(
-      async () => {
-        const events = (await call(`/sessions/${session.id}/events`)).body as Event[];
-        const ready = events.find((e) => e.kind === 'status' && e.data.status === 'ready');
-        const reply = events.find((e) => e.kind === 'message' && e.source === 'ai_agent');
-        expect(ready && reply).toBeTruthy();
-        return { reply: reply!, ready: ready! };
-      },
-      { timeoutMs: 60_000 },
-    );
+    const { reply, ready } = await turnOf<Event>(agentId, message);
+    expect(ready && reply).toBeTruthy();
+    return { reply: reply!, ready: ready! };
   };
 
   beforeAll(async () => {

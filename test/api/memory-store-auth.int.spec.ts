@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startGatewayOnly, startMemoryStoreOnly } from '@tenet/hosts';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-memory-store-test-0123456789';
 const nats = await probeNats();
@@ -44,6 +44,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'memory s
   afterAll(async () => {
     for (const app of apps) await app.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), `tenet-${namespace}`);
     rmSync(dir, { recursive: true, force: true });
   });
 

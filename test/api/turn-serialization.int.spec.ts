@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider, type LlmProvider } from '@tenet/llm';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 interface Event {
   offset: number;
@@ -37,16 +37,18 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
   let dir: string;
   let hosts: { app: INestApplication; url: string }[];
   const namespace = `test-${randomUUID()}`;
+  const redisPrefix = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-turns-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
     hosts = [await startAllInOne(env, { provider: slowProvider(150) }), await startAllInOne(env, { provider: slowProvider(150) })];
   });
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, type RunningCommand, waitHealthy } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
@@ -62,6 +62,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'a turn i
   let orders: DemoOrderService;
   let stack: RunningCommand | undefined;
   const namespace = `trace-${randomUUID().slice(0, 8)}`;
+  const redisPrefix = `tenet-trace-${randomUUID()}`;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-trace-'));
@@ -78,6 +79,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'a turn i
     await receiver?.close();
     await orders?.close();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -88,7 +90,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'a turn i
       PORT: String(port),
       TENET_DATA_DIR: dataDir,
       TENET_NAMESPACE: namespace,
-      TENET_REDIS_PREFIX: `tenet-trace-${randomUUID()}`,
+      TENET_REDIS_PREFIX: redisPrefix,
       TENET_DEMO: 'off',
       TENET_AUTH: 'off',
       TENET_MATCHER_REPLICAS: '1',

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { allContracts } from '@tenet/contracts';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, freePortRange, inParallel, killGroup, natsUrl, probeNats, probeRedis, runCommand, waitHealthy, type RunningCommand as Running } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, freePortRange, inParallel, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, type RunningCommand as Running, waitHealthy } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -31,6 +31,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
   let nc: NatsConnection;
   const started: Running[] = [];
   const namespace = `e2e-${randomUUID()}`;
+  const redisPrefix = `tenet-e2e-${randomUUID()}`;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-distributed-'));
@@ -42,12 +43,13 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     for (const running of started) killGroup(running);
     await nc.drain();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers a Parlant client through separate processes, publishes each event once and schema-valid, meters the calls, and two gateway processes share one session', async () => {
     const port = await freePortRange(5);
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: `tenet-e2e-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     delete env['TENET_MODE'];

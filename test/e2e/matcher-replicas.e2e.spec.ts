@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startGatewayOnly } from '@tenet/hosts';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -26,10 +26,11 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
   let gateway: { app: INestApplication; url: string };
   const matchers: { child: ChildProcess; output: () => string }[] = [];
   const namespace = `replicas-${randomUUID()}`;
+  const redisPrefix = `test-${randomUUID()}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-replicas-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: `test-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
+    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
     for (let i = 0; i < 2; i++) {
       let output = '';
       const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/guideline-matcher/src/main.ts'], {
@@ -67,6 +68,7 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
       }),
     );
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, runCommand, serviceProcess, waitHealthy, type RunningCommand } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, type RunningCommand, serviceProcess, waitHealthy } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -31,6 +31,7 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
   let dataDir: string;
   let stack: RunningCommand | undefined;
   const namespace = `memkill-${randomUUID().slice(0, 8)}`;
+  const redisPrefix = `tenet-e2e-${randomUUID()}`;
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-memory-kill-'));
@@ -38,6 +39,7 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
   afterAll(async () => {
     if (stack) killGroup(stack);
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name)).catch(() => undefined);
+    await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -46,7 +48,7 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
     // Recall budget 10 s: the first recall of a restarted memory store on a loaded 2-core machine took over 2 s (the
     // turn then answers without memory, by design, and the assertion on recall fails); during the outage the recall
     // fails at once (no responder), so the larger budget does not slow that turn.
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: `tenet-e2e-${randomUUID()}`, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_MATCHER_REPLICAS: '1', TENET_RECALL_BUDGET_MS: '10000' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_MATCHER_REPLICAS: '1', TENET_RECALL_BUDGET_MS: '10000' };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     delete env['TENET_MODE'];

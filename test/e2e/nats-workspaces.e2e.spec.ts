@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsPasswordVariable, renderNatsWorkspaceConfig, workspaceInboxPrefix } from '@tenet/contracts';
-import { describeWithService, eventually, freePort, killGroup, probeRedis, redisUrl, runCommand, startOwnNats, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import { deleteRedisKeys, describeWithService, eventually, freePort, killGroup, probeRedis, redisUrl, runCommand, startOwnNats, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const redis = await probeRedis();
@@ -24,6 +24,7 @@ interface Seen {
  */
 describeWithService(redis, 'workspace NATS users (own nats-server with permissions, Tenet process, auth on)', () => {
   const namespace = `ws${randomUUID().slice(0, 8)}`;
+  const redisPrefix = `tenet-nats-ws-${randomUUID()}`;
   const stream = `TENET_V2_${namespace}`;
   // nats-server parses a variable's value as a config value: a password must read as a string (docs/nats-workspaces.md).
   const password = (): string => `p${randomBytes(18).toString('hex')}`;
@@ -45,6 +46,7 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     if (tenet) killGroup(tenet);
     for (const nc of connections) await nc.close().catch(() => undefined);
     await nats?.dispose();
+    await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -64,7 +66,7 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
       PORT: String(port),
       NATS_URL: servicesUrl,
       REDIS_URL: redisUrl(),
-      TENET_REDIS_PREFIX: `tenet-nats-ws-${randomUUID()}`,
+      TENET_REDIS_PREFIX: redisPrefix,
       TENET_NAMESPACE: namespace,
       TENET_DATA_DIR: join(dir, 'data'),
       TENET_DEMO: 'off',

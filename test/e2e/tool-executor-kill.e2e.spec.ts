@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { toolIdempotencyKey, toolStreamId, type ToolCallRequestV1 } from '@tenet/contracts';
 import { SqliteEventStore } from '@tenet/event-store';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
-import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { BullMqToolWorkQueue } from '@tenet/tools-service';
 import { startSdkToolServer, type TestToolServer } from '@tenet/tools-service/testing';
 import { Queue } from 'bullmq';
@@ -31,6 +32,7 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
   let caller: BullMqToolWorkQueue;
   const replicas: Replica[] = [];
   const prefix = `tenet-test-${randomUUID()}`;
+  const namespace = `toolkill-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-tool-kill-'));
@@ -41,7 +43,7 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
       NATS_URL: natsUrl(),
       REDIS_URL: redisUrl(),
       TENET_REDIS_PREFIX: prefix,
-      TENET_NAMESPACE: `toolkill-${randomUUID().slice(0, 8)}`,
+      TENET_NAMESPACE: namespace,
       TENET_TOOL_ALLOWED_HOSTS: server.hostPort,
       // A short lock so the dead replica's call is picked up within seconds.
       TENET_TOOL_LOCK_MS: '2000',
@@ -74,6 +76,8 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
     const admin = new Queue('tool-calls', { connection: redisOptionsFromUrl(redisUrl()), prefix });
     await admin.obliterate({ force: true });
     await admin.close();
+    await deleteRedisKeys(redisUrl(), prefix);
+    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,15 +7,10 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider } from '@tenet/llm';
 import { eventually, startOwnNats, startOwnRedis, type OwnServer } from '@tenet/testing';
+import { faultHttp } from './support/own-stack.js';
 
 /** Longer than the NATS client's default reconnect budget (10 attempts, 2 s apart), after which it used to give up for good. */
 const OUTAGE_MS = 25_000;
-
-interface StatusEvent {
-  offset: number;
-  kind: string;
-  data: { status?: string; data?: unknown };
-}
 
 /**
  * Issue 11 item 1: a NATS outage longer than the client's default reconnect budget. The test owns its nats-server
@@ -45,30 +40,10 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${host!.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      signal: AbortSignal.timeout(30_000),
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as T };
-  };
-
-  /** The final status (`ready` or `error`, with its data) of the first turn that ends after `offset`. */
-  const finalStatus = (sessionId: string, offset: number): Promise<StatusEvent['data']> =>
-    eventually(
-      async () => {
-        const { body } = await call<StatusEvent[]>(`/sessions/${sessionId}/events?min_offset=${offset + 1}&kinds=status`);
-        const final = body.find((e) => e.data.status === 'ready' || e.data.status === 'error');
-        expect(final).toBeDefined();
-        return final!.data;
-      },
-      { timeoutMs: 90_000, intervalMs: 250 },
-    );
+  const { call, finalStatus } = faultHttp(() => host!.url);
 
   /** Posts a customer message and waits for its turn's final status. */
-  const turn = async (sessionId: string, message: string): Promise<StatusEvent['data']> => {
+  const turn = async (sessionId: string, message: string): Promise<Awaited<ReturnType<typeof finalStatus>>> => {
     const posted = await call<{ offset: number }>(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message });
     expect(posted.status).toBe(201);
     return finalStatus(sessionId, posted.body.offset);

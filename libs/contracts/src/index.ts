@@ -89,6 +89,7 @@ export {
   MATCHER_MATCH_SUBJECT,
   MatchGuidelinesReplyV1,
   MatchGuidelinesRequestV1,
+  TurnDefinitionSchemasV1,
 } from './rpc/matcher.v1.js';
 export { METERING_USAGE_SUBJECT, UsageSummaryRequestV1 } from './rpc/metering.v1.js';
 export { rpcValidator, RpcValidationError } from './rpc/validate.js';

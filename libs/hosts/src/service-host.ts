@@ -15,14 +15,32 @@ export async function startMessageHandlers(app: INestApplication, serviceName: s
   await app.startAllMicroservices();
 }
 
+/** Default of TENET_SHUTDOWN_GRACE_MS: within Kubernetes' default 30 s termination grace period. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+
+/** TENET_SHUTDOWN_GRACE_MS, an integer ≥ 1000; a bad value fails the start. */
+export function shutdownGraceFrom(env: Record<string, string | undefined>): number {
+  const raw = env['TENET_SHUTDOWN_GRACE_MS']?.trim();
+  if (!raw) return DEFAULT_SHUTDOWN_GRACE_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`TENET_SHUTDOWN_GRACE_MS must be an integer ≥ 1000 (milliseconds), got "${raw}"`);
+  return value;
+}
+
 /**
  * On SIGINT/SIGTERM: close the app (handlers stopped, running turns finished, relay drained, log, bus and
- * timers closed), then exit 0, so process managers, Kubernetes and `npm start` see a clean stop.
+ * timers closed), then exit 0, so process managers, Kubernetes and `npm start` see a clean stop. A close that
+ * has not finished within the grace period (TENET_SHUTDOWN_GRACE_MS; e.g. a dependency or a full disk that
+ * keeps a step from ending) is abandoned: the process logs it and exits 1 (issue 26 item 5).
  */
-export function closeOnSignals(app: INestApplication, logger: LoggerService): void {
+export function closeOnSignals(app: Pick<INestApplication, 'close'>, logger: LoggerService, graceMs = shutdownGraceFrom(process.env)): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       logger.log(`${signal} received, shutting down`);
+      setTimeout(() => {
+        logger.error(`shutdown did not finish within ${graceMs} ms (TENET_SHUTDOWN_GRACE_MS); exiting anyway`);
+        process.exit(1);
+      }, graceMs).unref();
       app.close().then(
         () => process.exit(0),
         (error: unknown) => {

@@ -1,9 +1,17 @@
 import type { EventStore } from '@tenet/event-store';
+import { eventually } from '@tenet/testing';
 
 /** A gateway response: its status and parsed JSON body (`undefined` when empty). */
 export interface Reply {
   status: number;
   body: unknown;
+}
+
+/** What `turn` reads of a session event. */
+export interface TurnEvent {
+  kind: string;
+  source: string;
+  data: { status?: string };
 }
 
 /** One item of a FastAPI-style 422 `detail`. */
@@ -32,7 +40,26 @@ export function gatewayHttp(baseUrl: () => string) {
   const details = (reply: Reply): Detail[] => (reply.body as { detail: Detail[] }).detail;
   /** The ids of a list reply, sorted. */
   const ids = (reply: Reply): string[] => (reply.body as { id: string }[]).map((r) => r.id).sort();
-  return { call, created, details, ids };
+  /**
+   * Opens a session with the agent, sends a customer message and waits for the turn to end: its `ready` or `error`
+   * status, and the agent's reply when there is one.
+   */
+  const turn = async <E extends TurnEvent>(agentId: string, message: string): Promise<{ reply?: E; ready?: E; error?: E }> => {
+    const session = await created('/sessions', { agent_id: agentId });
+    await created(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
+    return eventually(
+      async () => {
+        const events = (await call(`/sessions/${session.id}/events`)).body as E[];
+        const status = (value: string) => events.find((e) => e.kind === 'status' && e.data.status === value);
+        const [ready, error] = [status('ready'), status('error')];
+        expect(ready ?? error).toBeTruthy();
+        const reply = events.find((e) => e.kind === 'message' && e.source === 'ai_agent');
+        return { ...(reply ? { reply } : {}), ...(ready ? { ready } : {}), ...(error ? { error } : {}) };
+      },
+      { timeoutMs: 60_000 },
+    );
+  };
+  return { call, created, details, ids, turn };
 }
 
 /** Global position of the log's last event: unchanged across a request = nothing was written. */

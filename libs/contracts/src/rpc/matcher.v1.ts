@@ -128,6 +128,8 @@ export const BudgetScopeV1 = Type.Object(
     unit: Type.Union([Type.Literal('tokens'), Type.Literal('usd')], { description: 'usd limits are counted in micro-dollars' }),
     limit: Type.Integer({ minimum: 1 }),
     resets_at: Type.Optional(Type.String()),
+    /** The reservation holding room for the whole turn the call belongs to: its own calls are not counted against it. */
+    held_by: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },
 );
@@ -235,6 +237,14 @@ const ComposeKnowledge = Type.Object(
   { additionalProperties: false },
 );
 
+const CannedResponse = Type.Object({ id: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }), fields: Type.Array(Type.String()) }, { additionalProperties: false });
+
+/**
+ * The stored definitions a turn sends, one item each, by kind: the gateway checks every item against its
+ * schema before a request, so one bad stored definition is skipped instead of failing the whole request.
+ */
+export const TurnDefinitionSchemasV1 = { guideline: Guideline, relationship: Relationship, term: Term, capability: Capability, tool: Tool, canned_response: CannedResponse } as const;
+
 export const ComposeReplyRequestV1 = Type.Object(
   {
     session_id: Id,
@@ -243,7 +253,7 @@ export const ComposeReplyRequestV1 = Type.Object(
     history: Type.Array(Turn),
     matched: Type.Array(Type.Object({ guideline_id: Type.String({ minLength: 1 }), action: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
     composition_mode: Type.Optional(Type.Union([Type.Literal('fluid'), Type.Literal('canned_fluid'), Type.Literal('composited_canned'), Type.Literal('strict_canned')])),
-    canned_responses: Type.Optional(Type.Array(Type.Object({ id: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }), fields: Type.Array(Type.String()) }, { additionalProperties: false }))),
+    canned_responses: Type.Optional(Type.Array(CannedResponse)),
     field_values: Type.Optional(Type.Record(Type.String(), Type.String())),
     terms: Type.Optional(Type.Array(Term)),
     disambiguation: Type.Optional(Type.Object({ candidates: Type.Array(Type.Object({ guideline_id: Type.String(), condition: Type.String() }, { additionalProperties: false })) }, { additionalProperties: false })),

@@ -15,10 +15,19 @@ export class BudgetExceededError extends Error {
   }
 }
 
-/** The budget store is not configured in this matcher, but a request carries a budget: refuse, never ignore it. */
+/**
+ * The budget store is not configured in this matcher, or does not answer (Redis down), but a request carries a
+ * budget: refuse, never run the call uncounted (ADR 0019, amendment: fail closed).
+ */
 export class BudgetStoreMissingError extends Error {
   readonly code = 'BUDGET.UNAVAILABLE';
 }
+
+/** A budget store operation, its failure turned into `BUDGET.UNAVAILABLE`. */
+const counted = <T>(operation: Promise<T>): Promise<T> =>
+  operation.catch((error: unknown) => {
+    throw new BudgetStoreMissingError(`the budget store does not answer: ${error instanceof Error ? error.message : String(error)}`);
+  });
 
 /** Output tokens assumed for a call that sets no max_tokens. */
 const DEFAULT_OUTPUT_ESTIMATE = 1_024;
@@ -94,7 +103,7 @@ export class BudgetGate {
     const reservationId = randomUUID();
     for (let backoff = 20; ; backoff = Math.min(backoff * 2, 250)) {
       if (call.signal?.aborted) throw call.signal.reason instanceof Error ? call.signal.reason : new Error('the call was cancelled before it was made');
-      const result = await store.reserve({ reservationId, ttlMs: RESERVATION_TTL_MS, now: this.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimated[s.unit] })) });
+      const result = await counted(store.reserve({ reservationId, ttlMs: RESERVATION_TTL_MS, now: this.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimated[s.unit], ...(s.held_by !== undefined ? { heldBy: s.held_by } : {}) })) }));
       if (result.outcome === 'reserved') break;
       if (result.outcome === 'exhausted') throw new BudgetExceededError(scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1), result.used);
       await sleep(backoff, call.signal);
@@ -104,11 +113,11 @@ export class BudgetGate {
       result = await work();
     } catch (error) {
       const spent = billedCallsOf(error);
-      if (spent.length > 0) await store.settle(reservationId, this.charges(scopes, spent));
-      else await store.release(reservationId, scopes.map((s) => s.key));
+      if (spent.length > 0) await counted(store.settle(reservationId, this.charges(scopes, spent)));
+      else await counted(store.release(reservationId, scopes.map((s) => s.key)));
       throw error;
     }
-    await store.settle(reservationId, this.charges(scopes, billed(result)));
+    await counted(store.settle(reservationId, this.charges(scopes, billed(result))));
     return result;
   }
 

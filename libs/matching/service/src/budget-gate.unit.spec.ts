@@ -22,10 +22,12 @@ function provider(answer: () => Promise<LlmResponse>): LlmProvider & { calls: nu
 const ok = (input: number, output: number): Promise<LlmResponse> => Promise.resolve({ value: {}, usage: { inputTokens: input, outputTokens: output }, provider: 'openai', model: 'gpt-4o-mini', latencyMs: 1 });
 
 describe('BudgetGate', () => {
-  it('charges what each call billed and refuses the next call once the budget is spent, without calling the provider', async () => {
+  it('charges what each call billed and refuses a call whose estimate exceeds what is left, without calling the provider', async () => {
     const store = new InProcessBudgetStore();
     const inner = provider(() => ok(60, 10));
-    const gated = new BudgetGate({ store, prices: {} }).provider(inner, [scope(100)]);
+    const { input, output } = estimateCall(request);
+    // Room for two calls of 70 and the estimate of a third, less one token.
+    const gated = new BudgetGate({ store, prices: {} }).provider(inner, [scope(140 + input + output - 1)]);
     await gated.generate(request);
     await gated.generate(request);
     await expect(gated.generate(request)).rejects.toBeInstanceOf(BudgetExceededError);

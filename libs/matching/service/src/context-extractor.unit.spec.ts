@@ -30,10 +30,9 @@ describe('ContextExtractor within token budgets', () => {
   it('is refused with BUDGET.EXCEEDED once the budget is spent, without calling the model', async () => {
     const store = new InProcessBudgetStore();
     const extractor = new ContextExtractor(new ProviderRegistry(new OfflineProvider()), new BudgetGate({ store, prices: {} }));
-    // A budget smaller than one call: the call that starts under it runs (and overshoots by at most itself) ...
-    await extractor.extract(request([scope(10)]));
-    // ... and the next one is refused.
+    // A budget smaller than one call's estimate: the call is refused before it is made (nothing is charged).
     await expect(extractor.extract(request([scope(10)]))).rejects.toMatchObject({ code: 'BUDGET.EXCEEDED' });
+    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({ used: 0, reserved: 0 });
   });
 
   it('refuses a request that carries a budget when the matcher has no budget store (never runs it unchecked)', async () => {

@@ -138,21 +138,21 @@ export function budgetScopes(input: { agentId: string; sessionId?: string; agent
 /** A counter as the store holds it for the current period. */
 export interface BudgetCounter {
   used: number;
-  /** Held by calls in flight (their estimates), released when they settle. */
+  /** Held by the other calls and turns in flight (their estimates), released when they settle. */
   reserved: number;
 }
 
 export type Admission = { decision: 'admit' } | { decision: 'exhausted' } | { decision: 'wait' };
 
 /**
- * Whether a call may start against one counter. Spent (used ≥ limit): never. Otherwise it may start if its estimate
- * fits beside the calls in flight — or if none is in flight: then it is the last call of the period and may overshoot
- * the limit by its own tokens, never more. A call that does not fit while others are in flight waits for them to
- * settle, so concurrent calls (on any number of processes sharing the store) cannot overshoot by more than one call.
+ * Whether a call (or a whole turn's estimate) may start against one counter. Spent (used ≥ limit), or less left than
+ * its estimate alone: never — the estimate is an upper bound, so an admitted call cannot overshoot by more than the
+ * estimate's error. Otherwise it starts if its estimate fits beside what others hold in flight; if not, it waits for
+ * them to settle, so concurrent calls on any number of processes sharing the store cannot take the same room twice.
  */
 export function admit(counter: BudgetCounter, limit: number, estimate: number): Admission {
-  if (counter.used >= limit) return { decision: 'exhausted' };
-  if (counter.reserved === 0 || counter.used + counter.reserved + estimate <= limit) return { decision: 'admit' };
+  if (counter.used >= limit || counter.used + estimate > limit) return { decision: 'exhausted' };
+  if (counter.used + counter.reserved + estimate <= limit) return { decision: 'admit' };
   return { decision: 'wait' };
 }
 

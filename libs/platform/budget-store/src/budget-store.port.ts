@@ -16,7 +16,11 @@ export interface ScopeRef {
 export interface ReserveRequest {
   /** Unique per call: settle and release name it. */
   reservationId: string;
-  scopes: (ScopeRef & { limit: number; estimate: number })[];
+  /**
+   * `heldBy`: the reservation that holds room for the whole turn this call belongs to (ADR 0019): it is the
+   * caller's own, so it does not count against the call (only the other calls in flight do).
+   */
+  scopes: (ScopeRef & { limit: number; estimate: number; heldBy?: string })[];
   /** A reservation not settled within this long (its process died) stops holding budget. */
   ttlMs: number;
   /** Epoch ms (expiry of reservations); the caller's clock. */
@@ -25,7 +29,7 @@ export interface ReserveRequest {
 
 export type ReserveResult =
   | { outcome: 'reserved' }
-  /** A scope is spent: no call may start. */
+  /** A scope is spent, or has less left than the call's estimate: the call may not start. */
   | { outcome: 'exhausted'; key: string; used: number; limit: number }
   /** A scope has room only if the calls in flight use less than they reserved: try again once they settle. */
   | { outcome: 'wait'; key: string };

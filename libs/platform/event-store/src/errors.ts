@@ -59,3 +59,17 @@ export class EventLogUnavailableError extends EventLogError {
     this.name = 'EventLogUnavailableError';
   }
 }
+
+/** Error codes a full disk surfaces as: SQLite's own, and the OS's (a file write, WAL growth). */
+const STORAGE_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC']);
+
+/**
+ * Whether `error` (or an error in its `cause` chain) says the log's disk is full — `SQLITE_FULL` or `ENOSPC`.
+ * Nothing was written; the same write succeeds once space returns. Transports answer 507 (issue 26 item 5).
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
+    if (STORAGE_FULL_CODES.has(String((current as { code?: unknown }).code))) return true;
+  }
+  return false;
+}

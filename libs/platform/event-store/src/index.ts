@@ -9,7 +9,7 @@ export type {
   StoredEvent,
 } from './event-store.port.js';
 export { streamCategory } from './event-store.port.js';
-export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEventError, InvalidRequestError } from './errors.js';
+export { ConcurrencyError, EventLogError, EventLogUnavailableError, InvalidEventError, InvalidRequestError, isStorageFull } from './errors.js';
 export { InMemoryEventLog, InMemoryEventStore } from './memory/in-memory-event-store.js';
 export { atIdle, currentLane, DEFAULT_SLICE_MS, EventLoopSlices, eventLoopSlices, inBackground, inLane, type SliceLane } from './event-loop-slices.js';
 export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';

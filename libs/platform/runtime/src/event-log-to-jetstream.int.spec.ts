@@ -9,9 +9,9 @@ import addFormatsModule from 'ajv-formats';
 import { allContracts, sessionStreamId, toSessionIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, SqliteEventStore, withPublishing } from '@tenet/event-store';
 import { NatsMessageBus } from '@tenet/messaging';
-import { describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
+import { deleteStreams, describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
 import { loadPlatformConfig } from './platform-config.js';
-import { openPlatform, type PlatformAdapters } from './platform-adapters.js';
+import { openPlatform, tenetStreamsFor, type PlatformAdapters } from './platform-adapters.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false }));
@@ -37,10 +37,13 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
   });
 
   it('publishes each appended session event once, on its versioned subject, schema-valid, with the event id as message id', async () => {
-    const platform: PlatformAdapters = await openPlatform({ ...loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: natsUrl(), TENET_DATA_DIR: dir }), serviceName: 'relay-test' });
+    // Its own namespace (and so its own streams, deleted afterwards): the unnamespaced TENET_V1 is nobody's to keep.
+    const namespace = `relay-${randomUUID().slice(0, 8)}`;
+    const platform: PlatformAdapters = await openPlatform({ ...loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: natsUrl(), TENET_DATA_DIR: dir, TENET_NAMESPACE: namespace }), serviceName: 'relay-test' });
+    const streams = tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name);
     const sessionId = `s${randomUUID().replaceAll('-', '')}`;
     const received: Msg[] = [];
-    const sub = nc.subscribe(`tenet.v1.session.${sessionId}.>`, { callback: (_err, msg) => void received.push(msg) });
+    const sub = nc.subscribe(`${namespace}.tenet.v1.session.${sessionId}.>`, { callback: (_err, msg) => void received.push(msg) });
     await nc.flush();
     try {
       await platform.relay.start();
@@ -51,9 +54,9 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
       ]);
       await eventually(() => expect(received).toHaveLength(3));
       expect(received.map((m) => m.subject)).toEqual([
-        `tenet.v1.session.${sessionId}.message_created`,
-        `tenet.v1.session.${sessionId}.status_changed`,
-        `tenet.v1.session.${sessionId}.custom_event_recorded`,
+        `${namespace}.tenet.v1.session.${sessionId}.message_created`,
+        `${namespace}.tenet.v1.session.${sessionId}.status_changed`,
+        `${namespace}.tenet.v1.session.${sessionId}.custom_event_recorded`,
       ]);
       for (const [index, msg] of received.entries()) {
         const payload = msg.json<{ type: string; id: string; offset: number }>();
@@ -71,11 +74,12 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
       await eventually(() => expect(replay.publishedUpTo).toBe(appended.lastPosition));
       await replay.stop();
       const jsm = await jetstreamManager(nc);
-      const info = await jsm.streams.info('TENET_V1', { subjects_filter: `tenet.v1.session.${sessionId}.>` });
+      const info = await jsm.streams.info(streams[0]!, { subjects_filter: `${namespace}.tenet.v1.session.${sessionId}.>` });
       expect(Object.values(info.state.subjects ?? {})).toEqual([1, 1, 1]);
     } finally {
       sub.unsubscribe();
       await platform.close();
+      await deleteStreams(natsUrl(), streams);
     }
   });
 

@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent } from '@tenet/contracts';
 import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
@@ -90,6 +91,17 @@ export async function openBus(config: PlatformConfig): Promise<{ bus: MessageBus
   return { bus, readiness: natsReadiness(nats) };
 }
 
+/**
+ * Readiness of the SQLite log's disk (issue 26 item 5): not ready while less than `minBytes` is free, so a load
+ * balancer stops sending writes that would fail (507) before the disk is full, and takes the replica back as soon as
+ * space returns — without writing anything to find out.
+ */
+async function enoughFreeDisk(dir: string, minBytes: number): Promise<void> {
+  const stats = await statfs(dir);
+  const free = stats.bavail * stats.bsize;
+  if (free < minBytes) throw new Error(`${Math.floor(free / 1024 ** 2)} MiB free on the event log's disk, less than the ${Math.floor(minBytes / 1024 ** 2)} MiB TENET_MIN_FREE_DISK_MB asks for`);
+}
+
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -169,6 +181,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
         ...natsReadiness(nats),
         ...(config.mode === 'distributed' ? [{ name: 'redis', check: () => scheduler.ping() }] : []),
         { name: 'event_log', check: () => store.saveCheckpoint(READINESS_CHECKPOINT, Date.now()) },
+        ...(kind === 'sqlite' && config.minFreeDiskBytes > 0 ? [{ name: 'disk', check: () => enoughFreeDisk(config.dataDir, config.minFreeDiskBytes) }] : []),
       ],
       describe: () => ({
         mode: config.mode,

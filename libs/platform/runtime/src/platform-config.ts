@@ -29,6 +29,8 @@ export interface PlatformConfig {
   streamLimits: { maxAgeMs?: number; maxBytes?: number; maxMessages?: number };
   /** What one request and one workspace may put into the knowledge index (docs/reliability.md, "Resource limits"). */
   knowledgeLimits: KnowledgeLimits;
+  /** `/readyz` reports `disk` down while less than this is free where the SQLite log lives (TENET_MIN_FREE_DISK_MB; 0: never). */
+  minFreeDiskBytes: number;
 }
 
 /**
@@ -136,6 +138,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     if (size !== undefined) knowledgeLimits.maxVectorBytesPerWorkspace = size;
     else problems.push(`TENET_KNOWLEDGE_MAX_VECTOR_BYTES must be a positive size such as 268435456, 256MB or 1GB, got "${vectorBytes}"`);
   }
+  const minFreeText = env['TENET_MIN_FREE_DISK_MB'] || '64';
+  if (!/^\d+$/.test(minFreeText)) problems.push(`TENET_MIN_FREE_DISK_MB must be a whole number of MiB (0: no check), got "${minFreeText}"`);
 
   if (problems.length > 0) throw new PlatformConfigError(problems);
   const config: PlatformConfig = {
@@ -149,6 +153,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     relayLeaseMs,
     streamLimits,
     knowledgeLimits,
+    minFreeDiskBytes: Number(minFreeText) * 1024 ** 2,
   };
   if (mongoUrl !== undefined) config.mongoUrl = mongoUrl;
   if (namespace !== undefined) config.namespace = namespace;

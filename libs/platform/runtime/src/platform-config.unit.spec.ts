@@ -11,7 +11,13 @@ describe('loadPlatformConfig', () => {
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {}, knowledgeLimits: DEFAULT_KNOWLEDGE_LIMITS });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {}, knowledgeLimits: DEFAULT_KNOWLEDGE_LIMITS, minFreeDiskBytes: 64 * 1024 ** 2 });
+  });
+
+  it('reads the free disk space readiness asks for, in MiB (0: no check), and refuses anything else', () => {
+    expect(loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: '0' }).minFreeDiskBytes).toBe(0);
+    expect(loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: '500' }).minFreeDiskBytes).toBe(500 * 1024 ** 2);
+    for (const bad of ['-1', '1.5', '1GB']) expect(() => loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: bad })).toThrow(`TENET_MIN_FREE_DISK_MB must be a whole number of MiB (0: no check), got "${bad}"`);
   });
 
   it('reads an optional subject namespace and refuses one that is not a subject token', () => {

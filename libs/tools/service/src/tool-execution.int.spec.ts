@@ -7,8 +7,8 @@ import { NestFactory } from '@nestjs/core';
 import { TOOL_ERROR_CODES, toolIdempotencyKey, toolStreamId, type ToolCallRequestV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import { TenetTransport, type MessageBus } from '@tenet/messaging';
-import { EVENT_STORE, loadPlatformConfig, MESSAGE_BUS, PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
-import { describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import { EVENT_STORE, loadPlatformConfig, MESSAGE_BUS, PlatformModule, tenetStreamsFor, type PlatformConfig } from '@tenet/platform-runtime';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { Queue } from 'bullmq';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { startSdkToolServer, type TestToolServer } from './testing/index.js';
@@ -105,11 +105,12 @@ describeWithService(nats, 'TOOL_EXECUTION in distributed mode (NATS describe RPC
     let executor: INestApplication;
     let dataDir: string;
     const prefix = `tenet-test-${randomUUID()}`;
+    const namespace = `t${randomUUID().slice(0, 8)}`;
 
     beforeAll(async () => {
       server = await startSdkToolServer();
       dataDir = mkdtempSync(join(tmpdir(), 'tenet-tools-'));
-      const env = { TENET_MODE: 'distributed', NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: prefix, TENET_NAMESPACE: `t${randomUUID().slice(0, 8)}` };
+      const env = { TENET_MODE: 'distributed', NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: prefix, TENET_NAMESPACE: namespace };
       process.env['TENET_TOOL_ALLOWED_HOSTS'] = server.hostPort;
       executor = await boot(loadPlatformConfig({ ...env, TENET_DATA_DIR: join(dataDir, 'executor') }, 'tool-executor'), [ToolExecutorModule.forRoot()], 'tool-executor');
       // The gateway side is NOT allowed to reach the tool server: every outbound call must happen in the executor.
@@ -123,6 +124,8 @@ describeWithService(nats, 'TOOL_EXECUTION in distributed mode (NATS describe RPC
       const admin = new Queue('tool-calls', { connection: redisOptionsFromUrl(redisUrl()), prefix });
       await admin.obliterate({ force: true });
       await admin.close();
+      await deleteRedisKeys(redisUrl(), prefix);
+      await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
       rmSync(dataDir, { recursive: true, force: true });
     });
 

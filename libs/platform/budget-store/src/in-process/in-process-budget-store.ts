@@ -1,3 +1,4 @@
+import { admit } from '@tenet/metering-domain';
 import type { BudgetStore, ReserveRequest, ReserveResult, ScopeRef, Settlement } from '../budget-store.port.js';
 
 interface Counter {
@@ -31,11 +32,12 @@ export class InProcessBudgetStore implements BudgetStore {
     return counter;
   }
 
-  private reservedOf(counter: Counter | undefined, now: number): number {
+  /** What the live reservations hold, but `except` (the caller's own hold). */
+  private reservedOf(counter: Counter | undefined, now: number, except?: string): number {
     let reserved = 0;
     for (const [id, r] of counter?.reservations ?? []) {
       if (r.expiresAt <= now) counter?.reservations.delete(id);
-      else reserved += r.amount;
+      else if (id !== except) reserved += r.amount;
     }
     return reserved;
   }
@@ -44,9 +46,9 @@ export class InProcessBudgetStore implements BudgetStore {
     for (const scope of request.scopes) {
       const counter = this.counters.get(scope.key);
       const used = counter && counter.periodId === scope.periodId ? counter.used : 0;
-      const reserved = this.reservedOf(counter, request.now);
-      if (used >= scope.limit) return { outcome: 'exhausted', key: scope.key, used, limit: scope.limit };
-      if (reserved > 0 && used + reserved + scope.estimate > scope.limit) return { outcome: 'wait', key: scope.key };
+      const admission = admit({ used, reserved: this.reservedOf(counter, request.now, scope.heldBy) }, scope.limit, scope.estimate);
+      if (admission.decision === 'exhausted') return { outcome: 'exhausted', key: scope.key, used, limit: scope.limit };
+      if (admission.decision === 'wait') return { outcome: 'wait', key: scope.key };
     }
     for (const scope of request.scopes) this.counter(scope.key, scope.periodId).reservations.set(request.reservationId, { amount: scope.estimate, expiresAt: request.now + request.ttlMs });
     return { outcome: 'reserved' };

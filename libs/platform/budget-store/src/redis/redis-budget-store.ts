@@ -3,30 +3,33 @@ import type { BudgetStore, ReserveRequest, ReserveResult, ScopeRef, Settlement }
 
 /**
  * KEYS: pairs (counter hash, reservations hash). ARGV: now, ttl, reservation id, then per scope: period id,
- * limit, estimate. Checks every scope first and reserves on all or none, atomically: two gateway or matcher
- * processes can never both take the last room of a budget. Expired reservations (a process died mid-call) are
- * dropped as they are seen.
+ * limit, estimate, the id of the turn's own hold ('' for none). Checks every scope first and reserves on all or
+ * none, atomically: two gateway or matcher processes can never both take the last room of a budget. Expired
+ * reservations (a process died mid-call) are dropped as they are seen. The rules are `admit` of
+ * @tenet/metering-domain (the in-process adapter calls it).
  */
 const RESERVE = `
 local now = tonumber(ARGV[1]); local ttl = tonumber(ARGV[2]); local id = ARGV[3]
 local n = #KEYS / 2
 for i = 1, n do
   local c = KEYS[2 * i - 1]; local r = KEYS[2 * i]
-  local period = ARGV[3 + 3 * (i - 1) + 1]; local limit = tonumber(ARGV[3 + 3 * (i - 1) + 2]); local est = tonumber(ARGV[3 + 3 * (i - 1) + 3])
+  local base = 3 + 4 * (i - 1)
+  local period = ARGV[base + 1]; local limit = tonumber(ARGV[base + 2]); local est = tonumber(ARGV[base + 3]); local held = ARGV[base + 4]
   local used = 0
   if redis.call('HGET', c, 'p') == period then used = tonumber(redis.call('HGET', c, 'u') or '0') end
-  local reserved = 0
+  local others = 0
   local entries = redis.call('HGETALL', r)
   for j = 1, #entries, 2 do
     local amount, expires = string.match(entries[j + 1], '^(%d+):(%d+)$')
-    if tonumber(expires) <= now then redis.call('HDEL', r, entries[j]) else reserved = reserved + tonumber(amount) end
+    if tonumber(expires) <= now then redis.call('HDEL', r, entries[j]) elseif entries[j] ~= held then others = others + tonumber(amount) end
   end
-  if used >= limit then return {'exhausted', i, used, limit} end
-  if reserved > 0 and used + reserved + est > limit then return {'wait', i, used, limit} end
+  if used >= limit or used + est > limit then return {'exhausted', i, used, limit} end
+  if others > 0 and used + others + est > limit then return {'wait', i, used, limit} end
 end
 for i = 1, n do
   local c = KEYS[2 * i - 1]; local r = KEYS[2 * i]
-  local period = ARGV[3 + 3 * (i - 1) + 1]; local est = ARGV[3 + 3 * (i - 1) + 3]
+  local base = 3 + 4 * (i - 1)
+  local period = ARGV[base + 1]; local est = ARGV[base + 3]
   if redis.call('HGET', c, 'p') ~= period then redis.call('HSET', c, 'p', period, 'u', 0) end
   redis.call('HSET', r, id, est .. ':' .. (now + ttl))
   redis.call('PEXPIRE', r, ttl * 2)
@@ -100,7 +103,7 @@ export class RedisBudgetStore implements BudgetStore {
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     if (request.scopes.length === 0) return { outcome: 'reserved' };
     const keys = request.scopes.flatMap((s) => [this.c(s.key), this.r(s.key)]);
-    const args = [String(request.now), String(request.ttlMs), request.reservationId, ...request.scopes.flatMap((s) => [s.periodId, String(s.limit), String(Math.max(0, Math.ceil(s.estimate)))])];
+    const args = [String(request.now), String(request.ttlMs), request.reservationId, ...request.scopes.flatMap((s) => [s.periodId, String(s.limit), String(Math.max(0, Math.ceil(s.estimate))), s.heldBy ?? ''])];
     const reply = (await this.client.eval(RESERVE, keys.length, ...keys, ...args)) as [string, number?, number?, number?];
     const scope = request.scopes[(reply[1] ?? 1) - 1];
     if (reply[0] === 'exhausted') return { outcome: 'exhausted', key: scope?.key ?? '', used: Number(reply[2]), limit: Number(reply[3]) };

@@ -58,13 +58,25 @@ export function budgetStoreConformance(name: string, createHarness: () => Promis
       expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 1)], ttlMs: 60_000, now })).toEqual({ outcome: 'exhausted', key, used: 100, limit: 100 });
     });
 
-    it('admits a last call alone even if it may overshoot, and makes a concurrent one wait for it', async () => {
+    it('refuses a call whose estimate alone exceeds what is left, and makes a concurrent one wait for the room in flight', async () => {
       await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10)], ttlMs: 60_000, now });
-      await store.settle('r1', [{ key, periodId: DAY, amount: 90 }]);
-      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
-      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
+      await store.settle('r1', [{ key, periodId: DAY, amount: 50 }]);
+      expect(await store.reserve({ reservationId: 'big', scopes: [scope(100, 51)], ttlMs: 60_000, now })).toEqual({ outcome: 'exhausted', key, used: 50, limit: 100 });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
       await store.settle('r2', [{ key, periodId: DAY, amount: 40 }]);
-      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 130 });
+      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 90 });
+    });
+
+    it("a turn's hold does not count against its own calls, only against the others", async () => {
+      expect(await store.reserve({ reservationId: 'turn-1', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'turn-2', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
+      expect(await store.reserve({ reservationId: 'c1', scopes: [{ ...scope(100, 60), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      await store.settle('c1', [{ key, periodId: DAY, amount: 60 }]);
+      expect(await store.reserve({ reservationId: 'c2', scopes: [{ ...scope(100, 41), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 60 });
+      expect(await store.reserve({ reservationId: 'c3', scopes: [{ ...scope(100, 40), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      await store.release('turn-1', [key]);
+      expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 60, reserved: 40 });
     });
 
     it('reserves on every scope or on none', async () => {

@@ -382,6 +382,12 @@ export class NatsMessageBus implements MessageBus {
     }
   }
 
+  /**
+   * Notifications are best effort (see `notify`), and so is listening while the client reconnects: the client
+   * registers the subscription again on the server once the connection is back, so a flush (or a drain on stop)
+   * refused by a disconnected connection is reported, not thrown — a turn must not fail because it started or ended
+   * its wake-up subscription during a NATS outage (issue 26 item 7). A closed connection still throws.
+   */
   async listen<T = unknown>(subject: string, handler: NotificationHandler<T>): Promise<Subscription> {
     this.assertOpen();
     const sub = this.nc.subscribe(subject, {
@@ -389,8 +395,19 @@ export class NatsMessageBus implements MessageBus {
         if (!error) handler(decode(msg.data) as T, msg.subject);
       },
     });
-    await this.nc.flush();
-    return this.track(() => sub.drain());
+    await this.nc.flush().catch((error: unknown) => this.whileReconnecting(error, `listening on "${subject}" is registered once NATS is back`));
+    return this.track(() =>
+      sub.drain().catch((error: unknown) => {
+        sub.unsubscribe();
+        this.whileReconnecting(error, `stopped listening on "${subject}" without a drain`);
+      }),
+    );
+  }
+
+  /** A connection-level failure while the client reconnects is reported; on a closed connection it is thrown. */
+  private whileReconnecting(error: unknown, consequence: string): void {
+    if (this.nc.isClosed()) throw error;
+    this.onConnectionEvent(`${consequence} (${error instanceof Error ? error.message : String(error)})`);
   }
 
   /** Stops consumers (letting running handlers finish and ack), then drains the connection. */

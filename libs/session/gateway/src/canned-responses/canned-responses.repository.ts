@@ -33,6 +33,9 @@ const normalise = (value: string, fields: readonly CannedResponseFieldDto[] | un
  * Canned responses (Parlant's `/canned_responses`), one `canned-<id>` stream each (CannedResponseCreated /
  * Updated / Deleted; updates carry resolved values). Tags and placeholders are checked before anything is written.
  */
+/** A canned response as a turn's compose request carries it. */
+export const cannedTurnItem = (c: CannedResponseView): { id: string; value: string; fields: string[] } => ({ id: c.id, value: c.value, fields: templateFields(c.value) });
+
 @Injectable()
 export class CannedResponsesRepository {
   private readonly streams: ResourceStreams<CannedResponseView>;
@@ -73,8 +76,8 @@ export class CannedResponsesRepository {
   }
 
   /** The templates an agent may say, with the `{{placeholders}}` each needs filled. */
-  async forAgent(agentId: string): Promise<{ id: string; value: string; fields: string[] }[]> {
-    return (await this.streams.list()).filter((c) => scopedToAgent(c.tags, agentId)).map((c) => ({ id: c.id, value: c.value, fields: templateFields(c.value) }));
+  async forAgent(agentId: string, usable: (response: CannedResponseView) => boolean = () => true): Promise<{ id: string; value: string; fields: string[] }[]> {
+    return (await this.streams.list()).filter((c) => usable(c) && scopedToAgent(c.tags, agentId)).map(cannedTurnItem);
   }
 
   /**

@@ -36,9 +36,12 @@ export class CapabilitiesRepository {
     return filter.tagId === undefined ? all : all.filter((capability) => capability.tags.includes(filter.tagId as string));
   }
 
-  /** The capabilities an agent has: those tagged `agent:<id>`, and those scoped to no agent (as terms and variables). */
-  async forAgent(agentId: string): Promise<CapabilityView[]> {
-    return (await this.streams.list()).filter((capability) => scopedToAgent(capability.tags, agentId));
+  /**
+   * The capabilities an agent has: those tagged `agent:<id>`, and those scoped to no agent (as terms and variables).
+   * `usable` screens each stored item before its tags are read (a turn leaves a malformed one out).
+   */
+  async forAgent(agentId: string, usable: (capability: CapabilityView) => boolean = () => true): Promise<CapabilityView[]> {
+    return (await this.streams.list()).filter((capability) => usable(capability) && scopedToAgent(capability.tags, agentId));
   }
 
   update(id: string, changes: CapabilityUpdateDto): Promise<CapabilityView | undefined> {

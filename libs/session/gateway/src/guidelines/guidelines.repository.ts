@@ -154,13 +154,14 @@ export class GuidelinesRepository {
    * scoping). Highest priority first, then oldest first, so callers get a stable order. `continuous` is
    * Parlant's `metadata.continuous` (src/parlant/core/engines/alpha/guideline_matching/generic/
    * generic_guideline_matching_strategy.py): such a guideline re-applies whenever its condition holds.
+   * `usable` screens each stored guideline before its tags are read (a turn leaves a malformed one out).
    */
-  async forAgent(agentId: string): Promise<AgentGuideline[]> {
+  async forAgent(agentId: string, usable: (guideline: GuidelineView) => boolean = () => true): Promise<AgentGuideline[]> {
     const agent = await this.agents.get(agentId);
     // A journey's condition guidelines (tagged `journey:<id>`) apply wherever the journey does, so the matcher
     // evaluates them and a match can activate the journey; with journeys off they are left out.
     const journeyTags = agent ? (await this.journeys.forAgent(agent)).map((j) => JOURNEY_TAG_PREFIX + j.id) : [];
-    const applicable = (await this.streams.list()).filter((g) => appliesTo(g, agentId, [...(agent?.tags ?? []), ...journeyTags]));
+    const applicable = (await this.streams.list()).filter((g) => usable(g) && appliesTo(g, agentId, [...(agent?.tags ?? []), ...journeyTags]));
     return applicable
       .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id))
       .map((g) => ({ ...g, continuous: g.metadata['continuous'] === true }));

@@ -1,4 +1,8 @@
 import { Catch, type ArgumentsHost, HttpException, HttpStatus, Logger, NotFoundException, type ExceptionFilter } from '@nestjs/common';
+import { isStorageFull } from '@tenet/event-store';
+
+/** WebDAV's 507 Insufficient Storage (RFC 4918): the request was fine, the server cannot store it now. */
+const INSUFFICIENT_STORAGE = 507;
 
 interface HttpReply {
   headersSent?: boolean;
@@ -52,6 +56,10 @@ export class DetailExceptionFilter implements ExceptionFilter {
     if (parser?.type === 'entity.parse.failed') return malformedJson(parser.message);
     const status = parser?.status ?? parser?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return { status, body: { detail: parser?.message ?? 'Bad request' } };
+    if (isStorageFull(exception)) {
+      this.logger.error(`a write was refused because the event log's disk is full: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return { status: INSUFFICIENT_STORAGE, body: { detail: "Insufficient storage: the server's disk is full, so nothing of this request was stored. Try again later." } };
+    }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { detail: 'Internal server error' } };
   }

@@ -45,12 +45,16 @@ export class JourneysRepository {
    * The journeys an agent follows: those it lists in `journeys` (seed 000 §1), and those scoped to it the way
    * Parlant scopes them — untagged, tagged `agent:<id>`, or carrying one of the agent's tags. None when the
    * agent turns journeys off (`config.enable_journeys: false`). Highest priority first, then oldest.
+   * `usable` screens each stored journey before its tags are read (by default: that they are a list).
    */
-  async forAgent(agent: { id: string; tags: readonly string[]; journeys?: readonly string[]; config: { enable_journeys: boolean } }): Promise<JourneyRecord[]> {
+  async forAgent(
+    agent: { id: string; tags: readonly string[]; journeys?: readonly string[]; config: { enable_journeys: boolean } },
+    usable: (journey: JourneyRecord) => boolean = (journey) => Array.isArray(journey.tags),
+  ): Promise<JourneyRecord[]> {
     if (!agent.config.enable_journeys) return [];
     const listed = new Set(agent.journeys ?? []);
     return (await this.streams.list())
-      .filter((j) => listed.has(j.id) || j.tags.length === 0 || j.tags.includes(AGENT_TAG_PREFIX + agent.id) || j.tags.some((t) => agent.tags.includes(t)))
+      .filter((j) => usable(j) && (listed.has(j.id) || j.tags.length === 0 || j.tags.includes(AGENT_TAG_PREFIX + agent.id) || j.tags.some((t) => agent.tags.includes(t))))
       .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id));
   }
 

@@ -109,13 +109,14 @@ export class RelationshipsRepository {
   /**
    * The relationships that touch the given guidelines — an end is one of them, or a tag one of them carries —
    * in the shape the matcher resolves. Pass guideline ids, or guidelines with their tags (saves a lookup).
+   * `usable` screens each stored relationship (in that shape) before its ends are read.
    */
-  async forGuidelines(guidelines: readonly (string | { id: string; tags?: readonly string[] | undefined })[]): Promise<Relationship[]> {
+  async forGuidelines(guidelines: readonly (string | { id: string; tags?: readonly string[] | undefined })[], usable: (relationship: Relationship) => boolean = () => true): Promise<Relationship[]> {
     const resolved = await Promise.all(guidelines.map(async (g) => (typeof g === 'string' ? { id: g, tags: (await this.guidelines.get(g))?.tags ?? [] } : { id: g.id, tags: g.tags ?? [] })));
     const ids = new Set(resolved.map((g) => g.id));
     const tags = new Set(resolved.flatMap((g) => g.tags));
     const reaches = (e: Endpoint): boolean => (e.type === 'guideline' ? ids.has(e.id) : tags.has(e.id));
-    return (await this.streams.list()).filter((r) => reaches(r.source) || reaches(r.target)).map(internal);
+    return (await this.streams.list()).map(internal).filter((r) => usable(r) && (reaches(r.source) || reaches(r.target)));
   }
 
   delete(id: string): Promise<boolean> {

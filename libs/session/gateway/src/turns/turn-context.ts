@@ -10,9 +10,20 @@ import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { runToolCall } from './tool-calls.js';
 import { scopedToAgent } from '../tags/tag-references.js';
 import { TermsRepository } from '../terms/terms.repository.js';
+import type { TermView } from '../terms/term.dto.js';
+import type { CapabilityView } from '../capabilities/capability.dto.js';
+import type { TurnDefinitions } from './turn-definitions.js';
 
 /** Parlant's key for a context variable's value that applies to every customer. */
 const DEFAULT_KEY = 'DEFAULT';
+
+const capabilityItem = ({ id, title, description, signals }: CapabilityView) => ({ id, title, description, signals });
+const termItem = ({ name, description, synonyms }: TermView) => ({ name, description, synonyms });
+/** A variable's value goes into the turn under its name. */
+const variableName = (variable: ContextVariableView): string => {
+  if (typeof variable.name !== 'string' || variable.name === '') throw new Error('name must be a non-empty string');
+  return variable.name;
+};
 
 /**
  * What a turn knows besides the guidelines: the customer's context-variable values (seed 000 §8 step 3
@@ -39,25 +50,30 @@ export class TurnContext {
    * With `refresh` (a turn), a tool-backed variable (Parlant's `tool_id`) whose value is missing or stale by its
    * `freshness_rules` is first filled by calling its tool through the executor, for this customer. A value of a
    * variable without a tool that its `freshness_rules` says is stale counts as missing.
+   * A variable that cannot be read is left out of the turn (`defs`), not the turn failed.
    */
-  async values(agentId: string, customerId: string, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
+  async values(agentId: string, customerId: string, defs: TurnDefinitions, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
     for (const variable of await this.variables.list()) {
-      if (!scopedToAgent(variable.tags, agentId)) continue;
-      if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
-      const now = refresh?.now ?? new Date();
-      const fresh = <T extends { last_modified?: string }>(stored: T | undefined): T | undefined => unlessStale(stored, variable, now);
-      const session = customerId === GUEST_CUSTOMER_ID && refresh ? fresh(await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId))) : undefined;
-      const value = session ?? fresh(await this.variables.getValue(variable.id, customerId)) ?? fresh(await this.variables.getValue(variable.id, DEFAULT_KEY));
-      if (value !== undefined) values[variable.name] = value.data;
-      else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
+      if (!defs.usable('context_variable', variable, variableName) || !scopedToAgent(variable.tags, agentId)) continue;
+      try {
+        if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
+        const now = refresh?.now ?? new Date();
+        const fresh = <T extends { last_modified?: string }>(stored: T | undefined): T | undefined => unlessStale(stored, variable, now);
+        const session = customerId === GUEST_CUSTOMER_ID && refresh ? fresh(await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId))) : undefined;
+        const value = session ?? fresh(await this.variables.getValue(variable.id, customerId)) ?? fresh(await this.variables.getValue(variable.id, DEFAULT_KEY));
+        if (value !== undefined) values[variable.name] = value.data;
+        else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
+      } catch (error) {
+        defs.skip('context_variable', variable, error);
+      }
     }
     return values;
   }
 
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */
-  async capabilities(agentId: string): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
-    return (await this.capabilityCatalog.forAgent(agentId)).map(({ id, title, description, signals }) => ({ id, title, description, signals }));
+  async capabilities(agentId: string, defs: TurnDefinitions): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
+    return (await this.capabilityCatalog.forAgent(agentId, (c) => defs.usable('capability', c, capabilityItem))).map(capabilityItem);
   }
 
   /**
@@ -93,7 +109,7 @@ export class TurnContext {
     }
   }
 
-  async glossary(agentId: string): Promise<{ name: string; description: string; synonyms: string[] }[]> {
-    return (await this.terms.list()).filter((term) => scopedToAgent(term.tags, agentId)).map((term) => ({ name: term.name, description: term.description, synonyms: term.synonyms }));
+  async glossary(agentId: string, defs: TurnDefinitions): Promise<{ name: string; description: string; synonyms: string[] }[]> {
+    return (await this.terms.list()).filter((term) => defs.usable('term', term, termItem) && scopedToAgent(term.tags, agentId)).map(termItem);
   }
 }

@@ -2,7 +2,7 @@ import { isLlmError, type LlmErrorCode } from '@tenet/llm';
 import { RemoteHandlerError, RequestFailedError } from '@tenet/messaging';
 
 /** Stable codes a customer-visible `error` status carries; the detail goes to the operator's log only. */
-export type TurnErrorCode = LlmErrorCode | 'TURN.TIMEOUT' | 'TURN.FAILED';
+export type TurnErrorCode = LlmErrorCode | 'TURN.TIMEOUT' | 'TURN.FAILED' | 'BUDGET.UNAVAILABLE';
 
 const GENERIC: Record<TurnErrorCode, string> = {
   'LLM.RATE_LIMITED': 'The assistant is busy right now. Please try again in a moment.',
@@ -12,6 +12,8 @@ const GENERIC: Record<TurnErrorCode, string> = {
   'LLM.UNSUPPORTED_TASK': 'The assistant is not available right now.',
   'TURN.TIMEOUT': 'The assistant took too long to answer. Please try again.',
   'TURN.FAILED': 'Something went wrong while answering. Please try again.',
+  // The budget store (Redis) does not answer: a budgeted agent makes no call it cannot count (ADR 0019, amendment).
+  'BUDGET.UNAVAILABLE': 'The assistant is not available right now. Please try again in a moment.',
 };
 
 const isTurnErrorCode = (code: unknown): code is TurnErrorCode => typeof code === 'string' && code in GENERIC;
@@ -27,6 +29,8 @@ export function customerFacingError(error: unknown): { code: TurnErrorCode; exce
       ? error.remoteCode
       : error instanceof RequestFailedError
         ? 'TURN.TIMEOUT'
-        : 'TURN.FAILED';
+        : (error as { code?: unknown } | null)?.code === 'BUDGET.UNAVAILABLE'
+          ? 'BUDGET.UNAVAILABLE'
+          : 'TURN.FAILED';
   return { code, exception: GENERIC[code] };
 }

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AgentsRepository } from '../agents/agents.repository.js';
-import { CannedResponsesRepository } from '../canned-responses/canned-responses.repository.js';
+import { cannedTurnItem, CannedResponsesRepository } from '../canned-responses/canned-responses.repository.js';
 import { RelationshipsRepository } from '../relationships/relationships.repository.js';
 import { parseServiceToolId, serviceRef, ServicesRepository } from '../services/services.repository.js';
+import type { TurnDefinitions } from './turn-definitions.js';
 import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
+
+const toolItem = ({ name, description, parameters }: RunnableTool) => ({ name, description, parameters });
 
 /** The agent's relationships, tools, matching settings, provider choice and canned responses for a turn. */
 @Injectable()
@@ -55,19 +58,19 @@ export class AgentTurnExtras implements TurnExtrasSource {
     return tools;
   }
 
-  async forTurn(agentId: string, guidelines: readonly TurnGuideline[]): Promise<TurnExtras> {
-    const [agent, relationships] = await Promise.all([this.agents.get(agentId), this.relationships.forGuidelines(guidelines)]);
+  async forTurn(agentId: string, guidelines: readonly TurnGuideline[], defs: TurnDefinitions): Promise<TurnExtras> {
+    const [agent, relationships] = await Promise.all([this.agents.get(agentId), this.relationships.forGuidelines(guidelines, (r) => defs.usable('relationship', r, (item) => item))]);
     // Templates are needed when the agent composes from them, or when a guideline may ask for a canned mode.
     const canned = agent !== undefined && (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
-    const tools = await this.toolsFor(agent, guidelines);
+    const tools = (await this.toolsFor(agent, guidelines)).filter((tool) => defs.usable('tool', tool, toolItem));
     return {
       relationships: relationships.map(({ id, kind, source, target }) => ({ id, kind, source, target })),
-      tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      tools: tools.map(toolItem),
       runnableTools: tools,
       ...(agent?.matching ? { settings: agent.matching } : {}),
       // The agent's provider (absent: the configured one) and its fallback, which may be set on its own.
       ...(agent?.llm || agent?.fallback ? { llm: { ...(agent.llm ?? {}), ...(agent.fallback ? { fallback: agent.fallback } : {}) } } : {}),
-      cannedResponses: canned ? await this.canned.forAgent(agentId) : [],
+      cannedResponses: canned ? await this.canned.forAgent(agentId, (c) => defs.usable('canned_response', c, cannedTurnItem)) : [],
       ...(agent?.no_match_message ? { noMatchMessage: agent.no_match_message } : {}),
     };
   }

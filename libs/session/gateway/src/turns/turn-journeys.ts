@@ -6,6 +6,7 @@ import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/m
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { journeyDefinition } from '../journeys/journey-catalog.js';
+import type { TurnDefinitions } from './turn-definitions.js';
 import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from '../journeys/journey-records.js';
 import { JourneyTimers } from '../journeys/journey-timers.js';
 import type { JourneyRecord } from '../journeys/journey.dto.js';
@@ -86,10 +87,17 @@ export class TurnJourneys {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  /** The session's journeys before matching; `undefined` when the agent or session has journeys off, or has none. */
-  async begin(agent: { id: string; tags: readonly string[]; journeys?: readonly string[]; config: { enable_journeys: boolean } }, session: { id: string; config: { enable_journeys: boolean } }): Promise<JourneyTurn | undefined> {
+  /**
+   * The session's journeys before matching; `undefined` when the agent or session has journeys off, or has none.
+   * A stored journey whose definition breaks the engine's contract is left out (`defs`).
+   */
+  async begin(
+    agent: { id: string; tags: readonly string[]; journeys?: readonly string[]; config: { enable_journeys: boolean } },
+    session: { id: string; config: { enable_journeys: boolean } },
+    defs: TurnDefinitions,
+  ): Promise<JourneyTurn | undefined> {
     if (!session.config.enable_journeys) return undefined;
-    const records = await this.journeys.forAgent(agent);
+    const records = await this.journeys.forAgent(agent, (journey) => defs.usable('journey', journey, journeyDefinition));
     if (records.length === 0) return undefined;
     const stream = await this.store.readStream(sessionStreamId(session.id));
     return new JourneyTurn(session.id, records, stream, this.events, this.timers);

@@ -48,8 +48,12 @@ export class TurnRecovery {
     await this.store.append(TURNS_OPEN_STREAM, [{ type: TURN_CLOSED, data: { session_id: sessionId, trigger_offset: triggerOffset, outcome } }]);
   }
 
-  /** Closes every open turn of a dead owner; returns how many this call closed. */
-  async sweep(): Promise<number> {
+  /**
+   * Closes every open turn of a dead owner — and this process's own open turns that no longer run here
+   * (`runsHere`): a turn whose last writes failed (the disk was full, issue 26 item 5) is closed by a later sweep
+   * once writes succeed again, so its session does not stay `processing`. Returns how many this call closed.
+   */
+  async sweep(runsHere: (sessionId: string, triggerOffset: number) => boolean = () => true): Promise<number> {
     let recovered = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
       const from = await this.store.loadCheckpoint(CHECKPOINT);
@@ -63,7 +67,10 @@ export class TurnRecovery {
         else open.delete(key);
       }
       const dead: OpenTurn[] = [];
-      for (const { turn } of open.values()) if (!(await this.leases.alive(turn.owner))) dead.push(turn);
+      for (const { turn } of open.values()) {
+        const orphaned = turn.owner === this.leases.owner && !runsHere(turn.session_id, turn.trigger_offset);
+        if (orphaned || !(await this.leases.alive(turn.owner))) dead.push(turn);
+      }
       if (dead.length > 0) {
         try {
           // One conditional append closes them all: a concurrent sweeper (or turn) makes it fail and we look again.
@@ -94,7 +101,7 @@ export class TurnRecovery {
       return e.type === 'status' && logged.correlation_id === turn.correlation_id && FINAL_STATUSES.has(String((logged.data as { status?: unknown } | undefined)?.status));
     });
     if (!finished) {
-      await this.appendStatus(turn.session_id, 'error', { code: TURN_INTERRUPTED, exception: 'The turn was interrupted before it finished (its gateway stopped); send the message again.' }, turn.correlation_id);
+      await this.appendStatus(turn.session_id, 'error', { code: TURN_INTERRUPTED, exception: 'The turn was interrupted before it finished; send the message again.' }, turn.correlation_id);
     }
     const { version, held } = await this.leases.current(turn.session_id);
     if (held?.owner === turn.owner) {

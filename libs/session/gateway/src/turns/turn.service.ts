@@ -10,6 +10,7 @@ import {
   type ComposeReplyReplyV1,
   type AdvanceJourneysReplyV1,
   type AdvanceJourneysRequestV1,
+  type BudgetScopeV1,
   type ComposeReplyRequestV1,
   type MatchGuidelinesReplyV1,
   type MatchGuidelinesRequestV1,
@@ -19,11 +20,12 @@ import { inBackground, type EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
 import { appliedAfterReply, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '../agents/agents.repository.js';
-import { AgentBudgets, budgetRefusalOf } from '../budgets/agent-budgets.js';
+import { AgentBudgets, budgetRefusalOf, turnTokenEstimate } from '../budgets/agent-budgets.js';
 import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
@@ -33,6 +35,7 @@ import { modeChange, SessionsRepository } from '../sessions/sessions.repository.
 import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
 import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
+import { DefinitionScreen, type TurnDefinitions } from './turn-definitions.js';
 import { TurnJourneys, type JourneyProgress } from './turn-journeys.js';
 import { customerFacingError } from './turn-error.js';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
@@ -46,10 +49,33 @@ export type { RunnableTool } from './tool-calls.js';
 
 export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
 
-/** Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged). */
+type SourcedGuideline = MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode };
+
+/**
+ * Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged); `usable` screens
+ * each stored guideline before its tags are read.
+ */
 export interface GuidelineSource {
-  forAgent(agentId: string): Promise<(MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode })[]>;
+  forAgent(agentId: string, usable?: (guideline: SourcedGuideline) => boolean): Promise<SourcedGuideline[]>;
 }
+
+/** A guideline as the match request carries it. */
+const guidelineItem = (g: SourcedGuideline): MatchGuidelinesRequestV1['guidelines'][number] => ({
+  id: g.id,
+  condition: g.condition,
+  ...(g.action ? { action: g.action } : {}),
+  priority: g.priority,
+  enabled: g.enabled,
+  tools: g.tools,
+  required_context: g.required_context,
+  ...(g.criticality ? { criticality: g.criticality } : {}),
+  // Parlant: `metadata.continuous` re-applies whenever the condition holds; `track: false` opts out of
+  // applied-guideline tracking, which amounts to the same for matching.
+  ...(g.continuous === true || g.metadata?.['continuous'] === true || g.track === false ? { continuous: true } : {}),
+  ...(g.tags ? { tags: g.tags } : {}),
+  ...(g.journey_id ? { journey_id: g.journey_id } : {}),
+  ...(g.journey_step ? { journey_step: g.journey_step } : {}),
+});
 
 /** What the turn's extras need to know of each guideline of the agent. */
 export interface TurnGuideline {
@@ -75,7 +101,8 @@ export interface TurnExtras {
 }
 
 export interface TurnExtrasSource {
-  forTurn(agentId: string, guidelines: readonly TurnGuideline[]): Promise<TurnExtras>;
+  /** `defs` screens each stored definition read for the turn (turn-definitions.ts). */
+  forTurn(agentId: string, guidelines: readonly TurnGuideline[], defs: TurnDefinitions): Promise<TurnExtras>;
 }
 
 const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as CompositionMode) : 'fluid');
@@ -102,10 +129,13 @@ const MAX_TOOL_ROUNDS = 3;
 export class TurnService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TurnService.name);
   private readonly running = new Map<string, Set<Promise<void>>>();
+  /** `session:trigger offset` of the turns running in this process (the recovery sweep closes this process's others). */
+  private readonly runningTurns = new Set<string>();
   private readonly leases: TurnLeases;
   private readonly recovery: TurnRecovery;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly timing: TurnTiming = turnTimingFrom(process.env);
+  private readonly definitions = new DefinitionScreen(this.logger);
 
   constructor(
     private readonly events: SessionEventsService,
@@ -134,7 +164,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.leases.start();
     const sweep = (): Promise<void> =>
-      this.recovery.sweep().then(
+      this.recovery.sweep((sessionId, offset) => this.runningTurns.has(`${sessionId}:${offset}`)).then(
         (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
         (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
       );
@@ -176,6 +206,16 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async run(sessionId: string, trigger: EventView): Promise<void> {
+    const key = `${sessionId}:${trigger.offset}`;
+    this.runningTurns.add(key);
+    try {
+      await this.runTurn(sessionId, trigger);
+    } finally {
+      this.runningTurns.delete(key);
+    }
+  }
+
+  private async runTurn(sessionId: string, trigger: EventView): Promise<void> {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
@@ -186,9 +226,10 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // One deadline for the matcher steps; a newer customer message cancels the step in flight (turn-deadline.ts).
     const deadline = new TurnDeadline(this.bus, this.timing);
     let outcome = 'error';
+    const budgetHold: { release?: () => Promise<void> } = {};
     try {
       await deadline.cancelWhen(sessionAppendedSubject(sessionId), () => this.supersededAfter(sessionId, trigger.offset));
-      outcome = await this.steps(sessionId, trigger, status, lease, deadline);
+      outcome = await this.steps(sessionId, trigger, status, lease, deadline, budgetHold);
     } catch (error) {
       if (error instanceof TurnCancelled) {
         outcome = 'cancelled';
@@ -205,6 +246,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         throw error;
       }
     } finally {
+      await budgetHold.release?.();
       await deadline.stop();
       await lease.release(outcome);
       await this.recovery.closed(sessionId, trigger.offset, outcome);
@@ -219,6 +261,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     status: (value: string, data?: Record<string, unknown>) => Promise<EventView>,
     lease: HeldLease,
     deadline: TurnDeadline,
+    budgetHold: { release?: () => Promise<void> },
   ): Promise<string> {
     const checkpoint = async (): Promise<void> => {
       await lease.assertHeld();
@@ -250,29 +293,32 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       max_tokens: agent.config.max_tokens,
       ...(agent.soul ? { soul: agent.soul } : {}),
     };
-    const agentGuidelines = await this.guidelines.forAgent(agent.id);
-    const guidelines = agentGuidelines.map((g) => ({
-      id: g.id,
-      condition: g.condition,
-      ...(g.action ? { action: g.action } : {}),
-      priority: g.priority,
-      enabled: g.enabled,
-      tools: g.tools,
-      required_context: g.required_context,
-      ...(g.criticality ? { criticality: g.criticality } : {}),
-      // Parlant: `metadata.continuous` re-applies whenever the condition holds; `track: false` opts out of
-      // applied-guideline tracking, which amounts to the same for matching.
-      ...(g.continuous === true || g.metadata?.['continuous'] === true || g.track === false ? { continuous: true } : {}),
-      ...(g.tags ? { tags: g.tags } : {}),
-      ...(g.journey_id ? { journey_id: g.journey_id } : {}),
-      ...(g.journey_step ? { journey_step: g.journey_step } : {}),
-    }));
-    const budget = await this.budgets.scopesFor(agent, sessionId);
+    // Every stored definition is checked before it goes into a request: a bad one is left out and flagged on
+    // `ready`, so it cannot fail the turns of every agent it applies to (turn-definitions.ts).
+    const defs = this.definitions.forTurn();
+    const agentGuidelines = await this.guidelines.forAgent(agent.id, (g) => defs.usable('guideline', g, guidelineItem));
+    const guidelines = agentGuidelines.map(guidelineItem);
+    const budgetScopes = await this.budgets.scopesFor(agent, sessionId);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
-    const journeys = await this.journeyTurns?.begin(agent, session.view);
+    const journeys = await this.journeyTurns?.begin(agent, session.view, defs);
     const journeyGuidelines = journeys?.guidelines() ?? [];
     guidelines.push(...journeyGuidelines);
-    const [contextValues, terms, extras] = await Promise.all([this.context.values(agent.id, session.view.customer_id, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }), this.context.glossary(agent.id), this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines])]);
+    const [contextValues, terms, extras] = await Promise.all([
+      this.context.values(agent.id, session.view.customer_id, defs, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }),
+      this.context.glossary(agent.id, defs),
+      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
+    ]);
+    // A budgeted turn reserves its whole estimate before its first call: one that cannot afford it is refused up
+    // front with the exhausted reply, instead of spending its matching calls and being refused at composing.
+    let budget: BudgetScopeV1[] | undefined;
+    if (budgetScopes) {
+      const material = JSON.stringify([agentRef, turnHistory, message, guidelines, terms, extras.tools, extras.cannedResponses]).length;
+      const tokens = turnTokenEstimate(material, agent.config.max_tokens);
+      const usd = microUsd(extras.llm?.provider && extras.llm.model ? this.usage.costOf(extras.llm.provider, extras.llm.model, tokens - agent.config.max_tokens, agent.config.max_tokens) : 0);
+      const hold = await this.budgets.holdTurn(`turn-${trigger.id}`, budgetScopes, { tokens, usd });
+      budgetHold.release = hold.release;
+      budget = hold.scopes;
+    }
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
@@ -362,7 +408,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Parlant: the most restrictive canned mode a matched guideline (or the active journey) asks for overrides the agent's own.
     const compositionMode = effectiveCompositionMode(compositionModeOf(agent.composition_mode), [...top.map((m) => byId.get(m.guideline_id)?.composition_mode), journey?.composition_mode]);
     const disambiguation = matched.result.disambiguation;
-    const capabilities = await this.context.capabilities(agent.id);
+    const capabilities = await this.context.capabilities(agent.id, defs);
     const composeTimer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
     const reply = await deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
       MATCHER_COMPOSE_SUBJECT,
@@ -411,6 +457,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
       ...memory?.readyData(),
+      // Tenet extension: stored definitions this turn left out because they break the turn's contracts.
+      ...(defs.skipped.length > 0 ? { skipped_definitions: defs.skipped } : {}),
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';

@@ -33,6 +33,11 @@ export class UsageStreamSink implements UsageSink {
     return estimateCostUsd(this.prices, usage.provider, usage.model, usage.input_tokens, usage.output_tokens);
   }
 
+  /** The estimated cost of tokens on a model (0 for a model missing from the price table). */
+  costOf(provider: string, model: string, inputTokens: number, outputTokens: number): number {
+    return estimateCostUsd(this.prices, provider, model, inputTokens, outputTokens);
+  }
+
   async record(usage: UsageRecord): Promise<void> {
     if (usage.agentId === undefined) return;
     const record: LlmUsageData = {

@@ -14,8 +14,10 @@ export class WorkspaceGuidelineSource implements GuidelineSource {
     private readonly directory: WorkspaceDirectory,
   ) {}
 
-  async forAgent(agentId: string): ReturnType<GuidelineSource['forAgent']> {
-    const [all, workspace] = await Promise.all([this.guidelines.forAgent(agentId), this.directory.ownerOf('agents', agentId)]);
-    return this.directory.visible(workspace, 'guidelines', all, (g) => g.id);
+  async forAgent(agentId: string, usable: Parameters<GuidelineSource['forAgent']>[1] = () => true): ReturnType<GuidelineSource['forAgent']> {
+    const workspace = await this.directory.ownerOf('agents', agentId);
+    // Only the workspace's own guidelines are screened: a bad one elsewhere is never reported to this agent's turns.
+    const own = new Set((await this.directory.visible(workspace, 'guidelines', await this.guidelines.list(), (g) => g.id)).map((g) => g.id));
+    return this.guidelines.forAgent(agentId, (g) => own.has(g.id) && usable(g));
   }
 }
