@@ -26,8 +26,11 @@ const ALL: readonly Role[] = ROLES;
 const ADMIN: readonly Role[] = ['admin'];
 const RUNTIME: readonly Role[] = ['admin', 'agent-runtime'];
 
-/** Paths no key is needed for: probes, metrics, the API description, and the chat page's HTML (its API calls need a key or token). */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/];
+/**
+ * Paths no key is needed for: probes, metrics, the API description, the chat page's HTML (its API calls need a key or
+ * token), and channels' inbound URLs, which platforms call with their own signatures instead (ADR 0025).
+ */
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/, /^\/channels\/:channelId\/inbound$/];
 
 /** The access a request needs, from its route pattern (`/sessions/:sessionId/events`) and method. */
 export function accessFor(method: string, route: string): RouteAccess {

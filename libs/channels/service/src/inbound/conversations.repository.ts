@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConcurrencyError, StreamFoldCache, type EventStore } from '@tenet/event-store';
+import { EVENT_STORE } from '@tenet/platform-runtime';
+
+/** Which platform conversation a session is: written once, when the conversation's first message opens the session. */
+export interface Conversation {
+  session_id: string;
+  session_key: string;
+  connection_id: string;
+  workspace_id: string;
+  agent_id: string;
+  customer_id: string;
+  /** Where replies go on the platform (the adapter's address: chat id, thread, conversation id). */
+  address: Record<string, string | number>;
+}
+
+const STREAM = (sessionId: string): string => `channelconv-${sessionId}`;
+
+@Injectable()
+export class ConversationsRepository {
+  private readonly conversations: StreamFoldCache<Conversation>;
+
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
+    this.conversations = new StreamFoldCache(store, (current, event) => current ?? (event.type === 'ConversationOpened' ? (event.data as Conversation) : undefined));
+  }
+
+  async of(sessionId: string): Promise<Conversation | undefined> {
+    return (await this.conversations.read(STREAM(sessionId))).state;
+  }
+
+  /** Idempotent: the first record of a session wins (every later message of the conversation finds it). */
+  async open(conversation: Conversation): Promise<void> {
+    if (await this.of(conversation.session_id)) return;
+    try {
+      await this.store.append(STREAM(conversation.session_id), [{ type: 'ConversationOpened', data: conversation }], { expectedVersion: 'no_stream' });
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+    }
+  }
+}
