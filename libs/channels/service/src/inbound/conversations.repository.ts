@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConcurrencyError, StreamFoldCache, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
@@ -15,13 +16,26 @@ export interface Conversation {
 }
 
 const STREAM = (sessionId: string): string => `channelconv-${sessionId}`;
+/** The latest session of a session key, once its first session has ended (`channelkey-<sha256 of the key>`). */
+const KEY_STREAM = (sessionKey: string): string => `channelkey-${createHash('sha256').update(sessionKey).digest('hex').slice(0, 40)}`;
 
 @Injectable()
 export class ConversationsRepository {
   private readonly conversations: StreamFoldCache<Conversation>;
+  private readonly successors: StreamFoldCache<string>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     this.conversations = new StreamFoldCache(store, (current, event) => current ?? (event.type === 'ConversationOpened' ? (event.data as Conversation) : undefined));
+    this.successors = new StreamFoldCache(store, (current, event) => (event.type === 'ConversationMovedOn' ? (event.data as { session_id: string }).session_id : current));
+  }
+
+  /** The session the conversation moved on to after its first one ended, if it did. */
+  async latestSession(sessionKey: string): Promise<string | undefined> {
+    return (await this.successors.read(KEY_STREAM(sessionKey))).state;
+  }
+
+  async movedOn(sessionKey: string, sessionId: string): Promise<void> {
+    await this.store.append(KEY_STREAM(sessionKey), [{ type: 'ConversationMovedOn', data: { session_id: sessionId } }]);
   }
 
   async of(sessionId: string): Promise<Conversation | undefined> {

@@ -13,6 +13,8 @@ import { SessionGatewayClient, SessionGatewayError } from '../sessions/session-g
 import { ConversationsRepository } from './conversations.repository.js';
 
 export const INBOUND_QUEUE = 'channel-inbound';
+/** Ended sessions one message walks past before giving up (each ended session has one successor). */
+const MAX_SUCCESSORS = 5;
 
 export const UNSUPPORTED_NOTICE = "Sorry, I can only read text messages here, so I couldn't open what you sent. Could you describe it in words?";
 export const NO_AGENT_NOTICE = "Sorry, this conversation isn't connected to an assistant yet, so nobody can answer here. Please try again later.";
@@ -94,12 +96,21 @@ export class InboundService implements OnApplicationBootstrap {
     await this.inLane(key, async () => {
       try {
         await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
-        const sessionId = await this.gateway.openSession(
-          { agentId, customerId, customerName: message.sender.name, sessionKey: key, title: `${channel.name}: ${message.sender.name}`, metadata: { channel: { id: channel.id, kind: channel.kind, session_key: key } } },
-          apiKey,
-        );
-        await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
-        await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
+        const opening = { agentId, customerId, customerName: message.sender.name, sessionKey: key, title: `${channel.name}: ${message.sender.name}`, metadata: { channel: { id: channel.id, kind: channel.kind, session_key: key } } };
+        let sessionId = (await this.conversations.latestSession(key)) ?? (await this.gateway.openSession(opening, apiKey));
+        for (let successor = 0; ; successor++) {
+          await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
+          try {
+            await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
+            break;
+          } catch (error) {
+            // The conversation's session has ended (completed, abandoned, expired: 409): the conversation goes on in
+            // a successor session, itself created once (its key names the ended one).
+            if (!(error instanceof SessionGatewayError && error.status === 409) || successor >= MAX_SUCCESSORS) throw error;
+            sessionId = await this.gateway.openSession({ ...opening, successorOf: sessionId }, apiKey);
+            await this.conversations.movedOn(key, sessionId);
+          }
+        }
       } catch (error) {
         if (error instanceof SessionGatewayError && !error.retryable) throw new NonRetryableJobError(error.message);
         throw error;

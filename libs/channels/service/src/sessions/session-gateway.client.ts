@@ -21,6 +21,8 @@ export interface OpenSessionRequest {
   customerName: string;
   /** The conversation's session key (seed 002); the session is created once per key. */
   sessionKey: string;
+  /** The conversation's previous session, which has ended: its successor is created once, too. */
+  successorOf?: string;
   title: string;
   metadata: Record<string, unknown>;
 }
@@ -67,7 +69,7 @@ export class SessionGatewayClient {
   /** The session of a conversation: created on its first message, the same one for every later message. */
   async openSession(request: OpenSessionRequest, apiKey?: string): Promise<string> {
     const body = { agent_id: request.agentId, customer_id: request.customerId, title: request.title.slice(0, 200), metadata: request.metadata };
-    const response = await this.call('POST', '/sessions', body, { apiKey, idempotencyKey: `channel-session-${digest(request.sessionKey)}` });
+    const response = await this.call('POST', '/sessions', body, { apiKey, idempotencyKey: `channel-session-${digest(request.sessionKey)}${request.successorOf ? `-after-${request.successorOf}` : ''}` });
     if (!response.ok) throw new SessionGatewayError(response.status, await detailOf(response), `opening the session of ${request.sessionKey}`);
     return ((await response.json()) as { id: string }).id;
   }
