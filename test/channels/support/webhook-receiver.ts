@@ -18,6 +18,7 @@ export interface ReceivedWebhook {
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   private readonly script: Array<{ status: number; retryAfter?: string }> = [];
+  private held: (() => void) | undefined;
   private server: Server | undefined;
   url = '';
 
@@ -25,7 +26,11 @@ export class WebhookReceiver {
 
   async start(): Promise<this> {
     const port = await freePort();
-    this.server = createServer((req, res) => void this.handle(req).then(({ status, headers }) => res.writeHead(status, headers).end(status === 200 ? '{"ok":true}' : '{"error":"scripted"}')));
+    this.server = createServer((req, res) => {
+      void this.handle(req).then(({ status, headers }) => {
+        if (status !== 0) res.writeHead(status, headers).end(status === 200 ? '{"ok":true}' : '{"error":"scripted"}');
+      });
+    });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${port}/tenet-replies`;
     return this;
@@ -36,11 +41,17 @@ export class WebhookReceiver {
     this.script.push(...answers);
   }
 
+  /** The next signed delivery is never answered (status 0): the sender is left waiting, as a hung receiver does. Resolves when it arrives. */
+  holdNext(): Promise<void> {
+    return new Promise((resolve) => (this.held = resolve));
+  }
+
   accepted(): ReceivedWebhook[] {
     return this.received.filter((r) => r.status === 200);
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
@@ -50,9 +61,12 @@ export class WebhookReceiver {
     const raw = Buffer.concat(chunks);
     const body = JSON.parse(raw.toString('utf8')) as { idempotency_key: string; conversation_id: string; text: string };
     const signed = verifyWebhookSignature(this.secret, raw, req.headers[WEBHOOK_SIGNATURE_HEADER] as string | undefined, Date.now());
-    const scripted = signed ? this.script.shift() : undefined;
-    const status = !signed ? 401 : (scripted?.status ?? 200);
+    const hold = signed ? this.held : undefined;
+    this.held = undefined;
+    const scripted = signed && !hold ? this.script.shift() : undefined;
+    const status = !signed ? 401 : hold ? 0 : (scripted?.status ?? 200);
     this.received.push({ idempotencyKey: String(req.headers['idempotency-key']), conversationId: body.conversation_id, text: body.text, status });
+    hold?.();
     return { status, headers: { 'content-type': 'application/json', ...(scripted?.retryAfter !== undefined ? { 'retry-after': scripted.retryAfter } : {}) } };
   }
 }
