@@ -3,3 +3,4 @@ export { ChannelsRepository } from './channels/channels.repository.js';
 export { CHANNELS_CONFIG, channelsConfigFrom, type ChannelsConfig } from './channels.config.js';
 export { signWebhook, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from './adapters/webhook.adapter.js';
 export { TELEGRAM_SECRET_HEADER } from './adapters/telegram.adapter.js';
+export { signSlack } from './adapters/slack.adapter.js';

@@ -1,5 +1,6 @@
 import type { ChannelKind } from '../channels/channel.dto.js';
 import type { ChannelAdapter } from './channel-adapter.port.js';
+import { SlackAdapter } from './slack.adapter.js';
 import { TelegramAdapter } from './telegram.adapter.js';
 import { WebhookAdapter } from './webhook.adapter.js';
 
@@ -7,7 +8,7 @@ import { WebhookAdapter } from './webhook.adapter.js';
 export class AdapterRegistry {
   private readonly byKind: Map<string, ChannelAdapter>;
 
-  constructor(adapters: ChannelAdapter[] = [new WebhookAdapter(), new TelegramAdapter()]) {
+  constructor(adapters: ChannelAdapter[] = [new WebhookAdapter(), new TelegramAdapter(), new SlackAdapter()]) {
     this.byKind = new Map(adapters.map((a) => [a.kind, a]));
   }
 
