@@ -4,3 +4,4 @@ export { CHANNELS_CONFIG, channelsConfigFrom, type ChannelsConfig } from './chan
 export { signWebhook, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from './adapters/webhook.adapter.js';
 export { TELEGRAM_SECRET_HEADER } from './adapters/telegram.adapter.js';
 export { signSlack } from './adapters/slack.adapter.js';
+export { signWhatsApp, WHATSAPP_SIGNATURE_HEADER } from './adapters/whatsapp.adapter.js';

@@ -1,6 +1,6 @@
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
 
-export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack'] as const;
+export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 const KIND_RULE = { message: `kind must be one of: ${CHANNEL_KINDS.join(', ')}` };
 const NAME_RULE = { message: 'name must be 1-100 characters' };
