@@ -14,6 +14,7 @@ import { ConversationsRepository } from './inbound/conversations.repository.js';
 import { ChannelInboundHttpController } from './inbound/inbound.http.controller.js';
 import { InboundService } from './inbound/inbound.service.js';
 import { SessionGatewayClient } from './sessions/session-gateway.client.js';
+import { WidgetHttpController } from './widget/widget.http.controller.js';
 
 /**
  * The channel gateway (ADR 0025): bindings, channel connections, inbound URLs and delivery. Needs PlatformModule
@@ -21,7 +22,7 @@ import { SessionGatewayClient } from './sessions/session-gateway.client.js';
  * this process's own server when the gateway runs in it (all-in-one).
  */
 @Module({
-  controllers: [BindingsHttpController, ChannelInboundHttpController, ChannelsHttpController],
+  controllers: [BindingsHttpController, WidgetHttpController, ChannelInboundHttpController, ChannelsHttpController],
   providers: [
     channelsConfigProvider,
     {

@@ -3,13 +3,14 @@ import type { ChannelAdapter } from './channel-adapter.port.js';
 import { SlackAdapter } from './slack.adapter.js';
 import { TelegramAdapter } from './telegram.adapter.js';
 import { WebhookAdapter } from './webhook.adapter.js';
+import { WidgetAdapter } from './widget.adapter.js';
 import { WhatsAppAdapter } from './whatsapp.adapter.js';
 
 /** One adapter per kind; adapters hold no per-conversation state (only SDK clients), so one instance serves all connections. */
 export class AdapterRegistry {
   private readonly byKind: Map<string, ChannelAdapter>;
 
-  constructor(adapters: ChannelAdapter[] = [new WebhookAdapter(), new TelegramAdapter(), new SlackAdapter(), new WhatsAppAdapter()]) {
+  constructor(adapters: ChannelAdapter[] = [new WebhookAdapter(), new TelegramAdapter(), new SlackAdapter(), new WhatsAppAdapter(), new WidgetAdapter()]) {
     this.byKind = new Map(adapters.map((a) => [a.kind, a]));
   }
 

@@ -8,6 +8,8 @@ export interface FieldProblem {
 
 /** The request as the platform sent it: raw bytes (signatures are over them), headers, parsed JSON, query. */
 export interface InboundRequest {
+  /** The connection the request came in on (its inbound URL). */
+  channelId: string;
   rawBody: Buffer;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
@@ -74,6 +76,10 @@ export interface ChannelAdapter {
   readonly requiredCredentials: readonly string[];
   readonly optionalCredentials: readonly string[];
   readonly allowedSettings: readonly string[];
+  /** Replies are fetched by the client (the web widget), not pushed: no delivery queue. */
+  readonly pull?: boolean;
+  /** Credentials generated when a connection is registered without them (the widget's secret). */
+  defaultCredentials?(): ConnectionSecrets;
   /** Problems of the connection as a whole (a missing setting, a malformed token). */
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[];
   /** The account the connection is, when the credentials say (a Telegram bot's id). */

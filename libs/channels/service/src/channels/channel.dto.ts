@@ -1,6 +1,6 @@
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
 
-export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp'] as const;
+export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp', 'widget'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 const KIND_RULE = { message: `kind must be one of: ${CHANNEL_KINDS.join(', ')}` };
 const NAME_RULE = { message: 'name must be 1-100 characters' };
@@ -12,7 +12,7 @@ export class ChannelCreationDto {
   /** The account this connection is on the platform (a bot, a workspace); Telegram derives it from the token. */
   @IsOptional() @IsString(ACCOUNT_RULE) @Matches(/^[\x21-\x7e]{1,200}$/, ACCOUNT_RULE) account_id?: string;
   /** Platform credentials (sealed at rest, never returned): fields by kind, see docs/channels.md. */
-  @IsObject({ message: 'credentials must be an object of strings' }) credentials!: Record<string, unknown>;
+  @IsOptional() @IsObject({ message: 'credentials must be an object of strings' }) credentials?: Record<string, unknown>;
   @IsOptional() @IsObject({ message: 'settings must be an object of strings' }) settings?: Record<string, unknown>;
 }
 

@@ -47,6 +47,7 @@ export class ChannelsHttpController {
   async create(@Body() body: ChannelCreationDto, @Req() request: Request): Promise<ChannelView> {
     const adapter = this.adapters.of(body.kind);
     const credentials = stringsOnly(body.credentials, 'credentials', [...adapter.requiredCredentials, ...adapter.optionalCredentials, TENET_API_KEY_FIELD]);
+    credentials.values = { ...adapter.defaultCredentials?.(), ...credentials.values };
     const settings = stringsOnly(body.settings, 'settings', adapter.allowedSettings);
     const problems = [...credentials.problems, ...settings.problems];
     if (problems.length === 0) problems.push(...this.missing(adapter.requiredCredentials, credentials.values), ...adapter.check(settings.values, credentials.values));

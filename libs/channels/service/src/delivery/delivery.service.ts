@@ -81,6 +81,9 @@ export class DeliveryService implements OnApplicationBootstrap {
 
   /** Queues an agent message of a channel conversation (a repeat of the same event is a no-op). */
   async enqueue(conversation: Conversation, message: AgentMessage): Promise<void> {
+    const channel = await this.channels.find(conversation.connection_id);
+    // A pull channel's client reads the conversation itself (the web widget); a deleted channel has nobody to deliver to.
+    if (!channel || this.adapters.of(channel.kind).pull) return;
     const { state } = await this.outboxes.read(outboxStream(message.session_id));
     if (!state?.entries[message.event_id]) {
       await this.append(message.session_id, [

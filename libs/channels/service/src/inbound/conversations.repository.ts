@@ -18,15 +18,29 @@ export interface Conversation {
 const STREAM = (sessionId: string): string => `channelconv-${sessionId}`;
 /** The latest session of a session key, once its first session has ended (`channelkey-<sha256 of the key>`). */
 const KEY_STREAM = (sessionKey: string): string => `channelkey-${createHash('sha256').update(sessionKey).digest('hex').slice(0, 40)}`;
+/** The session a platform peer of a connection talks in now (`channelpeer-<sha256 of connection and peer>`). */
+const PEER_STREAM = (connectionId: string, peer: string): string => `channelpeer-${createHash('sha256').update(`${connectionId}\n${peer}`).digest('hex').slice(0, 40)}`;
 
 @Injectable()
 export class ConversationsRepository {
   private readonly conversations: StreamFoldCache<Conversation>;
   private readonly successors: StreamFoldCache<string>;
+  private readonly peers: StreamFoldCache<string>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     this.conversations = new StreamFoldCache(store, (current, event) => current ?? (event.type === 'ConversationOpened' ? (event.data as Conversation) : undefined));
     this.successors = new StreamFoldCache(store, (current, event) => (event.type === 'ConversationMovedOn' ? (event.data as { session_id: string }).session_id : current));
+    this.peers = new StreamFoldCache(store, (current, event) => (event.type === 'PeerSessionSet' ? (event.data as { session_id: string }).session_id : current));
+  }
+
+  /** The session of a connection's peer (the widget's visitor reads its conversation by it). */
+  async sessionOfPeer(connectionId: string, peer: string): Promise<string | undefined> {
+    return (await this.peers.read(PEER_STREAM(connectionId, peer))).state;
+  }
+
+  async setPeerSession(connectionId: string, peer: string, sessionId: string): Promise<void> {
+    if ((await this.sessionOfPeer(connectionId, peer)) === sessionId) return;
+    await this.store.append(PEER_STREAM(connectionId, peer), [{ type: 'PeerSessionSet', data: { session_id: sessionId } }]);
   }
 
   /** The session the conversation moved on to after its first one ended, if it did. */

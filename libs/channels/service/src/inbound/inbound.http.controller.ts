@@ -8,8 +8,10 @@ import type { StoredChannel } from '../channels/channel.dto.js';
 import { ChannelsRepository } from '../channels/channels.repository.js';
 import { notFound } from '../http-errors.js';
 import { InboundService } from './inbound.service.js';
+import { widgetCors } from '../widget/widget.http.controller.js';
 
-const inboundRequest = (request: Request): InboundRequest => ({
+export const inboundRequest = (request: Request, channelId: string): InboundRequest => ({
+  channelId,
   // Signatures are over the bytes the platform sent: the JSON parser keeps them (`rawBody`, see the gateway's request guards).
   rawBody: (request as Request & { rawBody?: Buffer }).rawBody ?? Buffer.alloc(0),
   headers: request.headers,
@@ -36,7 +38,7 @@ export class ChannelInboundHttpController {
   @Get(':channelId/inbound')
   async handshake(@Param('channelId') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const channel = await this.found(id);
-    const answer = this.adapters.of(channel.kind).handshake?.(inboundRequest(request), this.credentials(channel));
+    const answer = this.adapters.of(channel.kind).handshake?.(inboundRequest(request, id), this.credentials(channel));
     if (!answer) throw new HttpException({ detail: `${channel.kind} channels take POST requests only` }, HttpStatus.METHOD_NOT_ALLOWED);
     response.status(answer.status).type('text/plain').send(answer.body);
   }
@@ -47,8 +49,9 @@ export class ChannelInboundHttpController {
     const receivedAt = Date.now();
     const channel = await this.found(id);
     const adapter = this.adapters.of(channel.kind);
+    if (channel.kind === 'widget') widgetCors(channel, request, response);
     const credentials = this.credentials(channel);
-    const inbound = inboundRequest(request);
+    const inbound = inboundRequest(request, id);
     if (!adapter.verify(inbound, credentials, receivedAt)) {
       this.metrics.inbound.inc({ channel: channel.kind, outcome: 'unauthorized' });
       throw new HttpException({ detail: `the request's ${channel.kind} signature is missing or does not verify` }, HttpStatus.UNAUTHORIZED);

@@ -102,6 +102,7 @@ export class InboundService implements OnApplicationBootstrap {
           await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
           try {
             await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
+            await this.conversations.setPeerSession(channel.id, message.conversation.peer, sessionId);
             break;
           } catch (error) {
             // The conversation's session has ended (completed, abandoned, expired: 409): the conversation goes on in

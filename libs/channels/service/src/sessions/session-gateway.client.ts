@@ -15,6 +15,14 @@ export class SessionGatewayError extends Error {
   }
 }
 
+export interface SessionMessage {
+  id: string;
+  offset: number;
+  source: string;
+  data: { message?: string };
+  creation_utc: string;
+}
+
 export interface OpenSessionRequest {
   agentId: string;
   customerId: string;
@@ -82,21 +90,22 @@ export class SessionGatewayClient {
     return (await response.json()) as { id: string; offset: number };
   }
 
-  /** Messages of a session from `minOffset` (the widget's history). */
-  async messages(sessionId: string, apiKey?: string): Promise<Array<{ id: string; offset: number; source: string; data: { message?: string }; creation_utc: string }>> {
-    const response = await this.call('GET', `/sessions/${encodeURIComponent(sessionId)}/events?kinds=message`, undefined, { apiKey });
+  /** Messages of a session from `minOffset`, waiting up to `waitSecs` for one (the gateway's long-poll; none by then: []). */
+  async messages(sessionId: string, minOffset: number, waitSecs: number, apiKey?: string, signal?: AbortSignal): Promise<SessionMessage[]> {
+    const response = await this.call('GET', `/sessions/${encodeURIComponent(sessionId)}/events?kinds=message&min_offset=${minOffset}&wait_for_data=${waitSecs}`, undefined, { apiKey, ...(signal ? { signal } : {}) }, (waitSecs + 10) * 1000);
+    if (response.status === 504) return [];
     if (!response.ok) throw new SessionGatewayError(response.status, await detailOf(response), `reading session ${sessionId}`);
-    return (await response.json()) as Array<{ id: string; offset: number; source: string; data: { message?: string }; creation_utc: string }>;
+    return (await response.json()) as SessionMessage[];
   }
 
-  private call(method: string, path: string, body: unknown, options: { apiKey?: string | undefined; authorization?: string | undefined; idempotencyKey?: string }): Promise<Response> {
+  private call(method: string, path: string, body: unknown, options: { apiKey?: string | undefined; authorization?: string | undefined; idempotencyKey?: string; signal?: AbortSignal }, timeoutMs = this.timeoutMs): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const key = options.apiKey ?? this.apiKey;
     if (options.authorization !== undefined) headers['authorization'] = options.authorization;
     else if (key !== undefined) headers['authorization'] = `Bearer ${key}`;
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
-    return fetch(`${this.baseUrl()}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(this.timeoutMs) });
+    return fetch(`${this.baseUrl()}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
   }
 }
 

@@ -28,9 +28,10 @@ const RUNTIME: readonly Role[] = ['admin', 'agent-runtime'];
 
 /**
  * Paths no key is needed for: probes, metrics, the API description, the chat page's HTML (its API calls need a key or
- * token), and channels' inbound URLs, which platforms call with their own signatures instead (ADR 0025).
+ * token), channels' inbound URLs, which platforms call with their own signatures instead, and the web widget's script,
+ * visitor tokens and conversation, whose credential is the visitor token (ADR 0025).
  */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/, /^\/channels\/:channelId\/inbound$/];
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/, /^\/channels\/:channelId\/(inbound|widget\.js|widget\/visitors|widget\/messages)$/];
 
 /** The access a request needs, from its route pattern (`/sessions/:sessionId/events`) and method. */
 export function accessFor(method: string, route: string): RouteAccess {
