@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { ChannelGatewayHostModule, closeOnSignals, startMessageHandlers } from '@tenet/hosts';
 import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { inboundUrlLines } from '@tenet/channels-service';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 
 /**
@@ -23,4 +24,5 @@ configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, process.env['TENET_HOST'] ?? '0.0.0.0');
 logger.log(`channel gateway (${config.mode}) on :${config.port} — inbound URLs at /channels/{id}/inbound, session gateway ${process.env['TENET_CHANNELS_GATEWAY_URL']}`);
+for (const line of await inboundUrlLines(app, `http://127.0.0.1:${config.port}`)) logger.log(line);
 closeOnSignals(app, logger);

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
 import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { inboundUrlLines } from '@tenet/channels-service';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
@@ -23,6 +24,7 @@ await startMessageHandlers(app, config.serviceName);
 const host = process.env['TENET_HOST'] ?? '127.0.0.1';
 await app.listen(config.port, host);
 logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
+for (const line of await inboundUrlLines(app, `http://${host}:${config.port}`)) logger.log(line);
 closeOnSignals(app, logger);
 
 // The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens, with

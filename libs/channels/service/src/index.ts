@@ -5,3 +5,4 @@ export { signWebhook, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '.
 export { TELEGRAM_SECRET_HEADER } from './adapters/telegram.adapter.js';
 export { signSlack } from './adapters/slack.adapter.js';
 export { signWhatsApp, WHATSAPP_SIGNATURE_HEADER } from './adapters/whatsapp.adapter.js';
+export { inboundUrlLines } from './inbound/inbound-urls.js';
