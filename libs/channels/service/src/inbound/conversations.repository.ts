@@ -16,7 +16,7 @@ export interface Conversation {
 }
 
 const STREAM = (sessionId: string): string => `channelconv-${sessionId}`;
-/** The latest session of a session key, once its first session has ended (`channelkey-<sha256 of the key>`). */
+/** The session a session key talks in now: its first, or the successor of one that ended (`channelkey-<sha256 of the key>`). */
 const KEY_STREAM = (sessionKey: string): string => `channelkey-${createHash('sha256').update(sessionKey).digest('hex').slice(0, 40)}`;
 /** The session a platform peer of a connection talks in now (`channelpeer-<sha256 of connection and peer>`). */
 const PEER_STREAM = (connectionId: string, peer: string): string => `channelpeer-${createHash('sha256').update(`${connectionId}\n${peer}`).digest('hex').slice(0, 40)}`;
@@ -43,12 +43,13 @@ export class ConversationsRepository {
     await this.store.append(PEER_STREAM(connectionId, peer), [{ type: 'PeerSessionSet', data: { session_id: sessionId } }]);
   }
 
-  /** The session the conversation moved on to after its first one ended, if it did. */
-  async latestSession(sessionKey: string): Promise<string | undefined> {
+  /** The conversation's current session, once one was opened (a read of the log: no call to the session gateway). */
+  async currentSession(sessionKey: string): Promise<string | undefined> {
     return (await this.successors.read(KEY_STREAM(sessionKey))).state;
   }
 
-  async movedOn(sessionKey: string, sessionId: string): Promise<void> {
+  async setCurrentSession(sessionKey: string, sessionId: string): Promise<void> {
+    if ((await this.currentSession(sessionKey)) === sessionId) return;
     await this.store.append(KEY_STREAM(sessionKey), [{ type: 'ConversationMovedOn', data: { session_id: sessionId } }]);
   }
 

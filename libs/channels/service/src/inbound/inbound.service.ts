@@ -95,21 +95,27 @@ export class InboundService implements OnApplicationBootstrap {
     const apiKey = credentials[TENET_API_KEY_FIELD];
     await this.inLane(key, async () => {
       try {
-        await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
         const opening = { agentId, customerId, customerName: message.sender.name, sessionKey: key, title: `${channel.name}: ${message.sender.name}`, metadata: { channel: { id: channel.id, kind: channel.kind, session_key: key } } };
-        let sessionId = (await this.conversations.latestSession(key)) ?? (await this.gateway.openSession(opening, apiKey));
+        // A known conversation posts straight away; its first message creates the customer and the session (both
+        // idempotent, so a retry after a crash in between converges on the same ones).
+        let sessionId = await this.conversations.currentSession(key);
+        if (sessionId === undefined) {
+          await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
+          sessionId = await this.gateway.openSession(opening, apiKey);
+        }
         for (let successor = 0; ; successor++) {
           await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
+          await this.conversations.setCurrentSession(key, sessionId);
           try {
             await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
             await this.conversations.setPeerSession(channel.id, message.conversation.peer, sessionId);
             break;
           } catch (error) {
-            // The conversation's session has ended (completed, abandoned, expired: 409): the conversation goes on in
-            // a successor session, itself created once (its key names the ended one).
-            if (!(error instanceof SessionGatewayError && error.status === 409) || successor >= MAX_SUCCESSORS) throw error;
+            // The conversation's session has ended (completed, abandoned, expired: 409) or was deleted (404): the
+            // conversation goes on in a successor session, itself created once (its key names the ended one).
+            if (!(error instanceof SessionGatewayError && (error.status === 409 || error.status === 404)) || successor >= MAX_SUCCESSORS) throw error;
+            await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
             sessionId = await this.gateway.openSession({ ...opening, successorOf: sessionId }, apiKey);
-            await this.conversations.movedOn(key, sessionId);
           }
         }
       } catch (error) {
