@@ -1,50 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
-import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { generateSecretsKey } from '@tenet/secrets';
 import { eventually } from '@tenet/testing';
-import { jsonClient } from './support/http.js';
+import { startChannelHost, type ChannelHost } from './support/channel-host.js';
 import { SlackStandIn } from './support/slack-stand-in.js';
 
 const TOKEN = `xoxb-1111-2222-${randomBytes(12).toString('hex')}`;
 const SIGNING_SECRET = randomBytes(16).toString('hex');
 const BOT_USER = 'U0TENETBOT';
 
-interface SessionEvent {
-  source: string;
-  data: { message?: string };
-}
-
 describe('Slack channel (@slack/web-api against a local Slack stand-in; all-in-one, embedded)', () => {
-  let app: INestApplication;
-  let url: string;
-  let dir: string;
+  let host: ChannelHost;
   let slack: SlackStandIn;
   let inboundUrl: string;
   let support: string;
   let engineering: string;
-  const call = jsonClient(() => url);
-  const saved = { ...process.env };
-  const allCustomerMessages = async (agentId: string): Promise<string[]> => {
-    const sessions = (await call<Array<{ id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
-    const events = await Promise.all(sessions.map(async (s) => (await call<SessionEvent[]>('GET', `/sessions/${s.id}/events?kinds=message`)).body));
-    return events.flat().filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
-  };
+  const call: ChannelHost['call'] = (...args) => host.call(...args);
+  const allCustomerMessages = (agentId: string): Promise<string[]> => host.customerMessages(agentId);
 
   beforeAll(async () => {
-    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
-    delete process.env['TENET_CHANNELS_GATEWAY_URL'];
-    dir = mkdtempSync(join(tmpdir(), 'tenet-slack-'));
     slack = await new SlackStandIn(TOKEN, SIGNING_SECRET).start();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }));
-    support = (await call<{ id: string }>('POST', '/agents', { name: 'Support' })).body.id;
-    engineering = (await call<{ id: string }>('POST', '/agents', { name: 'Engineering help' })).body.id;
-    for (const agent of [support, engineering]) await call('POST', '/guidelines', { condition: 'the customer says anything', action: 'greet them and offer help', tags: [`agent:${agent}`] });
+    host = await startChannelHost('slack');
+    support = await host.agent('Support');
+    engineering = await host.agent('Engineering help');
     const channel = await call<{ id: string; inbound_url: string }>('POST', '/channels', { kind: 'slack', name: 'Acme Slack', credentials: { bot_token: TOKEN, signing_secret: SIGNING_SECRET }, settings: { api_url: slack.apiUrl, bot_user_id: BOT_USER } });
     expect(channel.status).toBe(201);
     inboundUrl = channel.body.inbound_url;
@@ -53,10 +31,8 @@ describe('Slack channel (@slack/web-api against a local Slack stand-in; all-in-o
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
+    await host?.close();
     await slack?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    process.env = saved;
   });
 
   it('answers the URL verification challenge', async () => {
@@ -105,7 +81,7 @@ describe('Slack channel (@slack/web-api against a local Slack stand-in; all-in-o
     const stale = await fetch(inboundUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': '1000000000', 'x-slack-signature': 'v0=' + '1'.repeat(64) }, body: raw });
     expect(stale.status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(JSON.stringify(await app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('forged slack message');
+    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('forged slack message');
   });
 
   it('HTTP 429 with Retry-After, then 200 → posted once', async () => {

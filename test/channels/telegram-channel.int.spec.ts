@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
-import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { generateSecretsKey } from '@tenet/secrets';
 import { eventually } from '@tenet/testing';
-import { jsonClient } from './support/http.js';
+import { startChannelHost, type ChannelHost } from './support/channel-host.js';
 import { TelegramStandIn } from './support/telegram-stand-in.js';
 
 const TOKEN = `7000001:${randomBytes(27).toString('base64url')}`;
@@ -24,28 +18,21 @@ interface SessionEvent {
 }
 
 describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one, embedded)', () => {
-  let app: INestApplication;
-  let url: string;
-  let dir: string;
+  let host: ChannelHost;
   let telegram: TelegramStandIn;
   let webhook: string;
   let support: string;
   let groupDesk: string;
-  const call = jsonClient(() => url);
-  const saved = { ...process.env };
+  const call: ChannelHost['call'] = (...args) => host.call(...args);
   const sessionsOf = async (agentId: string): Promise<Array<{ id: string; customer_id: string }>> => (await call<Array<{ id: string; customer_id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
   const customerMessages = async (sessionId: string): Promise<string[]> =>
     (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body.filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
 
   beforeAll(async () => {
-    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
-    delete process.env['TENET_CHANNELS_GATEWAY_URL'];
-    dir = mkdtempSync(join(tmpdir(), 'tenet-telegram-'));
     telegram = await new TelegramStandIn(TOKEN).start();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }));
-    support = (await call<{ id: string }>('POST', '/agents', { name: 'Support' })).body.id;
-    groupDesk = (await call<{ id: string }>('POST', '/agents', { name: 'Group desk' })).body.id;
-    for (const agent of [support, groupDesk]) await call('POST', '/guidelines', { condition: 'the customer says anything', action: 'greet them and offer help', tags: [`agent:${agent}`] });
+    host = await startChannelHost('telegram');
+    support = await host.agent('Support');
+    groupDesk = await host.agent('Group desk');
     const channel = await call<{ id: string; inbound_url: string; account_id: string }>('POST', '/channels', { kind: 'telegram', name: 'Acme bot', credentials: { bot_token: TOKEN, secret_token: SECRET_TOKEN }, settings: { api_root: telegram.apiRoot } });
     expect(channel.status).toBe(201);
     expect(channel.body.account_id).toBe('7000001');
@@ -55,10 +42,8 @@ describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one,
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
+    await host?.close();
     await telegram?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    process.env = saved;
   });
 
   it('a private message reaches the default agent and the reply comes back with sendMessage (HTML) in that chat', async () => {
@@ -90,7 +75,7 @@ describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one,
     expect(await telegram.deliverUpdate(webhook, 'wrong-token', telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'))).toEqual([401]);
     expect(await telegram.deliverUpdate(webhook, undefined, telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'))).toEqual([401]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(JSON.stringify(await app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('spoofed update');
+    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('spoofed update');
     expect(telegram.sent.filter((m) => m.chat_id === 504)).toEqual([]);
   });
 

@@ -1,15 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import { signWebhook } from '@tenet/channels-service';
 import type { EventStore } from '@tenet/event-store';
-import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { generateSecretsKey } from '@tenet/secrets';
 import { eventually } from '@tenet/testing';
-import { jsonClient } from './support/http.js';
+import { startChannelHost, type ChannelHost } from './support/channel-host.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const SECRET = randomBytes(24).toString('hex');
@@ -21,20 +15,17 @@ interface SessionEvent {
 }
 
 describe('generic webhook channel (all-in-one, embedded)', () => {
-  let app: INestApplication;
-  let url: string;
-  let dir: string;
+  let host: ChannelHost;
   let receiver: WebhookReceiver;
   let channelId: string;
   let support: string;
   let vip: string;
-  const call = jsonClient(() => url);
-  const saved = { ...process.env };
+  const call: ChannelHost['call'] = (...args) => host.call(...args);
 
   /** Posts a message to the channel's inbound URL as the sending system does: signed over the exact bytes. */
   const inbound = async (message: Record<string, unknown>, signature?: string): Promise<{ status: number; body: unknown }> => {
     const raw = JSON.stringify(message);
-    const response = await fetch(`${url}/channels/${channelId}/inbound`, {
+    const response = await fetch(`${host.url}/channels/${channelId}/inbound`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-tenet-signature': signature ?? signWebhook(SECRET, raw, Date.now()) },
       body: raw,
@@ -53,32 +44,26 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body.filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
 
   beforeAll(async () => {
-    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
-    delete process.env['TENET_CHANNELS_GATEWAY_URL'];
-    dir = mkdtempSync(join(tmpdir(), 'tenet-channels-'));
     receiver = await new WebhookReceiver(SECRET).start();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }));
-    support = (await call<{ id: string }>('POST', '/agents', { name: 'Support' })).body.id;
-    vip = (await call<{ id: string }>('POST', '/agents', { name: 'VIP desk' })).body.id;
-    for (const agent of [support, vip]) await call('POST', '/guidelines', { condition: 'the customer greets or asks anything', action: 'greet them and offer help', tags: [`agent:${agent}`] });
+    host = await startChannelHost('webhook');
+    support = await host.agent('Support');
+    vip = await host.agent('VIP desk');
     const created = await call<{ id: string; inbound_url: string; credentials: unknown }>('POST', '/channels', { kind: 'webhook', name: 'Shop backend', credentials: { signing_secret: SECRET }, settings: { outbound_url: receiver.url } });
     expect(created.status).toBe(201);
     channelId = created.body.id;
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
+    await host?.close();
     await receiver?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    process.env = saved;
   });
 
   it('stores the signing secret sealed: reads show a hint, the log never holds it', async () => {
     const read = await call<{ credentials: Record<string, { set: boolean; hint: string }>; inbound_url: string }>('GET', `/channels/${channelId}`);
     expect(read.body.credentials).toEqual({ signing_secret: { set: true, hint: `…${SECRET.slice(-4)}` } });
-    expect(read.body.inbound_url).toBe(`${url}/channels/${channelId}/inbound`);
+    expect(read.body.inbound_url).toBe(`${host.url}/channels/${channelId}/inbound`);
     expect(JSON.stringify((await call('GET', '/channels')).body)).not.toContain(SECRET);
-    const log = JSON.stringify(await app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }));
+    const log = JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }));
     expect(log).not.toContain(SECRET);
   });
 
@@ -113,12 +98,12 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
   });
 
   it('a bad or missing signature is 401 and nothing is stored', async () => {
-    const store = app.get<EventStore>(EVENT_STORE, { strict: false });
+    const store = host.app.get<EventStore>(EVENT_STORE, { strict: false });
     const forged = message('forged', 'forged message');
     const raw = JSON.stringify(forged);
     expect((await inbound(forged, signWebhook('not-the-secret-but-long-enough-0000', raw, Date.now()))).status).toBe(401);
     expect((await inbound(forged, 't=1,v1=00')).status).toBe(401);
-    const unsigned = await fetch(`${url}/channels/${channelId}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+    const unsigned = await fetch(`${host.url}/channels/${channelId}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
     expect(unsigned.status).toBe(401);
     // A replayed signature (older than five minutes) is refused too.
     expect((await inbound(forged, signWebhook(SECRET, raw, Date.now() - 10 * 60_000))).status).toBe(401);

@@ -1,50 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
-import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { generateSecretsKey } from '@tenet/secrets';
 import { eventually } from '@tenet/testing';
-import { jsonClient } from './support/http.js';
+import { startChannelHost, type ChannelHost } from './support/channel-host.js';
 import { WhatsAppStandIn } from './support/whatsapp-stand-in.js';
 
 const ACCESS_TOKEN = `EAAG${randomBytes(24).toString('hex')}`;
 const APP_SECRET = randomBytes(16).toString('hex');
 const VERIFY_TOKEN = `verify-${randomBytes(12).toString('hex')}`;
 
-interface SessionEvent {
-  source: string;
-  data: { message?: string };
-}
-
 describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in-one, embedded)', () => {
-  let app: INestApplication;
-  let url: string;
-  let dir: string;
+  let host: ChannelHost;
   let meta: WhatsAppStandIn;
   let inboundUrl: string;
   let support: string;
   let vip: string;
-  const call = jsonClient(() => url);
-  const saved = { ...process.env };
-  const allCustomerMessages = async (agentId: string): Promise<string[]> => {
-    const sessions = (await call<Array<{ id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
-    const events = await Promise.all(sessions.map(async (s) => (await call<SessionEvent[]>('GET', `/sessions/${s.id}/events?kinds=message`)).body));
-    return events.flat().filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
-  };
+  const call: ChannelHost['call'] = (...args) => host.call(...args);
+  const allCustomerMessages = (agentId: string): Promise<string[]> => host.customerMessages(agentId);
 
   beforeAll(async () => {
-    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
-    delete process.env['TENET_CHANNELS_GATEWAY_URL'];
-    dir = mkdtempSync(join(tmpdir(), 'tenet-whatsapp-'));
     meta = await new WhatsAppStandIn(ACCESS_TOKEN, APP_SECRET, '106540352242922').start();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }));
-    support = (await call<{ id: string }>('POST', '/agents', { name: 'Support' })).body.id;
-    vip = (await call<{ id: string }>('POST', '/agents', { name: 'VIP' })).body.id;
-    for (const agent of [support, vip]) await call('POST', '/guidelines', { condition: 'the customer says anything', action: 'greet them and offer help', tags: [`agent:${agent}`] });
+    host = await startChannelHost('whatsapp');
+    support = await host.agent('Support');
+    vip = await host.agent('VIP');
     const channel = await call<{ id: string; inbound_url: string; account_id: string }>('POST', '/channels', {
       kind: 'whatsapp',
       name: 'Acme WhatsApp',
@@ -59,10 +37,8 @@ describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
+    await host?.close();
     await meta?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    process.env = saved;
   });
 
   it('answers Meta’s verification GET with the challenge only for the right verify token', async () => {
@@ -95,7 +71,7 @@ describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in
     expect(await meta.deliver(inboundUrl, forged, `sha256=${'0'.repeat(64)}`)).toBe(401);
     expect(await meta.deliver(inboundUrl, forged, null)).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(JSON.stringify(await app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('forged whatsapp message');
+    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('forged whatsapp message');
   });
 
   it('throttled (HTTP 429, code 130429), then 200 → delivered once', async () => {

@@ -1,13 +1,8 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { startAllInOne } from '@tenet/hosts';
-import { generateSecretsKey } from '@tenet/secrets';
 import { eventually, freePort } from '@tenet/testing';
 import { chromium, type Browser } from 'playwright-core';
-import { jsonClient } from './support/http.js';
+import { startChannelHost, type ChannelHost } from './support/channel-host.js';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const withBrowser = existsSync(chromiumPath) ? describe : describe.skip;
@@ -18,23 +13,18 @@ if (!existsSync(chromiumPath)) process.stdout.write(`widget: no Chromium at ${ch
  * message and sees the agent's reply, reloads and sees the conversation again (the visitor token is kept).
  */
 withBrowser('web widget (headless Chromium, all-in-one)', () => {
-  let app: INestApplication;
+  let host: ChannelHost;
   let url: string;
-  let dir: string;
   let site: Server;
   let siteUrl: string;
   let browser: Browser;
   let channelId: string;
-  const call = jsonClient(() => url);
-  const saved = { ...process.env };
+  const call: ChannelHost['call'] = (...args) => host.call(...args);
 
   beforeAll(async () => {
-    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
-    delete process.env['TENET_CHANNELS_GATEWAY_URL'];
-    dir = mkdtempSync(join(tmpdir(), 'tenet-widget-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }));
-    const agent = (await call<{ id: string }>('POST', '/agents', { name: 'Shop assistant' })).body.id;
-    await call('POST', '/guidelines', { condition: 'the customer says anything', action: 'greet them and offer help', tags: [`agent:${agent}`] });
+    host = await startChannelHost('widget');
+    url = host.url;
+    const agent = await host.agent('Shop assistant');
     await call('PUT', '/bindings/default-agent', { agent_id: agent });
     const port = await freePort();
     siteUrl = `http://localhost:${port}`;
@@ -53,10 +43,8 @@ withBrowser('web widget (headless Chromium, all-in-one)', () => {
     await browser?.close();
     site?.closeAllConnections();
     await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
-    await app?.close();
+    await host?.close();
     process.stdout.write(`widget: closed in ${Date.now() - started} ms\n`);
-    rmSync(dir, { recursive: true, force: true });
-    process.env = saved;
   }, 120_000);
 
   it('send a message, see the reply, reload, see the history', async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { crudEvolve, ResourceStreams, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { secretHint, type SecretBox } from '@tenet/secrets';
@@ -37,6 +37,15 @@ export class ChannelsRepository {
 
   credentials(channel: StoredChannel): ConnectionSecrets {
     return JSON.parse(this.box().open(channel.sealed_credentials, owner(channel))) as ConnectionSecrets;
+  }
+
+  /** The credentials for a public request (a platform's, a visitor's): a key problem is the operator's, so a 503 without the reason. */
+  credentialsForPublicRequest(channel: StoredChannel, detail: string): ConnectionSecrets {
+    try {
+      return this.credentials(channel);
+    } catch (error) {
+      throw new HttpException({ detail }, HttpStatus.SERVICE_UNAVAILABLE, { cause: error });
+    }
   }
 
   create(channel: StoredChannel): Promise<StoredChannel> {

@@ -82,12 +82,8 @@ export class ChannelInboundHttpController {
     return channel;
   }
 
+  /** A missing or rotated-away key: the platform retries later; the reason is for the operator, not the caller. */
   private credentials(channel: StoredChannel): ConnectionSecrets {
-    try {
-      return this.channels.credentials(channel);
-    } catch (error) {
-      // A missing or rotated-away key: the platform retries later; the reason is for the operator, not the caller.
-      throw new HttpException({ detail: 'this channel cannot verify requests right now' }, HttpStatus.SERVICE_UNAVAILABLE, { cause: error });
-    }
+    return this.channels.credentialsForPublicRequest(channel, 'this channel cannot verify requests right now');
   }
 }

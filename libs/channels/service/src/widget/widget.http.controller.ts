@@ -108,10 +108,6 @@ export class WidgetHttpController {
   }
 
   private secrets(channel: StoredChannel): ConnectionSecrets {
-    try {
-      return this.channels.credentials(channel);
-    } catch (error) {
-      throw new HttpException({ detail: 'this channel cannot serve visitors right now' }, HttpStatus.SERVICE_UNAVAILABLE, { cause: error });
-    }
+    return this.channels.credentialsForPublicRequest(channel, 'this channel cannot serve visitors right now');
   }
 }
