@@ -148,11 +148,9 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
 
 describe('k8s/base/secret.template.yaml', () => {
   it('is a valid Secret with an empty value per provider key', () => {
-    const [secret, channels] = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
+    const [secret] = readYamlDocuments(join(k8s, 'base/secret.template.yaml'));
     expect(() => validate(secret!)).not.toThrow();
     expect(secret!['stringData']).toEqual({ OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
-    expect(() => validate(channels!)).not.toThrow();
-    expect(channels!['stringData']).toEqual({ TENET_SECRETS_KEY: '', TENET_CHANNELS_API_KEY: '' });
   });
 });
 
