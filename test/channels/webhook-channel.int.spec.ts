@@ -136,6 +136,15 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     expect((await call('GET', `/channels/${channelId}/deliveries?status=lost`)).status).toBe(422);
   });
 
+  it('/metrics counts inbound requests, deliveries and failures per channel', async () => {
+    const metrics = await (await fetch(`${host.url}/metrics`)).text();
+    expect(metrics).toMatch(/tenet_channel_inbound_total\{[^}]*channel="webhook"[^}]*outcome="posted"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/tenet_channel_inbound_total\{[^}]*channel="webhook"[^}]*outcome="unauthorized"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/tenet_channel_delivered_total\{[^}]*channel="webhook"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/tenet_channel_delivery_failed_total\{[^}]*channel="webhook"[^}]*\} 1/);
+    expect(metrics).toMatch(/tenet_channel_delivery_seconds_count\{[^}]*channel="webhook"[^}]*\} [1-9]/);
+  });
+
   it('an attachment it cannot read gets a polite note', async () => {
     await inbound(message('photo', '', { text: undefined, attachments: [{ type: 'image', url: 'https://x.test/a.png' }] }));
     await eventually(() => expect(receiver.accepted().find((r) => r.conversationId === 'photo')?.text).toMatch(/only read text/), { timeoutMs: 30_000 });
