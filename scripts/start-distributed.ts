@@ -57,6 +57,8 @@ const services: Service[] = [
   // Knowledge sources and customer memory (REST on PORT+18, recall over NATS); it owns the knowledge index. It shares
   // the gateway's event log: its REST checks the same API keys and workspace ownership (ADR 0018).
   { name: 'memory', args: entry('memory-store'), env: { PORT: String(gatewayPort + 18), TENET_DATA_DIR: join(dataDir, 'gateway') } },
+  // Bindings, channel connections and their inbound URLs on PORT+17; a client of the gateway above, on its log (ADR 0025).
+  { name: 'channels', args: entry('channel-gateway'), env: { PORT: String(gatewayPort + 17), TENET_DATA_DIR: join(dataDir, 'gateway'), TENET_CHANNELS_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}` } },
 ];
 
 const children = new Map<string, ChildProcess>();

@@ -80,7 +80,7 @@ describe('docker-compose.yml', () => {
 
   it('uses the Compose specification (no version key) and builds the Tenet image once', () => {
     expect(compose.version).toBeUndefined();
-    expect(tenet.map(([name]) => name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
+    expect(tenet.map(([name]) => name).sort()).toEqual(['channel-gateway', 'guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
     expect(Object.values(compose.services).filter((s) => s.build !== undefined)).toHaveLength(1);
   });
 
@@ -93,9 +93,9 @@ describe('docker-compose.yml', () => {
     for (const service of Object.values(compose.services)) expect(service.restart).toBe('unless-stopped');
   });
 
-  it('publishes only the Tenet APIs (gateway, memory store), never a backing service, and passes the LLM settings to the matcher', () => {
+  it('publishes only the Tenet APIs (gateway, memory store, channel gateway), never a backing service, and passes the LLM settings to the matcher', () => {
     const published = Object.entries(compose.services).filter(([, s]) => s.ports).map(([name]) => name);
-    expect(published.sort()).toEqual(['memory-store', 'session-gateway']);
+    expect(published.sort()).toEqual(['channel-gateway', 'memory-store', 'session-gateway']);
     expect(Object.keys(compose.services['guideline-matcher']!.environment ?? {})).toEqual(expect.arrayContaining(['TENET_LLM_PROVIDER', 'TENET_LLM_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']));
   });
 

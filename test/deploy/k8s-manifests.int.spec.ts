@@ -65,7 +65,7 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   });
 
   it('runs every service from the one pinned image, by its compiled entry point', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['channel-gateway', 'guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
     for (const deployment of deployments) {
       const [container] = podSpec(deployment).containers;
       expect(container!.image).toMatch(/^registry\.example\.com\/tenet:\d+\.\d+\.\d+$/);
@@ -108,7 +108,7 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
 
   it('scales the gateway on CPU and the workers on their load with KEDA', () => {
     const hpa = byKind(objects, 'HorizontalPodAutoscaler');
-    expect(hpa.map((h) => (h['spec'] as { scaleTargetRef: { name: string } }).scaleTargetRef.name)).toEqual(['session-gateway']);
+    expect(hpa.map((h) => (h['spec'] as { scaleTargetRef: { name: string } }).scaleTargetRef.name).sort()).toEqual(['channel-gateway', 'session-gateway']);
     const scalers = Object.fromEntries(byKind(objects, 'ScaledObject').map((s) => [(s['spec'] as { scaleTargetRef: { name: string } }).scaleTargetRef.name, (s['spec'] as { triggers: { type: string; metadata: Record<string, string> }[] }).triggers]));
     expect(scalers['guideline-matcher']).toEqual([expect.objectContaining({ type: 'prometheus', metadata: expect.objectContaining({ query: expect.stringContaining('tenet_matcher_in_flight_requests') }) })]);
     expect(scalers['tool-executor']).toEqual([expect.objectContaining({ type: 'redis', metadata: expect.objectContaining({ listName: 'tenet:tool-calls:wait' }) })]);

@@ -5,6 +5,7 @@ import { closeOnSignals, DemoNeedsKeyError, loadDemoAgent, startDemoOrderService
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { llmProviderNameFrom } from '@tenet/llm';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { inboundUrlLines } from '@tenet/channels-service';
 import { configureGatewayHttp } from '@tenet/session-gateway';
 import { TenetAppModule } from './app.module.js';
 
@@ -25,6 +26,7 @@ await startMessageHandlers(app, config.serviceName);
 const host = process.env['TENET_HOST'] ?? '127.0.0.1';
 await app.listen(config.port, host);
 logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
+for (const line of await inboundUrlLines(app, `http://${host}:${config.port}`)) logger.log(line);
 if (offlineProvider) {
   logger.warn('No language model: replies come from the offline stand-in (deterministic phrases from the matched guidelines) until OPENAI_API_KEY or ANTHROPIC_API_KEY is set');
 }

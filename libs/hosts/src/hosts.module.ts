@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { ChannelsModule } from '@tenet/channels-service';
 import type { LlmProvider } from '@tenet/llm';
 import { JourneyEngineModule } from '@tenet/journeys-service';
 import { GuidelineMatcherModule } from '@tenet/matching-service';
@@ -46,6 +47,7 @@ export class AllInOneHostModule {
         MemoryModule,
         ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
         ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+        ChannelsModule,
       ],
       controllers: [HealthHttpController, MetricsHttpController],
     };
@@ -106,6 +108,22 @@ export class MemoryStoreHostModule {
     return {
       module: MemoryStoreHostModule,
       imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, EdgeAccessModule, MemoryModule],
+      controllers: [HealthHttpController, MetricsHttpController],
+    };
+  }
+}
+
+/**
+ * The channel gateway alone (ADR 0025): bindings, channel connections and their inbound URLs, delivery of agent
+ * messages from the v2 session topics. A client of the session gateway (TENET_CHANNELS_GATEWAY_URL); its REST has the
+ * gateway's edge (EdgeAccessModule) on the log it shares with the gateway, like the memory store.
+ */
+@Module({})
+export class ChannelGatewayHostModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    return {
+      module: ChannelGatewayHostModule,
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, EdgeAccessModule, ChannelsModule],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

@@ -1,8 +1,8 @@
-export { AllInOneHostModule, GatewayHostModule, JourneyEngineHostModule, MatcherHostModule, MemoryStoreHostModule, MeteringHostModule, type HostOptions } from './hosts.module.js';
+export { AllInOneHostModule, ChannelGatewayHostModule, GatewayHostModule, JourneyEngineHostModule, MatcherHostModule, MemoryStoreHostModule, MeteringHostModule, type HostOptions } from './hosts.module.js';
 export { HealthHttpController } from './health.http.controller.js';
 export { MetricsHttpController } from './metrics.http.controller.js';
 export { closeOnSignals, startMessageHandlers } from './service-host.js';
-export { startAllInOne, startGatewayOnly, startMemoryStoreOnly } from './testing-host.js';
+export { startAllInOne, startChannelGatewayOnly, startGatewayOnly, startMemoryStoreOnly } from './testing-host.js';
 export { DemoNeedsKeyError, loadDemoAgent, type DemoLoadOptions, type DemoToolServices } from './demo-agent.js';
 export { startDemoOrderService, type DemoOrderService } from './demo-order-service.js';
 export { ToolExecutorHostModule } from './tool-executor-host.js';

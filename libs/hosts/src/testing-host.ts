@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/session-gateway';
-import { AllInOneHostModule, GatewayHostModule, MemoryStoreHostModule, type HostOptions } from './hosts.module.js';
+import { AllInOneHostModule, ChannelGatewayHostModule, GatewayHostModule, MemoryStoreHostModule, type HostOptions } from './hosts.module.js';
 import { startMessageHandlers } from './service-host.js';
 
 /** Boots the all-in-one composition the way `apps/tenet` does, on an ephemeral port, for integration tests. */
@@ -28,6 +28,15 @@ export async function startMemoryStoreOnly(env: Record<string, string>): Promise
   const app = await NestFactory.create(MemoryStoreHostModule.forRoot(loadPlatformConfig({ TENET_MODE: 'distributed', ...env }, env['TENET_SERVICE_NAME'] ?? 'memory-store-test')), { logger: false });
   configureGatewayHttp(app, { TENET_MODE: 'distributed', ...env });
   await startMessageHandlers(app, 'memory-store');
+  await app.listen(0, '127.0.0.1');
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+}
+
+/** Boots the channel gateway alone, as `apps/channel-gateway` does (TENET_CHANNELS_GATEWAY_URL names the session gateway). */
+export async function startChannelGatewayOnly(env: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
+  const app = await NestFactory.create(ChannelGatewayHostModule.forRoot(loadPlatformConfig({ TENET_MODE: 'distributed', ...env }, env['TENET_SERVICE_NAME'] ?? 'channel-gateway-test')), { logger: false });
+  configureGatewayHttp(app, { TENET_MODE: 'distributed', ...env });
+  await startMessageHandlers(app, 'channel-gateway');
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }

@@ -16,3 +16,6 @@ export { SQLITE_EVENTS_FILE, SqliteEventStore, type SqliteEventStoreOptions } fr
 export { MongoEventStore, type MongoEventStoreOptions } from './mongo/mongo-event-store.js';
 export { EventLogRelay, soleLeadership, type EventLogRelayOptions, type EventPublisher, type EventRoute, type RouteTarget, type RelayLeadership, type RelayLeadershipListener, type RelayWakeups } from './relay/event-log-relay.js';
 export { PublishingEventStore, withPublishing } from './relay/with-publishing.js';
+export { CATALOG_PAGE, StreamCatalog } from './read-models/stream-catalog.js';
+export { DEFAULT_FOLD_CACHE_CAPACITY, StreamFoldCache } from './read-models/stream-fold-cache.js';
+export { crudEvolve, ResourceIdTakenError, ResourceStreams, type Evolve, type ResourceEvent } from './read-models/resource-streams.js';

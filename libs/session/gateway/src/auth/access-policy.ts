@@ -26,8 +26,12 @@ const ALL: readonly Role[] = ROLES;
 const ADMIN: readonly Role[] = ['admin'];
 const RUNTIME: readonly Role[] = ['admin', 'agent-runtime'];
 
-/** Paths no key is needed for: probes, metrics, the API description, and the chat page's HTML (its API calls need a key or token). */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/];
+/**
+ * Paths no key is needed for: probes, metrics, the API description, the chat page's HTML (its API calls need a key or
+ * token), channels' inbound URLs, which platforms call with their own signatures instead, and the web widget's script,
+ * visitor tokens and conversation, whose credential is the visitor token (ADR 0025).
+ */
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/, /^\/channels\/:channelId\/(inbound|widget\.js|widget\/visitors|widget\/messages)$/];
 
 /** The access a request needs, from its route pattern (`/sessions/:sessionId/events`) and method. */
 export function accessFor(method: string, route: string): RouteAccess {

@@ -44,8 +44,10 @@ function jsonBodiesOnly(req: Request, res: Response, next: Next): void {
 
 const jsonOptions = {
   type: ['application/json', 'application/*+json'],
-  verify: (_req: unknown, _res: unknown, raw: Buffer) => {
+  verify: (req: Request & { rawBody?: Buffer }, _res: unknown, raw: Buffer) => {
     if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw new TooDeep(`JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+    // Kept for the routes that verify a signature over the exact bytes (channel inbound URLs, ADR 0025); Nest's name.
+    req.rawBody = raw;
   },
 };
 /** Every body: express' default 100 kB. */

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ChannelGatewayHostModule, closeOnSignals, startMessageHandlers } from '@tenet/hosts';
+import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { loadPlatformConfig } from '@tenet/platform-runtime';
+import { inboundUrlLines } from '@tenet/channels-service';
+import { configureGatewayHttp } from '@tenet/session-gateway';
+
+/**
+ * The channel gateway: `/bindings`, `/channels` and the channels' inbound URLs on PORT (default 8807), delivering
+ * agent messages from the `tenet.v2.<workspace>.session.*.message_created` topics on NATS, with BullMQ queues on
+ * Redis. A client of the session gateway at TENET_CHANNELS_GATEWAY_URL (default http://127.0.0.1:8800), with
+ * TENET_CHANNELS_API_KEY when it requires keys; shares the gateway's event log (keys, workspaces). Stateless:
+ * run as many replicas as needed (ADR 0025).
+ */
+const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8807', ...process.env }, 'channel-gateway');
+process.env['TENET_CHANNELS_GATEWAY_URL'] ??= 'http://127.0.0.1:8800';
+startTracing(config.serviceName, process.env);
+const logger = new Logger('channel-gateway');
+const app = await NestFactory.create(ChannelGatewayHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+// The same edge as the gateway: JSON-only bodies (raw bytes kept for signatures), keys and workspaces, 422s.
+configureGatewayHttp(app);
+await startMessageHandlers(app, config.serviceName);
+await app.listen(config.port, process.env['TENET_HOST'] ?? '0.0.0.0');
+logger.log(`channel gateway (${config.mode}) on :${config.port} — inbound URLs at /channels/{id}/inbound, session gateway ${process.env['TENET_CHANNELS_GATEWAY_URL']}`);
+for (const line of await inboundUrlLines(app, `http://127.0.0.1:${config.port}`)) logger.log(line);
+closeOnSignals(app, logger);
