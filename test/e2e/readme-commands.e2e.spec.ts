@@ -56,7 +56,10 @@ describe("the README's commands", () => {
 
   it('npm start says it answers with the offline stand-in and sums up its routes in one line', () => {
     expect(output).toMatch(/replies come from the offline stand-in/);
-    expect(output).toMatch(/\d+ routes in \d+ controllers mapped/);
+    const mapped = /(\d+) routes in (\d+) controllers mapped/.exec(output);
+    expect(Number(mapped?.[1])).toBeGreaterThan(50);
+    expect(Number(mapped?.[2])).toBeGreaterThan(10);
+    expect(output).toMatch(/[1-9]\d* modules initialised/);
     expect(output).not.toMatch(/Mapped \{/);
   });
 });

@@ -19,6 +19,17 @@ export class TenetLogger extends ConsoleLogger {
     super({ json: format === 'json', colors: format === 'text' && process.stdout.isTTY === true });
   }
 
+  /** One line for the start-up detail held back since the last one (and forgets it): what was initialised and mapped. */
+  private startupSummary(): string {
+    const count = (context: string): number => this.startupDetail.get(context) ?? 0;
+    const parts = [
+      ...(count('InstanceLoader') > 0 ? [`${count('InstanceLoader')} modules initialised`] : []),
+      ...(count('RouterExplorer') > 0 ? [`${count('RouterExplorer')} routes in ${count('RoutesResolver')} controllers mapped`] : []),
+    ];
+    this.startupDetail.clear();
+    return `${parts.join(', ')} (TENET_LOG_STARTUP=verbose lists them)`;
+  }
+
   /** The process logger as the environment sets it (TENET_LOG_FORMAT, TENET_LOG_STARTUP). */
   static fromEnv(service: string, env: Record<string, string | undefined>): TenetLogger {
     return new TenetLogger(service, logFormatFrom(env), startupLoggingFrom(env));
@@ -29,12 +40,8 @@ export class TenetLogger extends ConsoleLogger {
       this.startupDetail.set(context, (this.startupDetail.get(context) ?? 0) + messages.length);
       return;
     }
-    if (this.startupDetail.size > 0) {
-      const count = (context: string): number => this.startupDetail.get(context) ?? 0;
-      this.startupDetail.clear();
-      const summary = `${count('InstanceLoader')} modules initialised, ${count('RouterExplorer')} routes in ${count('RoutesResolver')} controllers mapped (TENET_LOG_STARTUP=verbose lists them)`;
-      super.printMessages([summary], 'NestApplication', 'log', 'stdout');
-    }
+    if (this.startupDetail.size > 0) super.printMessages([this.startupSummary()], 'NestApplication', 'log', 'stdout');
+
     super.printMessages(messages.map((m) => redact(m)), context, logLevel, writeStreamType, redact(errorStack), params === undefined ? undefined : (redact(params) as Record<string, unknown>));
   }
 

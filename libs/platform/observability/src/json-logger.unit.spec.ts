@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { logFormatFrom, TenetLogger } from './json-logger.js';
+import { logFormatFrom, startupLoggingFrom, TenetLogger } from './json-logger.js';
 
 function capture(write: () => void): string[] {
   const lines: string[] = [];
@@ -32,6 +32,31 @@ describe('TenetLogger', () => {
     const lines = capture(() => new TenetLogger('tenet', 'text').warn({ apiKey: 'sk-abcdefgh12345678', model: 'gpt-4o-mini' }, 'Config'));
     expect(lines.join('')).toContain('[REDACTED]');
     expect(lines.join('')).not.toContain('sk-abcdefgh12345678');
+  });
+});
+
+describe('TenetLogger start-up summary', () => {
+  const startUp = (logger: TenetLogger): void => {
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('HostModule dependencies initialized', 'InstanceLoader');
+    logger.log('AgentsController {/agents}:', 'RoutesResolver');
+    logger.log('Mapped {/agents, GET} route', 'RouterExplorer');
+    logger.log('Mapped {/agents, POST} route', 'RouterExplorer');
+    logger.log('Nest application successfully started', 'NestApplication');
+  };
+
+  it("sums Nest's module and route lines up in one line, printed before the next other line", () => {
+    const lines = capture(() => startUp(new TenetLogger('tenet', 'json')));
+    expect(lines.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual([
+      '2 modules initialised, 2 routes in 1 controllers mapped (TENET_LOG_STARTUP=verbose lists them)',
+      'Nest application successfully started',
+    ]);
+  });
+
+  it('prints every line with TENET_LOG_STARTUP=verbose, and refuses other values', () => {
+    expect(capture(() => startUp(TenetLogger.fromEnv('tenet', { TENET_LOG_FORMAT: 'json', TENET_LOG_STARTUP: 'verbose' })))).toHaveLength(6);
+    expect(startupLoggingFrom({})).toBe('summary');
+    expect(() => startupLoggingFrom({ TENET_LOG_STARTUP: 'loud' })).toThrow('TENET_LOG_STARTUP must be "summary" or "verbose", got "loud"');
   });
 });
 
