@@ -63,6 +63,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         status: 'active',
         soul: null,
         creation_utc: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+        updated_at: agent['creation_utc'],
       });
       expect((await call(`/agents/${agent.id}`)).body).toEqual(agent);
       expect((await store.readStream(`agent-${agent.id}`)).map((e) => e.type)).toEqual(['AgentCreated']);
@@ -188,6 +189,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       expect(patched.status).toBe(200);
       expect(patched.body).toEqual({
         ...agent,
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
         composition_mode: 'composited_canned',
         max_engine_iterations: 5,
         message_output_mode: 'stream',

@@ -13,11 +13,14 @@ import { CustomerCreationDto, CustomerUpdateDto } from '../../libs/session/gatew
 import { EventUpdateDto } from '../../libs/session/gateway/src/events/event-edits.http.controller.js';
 import { EventCreationDto } from '../../libs/session/gateway/src/events/event.dto.js';
 import { GuidelineCreationDto, GuidelineUpdateDto } from '../../libs/session/gateway/src/guidelines/guideline.dto.js';
-import { patchRulesOf } from '../../libs/session/gateway/src/http/patch-rules.js';
+import { patchRulesOf } from '@tenet/platform-runtime';
 import { JourneyCreationDto, JourneyUpdateDto } from '../../libs/session/gateway/src/journeys/journey.dto.js';
 import { SessionCreationDto, SessionUpdateDto } from '../../libs/session/gateway/src/sessions/session.dto.js';
 import { TagCreationDto, TagUpdateDto } from '../../libs/session/gateway/src/tags/tag.dto.js';
 import { TermCreationDto, TermUpdateDto } from '../../libs/session/gateway/src/terms/term.dto.js';
+import { BindingCreationDto, BindingUpdateDto } from '../../libs/channels/service/src/bindings/binding.dto.js';
+import { ChannelCreationDto, ChannelUpdateDto } from '../../libs/channels/service/src/channels/channel.dto.js';
+import { generateSecretsKey } from '@tenet/secrets';
 import { keyedHttp, type Reply } from './support/gateway-http.js';
 
 type Dto = new () => object;
@@ -98,6 +101,14 @@ describe('PATCH enforces the create rules on every resource (issue 26)', () => {
     { path: '/terms', route: '/terms', creation: TermCreationDto, update: TermUpdateDto, valid: () => ({ name: 'SLA', description: 'service level agreement' }) },
     { path: '/canned_responses', route: '/canned_responses', creation: CannedResponseCreationDto, update: CannedResponseUpdateDto, valid: () => ({ value: 'Happy to help.' }) },
     { path: '/tags', route: '/tags', creation: TagCreationDto, update: TagUpdateDto, valid: () => ({ name: 'probe' }) },
+    { path: '/bindings', route: '/bindings', creation: BindingCreationDto, update: BindingUpdateDto, valid: () => ({ agent_id: agentId, channel: 'telegram' }) },
+    {
+      path: '/channels',
+      route: '/channels',
+      creation: ChannelCreationDto,
+      update: ChannelUpdateDto,
+      valid: () => ({ kind: 'webhook', name: 'Probe hook', credentials: { signing_secret: 'x'.repeat(40) }, settings: { outbound_url: 'https://probe.test/in' } }),
+    },
     {
       get path() {
         return `/sessions/${sessionId}/events`;
@@ -111,12 +122,15 @@ describe('PATCH enforces the create rules on every resource (issue 26)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-patch-parity-'));
+    // The channel gateway reads its sealing key from the process environment (channels.config.ts).
+    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
     ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'off' }));
     agentId = ((await call('POST', '/agents', { name: 'Session agent' })).body as { id: string }).id;
     sessionId = ((await call('POST', '/sessions', { agent_id: agentId })).body as { id: string }).id;
   }, 120_000);
   afterAll(async () => {
     await app?.close();
+    delete process.env['TENET_SECRETS_KEY'];
     rmSync(dir, { recursive: true, force: true });
   });
 

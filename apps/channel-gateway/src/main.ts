@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ChannelGatewayHostModule, closeOnSignals, startMessageHandlers } from '@tenet/hosts';
-import { logFormatFrom, startTracing, TenetLogger } from '@tenet/observability';
+import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
 import { configureGatewayHttp } from '@tenet/session-gateway';
@@ -18,7 +18,7 @@ const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8807', ...
 process.env['TENET_CHANNELS_GATEWAY_URL'] ??= 'http://127.0.0.1:8800';
 startTracing(config.serviceName, process.env);
 const logger = new Logger('channel-gateway');
-const app = await NestFactory.create(ChannelGatewayHostModule.forRoot(config), { logger: new TenetLogger(config.serviceName, logFormatFrom(process.env)) });
+const app = await NestFactory.create(ChannelGatewayHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
 // The same edge as the gateway: JSON-only bodies (raw bytes kept for signatures), keys and workspaces, 422s.
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);

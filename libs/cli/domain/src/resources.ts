@@ -65,7 +65,7 @@ const NESTED_DEFAULTS: Partial<Record<ResourceKind, Record<string, Entry>>> = {
 };
 
 /** Fields the server adds that are not part of a definition. */
-const SERVER_ONLY = new Set(['creation_utc', 'modified_utc', 'triggers', 'ingested_at', 'chunk_count', 'embedding_model', 'required']);
+const SERVER_ONLY = new Set(['creation_utc', 'updated_at', 'modified_utc', 'triggers', 'ingested_at', 'chunk_count', 'embedding_model', 'required']);
 
 export const isPlainObject = (value: unknown): value is Entry => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -4,3 +4,4 @@ export { openPlatform, tenetStream, tenetStreamFor, tenetStreamsFor, tenetStream
 export { openBudgetStore, PlatformModule } from './platform.module.js';
 export { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
 export { EventWorkspaces, publishedEvents } from './event-workspaces.js';
+export { createRuleErrors, PatchOf, patchRulesOf, type PatchRules } from './patch-rules.js';

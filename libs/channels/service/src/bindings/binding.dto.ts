@@ -1,3 +1,4 @@
+import { PatchOf } from '@tenet/platform-runtime';
 import { IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -20,7 +21,8 @@ export class BindingCreationDto {
   @Given() @IsString(rule('team_id')) @Matches(MATCH_PATTERN, rule('team_id')) team_id?: string;
 }
 
-/** The same rules as creation; `null` clears a match field (the result must still set one). */
+/** The same rules as creation (held to them by the edge, PatchOf); `null` clears a match field (the result must still set one). */
+@PatchOf(BindingCreationDto, { clears: ['channel', 'account_id', 'peer_id', 'guild_id', 'team_id'] })
 export class BindingUpdateDto {
   @IsOptional() @IsString(AGENT_RULE) @Matches(ID_PATTERN, AGENT_RULE) agent_id?: string;
   @Given() @IsString(CHANNEL_RULE) @Matches(CHANNEL_PATTERN, CHANNEL_RULE) channel?: string | null;

@@ -1,3 +1,4 @@
+import { PatchOf } from '@tenet/platform-runtime';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
 
 export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp', 'widget'] as const;
@@ -16,7 +17,8 @@ export class ChannelCreationDto {
   @IsOptional() @IsObject({ message: 'settings must be an object of strings' }) settings?: Record<string, unknown>;
 }
 
-/** The same rules as creation; `credentials` given replace the stored ones as a whole, `settings` likewise. */
+/** The same rules as creation (held to them by the edge, PatchOf); `credentials` given replace the stored ones as a whole, `settings` likewise. */
+@PatchOf(ChannelCreationDto)
 export class ChannelUpdateDto {
   @IsOptional() @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name?: string;
   @IsOptional() @IsString(ACCOUNT_RULE) @Matches(/^[\x21-\x7e]{1,200}$/, ACCOUNT_RULE) account_id?: string;

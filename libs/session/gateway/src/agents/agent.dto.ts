@@ -7,7 +7,7 @@ import { ID_PATTERN } from '../ids.js';
 import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 /** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
 export { COMPOSITION_MODES };

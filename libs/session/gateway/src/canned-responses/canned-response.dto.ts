@@ -4,7 +4,7 @@ import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 const VALUE_RULE = { message: 'value must be 1-5000 characters' };
 

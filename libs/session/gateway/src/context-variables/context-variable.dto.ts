@@ -5,7 +5,7 @@ import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dt
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];

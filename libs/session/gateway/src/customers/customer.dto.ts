@@ -3,7 +3,7 @@ import { IsArray, IsObject, IsString, Length, Matches, ValidateBy, ValidateNeste
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 /** Parlant customer metadata is `str: str`; anything else is refused rather than coerced. */
 export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {

@@ -8,7 +8,7 @@ import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { EventCreationDto, type EventView } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
 import { SessionEventsService } from './session-events.service.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 /** Parlant's EventUpdateParams: only the metadata of an event can change. */
 @PatchOf(EventCreationDto, { differs: ['metadata'] })

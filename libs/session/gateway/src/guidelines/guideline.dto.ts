@@ -5,7 +5,7 @@ import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 

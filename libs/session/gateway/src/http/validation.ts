@@ -1,6 +1,6 @@
 import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
-import { createRuleErrors } from './patch-rules.js';
+import { createRuleErrors } from '@tenet/platform-runtime';
 
 /** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
 export interface ValidationDetail {

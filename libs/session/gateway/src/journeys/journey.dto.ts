@@ -5,7 +5,7 @@ import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 /** As guidelines' (issue 26: 1e308 is an integer to JavaScript, and was stored). */
 const PRIORITY_RULE = { message: 'priority must be an integer from -1000 to 1000' };

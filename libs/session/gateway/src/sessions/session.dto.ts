@@ -6,7 +6,7 @@ import { LabelsPatchDto, MetadataPatchDto } from '../guidelines/guideline.dto.js
 import { ID_PATTERN } from '../ids.js';
 import { NO_EXTRACTION } from '../agents/agent.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 /** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {

@@ -1,6 +1,6 @@
 import { IsArray, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 export class TagCreationDto {
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;

@@ -3,7 +3,7 @@ import { IsArray, IsNotEmpty, IsObject, IsString, Matches, ValidateNested } from
 import { ID_PATTERN } from '../ids.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
-import { PatchOf } from '../http/patch-rules.js';
+import { PatchOf } from '@tenet/platform-runtime';
 
 export class TermCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
