@@ -36,6 +36,8 @@ export function expectedFor(route: Route, caller: CallerName): 'allowed' | '401'
     case 'session token':
       return access.sessionToken ? 'allowed' : '403';
     case 'other workspace (admin)':
+      // A tool-service name nobody holds is free for any workspace to register (ADR 0022); a held one is a 404.
+      if (route.method === 'PUT' && route.path === '/services/:name') return 'allowed';
       return CONFINED.test(route.path) ? '404' : 'allowed';
     default:
       return access.roles.includes(caller) ? 'allowed' : '403';
