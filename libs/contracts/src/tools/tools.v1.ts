@@ -41,6 +41,21 @@ export const ToolServiceV1 = Type.Object(
     url: Type.String({ minLength: 1, format: 'uri' }),
     /** openapi only: URL of the OpenAPI document (JSON or YAML). */
     source: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * mcp only: a server the executor runs as a child process and speaks to over stdio (then `url` is
+     * `stdio:<command>`). `env` is the child's whole environment besides PATH/HOME-like basics (nothing of the
+     * executor's own is inherited).
+     */
+    stdio: Type.Optional(
+      Type.Object(
+        {
+          command: Type.String({ minLength: 1, maxLength: 1024 }),
+          args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
+          env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 8192 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -23,6 +23,8 @@ export interface ToolModuleOptions {
    * host starts on 127.0.0.1 — that one address, not all of loopback.
    */
   allowedHosts?: string[];
+  /** Commands MCP stdio services may run besides `TENET_TOOL_STDIO_COMMANDS` (tests). */
+  stdioCommands?: string[];
 }
 
 const logger = new Logger('ToolExecutor');
@@ -44,7 +46,7 @@ export function toolExecutorSettingsFrom(env: Record<string, string | undefined>
 
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
-  useFactory: (options: ToolModuleOptions) => new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [])),
+  useFactory: (options: ToolModuleOptions) => new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [], options.stdioCommands ?? [])),
   inject: [TOOL_MODULE_OPTIONS],
 };
 

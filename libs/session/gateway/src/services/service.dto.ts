@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsUrl, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 
 /** Parlant's `ToolServiceKindDTO` (src/parlant/api/services.py). */
 export const SERVICE_KINDS = ['openapi', 'sdk', 'mcp'] as const;
@@ -11,8 +11,19 @@ export class SdkServiceParamsDto {
   @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL' }) url!: string;
 }
 
+/**
+ * An MCP server at `url` (Streamable HTTP, or the legacy HTTP+SSE transport), or one the tool executor runs as a
+ * child process and speaks to over stdio: `command`, `args`, `env` (ADR 0022: admin keys of the `default`
+ * workspace only, and only commands the operator lists in TENET_TOOL_STDIO_COMMANDS).
+ */
 export class McpServiceParamsDto {
-  @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL' }) url!: string;
+  @ValidateIf((params: McpServiceParamsDto) => params.command === undefined || params.url !== undefined)
+  @IsUrl(URL_RULE, { message: 'url must be an http:// or https:// URL (or give command for a stdio server)' })
+  url?: string;
+
+  @IsOptional() @IsString() @Length(1, 1024, { message: 'command must be 1-1024 characters' }) command?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(64) @IsString({ each: true }) @MaxLength(4096, { each: true }) args?: string[];
+  @IsOptional() @IsObject() env?: Record<string, string>;
 }
 
 export class OpenApiServiceParamsDto {
@@ -38,12 +49,13 @@ export interface StoredTool {
   creation_utc: string;
 }
 
-/** A registered tool service (stored; `source` only for openapi). */
+/** A registered tool service (stored; `source` only for openapi, `stdio` only for an MCP server run over stdio). */
 export interface StoredService {
   name: string;
   kind: ServiceKind;
   url: string;
   source?: string;
+  stdio?: { command: string; args?: string[]; env?: Record<string, string> };
   tools: StoredTool[];
   creation_utc: string;
 }

@@ -7,7 +7,7 @@ import { notFound, UnprocessableEntity } from '../http/validation.js';
 import { ID_PATTERN } from '../ids.js';
 import { violation } from '../tags/rule-violation.js';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
-import { SERVICE_KINDS, ServiceUpdateDto, type ServiceView, type StoredService, type StoredTool, type ToolView } from './service.dto.js';
+import { SERVICE_KINDS, ServiceUpdateDto, type McpServiceParamsDto, type ServiceView, type StoredService, type StoredTool, type ToolView } from './service.dto.js';
 import { ServicesRepository } from './services.repository.js';
 import { NoToolExecutorError, TOOL_RUNNER, type ToolRunner } from './tool-runner.js';
 
@@ -29,6 +29,23 @@ const DESCRIBE_ERRORS: Record<string, string> = {
   'TOOLS.TOOL_ERROR': 'the service refused to describe its tools',
   'TOOLS.INVALID_REQUEST': 'the executor refused the service definition',
 };
+
+/**
+ * An MCP server the executor runs as a child process: one command OR a url, string env values, and only for the
+ * operator's `default` workspace — a command runs on the executor's host, which no tenant may choose (ADR 0022).
+ */
+function stdioOf(params: McpServiceParamsDto & { command: string }, workspace: string): NonNullable<StoredService['stdio']> {
+  const problems = [
+    ...(params.url !== undefined ? [violation(['mcp', 'url'], 'give either url (an HTTP server) or command (a stdio server), not both', 'value_error.extra')] : []),
+    ...(workspace !== DEFAULT_WORKSPACE ? [violation(['mcp', 'command'], `stdio MCP servers run a command on the tool executor's host: only the default workspace's admins may register one (this key is of workspace ${workspace})`, 'value_error.forbidden')] : []),
+    ...Object.entries(params.env ?? {}).flatMap(([key, value]) => [
+      ...(!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? [violation(['mcp', 'env', key], 'environment variable names are letters, digits and _ (not starting with a digit)', 'value_error')] : []),
+      ...(typeof value !== 'string' || value.length > 8192 ? [violation(['mcp', 'env', key], 'environment values must be strings of at most 8192 characters', 'type_error.str')] : []),
+    ]),
+  ];
+  if (problems.length > 0) throw new UnprocessableEntity(problems);
+  return { command: params.command, ...(params.args ? { args: [...params.args] } : {}), ...(params.env ? { env: { ...params.env } } : {}) };
+}
 
 const codeOf = (error: unknown): string | undefined => (error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined);
 
@@ -76,8 +93,9 @@ export class ServicesHttpController {
     const others = SERVICE_KINDS.filter((kind) => kind !== body.kind && body[kind] !== undefined);
     if (!params) throw new UnprocessableEntity([violation([body.kind], `${body.kind} is required when kind is ${body.kind}`, 'value_error.missing')]);
     if (others.length > 0) throw new UnprocessableEntity(others.map((kind) => violation([kind], `${kind} must be absent when kind is ${body.kind}`, 'value_error.extra')));
-    const service = { name, kind: body.kind, url: params.url, ...('source' in params ? { source: params.source } : {}) };
     const workspace = callerOf(request)?.workspaceId ?? DEFAULT_WORKSPACE;
+    const stdio = 'command' in params && params.command !== undefined ? stdioOf(params as McpServiceParamsDto & { command: string }, workspace) : undefined;
+    const service = { name, kind: body.kind, url: stdio ? `stdio:${encodeURIComponent(stdio.command)}` : (params.url ?? ''), ...('source' in params ? { source: params.source } : {}), ...(stdio ? { stdio } : {}) };
     await this.refuseDefaultsName(workspace, name);
     if (!this.runner) throw new HttpException({ detail: new NoToolExecutorError().message }, HttpStatus.SERVICE_UNAVAILABLE);
     let tools: Awaited<ReturnType<ToolRunner['describe']>>;
@@ -88,7 +106,7 @@ export class ServicesHttpController {
       if (code === 'TOOLS.EXECUTOR_UNAVAILABLE') throw new HttpException({ detail: error instanceof Error ? error.message : String(error) }, HttpStatus.SERVICE_UNAVAILABLE);
       const known = code ? DESCRIBE_ERRORS[code] : undefined;
       if (!known || !code) throw error;
-      const field = 'source' in params ? 'source' : 'url';
+      const field = 'source' in params ? 'source' : stdio ? 'command' : 'url';
       throw new UnprocessableEntity([violation([body.kind, field], `${known}: ${error instanceof Error ? error.message : String(error)}`, code)]);
     }
     // A tool whose parameter schema Tenet cannot compile could never be called: refused now, naming it, rather than

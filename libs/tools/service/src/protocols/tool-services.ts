@@ -1,6 +1,6 @@
 import type { ToolDescriptorV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
 import { guardedFetch, type OutboundPolicy } from '../outbound/outbound.js';
-import { McpProtocol } from './mcp.protocol.js';
+import { McpProtocol, type McpProtocolOptions } from './mcp/mcp.protocol.js';
 import { OpenApiProtocol } from './openapi.protocol.js';
 import type { ToolCallOptions, ToolServiceProtocol } from './protocol.js';
 import { SdkPluginProtocol } from './sdk.protocol.js';
@@ -9,10 +9,15 @@ import { SdkPluginProtocol } from './sdk.protocol.js';
 export class ToolServices implements ToolServiceProtocol {
   private readonly fetch;
   private readonly byKind: Record<ToolServiceV1['kind'], ToolServiceProtocol>;
+  private readonly mcp: McpProtocol;
 
-  constructor(readonly policy: OutboundPolicy) {
+  constructor(
+    readonly policy: OutboundPolicy,
+    options: McpProtocolOptions = {},
+  ) {
     this.fetch = guardedFetch(policy);
-    this.byKind = { openapi: new OpenApiProtocol(this.fetch), mcp: new McpProtocol(this.fetch), sdk: new SdkPluginProtocol(this.fetch) };
+    this.mcp = new McpProtocol(this.fetch, policy, options);
+    this.byKind = { openapi: new OpenApiProtocol(this.fetch), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
   }
 
   describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolDescriptorV1[]> {
@@ -23,7 +28,14 @@ export class ToolServices implements ToolServiceProtocol {
     return this.byKind[service.kind].call(service, toolName, args, options);
   }
 
+  private closing: Promise<void> | undefined;
+
+  /** Stops stdio servers and closes connections; a second call waits for the first. */
   close(): Promise<void> {
-    return this.fetch.close();
+    this.closing ??= (async () => {
+      await this.mcp.close();
+      await this.fetch.close();
+    })();
+    return this.closing;
   }
 }
