@@ -40,7 +40,7 @@ describe('MCP stdio servers run by the tool executor', () => {
     await services.call(service, 'create_entities', { entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] }, { idempotencyKey: 'k1', timeoutMs: 15_000, context });
     const [first] = memoryPids();
     expect(first).toBeDefined();
-    expect((await services.describe(service)).map((t) => t.name)).toContain('read_graph');
+    expect((await services.describe(service)).tools.map((t) => t.name)).toContain('read_graph');
     expect(memoryPids()).toEqual([first]);
 
     process.kill(first ?? 0, 'SIGKILL');

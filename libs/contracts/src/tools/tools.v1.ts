@@ -84,9 +84,19 @@ export type DescribeToolsRequestV1 = Static<typeof DescribeToolsRequestV1>;
 export const ToolErrorV1 = Type.Object({ code: Type.String({ minLength: 1 }), message: Type.String() }, { additionalProperties: false });
 export type ToolErrorV1 = Static<typeof ToolErrorV1>;
 
+/** An operation of an OpenAPI document that is not offered as a tool, and why (e.g. a body Tenet cannot send). */
+export const SkippedOperationV1 = Type.Object({ operation: Type.String(), reason: Type.String() }, { additionalProperties: false });
+export type SkippedOperationV1 = Static<typeof SkippedOperationV1>;
+
+/** What describing a service found: its tools, and (OpenAPI) the operations left out with their reasons. */
+export interface ServiceDescriptionV1 {
+  tools: ToolDescriptorV1[];
+  skipped?: SkippedOperationV1[];
+}
+
 /** Reply of `TOOLS_DESCRIBE_SUBJECT`: the tools, or a stable error (the gateway answers 4xx naming it). */
 export const DescribeToolsReplyV1 = Type.Union([
-  Type.Object({ tools: Type.Array(ToolDescriptorV1), served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  Type.Object({ tools: Type.Array(ToolDescriptorV1), skipped: Type.Optional(Type.Array(SkippedOperationV1)), served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
   Type.Object({ error: ToolErrorV1, served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
 ]);
 export type DescribeToolsReplyV1 = Static<typeof DescribeToolsReplyV1>;

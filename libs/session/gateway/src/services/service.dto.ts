@@ -56,6 +56,8 @@ export interface StoredService {
   url: string;
   source?: string;
   stdio?: { command: string; args?: string[]; env?: Record<string, string> };
+  /** OpenAPI operations that are not tools, with the reason. */
+  skipped?: { operation: string; reason: string }[];
   tools: StoredTool[];
   creation_utc: string;
 }
@@ -82,4 +84,6 @@ export interface ServiceView {
   kind: ServiceKind;
   url: string;
   tools?: ToolView[];
+  /** Tenet extension (OpenAPI): the document's operations that are not offered as tools, and why. */
+  skipped?: { operation: string; reason: string }[];
 }

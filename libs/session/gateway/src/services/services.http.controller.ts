@@ -70,7 +70,14 @@ export function toolView(tool: StoredTool): ToolView {
   };
 }
 
-const serviceView = (service: StoredService, withTools: boolean): ServiceView => ({ name: service.name, kind: service.kind, url: service.url, ...(withTools ? { tools: service.tools.map(toolView) } : {}) });
+/** Parlant's ServiceDTO; a read of one OpenAPI service also lists the operations that are not tools (`skipped`, a Tenet extension). */
+const serviceView = (service: StoredService, withTools: boolean): ServiceView => ({
+  name: service.name,
+  kind: service.kind,
+  url: service.url,
+  ...(withTools ? { tools: service.tools.map(toolView) } : {}),
+  ...(withTools && service.skipped ? { skipped: service.skipped } : {}),
+});
 
 /**
  * Parlant's `/services` (client.services.*): a tool service is registered by name with its kind's parameters;
@@ -98,9 +105,9 @@ export class ServicesHttpController {
     const service = { name, kind: body.kind, url: stdio ? `stdio:${encodeURIComponent(stdio.command)}` : (params.url ?? ''), ...('source' in params ? { source: params.source } : {}), ...(stdio ? { stdio } : {}) };
     await this.refuseDefaultsName(workspace, name);
     if (!this.runner) throw new HttpException({ detail: new NoToolExecutorError().message }, HttpStatus.SERVICE_UNAVAILABLE);
-    let tools: Awaited<ReturnType<ToolRunner['describe']>>;
+    let description: Awaited<ReturnType<ToolRunner['describe']>>;
     try {
-      tools = await this.runner.describe(service);
+      description = await this.runner.describe(service);
     } catch (error) {
       const code = codeOf(error);
       if (code === 'TOOLS.EXECUTOR_UNAVAILABLE') throw new HttpException({ detail: error instanceof Error ? error.message : String(error) }, HttpStatus.SERVICE_UNAVAILABLE);
@@ -111,13 +118,14 @@ export class ServicesHttpController {
     }
     // A tool whose parameter schema Tenet cannot compile could never be called: refused now, naming it, rather than
     // set aside in every turn later.
+    const { tools, skipped } = description;
     const unusable = tools.flatMap((tool) => {
       const problem = toolSchemaProblem(tool.parameters);
       return problem === undefined ? [] : [violation([body.kind, 'tools', tool.name, 'parameters'], `tool ${tool.name}: its parameter schema cannot be used: ${problem}`, 'TOOLS.INVALID_SCHEMA')];
     });
     if (unusable.length > 0) throw new UnprocessableEntity(unusable);
     await this.claim(workspace, name);
-    return serviceView(await this.services.put({ ...service, tools }, new Date()), true);
+    return serviceView(await this.services.put({ ...service, tools, ...(skipped && skipped.length > 0 ? { skipped } : {}) }, new Date()), true);
   }
 
   /**

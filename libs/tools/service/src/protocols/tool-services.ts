@@ -1,4 +1,4 @@
-import type { ToolDescriptorV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
+import type { ServiceDescriptionV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
 import { guardedFetch, type OutboundPolicy } from '../outbound/outbound.js';
 import { McpProtocol, type McpProtocolOptions } from './mcp/mcp.protocol.js';
 import { OpenApiProtocol } from './openapi.protocol.js';
@@ -20,7 +20,7 @@ export class ToolServices implements ToolServiceProtocol {
     this.byKind = { openapi: new OpenApiProtocol(this.fetch), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
   }
 
-  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolDescriptorV1[]> {
+  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1> {
     return this.byKind[service.kind].describe(service, options);
   }
 

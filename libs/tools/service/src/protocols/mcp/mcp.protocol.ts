@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { TOOL_ERROR_CODES, toolId, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
+import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
 import { isRetryableStatus } from '@tenet/tools-domain';
 import { LRUCache } from 'lru-cache';
 import { ToolServiceError } from '../../errors.js';
@@ -54,7 +54,7 @@ export class McpProtocol implements ToolServiceProtocol {
     });
   }
 
-  async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolDescriptorV1[]> {
+  async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServiceDescriptionV1> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS;
     const attempt = attemptSignal(options.signal, timeoutMs);
     return this.session(service, undefined, attempt, timeoutMs, service.name, async (client) => {
@@ -65,7 +65,7 @@ export class McpProtocol implements ToolServiceProtocol {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
-      return descriptorsOf(tools);
+      return { tools: descriptorsOf(tools) };
     });
   }
 
