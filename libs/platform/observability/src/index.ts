@@ -3,4 +3,4 @@ export { ObservabilityModule } from './observability.module.js';
 export { HttpMetricsMiddleware } from './http-metrics.middleware.js';
 export { TenetLogger, logFormatFrom } from './json-logger.js';
 export { redact, redactString, REDACTED } from './redact.js';
-export { startTracing, stopTracing, traced, traceHeaders, withRemoteParent } from './tracing.js';
+export { failActiveSpan, startTracing, stopTracing, traced, traceHeaders, withRemoteParent } from './tracing.js';

@@ -1,8 +1,8 @@
-import { Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Logger, Module, Optional, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import type { ToolCallRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
-import { traced, withRemoteParent } from '@tenet/observability';
+import { failActiveSpan, TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { EventLogInvocationRecorder } from './invocation-recorder.js';
@@ -74,6 +74,7 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject('TOOL_RUNS_HERE') private readonly runsHere: boolean,
+    @Optional() private readonly metrics?: TenetMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -82,7 +83,12 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     // Each call is a span of the caller's trace (its context travels in the request): the executor's share of the turn.
     const run = (request: ToolCallRequestV1, signal: AbortSignal) =>
       withRemoteParent(request.trace_context, () =>
-        traced('tenet.tool.execute', { 'tenet.session_id': request.session_id, 'tenet.tool_id': `${request.service.name}:${request.tool_name}`, 'tenet.idempotency_key': request.idempotency_key }, () => runner.run(request, signal)),
+        traced('tenet.tool.execute', { 'tenet.session_id': request.session_id, 'tenet.tool_id': `${request.service.name}:${request.tool_name}`, 'tenet.idempotency_key': request.idempotency_key }, async () => {
+          const result = await runner.run(request, signal);
+          this.metrics?.recordToolCall(request.service.name, request.tool_name, result.error);
+          if (result.error) failActiveSpan(result.error);
+          return result;
+        }),
       );
     await this.queue.process(run, { concurrency: toolExecutorSettingsFrom(process.env).concurrency });
     logger.log(`running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`);
