@@ -56,6 +56,11 @@ export const ToolServiceV1 = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * The service's credentials, sealed by the gateway with TENET_SECRETS_KEY (`@tenet/secrets`, owner
+     * `owner`): only the executor opens them, so no plaintext secret travels on the bus or the work queue.
+     */
+    auth: Type.Optional(Type.Object({ scheme: Type.String({ minLength: 1, maxLength: 64 }), sealed: Type.String({ minLength: 1, maxLength: 65536 }), owner: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@ import type { MessageBus } from '@tenet/messaging';
 import { failActiveSpan, TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { secretBoxFromEnv } from '@tenet/secrets';
 import { EventLogInvocationRecorder } from './invocation-recorder.js';
 import { outboundPolicyFromEnv } from './outbound/outbound.js';
 import { ToolServices } from './protocols/tool-services.js';
@@ -46,7 +47,10 @@ export function toolExecutorSettingsFrom(env: Record<string, string | undefined>
 
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
-  useFactory: (options: ToolModuleOptions) => new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [], options.stdioCommands ?? [])),
+  useFactory: (options: ToolModuleOptions) => {
+    const secrets = secretBoxFromEnv(process.env);
+    return new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [], options.stdioCommands ?? []), secrets ? { secrets } : {});
+  },
   inject: [TOOL_MODULE_OPTIONS],
 };
 

@@ -39,6 +39,12 @@ export class ServiceUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => SdkServiceParamsDto) sdk?: SdkServiceParamsDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => OpenApiServiceParamsDto) openapi?: OpenApiServiceParamsDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => McpServiceParamsDto) mcp?: McpServiceParamsDto;
+  /**
+   * Tenet extension: the credentials every request to the service carries (api_key, bearer, basic,
+   * oauth2_client_credentials, headers), sealed with TENET_SECRETS_KEY, write-only (reads show the scheme and the
+   * secret's last 4 characters at most). A PUT without `auth` registers the service without credentials.
+   */
+  @IsOptional() @IsObject() auth?: Record<string, unknown>;
 }
 
 /** A tool of a registered service, as the executor described it, with when it was registered. */
@@ -56,6 +62,8 @@ export interface StoredService {
   url: string;
   source?: string;
   stdio?: { command: string; args?: string[]; env?: Record<string, string> };
+  /** Sealed credentials (`@tenet/secrets`), never returned; `secret_hint` is what a read shows. */
+  auth?: { scheme: string; sealed: string; owner: string; secret_hint?: string };
   /** OpenAPI operations that are not tools, with the reason. */
   skipped?: { operation: string; reason: string }[];
   tools: StoredTool[];
@@ -84,6 +92,8 @@ export interface ServiceView {
   kind: ServiceKind;
   url: string;
   tools?: ToolView[];
+  /** Tenet extension: which credentials the service has (never the secret). */
+  auth?: { scheme: string; secret_hint?: string };
   /** Tenet extension (OpenAPI): the document's operations that are not offered as tools, and why. */
   skipped?: { operation: string; reason: string }[];
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Inject, Optional, Param, Put, Req } from '@nestjs/common';
 import { DEFAULT_WORKSPACE } from '@tenet/contracts';
 import { toolSchemaProblem } from '@tenet/json-schema';
+import { secretBoxFromEnv } from '@tenet/secrets';
 import type { Request } from 'express';
 import { callerOf } from '../auth/caller.js';
 import { notFound, UnprocessableEntity } from '../http/validation.js';
@@ -8,7 +9,8 @@ import { ID_PATTERN } from '../ids.js';
 import { violation } from '../tags/rule-violation.js';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import { SERVICE_KINDS, ServiceUpdateDto, type McpServiceParamsDto, type ServiceView, type StoredService, type StoredTool, type ToolView } from './service.dto.js';
-import { ServicesRepository } from './services.repository.js';
+import { credentialProblems, sealCredentials } from './service-credentials.js';
+import { serviceRef, ServicesRepository } from './services.repository.js';
 import { NoToolExecutorError, TOOL_RUNNER, type ToolRunner } from './tool-runner.js';
 
 /** Tenet's own name for the tools defined on agents (Parlant's associations name a service); no service may take it. */
@@ -76,6 +78,7 @@ const serviceView = (service: StoredService, withTools: boolean): ServiceView =>
   kind: service.kind,
   url: service.url,
   ...(withTools ? { tools: service.tools.map(toolView) } : {}),
+  ...(service.auth ? { auth: { scheme: service.auth.scheme, ...(service.auth.secret_hint ? { secret_hint: service.auth.secret_hint } : {}) } } : {}),
   ...(withTools && service.skipped ? { skipped: service.skipped } : {}),
 });
 
@@ -104,10 +107,12 @@ export class ServicesHttpController {
     const stdio = 'command' in params && params.command !== undefined ? stdioOf(params as McpServiceParamsDto & { command: string }, workspace) : undefined;
     const service = { name, kind: body.kind, url: stdio ? `stdio:${encodeURIComponent(stdio.command)}` : (params.url ?? ''), ...('source' in params ? { source: params.source } : {}), ...(stdio ? { stdio } : {}) };
     await this.refuseDefaultsName(workspace, name);
+    const auth = body.auth === undefined ? undefined : this.sealed(name, body.auth);
+    if (auth) Object.assign(service, { auth });
     if (!this.runner) throw new HttpException({ detail: new NoToolExecutorError().message }, HttpStatus.SERVICE_UNAVAILABLE);
     let description: Awaited<ReturnType<ToolRunner['describe']>>;
     try {
-      description = await this.runner.describe(service);
+      description = await this.runner.describe(serviceRef({ ...service, tools: [], creation_utc: '' }));
     } catch (error) {
       const code = codeOf(error);
       if (code === 'TOOLS.EXECUTOR_UNAVAILABLE') throw new HttpException({ detail: error instanceof Error ? error.message : String(error) }, HttpStatus.SERVICE_UNAVAILABLE);
@@ -126,6 +131,15 @@ export class ServicesHttpController {
     if (unusable.length > 0) throw new UnprocessableEntity(unusable);
     await this.claim(workspace, name);
     return serviceView(await this.services.put({ ...service, tools, ...(skipped && skipped.length > 0 ? { skipped } : {}) }, new Date()), true);
+  }
+
+  /** The credentials sealed for storage; refused when they break a rule (422) or no key is configured (503). */
+  private sealed(name: string, auth: Record<string, unknown>): NonNullable<StoredService['auth']> {
+    const problems = credentialProblems(auth);
+    if (problems.length > 0) throw new UnprocessableEntity(problems);
+    const box = secretBoxFromEnv(process.env);
+    if (!box) throw new HttpException({ detail: 'tool-service credentials are stored encrypted and TENET_SECRETS_KEY is not set on this gateway (64 hex characters, e.g. `openssl rand -hex 32`): nothing was stored' }, HttpStatus.SERVICE_UNAVAILABLE);
+    return sealCredentials(box, name, auth);
   }
 
   /**

@@ -33,6 +33,7 @@ export const serviceRef = (service: StoredService): ToolServiceV1 => ({
   url: service.url,
   ...(service.source !== undefined ? { source: service.source } : {}),
   ...(service.stdio !== undefined ? { stdio: service.stdio } : {}),
+  ...(service.auth !== undefined ? { auth: { scheme: service.auth.scheme, sealed: service.auth.sealed, owner: service.auth.owner } } : {}),
 });
 
 /**

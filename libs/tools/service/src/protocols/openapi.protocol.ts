@@ -4,6 +4,7 @@ import { InvalidOpenApiDocumentError, operationsFromOpenApi, placeArguments, typ
 import { LRUCache } from 'lru-cache';
 import swagger2openapi from 'swagger2openapi';
 import { parse as parseYaml } from 'yaml';
+import type { ToolCredentialsProvider } from '../credentials/credentials.js';
 import { ToolServiceError } from '../errors.js';
 import type { GuardedFetch } from '../outbound/outbound.js';
 import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, httpStatusError, readBody, toToolServiceError, type ToolCallOptions, type ToolServiceProtocol } from './protocol.js';
@@ -65,7 +66,10 @@ export class OpenApiProtocol implements ToolServiceProtocol {
   /** Parsed documents by source, so a call does not fetch the document every time. */
   private readonly documents = new LRUCache<string, LoadedDocument>({ max: 256, ttl: 60_000 });
 
-  constructor(private readonly fetch: GuardedFetch) {}
+  constructor(
+    private readonly fetch: GuardedFetch,
+    private readonly credentials: ToolCredentialsProvider,
+  ) {}
 
   async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServiceDescriptionV1> {
     const { operations, skipped } = await this.load(service, options.signal, options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS, true);
@@ -77,30 +81,40 @@ export class OpenApiProtocol implements ToolServiceProtocol {
     const operation = operations.find((candidate) => candidate.name === toolName);
     if (!operation) throw new ToolServiceError(TOOL_ERROR_CODES.UNKNOWN_TOOL, `${service.name} has no operation "${toolName}"`);
     const placed = placeArguments(operation, args);
-    const url = new URL(service.url.replace(/\/+$/, '') + placed.path);
-    for (const [name, value] of placed.query) url.searchParams.append(name, value);
     const what = toolId(service.name, toolName);
     const attempt = attemptSignal(options.signal, options.timeoutMs);
     const encoded = placed.body !== undefined ? encodeBody(operation, placed.body) : undefined;
-    const cookie = placed.cookies.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
     try {
-      const response = await this.fetch(url, {
-        method: operation.method,
-        headers: {
-          ...placed.headers,
-          accept: 'application/json, */*;q=0.5',
-          'idempotency-key': options.idempotencyKey,
-          ...(cookie ? { cookie } : {}),
-          ...(encoded?.contentType ? { 'content-type': encoded.contentType } : {}),
-        },
-        ...(encoded ? { body: encoded.body } : {}),
-        signal: attempt.signal,
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        throw httpStatusError(what, response);
+      // A 401 with an OAuth2 token: the token is fetched again and the request sent once more.
+      for (let tries = 0; ; tries++) {
+        const credentials = await this.credentials.apply(service, attempt.signal);
+        const url = new URL(service.url.replace(/\/+$/, '') + placed.path);
+        for (const [name, value] of [...placed.query, ...credentials.query]) url.searchParams.append(name, value);
+        const cookie = [...placed.cookies, ...credentials.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
+        const response = await this.fetch(url, {
+          method: operation.method,
+          headers: {
+            ...placed.headers,
+            ...credentials.headers,
+            accept: 'application/json, */*;q=0.5',
+            'idempotency-key': options.idempotencyKey,
+            ...(cookie ? { cookie } : {}),
+            ...(encoded?.contentType ? { 'content-type': encoded.contentType } : {}),
+          },
+          ...(encoded ? { body: encoded.body } : {}),
+          signal: attempt.signal,
+        });
+        if (response.status === 401 && service.auth?.scheme === 'oauth2_client_credentials' && tries === 0) {
+          await response.body?.cancel().catch(() => undefined);
+          this.credentials.invalidate(service);
+          continue;
+        }
+        if (!response.ok) {
+          await response.body?.cancel().catch(() => undefined);
+          throw httpStatusError(what, response);
+        }
+        return { data: await readBody(response), metadata: {}, control: {} };
       }
-      return { data: await readBody(response), metadata: {}, control: {} };
     } catch (error) {
       throw toToolServiceError(error, what, { ...attempt, timeoutMs: options.timeoutMs });
     }

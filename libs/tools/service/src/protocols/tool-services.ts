@@ -1,4 +1,8 @@
 import type { ServiceDescriptionV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
+import { redactKnownSecrets } from '@tenet/observability';
+import type { SecretBox } from '@tenet/secrets';
+import { ToolCredentialsProvider } from '../credentials/credentials.js';
+import { ToolServiceError } from '../errors.js';
 import { guardedFetch, type OutboundPolicy } from '../outbound/outbound.js';
 import { McpProtocol, type McpProtocolOptions } from './mcp/mcp.protocol.js';
 import { OpenApiProtocol } from './openapi.protocol.js';
@@ -10,22 +14,33 @@ export class ToolServices implements ToolServiceProtocol {
   private readonly fetch;
   private readonly byKind: Record<ToolServiceV1['kind'], ToolServiceProtocol>;
   private readonly mcp: McpProtocol;
+  private readonly credentials: ToolCredentialsProvider;
 
+  /** `secrets` opens services' sealed credentials (TENET_SECRETS_KEY); without it a service with credentials fails naming the variable. */
   constructor(
     readonly policy: OutboundPolicy,
-    options: McpProtocolOptions = {},
+    options: McpProtocolOptions & { secrets?: SecretBox } = {},
   ) {
     this.fetch = guardedFetch(policy);
-    this.mcp = new McpProtocol(this.fetch, policy, options);
-    this.byKind = { openapi: new OpenApiProtocol(this.fetch), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
+    this.credentials = new ToolCredentialsProvider(options.secrets, this.fetch);
+    this.mcp = new McpProtocol(this.fetch, policy, this.credentials, options);
+    this.byKind = { openapi: new OpenApiProtocol(this.fetch, this.credentials), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
   }
 
   describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1> {
     return this.byKind[service.kind].describe(service, options);
   }
 
-  call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
-    return this.byKind[service.kind].call(service, toolName, args, options);
+  /** A call; whatever the service echoes of its own credentials (in the result or an error) is masked before it goes anywhere. */
+  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+    try {
+      const result = await this.byKind[service.kind].call(service, toolName, args, options);
+      return service.auth ? (redactKnownSecrets(result, this.credentials.knownSecrets(service)) as ToolResultPayloadV1) : result;
+    } catch (error) {
+      if (!service.auth || !(error instanceof ToolServiceError)) throw error;
+      const message = redactKnownSecrets(error.message, this.credentials.knownSecrets(service)) as string;
+      throw new ToolServiceError(error.code, message, error.retryable, error.retryAfterMs);
+    }
   }
 
   private closing: Promise<void> | undefined;

@@ -5,6 +5,7 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
 import { isRetryableStatus } from '@tenet/tools-domain';
 import { LRUCache } from 'lru-cache';
+import type { ToolCredentialsProvider } from '../../credentials/credentials.js';
 import { ToolServiceError } from '../../errors.js';
 import { assertStdioCommandAllowed, causeToolError, type GuardedFetch, type OutboundPolicy } from '../../outbound/outbound.js';
 import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, toToolServiceError, type ToolCallOptions, type ToolServiceProtocol } from '../protocol.js';
@@ -44,6 +45,7 @@ export class McpProtocol implements ToolServiceProtocol {
   constructor(
     private readonly fetch: GuardedFetch,
     private readonly policy: OutboundPolicy,
+    private readonly credentials: ToolCredentialsProvider,
     options: McpProtocolOptions = {},
   ) {
     const onToolsChanged = options.onToolsChanged;
@@ -102,8 +104,12 @@ export class McpProtocol implements ToolServiceProtocol {
   }
 
   private async overHttp<T>(service: ToolServiceV1, idempotencyKey: string | undefined, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
+    // The server's credentials (headers, bearer) on every request of the session, with the call's Idempotency-Key.
+    const credentials = await this.credentials.apply(service, attempt.signal);
     const url = new URL(service.url);
-    const requestInit = idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : undefined;
+    for (const [name, value] of credentials.query) url.searchParams.append(name, value);
+    const headers = { ...credentials.headers, ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) };
+    const requestInit = Object.keys(headers).length > 0 ? { headers } : undefined;
     const known = this.transports.get(service.url);
     const kinds: HttpTransportKind[] = known ? [known] : ['Streamable HTTP', 'HTTP+SSE'];
     const refusals: string[] = [];
