@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { ScriptedProvider } from '@tenet/llm/testing';
 import { freePort, killGroup, runCommand, type RunningCommand } from '@tenet/testing';
+import { gatewayHttp } from '../api/support/gateway-http.js';
 
 const require = createRequire(import.meta.url);
 /** The official reference servers, installed from npm as devDependencies (their own `bin` entry points). */
@@ -62,22 +63,8 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
     create_entities: { entities: [{ name: 'Ada Lovelace', entityType: 'person', observations: ['wrote the first program'] }] },
   };
 
-  const call = async (path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
-
-  async function turn(sessionId: string, message: string): Promise<Event[]> {
-    const customer = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as Event;
-    let events: Event[] = [];
-    for (let offset = customer.offset + 1; ; ) {
-      const next = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=30`)).body as Event[];
-      events = [...events, ...next];
-      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'))) return events.filter((e) => e.correlation_id === customer.correlation_id);
-      offset = (events.at(-1)?.offset ?? offset - 1) + 1;
-    }
-  }
+  const { call, turn: turnEvents } = gatewayHttp(() => url);
+  const turn = (sessionId: string, message: string): Promise<Event[]> => turnEvents<Event>(sessionId, message);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-interop-mcp-'));

@@ -6,6 +6,15 @@ export interface Reply {
   body: unknown;
 }
 
+/** The fields of a session event a turn helper reads. */
+export interface TurnEvent {
+  offset: number;
+  kind: string;
+  source: string;
+  correlation_id: string;
+  data: { status?: unknown };
+}
+
 /** One item of a FastAPI-style 422 `detail`. */
 export interface Detail {
   loc: (string | number)[];
@@ -30,9 +39,20 @@ export function gatewayHttp(baseUrl: () => string) {
     return reply.body as T;
   };
   const details = (reply: Reply): Detail[] => (reply.body as { detail: Detail[] }).detail;
+  /** Posts a customer message and returns its turn's events once the turn is ready (or failed). */
+  const turn = async <E extends TurnEvent = TurnEvent>(sessionId: string, message: string): Promise<E[]> => {
+    const customer = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as E;
+    let events: E[] = [];
+    for (let offset = customer.offset + 1; ; ) {
+      const next = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=30`)).body as E[];
+      events = [...events, ...next];
+      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'))) return events.filter((e) => e.correlation_id === customer.correlation_id);
+      offset = (events.at(-1)?.offset ?? offset - 1) + 1;
+    }
+  };
   /** The ids of a list reply, sorted. */
   const ids = (reply: Reply): string[] => (reply.body as { id: string }[]).map((r) => r.id).sort();
-  return { call, created, details, ids };
+  return { call, created, details, ids, turn };
 }
 
 /** Global position of the log's last event: unchanged across a request = nothing was written. */
