@@ -5,6 +5,9 @@ import { dirname, join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { ScriptedProvider } from '@tenet/llm/testing';
+import type { EventStore } from '@tenet/event-store';
+import { EVENT_STORE } from '@tenet/platform-runtime';
+import { generateSecretsKey } from '@tenet/secrets';
 import { freePort, killGroup, runCommand, type RunningCommand } from '@tenet/testing';
 import { gatewayHttp } from '../api/support/gateway-http.js';
 
@@ -66,7 +69,11 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
   const { call, turn: turnEvents } = gatewayHttp(() => url);
   const turn = (sessionId: string, message: string): Promise<Event[]> => turnEvents<Event>(sessionId, message);
 
+  const savedKey = process.env['TENET_SECRETS_KEY'];
+
   beforeAll(async () => {
+    // A stdio server's env is sealed like a credential.
+    process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
     dir = mkdtempSync(join(tmpdir(), 'tenet-interop-mcp-'));
     [http, sse] = await Promise.all([everything('streamableHttp'), everything('sse')]);
     provider.answerAlways<{ message: string; guidelines: { id: string; condition: string; tools?: { name: string }[] }[] }>('match_guidelines', (request) => ({
@@ -95,6 +102,8 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
   afterAll(async () => {
     await app?.close();
     for (const server of [http, sse]) if (server) killGroup(server.running);
+    if (savedKey === undefined) delete process.env['TENET_SECRETS_KEY'];
+    else process.env['TENET_SECRETS_KEY'] = savedKey;
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -123,6 +132,10 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
       ['memory', 'mcp'],
     ]);
     expect(listed.find((s) => s.name === 'memory')?.url).toMatch(/^stdio:/);
+    // The stdio server's env is stored sealed and never read back.
+    const memoryFile = join(dir, 'memory.jsonl');
+    expect(JSON.stringify((await call('/services/memory')).body)).not.toContain(memoryFile);
+    expect(JSON.stringify(await app.get<EventStore>(EVENT_STORE).readAll({ afterPosition: 0, limit: 100_000 }))).not.toContain(memoryFile);
   }, 60_000);
 
   it.each([

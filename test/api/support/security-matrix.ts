@@ -87,7 +87,8 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   events and traces never carry them. Rotate a credential by PUTting the service again with the new one. **MCP stdio
   servers** (\`mcp: {command, args, env}\`) run a command on the tool executor's host: only admin keys of the
   \`default\` workspace may register one, and only commands the operator lists in \`TENET_TOOL_STDIO_COMMANDS\`
-  (comma list of exact commands, \`*\` for any; empty by default, so none) run. The child gets only \`env\` and
+  (comma list of exact commands, \`*\` for any; empty by default, so none) run. Their \`env\` is sealed and write-only
+  like a credential (so it needs \`TENET_SECRETS_KEY\` too). The child gets only \`env\` and
   PATH/HOME-like basics, none of the executor's own variables (its keys), but it runs with the executor's user and
   file-system rights: list only commands you would run yourself.
 - **Rate limits.** A token bucket per key (\`TENET_RATE_LIMIT_PER_KEY\`, default 600 a minute) and per session token

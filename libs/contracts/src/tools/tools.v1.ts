@@ -43,8 +43,8 @@ export const ToolServiceV1 = Type.Object(
     source: Type.Optional(Type.String({ minLength: 1 })),
     /**
      * mcp only: a server the executor runs as a child process and speaks to over stdio (then `url` is
-     * `stdio:<command>`). `env` is the child's whole environment besides PATH/HOME-like basics (nothing of the
-     * executor's own is inherited).
+     * `stdio:<command>`). The child's environment is `env` plus PATH/HOME-like basics (nothing of the executor's own
+     * is inherited); the gateway sends the registrant's env sealed in `auth` (scheme `env`) instead of here.
      */
     stdio: Type.Optional(
       Type.Object(

@@ -46,7 +46,7 @@ function stdioOf(params: McpServiceParamsDto & { command: string }, workspace: s
     ]),
   ];
   if (problems.length > 0) throw new UnprocessableEntity(problems);
-  return { command: params.command, ...(params.args ? { args: [...params.args] } : {}), ...(params.env ? { env: { ...params.env } } : {}) };
+  return { command: params.command, ...(params.args ? { args: [...params.args] } : {}) };
 }
 
 const codeOf = (error: unknown): string | undefined => (error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined);
@@ -107,7 +107,10 @@ export class ServicesHttpController {
     const stdio = 'command' in params && params.command !== undefined ? stdioOf(params as McpServiceParamsDto & { command: string }, workspace) : undefined;
     const service = { name, kind: body.kind, url: stdio ? `stdio:${encodeURIComponent(stdio.command)}` : (params.url ?? ''), ...('source' in params ? { source: params.source } : {}), ...(stdio ? { stdio } : {}) };
     await this.refuseDefaultsName(workspace, name);
-    const auth = body.auth === undefined ? undefined : this.sealed(name, body.auth);
+    if (stdio && body.auth !== undefined) throw new UnprocessableEntity([violation(['auth'], 'auth applies to servers reached over HTTP; give a stdio server its secrets in mcp.env (sealed the same way)', 'value_error.extra')]);
+    // A stdio server's env is stored sealed like any credential: it often holds the server's own API keys.
+    const env = stdio && 'env' in params && params.env && Object.keys(params.env).length > 0 ? params.env : undefined;
+    const auth = body.auth !== undefined ? this.sealed(name, body.auth) : env ? this.sealed(name, { scheme: 'env', env }, false) : undefined;
     if (auth) Object.assign(service, { auth });
     if (!this.runner) throw new HttpException({ detail: new NoToolExecutorError().message }, HttpStatus.SERVICE_UNAVAILABLE);
     let description: Awaited<ReturnType<ToolRunner['describe']>>;
@@ -134,11 +137,11 @@ export class ServicesHttpController {
   }
 
   /** The credentials sealed for storage; refused when they break a rule (422) or no key is configured (503). */
-  private sealed(name: string, auth: Record<string, unknown>): NonNullable<StoredService['auth']> {
-    const problems = credentialProblems(auth);
+  private sealed(name: string, auth: Record<string, unknown>, validate = true): NonNullable<StoredService['auth']> {
+    const problems = validate ? credentialProblems(auth) : [];
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     const box = secretBoxFromEnv(process.env);
-    if (!box) throw new HttpException({ detail: 'tool-service credentials are stored encrypted and TENET_SECRETS_KEY is not set on this gateway (64 hex characters, e.g. `openssl rand -hex 32`): nothing was stored' }, HttpStatus.SERVICE_UNAVAILABLE);
+    if (!box) throw new HttpException({ detail: 'tool-service credentials (auth, and a stdio server\'s env) are stored encrypted and TENET_SECRETS_KEY is not set on this gateway (64 hex characters, e.g. `openssl rand -hex 32`): nothing was stored' }, HttpStatus.SERVICE_UNAVAILABLE);
     return sealCredentials(box, name, auth);
   }
 

@@ -18,7 +18,9 @@ export type ToolCredentials =
   | { scheme: 'bearer'; token: string }
   | { scheme: 'basic'; username: string; password: string }
   | { scheme: 'oauth2_client_credentials'; token_url: string; client_id: string; client_secret: string; scope?: string }
-  | { scheme: 'headers'; headers: Record<string, string> };
+  | { scheme: 'headers'; headers: Record<string, string> }
+  /** An MCP stdio server's environment (it often holds the server's own API keys): sealed like any credential. */
+  | { scheme: 'env'; env: Record<string, string> };
 
 /** What a request of the service carries: headers, query parameters and cookies. */
 export interface AppliedCredentials {
@@ -81,6 +83,8 @@ export class ToolCredentialsProvider {
       }
       case 'headers':
         return { headers: { ...credentials.headers }, query: [], cookies: [], secrets: Object.values(credentials.headers) };
+      case 'env':
+        return { headers: {}, query: [], cookies: [], secrets: Object.values(credentials.env) };
       case 'oauth2_client_credentials': {
         const token = await this.token(service, credentials, signal);
         return { headers: { authorization: `Bearer ${token}` }, query: [], cookies: [], secrets: [token, credentials.client_secret] };
@@ -105,6 +109,8 @@ export class ToolCredentialsProvider {
         return [credentials.password, Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')];
       case 'headers':
         return Object.values(credentials.headers);
+      case 'env':
+        return Object.values(credentials.env);
       case 'oauth2_client_credentials':
         return [credentials.client_secret, ...(this.issued.get(this.tokenKey(service)) ?? [])];
       default:

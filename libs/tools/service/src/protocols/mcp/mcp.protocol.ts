@@ -95,7 +95,10 @@ export class McpProtocol implements ToolServiceProtocol {
 
   private async overStdio<T>(service: ToolServiceV1 & { stdio: NonNullable<ToolServiceV1['stdio']> }, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
     assertStdioCommandAllowed(this.policy, service.stdio.command);
-    const client = await this.stdio.server(service).connect(timeoutMs, attempt.signal);
+    // The child's environment was sealed by the gateway (it often holds the server's API keys).
+    const sealed = this.credentials.credentialsOf(service);
+    const env = sealed?.scheme === 'env' ? { ...(service.stdio.env ?? {}), ...sealed.env } : service.stdio.env;
+    const client = await this.stdio.server({ ...service, stdio: { ...service.stdio, ...(env ? { env } : {}) } }).connect(timeoutMs, attempt.signal);
     try {
       return await work(client);
     } catch (error) {
