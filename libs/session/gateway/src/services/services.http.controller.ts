@@ -119,7 +119,7 @@ export class ServicesHttpController {
     } catch (error) {
       const code = codeOf(error);
       if (code === 'TOOLS.EXECUTOR_UNAVAILABLE') throw new HttpException({ detail: error instanceof Error ? error.message : String(error) }, HttpStatus.SERVICE_UNAVAILABLE);
-      const known = code ? DESCRIBE_ERRORS[code] : undefined;
+      const known = code === 'TOOLS.TARGET_NOT_ALLOWED' && stdio ? 'the command may not run on the tool executor' : code ? DESCRIBE_ERRORS[code] : undefined;
       if (!known || !code) throw error;
       const field = 'source' in params ? 'source' : stdio ? 'command' : 'url';
       throw new UnprocessableEntity([violation([body.kind, field], `${known}: ${error instanceof Error ? error.message : String(error)}`, code)]);
