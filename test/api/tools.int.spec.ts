@@ -38,7 +38,8 @@ describe('tool services and turns with tools (embedded adapters, offline provide
   let deadPort: number;
   let mcp: TestToolServer;
   let sdk: TestToolServer;
-  const { call, created, details } = gatewayHttp(() => url);
+  const { call, created, details, turnEvents } = gatewayHttp(() => url);
+  const turn = (sessionId: string, message: string): Promise<Event[]> => turnEvents<Event>(sessionId, message);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-tools-'));
@@ -58,18 +59,6 @@ describe('tool services and turns with tools (embedded adapters, offline provide
   });
 
   const registerOrders = (name = 'orders', base = orders.url) => call(`/services/${name}`, 'PUT', { kind: 'openapi', openapi: { url: base, source: orders.source } });
-
-  /** Posts a customer message and returns the turn's events once it is ready (or failed). */
-  async function turn(sessionId: string, message: string): Promise<Event[]> {
-    const customer = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as Event;
-    let events: Event[] = [];
-    for (let offset = customer.offset + 1; ; ) {
-      const next = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=30`)).body as Event[];
-      events = [...events, ...next];
-      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'))) return events.filter((e) => e.correlation_id === customer.correlation_id);
-      offset = (events.at(-1)?.offset ?? offset - 1) + 1;
-    }
-  }
 
   it('PUT /services registers an OpenAPI service with its operations as tools; GET lists and reads it; DELETE removes it', async () => {
     const put = await registerOrders('catalog');

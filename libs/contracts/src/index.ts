@@ -95,6 +95,8 @@ export { METERING_USAGE_SUBJECT, UsageSummaryRequestV1 } from './rpc/metering.v1
 export { rpcValidator, RpcValidationError } from './rpc/validate.js';
 export {
   DescribeToolsReplyV1,
+  SkippedOperationV1,
+  type ServiceDescriptionV1,
   DescribeToolsRequestV1,
   TOOL_ERROR_CODES,
   TOOL_INVOCATION_COMPLETED,

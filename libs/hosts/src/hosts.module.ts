@@ -24,6 +24,8 @@ export interface HostOptions {
    * bundled demo tool service's own 127.0.0.1 address — that address only, not all of loopback.
    */
   toolAllowedHosts?: string[];
+  /** Commands MCP stdio tool services may run besides TENET_TOOL_STDIO_COMMANDS (tests). */
+  toolStdioCommands?: string[];
 }
 
 /**
@@ -45,8 +47,8 @@ export class AllInOneHostModule {
         JourneyEngineModule,
         MeteringModule,
         MemoryModule,
-        ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
-        ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [] }),
+        ToolExecutionClientModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [], stdioCommands: options.toolStdioCommands ?? [] }),
+        ToolExecutorModule.forRoot({ allowedHosts: options.toolAllowedHosts ?? [], stdioCommands: options.toolStdioCommands ?? [] }),
         ChannelsModule,
       ],
       controllers: [HealthHttpController, MetricsHttpController],

@@ -7,11 +7,13 @@ export interface Reply {
   body: unknown;
 }
 
-/** What `turn` reads of a session event. */
+/** The fields of a session event a turn helper reads. */
 export interface TurnEvent {
+  offset: number;
   kind: string;
   source: string;
-  data: { status?: string };
+  correlation_id: string;
+  data: { status?: unknown };
 }
 
 /** One item of a FastAPI-style 422 `detail`. */
@@ -38,13 +40,24 @@ export function gatewayHttp(baseUrl: () => string) {
     return reply.body as T;
   };
   const details = (reply: Reply): Detail[] => (reply.body as { detail: Detail[] }).detail;
+  /** Posts a customer message in the session and returns its turn's events once the turn is ready (or failed). */
+  const turnEvents = async <E extends TurnEvent = TurnEvent>(sessionId: string, message: string): Promise<E[]> => {
+    const customer = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as E;
+    let events: E[] = [];
+    for (let offset = customer.offset + 1; ; ) {
+      const next = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=30`)).body as E[];
+      events = [...events, ...next];
+      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'))) return events.filter((e) => e.correlation_id === customer.correlation_id);
+      offset = (events.at(-1)?.offset ?? offset - 1) + 1;
+    }
+  };
   /** The ids of a list reply, sorted. */
   const ids = (reply: Reply): string[] => (reply.body as { id: string }[]).map((r) => r.id).sort();
   /**
    * Opens a session with the agent, sends a customer message and waits for the turn to end: its `ready` or `error`
    * status, and the agent's reply when there is one.
    */
-  const turn = async <E extends TurnEvent>(agentId: string, message: string): Promise<{ reply?: E; ready?: E; error?: E }> => {
+  const turn = async <E extends Pick<TurnEvent, 'kind' | 'source' | 'data'>>(agentId: string, message: string): Promise<{ reply?: E; ready?: E; error?: E }> => {
     const session = await created('/sessions', { agent_id: agentId });
     await created(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
     return eventually(
@@ -59,7 +72,7 @@ export function gatewayHttp(baseUrl: () => string) {
       { timeoutMs: 60_000 },
     );
   };
-  return { call, created, details, ids, turn };
+  return { call, created, details, ids, turn, turnEvents };
 }
 
 /** Global position of the log's last event: unchanged across a request = nothing was written. */

@@ -36,6 +36,8 @@ export function expectedFor(route: Route, caller: CallerName): 'allowed' | '401'
     case 'session token':
       return access.sessionToken ? 'allowed' : '403';
     case 'other workspace (admin)':
+      // A tool-service name nobody holds is free for any workspace to register (ADR 0022); a held one is a 404.
+      if (route.method === 'PUT' && route.path === '/services/:name') return 'allowed';
       return CONFINED.test(route.path) ? '404' : 'allowed';
     default:
       return access.roles.includes(caller) ? 'allowed' : '403';
@@ -76,6 +78,22 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
 - **The memory store alone** (\`apps/memory-store\`, serving \`/knowledge/*\` and \`/customers/{id}/memory*\`) has the
   same guard, reading keys, tokens and ownership from the event log it shares with the gateway (MongoDB); with a
   SQLite log of its own it knows only \`TENET_ADMIN_KEY\`. It is distributed, so it requires keys unless \`TENET_AUTH=off\`.
+- **Tool services** (ADR 0022). Service names are one namespace: a name belongs to the first workspace that registers it
+  (\`PUT /services/{name}\` by an admin key of any workspace); another workspace gets 404 for it, and lists show each
+  workspace its own. **Credentials** (\`auth\`: api_key, bearer, basic, oauth2_client_credentials, headers) are sealed
+  with AES-256-GCM under \`TENET_SECRETS_KEY\` (64 hex characters or base64 of 32 bytes, e.g. \`openssl rand -hex 32\`;
+  \`TENET_SECRETS_KEY_PREVIOUS\` keeps old values readable during a key rotation) before they are stored, travel sealed to
+  the tool executor (which needs the same key), and are write-only: reads show the scheme and \`secret_hint\` (the
+  last 4 characters of a secret of 16 or more) at most. A PUT with \`auth\` and no key is a 503 naming the variable and
+  stores nothing; a gateway whose log holds sealed credentials refuses to start without the key. Whatever a service
+  echoes of its own credentials is masked in tool results and errors before they reach events or the model; logs,
+  events and traces never carry them. Rotate a credential by PUTting the service again with the new one. **MCP stdio
+  servers** (\`mcp: {command, args, env}\`) run a command on the tool executor's host: only admin keys of the
+  \`default\` workspace may register one, and only commands the operator lists in \`TENET_TOOL_STDIO_COMMANDS\`
+  (comma list of exact commands, \`*\` for any; empty by default, so none) run. Their \`env\` is sealed and write-only
+  like a credential (so it needs \`TENET_SECRETS_KEY\` too). The child gets only \`env\` and
+  PATH/HOME-like basics, none of the executor's own variables (its keys), but it runs with the executor's user and
+  file-system rights: list only commands you would run yourself.
 - **Rate limits.** A token bucket per key (\`TENET_RATE_LIMIT_PER_KEY\`, default 600 a minute) and per session token
   (\`TENET_RATE_LIMIT_PER_SESSION\`, default 120), in Redis shared by every gateway replica: over it, **429** with
   \`retry-after\` (seconds).

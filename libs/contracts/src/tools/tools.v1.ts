@@ -41,6 +41,26 @@ export const ToolServiceV1 = Type.Object(
     url: Type.String({ minLength: 1, format: 'uri' }),
     /** openapi only: URL of the OpenAPI document (JSON or YAML). */
     source: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * mcp only: a server the executor runs as a child process and speaks to over stdio (then `url` is
+     * `stdio:<command>`). The child's environment is `env` plus PATH/HOME-like basics (nothing of the executor's own
+     * is inherited); the gateway sends the registrant's env sealed in `auth` (scheme `env`) instead of here.
+     */
+    stdio: Type.Optional(
+      Type.Object(
+        {
+          command: Type.String({ minLength: 1, maxLength: 1024 }),
+          args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
+          env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 8192 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /**
+     * The service's credentials, sealed by the gateway with TENET_SECRETS_KEY (`@tenet/secrets`, owner
+     * `owner`): only the executor opens them, so no plaintext secret travels on the bus or the work queue.
+     */
+    auth: Type.Optional(Type.Object({ scheme: Type.String({ minLength: 1, maxLength: 64 }), sealed: Type.String({ minLength: 1, maxLength: 65536 }), owner: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -69,9 +89,19 @@ export type DescribeToolsRequestV1 = Static<typeof DescribeToolsRequestV1>;
 export const ToolErrorV1 = Type.Object({ code: Type.String({ minLength: 1 }), message: Type.String() }, { additionalProperties: false });
 export type ToolErrorV1 = Static<typeof ToolErrorV1>;
 
+/** An operation of an OpenAPI document that is not offered as a tool, and why (e.g. a body Tenet cannot send). */
+export const SkippedOperationV1 = Type.Object({ operation: Type.String(), reason: Type.String() }, { additionalProperties: false });
+export type SkippedOperationV1 = Static<typeof SkippedOperationV1>;
+
+/** What describing a service found: its tools, and (OpenAPI) the operations left out with their reasons. */
+export interface ServiceDescriptionV1 {
+  tools: ToolDescriptorV1[];
+  skipped?: SkippedOperationV1[];
+}
+
 /** Reply of `TOOLS_DESCRIBE_SUBJECT`: the tools, or a stable error (the gateway answers 4xx naming it). */
 export const DescribeToolsReplyV1 = Type.Union([
-  Type.Object({ tools: Type.Array(ToolDescriptorV1), served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  Type.Object({ tools: Type.Array(ToolDescriptorV1), skipped: Type.Optional(Type.Array(SkippedOperationV1)), served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
   Type.Object({ error: ToolErrorV1, served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
 ]);
 export type DescribeToolsReplyV1 = Static<typeof DescribeToolsReplyV1>;

@@ -71,6 +71,6 @@ export { cosineSimilarity, type EmbeddingProvider, type EmbeddingResponse, type 
 export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS } from './embeddings/offline-vectorizer.js';
 export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';
 export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';
-export { compileUserPattern, re2RegExp, type CompiledPattern, type UserPattern } from './patterns/user-pattern.js';
+export { compileUserPattern, re2RegExp, type CompiledPattern, type UserPattern } from '@tenet/json-schema';
 export { redactSecrets } from './redaction/redact-secrets.js';
 export { agentInstructions, type AgentSoul } from './tasks/agent-instructions.js';

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { InvalidStructuredOutputError } from './errors.js';
 import type { JsonSchema } from './llm.port.js';
-import { re2RegExp } from './patterns/user-pattern.js';
+import { re2RegExp } from '@tenet/json-schema';
 
 // ajv-formats is CommonJS; under nodenext its default import is typed as the module namespace, at runtime it is the plugin.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

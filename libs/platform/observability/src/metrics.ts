@@ -91,8 +91,9 @@ export class TenetMetrics {
 
   readonly toolCalls = new Counter({
     name: 'tenet_tool_calls_total',
-    help: 'Tool calls executed, by tool and outcome (ok, error, timeout, refused)',
-    labelNames: ['tool', 'outcome'] as const,
+    help: 'Tool calls run by the tool executor, by tool service, tool and outcome (ok, error, timeout, refused)',
+    // `service` is every series' own label (the process), so the tool's service is `tool_service`.
+    labelNames: ['tool_service', 'tool', 'outcome'] as const,
     registers: [this.registry],
   });
 
@@ -122,7 +123,18 @@ export class TenetMetrics {
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'tenet_' });
+    if (options.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'tenet_' });
+      // prom-client names these gauges with a counter's `_total` suffix, which `promtool check metrics` rejects; the
+      // same numbers are the sum of `tenet_nodejs_active_{handles,requests,resources}` by type.
+      for (const name of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`tenet_nodejs_active_${name}_total`);
+    }
+  }
+
+  /** Counts one finished tool call by its outcome: ok, timeout, refused (arguments, policy) or error. */
+  recordToolCall(serviceName: string, toolName: string, error: { code: string } | undefined): void {
+    const outcome = !error ? 'ok' : error.code === 'TOOLS.TIMEOUT' ? 'timeout' : ['TOOLS.INVALID_ARGUMENTS', 'TOOLS.TARGET_NOT_ALLOWED', 'TOOLS.UNKNOWN_TOOL', 'TOOLS.INVALID_REQUEST'].includes(error.code) ? 'refused' : 'error';
+    this.toolCalls.inc({ tool_service: serviceName, tool: toolName, outcome });
   }
 
   /** Counts one recorded LLM call: calls, tokens in each direction, cost and latency. */

@@ -33,3 +33,21 @@ export function redact(value: unknown, seen = new WeakSet<object>()): unknown {
   if (value instanceof Map || value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_KEY.test(key) ? REDACTED : redact(item, seen)]));
 }
+
+/**
+ * A deep copy of `value` with every occurrence of the given secret values (a tool service's credentials) masked,
+ * in strings and object keys' values alike, on top of `redact`'s own rules. Secrets shorter than 4 characters
+ * are not masked (they would mask ordinary text).
+ */
+export function redactKnownSecrets(value: unknown, secrets: readonly string[]): unknown {
+  const known = [...new Set(secrets.filter((secret) => secret.length >= 4))].sort((a, b) => b.length - a.length);
+  if (known.length === 0) return value;
+  const mask = (text: string): string => known.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return mask(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === 'object' && item !== null) return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    return item;
+  };
+  return walk(value);
+}

@@ -45,6 +45,17 @@ export function traced<T>(name: string, attributes: Attributes, work: () => Prom
   });
 }
 
+/**
+ * Marks the active span failed (status ERROR, the failure recorded as an exception) for work that reports a
+ * failure as a value instead of throwing — a tool call whose result is `failed`.
+ */
+export function failActiveSpan(failure: { code: string; message: string }): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.recordException({ name: failure.code, message: failure.message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: `${failure.code}: ${failure.message}` });
+}
+
 /** The current trace context as message headers (`traceparent`, `tracestate`); empty when tracing is off. */
 export function traceHeaders(): Record<string, string> {
   const carrier: Record<string, string> = {};

@@ -50,6 +50,7 @@ import { RelationshipsHttpController } from './relationships/relationships.http.
 import { RelationshipsRepository } from './relationships/relationships.repository.js';
 import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
 import { ServicesHttpController } from './services/services.http.controller.js';
+import { ServiceCredentialsCheck } from './services/service-credentials.js';
 import { ServicesRepository } from './services/services.repository.js';
 
 /**
@@ -108,6 +109,7 @@ import { ServicesRepository } from './services/services.repository.js';
     CapabilitiesRepository,
     EvaluationsService,
     ServicesRepository,
+    ServiceCredentialsCheck,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     AgentBudgets,
     BudgetExhaustion,

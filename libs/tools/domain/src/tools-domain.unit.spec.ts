@@ -45,15 +45,42 @@ describe('OpenAPI operations as tools', () => {
     components: { schemas: { Note: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } },
   };
   it('names operations by operationId or method+path and merges path, query and body parameters', () => {
-    const [get, post] = operationsFromOpenApi(document);
+    const [get, post] = operationsFromOpenApi(document).operations;
     expect(get).toMatchObject({ name: 'get_order', method: 'GET', description: 'Order status', parameters: { type: 'object', properties: { order_id: { type: 'string' }, verbose: { type: 'boolean' } }, required: ['order_id'] } });
     expect(post).toMatchObject({ name: 'post_orders_order_id', placement: { order_id: 'path', text: 'body' }, parameters: { required: ['order_id', 'text'] } });
-    expect(placeArguments(post!, { order_id: 'a/b', text: 'hi' })).toEqual({ path: '/orders/a%2Fb', query: [], headers: {}, body: { text: 'hi' } });
-    expect(placeArguments(get!, { order_id: '1', verbose: true })).toEqual({ path: '/orders/1', query: [['verbose', 'true']], headers: {} });
+    expect(placeArguments(post!, { order_id: 'a/b', text: 'hi' })).toEqual({ path: '/orders/a%2Fb', query: [], headers: {}, cookies: [], body: { text: 'hi' } });
+    expect(placeArguments(get!, { order_id: '1', verbose: true })).toEqual({ path: '/orders/1', query: [['verbose', 'true']], headers: {}, cookies: [] });
   });
-  it('refuses documents that are not OpenAPI 3', () => {
+  it('refuses documents that are not OpenAPI 3; skips the operations it cannot call, naming each with the reason', () => {
     expect(() => operationsFromOpenApi({ swagger: '2.0', paths: {} })).toThrow('"openapi" must be a 3.x version string');
-    expect(() => operationsFromOpenApi({ openapi: '3.1.0', paths: { '/x': { get: { parameters: [{ $ref: 'http://evil/x' }] } } } })).toThrow('only local $ref');
+    const { operations, skipped } = operationsFromOpenApi({
+      openapi: '3.1.0',
+      paths: {
+        '/x': { get: { operationId: 'remote', parameters: [{ $ref: 'http://evil/x' }] } },
+        '/upload': { put: { operationId: 'upload', requestBody: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } } },
+        '/form/{id}': {
+          post: {
+            operationId: 'form',
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }, { name: 'session', in: 'cookie', schema: { type: 'string' } }],
+            requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+          },
+        },
+        '/tags': { post: { operationId: 'tags', requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } } },
+        '/tree': { get: { operationId: 'tree', parameters: [{ name: 'node', in: 'query', schema: { $ref: '#/components/schemas/Node' } }] } },
+      },
+      components: { schemas: { Node: { type: 'object', properties: { child: { $ref: '#/components/schemas/Node' } } } } },
+    });
+    expect(operations.map((o) => o.name)).toEqual(['form', 'tags']);
+    expect(skipped).toEqual([
+      { operation: 'remote (GET /x)', reason: expect.stringContaining('external $ref') as unknown },
+      { operation: 'upload (PUT /upload)', reason: expect.stringContaining('application/octet-stream') as unknown },
+      { operation: 'tree (GET /tree)', reason: expect.stringContaining('recursive') as unknown },
+    ]);
+    const [form, tags] = operations;
+    expect(form).toMatchObject({ placement: { id: 'path', session: 'cookie', name: 'body' }, body: { encoding: 'form' } });
+    expect(placeArguments(form!, { id: 7, session: 's1', name: 'Ada' })).toEqual({ path: '/form/7', query: [], headers: {}, cookies: [['session', 's1']], body: { name: 'Ada' } });
+    expect(tags).toMatchObject({ parameters: { required: ['body'] }, body: { encoding: 'json', whole: 'body' } });
+    expect(placeArguments(tags!, { body: ['a', 'b'] }).body).toEqual(['a', 'b']);
   });
 });
 

@@ -58,7 +58,7 @@ describe('TOOL_EXECUTION in embedded mode (in-process queue, SQLite log)', () =>
 
   it('describes, executes once per idempotency key and records one ToolInvocation in the tools-<session> stream', async () => {
     const tools = app.get<ToolExecution>(TOOL_EXECUTION);
-    expect((await tools.describe(server.service)).map((tool) => tool.name)).toContain('get_order');
+    expect((await tools.describe(server.service)).tools.map((tool) => tool.name)).toContain('get_order');
     const call = callFor(server, `s_${randomUUID().slice(0, 8)}`, { order_id: '55555' });
     const first = await tools.execute(call);
     expect(first).toMatchObject({ status: 'succeeded', replayed: false, result: { data: { order_id: '55555', status: 'shipped' } } });
@@ -131,7 +131,7 @@ describeWithService(nats, 'TOOL_EXECUTION in distributed mode (NATS describe RPC
 
     it('describes through the executor replicas and runs calls from the queue there', async () => {
       const tools = gateway.get<ToolExecution>(TOOL_EXECUTION);
-      expect((await tools.describe(server.service)).map((tool) => tool.name)).toContain('get_order');
+      expect((await tools.describe(server.service)).tools.map((tool) => tool.name)).toContain('get_order');
       await expect(tools.describe({ ...server.service, url: 'http://127.0.0.1:1' })).rejects.toMatchObject({ code: TOOL_ERROR_CODES.TARGET_NOT_ALLOWED });
       const call = callFor(server, `s_${randomUUID().slice(0, 8)}`, { order_id: '777' });
       const first = await tools.execute(call);

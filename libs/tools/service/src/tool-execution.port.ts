@@ -1,4 +1,4 @@
-import type { ToolCallRequestV1, ToolCallResultV1, ToolDescriptorV1, ToolServiceV1 } from '@tenet/contracts';
+import type { ServiceDescriptionV1, ToolCallRequestV1, ToolCallResultV1, ToolServiceV1 } from '@tenet/contracts';
 
 /**
  * What the gateway uses to run tools (issue 9). The executor does every outbound call. In embedded mode the
@@ -7,10 +7,10 @@ import type { ToolCallRequestV1, ToolCallResultV1, ToolDescriptorV1, ToolService
  */
 export interface ToolExecution {
   /**
-   * The service's tools. Rejects with a `ToolServiceError` (`code`: `TOOLS.SERVICE_UNREACHABLE`,
+   * The service's tools (and, for OpenAPI, the operations left out with their reasons). Rejects with a `ToolServiceError` (`code`: `TOOLS.SERVICE_UNREACHABLE`,
    * `TOOLS.INVALID_DOCUMENT`, `TOOLS.TARGET_NOT_ALLOWED`) that the gateway maps to a 4xx naming the problem.
    */
-  describe(service: ToolServiceV1): Promise<ToolDescriptorV1[]>;
+  describe(service: ToolServiceV1): Promise<ServiceDescriptionV1>;
   /**
    * Runs one call, at most once per `idempotency_key` (a repeated key returns the recorded result with
    * `replayed: true`). Never throws for tool failures: they come back as `status: 'failed'` with an error

@@ -8,7 +8,7 @@ import {
   ToolServiceV1,
   type DescribeToolsReplyV1,
   type ToolCallResultV1,
-  type ToolDescriptorV1,
+  type ServiceDescriptionV1,
 } from '@tenet/contracts';
 import { RemoteHandlerError, RequestFailedError, type MessageBus } from '@tenet/messaging';
 import { ToolExecutorUnavailableError, ToolServiceError } from './errors.js';
@@ -19,7 +19,7 @@ import type { ToolExecution } from './tool-execution.port.js';
 const validRequest = rpcValidator(ToolCallRequestV1);
 const validService = rpcValidator(ToolServiceV1);
 
-export type Describer = (service: ToolServiceV1) => Promise<ToolDescriptorV1[]>;
+export type Describer = (service: ToolServiceV1) => Promise<ServiceDescriptionV1>;
 
 /** Describe in this process (embedded mode, and the executor's RPC handler). */
 export const directDescriber = (services: ToolServiceProtocol): Describer => (service) => services.describe(service);
@@ -37,7 +37,7 @@ export const busDescriber =
       throw error;
     }
     if ('error' in reply) throw new ToolServiceError(reply.error.code, reply.error.message);
-    return reply.tools;
+    return reply.skipped ? { tools: reply.tools, skipped: reply.skipped } : { tools: reply.tools };
   };
 
 /**
@@ -51,7 +51,7 @@ export class QueuedToolExecution implements ToolExecution {
     private readonly describer: Describer,
   ) {}
 
-  describe(service: ToolServiceV1): Promise<ToolDescriptorV1[]> {
+  describe(service: ToolServiceV1): Promise<ServiceDescriptionV1> {
     try {
       validService(service);
     } catch (error) {

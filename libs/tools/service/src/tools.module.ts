@@ -1,10 +1,11 @@
-import { Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Logger, Module, Optional, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import type { ToolCallRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
-import { traced, withRemoteParent } from '@tenet/observability';
+import { failActiveSpan, TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { secretBoxFromEnv } from '@tenet/secrets';
 import { EventLogInvocationRecorder } from './invocation-recorder.js';
 import { outboundPolicyFromEnv } from './outbound/outbound.js';
 import { ToolServices } from './protocols/tool-services.js';
@@ -23,6 +24,8 @@ export interface ToolModuleOptions {
    * host starts on 127.0.0.1 — that one address, not all of loopback.
    */
   allowedHosts?: string[];
+  /** Commands MCP stdio services may run besides `TENET_TOOL_STDIO_COMMANDS` (tests). */
+  stdioCommands?: string[];
 }
 
 const logger = new Logger('ToolExecutor');
@@ -44,7 +47,10 @@ export function toolExecutorSettingsFrom(env: Record<string, string | undefined>
 
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
-  useFactory: (options: ToolModuleOptions) => new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [])),
+  useFactory: (options: ToolModuleOptions) => {
+    const secrets = secretBoxFromEnv(process.env);
+    return new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [], options.stdioCommands ?? []), secrets ? { secrets } : {});
+  },
   inject: [TOOL_MODULE_OPTIONS],
 };
 
@@ -72,6 +78,7 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject('TOOL_RUNS_HERE') private readonly runsHere: boolean,
+    @Optional() private readonly metrics?: TenetMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -80,7 +87,12 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     // Each call is a span of the caller's trace (its context travels in the request): the executor's share of the turn.
     const run = (request: ToolCallRequestV1, signal: AbortSignal) =>
       withRemoteParent(request.trace_context, () =>
-        traced('tenet.tool.execute', { 'tenet.session_id': request.session_id, 'tenet.tool_id': `${request.service.name}:${request.tool_name}`, 'tenet.idempotency_key': request.idempotency_key }, () => runner.run(request, signal)),
+        traced('tenet.tool.execute', { 'tenet.session_id': request.session_id, 'tenet.tool_id': `${request.service.name}:${request.tool_name}`, 'tenet.idempotency_key': request.idempotency_key }, async () => {
+          const result = await runner.run(request, signal);
+          this.metrics?.recordToolCall(request.service.name, request.tool_name, result.error);
+          if (result.error) failActiveSpan(result.error);
+          return result;
+        }),
       );
     await this.queue.process(run, { concurrency: toolExecutorSettingsFrom(process.env).concurrency });
     logger.log(`running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`);

@@ -23,7 +23,7 @@ export class ToolsRpcController {
   async describe(@Payload() payload: unknown): Promise<DescribeToolsReplyV1> {
     const { service } = validDescribe(payload);
     try {
-      return { tools: await this.services.describe(service), served_by: servedBy };
+      return { ...(await this.services.describe(service)), served_by: servedBy };
     } catch (error) {
       if (error instanceof ToolServiceError) return { error: { code: error.code, message: error.message }, served_by: servedBy };
       throw error;

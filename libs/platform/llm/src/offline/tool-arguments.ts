@@ -1,4 +1,4 @@
-import { compileUserPattern } from '../patterns/user-pattern.js';
+import { compileUserPattern } from '@tenet/json-schema';
 import type { ToolSpec } from '../tasks/match-guidelines.js';
 import { STOP_WORDS, terms } from './lexicon.js';
 

@@ -1,10 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ServicesRepository } from '../services/services.repository.js';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { re2RegExp } from '@tenet/llm';
+import { toolSchemaProblem } from '@tenet/json-schema';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
@@ -29,8 +27,6 @@ import {
   type ToolDefinitionDto,
   type ToolView,
 } from './agent.dto.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const PREFIX = 'agent-';
 /** Parlant's default (src/parlant/core/agents.py: `max_engine_iterations or 3`). */
@@ -161,11 +157,9 @@ function view(agent: StoredAgent): AgentView {
   };
 }
 
-const ajv = addFormats(new Ajv2020({ strict: false, code: { regExp: re2RegExp } }));
-
 /**
  * Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object" (with the
- * same ajv the matcher checks arguments with), metadata values are strings, and tool names are unique.
+ * one tool-argument validator the matcher and the executor use, in the dialect its `$schema` names), metadata values are strings, and tool names are unique.
  */
 function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): ValidationDetail[] {
   const problems: ValidationDetail[] = [];
@@ -175,11 +169,8 @@ function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): Validati
     seen.add(tool.name);
     if (tool.parameters['type'] !== 'object') problems.push(violation(['tools', index, 'parameters'], 'parameters must be a JSON Schema with type "object"', 'value_error'));
     else {
-      try {
-        ajv.compile(tool.parameters);
-      } catch (error) {
-        problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, 'value_error'));
-      }
+      const problem = toolSchemaProblem(tool.parameters);
+      if (problem !== undefined) problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${problem}`, 'value_error'));
     }
     for (const [key, value] of Object.entries(tool.metadata ?? {})) {
       if (typeof value !== 'string') problems.push(violation(['tools', index, 'metadata', key], 'metadata values must be strings', 'type_error.str'));

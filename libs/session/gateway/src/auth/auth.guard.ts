@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
-import { COLLECTION_ROUTES, referencedItem, REFERENCE_PATHS, TRACKED_COLLECTIONS, valuesAt, WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { CLAIMED_BY_PUT, COLLECTION_ROUTES, referencedItem, REFERENCE_PATHS, TRACKED_COLLECTIONS, valuesAt, WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import { accessFor, authorize, sessionTokenPostRefusal, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
@@ -93,6 +93,7 @@ export class AuthGuard implements CanActivate {
       const id = params[segment.slice(1)];
       if (id === undefined) continue;
       const recorded = await this.directory.recordedOwner(collection, id);
+      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && CLAIMED_BY_PUT.has(collection)) continue;
       // A PUT may create what it names: only the default workspace may claim a name nobody has claimed (ADR 0018).
       if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);

@@ -27,7 +27,14 @@ const evolve: Evolve<StoredService> = (current, event) => {
 };
 
 /** What the executor needs to reach a stored service (contract `ToolServiceV1`). */
-export const serviceRef = (service: StoredService): ToolServiceV1 => ({ name: service.name, kind: service.kind, url: service.url, ...(service.source !== undefined ? { source: service.source } : {}) });
+export const serviceRef = (service: StoredService): ToolServiceV1 => ({
+  name: service.name,
+  kind: service.kind,
+  url: service.url,
+  ...(service.source !== undefined ? { source: service.source } : {}),
+  ...(service.stdio !== undefined ? { stdio: service.stdio } : {}),
+  ...(service.auth !== undefined ? { auth: { scheme: service.auth.scheme, sealed: service.auth.sealed, owner: service.auth.owner } } : {}),
+});
 
 /**
  * Registered tool services, event-sourced like the other catalogs: one `service-<name>` stream each. A PUT of an

@@ -1,4 +1,4 @@
-import type { ToolCallRequestV1, ToolCallResultV1, ToolDescriptorV1, ToolServiceV1 } from '@tenet/contracts';
+import type { ServiceDescriptionV1, ToolCallRequestV1, ToolCallResultV1, ToolServiceV1 } from '@tenet/contracts';
 
 /**
  * What the gateway needs of the tool executor: describe a service when it is registered, run a call in a turn.
@@ -10,7 +10,7 @@ export const TOOL_RUNNER = Symbol.for('tenet.tools.ToolExecution');
 
 export interface ToolRunner {
   /** Rejects with an error whose `code` is `TOOLS.SERVICE_UNREACHABLE`, `TOOLS.INVALID_DOCUMENT` or `TOOLS.TARGET_NOT_ALLOWED`. */
-  describe(service: ToolServiceV1): Promise<ToolDescriptorV1[]>;
+  describe(service: ToolServiceV1): Promise<ServiceDescriptionV1>;
   /** Never throws for a failing tool (`status: 'failed'`); throws only when the executor cannot be reached in time. */
   execute(request: ToolCallRequestV1, options?: { signal?: AbortSignal; deadlineMs?: number }): Promise<ToolCallResultV1>;
 }

@@ -1,6 +1,6 @@
 import { toolIdempotencyKey, type ToolParametersV1 } from '@tenet/contracts';
 import type { ToolOutcome } from '@tenet/llm';
-import { traced, traceHeaders } from '@tenet/observability';
+import { failActiveSpan, traced, traceHeaders } from '@tenet/observability';
 import { NoToolExecutorError, type ToolCallResult, type ToolRunner, type ToolServiceRef } from '../services/tool-runner.js';
 
 /** How one tool the matcher may pick runs (see AgentTurnExtras): its service, or why it cannot run. */
@@ -74,9 +74,9 @@ export async function runToolCall(runner: ToolRunner | undefined, tool: Runnable
   try {
     if (!runner) throw new NoToolExecutorError();
     // A span of the turn's trace, whose context travels with the job to the executor that runs it.
-    return await traced('tenet.tool.call', { 'tenet.session_id': context.sessionId, 'tenet.tool_id': `${tool.service.name}:${tool.tool_name}` }, () => {
+    return await traced('tenet.tool.call', { 'tenet.session_id': context.sessionId, 'tenet.tool_id': `${tool.service.name}:${tool.tool_name}` }, async () => {
       const trace_context = traceHeaders();
-      return runner.execute(
+      const result = await runner.execute(
         {
           idempotency_key,
           session_id: context.sessionId,
@@ -93,6 +93,8 @@ export async function runToolCall(runner: ToolRunner | undefined, tool: Runnable
         },
         { deadlineMs, signal: AbortSignal.timeout(deadlineMs) },
       );
+      if (result.error) failActiveSpan(result.error);
+      return result;
     });
   } catch (error) {
     return {

@@ -45,7 +45,14 @@ export const FILTERED_RESULTS: Readonly<Record<string, { collection: string; idF
  * POSTing its id again, so an unrecorded id must mean "nobody's yet" rather than "default's" for another workspace
  * to use it (only sources created before this record existed stay unrecorded).
  */
-const RECORDED_FOR_DEFAULT = new Set(['knowledge-sources']);
+const RECORDED_FOR_DEFAULT = new Set(['knowledge-sources', 'services']);
+
+/**
+ * Collections whose items are named by the client with a PUT (tool services): any workspace may claim a name nobody
+ * has recorded, and the handler claims it before storing (first claim wins, a default item from before names
+ * were recorded is not free) — ADR 0022.
+ */
+export const CLAIMED_BY_PUT = new Set(['services']);
 
 /**
  * Where requests name resources of a collection (issue 26 item 11: every reference, not only agents and customers):

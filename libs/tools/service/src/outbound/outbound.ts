@@ -17,6 +17,11 @@ import { ToolServiceError } from '../errors.js';
 export interface OutboundPolicy {
   allowedHosts: readonly string[];
   maxResponseBytes: number;
+  /**
+   * Executables an MCP stdio service may run (`TENET_TOOL_STDIO_COMMANDS`, exact command strings, `*` for any).
+   * Empty by default: running a command on the executor's host is the operator's decision, not a registrant's.
+   */
+  stdioCommands: readonly string[];
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -27,8 +32,11 @@ export class OutboundConfigError extends Error {
 
 const HOST_ENTRY = /^(\*|\[[0-9A-Fa-f:.]+\](:\d{1,5})?|[A-Za-z0-9.-]+(:\d{1,5})?|[0-9A-Fa-f:]+)$/;
 
-/** Reads `TENET_TOOL_ALLOWED_HOSTS` and `TENET_TOOL_MAX_RESPONSE_BYTES`; `extraAllowedHosts` are added (e.g. the demo service). */
-export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = []): OutboundPolicy {
+/**
+ * Reads `TENET_TOOL_ALLOWED_HOSTS`, `TENET_TOOL_MAX_RESPONSE_BYTES` and `TENET_TOOL_STDIO_COMMANDS`;
+ * `extraAllowedHosts` (e.g. the demo service) and `extraStdioCommands` are added.
+ */
+export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
   const entries = [...(env['TENET_TOOL_ALLOWED_HOSTS'] ?? '').split(','), ...extraAllowedHosts].map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   const bad = entries.filter((entry) => !HOST_ENTRY.test(entry));
   if (bad.length > 0) throw new OutboundConfigError(`TENET_TOOL_ALLOWED_HOSTS entries must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
@@ -37,7 +45,19 @@ export function outboundPolicyFromEnv(env: Record<string, string | undefined>, e
   if (!/^\d+$/.test(maxText) || maxResponseBytes < 1024 || maxResponseBytes > 256 * 1024 * 1024) {
     throw new OutboundConfigError(`TENET_TOOL_MAX_RESPONSE_BYTES must be an integer from 1024 to 268435456, got "${maxText}"`);
   }
-  return { allowedHosts: [...new Set(entries)], maxResponseBytes };
+  const stdioCommands = [...(env['TENET_TOOL_STDIO_COMMANDS'] ?? '').split(','), ...extraStdioCommands].map((entry) => entry.trim()).filter(Boolean);
+  return { allowedHosts: [...new Set(entries)], maxResponseBytes, stdioCommands: [...new Set(stdioCommands)] };
+}
+
+/** Whether the policy lets an MCP stdio service run `command`; refused with `TOOLS.TARGET_NOT_ALLOWED` otherwise. */
+export function assertStdioCommandAllowed(policy: OutboundPolicy, command: string): void {
+  if (policy.stdioCommands.includes('*') || policy.stdioCommands.includes(command)) return;
+  throw new ToolServiceError(
+    TOOL_ERROR_CODES.TARGET_NOT_ALLOWED,
+    policy.stdioCommands.length === 0
+      ? `MCP stdio servers are disabled on this executor: the operator must list the commands they may run in TENET_TOOL_STDIO_COMMANDS (e.g. "npx,node")`
+      : `command ${JSON.stringify(command.slice(0, 200))} is not one TENET_TOOL_STDIO_COMMANDS allows (${policy.stdioCommands.join(', ')})`,
+  );
 }
 
 /** Adds one `host:port` to a comma-separated allow-list value (for hosts that start their own tool service). */

@@ -1,4 +1,4 @@
-import { TOOL_ERROR_CODES, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
+import { TOOL_ERROR_CODES, type ServiceDescriptionV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
 import { isRetryableStatus } from '@tenet/tools-domain';
 import { ToolServiceError } from '../errors.js';
 import { causeToolError } from '../outbound/outbound.js';
@@ -19,7 +19,7 @@ export interface ToolCallOptions {
  * `ToolServiceError` carrying a stable `TOOLS.*` code and whether a retry may help.
  */
 export interface ToolServiceProtocol {
-  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolDescriptorV1[]>;
+  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1>;
   call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1>;
 }
 

@@ -1,4 +1,4 @@
-import { TOOL_ERROR_CODES, toolId, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
+import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
 import { descriptorsFromPluginTools, InvalidPluginResponseError, pluginCallOutcome } from '@tenet/tools-domain';
 import { ToolServiceError } from '../errors.js';
 import type { GuardedFetch } from '../outbound/outbound.js';
@@ -12,7 +12,7 @@ import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, httpStatusError, joinUrl, r
 export class SdkPluginProtocol implements ToolServiceProtocol {
   constructor(private readonly fetch: GuardedFetch) {}
 
-  async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolDescriptorV1[]> {
+  async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServiceDescriptionV1> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS;
     const attempt = attemptSignal(options.signal, timeoutMs);
     let body: unknown;
@@ -27,7 +27,7 @@ export class SdkPluginProtocol implements ToolServiceProtocol {
       throw toToolServiceError(error, service.name, { ...attempt, timeoutMs });
     }
     try {
-      return descriptorsFromPluginTools(body);
+      return { tools: descriptorsFromPluginTools(body) };
     } catch (error) {
       if (error instanceof InvalidPluginResponseError) throw new ToolServiceError(TOOL_ERROR_CODES.INVALID_DOCUMENT, `${service.name}: ${error.message}`);
       throw error;

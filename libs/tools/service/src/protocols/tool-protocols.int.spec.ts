@@ -11,7 +11,7 @@ describe('openapi documents', () => {
     const server = await startOpenApiToolServer({ yaml: true });
     const services = new ToolServices(outboundPolicyFromEnv({ TENET_TOOL_ALLOWED_HOSTS: server.hostPort }));
     try {
-      const tools = await services.describe(server.service);
+      const { tools } = await services.describe(server.service);
       expect(tools.map((tool) => tool.name)).toContain('get_order');
       await expect(services.describe({ ...server.service, source: `${server.service.url}/orders/1` })).rejects.toMatchObject({ code: 'TOOLS.INVALID_DOCUMENT' });
       await expect(services.describe({ ...server.service, source: `${server.service.url}/missing.json` })).rejects.toMatchObject({ code: 'TOOLS.SERVICE_UNREACHABLE' });

@@ -1,6 +1,10 @@
-import type { ToolDescriptorV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
+import type { ServiceDescriptionV1, ToolResultPayloadV1, ToolServiceV1 } from '@tenet/contracts';
+import { redactKnownSecrets } from '@tenet/observability';
+import type { SecretBox } from '@tenet/secrets';
+import { ToolCredentialsProvider } from '../credentials/credentials.js';
+import { ToolServiceError } from '../errors.js';
 import { guardedFetch, type OutboundPolicy } from '../outbound/outbound.js';
-import { McpProtocol } from './mcp.protocol.js';
+import { McpProtocol, type McpProtocolOptions } from './mcp/mcp.protocol.js';
 import { OpenApiProtocol } from './openapi.protocol.js';
 import type { ToolCallOptions, ToolServiceProtocol } from './protocol.js';
 import { SdkPluginProtocol } from './sdk.protocol.js';
@@ -9,21 +13,44 @@ import { SdkPluginProtocol } from './sdk.protocol.js';
 export class ToolServices implements ToolServiceProtocol {
   private readonly fetch;
   private readonly byKind: Record<ToolServiceV1['kind'], ToolServiceProtocol>;
+  private readonly mcp: McpProtocol;
+  private readonly credentials: ToolCredentialsProvider;
 
-  constructor(readonly policy: OutboundPolicy) {
+  /** `secrets` opens services' sealed credentials (TENET_SECRETS_KEY); without it a service with credentials fails naming the variable. */
+  constructor(
+    readonly policy: OutboundPolicy,
+    options: McpProtocolOptions & { secrets?: SecretBox } = {},
+  ) {
     this.fetch = guardedFetch(policy);
-    this.byKind = { openapi: new OpenApiProtocol(this.fetch), mcp: new McpProtocol(this.fetch), sdk: new SdkPluginProtocol(this.fetch) };
+    this.credentials = new ToolCredentialsProvider(options.secrets, this.fetch);
+    this.mcp = new McpProtocol(this.fetch, policy, this.credentials, options);
+    this.byKind = { openapi: new OpenApiProtocol(this.fetch, this.credentials), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
   }
 
-  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolDescriptorV1[]> {
+  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1> {
     return this.byKind[service.kind].describe(service, options);
   }
 
-  call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
-    return this.byKind[service.kind].call(service, toolName, args, options);
+  /** A call; whatever the service echoes of its own credentials (in the result or an error) is masked before it goes anywhere. */
+  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+    try {
+      const result = await this.byKind[service.kind].call(service, toolName, args, options);
+      return service.auth ? (redactKnownSecrets(result, this.credentials.knownSecrets(service)) as ToolResultPayloadV1) : result;
+    } catch (error) {
+      if (!service.auth || !(error instanceof ToolServiceError)) throw error;
+      const message = redactKnownSecrets(error.message, this.credentials.knownSecrets(service)) as string;
+      throw new ToolServiceError(error.code, message, error.retryable, error.retryAfterMs);
+    }
   }
 
+  private closing: Promise<void> | undefined;
+
+  /** Stops stdio servers and closes connections; a second call waits for the first. */
   close(): Promise<void> {
-    return this.fetch.close();
+    this.closing ??= (async () => {
+      await this.mcp.close();
+      await this.fetch.close();
+    })();
+    return this.closing;
   }
 }

@@ -46,7 +46,7 @@ export function toolProtocolConformance(name: string, start: () => Promise<TestT
     });
 
     it('describes the service: every tool with its parameters as one object schema', async () => {
-      const tools = await services.describe(server.service);
+      const { tools } = await services.describe(server.service);
       expect(tools.map((tool) => tool.name).sort()).toEqual(['big', 'fail', 'flaky', 'get_order', 'slow']);
       const getOrder = tools.find((tool) => tool.name === 'get_order');
       expect(getOrder?.description).toContain('Status of an order');
