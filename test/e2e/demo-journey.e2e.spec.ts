@@ -71,7 +71,10 @@ describe('npm start: the demo return journey', () => {
     while (!events.some((e) => e.kind === 'status' && (e.data as { status: string }).status === 'ready')) {
       events = [...events, ...(await client.sessions.listEvents(session.id, { minOffset: events.at(-1)!.offset + 1, waitForData: 30 }))];
     }
-    expect(new Set(events.map((e) => e.kind))).toEqual(new Set(['message', 'status']));
+    // The journey engine's records are listed too, as Parlant's custom kind typed journey_transition (docs/session-control.md).
+    expect(new Set(events.map((e) => e.kind))).toEqual(new Set(['message', 'status', 'custom']));
+    expect(events.filter((e) => e.kind === 'custom').map((e) => (e.data as { type: string }).type)).toEqual(expect.arrayContaining(['journey_transition']));
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => events[0]!.offset + i));
     const ready = events.find((e) => e.kind === 'status' && (e.data as { status: string }).status === 'ready')!;
     expect((ready.data as { data: Record<string, unknown> }).data).toMatchObject({ matched_journeys: ['demo-return'], journey_states: [{ journey_id: 'demo-return', status: 'Active', step_id: 'ask_order' }] });
   });

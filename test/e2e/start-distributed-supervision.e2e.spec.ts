@@ -91,7 +91,7 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
 
     // SIGTERM stops every service, then the launcher, cleanly.
     const children = childrenOf(launcher);
-    expect(children).toHaveLength(6); // gateway, matcher-1, metering, memory-store, journey engine, tools-1
+    expect(children).toHaveLength(7); // gateway, matcher-1, metering, memory-store, journey engine, tools-1, channel gateway
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(children.filter(isAlive)).toEqual([]);

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject, Options, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { TENET_API_KEY_FIELD } from '../adapters/adapter-registry.js';
 import type { ConnectionSecrets } from '../adapters/channel-adapter.port.js';
@@ -48,6 +49,8 @@ export class WidgetHttpController {
     response.status(200).type('application/javascript').setHeader('cache-control', 'public, max-age=300').send(widgetScript(channel.settings['title'] ?? 'Chat with us'));
   }
 
+  // A browser's CORS preflight, not an API operation: left out of the OpenAPI description.
+  @ApiExcludeEndpoint()
   @Options([':channelId/widget/visitors', ':channelId/widget/messages', ':channelId/inbound'])
   @HttpCode(HttpStatus.NO_CONTENT)
   async preflight(@Param('channelId') id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
