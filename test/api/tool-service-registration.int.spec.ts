@@ -8,15 +8,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startAllInOne } from '@tenet/hosts';
+import { keyedHttp, type TextReply as Reply } from './support/gateway-http.js';
 
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-tool-registration-test-0123456789';
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
-
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
 
 interface Detail {
   loc: (string | number)[];
@@ -87,17 +82,7 @@ describe('tool-service registration: workspaces, schema dialects, failures as 42
   let bad: Awaited<ReturnType<typeof misbehavingServer>>;
   const keys = { acme: '', globex: '' };
 
-  const call = async (method: string, path: string, key: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed, text };
-  };
+  const call = keyedHttp(() => url);
   const details = (reply: Reply): Detail[] => (reply.body as { detail: Detail[] }).detail;
 
   beforeAll(async () => {
