@@ -91,8 +91,15 @@ describeWithService(nats.available ? redis : nats, 'channel gateway: a message i
     process.kill(first!, 'SIGKILL');
 
     // The launcher restarts it; the delivery job (in Redis) is taken up again and the reply arrives, once.
-    await eventually(() => expect(serviceProcess(launcher, CHANNEL_GATEWAY)).toEqual(expect.any(Number)), { timeoutMs: 30_000, intervalMs: 200 });
-    expect(serviceProcess(launcher, CHANNEL_GATEWAY)).not.toBe(first);
+    // (Right after the kill the dead process may still be listed until the launcher reaps it: wait for a new one.)
+    await eventually(
+      () => {
+        const restarted = serviceProcess(launcher, CHANNEL_GATEWAY);
+        expect(restarted).toEqual(expect.any(Number));
+        expect(restarted).not.toBe(first);
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     await waitHealthy(channels, running);
     await eventually(() => expect(receiver.accepted().filter((r) => r.conversationId === 'walk-in')).toHaveLength(1), { timeoutMs: 180_000, intervalMs: 250 });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
