@@ -2,12 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { signWebhook } from '@tenet/channels-service';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { generateSecretsKey } from '@tenet/secrets';
-import { deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, serviceProcess, waitHealthy, type RunningCommand } from '@tenet/testing';
+import { deleteRedisKeys, deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, serviceProcess, waitHealthy, type RunningCommand } from '@tenet/testing';
 import { WebhookReceiver } from '../channels/support/webhook-receiver.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -37,11 +35,8 @@ describeWithService(nats.available ? redis : nats, 'channel gateway: a message i
     if (stack) killGroup(stack);
     await receiver?.stop();
     await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name)).catch(() => undefined);
-    for (const name of ['channel-inbound', 'channel-delivery']) {
-      const queue = new Queue(name, { connection: redisOptionsFromUrl(redisUrl()), prefix });
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-    }
+    // Every service's queues and timers of this run (channel inbound and delivery, session timers, budget resets).
+    await deleteRedisKeys(redisUrl(), prefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
