@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { MessageCreatedV1 } from '@tenet/contracts';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
@@ -15,7 +15,7 @@ const OUTBOUND_SOURCES = new Set(['ai_agent', 'human_agent', 'human_agent_on_beh
  * is no channel conversation is acknowledged and ignored.
  */
 @Injectable()
-export class AgentMessagesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AgentMessagesConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ChannelAgentMessages');
   private subscription: Subscription | undefined;
 
@@ -37,7 +37,8 @@ export class AgentMessagesConsumer implements OnApplicationBootstrap, OnApplicat
     this.logger.log(`delivering agent messages of channel conversations from ${filterSubject}`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the platform closes the bus and the log (its onApplicationShutdown): a handler in flight still has both. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.subscription?.stop();
   }
 }
