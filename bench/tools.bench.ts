@@ -24,7 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import type { ToolCallRequestV1 } from '@tenet/contracts';
 import { SqliteEventStore } from '@tenet/event-store';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { deleteStreams } from '@tenet/testing';
 import {
   BullMqToolWorkQueue,
   directDescriber,
@@ -219,6 +221,8 @@ if (MODES.includes('bullmq')) {
     const admin = new Queue('tool-calls', { connection: redisOptionsFromUrl(redisUrl), prefix });
     await admin.obliterate({ force: true });
     await admin.close();
+    // The executor processes' namespace streams (v1 and v2) on the shared NATS.
+    await deleteStreams(natsUrl, tenetStreamsFor({ namespace: env.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name));
   }
 }
 

@@ -39,12 +39,11 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Queue } from 'bullmq';
-import { TENET_STREAM } from '@tenet/contracts';
 import { SqliteEventStore, type EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { COMPOSE_REPLY, MATCH_GUIDELINES, OfflineProvider, composeReplyRequest, matchGuidelinesRequest } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
-import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { EVENT_STORE, MESSAGE_BUS, tenetStreamsFor } from '@tenet/platform-runtime';
 import { BullMqScheduler, redisOptionsFromUrl } from '@tenet/scheduling';
 import { freePort } from '@tenet/testing';
 import { CUSTOMER_MESSAGE, GUIDELINES, HOP_REPLY, http, median, quantile, serveFloor, ZeroLatencyProvider, type Hop } from './turn-support.js';
@@ -406,8 +405,8 @@ async function stop(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Removes what the distributed run left on the shared Redis (its BullMQ prefix) and its namespace's JetStream stream. */
-async function cleanUp(redisPrefix: string, stream: string): Promise<void> {
+/** Removes what the distributed run left on the shared Redis (its BullMQ prefix) and its namespace's JetStream streams (v1 and v2). */
+async function cleanUp(redisPrefix: string, namespace: string): Promise<void> {
   const admin = new Queue('admin', { connection: redisOptionsFromUrl(redisUrl), prefix: redisPrefix });
   try {
     const client = await admin.client;
@@ -423,7 +422,7 @@ async function cleanUp(redisPrefix: string, stream: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(stream).catch(() => undefined);
+    for (const { name } of tenetStreamsFor({ namespace, streamLimits: {} })) await jsm.streams.delete(name).catch(() => undefined);
   } finally {
     await nc.drain();
   }
@@ -514,7 +513,7 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
     return { rows, timerRearmMs };
   } finally {
     for (const child of children) await stop(child);
-    await cleanUp(env['TENET_REDIS_PREFIX']!, `${TENET_STREAM}_${env['TENET_NAMESPACE']!}`).catch((error: unknown) =>
+    await cleanUp(env['TENET_REDIS_PREFIX']!, env['TENET_NAMESPACE']!).catch((error: unknown) =>
       log(`clean-up failed: ${String(error)}`),
     );
     rmSync(tenetDir, { recursive: true, force: true });
