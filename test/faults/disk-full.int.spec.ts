@@ -85,23 +85,25 @@ const mounted = mountTmpfs(dir);
     (await call<SessionEvent[]>(`/sessions/${sessionId}/events?kinds=status`)).body.filter((e) => e.correlation_id === correlationId);
   const final = (events: SessionEvent[]) => events.find((e) => ['ready', 'error', 'cancelled'].includes(e.data.status ?? ''));
   /** A new agent's session with a turn in flight (processing, its matcher call running for 3 s) when the disk fills. */
-  const turnCaughtByFullDisk = async (name: string): Promise<{ agentId: string; sessionId: string; inFlight: SessionEvent }> => {
+  const turnCaughtByFullDisk = async (name: string): Promise<{ sessionId: string; otherSessionId: string; inFlight: SessionEvent }> => {
+    rmSync(fill, { force: true });
     const agent = (await call<{ id: string }>('/agents', 'POST', { name })).body;
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
+    // A second session, made while there is space: creating it once the disk is full is refused (507).
+    const other = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
     const inFlight = (await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body;
     await eventually(async () => expect((await statuses(session.id, inFlight.correlation_id)).some((e) => e.data.status === 'processing')).toBe(true), { timeoutMs: 10_000, intervalMs: 50 });
     fillDisk(fill);
-    return { agentId: agent.id, sessionId: session.id, inFlight };
+    return { sessionId: session.id, otherSessionId: other.id, inFlight };
   };
 
   it('answers 507, goes unready, closes the turn caught by it once space returns, and answers again', async () => {
-    const { agentId, sessionId, inFlight } = await turnCaughtByFullDisk('Support');
+    const { sessionId, otherSessionId, inFlight } = await turnCaughtByFullDisk('Support');
     const session = { id: sessionId };
-    const agent = { id: agentId };
+    const other = { id: otherSessionId };
 
     // SQLite may still fit a few small writes into space its files already hold; the first write that does not
     // fit is refused with 507 (it was a 500), and so is every write after it while the disk is full.
-    const other = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
     let refused: { status: number; body: { detail: string } } | undefined;
     for (let i = 0; i < 500 && refused?.status !== 507; i++) {
       refused = await call<{ detail: string }>(`/sessions/${other.id}/events`, 'POST', { kind: 'message', source: 'customer', message: `are you there? ${'x'.repeat(2_000)}` });

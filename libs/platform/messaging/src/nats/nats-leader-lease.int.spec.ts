@@ -4,7 +4,9 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { describeWithService, eventually, natsUrl, probeNats } from '@tenet/testing';
 import { NatsLeaderLease, type NatsLeaderLeaseOptions } from './nats-leader-lease.js';
 
-const LEASE_MS = 1_000;
+// Long enough that a renewal delayed by a loaded CI machine (event-loop stalls of over half a second were seen
+// at a load average of 16) does not depose the leader; the waits below scale with it.
+const LEASE_MS = 3_000;
 
 interface Contender {
   lease: NatsLeaderLease;
@@ -47,7 +49,7 @@ describeWithService(await probeNats(), 'NatsLeaderLease on a real NATS server (K
     expect(second.lease.isLeader()).toBe(false);
 
     // Several leases later the leader still leads (renewed every lease/3) and the standby still stands by.
-    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect([first.lease.isLeader(), second.lease.isLeader()]).toEqual([true, false]);
     expect(first.events).toEqual(['elected']);
     expect(second.events).toEqual([]);
@@ -73,7 +75,7 @@ describeWithService(await probeNats(), 'NatsLeaderLease on a real NATS server (K
     // It stopped leading before its lease could have passed to anyone else.
     expect(second.lease.isLeader()).toBe(false);
 
-    await eventually(() => expect(second.lease.isLeader()).toBe(true), { timeoutMs: 10_000, intervalMs: 10 });
+    await eventually(() => expect(second.lease.isLeader()).toBe(true), { timeoutMs: 4 * LEASE_MS, intervalMs: 10 });
     // Not before a lease had passed since its last renewal (at most lease/3 before the crash).
     expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(LEASE_MS / 2);
     expect(first.lease.isLeader()).toBe(false);
@@ -92,7 +94,7 @@ describeWithService(await probeNats(), 'NatsLeaderLease on a real NATS server (K
     await eventually(() => expect(first.events).toEqual(['elected', 'deposed']), { timeoutMs: 5_000, intervalMs: 5 });
     expect(first.lease.isLeader()).toBe(false);
     // The intruder never renews, but its claim asks for 60 s: no takeover within a few of our leases.
-    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect(first.lease.isLeader()).toBe(false);
     expect((await kv.get(key))?.json<{ holder: string }>().holder).toBe('intruder');
     await kv.delete(key);
