@@ -90,6 +90,11 @@ export class TenetConfig {
     if (!this.names.has(name)) throw new ConfigError([`${name} is not in the ${this.processName} configuration schema (libs/platform/config/src/variables.ts)`]);
     return this.values[name] as Settings[N];
   }
+
+  /** Several variables at once (each as `get` gives it). */
+  pick<const N extends VariableName>(names: readonly N[]): Pick<Settings, N> {
+    return Object.fromEntries(names.map((name) => [name, this.get(name)])) as Pick<Settings, N>;
+  }
 }
 
 /** Validates the environment against a process's schema, once at start; throws `ConfigError` naming every bad variable. */

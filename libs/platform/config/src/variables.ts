@@ -216,7 +216,7 @@ export const VARIABLES = {
     description: 'Tool-service targets allowed besides public addresses (loopback and private networks are refused otherwise); `*` allows every address.',
   }),
   TENET_TOOL_MAX_RESPONSE_BYTES: withDefault(digits(1024, 256 * 1024 * 1024), 1024 * 1024, { blankIsValue: true, readBy: TOOLS, description: "Largest tool-service response read; a larger one fails the call." }),
-  TENET_TOOL_STDIO_COMMANDS: withDefault(list(/^\S+$/, 'comma-separated command names (e.g. npx,node) or *'), [], {
+  TENET_TOOL_STDIO_COMMANDS: withDefault(list(/./, 'comma-separated commands (e.g. npx,node) or *'), [], {
     defaultText: '— (MCP stdio servers disabled)',
     readBy: TOOLS,
     description: 'Commands MCP stdio tool services may run.',
