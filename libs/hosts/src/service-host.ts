@@ -1,5 +1,5 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
-import { readSettings } from '@tenet/config';
+import { readSettings, VARIABLES } from '@tenet/config';
 import { TenetTransport, type MessageBus } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 
@@ -17,7 +17,7 @@ export async function startMessageHandlers(app: INestApplication, serviceName: s
 }
 
 /** Default of TENET_SHUTDOWN_GRACE_MS (in `@tenet/config`): within Kubernetes' default 30 s termination grace period. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = VARIABLES.TENET_SHUTDOWN_GRACE_MS.fallback;
 
 /** TENET_SHUTDOWN_GRACE_MS, an integer ≥ 1000; a bad value fails the start. */
 export function shutdownGraceFrom(env: Record<string, string | undefined>): number {

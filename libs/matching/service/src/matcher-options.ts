@@ -1,5 +1,5 @@
 import { LlmConfigurationError } from '@tenet/llm';
-import { ConfigError, readSettings, type Settings, type VariableName } from '@tenet/config';
+import { ConfigError, readSettings, VARIABLES, type Settings, type VariableName } from '@tenet/config';
 import type { PrefilterRanking } from './hybrid-ranking.js';
 
 /** The Nest token under which a host may provide `GuidelineMatcherOptions`; without it they come from the environment. */
@@ -65,7 +65,14 @@ export interface EmbeddingCacheOptions {
   now?: () => number;
 }
 
-export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<Omit<EmbeddingCacheOptions, 'now'>> = { maxEntries: 50_000, maxQueryEntries: 1_000, timeoutMs: 10_000, backoffMs: 5_000, backoffMaxMs: 300_000 };
+/** The defaults of the configuration schema (`@tenet/config`), for a cache built without options. */
+export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<Omit<EmbeddingCacheOptions, 'now'>> = {
+  maxEntries: VARIABLES.TENET_EMBEDDING_CACHE_MAX_ENTRIES.fallback,
+  maxQueryEntries: VARIABLES.TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES.fallback,
+  timeoutMs: VARIABLES.TENET_EMBEDDING_TIMEOUT_MS.fallback,
+  backoffMs: VARIABLES.TENET_EMBEDDING_BACKOFF_MS.fallback,
+  backoffMaxMs: VARIABLES.TENET_EMBEDDING_BACKOFF_MAX_MS.fallback,
+};
 
 /** The config schema's failure, as the matcher's start-up error (names the variable and the rule). */
 function settingsOf<const N extends VariableName>(env: Record<string, string | undefined>, names: readonly N[]): Pick<Settings, N> {

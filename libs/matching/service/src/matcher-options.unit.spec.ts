@@ -1,6 +1,9 @@
+import { DEFAULT_PREFILTER_RANKING } from './hybrid-ranking.js';
+import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES } from './lexical-index-cache.js';
 import { DEFAULT_EMBEDDING_CACHE_OPTIONS, embeddingCacheOptionsFrom, guidelineMatcherOptionsFrom } from './matcher-options.js';
 
-const DEFAULTS = { ranking: 'hybrid', lexicalIndexCacheMaxEntries: 256 };
+// The schema's defaults (libs/platform/config) are the matcher's own: the options read with nothing set change nothing.
+const DEFAULTS = { ranking: DEFAULT_PREFILTER_RANKING, lexicalIndexCacheMaxEntries: DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES };
 
 describe('matcher options from the environment', () => {
   it('given no variables, when reading the options, then the defaults of the config schema apply (the always-keep cap is left to the matcher)', () => {

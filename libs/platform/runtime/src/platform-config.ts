@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, readSettings, type Settings, type TenetConfig } from '@tenet/config';
+import { ConfigError, readSettings, VARIABLES, type Settings, type TenetConfig } from '@tenet/config';
 
 /** How a Tenet process finds its infrastructure; read once from the environment at start-up. */
 export interface PlatformConfig {
@@ -53,7 +53,11 @@ export interface KnowledgeLimits {
   maxVectorBytesPerWorkspace: number;
 }
 
-export const DEFAULT_KNOWLEDGE_LIMITS: KnowledgeLimits = { maxAgentIdsPerSource: 100, maxPartitionsPerWorkspace: 200, maxVectorBytesPerWorkspace: 256 * 1024 ** 2 };
+export const DEFAULT_KNOWLEDGE_LIMITS: KnowledgeLimits = {
+  maxAgentIdsPerSource: VARIABLES.TENET_KNOWLEDGE_MAX_AGENT_IDS.fallback,
+  maxPartitionsPerWorkspace: VARIABLES.TENET_KNOWLEDGE_MAX_PARTITIONS.fallback,
+  maxVectorBytesPerWorkspace: VARIABLES.TENET_KNOWLEDGE_MAX_VECTOR_BYTES.fallback,
+};
 
 // Bytes and messages are unlimited by default: JetStream reserves a stream's max_bytes against the server's storage
 // up front, so a default there would make every namespace hold a share of the disk whether it uses it or not.

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { ConfigError, readSettings, type Settings } from '@tenet/config';
+import { ConfigError, readSettings, VARIABLES, type Settings } from '@tenet/config';
 import { TOOL_ERROR_CODES } from '@tenet/contracts';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { ToolServiceError } from '../errors.js';
@@ -25,7 +25,7 @@ export interface OutboundPolicy {
   stdioCommands: readonly string[];
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = VARIABLES.TENET_TOOL_MAX_RESPONSE_BYTES.fallback;
 
 export class OutboundConfigError extends Error {
   readonly code = 'CONFIG.INVALID';
