@@ -1,5 +1,8 @@
-import { PROCESSES, type Variable } from './variable.js';
+import { PROCESSES, type ProcessName, type Variable } from './variable.js';
 import { VARIABLES, type VariableName } from './variables.js';
+
+/** The Nest service processes: the all-in-one host and each app of `apps/` (not the supervisor or the CLI). */
+const SERVICES: readonly ProcessName[] = PROCESSES.filter((p) => p !== 'start-distributed' && p !== 'cli');
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -8,7 +11,8 @@ export function renderConfigurationDoc(): string {
   const names = Object.keys(VARIABLES) as VariableName[];
   const rows = names.map((name) => {
     const v = VARIABLES[name] as Variable<unknown>;
-    const readers = PROCESSES.every((p) => p === 'start-distributed' || p === 'cli' || v.readBy.includes(p)) ? 'every service' : v.readBy.join(', ');
+    const everyService = SERVICES.every((p) => v.readBy.includes(p));
+    const readers = everyService ? ['every service', ...v.readBy.filter((p) => !SERVICES.includes(p))].join(', ') : v.readBy.join(', ');
     return `| \`${name}\` | ${cell(v.rule)}${v.secret ? ' (secret)' : ''} | ${cell(v.defaultText)} | ${cell(readers)} | ${cell(v.description)} |`;
   });
   const perProcess = PROCESSES.map((p) => `- **${p}**: ${names.filter((n) => (VARIABLES[n] as Variable<unknown>).readBy.includes(p)).map((n) => `\`${n}\``).join(', ')}`);

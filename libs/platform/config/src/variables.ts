@@ -40,7 +40,7 @@ export const VARIABLES = {
     blankIsValue: true,
     readBy: [...SERVICES, 'start-distributed'],
     defaultText: '8800; the apps: matcher 8801, metering 8802, tool executor 8803, journey engine 8805, memory store 8806, channel gateway 8807',
-    description: 'HTTP port (REST, `/healthz`, `/metrics`). `npm run start:distributed` gives the gateway this port and the other services the ports after it.',
+    description: 'HTTP port (REST, `/healthz`, `/metrics`). `npm run start:distributed` gives the gateway this port and the other services ports above it (README).',
   }),
   TENET_HOST: optional(text({ pattern: /^[A-Za-z0-9.:[\]-]+$/, rule: 'a host name or IP address to listen on (e.g. 0.0.0.0)' }), {
     blankIsValue: true,
@@ -60,7 +60,7 @@ export const VARIABLES = {
     defaultText: '— (a SQLite log in TENET_DATA_DIR)',
     description: 'MongoDB replica set for the production event log (distributed mode); its database name is the URL path (default `tenet`).',
   }),
-  TENET_REDIS_PREFIX: withDefault(text(), 'tenet', { readBy: SERVICES, description: "Key prefix of BullMQ's queues and the budget store in Redis (lets several deployments share one Redis)." }),
+  TENET_REDIS_PREFIX: withDefault(text(), 'tenet', { readBy: SERVICES, description: "Key prefix of BullMQ's queues, token budgets and rate limits in Redis (lets several deployments share one Redis)." }),
   TENET_NAMESPACE: optional(text({ pattern: /^[A-Za-z0-9_-]{1,64}$/, rule: '1-64 characters of [A-Za-z0-9_-]' }), {
     readBy: SERVICES,
     description: "Prefix of this deployment's JetStream streams and core-NATS subjects on a shared NATS server (docs/nats-workspaces.md).",
@@ -96,7 +96,7 @@ export const VARIABLES = {
   }),
   TENET_MIN_FREE_DISK_MB: withDefault(digits(0, undefined, 'a whole number of MiB (0: no check)'), 64, {
     readBy: SERVICES,
-    description: '`/readyz` reports `disk` down, and writes are refused, while less than this is free where the SQLite log lives.',
+    description: '`/readyz` reports `disk` down while less than this is free where the SQLite log lives.',
   }),
   TENET_LOG_FORMAT: optional(oneOf(['json', 'text'] as const, { rule: '"json" or "text"' }), {
     readBy: SERVICES,
