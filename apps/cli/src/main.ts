@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
+import { loadConfigOrExit } from '@tenet/config';
 import { agentDefinitionJsonSchema, DefinitionError, formatProblem, renderBehaviourDiff, renderJunit, renderPlan, renderReport, renderTurn, scenarioPassed } from '@tenet/cli-domain';
 import {
   allAgentIds,
@@ -21,6 +22,9 @@ import {
   withScratchServer,
 } from '@tenet/cli-client';
 import { completionScript } from './completion.js';
+
+// The CLI's variables (docs/configuration.md), validated before any command runs: a bad one is named, and the CLI exits 78.
+loadConfigOrExit('cli', process.env);
 
 const SCHEMA_PATH = fileURLToPath(new URL('../schema/agent-definition.schema.json', import.meta.url));
 

@@ -1,2 +1,2 @@
-export { defaultPriceTable, estimateCostUsd, priceOf, priceTableFrom, summarizeUsage, type ModelPrice, type PriceTable, type UsageRecord, type UsageSummary } from './pricing.js';
+export { defaultPriceTable, estimateCostUsd, priceOf, priceTableFrom, priceTableWith, summarizeUsage, type ModelPrice, type PriceTable, type UsageRecord, type UsageSummary } from './pricing.js';
 export * from './budgets.js';

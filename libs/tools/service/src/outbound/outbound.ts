@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { ConfigError, readSettings, VARIABLES, type Settings } from '@tenet/config';
 import { TOOL_ERROR_CODES } from '@tenet/contracts';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { ToolServiceError } from '../errors.js';
@@ -24,7 +25,7 @@ export interface OutboundPolicy {
   stdioCommands: readonly string[];
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = VARIABLES.TENET_TOOL_MAX_RESPONSE_BYTES.fallback;
 
 export class OutboundConfigError extends Error {
   readonly code = 'CONFIG.INVALID';
@@ -32,21 +33,29 @@ export class OutboundConfigError extends Error {
 
 const HOST_ENTRY = /^(\*|\[[0-9A-Fa-f:.]+\](:\d{1,5})?|[A-Za-z0-9.-]+(:\d{1,5})?|[0-9A-Fa-f:]+)$/;
 
+export const OUTBOUND_VARIABLES = ['TENET_TOOL_ALLOWED_HOSTS', 'TENET_TOOL_MAX_RESPONSE_BYTES', 'TENET_TOOL_STDIO_COMMANDS'] as const;
+
 /**
  * Reads `TENET_TOOL_ALLOWED_HOSTS`, `TENET_TOOL_MAX_RESPONSE_BYTES` and `TENET_TOOL_STDIO_COMMANDS`;
  * `extraAllowedHosts` (e.g. the demo service) and `extraStdioCommands` are added.
  */
 export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
-  const entries = [...(env['TENET_TOOL_ALLOWED_HOSTS'] ?? '').split(','), ...extraAllowedHosts].map((entry) => entry.trim().toLowerCase()).filter(Boolean);
-  const bad = entries.filter((entry) => !HOST_ENTRY.test(entry));
-  if (bad.length > 0) throw new OutboundConfigError(`TENET_TOOL_ALLOWED_HOSTS entries must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
-  const maxText = env['TENET_TOOL_MAX_RESPONSE_BYTES'] ?? String(DEFAULT_MAX_RESPONSE_BYTES);
-  const maxResponseBytes = Number(maxText);
-  if (!/^\d+$/.test(maxText) || maxResponseBytes < 1024 || maxResponseBytes > 256 * 1024 * 1024) {
-    throw new OutboundConfigError(`TENET_TOOL_MAX_RESPONSE_BYTES must be an integer from 1024 to 268435456, got "${maxText}"`);
+  let settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>;
+  try {
+    settings = readSettings(env, OUTBOUND_VARIABLES);
+  } catch (error) {
+    throw error instanceof ConfigError ? new OutboundConfigError(error.problems.join('; ')) : error;
   }
-  const stdioCommands = [...(env['TENET_TOOL_STDIO_COMMANDS'] ?? '').split(','), ...extraStdioCommands].map((entry) => entry.trim()).filter(Boolean);
-  return { allowedHosts: [...new Set(entries)], maxResponseBytes, stdioCommands: [...new Set(stdioCommands)] };
+  return outboundPolicyOf(settings, extraAllowedHosts, extraStdioCommands);
+}
+
+/** The policy from validated settings (`TenetConfig.pick(OUTBOUND_VARIABLES)`) and the host's extra targets and commands. */
+export function outboundPolicyOf(settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
+  const extras = extraAllowedHosts.map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const bad = extras.filter((entry) => !HOST_ENTRY.test(entry));
+  if (bad.length > 0) throw new OutboundConfigError(`allowed tool hosts must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
+  const stdioCommands = [...settings.TENET_TOOL_STDIO_COMMANDS, ...extraStdioCommands.map((entry) => entry.trim()).filter(Boolean)];
+  return { allowedHosts: [...new Set([...settings.TENET_TOOL_ALLOWED_HOSTS, ...extras])], maxResponseBytes: settings.TENET_TOOL_MAX_RESPONSE_BYTES, stdioCommands: [...new Set(stdioCommands)] };
 }
 
 /** Whether the policy lets an MCP stdio service run `command`; refused with `TOOLS.TARGET_NOT_ALLOWED` otherwise. */
