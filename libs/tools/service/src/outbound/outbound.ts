@@ -133,9 +133,11 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
  * `fetch` under the policy: refuses disallowed targets, never follows redirects, caps the response body.
  * The MCP transport takes it as its `fetch`, so every adapter goes through the same guard.
  */
-export function guardedFetch(policy: OutboundPolicy): GuardedFetch & { close(): Promise<void> } {
-  const open = new Agent({ connections: 64 });
-  const guarded = new Agent({ connections: 64, connect: { lookup: guardedLookup } });
+export function guardedFetch(policy: OutboundPolicy, options: { streaming?: boolean } = {}): GuardedFetch & { close(): Promise<void> } {
+  // `streaming`: for event streams that stay open and quiet for long (MCP notification streams), no idle-body timeout.
+  const timeouts = options.streaming ? { bodyTimeout: 0 } : {};
+  const open = new Agent({ connections: 64, ...timeouts });
+  const guarded = new Agent({ connections: 64, ...timeouts, connect: { lookup: guardedLookup } });
   const call = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input.toString());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notAllowed(url.origin, 'only http and https are supported');
