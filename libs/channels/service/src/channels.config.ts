@@ -16,7 +16,19 @@ export interface ChannelsConfig {
   deliveryAttempts: number;
   /** Longest wait for a platform's retry-after before the attempt counts as failed (ms). */
   maxRetryAfterMs: number;
+  /**
+   * The webhook channel may deliver to loopback, private, link-local and metadata addresses (development and tests:
+   * a receiver on this machine). Off by default: such an `outbound_url` is refused at registration and at delivery.
+   */
+  allowPrivateTargets: boolean;
 }
+
+const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new Error(`${name} must be "on" or "off" (got "${raw}")`);
+  return raw === 'on';
+};
 
 const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const raw = env[name];
@@ -34,6 +46,7 @@ export function channelsConfigFrom(env: NodeJS.ProcessEnv): ChannelsConfig {
     secrets: secretBoxFromEnv(env),
     deliveryAttempts: positiveInt(env, 'TENET_CHANNELS_DELIVERY_ATTEMPTS', 6),
     maxRetryAfterMs: positiveInt(env, 'TENET_CHANNELS_MAX_RETRY_AFTER_MS', 60_000),
+    allowPrivateTargets: onOff(env, 'TENET_CHANNELS_ALLOW_PRIVATE_TARGETS', false),
   };
 }
 
