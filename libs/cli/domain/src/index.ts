@@ -7,4 +7,4 @@ export { canonicalEntry, deepEqual, isPlainObject, keyOf, relationshipKey, RESOU
 export { behaviourDiff, renderBehaviourDiff, type ReplayedTurn, type TurnDifference } from './replay.js';
 export { checkTurn, ScenarioFileSchema, type ExpectationResult, type Scenario, type ScenarioFile, type TurnExpectationT } from './scenarios.js';
 export { renderJunit, renderReport, scenarioPassed, tally, type ExpectationTally, type ScenarioOutcome, type ScenarioRun } from './test-report.js';
-export { endsTurn, observeTurn, renderTurn, type SessionEvent, type TurnObservation } from './turn.js';
+export { endsTurn, liveStatus, observeTurn, renderTurn, type SessionEvent, type TurnObservation } from './turn.js';
