@@ -1,7 +1,9 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { createEmbeddingProvider } from '@tenet/llm';
-import { EVENT_STORE, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
+import { defaultPriceTable, priceTableFrom } from '@tenet/metering-domain';
+import { BUDGET_STORE, EVENT_STORE, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
@@ -40,8 +42,10 @@ export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.Pro
     { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => openKnowledgeIndex(config), inject: [PLATFORM_CONFIG] },
     {
       provide: KnowledgeService,
-      useFactory: (index: KnowledgeIndex, config: PlatformConfig) => new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits }),
-      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG],
+      // Recall's query embedding is charged to the turn's budgets in the shared store, like the matcher's calls.
+      useFactory: (index: KnowledgeIndex, config: PlatformConfig, store: BudgetStore | undefined) =>
+        new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits, budgets: new BudgetGate({ store, prices: priceTableFrom(process.env, defaultPriceTable) }) }),
+      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG, { token: BUDGET_STORE, optional: true }],
     },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],
