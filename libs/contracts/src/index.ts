@@ -102,6 +102,8 @@ export {
   TOOL_INVOCATION_COMPLETED,
   TOOL_INVOCATION_FAILED,
   TOOLS_DESCRIBE_SUBJECT,
+  TOOLS_LIST_CHANGED_SUBJECT,
+  ToolListChangedV1,
   ToolCallRequestV1,
   ToolCallResultV1,
   ToolDescriptorV1,

@@ -18,6 +18,11 @@ export interface ChannelsConfig {
   deliveryAttempts: number;
   /** Longest wait for a platform's retry-after before the attempt counts as failed (ms). */
   maxRetryAfterMs: number;
+  /**
+   * The webhook channel may deliver to loopback, private, link-local and metadata addresses (development and tests:
+   * a receiver on this machine). Off by default: such an `outbound_url` is refused at registration and at delivery.
+   */
+  allowPrivateTargets: boolean;
 }
 
 /** The channel gateway's settings from an environment (rules and defaults: `@tenet/config`). */
@@ -34,6 +39,7 @@ export function channelsConfigOf(config: TenetConfig): ChannelsConfig {
     secrets: secretBoxFromEnv({ TENET_SECRETS_KEY: config.get('TENET_SECRETS_KEY'), TENET_SECRETS_KEY_PREVIOUS: config.get('TENET_SECRETS_KEY_PREVIOUS') }),
     deliveryAttempts: config.get('TENET_CHANNELS_DELIVERY_ATTEMPTS'),
     maxRetryAfterMs: config.get('TENET_CHANNELS_MAX_RETRY_AFTER_MS'),
+    allowPrivateTargets: config.get('TENET_CHANNELS_ALLOW_PRIVATE_TARGETS') === 'on',
   };
 }
 

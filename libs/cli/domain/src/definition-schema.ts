@@ -143,12 +143,34 @@ export const CapabilityEntry = Type.Object({ id: Id, title: Type.String(), descr
 
 export const TermEntry = Type.Object({ id: Id, name: Type.String(), description: Type.String(), synonyms: Type.Optional(Strings), tags: Type.Optional(Tags) }, strict);
 
+/** A secret is only ever named by its environment variable: a definition file never holds one. */
+const Secret = Type.Union([EnvReference], { description: 'The environment variable holding the secret, as { env: NAME }; a secret is never written in the file.' });
+
+/**
+ * The credentials of a tool service (`auth` on PUT /services/{name}), one object per scheme; the secret field of
+ * each is an environment reference. The server keeps them sealed and never returns them.
+ */
+export const ToolServiceAuth = Type.Union(
+  [
+    Type.Object({ scheme: Type.Literal('api_key'), in: Type.Union([Type.Literal('header'), Type.Literal('query'), Type.Literal('cookie')]), name: Type.String({ minLength: 1 }), value: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('bearer'), token: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('basic'), username: StringOrEnv, password: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('oauth2_client_credentials'), token_url: StringOrEnv, client_id: StringOrEnv, client_secret: Secret, scope: Type.Optional(Type.String()) }, strict),
+    Type.Object({ scheme: Type.Literal('headers'), headers: Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$" }), Secret, { minProperties: 1 }) }, strict),
+  ],
+  {
+    description:
+      'The credentials the service is called with, secrets as { env: NAME }. Absent: the file does not manage the service\'s credentials (whatever the server holds is kept; apply refuses to re-register such a service without them).',
+  },
+);
+
 export const ToolServiceEntry = Type.Object(
   {
     name: Id,
     kind: Type.Union([Type.Literal('openapi'), Type.Literal('sdk'), Type.Literal('mcp')]),
     url: StringOrEnv,
     source: Type.Optional(Type.Union([StringOrEnv], { description: 'openapi only: the URL of the OpenAPI document.' })),
+    auth: Type.Optional(ToolServiceAuth),
   },
   strict,
 );
@@ -189,6 +211,7 @@ export type JourneyEntryT = Static<typeof JourneyEntry>;
 export type ToolServiceEntryT = Static<typeof ToolServiceEntry>;
 export type KnowledgeEntryT = Static<typeof KnowledgeEntry>;
 export type EnvReferenceT = Static<typeof EnvReference>;
+export type ToolServiceAuthT = Static<typeof ToolServiceAuth>;
 
 /** The committed JSON Schema: plain JSON (TypeBox's symbols dropped), stable key order. */
 export const agentDefinitionJsonSchema = (): Record<string, unknown> => JSON.parse(JSON.stringify(AgentDefinitionSchema as TSchema)) as Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**
  * Per-turn recall, answered by the memory store (queue group `memory-store`): the customer's current facts and
@@ -17,6 +18,11 @@ export const RecallRequestV1 = Type.Object(
     threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     /** Budget for facts + chunks together, estimated at 4 characters per token. */
     max_tokens: Type.Optional(Type.Integer({ minimum: 50, maximum: 32_000 })),
+    /**
+     * The turn's token budgets: the query's embedding is charged to them like the matcher's calls. A spent budget
+     * (or no budget store) leaves the knowledge search out — facts only — rather than make the call uncounted.
+     */
+    budget: Type.Optional(Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -36,6 +42,8 @@ export const RecallResponseV1 = Type.Object(
     estimated_tokens: Type.Integer({ minimum: 0 }),
     /** True when facts or chunks were left out to stay within `max_tokens`. */
     truncated: Type.Boolean(),
+    /** The billed calls recall made (the query's embedding), for the caller to meter like the matcher's `calls`. */
+    calls: Type.Optional(Type.Array(CallUsageV1)),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
 import { RpcCancellations, type MessageBus } from '@tenet/messaging';
-import type { BudgetStore } from '@tenet/budget-store';
+import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
 import { loadConfig, type TenetConfig } from '@tenet/config';
 import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
 import { BUDGET_STORE, MESSAGE_BUS, TENET_CONFIG } from '@tenet/platform-runtime';
-import { BudgetGate } from './budget-gate.js';
 import { CoherenceChecker } from './coherence-checker.js';
 import { ContextExtractor } from './context-extractor.js';
 import { EmbeddingCache } from './embedding-cache.js';

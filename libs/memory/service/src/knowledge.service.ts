@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { chunkSource, MemoryDomainError } from '@tenet/memory-domain';
+import { BudgetGate } from '@tenet/budget-store';
+import type { BudgetScopeV1, CallUsageV1 } from '@tenet/contracts';
 import type { EmbeddingProvider } from '@tenet/llm';
 import type { ChunkHit, KnowledgeFormat, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
 import { pdfBytes, pdfToMarkdown } from './pdf-source.js';
@@ -58,6 +60,8 @@ export interface KnowledgeServiceOptions {
   newId?: () => string;
   /** Omitted: no quota (a library user's own index). */
   quota?: KnowledgeQuota;
+  /** Charges a search's query embedding to the budgets it is given (recall in a budgeted turn). Omitted: no budget store. */
+  budgets?: BudgetGate;
 }
 
 export const DEFAULT_VECTOR_WEIGHT = 0.5;
@@ -80,6 +84,7 @@ const megabytes = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} 
 export class KnowledgeService {
   private readonly vectorWeight: number;
   private readonly candidateFactor: number;
+  private readonly budgets: BudgetGate;
 
   constructor(
     private readonly index: KnowledgeIndex,
@@ -88,6 +93,7 @@ export class KnowledgeService {
   ) {
     this.vectorWeight = options.vectorWeight ?? DEFAULT_VECTOR_WEIGHT;
     this.candidateFactor = options.candidateFactor ?? DEFAULT_CANDIDATE_FACTOR;
+    this.budgets = options.budgets ?? new BudgetGate({ store: undefined, prices: {} });
   }
 
   async ingest(input: IngestSource): Promise<KnowledgeSource> {
@@ -168,9 +174,24 @@ export class KnowledgeService {
   }
 
   async search(query: KnowledgeQuery): Promise<KnowledgeHit[]> {
+    return (await this.searchBilled(query)).hits;
+  }
+
+  /**
+   * `search`, its query embedding charged to `budget` (a spent one rejects with the gate's `BUDGET.EXCEEDED` before
+   * the call is made) and returned as a billed call for the caller to meter.
+   */
+  async searchBilled(query: KnowledgeQuery, budget?: readonly BudgetScopeV1[]): Promise<{ hits: KnowledgeHit[]; calls: CallUsageV1[] }> {
     if (query.query.trim() === '') throw new MemoryDomainError('MEMORY.INVALID_SOURCE', 'q must be a non-blank string');
-    if (query.maxResults < 1) return [];
-    const [queryVector = []] = (await this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) })).vectors;
+    if (query.maxResults < 1) return { hits: [], calls: [] };
+    const embedded = await this.budgets.run(
+      budget,
+      { provider: this.embeddings.name, model: this.embeddings.model, input: Math.ceil(query.query.length / 3), output: 0 },
+      () => this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) }),
+      (response) => [{ provider: response.provider, model: response.model, usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } }],
+    );
+    const calls: CallUsageV1[] = [{ purpose: 'knowledge.search', provider: embedded.provider, model: embedded.model, input_tokens: embedded.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(embedded.latencyMs) }];
+    const [queryVector = []] = embedded.vectors;
     // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
     const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES);
     const scope = query.agentId !== undefined ? { agentId: query.agentId } : {};
@@ -187,7 +208,7 @@ export class KnowledgeService {
       if (seen) seen.bm25 = bm25;
       else fused.set(hit.chunk.chunkId, { hit, cosine: 0, bm25 });
     }
-    return [...fused.values()]
+    const hits = [...fused.values()]
       .map(({ hit: { chunk, source }, cosine, bm25 }) => ({
         sourceId: chunk.sourceId,
         chunkId: chunk.chunkId,
@@ -200,5 +221,6 @@ export class KnowledgeService {
       .filter((hit) => hit.score > 0 && hit.score >= query.threshold)
       .sort((a, b) => b.score - a.score || a.chunkId.localeCompare(b.chunkId))
       .slice(0, query.maxResults);
+    return { hits, calls };
   }
 }

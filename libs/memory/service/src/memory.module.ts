@@ -1,8 +1,10 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { createEmbeddingProvider } from '@tenet/llm';
+import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
 import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
-import { EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
+import { BUDGET_STORE, EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
@@ -43,8 +45,10 @@ async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENE
     { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig, settings: TenetConfig) => openKnowledgeIndexOf(config, settings.get('TENET_KNOWLEDGE_INDEX')), inject: [PLATFORM_CONFIG, TENET_CONFIG] },
     {
       provide: KnowledgeService,
-      useFactory: (index: KnowledgeIndex, config: PlatformConfig) => new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits }),
-      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG],
+      // Recall's query embedding is charged to the turn's budgets in the shared store, like the matcher's calls.
+      useFactory: (index: KnowledgeIndex, config: PlatformConfig, settings: TenetConfig, store: BudgetStore | undefined) =>
+        new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits, budgets: new BudgetGate({ store, prices: priceTableWith(settings.get('TENET_PRICES'), defaultPriceTable) }) }),
+      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG, TENET_CONFIG, { token: BUDGET_STORE, optional: true }],
     },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],

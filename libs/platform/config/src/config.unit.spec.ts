@@ -64,6 +64,7 @@ const BAD: Partial<Record<VariableName, string>> = {
   TENET_PUBLIC_URL: 'tenet.example.com',
   TENET_CHANNELS_DELIVERY_ATTEMPTS: '0',
   TENET_CHANNELS_MAX_RETRY_AFTER_MS: 'never',
+  TENET_CHANNELS_ALLOW_PRIVATE_TARGETS: 'yes',
   TENET_DEMO: 'yes',
   TENET_DEMO_TOOLS_PORT: 'any',
   TENET_MATCHER_REPLICAS: '17',

@@ -149,7 +149,7 @@ export const VARIABLES = {
   TENET_PRICES: withDefault(
     json(priceOverrides, 'JSON { "provider/model": { "inputPerMillion": number, "outputPerMillion": number } }'),
     {},
-    { defaultText: '— (the built-in price table)', readBy: [...GATEWAY, 'guideline-matcher'], description: 'USD prices per million tokens over the built-in table, for cost estimates and budgets.' },
+    { defaultText: '— (the built-in price table)', readBy: [...GATEWAY, 'guideline-matcher', 'memory-store'], description: 'USD prices per million tokens over the built-in table, for cost estimates and budgets.' },
   ),
   TENET_SECRETS_KEY: optional(SECRETS_KEY, {
     secret: true,
@@ -246,6 +246,10 @@ export const VARIABLES = {
   }),
   TENET_CHANNELS_DELIVERY_ATTEMPTS: withDefault(integer(1), 6, { readBy: CHANNELS, description: 'Deliveries of one agent message to a platform before it is given up on.' }),
   TENET_CHANNELS_MAX_RETRY_AFTER_MS: withDefault(integer(1, undefined, 'milliseconds'), 60_000, { readBy: CHANNELS, description: "Longest wait for a platform's retry-after before the attempt counts as failed." }),
+  TENET_CHANNELS_ALLOW_PRIVATE_TARGETS: withDefault(oneOf(['on', 'off'] as const, { rule: '"on" or "off"' }), 'off', {
+    readBy: CHANNELS,
+    description: "Lets the webhook channel deliver to loopback, private, link-local and metadata addresses (development and tests). Off: such an outbound_url is refused at registration and at delivery.",
+  }),
 
   // ---- the all-in-one demo and the supervisor -----------------------------------------------------------------------
   TENET_DEMO: withDefault(oneOf(['on', 'off'] as const, { rule: '"on" or "off"' }), 'on', {

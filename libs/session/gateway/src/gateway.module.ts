@@ -52,6 +52,7 @@ import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service
 import { ServicesHttpController } from './services/services.http.controller.js';
 import { ServiceCredentialsCheck } from './services/service-credentials.js';
 import { ServicesRepository } from './services/services.repository.js';
+import { ToolListRefresh } from './services/tool-list-refresh.js';
 
 /**
  * Parlant-compatible REST over the platform ports. Needs PlatformModule, a guideline matcher and metering
@@ -110,6 +111,7 @@ import { ServicesRepository } from './services/services.repository.js';
     EvaluationsService,
     ServicesRepository,
     ServiceCredentialsCheck,
+    ToolListRefresh,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     AgentBudgets,
     BudgetExhaustion,

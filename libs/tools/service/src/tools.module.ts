@@ -1,6 +1,6 @@
 import { Inject, Logger, Module, Optional, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
-import type { ToolCallRequestV1 } from '@tenet/contracts';
+import { TOOLS_LIST_CHANGED_SUBJECT, type ToolCallRequestV1, type ToolListChangedV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import { failActiveSpan, TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
 import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
@@ -44,13 +44,19 @@ function toolExecutorSettingsOf(settings: Pick<Settings, (typeof EXECUTOR_VARIAB
   return { concurrency: settings.TENET_TOOL_EXECUTOR_CONCURRENCY, resultTtlMs: settings.TENET_TOOL_RESULT_TTL_SECS * 1000, lockDurationMs: settings.TENET_TOOL_LOCK_MS };
 }
 
+/** An MCP server's tool list changed: the gateways that store the service are told (best effort) and describe it again. */
+const announceToolsChanged = (bus: MessageBus) => (service: { name: string; url: string }) => {
+  const notice: ToolListChangedV1 = { service_name: service.name, url: service.url };
+  void bus.notify(TOOLS_LIST_CHANGED_SUBJECT, notice).catch((error: unknown) => logger.warn(`could not announce the new tool list of ${service.name}: ${error instanceof Error ? error.message : String(error)}`));
+};
+
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
-  useFactory: (options: ToolModuleOptions, config: TenetConfig) => {
+  useFactory: (options: ToolModuleOptions, config: TenetConfig, bus: MessageBus) => {
     const secrets = secretBoxFromEnv(config.pick(['TENET_SECRETS_KEY', 'TENET_SECRETS_KEY_PREVIOUS']));
-    return new ToolServices(outboundPolicyOf(config.pick(OUTBOUND_VARIABLES), options.allowedHosts ?? [], options.stdioCommands ?? []), secrets ? { secrets } : {});
+    return new ToolServices(outboundPolicyOf(config.pick(OUTBOUND_VARIABLES), options.allowedHosts ?? [], options.stdioCommands ?? []), { ...(secrets ? { secrets } : {}), onToolsChanged: announceToolsChanged(bus) });
   },
-  inject: [TOOL_MODULE_OPTIONS, TENET_CONFIG],
+  inject: [TOOL_MODULE_OPTIONS, TENET_CONFIG, MESSAGE_BUS],
 };
 
 /** The process's work queue: in-process in embedded mode, BullMQ on the platform's Redis in distributed mode. */

@@ -62,7 +62,7 @@ export interface RememberedForReply {
   compose: Pick<ComposeReplyRequestV1, 'facts' | 'knowledge'>;
   /** Values extracted from this message, by variable name (template fields of this reply). */
   fieldValues: Record<string, string>;
-  /** The extraction call(s), metered. */
+  /** Recall's embedding and the extraction call(s), metered. */
   calls: Priced[];
 }
 
@@ -136,7 +136,8 @@ export class TurnMemory {
     return new TurnMemoryRun(this, input);
   }
 
-  async recall(input: TurnMemoryInput): Promise<RecallResponseV1 | undefined> {
+  /** The recalled facts and passages, with recall's billed calls (its query embedding) metered. */
+  async recall(input: TurnMemoryInput): Promise<(RecallResponseV1 & { billed?: Priced[] }) | undefined> {
     if (input.message.trim() === '') return undefined;
     const probing = Date.now() < this.recallBackoffUntil;
     const request: RecallRequestV1 = {
@@ -145,12 +146,14 @@ export class TurnMemory {
       session_id: input.sessionId,
       message: input.message.slice(0, 20_000),
       max_tokens: RECALL_MAX_TOKENS,
+      ...(input.budget ? { budget: { scopes: input.budget } } : {}),
     };
     try {
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
       const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(budgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
       this.recallBackoffUntil = 0;
-      return await this.ownWorkspaceOnly(input.agent.id, recalled);
+      const billed = recalled.calls && recalled.calls.length > 0 ? await input.billed(recalled.calls) : [];
+      return { ...(await this.ownWorkspaceOnly(input.agent.id, recalled)), billed };
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
       if (!probing) this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`);
@@ -262,7 +265,7 @@ export class TurnMemory {
 
 /** One turn's memory work, started before matching. */
 export class TurnMemoryRun {
-  private readonly recalled: Promise<RecallResponseV1 | undefined>;
+  private readonly recalled: Promise<(RecallResponseV1 & { billed?: Priced[] }) | undefined>;
   private readonly extracted: Promise<{ reply?: ExtractContextReplyV1; calls: Priced[]; stored?: { outcome: ExtractionOutcome; values: Record<string, unknown> } }>;
   private knowledge: KnowledgeHit[] = [];
   private outcome: ExtractionOutcome | undefined;
@@ -298,7 +301,7 @@ export class TurnMemoryRun {
     return {
       compose: { ...(facts.size > 0 ? { facts: [...facts.values()] } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
       fieldValues,
-      calls: extracted.calls,
+      calls: [...(recalled?.billed ?? []), ...extracted.calls],
     };
   }
 
