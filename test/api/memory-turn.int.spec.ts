@@ -91,6 +91,48 @@ describe('memory in the turn (issue 13)', () => {
     expect(unrelated.data.sources).toBeUndefined();
   }, 120_000);
 
+  it("recalls and cites by the agent's retrieval settings (threshold, max_results, sources), refused out of range on create and PATCH", async () => {
+    const agent = await created<{ id: string; retrieval: unknown }>('/agents', { name: 'Retriever' });
+    // Seed 001 defaults.
+    expect(agent.retrieval).toEqual({ max_results: 5, threshold: 0.5, sources: [] });
+    await created('/knowledge/sources', { id: 'retrieval-policies', title: 'Acme customer policies', url: 'https://acme.example/policies', format: 'markdown', content: policies, agent_ids: [agent.id] });
+    const session = await created('/sessions', { agent_id: agent.id });
+    const question = 'What is the warranty on electronics?';
+
+    const cited = await turn(session.id, question);
+    expect(cited.reply.data.sources).toEqual([
+      expect.objectContaining({ source_id: 'retrieval-policies', heading: 'Acme customer policies › Warranty › Electronics', section_path: 'Acme customer policies › Warranty › Electronics', chunk_index: expect.any(Number) as unknown }),
+    ]);
+    const score = (cited.reply.data.sources![0]!['score'] as number);
+
+    // A threshold above the passage's score: nothing recalled, nothing cited.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { threshold: Math.min(1, score + 0.05) } })).status).toBe(200);
+    const strict = await turn(session.id, question);
+    expect(strict.reply.data.sources).toBeUndefined();
+    expect(strict.ready.data.data?.['memory']).toMatchObject({ knowledge_chunks: [] });
+
+    // A low threshold with max_results 2: two chunks recalled (the passage and a neighbour), the passage cited.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { threshold: 0.01, max_results: 2 } })).body).toMatchObject({ retrieval: { threshold: 0.01, max_results: 2, sources: [] } });
+    const loose = await turn(session.id, question);
+    expect((loose.ready.data.data?.['memory'] as { knowledge_chunks: string[] }).knowledge_chunks).toHaveLength(2);
+    expect(loose.reply.data.sources).toEqual([expect.objectContaining({ heading: 'Acme customer policies › Warranty › Electronics' })]);
+
+    // Narrowed to another source: this document is not recalled.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { sources: ['some-other-source'] } })).status).toBe(200);
+    const narrowed = await turn(session.id, question);
+    expect(narrowed.reply.data.sources).toBeUndefined();
+
+    // Out of range: 422 naming the field, on create and on PATCH; nothing stored.
+    const refusedCreate = await call('/agents', 'POST', { name: 'Bad', retrieval: { max_results: 21, threshold: 1.5 } });
+    expect(refusedCreate.status).toBe(422);
+    expect(JSON.stringify(refusedCreate.body)).toContain('retrieval.max_results must be an integer from 1 to 20');
+    expect(JSON.stringify(refusedCreate.body)).toContain('retrieval.threshold must be a number from 0 to 1');
+    for (const retrieval of [{ max_results: 0 }, { threshold: -0.1 }, { sources: ['no spaces allowed'] }]) {
+      expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval })).status).toBe(422);
+    }
+    expect(((await call(`/agents/${agent.id}`)).body as { retrieval: unknown }).retrieval).toEqual({ max_results: 2, threshold: 0.01, sources: ['some-other-source'] });
+  }, 180_000);
+
   it('extracts every variable and the facts in one LLM call, stores them with provenance, and a later session recalls them', async () => {
     const agent = await created('/agents', { name: 'Extractor', config: { auto_extract_context: true } });
     const tag = `agent:${agent.id}`;

@@ -66,6 +66,16 @@ export class AgentMatchingDto {
   temperatures?: number[];
 }
 
+/** Seed 001 AgentConfig `max_results` / `threshold` and the sources the agent recalls from (ADR 0030). */
+export class AgentRetrievalDto {
+  @JSONSchema({ description: 'At most this many knowledge chunks are recalled per turn (1-20, default 5).' })
+  @IsOmittable() @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' }) @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' }) @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' }) max_results?: number;
+  @JSONSchema({ description: 'The fused relevance score (0-1) a chunk needs to be recalled and cited (default 0.5).' })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' }) threshold?: number;
+  @JSONSchema({ description: 'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.' })
+  @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
+}
+
 export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 
 /** Seed 000 §3 RetryConfig (Tool rules 5–7). */
@@ -179,6 +189,7 @@ export class AgentCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -209,6 +220,7 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -235,6 +247,7 @@ export interface AgentView {
   journeys: string[];
   config: Required<AgentConfigDto>;
   matching: Required<AgentMatchingDto>;
+  retrieval: { max_results: number; threshold: number; sources: string[] };
   tools: ToolView[];
   /** The agent's own provider; its `fallback` mirrors the top-level one. */
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };

@@ -12,6 +12,7 @@ import {
   type RecallResponseV1,
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
+import { recallSettings, type RetrievalSettings } from '@tenet/memory-domain';
 import { redactSecrets } from '@tenet/llm';
 import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
@@ -42,7 +43,7 @@ type Billed = (calls: CallUsageV1[]) => Promise<Priced[]>;
 type KnowledgeHit = RecallResponseV1['sources'][number];
 
 export interface TurnMemoryInput {
-  agent: { id: string; name: string; config: { auto_extract_context?: boolean } };
+  agent: { id: string; name: string; config: { auto_extract_context?: boolean }; retrieval?: Partial<RetrievalSettings> };
   llm?: ExtractContextRequestV1['llm'];
   /** The turn's token budgets: the extraction call is charged to them like the matching calls. */
   budget?: NonNullable<ExtractContextRequestV1['budget']>['scopes'];
@@ -145,6 +146,7 @@ export class TurnMemory {
       session_id: input.sessionId,
       message: input.message.slice(0, 20_000),
       max_tokens: RECALL_MAX_TOKENS,
+      ...recallSettings(input.agent.retrieval),
     };
     try {
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
@@ -305,7 +307,7 @@ export class TurnMemoryRun {
   /** The agent message's `data` additions: `sources` for the chunks the reply cited (seed 001). */
   messageData(citedChunkIds: readonly string[] | undefined): { sources?: Omit<KnowledgeHit, 'chunk_id'>[] } {
     const cited = new Set(citedChunkIds ?? []);
-    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ source_id, title, url, heading, score, chunk_text }) => ({ source_id, title, url, heading, score, chunk_text }));
+    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ chunk_id: _chunkId, ...source }) => source);
     return sources.length > 0 ? { sources } : {};
   }
 
