@@ -18,9 +18,6 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
-/** Refusal of the session-level switch (extraction is switched per agent: `config.auto_extract_context`). */
-export const NO_EXTRACTION = "a session's automatic context extraction is not implemented yet (leave it out or set false); turn on the agent's config.auto_extract_context";
-
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
   @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
@@ -32,7 +29,7 @@ export class AgentConfigDto {
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
   @JSONSchema({
     description:
-      "After each customer message, extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
+      "After each customer message (unless the session's config.auto_extract says otherwise), extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
       'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (for the shared guest customer: under the key session:<session id>, seen by that session only; its facts are not stored).',
   })
   @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
