@@ -106,6 +106,12 @@ export const JourneyEntry = Type.Object(
     transitions: Type.Optional(Type.Array(JourneyTransition)),
     initial_step: Type.Optional(Type.String()),
     timeouts: Type.Optional(Type.Object({ abandon_after_secs: Type.Optional(Type.Integer()), expire_after_secs: Type.Optional(Type.Integer()) }, strict)),
+    on_failure: Type.Optional(
+      Type.Object(
+        { action: Type.Union([Type.Literal('end'), Type.Literal('handoff'), Type.Literal('step')]), step: Type.Optional(Type.String()) },
+        { ...strict, description: 'What a failed tool step leads to: end (default), handoff, or step (with the step to go on at).' },
+      ),
+    ),
   },
   strict,
 );

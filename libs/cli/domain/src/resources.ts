@@ -49,7 +49,7 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     soul: null,
   },
   guidelines: { criticality: 'medium', enabled: true, metadata: {}, track: true, labels: [], priority: 0, tools: [], required_context: [], tags: [] },
-  journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts } },
+  journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts }, on_failure: { action: 'end' } },
   context_variables: { tags: [], metadata: {} },
   canned_responses: { tags: [], signals: [], metadata: {}, field_dependencies: [] },
   capabilities: { tags: [] },

@@ -206,14 +206,23 @@ export class SessionsRepository {
   }
 }
 
-/** The event switching `record` to `mode` (none when it is already in it). */
-export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string): SessionModeChanged[] {
+/** The event switching `record` to `mode` (none when it is already in it); `journeyId` names a failed journey's hand-off. */
+export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string, journeyId?: string): SessionModeChanged[] {
   if (record.view.mode === mode) return [];
   const { id, agent_id, customer_id } = record.view;
   return [
     {
       type: SESSION_MODE_CHANGED_EVENT_TYPE,
-      data: { session_id: id, agent_id, customer_id, mode, previous_mode: record.view.mode, reason, ...(guidelineId !== undefined ? { guideline_id: guidelineId } : {}) },
+      data: {
+        session_id: id,
+        agent_id,
+        customer_id,
+        mode,
+        previous_mode: record.view.mode,
+        reason,
+        ...(guidelineId !== undefined ? { guideline_id: guidelineId } : {}),
+        ...(journeyId !== undefined ? { journey_id: journeyId } : {}),
+      },
     },
   ];
 }

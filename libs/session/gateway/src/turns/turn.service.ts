@@ -398,7 +398,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
           // Only the tool's own parameters: the context holds every variable of the customer.
           const picked = { ...run, args: Object.fromEntries(Object.entries(args).filter(([k]) => k in parameters)) };
           const [result] = await this.callTools(sessionId, trigger.correlation_id, agent.id, [picked], toolCalls, toolResults);
-          return result ? { tool_id: run.toolId, status: result.status, result: result.result?.data ?? null } : undefined;
+          return result ? { tool_id: run.toolId, status: result.status, result: result.result?.data ?? null, ...(result.error ? { error: { code: result.error.code } } : {}) } : undefined;
         },
       });
       await checkpoint();
@@ -464,6 +464,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(defs.skipped.length > 0 ? { skipped_definitions: defs.skipped } : {}),
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
+    await this.journeyTurns?.afterReply(sessionId, journey);
     return 'ready';
   }
 
