@@ -52,6 +52,7 @@ export {
   JOURNEY_EVENT_NAMES,
   JOURNEY_TRANSITION_EVENT_TYPE,
   JourneyAbandonedV1,
+  JourneyFailedV1,
   JourneyActivatedV1,
   JourneyCompletedV1,
   JourneyTransitionedV1,

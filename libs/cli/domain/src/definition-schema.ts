@@ -33,6 +33,7 @@ export const AgentSettings = Type.Object(
     tags: Type.Optional(Tags),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
+    retrieval: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_results (1-20), threshold (0-1), sources (knowledge source ids)' })),
     tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
@@ -105,6 +106,12 @@ export const JourneyEntry = Type.Object(
     transitions: Type.Optional(Type.Array(JourneyTransition)),
     initial_step: Type.Optional(Type.String()),
     timeouts: Type.Optional(Type.Object({ abandon_after_secs: Type.Optional(Type.Integer()), expire_after_secs: Type.Optional(Type.Integer()) }, strict)),
+    on_failure: Type.Optional(
+      Type.Object(
+        { action: Type.Union([Type.Literal('end'), Type.Literal('handoff'), Type.Literal('step')]), step: Type.Optional(Type.String()) },
+        { ...strict, description: 'What a failed tool step leads to: end (default), handoff, or step (with the step to go on at).' },
+      ),
+    ),
   },
   strict,
 );

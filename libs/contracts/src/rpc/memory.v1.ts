@@ -16,6 +16,8 @@ export const RecallRequestV1 = Type.Object(
     message: Type.String({ minLength: 1, maxLength: 20_000 }),
     max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
     threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Recall only from these knowledge sources (the agent's `retrieval.sources`); omitted: every source the agent may read. */
+    source_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100 })),
     /** Budget for facts + chunks together, estimated at 4 characters per token. */
     max_tokens: Type.Optional(Type.Integer({ minimum: 50, maximum: 32_000 })),
     /**
@@ -35,7 +37,19 @@ export const RecallResponseV1 = Type.Object(
     ),
     sources: Type.Array(
       Type.Object(
-        { source_id: Type.String(), chunk_id: Type.String(), title: Type.String(), url: Type.Union([Type.String(), Type.Null()]), heading: Type.String(), score: Type.Number(), chunk_text: Type.String() },
+        {
+          source_id: Type.String(),
+          chunk_id: Type.String(),
+          title: Type.String(),
+          url: Type.Union([Type.String(), Type.Null()]),
+          heading: Type.String(),
+          /** Seed 001 RetrievedChunk: the headings the chunk sits under, outermost first, joined with " › ". */
+          section_path: Type.Optional(Type.String()),
+          /** Seed 001 RetrievedChunk: the chunk's position in its source, from 0. */
+          chunk_index: Type.Optional(Type.Integer({ minimum: 0 })),
+          score: Type.Number(),
+          chunk_text: Type.String(),
+        },
         { additionalProperties: false },
       ),
     ),

@@ -1,6 +1,8 @@
 export { JourneyDomainError, type JourneyErrorCode, type JourneyRuleViolation } from './errors.js';
 export {
+  DEFAULT_FAILURE_POLICY,
   defaultJourneyTimeouts,
+  FAILURE_ACTIONS,
   outgoing,
   STEP_ID_PATTERN,
   STEP_KINDS,
@@ -8,6 +10,7 @@ export {
   validateAgentJourneys,
   validateJourney,
   type JourneyDefinition,
+  type JourneyFailurePolicy,
   type JourneyReferences,
   type JourneyStep,
   type JourneyTimeouts,
@@ -30,6 +33,8 @@ export {
   type JourneyCommand,
   type JourneyEffect,
   type JourneyEvent,
+  type JourneyFailed,
+  type JourneyFailureReason,
   type JourneyState,
   type JourneyStatus,
   type StepHistoryEntry,

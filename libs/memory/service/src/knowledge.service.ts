@@ -34,6 +34,8 @@ export interface KnowledgeQuery {
   maxResults: number;
   /** Only chunks whose fused score is at least this (0 … 1). */
   threshold: number;
+  /** Only chunks of these sources (an agent's `retrieval.sources`); omitted or empty: every source in scope. */
+  sourceIds?: readonly string[];
 }
 
 export interface KnowledgeHit {
@@ -42,6 +44,10 @@ export interface KnowledgeHit {
   title: string;
   url?: string;
   heading: string;
+  /** Seed 001 `section_path`: the headings the chunk sits under, outermost first, joined with " › " (the title when none). */
+  sectionPath: string;
+  /** Seed 001 `chunk_index`: the chunk's position in its source, from 0. */
+  chunkIndex: number;
   chunkText: string;
   /**
    * Fused relevance 0 … 1: `vectorWeight · max(0, cosine) + (1 − vectorWeight) · BM25 / best BM25 of the query`,
@@ -67,6 +73,12 @@ export interface KnowledgeServiceOptions {
 export const DEFAULT_VECTOR_WEIGHT = 0.5;
 const DEFAULT_CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 20;
+/**
+ * A search narrowed to some sources filters the fused candidates, so it asks each side for this many times more
+ * (the indexes partition by agent, not by source): a narrowed source whose chunks rank below that many chunks of
+ * the agent's other sources on both sides is missed (ADR 0030).
+ */
+const SOURCE_FILTER_FACTOR = 5;
 
 const embeddingKey = (provider: EmbeddingProvider): string => `${provider.name}/${provider.model}/${provider.dimensions}`;
 const DEFAULT_WORKSPACE = 'default';
@@ -193,7 +205,8 @@ export class KnowledgeService {
     const calls: CallUsageV1[] = [{ purpose: 'knowledge.search', provider: embedded.provider, model: embedded.model, input_tokens: embedded.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(embedded.latencyMs) }];
     const [queryVector = []] = embedded.vectors;
     // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
-    const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES);
+    const only = query.sourceIds && query.sourceIds.length > 0 ? new Set(query.sourceIds) : undefined;
+    const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES) * (only ? SOURCE_FILTER_FACTOR : 1);
     const scope = query.agentId !== undefined ? { agentId: query.agentId } : {};
     const [nearest, lexical] = await Promise.all([
       this.index.nearest({ vector: queryVector, embeddingModel: embeddingKey(this.embeddings), k, ...scope }),
@@ -209,12 +222,15 @@ export class KnowledgeService {
       else fused.set(hit.chunk.chunkId, { hit, cosine: 0, bm25 });
     }
     const hits = [...fused.values()]
+      .filter(({ hit }) => !only || only.has(hit.chunk.sourceId))
       .map(({ hit: { chunk, source }, cosine, bm25 }) => ({
         sourceId: chunk.sourceId,
         chunkId: chunk.chunkId,
         title: source.title,
         ...(source.url !== undefined ? { url: source.url } : {}),
         heading: chunk.heading,
+        sectionPath: chunk.heading,
+        chunkIndex: chunk.ordinal,
         chunkText: chunk.text,
         score: Math.round((this.vectorWeight * cosine + (1 - this.vectorWeight) * bm25) * 1e6) / 1e6,
       }))

@@ -1,9 +1,10 @@
 import { BudgetExceededError, BudgetStoreMissingError } from '@tenet/budget-store';
+import { DEFAULT_RETRIEVAL } from '@tenet/memory-domain';
 import type { RecallRequestV1, RecallResponseV1 } from '@tenet/contracts';
 import type { CustomerMemoryStore } from './customer-memory.store.js';
 import type { KnowledgeService } from './knowledge.service.js';
 
-export const RECALL_DEFAULTS = { maxResults: 5, threshold: 0.15, maxTokens: 1_500 } as const;
+export const RECALL_DEFAULTS = { maxResults: DEFAULT_RETRIEVAL.max_results, threshold: DEFAULT_RETRIEVAL.threshold, maxTokens: 1_500 } as const;
 /** The share of the recall budget facts may take before the chunks have theirs. */
 const FACT_SHARE = 0.5;
 
@@ -32,6 +33,7 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
               agentId: request.agent_id,
               maxResults: request.max_results ?? RECALL_DEFAULTS.maxResults,
               threshold: request.threshold ?? RECALL_DEFAULTS.threshold,
+              ...(request.source_ids ? { sourceIds: request.source_ids } : {}),
             },
             request.budget?.scopes,
           )
@@ -65,6 +67,6 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
   const keptFacts = byRecency
     .filter((f) => kept.has(f))
     .map((f) => ({ fact_id: f.factId, subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence, recorded_at: new Date(f.recordedAt).toISOString() }));
-  const keptSources = keptHits.map((h) => ({ source_id: h.sourceId, chunk_id: h.chunkId, title: h.title, url: h.url ?? null, heading: h.heading, score: h.score, chunk_text: h.chunkText }));
+  const keptSources = keptHits.map((h) => ({ source_id: h.sourceId, chunk_id: h.chunkId, title: h.title, url: h.url ?? null, heading: h.heading, section_path: h.sectionPath, chunk_index: h.chunkIndex, score: h.score, chunk_text: h.chunkText }));
   return { facts: keptFacts, sources: keptSources, estimated_tokens: used, truncated, ...(calls.length > 0 ? { calls } : {}) };
 }

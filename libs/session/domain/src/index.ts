@@ -1,5 +1,5 @@
 export { SessionDomainError, type DomainRuleViolation } from './errors.js';
-export { defaultSessionConfig, sessionConfigViolations, type SessionConfig } from './session-config.js';
+export { defaultSessionConfig, extractsContext, sessionConfigViolations, type SessionConfig } from './session-config.js';
 export {
   decide,
   effectsOf,

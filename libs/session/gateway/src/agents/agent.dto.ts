@@ -18,9 +18,6 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
-/** Refusal of the session-level switch (extraction is switched per agent: `config.auto_extract_context`). */
-export const NO_EXTRACTION = "a session's automatic context extraction is not implemented yet (leave it out or set false); turn on the agent's config.auto_extract_context";
-
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
   @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
@@ -32,7 +29,7 @@ export class AgentConfigDto {
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
   @JSONSchema({
     description:
-      "After each customer message, extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
+      "After each customer message (unless the session's config.auto_extract says otherwise), extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
       'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (for the shared guest customer: under the key session:<session id>, seen by that session only; its facts are not stored).',
   })
   @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
@@ -64,6 +61,16 @@ export class AgentMatchingDto {
   @Min(0, { each: true })
   @Max(2, { each: true })
   temperatures?: number[];
+}
+
+/** Seed 001 AgentConfig `max_results` / `threshold` and the sources the agent recalls from (ADR 0030). */
+export class AgentRetrievalDto {
+  @JSONSchema({ description: 'At most this many knowledge chunks are recalled per turn (1-20, default 5).' })
+  @IsOmittable() @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' }) @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' }) @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' }) max_results?: number;
+  @JSONSchema({ description: 'The fused relevance score (0-1) a chunk needs to be recalled and cited (default 0.5).' })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' }) threshold?: number;
+  @JSONSchema({ description: 'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.' })
+  @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
 }
 
 export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
@@ -179,6 +186,7 @@ export class AgentCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -209,6 +217,7 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -235,6 +244,7 @@ export interface AgentView {
   journeys: string[];
   config: Required<AgentConfigDto>;
   matching: Required<AgentMatchingDto>;
+  retrieval: { max_results: number; threshold: number; sources: string[] };
   tools: ToolView[];
   /** The agent's own provider; its `fallback` mirrors the top-level one. */
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };

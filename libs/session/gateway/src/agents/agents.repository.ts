@@ -4,6 +4,7 @@ import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { toolSchemaProblem } from '@tenet/json-schema';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
+import { retrievalOf } from '@tenet/memory-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
@@ -21,6 +22,7 @@ import {
   type AgentStatus,
   type AgentCreationDto,
   type AgentMatchingDto,
+  type AgentRetrievalDto,
   type AgentUpdateDto,
   type AgentView,
   type LlmProviderName,
@@ -50,6 +52,7 @@ interface StoredAgent {
   tags?: string[];
   config?: AgentConfigDto;
   matching?: AgentMatchingDto;
+  retrieval?: AgentRetrievalDto;
   tools?: ToolDefinitionDto[];
   journeys?: string[];
   llm?: ProviderChoice & { fallback?: ProviderChoice };
@@ -104,7 +107,7 @@ function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type
     case 'AgentUpdated': {
       if (!current) return undefined;
       const data = event.data as Partial<StoredAgent>;
-      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching } };
+      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching }, retrieval: { ...current.retrieval, ...data.retrieval } };
     }
     case 'AgentDeleted':
       return undefined;
@@ -145,6 +148,7 @@ function view(agent: StoredAgent): AgentView {
     journeys: agent.journeys ?? [],
     config,
     matching: { ...defaultAgentMatching, ...agent.matching },
+    retrieval: retrievalOf(agent.retrieval),
     tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
@@ -259,6 +263,7 @@ export class AgentsRepository {
       tags: [...new Set(input.tags ?? [])],
       config: { ...defaultAgentConfig, ...input.config },
       matching: { ...defaultAgentMatching, ...input.matching },
+      ...(input.retrieval ? { retrieval: retrievalOf(input.retrieval) } : {}),
       tools: input.tools ?? [],
       ...(input.journeys ? { journeys: [...input.journeys] } : {}),
       ...(llm ? { llm } : {}),
@@ -303,6 +308,7 @@ export class AgentsRepository {
       if (changes.tags) data.tags = patchList(current.tags ?? [], changes.tags);
       if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
       if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
+      if (changes.retrieval) data.retrieval = retrievalOf({ ...current.retrieval, ...changes.retrieval });
       if (changes.tools) data.tools = changes.tools;
       if (changes.journeys) data.journeys = [...changes.journeys];
       if (llm && changes.llm) data.llm = llm;

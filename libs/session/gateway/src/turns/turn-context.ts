@@ -13,6 +13,7 @@ import { TermsRepository } from '../terms/terms.repository.js';
 import type { TermView } from '../terms/term.dto.js';
 import type { CapabilityView } from '../capabilities/capability.dto.js';
 import type { TurnDefinitions } from './turn-definitions.js';
+import { missingRequiredContext } from '@tenet/matching-domain';
 
 /** Parlant's key for a context variable's value that applies to every customer. */
 const DEFAULT_KEY = 'DEFAULT';
@@ -69,6 +70,15 @@ export class TurnContext {
       }
     }
     return values;
+  }
+
+  /**
+   * Seed 000 §6: the agent's `required` variables (in its scope, readable) with no value in `values` — the turn
+   * asks for them (`askForMissingContext`) and lists them on `ready` as `missing_context`.
+   */
+  async missingRequired(agentId: string, values: Readonly<Record<string, unknown>>, defs: TurnDefinitions): Promise<{ name: string; required: boolean }[]> {
+    const scoped = (await this.variables.list()).filter((v) => v.required && scopedToAgent(v.tags, agentId) && defs.usable('context_variable', v, variableName));
+    return missingRequiredContext(scoped, values).map(({ name, required }) => ({ name, required }));
   }
 
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */

@@ -11,6 +11,7 @@ import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from
 import { JourneyTimers } from '../journeys/journey-timers.js';
 import type { JourneyRecord } from '../journeys/journey.dto.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
+import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
 
 type Started = Exclude<JourneyState, { status: 'NotStarted' }>;
 type MatchResult = MatchGuidelinesReplyV1['result'];
@@ -65,10 +66,12 @@ export interface JourneyProgress {
   composition_mode?: CompositionMode;
   rejected: AdvanceJourneysReplyV1['rejected'];
   tool_step?: { journey_id: string; step_id: string; tool_id: string; status: string };
+  /** A journey whose tool step failed and whose on_failure says handoff: the session goes to a human after the reply. */
+  handoff?: { journey_id: string };
 }
 
 /** Runs a tool step's tool through the turn's executor; `undefined` when the agent has no such runnable tool. */
-export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown } | undefined>;
+export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown; error?: { code: string } } | undefined>;
 
 /**
  * The session's journeys in one turn (seed 000 §4, §8 step 2; docs/adr/0011). Before matching it folds the
@@ -85,7 +88,19 @@ export class TurnJourneys {
     private readonly events: SessionEventsService,
     private readonly timers: JourneyTimers,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly sessions: SessionsRepository,
   ) {}
+
+  /**
+   * After the reply (issue 23): a journey that failed this turn with `on_failure: handoff` hands the session to a
+   * human (mode manual, published as session.mode_changed with reason journey). Done after the customer was told,
+   * because a session out of `auto` cancels the turn's reply.
+   */
+  async afterReply(sessionId: string, progress: JourneyProgress | undefined): Promise<void> {
+    if (!progress?.handoff) return;
+    const journeyId = progress.handoff.journey_id;
+    await this.sessions.change(sessionId, (record) => ({ events: modeChange(record, 'manual', 'journey', undefined, journeyId), result: undefined }));
+  }
 
   /**
    * The session's journeys before matching; `undefined` when the agent or session has journeys off, or has none.
@@ -204,14 +219,20 @@ export class JourneyTurn {
       const extracted = entry ? ((parameters.get(entry.id) ?? {})[step.tool] as Record<string, unknown> | undefined) : undefined;
       const ran = await input.runTool(step.tool, { ...input.context, ...(extracted ?? {}) });
       toolStep = { journey_id: step.journey_id, step_id: step.step_id, tool_id: ran?.tool_id ?? step.tool, status: ran ? ran.status : 'unrunnable' };
-      if (ran?.status === 'succeeded') {
-        const recorded = { ...base.recorded };
-        for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
-        const second = await request({ ...base, recorded, matched: [], tool_result: { journey_id: step.journey_id, step_id: step.step_id, result: ran.result } });
-        await this.record(second, input.correlationId);
-        reply = { ...second, events: [...reply.events, ...second.events], rejected: [...reply.rejected, ...second.rejected] };
-      }
+      const recorded = { ...base.recorded };
+      for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
+      // Succeeded: the engine moves on with the result. Failed or not runnable (issue 23): the journey's on_failure
+      // decides — a step to go on at, or the journey ends Failed (and is handed off) instead of retrying every turn.
+      const second = await request(
+        ran?.status === 'succeeded'
+          ? { ...base, recorded, matched: [], tool_result: { journey_id: step.journey_id, step_id: step.step_id, result: ran.result } }
+          : { ...base, recorded, matched: [], tool_failure: { journey_id: step.journey_id, step_id: step.step_id, ...stepFailure(step.tool, ran) } },
+      );
+      await this.record(second, input.correlationId);
+      reply = { ...second, events: [...reply.events, ...second.events], rejected: [...reply.rejected, ...second.rejected] };
     }
+    const failed = reply.events.find((e) => e.event.type === 'journey_failed');
+    const failedJourney = failed ? this.byId.get(failed.journey_id) : undefined;
     const active = reply.active_journey;
     const journey = active ? this.byId.get(active.journey_id) : undefined;
     const step = journey?.steps.find((s) => s.id === active?.step_id);
@@ -219,12 +240,17 @@ export class JourneyTurn {
       matched,
       evaluated,
       states: reply.states,
-      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition']) })),
+      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition', 'reason', 'outcome']) })),
       ...(active ? { active } : {}),
-      ...(journey && step?.instruction ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } } : {}),
+      ...(journey && step?.instruction
+        ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } }
+        : failedJourney
+          ? { instruction: failureInstruction(failedJourney) }
+          : {}),
       ...(journey?.composition_mode ? { composition_mode: journey.composition_mode } : {}),
       rejected: reply.rejected,
       ...(toolStep ? { tool_step: toolStep } : {}),
+      ...(failed && failed.event.data['outcome'] === 'handoff' ? { handoff: { journey_id: failed.journey_id } } : {}),
     };
   }
 
@@ -266,5 +292,21 @@ function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyC
   });
   return out;
 }
+
+/**
+ * Why a tool step failed, as the journey records and publishes it: the executor's stable code, and a sentence of
+ * our own — never the tool's error text, which may carry whatever the tool server said.
+ */
+export function stepFailure(tool: string, ran: { status: string; error?: { code: string } } | undefined): { code: string; message: string } {
+  if (!ran) return { code: 'TOOLS.UNRUNNABLE', message: `the agent has no runnable tool ${tool}` };
+  const code = ran.error?.code ?? 'TOOLS.FAILED';
+  return { code, message: code === 'TOOLS.TIMEOUT' ? `the tool ${tool} did not answer in time` : `the tool ${tool} failed` };
+}
+
+/** What the reply does when a journey failed this turn: own up and offer to help otherwise (composed like a guideline's action). */
+const failureInstruction = (journey: JourneyRecord): { guideline_id: string; action: string } => ({
+  guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_failed`,
+  action: `Say: "I'm sorry, something went wrong on our side and I couldn't complete this (${journey.title}) just now. Is there anything else I can help you with?"`,
+});
 
 const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));

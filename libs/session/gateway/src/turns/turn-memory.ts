@@ -12,6 +12,8 @@ import {
   type RecallResponseV1,
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
+import { recallSettings, type RetrievalSettings } from '@tenet/memory-domain';
+import { extractsContext } from '@tenet/session-domain';
 import { redactSecrets } from '@tenet/llm';
 import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
@@ -42,7 +44,9 @@ type Billed = (calls: CallUsageV1[]) => Promise<Priced[]>;
 type KnowledgeHit = RecallResponseV1['sources'][number];
 
 export interface TurnMemoryInput {
-  agent: { id: string; name: string; config: { auto_extract_context?: boolean } };
+  agent: { id: string; name: string; config: { auto_extract_context?: boolean }; retrieval?: Partial<RetrievalSettings> };
+  /** The session's `config.auto_extract`: true / false override the agent's switch, null (or absent) lets it decide. */
+  sessionConfig?: { auto_extract: boolean | null };
   llm?: ExtractContextRequestV1['llm'];
   /** The turn's token budgets: the extraction call is charged to them like the matching calls. */
   budget?: NonNullable<ExtractContextRequestV1['budget']>['scopes'];
@@ -112,7 +116,7 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
  *   most relevant knowledge chunks within a token budget — within `TENET_RECALL_BUDGET_MS` (and the turn's
  *   deadline). A memory store that is down costs the reply its memory, not the turn; after a failure turns skip
  *   recall for RECALL_BACKOFF_MS, so a missing memory store does not slow every turn by the budget.
- * - **Extraction** (agent `auto_extract_context`): ONE matcher call extracts every variable with an
+ * - **Extraction** (the session's `config.auto_extract`, else the agent's `auto_extract_context`): ONE matcher call extracts every variable with an
  *   `extraction_prompt` and the customer's facts; values are typed and validated against the variable
  *   (data_type, validation) and stored for the customer with confidence, source_message_id and extracted_at;
  *   `VariableUpdated` and `FactsExtracted` go to the `context-extraction:<customer>` stream, published as
@@ -147,6 +151,7 @@ export class TurnMemory {
       message: input.message.slice(0, 20_000),
       max_tokens: RECALL_MAX_TOKENS,
       ...(input.budget ? { budget: { scopes: input.budget } } : {}),
+      ...recallSettings(input.agent.retrieval),
     };
     try {
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
@@ -180,7 +185,7 @@ export class TurnMemory {
   }
 
   async extract(input: TurnMemoryInput): Promise<{ reply?: ExtractContextReplyV1; variables: ContextVariableView[]; calls: Priced[] }> {
-    if (input.agent.config.auto_extract_context !== true || input.message.trim() === '') return { variables: [], calls: [] };
+    if (!extractsContext(input.sessionConfig ?? { auto_extract: null }, input.agent.config) || input.message.trim() === '') return { variables: [], calls: [] };
     const variables = await this.extractable(input.agent.id);
     const request: ExtractContextRequestV1 = {
       session_id: input.sessionId,
@@ -308,7 +313,7 @@ export class TurnMemoryRun {
   /** The agent message's `data` additions: `sources` for the chunks the reply cited (seed 001). */
   messageData(citedChunkIds: readonly string[] | undefined): { sources?: Omit<KnowledgeHit, 'chunk_id'>[] } {
     const cited = new Set(citedChunkIds ?? []);
-    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ source_id, title, url, heading, score, chunk_text }) => ({ source_id, title, url, heading, score, chunk_text }));
+    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ chunk_id: _chunkId, ...source }) => source);
     return sources.length > 0 ? { sources } : {};
   }
 

@@ -19,7 +19,7 @@ import {
 import { inBackground, type EventStore } from '@tenet/event-store';
 import { redactSecrets } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
-import { appliedAfterReply, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
+import { appliedAfterReply, askForMissingContext, COMPOSITION_MODES, defaultMatchingOptions, effectiveCompositionMode, type CompositionMode, type GuidelineMatch, type MatchableGuideline } from '@tenet/matching-domain';
 import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
@@ -322,7 +322,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const matchResults: MatchGuidelinesReplyV1['result'][] = [];
     const topN = extras.settings?.top_n ?? defaultMatchingOptions.topN;
     // Recall and extraction run alongside matching (turn-memory.ts); composing waits for them.
-    const memory = this.memory?.begin({ agent, ...(extras.llm ? { llm: extras.llm } : {}), ...(budget ? { budget } : {}), sessionId, customerId: session.view.customer_id, messageId: trigger.id, message, history: turnHistory, deadline, billed, now: () => new Date() });
+    const memory = this.memory?.begin({ agent, sessionConfig: session.view.config, ...(extras.llm ? { llm: extras.llm } : {}), ...(budget ? { budget } : {}), sessionId, customerId: session.view.customer_id, messageId: trigger.id, message, history: turnHistory, deadline, billed, now: () => new Date() });
     const matchTimer = this.metrics?.turnDuration.startTimer({ stage: 'match' });
     const match = (toolResults: readonly ToolOutcome[]) => deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
       MATCHER_MATCH_SUBJECT,
@@ -380,6 +380,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     // Recall and extraction ran alongside matching; what this message told us counts for the journey's required context.
     const remembered = await memory?.forCompose();
     calls.push(...(remembered?.calls ?? []));
+    // Seed 000 §6 (issue 23): required variables still without a value are asked for and listed on ready.
+    const missingContext = await this.context.missingRequired(agent.id, { ...contextValues, ...remembered?.fieldValues }, defs);
 
     // Journeys move on what the matcher evaluated; a tool step reached runs through the executor (turn-journeys.ts).
     let journey: JourneyProgress | undefined;
@@ -396,7 +398,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
           // Only the tool's own parameters: the context holds every variable of the customer.
           const picked = { ...run, args: Object.fromEntries(Object.entries(args).filter(([k]) => k in parameters)) };
           const [result] = await this.callTools(sessionId, trigger.correlation_id, agent.id, [picked], toolCalls, toolResults);
-          return result ? { tool_id: run.toolId, status: result.status, result: result.result?.data ?? null } : undefined;
+          return result ? { tool_id: run.toolId, status: result.status, result: result.result?.data ?? null, ...(result.error ? { error: { code: result.error.code } } : {}) } : undefined;
         },
       });
       await checkpoint();
@@ -417,7 +419,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         agent: agentRef,
         message,
         history: turnHistory,
-        matched: disambiguation ? [] : [...top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])), ...(journey?.instruction ? [journey.instruction] : [])],
+        matched: disambiguation ? [] : [...top.flatMap((m) => (m.action ? [{ guideline_id: m.guideline_id, action: m.action }] : [])), ...(journey?.instruction ? [journey.instruction] : []), ...askForMissingContext(missingContext)],
         composition_mode: compositionMode,
         ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
         field_values: { ...fieldValues(contextValues), ...remembered?.fieldValues, ...toolFieldValues(toolResults) },
@@ -457,10 +459,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
       ...memory?.readyData(),
+      ...(missingContext.length > 0 ? { missing_context: missingContext.map((v) => v.name) } : {}),
       // Tenet extension: stored definitions this turn left out because they break the turn's contracts.
       ...(defs.skipped.length > 0 ? { skipped_definitions: defs.skipped } : {}),
     });
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
+    await this.journeyTurns?.afterReply(sessionId, journey);
     return 'ready';
   }
 
