@@ -17,6 +17,7 @@ export {
   type SessionStatus,
 } from './session-lifecycle.js';
 export {
+  DEFAULT_FAILURE_REPLY,
   decideTurn,
   evolveTurn,
   initialTurnState,

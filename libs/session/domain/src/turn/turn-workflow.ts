@@ -40,6 +40,9 @@ export const TURN_ERROR_TYPES: readonly TurnErrorType[] = [
   'internal',
 ];
 
+/** What the customer is told when a turn cannot complete, unless the agent's `failure_reply` says otherwise. */
+export const DEFAULT_FAILURE_REPLY = "I'm sorry, I couldn't complete that just now. Please try again in a moment.";
+
 /** The customer-facing kind of a technical failure code (`LLM.*`, `TURN.*`, `TOOLS.*`, `BUDGET.*`). */
 export function turnErrorTypeOf(code: string): TurnErrorType {
   if (code === 'TOOLS.TIMEOUT') return 'tool_timeout';

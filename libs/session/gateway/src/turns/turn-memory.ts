@@ -21,9 +21,10 @@ import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js
 import { RuleViolationError } from '../tags/rule-violation.js';
 import { scopedToAgent } from '../tags/tag-references.js';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
+import { TURN_OPTIONS, type TurnOptions } from './turn-options.js';
 
 /** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
-export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+export { DEFAULT_RECALL_BUDGET_MS } from './turn-options.js';
 /**
  * After a failed recall, turns recall for this long with the short probe budget only: a memory store that is down
  * or not deployed costs one full budget, not one per turn — yet the first turn after it comes back recalls again
@@ -72,13 +73,6 @@ export interface ExtractionOutcome {
   facts: number;
 }
 
-const budgetFrom = (env: Record<string, string | undefined>): number => {
-  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
-  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
-  return value;
-};
 
 /** An extracted value (the model writes text) as the variable's data_type; `undefined` when it is not one. */
 export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, text: string): unknown {
@@ -123,14 +117,18 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
 @Injectable()
 export class TurnMemory {
   private readonly logger = new Logger(TurnMemory.name);
-  private readonly recallBudgetMs = budgetFrom(process.env);
   private recallBackoffUntil = 0;
+
+  private readonly recallBudgetMs: number;
 
   constructor(
     private readonly variables: ContextVariablesRepository,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(TURN_OPTIONS) options: Pick<TurnOptions, 'recallBudgetMs'>,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
-  ) {}
+  ) {
+    this.recallBudgetMs = options.recallBudgetMs;
+  }
 
   begin(input: TurnMemoryInput): TurnMemoryRun {
     return new TurnMemoryRun(this, input);

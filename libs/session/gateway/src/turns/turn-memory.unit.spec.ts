@@ -18,7 +18,7 @@ function setup(answer: () => Promise<unknown>) {
   let requests = 0;
   const budgets: number[] = [];
   const deadline = { at: Date.now() + 60_000, requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()) } as unknown as TurnDeadline;
-  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore);
+  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore, { recallBudgetMs: 5_000 });
   const input: TurnMemoryInput = {
     agent: { id: 'a1', name: 'Ada', config: {} },
     sessionId: 's1',
