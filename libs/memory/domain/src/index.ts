@@ -19,3 +19,4 @@ export {
   type RecordFact,
 } from './customer-memory.js';
 export { chunkSource, htmlToMarkdown, DEFAULT_MAX_CHUNK_CHARS, SOURCE_FORMATS, type ChunkingOptions, type KnowledgeChunk, type SourceFormat } from './chunking.js';
+export { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact, type VariableDataType } from './extracted-values.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { foldJourney, pendingConditions, resumeConditions, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
-import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
+import { evaluateJourneyConditions, foldJourney, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
+import { rankWithout, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { journeyDefinition } from '../journeys/journey-catalog.js';
@@ -12,31 +12,10 @@ import { JourneyTimers } from '../journeys/journey-timers.js';
 import type { JourneyRecord } from '../journeys/journey.dto.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
 
-type Started = Exclude<JourneyState, { status: 'NotStarted' }>;
 type MatchResult = MatchGuidelinesReplyV1['result'];
 
-/**
- * A journey condition the turn asks the matcher to evaluate, as a guideline without an action (so it never
- * acts, and the matcher's one batched call evaluates it with the agent's guidelines — journeys add no LLM call):
- * - `transition`: an outgoing transition of an active journey's current step (the customer answered the step);
- * - `resume`: the same for a journey the customer abandoned (answering it resumes the journey);
- * - `backtrack`: a branch not taken at an earlier step (the customer changed that answer: go back there).
- * Ids are deterministic (journey, kind, step, index), so recorded provider answers replay.
- */
-interface JourneyCondition {
-  id: string;
-  journeyId: string;
-  kind: 'transition' | 'resume' | 'backtrack';
-  condition: string;
-  /** The step the condition leaves from (backtrack: the step to go back to). */
-  from: string;
-  to: string;
-  /** The target is a tool step: the matcher extracts its tool's arguments from the same message. */
-  tool?: string;
-}
 
-export const JOURNEY_CONDITION_ID_PREFIX = 'journey_';
-export const isJourneyConditionId = (id: string): boolean => id.startsWith(JOURNEY_CONDITION_ID_PREFIX);
+export { isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX } from '@tenet/journeys-domain';
 
 /** What the matcher evaluates for journeys, as guidelines of the match request. */
 export interface JourneyGuideline {
@@ -124,7 +103,7 @@ export class JourneyTurn {
     this.recorded = recordedJourneys(stream);
     for (const journey of this.definitions) this.states.set(journey.id, foldJourney((this.recorded[journey.id] ?? []) as JourneyEvent[]));
     this.lastActivityAt = lastCustomerActivity(stream);
-    this.conditions = this.definitions.flatMap((journey) => conditionsOf(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
+    this.conditions = this.definitions.flatMap((journey) => journeyConditions(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
   }
 
   /** The highest-priority active journey and its step: the matcher scopes journey guidelines to it. */
@@ -158,8 +137,7 @@ export class JourneyTurn {
    */
   withoutConditions(result: MatchResult, topN: number): MatchResult {
     if (this.conditions.length === 0) return result;
-    const ranked = rankMatches((result.matches as GuidelineMatch[]).filter((m) => !isJourneyConditionId(m.guideline_id)), topN);
-    return { ...result, ...ranked } as MatchResult;
+    return { ...result, ...rankWithout(result.matches as GuidelineMatch[], isJourneyConditionId, topN) } as MatchResult;
   }
 
   /**
@@ -173,11 +151,7 @@ export class JourneyTurn {
     const matchedIds = new Set(input.matches.flatMap((r) => r.matches.map((m) => m.guideline_id)));
     const parameters = new Map(input.matches.flatMap((r) => (r.matches as GuidelineMatch[]).map((m) => [m.guideline_id, m.tool_parameters] as const)));
     const matched = [...this.byId.values()].filter((j) => j.conditions.some((id) => matchedIds.has(id))).map((j) => j.id);
-    const held = this.conditions.filter((c) => matchedIds.has(c.id));
-    const evaluated: Record<string, boolean> = {};
-    for (const c of this.conditions) evaluated[c.condition] = evaluated[c.condition] === true || held.includes(c);
-    // A changed earlier answer: go back to the step where the other branch leaves (the first one, per journey).
-    const backtrack = held.find((c) => c.kind === 'backtrack');
+    const { held, evaluated, backtrack } = evaluateJourneyConditions(this.conditions, matchedIds);
     const involved = this.definitions.filter((j) => this.recorded[j.id] !== undefined || matched.includes(j.id));
     if (involved.length === 0) return { matched, evaluated, states: [], events: [], rejected: [] };
 
@@ -234,37 +208,6 @@ export class JourneyTurn {
     if (records.length > 0) await this.events.appendRecords(this.sessionId, records);
     this.timers.armSoon(reply.effects);
   }
-}
-
-/** The conditions one journey asks the matcher to evaluate, given its state in the session. */
-function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyCondition[] {
-  if (state.status !== 'Active' && state.status !== 'Abandoned') return [];
-  const current = (state as Started).currentStep;
-  if (current === undefined) return [];
-  const stepKind = (id: string) => journey.steps.find((s) => s.id === id);
-  const toolOf = (id: string): string | undefined => {
-    const step = stepKind(id);
-    return step?.kind === 'tool' ? step.tool : undefined;
-  };
-  const kind = state.status === 'Active' ? 'transition' : 'resume';
-  const pending = state.status === 'Active' ? pendingConditions(journey, state) : resumeConditions(journey, state);
-  const out: JourneyCondition[] = [];
-  journey.transitions.forEach((t, index) => {
-    if (t.from !== current || t.condition === undefined || !pending.includes(t.condition)) return;
-    const tool = toolOf(t.to);
-    out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_${kind}_${index}`, journeyId: journey.id, kind, condition: t.condition, from: t.from, to: t.to, ...(tool !== undefined ? { tool } : {}) });
-  });
-  if (state.status !== 'Active') return out;
-  // Branches not taken at the steps already walked (the step after each in the history is the one taken).
-  const walked = (state as Started).history.map((h) => h.step_id);
-  walked.slice(0, -1).forEach((stepId, i) => {
-    const taken = walked[i + 1];
-    journey.transitions.forEach((t, index) => {
-      if (t.from !== stepId || t.to === taken || t.condition === undefined || out.some((c) => c.condition === t.condition)) return;
-      out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_backtrack_${index}`, journeyId: journey.id, kind: 'backtrack', condition: t.condition, from: stepId, to: t.to });
-    });
-  });
-  return out;
 }
 
 const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));

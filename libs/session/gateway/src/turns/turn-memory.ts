@@ -20,6 +20,7 @@ import { ContextVariablesRepository } from '../context-variables/context-variabl
 import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
 import { RuleViolationError } from '../tags/rule-violation.js';
 import { scopedToAgent } from '../tags/tag-references.js';
+import { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact } from '@tenet/memory-domain';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
 import { TURN_OPTIONS, type TurnOptions } from './turn-options.js';
 
@@ -73,31 +74,6 @@ export interface ExtractionOutcome {
   facts: number;
 }
 
-
-/** An extracted value (the model writes text) as the variable's data_type; `undefined` when it is not one. */
-export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, text: string): unknown {
-  const value = text.trim();
-  switch (variable.data_type) {
-    case undefined:
-    case 'String':
-    case 'Date':
-      return value;
-    case 'Number': {
-      const number = Number(value.replace(/[,\s]/g, ''));
-      return value !== '' && Number.isFinite(number) ? number : undefined;
-    }
-    case 'Boolean':
-      return /^(true|yes)$/i.test(value) ? true : /^(false|no)$/i.test(value) ? false : undefined;
-    case 'Array':
-    case 'Object':
-      try {
-        const parsed: unknown = JSON.parse(value);
-        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-      } catch {
-        return undefined;
-      }
-  }
-}
 
 /**
  * The turn's memory (issue 13): started before the matcher call and awaited before composing, so it adds no
@@ -227,7 +203,7 @@ export class TurnMemory {
         outcome.rejected.push({ name: variable.name, reason: `value is not a ${variable.data_type ?? 'value'}` });
         continue;
       }
-      const confidence = Math.min(1, Math.max(0, extracted.confidence));
+      const confidence = clampConfidence(extracted.confidence);
       try {
         // A guest's values are kept for its session only (the shared guest customer would leak them to the next visitor).
         await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
@@ -243,9 +219,7 @@ export class TurnMemory {
         data: { customerId: input.customerId, sessionId: input.sessionId, variableId: variable.id, name: variable.name, value: data, confidence, sourceMessageId: input.messageId, extractedAt },
       });
     }
-    const facts = reply.facts
-      .map((f) => ({ subject: f.subject.trim().slice(0, 500), predicate: f.predicate.trim().toLowerCase().replace(/\s+/g, '_').slice(0, 500), object: f.object.trim().slice(0, 500), confidence: Math.min(1, Math.max(0, f.confidence)) }))
-      .filter((f) => f.subject !== '' && f.predicate !== '' && f.object !== '');
+    const facts = normalizedFacts(reply.facts);
     outcome.facts = facts.length;
     if (facts.length > 0) {
       const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
@@ -280,21 +254,18 @@ export class TurnMemoryRun {
     const [recalled, extracted] = await Promise.all([this.recalled, this.extracted]);
     this.recallServed = recalled !== undefined;
     let fieldValues: Record<string, string> = {};
-    const facts = new Map<string, { subject: string; predicate: string; object: string; confidence: number }>();
+    let fromMessage: ExtractedFact[] = [];
     if (extracted.reply && extracted.stored) {
       const { outcome, values } = extracted.stored;
       this.outcome = outcome;
-      fieldValues = Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
-      // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
-      for (const f of extracted.reply.facts) facts.set(`${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+      fieldValues = scalarFieldValues(values);
+      fromMessage = extracted.reply.facts;
     }
-    for (const f of recalled?.facts ?? []) {
-      const key = `${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`;
-      if (!facts.has(key)) facts.set(key, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
-    }
+    // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
+    const facts = mergedFacts(fromMessage, recalled?.facts ?? []);
     this.knowledge = recalled?.sources ?? [];
     return {
-      compose: { ...(facts.size > 0 ? { facts: [...facts.values()] } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
+      compose: { ...(facts.length > 0 ? { facts } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
       fieldValues,
       calls: extracted.calls,
     };
