@@ -239,17 +239,23 @@ describe('tool services and turns with tools (embedded adapters, offline provide
     await created('/guidelines', { condition: 'The customer asks for the slow check', action: 'Tell them the slow check is done', tools: ['slow'], tags: [`agent:${agent.id}`] });
     const session = await created('/sessions', { agent_id: agent.id });
     const states: string[] = [];
-    const customer = (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'Please run the slow check for 1500 ms' })).body as Event;
-    for (let done = false; !done; await new Promise((resolve) => setTimeout(resolve, 25))) {
+    const poll = async (): Promise<void> => {
       const state = ((await call(`/sessions/${session.id}`)).body as { state: string }).state;
       if (states.at(-1) !== state) states.push(state);
+    };
+    const customer = (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'Please run the slow check for 1500 ms' })).body as Event;
+    for (let done = false; !done; await new Promise((resolve) => setTimeout(resolve, 25))) {
+      await poll();
       const events = (await call(`/sessions/${session.id}/events?min_offset=${customer.offset + 1}`)).body as Event[];
       done = events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'));
     }
+    await poll();
     const events = (await call(`/sessions/${session.id}/events?min_offset=${customer.offset + 1}`)).body as Event[];
     expect(events.find((e) => e.kind === 'status' && e.data.status === 'ready')?.data.data?.['tool_calls']).toEqual([expect.objectContaining({ tool_id: 'mcp-slow:slow', status: 'succeeded' })]);
     // Active while matching, AwaitingTool during the call, Active again once it finished; after the reply the session waits for the customer.
-    expect(states).toEqual(['Active', 'AwaitingTool', 'Active']);
+    // (A poll may fall between the reply and AwaitingInput, or miss the short Active in between.)
+    expect(states.slice(0, 2)).toEqual(['Active', 'AwaitingTool']);
+    expect(['Active', 'AwaitingInput']).toContain(states[2]);
     await eventually(async () => expect(((await call(`/sessions/${session.id}`)).body as { state: string }).state).toBe('AwaitingInput'), { timeoutMs: 10_000 });
     // Parlant's client reads the session as before (the state is a Tenet extension).
     expect((await new ParlantClient({ environment: url }).sessions.retrieve(session.id)).id).toBe(session.id);
