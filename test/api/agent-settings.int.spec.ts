@@ -126,7 +126,10 @@ describe('item 13: leaks', () => {
     const session = await created('/sessions', { agent_id: agent.id });
     const failed = await turn(started.url, session.id, 'hello');
     expect(failed.data).toEqual({ status: 'error', data: { code: 'LLM.UNAVAILABLE', exception: expect.stringMatching(/not available/) as unknown } });
-    const everything = JSON.stringify((await call(`/sessions/${session.id}/events`)).body);
+    const events = (await call(`/sessions/${session.id}/events`)).body as { kind: string; source: string; data: Record<string, unknown> }[];
+    // The customer is told, in the agent's failure reply, that the provider is down; the error status keeps the code.
+    expect(events.filter((e) => e.kind === 'message' && e.source === 'ai_agent').map((e) => e.data['error_type'])).toEqual(['provider_unavailable']);
+    const everything = JSON.stringify(events);
     expect(started.wire.requests.length).toBeGreaterThan(0);
     expect(everything).not.toContain(API_KEY);
     expect(everything).not.toContain('upstream failed');

@@ -38,6 +38,7 @@ export const AgentSettings = Type.Object(
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     no_match_message: Type.Optional(Type.String()),
+    failure_reply: Type.Optional(Type.String({ description: 'What the customer is told when a turn cannot complete (sent with data.error_type).' })),
     budget: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown(), { description: 'Token budgets: limits [{period, tokens | cost_usd}], exhausted_message, on_exhausted.' }), Type.Null()])),
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('archived')])),
     soul: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),

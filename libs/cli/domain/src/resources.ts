@@ -1,5 +1,6 @@
 import { defaultJourneyTimeouts } from '@tenet/journeys-domain';
 import { DEFAULT_NO_MATCH_MESSAGE, templateFields } from '@tenet/matching-domain';
+import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
 import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 
 /**
@@ -44,6 +45,7 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     tools: [],
     fallback: null,
     no_match_message: DEFAULT_NO_MATCH_MESSAGE,
+    failure_reply: DEFAULT_FAILURE_REPLY,
     budget: null,
     status: 'active',
     soul: null,

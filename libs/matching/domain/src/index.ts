@@ -3,6 +3,7 @@ export {
   compareMatches,
   defaultMatchingOptions,
   rankMatches,
+  rankWithout,
   scoredMatches,
   selectMatches,
   toMatch,

@@ -23,7 +23,6 @@ import { SessionEventsService } from './events/session-events.service.js';
 import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
 import { GuidelinesRepository } from './guidelines/guidelines.repository.js';
 import { JourneyTimers } from './journeys/journey-timers.js';
-import { TurnJourneys } from './turns/turn-journeys.js';
 import { JourneyCatalog } from './journeys/journey-catalog.js';
 import { JourneysHttpController } from './journeys/journeys.http.controller.js';
 import { JourneysRepository } from './journeys/journeys.repository.js';
@@ -41,14 +40,13 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
 import { UsageHttpController } from './usage/usage.http.controller.js';
 import { UsagePageHttpController } from './usage/usage-page.http.controller.js';
-import { TurnContext } from './turns/turn-context.js';
-import { TurnMemory } from './turns/turn-memory.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
 import { CannedResponsesHttpController } from './canned-responses/canned-responses.http.controller.js';
 import { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
 import { RelationshipsHttpController } from './relationships/relationships.http.controller.js';
 import { RelationshipsRepository } from './relationships/relationships.repository.js';
-import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
+import { GUIDELINE_SOURCE, TURN_EXTRAS } from './turns/turn.service.js';
+import { TURN_PROVIDERS } from './turns/turns.providers.js';
 import { ServicesHttpController } from './services/services.http.controller.js';
 import { ServiceCredentialsCheck } from './services/service-credentials.js';
 import { ServicesRepository } from './services/services.repository.js';
@@ -95,18 +93,15 @@ import { ToolListRefresh } from './services/tool-list-refresh.js';
     GuidelinesRepository,
     ContextVariablesRepository,
     TermsRepository,
-    TurnService,
-    TurnMemory,
+    ...TURN_PROVIDERS,
     // Untagged guidelines apply within the agent's workspace only (ADR 0018).
     WorkspaceGuidelineSource,
     { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
-    TurnContext,
     RelationshipsRepository,
     CannedResponsesRepository,
     JourneysRepository,
     JourneyCatalog,
     JourneyTimers,
-    TurnJourneys,
     CapabilitiesRepository,
     EvaluationsService,
     ServicesRepository,

@@ -172,6 +172,7 @@ const NAME_RULE = { message: 'name must be 1-100 characters' };
 const DESCRIPTION_RULE = { message: 'description must be 1-10000 characters' };
 const SYSTEM_PROMPT_RULE = { message: 'system_prompt must be 1-10000 characters' };
 const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
+const FAILURE_REPLY_RULE = { message: 'failure_reply must be 1-1000 characters' };
 
 /** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
 export class AgentCreationDto {
@@ -195,6 +196,8 @@ export class AgentCreationDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
+  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
   /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
   @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
@@ -224,6 +227,8 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
+  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
   /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
   @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
@@ -250,6 +255,8 @@ export interface AgentView {
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };
   fallback: { provider: LlmProviderName; model?: string } | null;
   no_match_message: string;
+  /** Tenet extension: the reply of a turn that cannot complete (default: DEFAULT_FAILURE_REPLY). */
+  failure_reply: string;
   budget: { limits: { period: (typeof BUDGET_PERIODS)[number]; tokens?: number; cost_usd?: number }[]; exhausted_message: string; on_exhausted: (typeof BUDGET_ACTIONS)[number] } | null;
   status: AgentStatus;
   soul: { document?: string; tone?: string; restrictions: string[]; forbidden_topics: string[] } | null;

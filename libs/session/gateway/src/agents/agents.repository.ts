@@ -3,6 +3,7 @@ import { ServicesRepository } from '../services/services.repository.js';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { toolSchemaProblem } from '@tenet/json-schema';
 import { EVENT_STORE } from '@tenet/platform-runtime';
+import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
 import { retrievalOf } from '@tenet/memory-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
@@ -58,6 +59,7 @@ interface StoredAgent {
   llm?: ProviderChoice & { fallback?: ProviderChoice };
   fallback?: ProviderChoice | null;
   no_match_message?: string;
+  failure_reply?: string;
   budget?: StoredBudget | null;
   status?: AgentStatus;
   soul?: AgentView['soul'];
@@ -153,6 +155,7 @@ function view(agent: StoredAgent): AgentView {
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
     no_match_message: agent.no_match_message ?? DEFAULT_NO_MATCH_MESSAGE,
+    failure_reply: agent.failure_reply ?? DEFAULT_FAILURE_REPLY,
     budget: agent.budget ?? null,
     status: agent.status ?? 'active',
     soul: agent.soul ?? null,
@@ -269,6 +272,7 @@ export class AgentsRepository {
       ...(llm ? { llm } : {}),
       fallback,
       ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
+      ...(input.failure_reply !== undefined ? { failure_reply: input.failure_reply } : {}),
       budget: storedBudget(input.budget),
       status: input.status ?? 'active',
       soul: storedSoul(input.soul),
@@ -314,6 +318,7 @@ export class AgentsRepository {
       if (llm && changes.llm) data.llm = llm;
       if (changes.fallback !== undefined || changes.llm) data.fallback = fallback;
       if (changes.no_match_message !== undefined) data.no_match_message = changes.no_match_message;
+      if (changes.failure_reply !== undefined) data.failure_reply = changes.failure_reply;
       if (changes.budget !== undefined) data.budget = storedBudget(changes.budget);
       if (changes.status !== undefined) data.status = changes.status;
       if (changes.soul !== undefined) data.soul = storedSoul(changes.soul);

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { foldJourney, pendingConditions, resumeConditions, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
-import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
+import { evaluateJourneyConditions, foldJourney, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
+import { rankWithout, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { journeyDefinition } from '../journeys/journey-catalog.js';
@@ -11,33 +11,11 @@ import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from
 import { JourneyTimers } from '../journeys/journey-timers.js';
 import type { JourneyRecord } from '../journeys/journey.dto.js';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
-import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
 
-type Started = Exclude<JourneyState, { status: 'NotStarted' }>;
 type MatchResult = MatchGuidelinesReplyV1['result'];
 
-/**
- * A journey condition the turn asks the matcher to evaluate, as a guideline without an action (so it never
- * acts, and the matcher's one batched call evaluates it with the agent's guidelines — journeys add no LLM call):
- * - `transition`: an outgoing transition of an active journey's current step (the customer answered the step);
- * - `resume`: the same for a journey the customer abandoned (answering it resumes the journey);
- * - `backtrack`: a branch not taken at an earlier step (the customer changed that answer: go back there).
- * Ids are deterministic (journey, kind, step, index), so recorded provider answers replay.
- */
-interface JourneyCondition {
-  id: string;
-  journeyId: string;
-  kind: 'transition' | 'resume' | 'backtrack';
-  condition: string;
-  /** The step the condition leaves from (backtrack: the step to go back to). */
-  from: string;
-  to: string;
-  /** The target is a tool step: the matcher extracts its tool's arguments from the same message. */
-  tool?: string;
-}
 
-export const JOURNEY_CONDITION_ID_PREFIX = 'journey_';
-export const isJourneyConditionId = (id: string): boolean => id.startsWith(JOURNEY_CONDITION_ID_PREFIX);
+export { isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX } from '@tenet/journeys-domain';
 
 /** What the matcher evaluates for journeys, as guidelines of the match request. */
 export interface JourneyGuideline {
@@ -88,19 +66,8 @@ export class TurnJourneys {
     private readonly events: SessionEventsService,
     private readonly timers: JourneyTimers,
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly sessions: SessionsRepository,
   ) {}
 
-  /**
-   * After the reply (issue 23): a journey that failed this turn with `on_failure: handoff` hands the session to a
-   * human (mode manual, published as session.mode_changed with reason journey). Done after the customer was told,
-   * because a session out of `auto` cancels the turn's reply.
-   */
-  async afterReply(sessionId: string, progress: JourneyProgress | undefined): Promise<void> {
-    if (!progress?.handoff) return;
-    const journeyId = progress.handoff.journey_id;
-    await this.sessions.change(sessionId, (record) => ({ events: modeChange(record, 'manual', 'journey', undefined, journeyId), result: undefined }));
-  }
 
   /**
    * The session's journeys before matching; `undefined` when the agent or session has journeys off, or has none.
@@ -139,7 +106,7 @@ export class JourneyTurn {
     this.recorded = recordedJourneys(stream);
     for (const journey of this.definitions) this.states.set(journey.id, foldJourney((this.recorded[journey.id] ?? []) as JourneyEvent[]));
     this.lastActivityAt = lastCustomerActivity(stream);
-    this.conditions = this.definitions.flatMap((journey) => conditionsOf(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
+    this.conditions = this.definitions.flatMap((journey) => journeyConditions(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
   }
 
   /** The highest-priority active journey and its step: the matcher scopes journey guidelines to it. */
@@ -173,8 +140,7 @@ export class JourneyTurn {
    */
   withoutConditions(result: MatchResult, topN: number): MatchResult {
     if (this.conditions.length === 0) return result;
-    const ranked = rankMatches((result.matches as GuidelineMatch[]).filter((m) => !isJourneyConditionId(m.guideline_id)), topN);
-    return { ...result, ...ranked } as MatchResult;
+    return { ...result, ...rankWithout(result.matches as GuidelineMatch[], isJourneyConditionId, topN) } as MatchResult;
   }
 
   /**
@@ -188,11 +154,7 @@ export class JourneyTurn {
     const matchedIds = new Set(input.matches.flatMap((r) => r.matches.map((m) => m.guideline_id)));
     const parameters = new Map(input.matches.flatMap((r) => (r.matches as GuidelineMatch[]).map((m) => [m.guideline_id, m.tool_parameters] as const)));
     const matched = [...this.byId.values()].filter((j) => j.conditions.some((id) => matchedIds.has(id))).map((j) => j.id);
-    const held = this.conditions.filter((c) => matchedIds.has(c.id));
-    const evaluated: Record<string, boolean> = {};
-    for (const c of this.conditions) evaluated[c.condition] = evaluated[c.condition] === true || held.includes(c);
-    // A changed earlier answer: go back to the step where the other branch leaves (the first one, per journey).
-    const backtrack = held.find((c) => c.kind === 'backtrack');
+    const { held, evaluated, backtrack } = evaluateJourneyConditions(this.conditions, matchedIds);
     const involved = this.definitions.filter((j) => this.recorded[j.id] !== undefined || matched.includes(j.id));
     if (involved.length === 0) return { matched, evaluated, states: [], events: [], rejected: [] };
 
@@ -260,37 +222,6 @@ export class JourneyTurn {
     if (records.length > 0) await this.events.appendRecords(this.sessionId, records);
     this.timers.armSoon(reply.effects);
   }
-}
-
-/** The conditions one journey asks the matcher to evaluate, given its state in the session. */
-function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyCondition[] {
-  if (state.status !== 'Active' && state.status !== 'Abandoned') return [];
-  const current = (state as Started).currentStep;
-  if (current === undefined) return [];
-  const stepKind = (id: string) => journey.steps.find((s) => s.id === id);
-  const toolOf = (id: string): string | undefined => {
-    const step = stepKind(id);
-    return step?.kind === 'tool' ? step.tool : undefined;
-  };
-  const kind = state.status === 'Active' ? 'transition' : 'resume';
-  const pending = state.status === 'Active' ? pendingConditions(journey, state) : resumeConditions(journey, state);
-  const out: JourneyCondition[] = [];
-  journey.transitions.forEach((t, index) => {
-    if (t.from !== current || t.condition === undefined || !pending.includes(t.condition)) return;
-    const tool = toolOf(t.to);
-    out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_${kind}_${index}`, journeyId: journey.id, kind, condition: t.condition, from: t.from, to: t.to, ...(tool !== undefined ? { tool } : {}) });
-  });
-  if (state.status !== 'Active') return out;
-  // Branches not taken at the steps already walked (the step after each in the history is the one taken).
-  const walked = (state as Started).history.map((h) => h.step_id);
-  walked.slice(0, -1).forEach((stepId, i) => {
-    const taken = walked[i + 1];
-    journey.transitions.forEach((t, index) => {
-      if (t.from !== stepId || t.to === taken || t.condition === undefined || out.some((c) => c.condition === t.condition)) return;
-      out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_backtrack_${index}`, journeyId: journey.id, kind: 'backtrack', condition: t.condition, from: stepId, to: t.to });
-    });
-  });
-  return out;
 }
 
 /**

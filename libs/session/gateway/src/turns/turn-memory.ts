@@ -22,10 +22,12 @@ import { ContextVariablesRepository } from '../context-variables/context-variabl
 import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
 import { RuleViolationError } from '../tags/rule-violation.js';
 import { scopedToAgent } from '../tags/tag-references.js';
+import { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact } from '@tenet/memory-domain';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
+import { TURN_OPTIONS, type TurnOptions } from './turn-options.js';
 
 /** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
-export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+export { DEFAULT_RECALL_BUDGET_MS } from './turn-options.js';
 /**
  * After a failed recall, turns recall for this long with the short probe budget only: a memory store that is down
  * or not deployed costs one full budget, not one per turn — yet the first turn after it comes back recalls again
@@ -76,38 +78,6 @@ export interface ExtractionOutcome {
   facts: number;
 }
 
-const budgetFrom = (env: Record<string, string | undefined>): number => {
-  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
-  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
-  return value;
-};
-
-/** An extracted value (the model writes text) as the variable's data_type; `undefined` when it is not one. */
-export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, text: string): unknown {
-  const value = text.trim();
-  switch (variable.data_type) {
-    case undefined:
-    case 'String':
-    case 'Date':
-      return value;
-    case 'Number': {
-      const number = Number(value.replace(/[,\s]/g, ''));
-      return value !== '' && Number.isFinite(number) ? number : undefined;
-    }
-    case 'Boolean':
-      return /^(true|yes)$/i.test(value) ? true : /^(false|no)$/i.test(value) ? false : undefined;
-    case 'Array':
-    case 'Object':
-      try {
-        const parsed: unknown = JSON.parse(value);
-        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-      } catch {
-        return undefined;
-      }
-  }
-}
 
 /**
  * The turn's memory (issue 13): started before the matcher call and awaited before composing, so it adds no
@@ -127,14 +97,18 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
 @Injectable()
 export class TurnMemory {
   private readonly logger = new Logger(TurnMemory.name);
-  private readonly recallBudgetMs = budgetFrom(process.env);
   private recallBackoffUntil = 0;
+
+  private readonly recallBudgetMs: number;
 
   constructor(
     private readonly variables: ContextVariablesRepository,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(TURN_OPTIONS) options: Pick<TurnOptions, 'recallBudgetMs'>,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
-  ) {}
+  ) {
+    this.recallBudgetMs = options.recallBudgetMs;
+  }
 
   begin(input: TurnMemoryInput): TurnMemoryRun {
     return new TurnMemoryRun(this, input);
@@ -237,7 +211,7 @@ export class TurnMemory {
         outcome.rejected.push({ name: variable.name, reason: `value is not a ${variable.data_type ?? 'value'}` });
         continue;
       }
-      const confidence = Math.min(1, Math.max(0, extracted.confidence));
+      const confidence = clampConfidence(extracted.confidence);
       try {
         // A guest's values are kept for its session only (the shared guest customer would leak them to the next visitor).
         await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
@@ -253,9 +227,7 @@ export class TurnMemory {
         data: { customerId: input.customerId, sessionId: input.sessionId, variableId: variable.id, name: variable.name, value: data, confidence, sourceMessageId: input.messageId, extractedAt },
       });
     }
-    const facts = reply.facts
-      .map((f) => ({ subject: f.subject.trim().slice(0, 500), predicate: f.predicate.trim().toLowerCase().replace(/\s+/g, '_').slice(0, 500), object: f.object.trim().slice(0, 500), confidence: Math.min(1, Math.max(0, f.confidence)) }))
-      .filter((f) => f.subject !== '' && f.predicate !== '' && f.object !== '');
+    const facts = normalizedFacts(reply.facts);
     outcome.facts = facts.length;
     if (facts.length > 0) {
       const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
@@ -290,21 +262,18 @@ export class TurnMemoryRun {
     const [recalled, extracted] = await Promise.all([this.recalled, this.extracted]);
     this.recallServed = recalled !== undefined;
     let fieldValues: Record<string, string> = {};
-    const facts = new Map<string, { subject: string; predicate: string; object: string; confidence: number }>();
+    let fromMessage: ExtractedFact[] = [];
     if (extracted.reply && extracted.stored) {
       const { outcome, values } = extracted.stored;
       this.outcome = outcome;
-      fieldValues = Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
-      // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
-      for (const f of extracted.reply.facts) facts.set(`${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+      fieldValues = scalarFieldValues(values);
+      fromMessage = extracted.reply.facts;
     }
-    for (const f of recalled?.facts ?? []) {
-      const key = `${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`;
-      if (!facts.has(key)) facts.set(key, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
-    }
+    // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
+    const facts = mergedFacts(fromMessage, recalled?.facts ?? []);
     this.knowledge = recalled?.sources ?? [];
     return {
-      compose: { ...(facts.size > 0 ? { facts: [...facts.values()] } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
+      compose: { ...(facts.length > 0 ? { facts } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
       fieldValues,
       calls: [...(recalled?.billed ?? []), ...extracted.calls],
     };
