@@ -1,3 +1,4 @@
+import { VARIABLES } from '@tenet/config';
 import type { CallUsageV1 } from '@tenet/contracts';
 import { RemoteHandlerError, RequestCancelledError, requestWithinDeadline, type MessageBus, type Subscription } from '@tenet/messaging';
 
@@ -5,26 +6,13 @@ import { RemoteHandlerError, RequestCancelledError, requestWithinDeadline, type 
 export class TurnCancelled extends Error {}
 
 /** A turn's whole budget: both matcher steps and their retries. Environment: `TENET_TURN_DEADLINE_MS`. */
-export const DEFAULT_TURN_DEADLINE_MS = 120_000;
+export const DEFAULT_TURN_DEADLINE_MS = VARIABLES.TENET_TURN_DEADLINE_MS.fallback;
 /** One matcher attempt: a replica that died is given up on after this, and the step retried. `TENET_MATCHER_ATTEMPT_TIMEOUT_MS`. */
-export const DEFAULT_MATCHER_ATTEMPT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MATCHER_ATTEMPT_TIMEOUT_MS = VARIABLES.TENET_MATCHER_ATTEMPT_TIMEOUT_MS.fallback;
 
 export interface TurnTiming {
   deadlineMs: number;
   attemptTimeoutMs: number;
-}
-
-function positiveInteger(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`${name} must be an integer ≥ 1000 (milliseconds), got "${raw}"`);
-  return value;
-}
-
-/** The turn timing settings; a bad value fails the start. */
-export function turnTimingFrom(env: Record<string, string | undefined>): TurnTiming {
-  return { deadlineMs: positiveInteger(env, 'TENET_TURN_DEADLINE_MS', DEFAULT_TURN_DEADLINE_MS), attemptTimeoutMs: positiveInteger(env, 'TENET_MATCHER_ATTEMPT_TIMEOUT_MS', DEFAULT_MATCHER_ATTEMPT_TIMEOUT_MS) };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { CallUsageV1 } from '@tenet/contracts';
 import { DEADLINE_HEADER, InProcessMessageBus, RemoteHandlerError } from '@tenet/messaging';
-import { TurnCancelled, TurnDeadline, turnTimingFrom } from './turn-deadline.js';
+import { loadConfig } from '@tenet/config';
+import { TurnCancelled, TurnDeadline } from './turn-deadline.js';
+import { turnOptionsOf } from './turn-options.js';
 
 const call: CallUsageV1 = { purpose: 'compose_reply', provider: 'openai', model: 'gpt', input_tokens: 123, output_tokens: 45, latency_ms: 1 };
 
@@ -64,9 +66,10 @@ describe('TurnDeadline', () => {
     await deadline.stop();
   });
 
-  it('reads TENET_TURN_DEADLINE_MS and TENET_MATCHER_ATTEMPT_TIMEOUT_MS, refusing nonsense', () => {
-    expect(turnTimingFrom({ TENET_TURN_DEADLINE_MS: '90000', TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '20000' })).toEqual({ deadlineMs: 90_000, attemptTimeoutMs: 20_000 });
-    expect(turnTimingFrom({})).toEqual({ deadlineMs: 120_000, attemptTimeoutMs: 30_000 });
-    expect(() => turnTimingFrom({ TENET_TURN_DEADLINE_MS: 'soon' })).toThrow(/TENET_TURN_DEADLINE_MS/);
+  it('takes TENET_TURN_DEADLINE_MS and TENET_MATCHER_ATTEMPT_TIMEOUT_MS from the validated configuration, which refuses nonsense', () => {
+    const timing = (env: Record<string, string>) => turnOptionsOf(loadConfig('session-gateway', env)).timing;
+    expect(timing({ TENET_TURN_DEADLINE_MS: '90000', TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '20000' })).toEqual({ deadlineMs: 90_000, attemptTimeoutMs: 20_000 });
+    expect(timing({})).toEqual({ deadlineMs: 120_000, attemptTimeoutMs: 30_000 });
+    expect(() => timing({ TENET_TURN_DEADLINE_MS: 'soon' })).toThrow(/TENET_TURN_DEADLINE_MS/);
   });
 });

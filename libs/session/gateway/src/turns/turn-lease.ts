@@ -1,3 +1,4 @@
+import { VARIABLES } from '@tenet/config';
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 
@@ -24,7 +25,7 @@ const releasedSubject = (sessionId: string): string => `tenet.gateway.session.${
 const heartbeatName = (owner: string): string => `turnowner:${owner}`;
 
 /** The default lease TTL: how long a dead gateway can block its sessions. */
-export const DEFAULT_TURN_LEASE_TTL_MS = 15_000;
+export const DEFAULT_TURN_LEASE_TTL_MS = VARIABLES.TENET_TURN_LEASE_TTL_MS.fallback;
 
 export interface Claim {
   trigger_offset: number;
@@ -48,15 +49,6 @@ export interface TurnLeaseOptions {
   ttlMs?: number;
   /** Wall-clock milliseconds, shared by the gateways (heartbeats compare them across processes). */
   now?: () => number;
-}
-
-/** `TENET_TURN_LEASE_TTL_MS` (an integer ≥ 1,000), or the default; anything else fails the start. */
-export function turnLeaseTtlFrom(env: Record<string, string | undefined>): number {
-  const raw = env['TENET_TURN_LEASE_TTL_MS']?.trim();
-  if (!raw) return DEFAULT_TURN_LEASE_TTL_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`TENET_TURN_LEASE_TTL_MS must be an integer ≥ 1000, got "${raw}"`);
-  return value;
 }
 
 export class TurnLeases {

@@ -2,25 +2,18 @@ import { hostname } from 'node:os';
 import { Logger, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
-import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { VARIABLES, type TenetConfig } from '@tenet/config';
+import { EVENT_STORE, MESSAGE_BUS, TENET_CONFIG } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '../ids.js';
 import { SessionTimers } from '../sessions/session-timers.js';
-import { turnTimingFrom, type TurnTiming } from './turn-deadline.js';
+import type { TurnTiming } from './turn-deadline.js';
 import { DefinitionScreen } from './turn-definitions.js';
-import { TurnLeases, turnLeaseTtlFrom } from './turn-lease.js';
+import { TurnLeases } from './turn-lease.js';
 import { TurnRecovery } from './turn-recovery.js';
 
 /** Recall's default time budget (`TENET_RECALL_BUDGET_MS`). */
-export const DEFAULT_RECALL_BUDGET_MS = 5_000;
-
-export const recallBudgetFrom = (env: Record<string, string | undefined>): number => {
-  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
-  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
-  return value;
-};
+export const DEFAULT_RECALL_BUDGET_MS = VARIABLES.TENET_RECALL_BUDGET_MS.fallback;
 
 export const TURN_OPTIONS = Symbol.for('tenet.gateway.turn-options');
 
@@ -36,19 +29,19 @@ export interface TurnOptions {
   owner: string;
 }
 
-/** The one place the turn's environment variables are parsed; a bad value stops the start naming the variable. */
-export function turnOptionsFrom(env: Record<string, string | undefined>): TurnOptions {
+/** The turn's settings from the process's validated configuration (rules and defaults: `@tenet/config`). */
+export function turnOptionsOf(config: TenetConfig): TurnOptions {
   return {
-    timing: turnTimingFrom(env),
-    leaseTtlMs: turnLeaseTtlFrom(env),
-    recallBudgetMs: recallBudgetFrom(env),
+    timing: { deadlineMs: config.get('TENET_TURN_DEADLINE_MS'), attemptTimeoutMs: config.get('TENET_MATCHER_ATTEMPT_TIMEOUT_MS') },
+    leaseTtlMs: config.get('TENET_TURN_LEASE_TTL_MS'),
+    recallBudgetMs: config.get('TENET_RECALL_BUDGET_MS'),
     owner: `${hostname()}-${process.pid}-${newId(6)}`,
   };
 }
 
 /** The turn's collaborators that are not plain classes: built here from the options, injected where used. */
 export const turnInfrastructureProviders: Provider[] = [
-  { provide: TURN_OPTIONS, useFactory: (): TurnOptions => turnOptionsFrom(process.env) },
+  { provide: TURN_OPTIONS, useFactory: (config: TenetConfig): TurnOptions => turnOptionsOf(config), inject: [TENET_CONFIG] },
   {
     provide: TurnLeases,
     useFactory: (store: EventStore, bus: MessageBus, options: TurnOptions) => new TurnLeases(store, bus, options.owner, { ttlMs: options.leaseTtlMs }),
