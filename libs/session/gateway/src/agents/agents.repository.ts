@@ -6,6 +6,7 @@ import { EVENT_STORE } from '@tenet/platform-runtime';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
+import { DEFAULT_INTENT_SETTINGS, type IntentSettings } from '@tenet/intents-domain';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
@@ -50,6 +51,8 @@ interface StoredAgent {
   tags?: string[];
   config?: AgentConfigDto;
   matching?: AgentMatchingDto;
+  /** Resolved on every write (whole), like `matching`. */
+  intents?: Partial<IntentSettings>;
   tools?: ToolDefinitionDto[];
   journeys?: string[];
   llm?: ProviderChoice & { fallback?: ProviderChoice };
@@ -145,6 +148,7 @@ function view(agent: StoredAgent): AgentView {
     journeys: agent.journeys ?? [],
     config,
     matching: { ...defaultAgentMatching, ...agent.matching },
+    intents: { ...DEFAULT_INTENT_SETTINGS, ...agent.intents },
     tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
@@ -259,6 +263,7 @@ export class AgentsRepository {
       tags: [...new Set(input.tags ?? [])],
       config: { ...defaultAgentConfig, ...input.config },
       matching: { ...defaultAgentMatching, ...input.matching },
+      ...(input.intents ? { intents: { ...DEFAULT_INTENT_SETTINGS, ...input.intents } } : {}),
       tools: input.tools ?? [],
       ...(input.journeys ? { journeys: [...input.journeys] } : {}),
       ...(llm ? { llm } : {}),
@@ -303,6 +308,7 @@ export class AgentsRepository {
       if (changes.tags) data.tags = patchList(current.tags ?? [], changes.tags);
       if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
       if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
+      if (changes.intents) data.intents = { ...DEFAULT_INTENT_SETTINGS, ...current.intents, ...changes.intents };
       if (changes.tools) data.tools = changes.tools;
       if (changes.journeys) data.journeys = [...changes.journeys];
       if (llm && changes.llm) data.llm = llm;

@@ -24,6 +24,7 @@ import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { TurnIntents } from '@tenet/intents-service';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { AgentBudgets, budgetRefusalOf, turnTokenEstimate } from '../budgets/agent-budgets.js';
 import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
@@ -155,6 +156,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Optional() private readonly journeyTurns?: TurnJourneys,
     @Optional() private readonly memory?: TurnMemory,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
+    @Optional() private readonly intentTurns?: TurnIntents,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
@@ -308,6 +310,8 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       this.context.glossary(agent.id, defs),
       this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
     ]);
+    // Intents (ADR 0031): classified in the matching call below; undefined when the agent has none.
+    const intents = await this.intentTurns?.begin(agent.id, tail.messages);
     // A budgeted turn reserves its whole estimate before its first call: one that cannot afford it is refused up
     // front with the exhausted reply, instead of spending its matching calls and being refused at composing.
     let budget: BudgetScopeV1[] | undefined;
@@ -342,6 +346,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
         ...(journeys?.activeJourney ? { active_journey: journeys.activeJourney } : {}),
         ...(budget ? { budget: { scopes: budget } } : {}),
+        ...intents?.matchFields(),
       },
       billed,
       traceHeaders(),
@@ -351,6 +356,11 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       return journeys ? { ...reply, result: journeys.withoutConditions(reply.result, topN) } : reply;
     });
     let matched = await match([]);
+    if (intents) {
+      // Intent → tool adds its call; while clarifying nothing runs; intent → journey counts as its condition matched.
+      matched = { ...matched, result: intents.gate(matched.result) };
+      matchResults.push(...intents.journeyMatches());
+    }
     matchTimer?.();
     const calls = await this.meter(agent.id, sessionId, matched.calls ?? (matched.usage ? [matched.usage] : []));
     await checkpoint();
@@ -429,6 +439,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(extras.llm ? { llm: extras.llm } : {}),
         ...(capabilities.length > 0 ? { capabilities } : {}),
         ...(budget ? { budget: { scopes: budget } } : {}),
+        ...intents?.composeFields(top.length > 0 || journey?.instruction !== undefined || toolResults.length > 0),
       },
       billed,
       traceHeaders(),
@@ -438,7 +449,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     await checkpoint();
 
     const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);
-    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name }, data: memory?.messageData(reply.cited_chunk_ids) }, trigger.correlation_id);
+    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant: { id: agent.id, display_name: agent.name }, data: intents ? { ...memory?.messageData(reply.cited_chunk_ids), ...intents.messageData() } : memory?.messageData(reply.cited_chunk_ids) }, trigger.correlation_id);
     await status('ready', {
       matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, criticality: m.criticality, reasoning: m.reasoning })),
       guideline_match_result: matched.result,
@@ -457,9 +468,11 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
       ...(journey ? journeyReadyFields(journey) : {}),
       served_by: { match: matched.served_by, compose: reply.served_by },
       ...memory?.readyData(),
+      ...intents?.readyData(matchResults[0] ?? matched.result),
       // Tenet extension: stored definitions this turn left out because they break the turn's contracts.
       ...(defs.skipped.length > 0 ? { skipped_definitions: defs.skipped } : {}),
     });
+    await intents?.record(sessionId, trigger.correlation_id);
     await this.afterReply(sessionId, top.map((m) => byId.get(m.guideline_id)));
     return 'ready';
   }

@@ -1,0 +1,61 @@
+import { DEFAULT_WORKSPACE, OWNER_STREAM_PREFIX, RESOURCE_ASSIGNED_EVENT_TYPE, type ResourceAssignedData } from '@tenet/contracts';
+import { crudEvolve, ResourceStreams, StreamCatalog, type EventStore } from '@tenet/event-store';
+import type { IntentSettings } from '@tenet/intents-domain';
+
+/** What intents need to know of an agent: its tags, its tools' names and schemas, its intent settings. */
+export interface AgentFacts {
+  id: string;
+  name?: string;
+  tags?: string[];
+  tools?: { name: string; description?: string; parameters?: Record<string, unknown> }[];
+  intents?: Partial<IntentSettings> | null;
+}
+
+/**
+ * The catalog resources intents refer to (agents, tags, journeys) and which workspace owns what, read from the
+ * shared event log's streams (`agent-<id>`, `tag-<id>`, `journey-<id>`, `owner-<collection>-<id>`) — the
+ * resources' own events, read-only — so the intents service depends on no other service's code (ADR 0031).
+ */
+export class CatalogReferences {
+  private readonly agents: ResourceStreams<AgentFacts>;
+  private readonly tags: ResourceStreams<{ id: string }>;
+  private readonly journeys: ResourceStreams<{ id: string; conditions?: string[] }>;
+  private readonly owners: StreamCatalog<ResourceAssignedData>;
+
+  constructor(store: EventStore) {
+    this.agents = new ResourceStreams(store, 'agent-', 'Agent', crudEvolve<AgentFacts>('Agent'));
+    this.tags = new ResourceStreams(store, 'tag-', 'Tag', crudEvolve<{ id: string }>('Tag'));
+    this.journeys = new ResourceStreams(store, 'journey-', 'Journey', crudEvolve<{ id: string; conditions?: string[] }>('Journey'));
+    this.owners = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
+  }
+
+  agent(id: string): Promise<AgentFacts | undefined> {
+    return this.agents.get(id);
+  }
+
+  allAgents(): Promise<AgentFacts[]> {
+    return this.agents.list();
+  }
+
+  async journeyExists(id: string): Promise<boolean> {
+    return (await this.journeys.get(id)) !== undefined;
+  }
+
+  /** The first condition guideline of a journey (a match of it activates the journey), if it has one. */
+  async journeyCondition(id: string): Promise<string | undefined> {
+    return (await this.journeys.get(id))?.conditions?.[0];
+  }
+
+  /** Why a tag id names nothing: a tag, or Parlant's synthetic `agent:<id>` / `journey:<id>`; undefined when it exists. */
+  async missingTag(tag: string): Promise<string | undefined> {
+    if (tag.startsWith('agent:')) return (await this.agents.get(tag.slice(6))) ? undefined : `agent ${tag.slice(6)} does not exist`;
+    if (tag.startsWith('journey:')) return (await this.journeys.get(tag.slice(8))) ? undefined : `journey ${tag.slice(8)} does not exist`;
+    return (await this.tags.get(tag)) ? undefined : `tag ${tag} does not exist`;
+  }
+
+  /** The workspace a resource belongs to (ADR 0018: unassigned = `default`). */
+  async ownerOf(collection: string, id: string): Promise<string> {
+    await this.owners.catchUp();
+    return this.owners.get(`${collection}-${id}`)?.workspace_id ?? DEFAULT_WORKSPACE;
+  }
+}
