@@ -16,7 +16,7 @@ import type { IntentsRepository } from './intents.repository.js';
 
 type MatchResult = MatchGuidelinesReplyV1['result'];
 
-/** A message event of the session's tail, as the turn reads it (`data.data` is the agent message's `data`). */
+/** A message event of the session's tail, as the turn reads it (`data.intent` is the agent message's intent). */
 export interface TailMessage {
   source?: string;
   data?: unknown;
@@ -28,7 +28,7 @@ export const intentSettingsOf = (stored: Partial<IntentSettings> | null | undefi
 /** The alternatives the agent's last message asked the customer to choose from, when it was a clarification question. */
 export function pendingClarification(messages: readonly TailMessage[]): string[] | undefined {
   const last = [...messages].reverse().find((m) => m.source === 'ai_agent');
-  const intent = ((last?.data as { data?: { intent?: unknown } } | undefined)?.data?.intent ?? undefined) as { name?: unknown; alternatives?: unknown } | undefined;
+  const intent = (last?.data as { intent?: { name?: unknown; alternatives?: unknown } } | undefined)?.intent;
   if (intent?.name !== CLARIFICATION_NEEDED || !Array.isArray(intent.alternatives)) return undefined;
   const names = intent.alternatives.filter((a): a is string => typeof a === 'string');
   return names.length > 0 ? names : undefined;
@@ -67,9 +67,9 @@ export class IntentTurn {
     return chosen.length > 0 ? chosen : [...this.intents];
   }
 
-  /** Spread into the match request. */
-  matchFields(): { intents: IntentToMatchV1[] } {
-    return { intents: this.offered().map(toMatch) };
+  /** Spread into the match request: the first match call classifies; a re-match after tool results does not again. */
+  matchFields(toolResults: readonly unknown[]): { intents?: IntentToMatchV1[] } {
+    return toolResults.length > 0 ? {} : { intents: this.offered().map(toMatch) };
   }
 
   /** Decides on the first match result's classification (tool rounds re-match with the same intent; the first counts). */

@@ -201,7 +201,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 function eventData(input: EventCreationDto): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
-      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input) };
+      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...messageIntent(input) };
     case 'status':
       return { status: input.status, data: (input.data as Record<string, unknown> | undefined) ?? {} };
     case 'tool':
@@ -209,6 +209,12 @@ function eventData(input: EventCreationDto): Record<string, unknown> {
     case 'custom':
       return (input.data as Record<string, unknown> | undefined) ?? {};
   }
+}
+
+/** An agent message's intent (seed 003's response metadata, issue 24): `{ name, confidence }`, kept when it has them. */
+function messageIntent(input: EventCreationDto): { intent?: unknown } {
+  const intent = (input.data as { intent?: { name?: unknown; confidence?: unknown } } | undefined)?.intent;
+  return input.source !== 'customer' && typeof intent?.name === 'string' && typeof intent.confidence === 'number' ? { intent } : {};
 }
 
 /** An agent message's knowledge citations (seed 001 `data.sources`), kept when given as a list of objects. */

@@ -346,7 +346,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
         ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
         ...(journeys?.activeJourney ? { active_journey: journeys.activeJourney } : {}),
         ...(budget ? { budget: { scopes: budget } } : {}),
-        ...intents?.matchFields(),
+        ...intents?.matchFields(toolResults),
       },
       billed,
       traceHeaders(),
