@@ -8,7 +8,7 @@ import { startAllInOne, startDemoOrderService, type DemoOrderService } from '@te
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { gatewayHttp, type Detail } from './support/gateway-http.js';
+import { gatewayHttp, type Detail, type Reply } from './support/gateway-http.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -33,7 +33,7 @@ describe('intents (embedded, offline provider)', () => {
   let url: string;
   let orders: DemoOrderService;
   const { call, created, details, turnEvents } = gatewayHttp(() => url);
-  const locs = (reply: { body: unknown }) => details(reply).map((d: Detail) => d.loc.join('.'));
+  const locs = (reply: Reply) => details(reply).map((d: Detail) => d.loc.join('.'));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-intents-'));
@@ -171,5 +171,21 @@ describe('intents (embedded, offline provider)', () => {
     const ready = events.find((e) => e.data.status === 'ready')?.data.data as { usage: { purpose: string }[]; intent: unknown };
     expect(ready.intent).toMatchObject({ outcome: 'unknown' });
     expect(ready.usage.map((u) => u.purpose)).not.toContain('compose_reply');
+  }, 90_000);
+
+  it('/admin/usage reports intent counts and the clarification rate per agent (chart and table); /metrics counts by agent and intent', async () => {
+    const agent = await orderAgent();
+    const session = await created('/sessions', { agent_id: agent.id });
+    await turnEvents<Event>(session.id, 'I have a problem with my order');
+    await turnEvents<Event>(session.id, 'Cancel it please');
+    await turnEvents<Event>(session.id, 'I want a refund');
+    const json = (await call('/admin/usage?range=24h&format=json')).body as { intents: { agent_id: string; total: Record<string, unknown> }[] };
+    expect(json.intents.find((r) => r.agent_id === agent.id)?.total).toEqual({ messages: 3, by_intent: { cancel_order: 1, refund: 1 }, clarifications: 1, unknown: 0, clarification_rate: 0.333 });
+    const html = await (await fetch(`${url}/admin/usage?range=24h`)).text();
+    expect(html).toContain('Intents: what customers come for');
+    expect(html).toMatch(/<td>cancel_order<\/td><td>1<\/td><td>33\.3%<\/td>/);
+    expect(html).toMatch(/<td><em>asked to clarify<\/em><\/td><td>1<\/td><td>33\.3%<\/td>/);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^tenet_intents_total\\{agent_id="${agent.id}",intent="CLARIFICATION_NEEDED",outcome="clarify"[^}]*\\} 1$`, 'm'));
   }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { DEFAULT_WORKSPACE, OWNER_STREAM_PREFIX, RESOURCE_ASSIGNED_EVENT_TYPE, type ResourceAssignedData } from '@tenet/contracts';
-import { crudEvolve, ResourceStreams, StreamCatalog, type EventStore } from '@tenet/event-store';
+import { crudEvolve, ResourceStreams, StreamCatalog, type EventStore, type Evolve } from '@tenet/event-store';
 import type { IntentSettings } from '@tenet/intents-domain';
 
 /** What intents need to know of an agent: its tags, its tools' names and schemas, its intent settings. */
@@ -9,6 +9,20 @@ export interface AgentFacts {
   tags?: string[];
   tools?: { name: string; description?: string; parameters?: Record<string, unknown> }[];
   intents?: Partial<IntentSettings> | null;
+}
+
+/** A registered tool service: each registration carries the whole service. */
+interface ServiceFacts {
+  name: string;
+  tools: { name: string }[];
+}
+
+const serviceEvolve: Evolve<ServiceFacts> = (current, event) => (event.type === 'ServiceRegistered' ? (event.data as ServiceFacts) : event.type === 'ServiceDeleted' ? undefined : current);
+
+/** `service:tool` → its parts (Parlant's ToolId); `undefined` for a bare agent-tool name. */
+export function parseServiceTool(id: string): { service: string; tool: string } | undefined {
+  const at = id.indexOf(':');
+  return at > 0 && at < id.length - 1 ? { service: id.slice(0, at), tool: id.slice(at + 1) } : undefined;
 }
 
 /**
@@ -21,11 +35,13 @@ export class CatalogReferences {
   private readonly tags: ResourceStreams<{ id: string }>;
   private readonly journeys: ResourceStreams<{ id: string; conditions?: string[] }>;
   private readonly owners: StreamCatalog<ResourceAssignedData>;
+  private readonly services: ResourceStreams<ServiceFacts>;
 
   constructor(store: EventStore) {
     this.agents = new ResourceStreams(store, 'agent-', 'Agent', crudEvolve<AgentFacts>('Agent'));
     this.tags = new ResourceStreams(store, 'tag-', 'Tag', crudEvolve<{ id: string }>('Tag'));
     this.journeys = new ResourceStreams(store, 'journey-', 'Journey', crudEvolve<{ id: string; conditions?: string[] }>('Journey'));
+    this.services = new ResourceStreams(store, 'service-', 'Service', serviceEvolve);
     this.owners = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
   }
 
@@ -39,6 +55,11 @@ export class CatalogReferences {
 
   async journeyExists(id: string): Promise<boolean> {
     return (await this.journeys.get(id)) !== undefined;
+  }
+
+  /** Whether a registered service offers the tool. */
+  async serviceHasTool(service: string, tool: string): Promise<boolean> {
+    return ((await this.services.get(service))?.tools ?? []).some((t) => t.name === tool);
   }
 
   /** The first condition guideline of a journey (a match of it activates the journey), if it has one. */

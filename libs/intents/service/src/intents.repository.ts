@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { crudEvolve, ResourceIdTakenError, ResourceStreams, type EventStore } from '@tenet/event-store';
 import { intentAppliesTo, intentsOverlap, RESERVED_INTENT_NAMES, type IntentView } from '@tenet/intents-domain';
 import { toolSchemaProblem } from '@tenet/json-schema';
-import type { CatalogReferences } from './catalog-references.js';
+import { parseServiceTool, type CatalogReferences } from './catalog-references.js';
 import type { IntentCreationDto, IntentUpdateDto } from './intent.dto.js';
 
 /** One broken rule: `loc` as FastAPI (and the gateway) names it. */
@@ -145,7 +145,14 @@ export class IntentsRepository {
       details.push(violation(['journey_id'], `journey_id must reference an existing journey: ${intent.journey_id} does not exist`, 'value_error.reference'));
     }
     const agents = details.length === 0 && (introduced.tool || introduced.name) ? await this.agentsInScope(workspace) : [];
-    if (introduced.tool && intent.tool !== null && details.length === 0) {
+    const serviceTool = intent.tool !== null ? parseServiceTool(intent.tool) : undefined;
+    if (introduced.tool && serviceTool && details.length === 0) {
+      // Parlant's `service:tool`: a tool of a service registered in the caller's workspace.
+      const ours = workspace === undefined || (await this.catalog.ownerOf('services', serviceTool.service)) === workspace;
+      if (!ours || !(await this.catalog.serviceHasTool(serviceTool.service, serviceTool.tool))) {
+        details.push(violation(['tool'], `tool must name a tool defined on the agent or a registered service's tool (service:tool): ${intent.tool} is neither`, 'value_error.reference'));
+      }
+    } else if (introduced.tool && intent.tool !== null && details.length === 0) {
       const reached = agents.filter((a) => intentAppliesTo(intent, a.id, a.tags ?? []));
       if (!reached.some((a) => (a.tools ?? []).some((t) => t.name === intent.tool))) {
         details.push(violation(['tool'], `tool must name a tool defined on an agent the intent applies to: ${intent.tool} is not defined`, 'value_error.reference'));

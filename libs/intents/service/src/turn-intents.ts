@@ -67,6 +67,14 @@ export class IntentTurn {
     return chosen.length > 0 ? chosen : [...this.intents];
   }
 
+  /**
+   * The intents' tools as the turn's extras read guideline tools (`service:tool` ids are made runnable only for
+   * the turn's guidelines that name them): passed with the guidelines to `TurnExtrasSource.forTurn`.
+   */
+  toolHolders(): { id: string; tools: string[] }[] {
+    return this.intents.flatMap((i) => (i.tool ? [{ id: `intent:${i.name}`, tools: [i.tool] }] : []));
+  }
+
   /** Spread into the match request: the first match call classifies; a re-match after tool results does not again. */
   matchFields(toolResults: readonly unknown[]): { intents?: IntentToMatchV1[] } {
     return toolResults.length > 0 ? {} : { intents: this.offered().map(toMatch) };
@@ -175,7 +183,12 @@ export class TurnIntents {
     private readonly metrics?: TenetMetrics,
   ) {}
 
-  async begin(agentId: string, tail: readonly TailMessage[]): Promise<IntentTurn | undefined> {
+  /**
+   * `journeyActive`: while a journey leads the conversation its steps ask the questions, and the customer's answers
+   * ("my order number is 55555") are not new intents — the turn then classifies nothing (ADR 0031).
+   */
+  async begin(agentId: string, tail: readonly TailMessage[], journeyActive = false): Promise<IntentTurn | undefined> {
+    if (journeyActive) return undefined;
     const intents = await this.intents.forAgent(agentId);
     if (intents.length === 0) return undefined;
     const agent = await this.catalog.agent(agentId);

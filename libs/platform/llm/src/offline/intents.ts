@@ -11,33 +11,58 @@ const CONTINUATION_WEIGHT = 0.9;
 /** Alternatives reported, at most. */
 const MAX_ALTERNATIVES = 3;
 
+/** How much a term tells intents apart: 1 for a term of one intent (or none), less the more intents share it. */
+export type TermWeight = (term: string) => number;
+
+/** Inverse document frequency over the intents' texts, scaled to 0..1: `order` in every intent says little. */
+export function termWeights(intents: readonly IntentToMatch[]): TermWeight {
+  const frequency = new Map<string, number>();
+  for (const intent of intents) {
+    for (const term of new Set(terms([intent.name.replace(/_/g, ' '), intent.description, ...intent.keywords, ...intent.examples].join('\n')))) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  }
+  const n = intents.length;
+  return (term) => {
+    const df = frequency.get(term) ?? 0;
+    return df <= 1 || n <= 1 ? 1 : Math.log(1 + n / df) / Math.log(1 + n);
+  };
+}
+
+const weightOf = (words: Iterable<string>, weight: TermWeight): number => [...words].reduce((sum, w) => sum + weight(w), 0);
+
 /**
- * How well a message's terms fit an intent, 0..1, combining three pieces of evidence as independent chances
- * (1 − Π(1 − pᵢ)):
+ * How well a message's terms fit an intent, 0..0.99: the strongest of three pieces of evidence plus a fifth of the
+ * next (so corroboration helps, but two intents whose keywords the message both names stay close — ambiguous):
  * - keywords: a keyword (or phrase) whose terms all occur in the message counts 0.6, each further one 0.15 more;
- * - examples: the best Dice overlap of the message's terms with one example's;
- * - description: the share of the message's terms the intent's name and description mention, at half weight.
+ * - examples: the best weighted Dice overlap of the message's terms with one example's (terms weighted by
+ *   `weight`, so words every intent uses count little);
+ * - description: the weighted share of the message's terms the intent's name and description mention, at half weight.
  * So one clear keyword alone recognises an intent (0.6, above the default 0.5 clarification line), a loose
  * likeness to an example alone does not, and a message hitting two intents' keywords scores both alike.
  */
-export function intentScore(intent: IntentToMatch, said: ReadonlySet<string>): number {
+export function intentScore(intent: IntentToMatch, said: ReadonlySet<string>, weight: TermWeight = () => 1): number {
   if (said.size === 0) return 0;
-  const keywordHits = intent.keywords.filter((k) => {
-    const words = terms(k);
-    return words.length > 0 && words.every((w) => said.has(w));
-  }).length;
+  // Keywords that read as the same terms ("refund", "return": one family) count once.
+  const keywordHits = new Set(
+    intent.keywords.flatMap((k) => {
+      const words = terms(k);
+      return words.length > 0 && words.every((w) => said.has(w)) ? [[...new Set(words)].sort().join(' ')] : [];
+    }),
+  ).size;
   const keyword = keywordHits === 0 ? 0 : Math.min(0.95, 0.6 + 0.15 * (keywordHits - 1));
+  const saidWeight = weightOf(said, weight);
   const example = Math.max(
     0,
     ...intent.examples.map((e) => {
       const words = new Set(terms(e));
-      const shared = [...words].filter((w) => said.has(w)).length;
-      return words.size === 0 ? 0 : (2 * shared) / (words.size + said.size);
+      const shared = weightOf([...words].filter((w) => said.has(w)), weight);
+      const total = weightOf(words, weight) + saidWeight;
+      return total === 0 ? 0 : (2 * shared) / total;
     }),
   );
   const described = new Set(terms(`${intent.name.replace(/_/g, ' ')} ${intent.description}`));
-  const description = ([...said].filter((w) => described.has(w)).length / said.size) * 0.5;
-  return 1 - (1 - keyword) * (1 - example) * (1 - description);
+  const description = saidWeight === 0 ? 0 : (weightOf([...said].filter((w) => described.has(w)), weight) / saidWeight) * 0.5;
+  const [strongest = 0, next = 0] = [keyword, example, description].sort((a, b) => b - a);
+  return Math.min(0.99, strongest + 0.2 * next);
 }
 
 /**
@@ -58,8 +83,9 @@ export function classifyIntent(input: MatchGuidelinesInput): IntentAnswer | unde
     const previous = customerTurns.slice(1).map(termsOf).find((t) => !isTopicFree(t));
     if (previous) [said, weight] = [previous, CONTINUATION_WEIGHT];
   }
+  const weights = termWeights(intents);
   const scored = intents
-    .map((intent) => ({ intent, score: round(intentScore(intent, said) * weight) }))
+    .map((intent) => ({ intent, score: round(intentScore(intent, said, weights) * weight) }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.intent.name.localeCompare(b.intent.name));
   const [best, ...rest] = scored;

@@ -305,13 +305,13 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const journeys = await this.journeyTurns?.begin(agent, session.view, defs);
     const journeyGuidelines = journeys?.guidelines() ?? [];
     guidelines.push(...journeyGuidelines);
+    // Intents (ADR 0031): classified in the matching call below; undefined when the agent has none or a journey leads.
+    const intents = await this.intentTurns?.begin(agent.id, tail.messages, journeys?.activeJourney !== undefined);
     const [contextValues, terms, extras] = await Promise.all([
       this.context.values(agent.id, session.view.customer_id, defs, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }),
       this.context.glossary(agent.id, defs),
-      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
+      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines, ...(intents?.toolHolders() ?? [])], defs),
     ]);
-    // Intents (ADR 0031): classified in the matching call below; undefined when the agent has none.
-    const intents = await this.intentTurns?.begin(agent.id, tail.messages);
     // A budgeted turn reserves its whole estimate before its first call: one that cannot afford it is refused up
     // front with the exhausted reply, instead of spending its matching calls and being refused at composing.
     let budget: BudgetScopeV1[] | undefined;
