@@ -33,6 +33,7 @@ export const AgentSettings = Type.Object(
     tags: Type.Optional(Tags),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
+    intents: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Intent settings: clarify_below, margin, fallback (the intents themselves are not in the format yet)' })),
     tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),

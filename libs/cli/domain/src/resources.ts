@@ -1,3 +1,4 @@
+import { DEFAULT_INTENT_SETTINGS } from '@tenet/intents-domain';
 import { defaultJourneyTimeouts } from '@tenet/journeys-domain';
 import { DEFAULT_NO_MATCH_MESSAGE, templateFields } from '@tenet/matching-domain';
 import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
@@ -39,6 +40,7 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     journeys: [],
     config: AGENT_CONFIG,
     matching: AGENT_MATCHING,
+    intents: { ...DEFAULT_INTENT_SETTINGS },
     tools: [],
     fallback: null,
     no_match_message: DEFAULT_NO_MATCH_MESSAGE,
