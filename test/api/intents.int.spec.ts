@@ -188,4 +188,27 @@ describe('intents (embedded, offline provider)', () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`^tenet_intents_total\\{agent_id="${agent.id}",intent="CLARIFICATION_NEEDED",outcome="clarify"[^}]*\\} 1$`, 'm'));
   }, 90_000);
+
+  it('an intent mapped to a journey starts the journey when recognised', async () => {
+    const agent = await created('/agents', { name: 'Returns' });
+    const journey = await created('/journeys', {
+      title: 'Returns',
+      description: 'Take an item back',
+      conditions: ['the customer mentions the zebra protocol'],
+      tags: [`agent:${agent.id}`],
+      steps: [
+        { id: 'ask_order', name: 'Ask for the order number', kind: 'chat', instruction: 'Ask for the order number of the item' },
+        { id: 'done', name: 'Done', kind: 'final', instruction: 'Confirm' },
+      ],
+      transitions: [{ from: 'ask_order', to: 'done', condition: 'the customer gave their order number' }],
+      initial_step: 'ask_order',
+    });
+    await created('/intents', { name: 'send_back', description: 'Send an item back', keywords: ['send back'], journey_id: journey.id, tags: [`agent:${agent.id}`] });
+    const session = await created('/sessions', { agent_id: agent.id });
+    const events = await turnEvents<Event>(session.id, 'I want to send back my jacket');
+    const ready = events.find((e) => e.data.status === 'ready')?.data.data as { intent: unknown; matched_journeys?: unknown; active_journey?: unknown };
+    expect(ready.intent).toMatchObject({ name: 'send_back', outcome: 'recognized' });
+    expect(ready.matched_journeys).toEqual([journey.id]);
+    expect(ready.active_journey).toMatchObject({ journey_id: journey.id, step_id: 'ask_order' });
+  }, 90_000);
 });
