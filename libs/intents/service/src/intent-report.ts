@@ -35,6 +35,11 @@ function add(counts: IntentCounts, data: IntentRecognizedData): void {
 export class IntentReports {
   constructor(private readonly store: EventStore) {}
 
+  /** The page section for these reports (`intentsSection`). */
+  section(reports: readonly (AgentIntentReport & { name: string })[], buckets: readonly { from: string; to: string }[], label: (bucket: { from: string; to: string }) => string): string {
+    return intentsSection(reports, buckets, label);
+  }
+
   async forAgent(agentId: string, buckets: readonly { from: string; to: string }[]): Promise<AgentIntentReport> {
     const report: AgentIntentReport = { agent_id: agentId, total: empty(), buckets: buckets.map(empty) };
     const from = buckets[0]?.from ?? '';

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { IntentsModule } from '@tenet/intents-service';
 import { EdgeAccessModule } from './auth/edge-access.module.js';
 import { KeysHttpController } from './auth/keys.http.controller.js';
 import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
@@ -61,8 +60,7 @@ import { ServicesRepository } from './services/services.repository.js';
  */
 @Module({
   // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
-  // Intents (ADR 0031): `/intents`, and the turn's classification in its matching call.
-  imports: [EdgeAccessModule, IntentsModule],
+  imports: [EdgeAccessModule],
   controllers: [
     AgentsHttpController,
     SessionsHttpController,

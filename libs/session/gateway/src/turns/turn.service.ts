@@ -24,7 +24,6 @@ import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
-import { TurnIntents } from '@tenet/intents-service';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { AgentBudgets, budgetRefusalOf, turnTokenEstimate } from '../budgets/agent-budgets.js';
 import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
@@ -43,6 +42,7 @@ import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 import { TurnCancelled, TurnDeadline, turnTimingFrom, type TurnTiming } from './turn-deadline.js';
 import { TurnLeases, turnLeaseTtlFrom, type HeldLease } from './turn-lease.js';
 import { TurnMemory } from './turn-memory.js';
+import { INTENT_TURNS, type IntentTurnsPort } from '../intents/intents.port.js';
 import { TurnRecovery } from './turn-recovery.js';
 import { runToolCall, ToolCallFailedError, toolFieldValues, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
 
@@ -156,7 +156,7 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     @Optional() private readonly journeyTurns?: TurnJourneys,
     @Optional() private readonly memory?: TurnMemory,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
-    @Optional() private readonly intentTurns?: TurnIntents,
+    @Optional() @Inject(INTENT_TURNS) private readonly intentTurns?: IntentTurnsPort,
   ) {
     this.leases = new TurnLeases(store, bus, `${hostname()}-${process.pid}-${newId(6)}`, { ttlMs: turnLeaseTtlFrom(process.env) });
     this.recovery = new TurnRecovery(store, this.leases, (id, value, data, correlationId) => this.events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId));
