@@ -21,6 +21,7 @@ interface Event {
 }
 
 const ORDER_ID = { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{4,10}$' } } };
+const ORDER_ID_REQUIRED = { ...ORDER_ID, required: ['order_id'] };
 const FALLBACK = 'I can help with orders, cancellations and refunds only.';
 
 /**
@@ -51,7 +52,7 @@ describe('intents (embedded, offline provider)', () => {
   const orderAgent = async (settings: Record<string, unknown> = {}) => {
     const agent = await created('/agents', {
       name: 'Orders',
-      tools: [{ name: 'get_order_status', description: 'Look up an order', parameters: ORDER_ID, service_name: 'orders' }],
+      tools: [{ name: 'get_order_status', description: 'Look up an order', parameters: ORDER_ID_REQUIRED, service_name: 'orders' }],
       intents: { fallback: FALLBACK, ...settings },
     });
     const tags = [`agent:${agent.id}`];
@@ -141,6 +142,12 @@ describe('intents (embedded, offline provider)', () => {
     const validate = addFormats(new Ajv2020({ strict: false, allErrors: true })).compile(allContracts.find((c) => c.type === 'intent.recognized')?.schema ?? {});
     expect(validate(published?.payload)).toBe(true);
     expect(published?.payload).toMatchObject({ data: { agent_id: agent.id, session_id: session.id, intent: 'track_order', outcome: 'recognized', parameter_names: ['order_id'], leads_to: { tool: 'get_order_status' } } });
+
+    // Without the order number the tool's schema (order_id required) is not met: the tool is not called, the turn goes on.
+    const fresh = await created('/sessions', { agent_id: agent.id });
+    const without = await turnEvents<Event>(fresh.id, 'Has my parcel been tracked?');
+    expect(without.some((e) => e.kind === 'tool')).toBe(false);
+    expect(without.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ intent: { name: 'track_order', tool_skipped: expect.stringContaining('order_id') as unknown } });
   }, 90_000);
 
   it('an ambiguous message gets a clarification question naming the choices and no tool call; the answer resolves it', async () => {

@@ -14,7 +14,7 @@ export interface AgentFacts {
 /** A registered tool service: each registration carries the whole service. */
 interface ServiceFacts {
   name: string;
-  tools: { name: string }[];
+  tools: { name: string; parameters?: Record<string, unknown> }[];
 }
 
 const serviceEvolve: Evolve<ServiceFacts> = (current, event) => (event.type === 'ServiceRegistered' ? (event.data as ServiceFacts) : event.type === 'ServiceDeleted' ? undefined : current);
@@ -60,6 +60,13 @@ export class CatalogReferences {
   /** Whether a registered service offers the tool. */
   async serviceHasTool(service: string, tool: string): Promise<boolean> {
     return ((await this.services.get(service))?.tools ?? []).some((t) => t.name === tool);
+  }
+
+  /** The parameter schema of a tool an intent names: the agent's own tool, or a registered service's `service:tool`. */
+  async toolParameters(agent: AgentFacts | undefined, tool: string): Promise<Record<string, unknown> | undefined> {
+    const serviceTool = parseServiceTool(tool);
+    if (!serviceTool) return agent?.tools?.find((t) => t.name === tool)?.parameters;
+    return (await this.services.get(serviceTool.service))?.tools.find((t) => t.name === serviceTool.tool)?.parameters;
   }
 
   /** The first condition guideline of a journey (a match of it activates the journey), if it has one. */

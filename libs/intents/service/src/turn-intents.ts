@@ -1,5 +1,6 @@
 import { INTENT_RECOGNIZED_EVENT_TYPE, intentRecognitionStreamId, type IntentRecognizedData, type IntentToMatchV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
+import { checkArguments, describeProblems } from '@tenet/json-schema';
 import {
   CLARIFICATION_NEEDED,
   customerWords,
@@ -49,6 +50,8 @@ const toMatch = (intent: IntentView): IntentToMatchV1 => ({
  */
 export class IntentTurn {
   private decision: IntentDecision | undefined;
+  /** Why a recognised intent's tool was not called (its arguments break the tool's schema). */
+  private toolSkipped: string | undefined;
 
   constructor(
     private readonly agentId: string,
@@ -59,6 +62,8 @@ export class IntentTurn {
     private readonly journeyConditions: ReadonlyMap<string, string>,
     private readonly store: EventStore,
     private readonly metrics: TenetMetrics | undefined,
+    /** The parameter schema of each intent tool, by tool name (absent: unknown, the turn reports the tool as unrunnable). */
+    private readonly toolSchemas: ReadonlyMap<string, Record<string, unknown>> = new Map(),
   ) {}
 
   /** The intents offered to the matching call: the pending clarification's choices, else all of the agent's. */
@@ -100,6 +105,13 @@ export class IntentTurn {
     if (decision.kind !== 'recognized') return result;
     const tool = this.intentOf(decision.name)?.tool;
     if (!tool || result.tools_to_execute.some((t) => t.tool_name === tool)) return result;
+    // As the matcher does for a guideline's tool: arguments that break the tool's schema (a required order number
+    // the customer has not given yet) are not sent; the reply is composed without the tool's result.
+    const check = checkArguments(this.toolSchemas.get(tool), decision.extracted_params);
+    if (!check.ok) {
+      this.toolSkipped = `${tool} not called: ${describeProblems(check.problems)}`;
+      return result;
+    }
     return { ...result, tools_to_execute: [...result.tools_to_execute, { tool_name: tool, priority: 0, guideline_id: `intent:${decision.name}`, parameters: decision.extracted_params }] };
   }
 
@@ -148,6 +160,7 @@ export class IntentTurn {
         alternatives: decision.kind === 'clarify' ? decision.candidates : decision.kind === 'recognized' ? decision.alternatives : (classified?.alternatives ?? []),
         ...(classified ? { classified: { name: classified.name, confidence: classified.confidence } } : {}),
         ...(this.pending ? { resolving: this.pending } : {}),
+        ...(this.toolSkipped ? { tool_skipped: this.toolSkipped } : {}),
       },
     };
   }
@@ -198,6 +211,11 @@ export class TurnIntents {
       const first = await this.catalog.journeyCondition(id);
       if (first) conditions.set(id, first);
     }
-    return new IntentTurn(agentId, intents, intentSettingsOf(agent?.intents), pendingClarification(tail), conditions, this.store, this.metrics);
+    const schemas = new Map<string, Record<string, unknown>>();
+    for (const tool of new Set(intents.flatMap((i) => (i.tool ? [i.tool] : [])))) {
+      const schema = await this.catalog.toolParameters(agent, tool);
+      if (schema) schemas.set(tool, schema);
+    }
+    return new IntentTurn(agentId, intents, intentSettingsOf(agent?.intents), pendingClarification(tail), conditions, this.store, this.metrics, schemas);
   }
 }
