@@ -157,6 +157,24 @@ const intents: [string, string][] = [
   ['The customer asks for a receipt or confirmation of the $', 'Resend the confirmation email of the $'],
 ];
 
+/** A short name for each template of `intents` (for generated intents). */
+const intentKinds = ['book', 'change', 'cancel', 'price', 'problem', 'status', 'documents', 'deadline', 'howto', 'refund', 'transfer', 'receipt'];
+
+/**
+ * `count` intents for the bench's intent rows (issue 24): business × template, consecutive ones from different
+ * businesses, described by the template's condition and keyed by the object and the template's kind.
+ */
+export function generatedIntents(count: number): { name: string; description: string; examples: string[]; keywords: string[] }[] {
+  if (count > businesses.length * intents.length) throw new RangeError(`the generator makes ${businesses.length * intents.length} intents, asked for ${count}`);
+  return Array.from({ length: count }, (_, i) => {
+    const business = businesses[i % businesses.length]!;
+    const kind = Math.floor(i / businesses.length) % intents.length;
+    const object = business.objects[0]!;
+    const condition = intents[kind]![0].replace('$', object);
+    return { name: `${business.key}_${intentKinds[kind]!}`, description: condition.replace(/^The customer /, ''), examples: [condition.replace(/^The customer (asks|wants|reports|is)/, 'I $1')], keywords: [object, intentKinds[kind]!] };
+  });
+}
+
 /** How many distinct guidelines the generator makes: 20 businesses × 4 objects × 12 intents. */
 export const GENERATED_LIMIT = businesses.length * 4 * intents.length;
 

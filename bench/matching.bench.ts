@@ -14,7 +14,9 @@
  *    index's own cost: building it for 1000 guidelines, hashing the candidate set for the cache key, scoring a
  *    query against the cached index, and its heap.
  *    Then the always-keep cap: a 1000-guideline agent with 400 high-criticality guidelines, cap on (default)
- *    and off. Writes docs/benchmarks/matching.json (the cost rows) and docs/benchmarks/matching-details.json (the cap, the
+ *    and off. Then intents (issue 24): 100 guidelines with 0, 10 and 100 intents (bench/matching-fixtures.ts
+ *    `generatedIntents`) classified in the same call — calls per turn and prompt tokens against the row without.
+ *    Writes docs/benchmarks/matching.json (the cost rows) and docs/benchmarks/matching-details.json (the cap, the
  *    recall rows below and the engine check).
  * 2. The prefilter's recall on the labelled set (bench/matching-fixtures.ts `labelledMessages`, in the 100- and
  *    1000-guideline agents): `prefilterCandidates` with the engine's query, cosines, BM25 scores and their fusion
@@ -63,7 +65,7 @@ import { ProviderRegistry } from '../libs/matching/service/src/provider-registry
 import type { StoredEvent } from '@tenet/event-store';
 import type { JourneyRecord } from '../libs/session/gateway/src/journeys/journey.dto.js';
 import { JourneyTurn } from '../libs/session/gateway/src/turns/turn-journeys.js';
-import { agentOfSize, agentWithManyCritical, generatedGuideline, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
+import { agentOfSize, agentWithManyCritical, generatedGuideline, generatedIntents, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
 
 /** Counts the matching calls and their prompt tokens, and remembers which guidelines each call was sent. */
 class CountingProvider implements LlmProvider {
@@ -118,7 +120,7 @@ function newMatcher(setup: MatcherSetup = {}): { matcher: GuidelineMatcher; coun
   return { matcher: new GuidelineMatcher(new ProviderRegistry(counting), embeddings, { logger: quiet, ...setup.options }), counting };
 }
 
-function requestFor(agent: BenchAgent, turn: LabelledMessage, sessionId: string, settings?: MatchGuidelinesRequestV1['settings'], glossary?: GlossaryTerm[]): MatchGuidelinesRequestV1 {
+function requestFor(agent: BenchAgent, turn: LabelledMessage, sessionId: string, settings?: MatchGuidelinesRequestV1['settings'], glossary?: GlossaryTerm[], intents?: MatchGuidelinesRequestV1['intents']): MatchGuidelinesRequestV1 {
   const ids = new Set(agent.guidelines.map((g) => g.id));
   const applied = (turn.applied ?? []).filter((id) => ids.has(id));
   return {
@@ -132,6 +134,7 @@ function requestFor(agent: BenchAgent, turn: LabelledMessage, sessionId: string,
     ...(agent.tools.length > 0 ? { tools: agent.tools } : {}),
     ...(settings ? { settings } : {}),
     ...(glossary ? { terms: glossary } : {}),
+    ...(intents?.length ? { intents } : {}),
   };
 }
 
@@ -169,12 +172,12 @@ async function timedTurn(matcher: GuidelineMatcher, counting: CountingProvider, 
   };
 }
 
-async function measure(n: number, settings?: MatchGuidelinesRequestV1['settings'], setup: MatcherSetup = {}, agent: BenchAgent = agentOfSize(n)): Promise<Record<string, unknown>> {
+async function measure(n: number, settings?: MatchGuidelinesRequestV1['settings'], setup: MatcherSetup = {}, agent: BenchAgent = agentOfSize(n), intents?: MatchGuidelinesRequestV1['intents']): Promise<Record<string, unknown>> {
   const { matcher, counting } = newMatcher(setup);
-  const cold = await timedTurn(matcher, counting, requestFor(agent, turnMessage(TURNS), `bench-${n}-cold`, settings));
+  const cold = await timedTurn(matcher, counting, requestFor(agent, turnMessage(TURNS), `bench-${n}-cold`, settings, undefined, intents));
   const embeddedCold = Number((cold.reply.provenance?.['prefilter'] as { embedded_now?: number } | undefined)?.embedded_now ?? 0);
   const turns: TurnStats[] = [];
-  for (let i = 0; i < TURNS; i++) turns.push(await timedTurn(matcher, counting, requestFor(agent, turnMessage(i), `bench-${n}-${i}`, settings)));
+  for (let i = 0; i < TURNS; i++) turns.push(await timedTurn(matcher, counting, requestFor(agent, turnMessage(i), `bench-${n}-${i}`, settings, undefined, intents)));
   const batches = turns.map((t) => t.calls);
   return {
     guidelines: n,
@@ -228,6 +231,21 @@ for (const n of SIZES) {
   rows.push(row);
   console.log(JSON.stringify(row));
 }
+
+// Intents ride in the matching call (issue 24): 100 guidelines with 0, 10 and 100 intents — the calls per turn
+// must not change and the prompt tokens stay within 1.3× of the row without intents (the intent prefilter keeps 8).
+const intentRows: Record<string, unknown>[] = [];
+for (const count of [0, 10, 100]) {
+  const row = await measure(100, undefined, {}, agentOfSize(100), generatedIntents(count));
+  intentRows.push({ guidelines: 100, intents: count, ...brief(row) });
+}
+const intentBase = intentRows[0]!;
+for (const row of intentRows) row['prompt_tokens_vs_no_intents'] = round(Number(row['prompt_tokens_per_turn']) / Number(intentBase['prompt_tokens_per_turn']));
+console.log(JSON.stringify({ intent_rows: intentRows }));
+const intentCallsSame = intentRows.every((r) => r['llm_calls_per_turn'] === intentBase['llm_calls_per_turn'] && r['llm_calls_max'] === intentBase['llm_calls_max']);
+const intentTokens = Math.max(...intentRows.map((r) => Number(r['prompt_tokens_vs_no_intents'])));
+console.log(`target: LLM calls per turn unchanged with 10 and 100 intents: ${intentCallsSame ? 'met' : 'NOT met'}`);
+console.log(`target: prompt tokens with intents ≤ 1.3× the row without: ${intentTokens <= 1.3 ? 'met' : 'NOT met'} (${intentTokens}×)`);
 
 // The always-keep cap: 400 of 1000 guidelines high-criticality — the default (the call budget), a cap of 40
 // (TENET_PREFILTER_ALWAYS_KEEP_CAP=40, the floor the default never goes below), and off.
@@ -789,6 +807,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       always_keep_cap: capRows,
+      intents: { note: 'issue 24: 100 guidelines with 0, 10 and 100 intents classified in the same matching call', rows: intentRows },
       lexical_index: lexicalIndexCost,
       recall: recallRows,
       neutral_ids: { note: 'recall (similarity only / with always-keep) with every guideline id renamed to a hash of itself, so that ties broken by id favour no guideline', rows: neutralRows },

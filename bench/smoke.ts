@@ -23,6 +23,7 @@ const SHORTEST: Record<string, Record<string, string>> = {
   'bench:budgets': { BENCH_ROUNDS: '1', BENCH_CALLS: '50' },
   'bench:relay-workspaces': { BENCH_ROUNDS: '1', BENCH_SESSIONS: '5', BENCH_EVENTS_PER_SESSION: '2' },
   'bench:matching': { BENCH_TURNS: '2' },
+  'bench:intents': { BENCH_INTENTS_LIMIT: '2' },
   'bench:channels': { BENCH_MESSAGES: '10' },
   'bench:knowledge-disk': { BENCH_AGENTS: '3' },
 };

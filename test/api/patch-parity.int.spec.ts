@@ -20,6 +20,7 @@ import { TagCreationDto, TagUpdateDto } from '../../libs/session/gateway/src/tag
 import { TermCreationDto, TermUpdateDto } from '../../libs/session/gateway/src/terms/term.dto.js';
 import { BindingCreationDto, BindingUpdateDto } from '../../libs/channels/service/src/bindings/binding.dto.js';
 import { ChannelCreationDto, ChannelUpdateDto } from '../../libs/channels/service/src/channels/channel.dto.js';
+import { IntentCreationDto, IntentUpdateDto } from '@tenet/intents-service';
 import { generateSecretsKey } from '@tenet/secrets';
 import { keyedHttp, type Reply } from './support/gateway-http.js';
 
@@ -100,6 +101,7 @@ describe('PATCH enforces the create rules on every resource (issue 26)', () => {
     { path: '/sessions', route: '/sessions', creation: SessionCreationDto, update: SessionUpdateDto, valid: () => ({ agent_id: agentId }) },
     { path: '/terms', route: '/terms', creation: TermCreationDto, update: TermUpdateDto, valid: () => ({ name: 'SLA', description: 'service level agreement' }) },
     { path: '/canned_responses', route: '/canned_responses', creation: CannedResponseCreationDto, update: CannedResponseUpdateDto, valid: () => ({ value: 'Happy to help.' }) },
+    { path: '/intents', route: '/intents', creation: IntentCreationDto, update: IntentUpdateDto, valid: () => ({ name: `intent_${Math.random().toString(36).slice(2, 10)}`, description: 'What the customer wants' }) },
     { path: '/tags', route: '/tags', creation: TagCreationDto, update: TagUpdateDto, valid: () => ({ name: 'probe' }) },
     { path: '/bindings', route: '/bindings', creation: BindingCreationDto, update: BindingUpdateDto, valid: () => ({ agent_id: agentId, channel: 'telegram' }) },
     {

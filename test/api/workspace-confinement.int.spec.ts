@@ -140,4 +140,33 @@ describe('workspace confinement of knowledge, paged lists and the usage page (au
     expect(await citedIn(ADMIN_KEY, defaultAgent)).toContain('default-warranty');
     expect(await citedIn(ws.acme.key, ws.acme.agent)).not.toContain('default-warranty');
   }, 120_000);
+
+  it("intents are their workspace's: names are unique per agent within it, lists and reads are confined, a turn classifies with its own", async () => {
+    const weather = { name: 'weather_question', description: 'Ask about the weather', keywords: ['weather'] };
+    const acmeIntent = await call('POST', '/intents', ws.acme.key, weather);
+    expect(acmeIntent.status).toBe(201);
+    // Untagged intents apply within their workspace only, so another workspace may use the name.
+    const globexIntent = await call('POST', '/intents', ws.globex.key, { name: 'weather_question', description: 'Ask about the forecast', keywords: ['forecast'] });
+    expect(globexIntent.status).toBe(201);
+    expect((await call('POST', '/intents', ws.acme.key, weather)).status).toBe(422);
+    const acmeId = (acmeIntent.body as { id: string }).id;
+    expect(((await call('GET', '/intents', ws.globex.key)).body as { id: string }[]).map((i) => i.id)).not.toContain(acmeId);
+    expect((await call('GET', `/intents/${acmeId}`, ws.globex.key)).status).toBe(404);
+    expect((await call('PATCH', `/intents/${acmeId}`, ws.globex.key, { description: 'taken over' })).status).toBe(404);
+
+    const intentOf = async (key: string, agentId: string): Promise<unknown> => {
+      const session = (await call('POST', '/sessions', key, { agent_id: agentId })).body as { id: string };
+      const posted = (await call('POST', `/sessions/${session.id}/events`, key, { kind: 'message', source: 'customer', message: 'How is the weather today?' })).body as { offset: number; correlation_id: string };
+      for (let i = 0; i < 60; i++) {
+        const events = (await call('GET', `/sessions/${session.id}/events?min_offset=${posted.offset + 1}&wait_for_data=10&kinds=status`, key)).body as { correlation_id: string; data: { status?: string; data?: { intent?: unknown } } }[];
+        const ready = events.find((e) => e.correlation_id === posted.correlation_id && e.data.status === 'ready');
+        if (ready) return ready.data.data?.intent;
+      }
+      throw new Error('the turn did not end');
+    };
+    expect(await intentOf(ws.acme.key, ws.acme.agent)).toMatchObject({ name: 'weather_question', outcome: 'recognized' });
+    // Without intents of its own, globex's turn classifies nothing: acme's untagged intent does not reach it.
+    expect((await call('DELETE', `/intents/${(globexIntent.body as { id: string }).id}`, ws.globex.key)).status).toBe(204);
+    expect(await intentOf(ws.globex.key, ws.globex.agent)).toBeUndefined();
+  }, 120_000);
 });

@@ -34,6 +34,9 @@ if (offlineProvider) {
   logger.warn('No language model: replies come from the offline stand-in (deterministic phrases from the matched guidelines) until OPENAI_API_KEY or ANTHROPIC_API_KEY is set');
 }
 closeOnSignals(app, logger);
+// A signal during the demo's seeding closes the server under it: the seeding's failed requests are then expected.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopping = true));
 
 // The demo agent from examples/ (TENET_DEMO=off skips it), seeded through the API once the server listens, with
 // its order-status tool service registered at the address it got; with keys required, as TENET_ADMIN_KEY.
@@ -41,6 +44,7 @@ if (orderService) {
   logger.log(`demo order-status tool service (OpenAPI) on ${orderService.url}`);
   const demoFile = new URL('../../../examples/demo-agent.json', import.meta.url);
   await loadDemoAgent(`http://127.0.0.1:${config.port}`, demoFile, logger, { orders: orderService }, { adminKey: settings.get('TENET_ADMIN_KEY') }).catch((error: unknown) => {
+    if (stopping) return logger.log('demo seeding stopped: the server is shutting down');
     if (!(error instanceof DemoNeedsKeyError)) throw error;
     logger.warn(`demo agent not loaded: ${error.message}`);
   });

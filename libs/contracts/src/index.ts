@@ -78,6 +78,7 @@ export {
   type LlmUsageData,
 } from './metering/llm-usage-recorded.v1.js';
 export { toIntegrationEvent } from './routing.js';
+export { INTENT_RECOGNIZED_EVENT_TYPE, IntentRecognizedV1, intentRecognitionStreamId, toIntentIntegrationEvent, type IntentRecognizedData } from './intents/intent-recognized.v1.js';
 export {
   BudgetScopeV1,
   CallUsageV1,
@@ -90,6 +91,8 @@ export {
   MATCHER_MATCH_SUBJECT,
   MatchGuidelinesReplyV1,
   MatchGuidelinesRequestV1,
+  IntentClassificationV1,
+  IntentToMatchV1,
   TurnDefinitionSchemasV1,
 } from './rpc/matcher.v1.js';
 export { METERING_USAGE_SUBJECT, UsageSummaryRequestV1 } from './rpc/metering.v1.js';

@@ -10,6 +10,8 @@ interface DemoDefinition {
   relationships?: { source: string; target: string; kind: string }[];
   /** Journeys of the agent (POST /journeys bodies); `requires_service`: left out when that service did not start. */
   journeys?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
+  /** What customers come for (issue 24; POST /intents bodies); `requires_service`: left out when that service did not start. */
+  intents?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
   /** Markdown documents next to the definition, ingested as the agent's knowledge sources (seed 001). */
   knowledge?: { id: string; title: string; file: string; url?: string }[];
 }
@@ -80,8 +82,15 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
     const created = await call('POST', '/journeys', { ...journey, tags: [`agent:${demo.agent.id}`] });
     if (created.status !== 201) throw new Error(`demo journey ${journey.id} rejected: ${created.status} ${await created.text()}`);
   }
+  // Intents after the services and journeys they may lead to.
+  for (const { requires_service: service, ...intent } of demo.intents ?? []) {
+    if (service !== undefined && !registered.has(service)) continue;
+    if ((await call('GET', `/intents/${intent.id}`)).status !== 404) continue;
+    const created = await call('POST', '/intents', { ...intent, tags: [`agent:${demo.agent.id}`] });
+    if (created.status !== 201) throw new Error(`demo intent ${intent.id} rejected: ${created.status} ${await created.text()}`);
+  }
   for (const source of demo.knowledge ?? []) await ingestKnowledge(call, options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
-  logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines — chat at ${baseUrl}/chat`);
+  logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines and ${demo.intents?.length ?? 0} intents — chat at ${baseUrl}/chat`);
   return demo.agent.id;
 }
 

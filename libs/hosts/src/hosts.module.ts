@@ -9,6 +9,7 @@ import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { EdgeAccessModule, SessionGatewayModule } from '@tenet/session-gateway';
+import { IntentsModule } from '@tenet/intents-service';
 import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
 import { MetricsHttpController } from './metrics.http.controller.js';
@@ -43,6 +44,8 @@ export class AllInOneHostModule {
         PlatformModule.forRoot(config),
         health,
         SessionGatewayModule,
+        // Intents (ADR 0031): `/intents`, and the turn's classification in its matching call.
+        IntentsModule,
         GuidelineMatcherModule.forRoot(options),
         JourneyEngineModule,
         MeteringModule,
@@ -63,7 +66,7 @@ export class GatewayHostModule {
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
     return {
       module: GatewayHostModule,
-      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, ToolExecutionClientModule.forRoot()],
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, IntentsModule, ToolExecutionClientModule.forRoot()],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

@@ -24,7 +24,7 @@ export const CALLERS = ['no key', ...ROLES, 'session token', 'other workspace (a
 export type CallerName = (typeof CALLERS)[number];
 
 /** Collections whose ids in a path are confined to their workspace (a key of another workspace gets 404). */
-const CONFINED = /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|keys)\/:|^\/knowledge\/sources\/:/;
+const CONFINED = /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|intents|keys)\/:|^\/knowledge\/sources\/:/;
 
 /** What each caller gets, by the access policy: `allowed`, 401, 403, or 404 (another workspace's resource). */
 export function expectedFor(route: Route, caller: CallerName): 'allowed' | '401' | '403' | '404' {

@@ -34,6 +34,7 @@ export const AgentSettings = Type.Object(
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
     retrieval: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_results (1-20), threshold (0-1), sources (knowledge source ids)' })),
+    intents: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Intent settings: clarify_below, margin, fallback (the intents themselves are not in the format yet)' })),
     tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),

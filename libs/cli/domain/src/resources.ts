@@ -1,3 +1,4 @@
+import { DEFAULT_INTENT_SETTINGS } from '@tenet/intents-domain';
 import { defaultJourneyTimeouts } from '@tenet/journeys-domain';
 import { DEFAULT_NO_MATCH_MESSAGE, templateFields } from '@tenet/matching-domain';
 import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
@@ -42,6 +43,7 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     config: AGENT_CONFIG,
     matching: AGENT_MATCHING,
     retrieval: AGENT_RETRIEVAL,
+    intents: { ...DEFAULT_INTENT_SETTINGS },
     tools: [],
     fallback: null,
     no_match_message: DEFAULT_NO_MATCH_MESSAGE,

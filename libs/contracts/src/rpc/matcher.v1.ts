@@ -153,6 +153,32 @@ export const CallUsageV1 = Type.Object(
 );
 export type CallUsageV1 = Static<typeof CallUsageV1>;
 
+/** An intent the matching call classifies the message into (issue 24): what it is called, means and extracts. */
+export const IntentToMatchV1 = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    description: Type.String(),
+    examples: Type.Array(Type.String()),
+    keywords: Type.Array(Type.String()),
+    /** JSON Schema (type object) of the parameters to extract; absent when none. */
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type IntentToMatchV1 = Static<typeof IntentToMatchV1>;
+
+/** Seed 003's IntentClassificationResult: the best intent (`UNKNOWN` when none fits), its confidence and the runners-up. */
+export const IntentClassificationV1 = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    extracted_params: Type.Record(Type.String(), Type.Unknown()),
+    alternatives: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type IntentClassificationV1 = Static<typeof IntentClassificationV1>;
+
 export const MatchGuidelinesRequestV1 = Type.Object(
   {
     session_id: Id,
@@ -174,6 +200,8 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
     tool_results: Type.Optional(Type.Array(ToolResult)),
     budget: Type.Optional(Budget),
+    /** The agent's intents: the message is classified into one of them in the same call (issue 24). */
+    intents: Type.Optional(Type.Array(IntentToMatchV1)),
   },
   { additionalProperties: false },
 );
@@ -205,6 +233,8 @@ export const MatchGuidelinesReplyV1 = Type.Object({
     evaluation_time_ms: Type.Number({ minimum: 0 }),
     /** Ask the customer to choose (a disambiguation relationship fired). */
     disambiguation: Type.Optional(Type.Object({ source_id: Type.String(), candidates: Type.Array(Type.String()) })),
+    /** The message's intent, when the request carried intents. */
+    intent: Type.Optional(IntentClassificationV1),
   }),
   /** Absent when no guideline was a candidate and no LLM call was made. */
   usage: Type.Optional(CallUsageV1),
@@ -271,6 +301,10 @@ export const ComposeReplyRequestV1 = Type.Object(
     /** Knowledge chunks retrieved for the message, best first; the reply answers from them and cites the ones it used. */
     knowledge: Type.Optional(Type.Array(ComposeKnowledge, { maxItems: 50 })),
     budget: Type.Optional(Budget),
+    /** The intent is unclear: the reply asks which of these (in customer words) the customer means (issue 24). */
+    clarification: Type.Optional(Type.Object({ alternatives: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }, { additionalProperties: false })),
+    /** The message is none of the agent's intents and nothing applies: this is the reply, no model is asked. */
+    fallback_reply: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );

@@ -42,7 +42,7 @@ export interface ResourceAssignedData {
  */
 export type WorkspaceAnchor = { collection: 'sessions' | 'agents' | 'customers'; id: string };
 
-const CONTEXT_ANCHORS: Record<string, WorkspaceAnchor['collection']> = { session: 'sessions', journey: 'sessions', tool: 'sessions', metering: 'agents', budget: 'agents', memory: 'customers' };
+const CONTEXT_ANCHORS: Record<string, WorkspaceAnchor['collection']> = { session: 'sessions', journey: 'sessions', tool: 'sessions', metering: 'agents', budget: 'agents', intent: 'agents', memory: 'customers' };
 
 export function workspaceAnchorOf(published: { subject: string; payload: unknown }): WorkspaceAnchor | undefined {
   const [, , context, aggregateId] = published.subject.split('.');

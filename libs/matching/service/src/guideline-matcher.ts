@@ -8,6 +8,7 @@ import {
   generateWithRecovery,
   redactSecrets,
   matchGuidelinesRequest,
+  parseIntentParameters,
   type BilledCall,
   type ComposeReplyInput,
   type ComposeReplyOutput,
@@ -39,6 +40,7 @@ import { GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom, type GuidelineM
 import { combineQueryVectors, glossaryTermsUsed, prefilterQuery, type PrefilterQuery } from './prefilter-query.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { ToolParameterValidator, type ToolParameterIssue } from './tool-parameters.js';
+import { classifiedIntent, intentsForCall, INTENT_PREFILTER_K } from './intent-classification.js';
 
 const replica = `${hostname()}:${process.pid}`;
 
@@ -257,9 +259,13 @@ export class GuidelineMatcher {
 
     const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
     const instructions = agentInstructions(request.agent.system_prompt, request.agent.soul);
-    const batches = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
+    const planned = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
+    // Intents ride in the first batch's call (issue 24: no call of their own), the prefilter's few most similar.
+    const intents = request.intents?.length ? intentsForCall(request.intents, request, this.lexicalIndexes) : undefined;
+    const batches = intents && planned.length === 0 ? [[]] : planned;
+    if (intents) prefilter['intents'] = { offered: request.intents?.length ?? 0, kept: intents.length, limit: INTENT_PREFILTER_K };
     const settled = await Promise.allSettled(
-      batches.map((batch) => {
+      batches.map((batch, batchIndex) => {
         const input: MatchGuidelinesInput = {
           message: request.message,
           history: request.history,
@@ -272,6 +278,7 @@ export class GuidelineMatcher {
           })),
           ...(terms.length > 0 ? { terms } : {}),
           ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
+          ...(intents && batchIndex === 0 ? { intents } : {}),
         };
         const call = {
           ...matchGuidelinesRequest(input, callContext, instructions ? { systemPrompt: instructions } : {}),
@@ -305,9 +312,12 @@ export class GuidelineMatcher {
     const result = { ...ranked, tools_to_execute: ranked.tools_to_execute.filter((t) => !toolIssues.some((i) => i.guideline_id === t.guideline_id && i.tool_name === t.tool_name)) };
 
     const llmCall = calls.find((c) => c.purpose === 'match_guidelines');
+    const answered = outcomes.find((o) => o.response.value.intent !== undefined)?.response.value.intent;
+    const intent = intents && answered ? classifiedIntent(answered, intents, parseIntentParameters(answered)) : undefined;
     return {
       result: {
         ...result,
+        ...(intent ? { intent } : {}),
         evaluation_time_ms: Math.max(1, Math.round(performance.now() - started)),
         ...(resolution.disambiguation ? { disambiguation: resolution.disambiguation } : {}),
       },
@@ -416,6 +426,10 @@ export class GuidelineMatcher {
   }
 
   async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
+    // The message is none of the agent's intents and nothing applies: the agent's fallback, no model asked (issue 24).
+    if (request.fallback_reply !== undefined) {
+      return { message: request.fallback_reply, cited_guideline_ids: [], usage: { purpose: 'compose_reply', provider: 'none', model: 'intent-fallback', input_tokens: 0, output_tokens: 0, latency_ms: 0 }, calls: [], served_by: replica };
+    }
     const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const mode = request.composition_mode ?? 'fluid';
     const fields = request.field_values ?? {};
@@ -430,12 +444,14 @@ export class GuidelineMatcher {
     const input: ComposeReplyInput = {
       agentName: request.agent.name,
       message: request.message,
-      matched: request.matched,
+      matched: request.clarification ? [] : request.matched,
       history: request.history,
       composition_mode: mode,
       ...(mode !== 'fluid' ? { canned_responses: usable, field_values: fields } : {}),
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
+      // An unclear intent is asked about like a disambiguation: which of these (customer words) is meant.
+      ...(request.clarification ? { disambiguation: { candidates: request.clarification.alternatives.map((words, i) => ({ guideline_id: `intent-choice-${i + 1}`, condition: words })) } } : {}),
       ...(capabilities.length > 0 ? { capabilities: capabilities.map(({ title, description }) => ({ title, description })) } : {}),
       ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
       ...(request.facts?.length ? { facts: request.facts.map(({ subject, predicate, object }) => ({ subject, predicate, object })) } : {}),

@@ -18,7 +18,11 @@ export {
   MATCH_GUIDELINES,
   matchGuidelinesRequest,
   matchGuidelinesSchema,
+  matchGuidelinesWithIntentSchema,
+  parseIntentParameters,
   parseToolArguments,
+  type IntentAnswer,
+  type IntentToMatch,
   type ConversationTurn,
   type GuidelineMatch,
   type GuidelineToMatch,
@@ -60,6 +64,7 @@ export {
 } from './tasks/extract-context.js';
 export { extractContext as offlineExtractContext } from './offline/extract.js';
 export { OfflineProvider, OFFLINE_MODEL } from './offline/offline-provider.js';
+export { classifyIntent as offlineClassifyIntent } from './offline/intents.js';
 export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from './openai/openai-provider.js';
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
 export { type RetryPolicy } from './sdk/retry.js';

@@ -97,6 +97,13 @@ export class TenetMetrics {
     registers: [this.registry],
   });
 
+  readonly intentsRecognized = new Counter({
+    name: 'tenet_intents_total',
+    help: 'Customer messages classified into an intent, by agent, intent (or CLARIFICATION_NEEDED / UNKNOWN) and outcome (recognized, clarify, unknown)',
+    labelNames: ['agent_id', 'intent', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly relayPublishedPosition = new Gauge({
     name: 'tenet_event_log_relay_published_position',
     help: 'Global log position up to which this process\'s relay has published',

@@ -1,5 +1,6 @@
 import type { GuidelineMatch, GuidelineToMatch, MatchGuidelinesInput, MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
 import { applyGlossary, isTopicFree, quotedTerms, terms } from './lexicon.js';
+import { classifyIntent } from './intents.js';
 import { extractToolArguments } from './tool-arguments.js';
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
@@ -81,5 +82,6 @@ export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOut
         relevance > 0 ? (guideline.tools ?? []).map((tool) => ({ tool_name: tool.name, arguments_json: JSON.stringify(extractToolArguments(tool, customerTurns)) })) : [],
     };
   };
-  return { matches: input.guidelines.map(matchOf) };
+  const intent = classifyIntent(input);
+  return { matches: input.guidelines.map(matchOf), ...(intent ? { intent } : {}) };
 }

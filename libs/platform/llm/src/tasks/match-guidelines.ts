@@ -34,6 +34,27 @@ export interface GuidelineToMatch {
   tools?: ToolSpec[];
 }
 
+/** An intent the call also classifies the latest message into (issue 24). */
+export interface IntentToMatch {
+  name: string;
+  description: string;
+  examples: string[];
+  keywords: string[];
+  /** JSON Schema (type object) of the parameters to extract from the conversation. */
+  parameters?: JsonSchema;
+}
+
+/** The message's intent as the model answers it: parameters JSON-encoded so the output schema stays fixed. */
+export interface IntentAnswer {
+  /** One of the intents' names, or `UNKNOWN`. */
+  name: string;
+  confidence: number;
+  /** A JSON object of the parameters the conversation gave for that intent; `{}` if none. */
+  extracted_params_json: string;
+  /** The other intents the message could mean, with their confidence (best first). */
+  alternatives: { name: string; confidence: number }[];
+}
+
 export interface MatchGuidelinesInput {
   /** The customer's latest message. */
   message: string;
@@ -44,6 +65,8 @@ export interface MatchGuidelinesInput {
   terms?: GlossaryTerm[];
   /** Results of tools already called in this turn: a guideline may now apply (or no longer) because of them. */
   tool_results?: ToolOutcome[];
+  /** When present (and not empty), the output also carries `intent`: the latest message's intent. */
+  intents?: IntentToMatch[];
 }
 
 /** Arguments for one tool: a JSON-encoded object, so that the output schema stays fixed (OpenAI strict mode). */
@@ -66,6 +89,8 @@ export interface GuidelineMatch {
 
 export interface MatchGuidelinesOutput {
   matches: GuidelineMatch[];
+  /** Present when the input carried intents. */
+  intent?: IntentAnswer;
 }
 
 /**
@@ -106,6 +131,28 @@ export const matchGuidelinesSchema = {
   },
 } as const;
 
+const intentAnswerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'confidence', 'extracted_params_json', 'alternatives'],
+  properties: {
+    name: { type: 'string' },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    extracted_params_json: { type: 'string', pattern: '^\\s*\\{[\\s\\S]*\\}\\s*$' },
+    alternatives: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['name', 'confidence'], properties: { name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } } },
+    },
+  },
+} as const;
+
+/** The output schema of a matching call that also classifies the intent (same strict-mode rules). */
+export const matchGuidelinesWithIntentSchema = {
+  ...matchGuidelinesSchema,
+  required: ['matches', 'intent'],
+  properties: { ...matchGuidelinesSchema.properties, intent: intentAnswerSchema },
+} as const;
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // An omitted `tool_arguments` means "no tools to run" (see registerOutputCompletion for who omits it).
@@ -140,6 +187,25 @@ function describeGuideline(g: GuidelineToMatch): string {
   return lines.join('\n');
 }
 
+/** One intent in the prompt: compact (two examples at most), so that a call's size grows little with intents. */
+function describeIntent(intent: IntentToMatch): string {
+  const lines = [`- ${intent.name}: ${intent.description}`];
+  if (intent.keywords.length > 0) lines.push(`  keywords: ${intent.keywords.join(', ')}`);
+  if (intent.examples.length > 0) lines.push(`  e.g. ${intent.examples.slice(0, 2).map((e) => JSON.stringify(e)).join('; ')}`);
+  if (intent.parameters) lines.push(`  parameters: ${JSON.stringify(intent.parameters)}`);
+  return lines.join('\n');
+}
+
+/** The intent parameters of an answer as an object; `{}` when they are not a JSON object (they are then not used). */
+export function parseIntentParameters(answer: IntentAnswer): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(answer.extracted_params_json);
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The request for a guideline-matching call: the same task as a prompt for models and as input for deterministic providers. */
 export function matchGuidelinesRequest(
   input: MatchGuidelinesInput,
@@ -147,6 +213,8 @@ export function matchGuidelinesRequest(
   options: { systemPrompt?: string; temperature?: number; maxTokens?: number } = {},
 ): LlmRequest<MatchGuidelinesInput> {
   const guidelines = input.guidelines.map(describeGuideline).join('\n');
+  const intents = input.intents ?? [];
+  const classifying = intents.length > 0;
   return {
     task: { kind: MATCH_GUIDELINES, input },
     system:
@@ -159,11 +227,16 @@ export function matchGuidelinesRequest(
       'object with the arguments its parameters schema names, taken from what the customer said, leaving out ' +
       'any the conversation does not give (never guess); use an empty list for guidelines without tools or that do not apply. ' +
       'Return one entry per guideline, using its id.' +
+      (classifying
+        ? ' Also classify what the customer wants in the latest message (read in the context of the conversation, so an answer to a question continues its topic) ' +
+          'as one of the listed intents: intent.name is its name, or UNKNOWN when none fits; confidence 0..1; alternatives lists the other intents it could mean with ' +
+          'their confidence; extracted_params_json is a JSON object of the parameters that intent\'s schema names, taken from what the customer said (never guess), {} if none.'
+        : '') +
       agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
-    messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}${toolResultsSection(input.tool_results)}\n\nGuidelines:\n${guidelines}` }],
+    messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}${toolResultsSection(input.tool_results)}\n\nGuidelines:\n${guidelines}${classifying ? `\n\nIntents:\n${intents.map(describeIntent).join('\n')}` : ''}` }],
     schemaName: 'guideline_matches',
-    schema: matchGuidelinesSchema,
+    schema: classifying ? matchGuidelinesWithIntentSchema : matchGuidelinesSchema,
     temperature: options.temperature ?? 0,
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     context,

@@ -8,6 +8,7 @@ import { EVALUATIONS_USAGE_ID } from '../usage/evaluations-usage.js';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { IsOmittable } from '../http/validation.js';
 import { PatchOf } from '@tenet/platform-runtime';
+import type { IntentSettings } from '@tenet/intents-domain';
 
 /** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
 export { COMPOSITION_MODES };
@@ -71,6 +72,16 @@ export class AgentRetrievalDto {
   @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' }) threshold?: number;
   @JSONSchema({ description: 'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.' })
   @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
+}
+
+/** Intent settings (issue 24, ADR 0031): when the agent asks which intent the customer means, and its fallback reply. */
+export class AgentIntentsDto {
+  @JSONSchema({ description: "Below this confidence of the best intent the reply asks which one the customer means (default 0.5)." })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Min(0, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Max(1, { message: 'intents.clarify_below must be a number from 0 to 1' }) clarify_below?: number;
+  @JSONSchema({ description: 'When the best two intents are this close (or closer), the reply asks which one the customer means (default 0.1).' })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.margin must be a number from 0 to 1' }) @Min(0, { message: 'intents.margin must be a number from 0 to 1' }) @Max(1, { message: 'intents.margin must be a number from 0 to 1' }) margin?: number;
+  @JSONSchema({ description: "The reply when a message is none of the agent's intents and no guideline applies." })
+  @IsOmittable() @IsString({ message: 'intents.fallback must be 1-1000 characters' }) @Length(1, 1_000, { message: 'intents.fallback must be 1-1000 characters' }) fallback?: string;
 }
 
 export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
@@ -188,6 +199,8 @@ export class AgentCreationDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
+  /** Intent settings (issue 24); PATCH merges field by field. */
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentIntentsDto) intents?: AgentIntentsDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -221,6 +234,8 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
+  /** Intent settings (issue 24); PATCH merges field by field. */
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentIntentsDto) intents?: AgentIntentsDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -250,6 +265,7 @@ export interface AgentView {
   config: Required<AgentConfigDto>;
   matching: Required<AgentMatchingDto>;
   retrieval: { max_results: number; threshold: number; sources: string[] };
+  intents: IntentSettings;
   tools: ToolView[];
   /** The agent's own provider; its `fallback` mirrors the top-level one. */
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };

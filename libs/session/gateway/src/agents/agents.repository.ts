@@ -8,6 +8,7 @@ import { validateAgentJourneys } from '@tenet/journeys-domain';
 import { retrievalOf } from '@tenet/memory-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams } from '../catalog/resource-streams.js';
+import { DEFAULT_INTENT_SETTINGS, type IntentSettings } from '@tenet/intents-domain';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
 import type { ValidationDetail } from '../http/validation.js';
 import { newId } from '../ids.js';
@@ -54,6 +55,8 @@ interface StoredAgent {
   config?: AgentConfigDto;
   matching?: AgentMatchingDto;
   retrieval?: AgentRetrievalDto;
+  /** Resolved on every write (whole), like `matching`. */
+  intents?: Partial<IntentSettings>;
   tools?: ToolDefinitionDto[];
   journeys?: string[];
   llm?: ProviderChoice & { fallback?: ProviderChoice };
@@ -151,6 +154,7 @@ function view(agent: StoredAgent): AgentView {
     config,
     matching: { ...defaultAgentMatching, ...agent.matching },
     retrieval: retrievalOf(agent.retrieval),
+    intents: { ...DEFAULT_INTENT_SETTINGS, ...agent.intents },
     tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
@@ -267,6 +271,7 @@ export class AgentsRepository {
       config: { ...defaultAgentConfig, ...input.config },
       matching: { ...defaultAgentMatching, ...input.matching },
       ...(input.retrieval ? { retrieval: retrievalOf(input.retrieval) } : {}),
+      ...(input.intents ? { intents: { ...DEFAULT_INTENT_SETTINGS, ...input.intents } } : {}),
       tools: input.tools ?? [],
       ...(input.journeys ? { journeys: [...input.journeys] } : {}),
       ...(llm ? { llm } : {}),
@@ -313,6 +318,7 @@ export class AgentsRepository {
       if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
       if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
       if (changes.retrieval) data.retrieval = retrievalOf({ ...current.retrieval, ...changes.retrieval });
+      if (changes.intents) data.intents = { ...DEFAULT_INTENT_SETTINGS, ...current.intents, ...changes.intents };
       if (changes.tools) data.tools = changes.tools;
       if (changes.journeys) data.journeys = [...changes.journeys];
       if (llm && changes.llm) data.llm = llm;

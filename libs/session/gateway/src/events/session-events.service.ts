@@ -202,7 +202,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 function eventData(input: EventCreationDto): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
-      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...failureType(input) };
+      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...failureType(input), ...messageIntent(input) };
     case 'status':
       return { status: input.status, data: (input.data as Record<string, unknown> | undefined) ?? {} };
     case 'tool':
@@ -216,6 +216,12 @@ function eventData(input: EventCreationDto): Record<string, unknown> {
 function failureType(input: EventCreationDto): { error_type?: TurnErrorType } {
   const type = (input.data as { error_type?: unknown } | undefined)?.error_type;
   return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type) ? { error_type: type as TurnErrorType } : {};
+}
+
+/** An agent message's intent (seed 003's response metadata, issue 24): `{ name, confidence }`, kept when it has them. */
+function messageIntent(input: EventCreationDto): { intent?: unknown } {
+  const intent = (input.data as { intent?: { name?: unknown; confidence?: unknown } } | undefined)?.intent;
+  return input.source !== 'customer' && typeof intent?.name === 'string' && typeof intent.confidence === 'number' ? { intent } : {};
 }
 
 /** An agent message's knowledge citations (seed 001 `data.sources`), kept when given as a list of objects. */

@@ -75,6 +75,21 @@ const SCHEMAS: Record<string, Schema> = {
   Capability: object({ id: str, title: str, description: str, signals: strings, tags: strings, creation_utc: date }, ['id', 'title', 'description', 'signals', 'tags']),
   Relationship: object({ id: str, kind: str, source: record, target: record, creation_utc: date }, ['id', 'kind', 'source', 'target'], true),
   CannedResponse: object({ id: str, value: str, fields: { type: 'array', items: record }, tags: strings, signals: strings, metadata: record, field_dependencies: strings, creation_utc: date }, ['id', 'value', 'tags']),
+  Intent: object(
+    {
+      id: str,
+      name: str,
+      description: str,
+      examples: strings,
+      keywords: strings,
+      parameters: { type: ['object', 'null'], additionalProperties: true, description: 'JSON Schema (type object) of the parameters extracted from the conversation' },
+      tool: { type: ['string', 'null'], description: 'The agent tool a recognised intent runs with the extracted parameters' },
+      journey_id: { type: ['string', 'null'], description: 'The journey a recognised intent activates' },
+      tags: strings,
+      creation_utc: date,
+    },
+    ['id', 'name', 'description', 'examples', 'keywords', 'parameters', 'tool', 'journey_id', 'tags', 'creation_utc'],
+  ),
   Evaluation: object(
     {
       id: str,
@@ -131,6 +146,7 @@ const RESOURCES: [RegExp, string, string][] = [
   [/^\/capabilities/, 'capabilities', 'Capability'],
   [/^\/relationships/, 'relationships', 'Relationship'],
   [/^\/canned_responses/, 'canned-responses', 'CannedResponse'],
+  [/^\/intents/, 'intents', 'Intent'],
   [/^\/evaluations/, 'evaluations', 'Evaluation'],
   [/^\/healthz/, 'health', 'Health'],
   [/^\/chat/, 'chat', 'ChatPage'],

@@ -15,6 +15,7 @@ import { DefinitionScreen, type TurnDefinitions } from './turn-definitions.js';
 import { readTurnTail, type TurnTail } from './turn-history.js';
 import { TurnJourneys, type JourneyTurn } from './turn-journeys.js';
 import { TurnMemory, type TurnMemoryRun } from './turn-memory.js';
+import { INTENT_TURNS, type IntentTurnPort, type IntentTurnsPort } from '../intents/intents.port.js';
 import { TurnMeter, type PricedCall } from './turn-meter.js';
 import { GUIDELINE_SOURCE, guidelineItem, TURN_EXTRAS, type GuidelineSource, type SourcedGuideline, type TurnExtras, type TurnExtrasSource } from './turn-ports.js';
 
@@ -32,6 +33,8 @@ export interface PreparedTurn {
   agentGuidelines: SourcedGuideline[];
   guidelines: MatchGuidelinesRequestV1['guidelines'];
   journeys: JourneyTurn | undefined;
+  /** The agent's intents in this turn (ADR 0031); undefined when it has none or a journey leads. */
+  intents: IntentTurnPort | undefined;
   contextValues: Record<string, unknown>;
   terms: NonNullable<MatchGuidelinesRequestV1['terms']>;
   extras: TurnExtras;
@@ -77,6 +80,7 @@ export class TurnPreparation {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Optional() private readonly journeyTurns?: TurnJourneys,
     @Optional() private readonly memory?: TurnMemory,
+    @Optional() @Inject(INTENT_TURNS) private readonly intentTurns?: IntentTurnsPort,
   ) {}
 
   /** The session and its agent; `processing` is announced by `onLoaded` once both exist. */
@@ -89,7 +93,7 @@ export class TurnPreparation {
     const billed = (calls: CallUsageV1[]) => this.meter.record(agent.id, sessionId, calls);
     const conversation = await this.conversation(sessionId, trigger, session, agent);
     const defs = this.definitions.forTurn();
-    const definitions = await this.agentDefinitions(sessionId, trigger, session, agent, defs);
+    const definitions = await this.agentDefinitions(sessionId, trigger, session, agent, defs, conversation.tail);
     const turn: Omit<PreparedTurn, 'budget' | 'memory'> = { sessionId, trigger, session, agent, ...conversation, agentRef: agentRefOf(agent), defs, ...definitions, started, billed };
     const budget = await this.holdBudget(turn, hold);
     const memory = this.memory?.begin({
@@ -122,19 +126,21 @@ export class TurnPreparation {
   }
 
   /** The agent's guidelines (with its journeys' pending conditions), context values, glossary and other resources. */
-  private async agentDefinitions(sessionId: string, trigger: EventView, session: SessionRecord, agent: AgentView, defs: TurnDefinitions) {
+  private async agentDefinitions(sessionId: string, trigger: EventView, session: SessionRecord, agent: AgentView, defs: TurnDefinitions, tail: TurnTail) {
     const agentGuidelines = await this.guidelines.forAgent(agent.id, (g) => defs.usable('guideline', g, guidelineItem));
     const guidelines = agentGuidelines.map(guidelineItem);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
     const journeys = await this.journeyTurns?.begin(agent, session.view, defs);
     const journeyGuidelines = journeys?.guidelines() ?? [];
     guidelines.push(...journeyGuidelines);
+    // Intents (ADR 0031): classified in the matching call; their `service:tool` targets become runnable tools.
+    const intents = await this.intentTurns?.begin(agent.id, tail.messages, journeys?.activeJourney !== undefined);
     const [contextValues, terms, extras] = await Promise.all([
       this.context.values(agent.id, session.view.customer_id, defs, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }),
       this.context.glossary(agent.id, defs),
-      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines], defs),
+      this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines, ...(intents?.toolHolders() ?? [])], defs),
     ]);
-    return { agentGuidelines, guidelines, journeys, contextValues, terms, extras };
+    return { agentGuidelines, guidelines, journeys, intents, contextValues, terms, extras };
   }
 
   /**

@@ -17,6 +17,8 @@ export interface TurnFindings {
   calls: PricedCall[];
   remembered?: RememberedForReply | undefined;
   journey?: JourneyProgress | undefined;
+  /** The first match reply of the turn (intents are classified in it). */
+  firstMatch?: MatchGuidelinesReplyV1['result'] | undefined;
   /** Required context variables still without a value (seed 000 §6). */
   missingContext: readonly { name: string; required: boolean }[];
 }
@@ -40,6 +42,7 @@ export function matchRequest(turn: PreparedTurn, toolResults: readonly ToolOutco
     ...(toolResults.length > 0 ? { tool_results: [...toolResults] } : {}),
     ...(journeys?.activeJourney ? { active_journey: journeys.activeJourney } : {}),
     ...(budget ? { budget: { scopes: budget } } : {}),
+    ...turn.intents?.matchFields(toolResults),
   };
 }
 
@@ -68,6 +71,8 @@ export function composeRequest(turn: PreparedTurn, found: TurnFindings, composit
     ...(extras.llm ? { llm: extras.llm } : {}),
     ...(capabilities.length > 0 ? { capabilities } : {}),
     ...(budget ? { budget: { scopes: budget } } : {}),
+    // Intents: a clarifying question, or the fallback reply when nothing else applies.
+    ...turn.intents?.composeFields(matched.result.top_matches.length > 0 || journey?.instruction !== undefined || outcomes.length > 0),
   };
 }
 
@@ -94,6 +99,7 @@ export function readyData(turn: PreparedTurn, found: TurnFindings, reply: Compos
     ...(journey ? journeyReadyFields(journey) : {}),
     served_by: { match: matched.served_by, compose: reply.served_by },
     ...turn.memory?.readyData(),
+    ...turn.intents?.readyData(found.firstMatch ?? matched.result),
     ...(found.missingContext.length > 0 ? { missing_context: found.missingContext.map((v) => v.name) } : {}),
     // Tenet extension: stored definitions this turn left out because they break the turn's contracts.
     ...(turn.defs.skipped.length > 0 ? { skipped_definitions: turn.defs.skipped } : {}),

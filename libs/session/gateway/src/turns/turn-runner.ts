@@ -229,6 +229,11 @@ export class TurnRunner {
     run.matchResults.push(reply.result);
     // Journey conditions are evaluated, then left out of the ranking: they have no action to take a top-N place with.
     run.matched = turn.journeys ? { ...reply, result: turn.journeys.withoutConditions(reply.result, turn.extras.settings?.top_n ?? defaultMatchingOptions.topN) } : reply;
+    if (turn.intents && round === 0) {
+      // Intent → tool adds its call; while clarifying nothing runs; intent → journey counts as its condition matched.
+      run.matched = { ...run.matched, result: turn.intents.gate(run.matched.result) };
+      run.matchResults.push(...turn.intents.journeyMatches());
+    }
     run.unmetered = reply.calls ?? (reply.usage ? [reply.usage] : []);
     const result = run.matched.result;
     const { asked, runs } = this.tools.resolve(result.tools_to_execute, run.runnable);
@@ -321,9 +326,11 @@ export class TurnRunner {
     const participant = { id: turn.agent.id, display_name: turn.agent.name };
     // A journey whose tool step failed this turn is owned up to in the reply (its failure instruction): the message says so.
     const journeyFailed = run.journey?.events.some((e) => e.event === 'journey_failed');
-    const data = journeyFailed ? { ...turn.memory?.messageData(reply.cited_chunk_ids), error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : turn.memory?.messageData(reply.cited_chunk_ids);
+    const intent = turn.intents?.messageData();
+    const data = journeyFailed || intent ? { ...turn.memory?.messageData(reply.cited_chunk_ids), ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) } : turn.memory?.messageData(reply.cited_chunk_ids);
     await this.events.append(run.sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant, data }, run.trigger.correlation_id);
     await run.status('ready', readyData(turn, findings(run), reply, run.compositionMode));
+    await turn.intents?.record(run.sessionId, run.trigger.correlation_id);
     return undefined;
   }
 
@@ -359,5 +366,5 @@ function prepared(run: TurnRun): PreparedTurn {
 
 function findings(run: TurnRun): TurnFindings {
   if (!run.matched) throw new Error('the turn workflow asked to compose before matching');
-  return { matched: run.matched, tools: run.tools, calls: run.calls, remembered: run.remembered, journey: run.journey, missingContext: run.missingContext };
+  return { matched: run.matched, tools: run.tools, calls: run.calls, remembered: run.remembered, journey: run.journey, missingContext: run.missingContext, firstMatch: run.matchResults[0] };
 }

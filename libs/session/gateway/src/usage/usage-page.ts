@@ -22,7 +22,7 @@ const COLORS = ['#2f6fed', '#e8793a', '#2a9d8f', '#c44569', '#8e6bd8', '#d4a72c'
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const usd = (value: number): string => (value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(6)}` : `$${value.toFixed(2)}`);
 const count = (value: number): string => value.toLocaleString('en-US');
-const bucketLabel = (bucket: UsageBucket, range: UsageRange): string => (range === '24h' ? `${bucket.from.slice(11, 16)}` : bucket.from.slice(5, 10));
+export const bucketLabel = (bucket: UsageBucket, range: UsageRange): string => (range === '24h' ? `${bucket.from.slice(11, 16)}` : bucket.from.slice(5, 10));
 
 /** A stacked bar chart (one bar per bucket, one colour per agent) as inline SVG: readable without JavaScript. */
 function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[], range: UsageRange, value: (s: UsageSummary) => number, format: (n: number) => string): string {
@@ -53,8 +53,8 @@ function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[]
 ${rects.join('')}${ticks}</svg></figure>`;
 }
 
-/** The token-spend page: totals per agent, cost and tokens over time per agent, and usage by model. */
-export function usagePage(agents: AgentUsage[], buckets: UsageBucket[], range: UsageRange, generatedAt: Date): string {
+/** The token-spend page: totals per agent, cost and tokens over time per agent, usage by model, and `sections` (intents). */
+export function usagePage(agents: AgentUsage[], buckets: UsageBucket[], range: UsageRange, generatedAt: Date, sections = ''): string {
   const legend = agents.map((a, i) => `<li><span class="swatch" style="background:${COLORS[i % COLORS.length]}"></span>${escape(a.name)}</li>`).join('');
   const totalRows = agents
     .map((a) => `<tr><th scope="row">${escape(a.name)} <small>${escape(a.id)}</small></th><td>${count(a.total.calls)}</td><td>${count(a.total.input_tokens)}</td><td>${count(a.total.output_tokens)}</td><td>${usd(a.total.cost_estimate_usd)}</td></tr>`)
@@ -104,6 +104,7 @@ ${stackedBars('Tokens per agent (input + output)', agents, buckets, range, token
 </section>
 <section><h2>By model</h2>
 <table><thead><tr><th>Agent</th><th>Provider/model</th><th>Calls</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${modelRows || '<tr><td colspan="5" class="empty">No LLM calls in this window.</td></tr>'}</tbody></table></section>
+${sections}
 <section><details><summary>Every ${range === '24h' ? 'hour' : 'day'} as a table</summary>
 <table><thead><tr><th>Window</th><th>Agent</th><th>Calls</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${bucketRows || '<tr><td colspan="5" class="empty">No LLM calls in this window.</td></tr>'}</tbody></table></details></section>
 </main>

@@ -23,6 +23,7 @@ export const TRACKED_COLLECTIONS = new Set([
   'capabilities',
   'evaluations',
   'services',
+  'intents',
 ]);
 
 /**

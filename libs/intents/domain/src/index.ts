@@ -1,0 +1,18 @@
+export {
+  CLARIFICATION_NEEDED,
+  customerWords,
+  decideIntent,
+  DEFAULT_INTENT_SETTINGS,
+  INTENT_NAME_PATTERN,
+  intentAppliesTo,
+  intentsOverlap,
+  MAX_CLARIFICATION_CHOICES,
+  reportedIntentName,
+  RESERVED_INTENT_NAMES,
+  UNKNOWN_INTENT,
+  type IntentAlternative,
+  type IntentClassification,
+  type IntentDecision,
+  type IntentSettings,
+  type IntentView,
+} from './intent.js';
