@@ -5,7 +5,7 @@ import { ChannelGatewayHostModule, closeOnSignals, startMessageHandlers } from '
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The channel gateway: `/bindings`, `/channels` and the channels' inbound URLs on PORT (default 8807), delivering

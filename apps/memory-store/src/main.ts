@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, MemoryStoreHostModule, startMessageHandlers } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The memory store: answers `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and serves the knowledge

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The session gateway as its own process: Parlant-compatible REST on PORT (default 8800), the session event

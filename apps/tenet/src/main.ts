@@ -6,7 +6,7 @@ import { startTracing, TenetLogger } from '@tenet/observability';
 import { llmProviderNameFrom } from '@tenet/llm';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 import { TenetAppModule } from './app.module.js';
 
 const config = loadPlatformConfig(process.env, 'tenet');

@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig, PlatformModule } from '@tenet/platform-runtime';
 import { eventually } from '@tenet/testing';
 import { SessionGatewayModule } from '../gateway.module.js';
-import { configureGatewayHttp } from '../http/configure-http.js';
+import { configureGatewayHttp } from '@tenet/edge';
 import type { EventView } from './event.dto.js';
 import { SessionEventsService } from './session-events.service.js';
 

@@ -4,8 +4,7 @@ import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData }
 import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
-import { IdempotencyKeyReusedError, type IdempotencyKey } from '../http/idempotency.js';
-import { newId } from '../ids.js';
+import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';

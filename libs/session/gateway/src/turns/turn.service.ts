@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { WorkspaceDirectory, newId } from '@tenet/edge';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   JOURNEYS_ADVANCE_SUBJECT,
@@ -24,16 +24,13 @@ import { microUsd } from '@tenet/metering-domain';
 import { TenetMetrics, traced, traceHeaders } from '@tenet/observability';
 import type { ToolOutcome } from '@tenet/llm';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
-import { AgentsRepository } from '../agents/agents.repository.js';
-import { AgentBudgets, budgetRefusalOf, turnTokenEstimate } from '../budgets/agent-budgets.js';
-import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
+import { AgentsRepository, TOOL_RUNNER, type ToolRunner } from '@tenet/catalog-data-access';
+import { AgentBudgets, budgetRefusalOf, turnTokenEstimate, UsageStreamSink } from '@tenet/metering-http';
+import { BudgetExhaustion } from '../sessions/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { sessionAppendedSubject, SessionEventsService } from '../events/session-events.service.js';
-import { newId } from '../ids.js';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { modeChange, SessionsRepository } from '../sessions/sessions.repository.js';
-import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
-import { UsageStreamSink } from '../usage/usage-stream.sink.js';
 import { TurnContext } from './turn-context.js';
 import { DefinitionScreen, type TurnDefinitions } from './turn-definitions.js';
 import { TurnJourneys, type JourneyProgress } from './turn-journeys.js';
