@@ -4,3 +4,4 @@ export { RedisBudgetStore, type RedisBudgetStoreOptions } from './redis/redis-bu
 export { refill, type RateLimiter } from './rate-limiter.port.js';
 export { InProcessRateLimiter } from './in-process/in-process-rate-limiter.js';
 export { RedisRateLimiter } from './redis/redis-rate-limiter.js';
+export { admit, type Admission, type BudgetCounter } from './admission.js';

@@ -1,5 +1,5 @@
 import { checkCoherence } from '@tenet/matching-domain';
-import { proposalId, type CheckCoherenceInput, type CheckCoherenceOutput, type CoherenceFindingOutput } from '../tasks/check-coherence.js';
+import { proposalId, type CheckCoherenceInput, type CheckCoherenceOutput, type CoherenceFindingOutput } from '@tenet/llm';
 
 /**
  * The offline provider's coherence check: the matching domain's lexical judgement (content-word overlap of
