@@ -1,4 +1,4 @@
-import { redactSecrets } from './redact-secrets.js';
+import { redactSecrets } from './redact.js';
 
 describe('redactSecrets', () => {
   it.each([
