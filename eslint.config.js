@@ -24,9 +24,44 @@ const boundaries = (testCode) => [
       // Hosts compose feature modules into runnable processes (all-in-one, or one service) for apps and tests.
       { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:host', 'type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      ...scopeConstraints,
     ],
   },
 ];
+
+/**
+ * Which contexts a project's code may reach (ADR 0027), on top of the type rules above (which already keep a
+ * feature lib from importing another feature lib). The platform is infrastructure for every context and knows
+ * none of them; a context reaches its own libs, the shared contracts and testing, the platform, and — listed
+ * here, each for a reason — the HTTP edge, the catalog's storage and other contexts' pure domain rules.
+ * Hosts and the all-in-one app compose everything and have no scope rule.
+ */
+const base = ['scope:shared', 'scope:platform'];
+const scopes = {
+  'scope:shared': ['scope:shared'],
+  'scope:platform': base,
+  // Workspaces hold a budget: the edge validates it with metering's domain rules.
+  'scope:edge': [...base, 'scope:edge', 'scope:metering'],
+  // Definitions are checked against the rules of the contexts that run them (journeys, matching, metering, tools).
+  'scope:catalog': [...base, 'scope:catalog', 'scope:edge', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:tools'],
+  // The session gateway orchestrates the turn: it reads definitions and applies other contexts' domain rules.
+  'scope:session': [...base, 'scope:session', 'scope:edge', 'scope:catalog', 'scope:metering', 'scope:journeys', 'scope:matching', 'scope:memory', 'scope:tools'],
+  // Budgets and usage are per agent and workspace: metering's HTTP side reads both.
+  'scope:metering': [...base, 'scope:metering', 'scope:edge', 'scope:catalog', 'scope:hosts'],
+  // The matcher meters its own LLM calls (price table, budget charges).
+  'scope:matching': [...base, 'scope:matching', 'scope:metering'],
+  'scope:journeys': [...base, 'scope:journeys'],
+  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts'],
+  'scope:tools': [...base, 'scope:tools', 'scope:hosts'],
+  'scope:channels': [...base, 'scope:channels', 'scope:edge', 'scope:hosts'],
+  // The CLI checks definition files offline with the contexts' own domain rules.
+  'scope:cli': [...base, 'scope:cli', 'scope:journeys', 'scope:matching', 'scope:metering'],
+  // Apps of one service: wiring of their host, the edge and the platform.
+  'scope:guideline-matcher': [...base, 'scope:hosts', 'scope:matching'],
+  'scope:journey-engine': [...base, 'scope:hosts', 'scope:journeys'],
+  'scope:session-gateway': [...base, 'scope:hosts', 'scope:session', 'scope:edge'],
+};
+const scopeConstraints = Object.entries(scopes).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
 
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 

@@ -7,14 +7,15 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig, PlatformModule } from '@tenet/platform-runtime';
 import { eventually } from '@tenet/testing';
-import { SessionGatewayModule } from '../gateway.module.js';
+import { CatalogHttpModule } from '@tenet/catalog-http';
 import { configureGatewayHttp } from '@tenet/edge';
-import type { EventView } from './event.dto.js';
-import { SessionEventsService } from './session-events.service.js';
+import { SessionGatewayModule } from '@tenet/session-gateway';
+import type { EventView } from '../../libs/session/gateway/src/events/event.dto.js';
+import { SessionEventsService } from '../../libs/session/gateway/src/events/session-events.service.js';
 
 /** The gateway on its own, embedded adapters, as the hosts compose it (no matcher: these tests start no turn). */
 async function startGateway(dir: string): Promise<{ app: INestApplication; url: string }> {
-  @Module({ imports: [PlatformModule.forRoot(loadPlatformConfig({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }, 'events-sse-test')), SessionGatewayModule] })
+  @Module({ imports: [PlatformModule.forRoot(loadPlatformConfig({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }, 'events-sse-test')), CatalogHttpModule, SessionGatewayModule] })
   class Host {}
   const app = await NestFactory.create(Host, { logger: false });
   configureGatewayHttp(app);
