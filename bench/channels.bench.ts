@@ -87,6 +87,8 @@ async function main(): Promise<void> {
   let bareUrl = '';
   const bare = bareServer(() => bareUrl, () => outUrl);
   bareUrl = await listen(bare);
+  // The receiver listens on 127.0.0.1: the webhook channel delivers there only with this setting.
+  process.env['TENET_CHANNELS_ALLOW_PRIVATE_TARGETS'] = 'on';
   const { app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_LOG_LEVEL: 'error' });
   const json = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

@@ -16,25 +16,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { loadConfigOrExit } from '@tenet/config';
 import { loadDemoAgent } from '@tenet/hosts';
 
 const root = resolve(import.meta.dirname, '..');
 const compiled = import.meta.filename.endsWith('.js');
 /** The command line that starts `apps/<app>`: compiled JavaScript in dist/, else its TypeScript source. */
 const entry = (app: string): string[] => (compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`]);
-const dataDir = resolve(process.env['TENET_DATA_DIR'] ?? join(root, '.tenet-data'), 'distributed');
-const gatewayPort = Number(process.env['PORT'] ?? 8800);
-const replicas = Number(process.env['TENET_MATCHER_REPLICAS'] ?? 2);
-if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) {
-  console.error(`TENET_MATCHER_REPLICAS must be an integer from 1 to 16, got "${process.env['TENET_MATCHER_REPLICAS']}"`);
-  process.exit(2);
-}
-
-const toolExecutors = Number(process.env['TENET_TOOL_EXECUTOR_REPLICAS'] ?? 1);
-if (!Number.isInteger(toolExecutors) || toolExecutors < 1 || toolExecutors > 16) {
-  console.error(`TENET_TOOL_EXECUTOR_REPLICAS must be an integer from 1 to 16, got "${process.env['TENET_TOOL_EXECUTOR_REPLICAS']}"`);
-  process.exit(2);
-}
+// The supervisor's own variables (docs/configuration.md); each service validates its own schema when it starts.
+const settings = loadConfigOrExit('start-distributed', process.env);
+const dataDir = resolve(process.env['TENET_DATA_DIR'] === undefined ? join(root, '.tenet-data') : settings.get('TENET_DATA_DIR'), 'distributed');
+const gatewayPort = settings.get('PORT');
+const replicas = settings.get('TENET_MATCHER_REPLICAS');
+const toolExecutors = settings.get('TENET_TOOL_EXECUTOR_REPLICAS');
 
 interface Service {
   name: string;
@@ -155,9 +149,9 @@ while (!stopping) {
   const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
   if (healthy) {
     logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`);
-    if (process.env['TENET_DEMO'] !== 'off') {
+    if (settings.get('TENET_DEMO') !== 'off') {
       const demoFile = new URL('../examples/demo-agent.json', import.meta.url);
-      await loadDemoAgent(gatewayUrl, demoFile, logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}`, adminKey: process.env['TENET_ADMIN_KEY'] }).catch((error: unknown) =>
+      await loadDemoAgent(gatewayUrl, demoFile, logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}`, adminKey: settings.get('TENET_ADMIN_KEY') }).catch((error: unknown) =>
         logger.error(`demo agent not loaded: ${error instanceof Error ? error.message : String(error)}`),
       );
     }

@@ -56,6 +56,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         journeys: [],
         config: { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: false, enable_journeys: true },
         matching: { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] },
+        retrieval: { max_results: 5, threshold: 0.5, sources: [] },
         tools: [],
         fallback: null,
         no_match_message: 'Not sure I understand. Could you please say that another way?',

@@ -86,22 +86,18 @@ describe("item 15: the agent's settings reach the model", () => {
     expect(conversationLength(started.wire.requests.find((r) => schemaOf(r) === 'reply')!)).toBe(11);
   }, 120_000);
 
-  it.each([
-    ['/sessions', { agent_id: 'AGENT', config: { auto_extract: true } }, ['body', 'config', 'auto_extract']],
-    ['/context-variables', { name: 'needed', required: true }, ['body', 'required']],
-  ])('a setting nothing acts on yet is refused: POST %s %j', async (path, body, loc) => {
-    const agent = await created('/agents', { name: 'Any' });
-    const reply = await call(path, 'POST', JSON.parse(JSON.stringify(body).replace('AGENT', agent.id)) as unknown);
-    expect(reply.status).toBe(422);
-    expect((reply.body as { detail: { loc: unknown[]; msg: string }[] }).detail).toEqual([expect.objectContaining({ loc, msg: expect.stringMatching(/not (implemented|enforced) yet/) as unknown })]);
+  it('takes the settings that were refused before issue 23: a session\'s auto_extract and a required variable', async () => {
+    const agent = await created<{ id: string }>('/agents', { name: 'Any' });
+    expect((await call('/sessions', 'POST', { agent_id: agent.id, config: { auto_extract: true } })).body).toMatchObject({ config: { auto_extract: true } });
+    expect((await call('/context-variables', 'POST', { name: 'needed', required: true })).body).toMatchObject({ required: true });
   });
 
   it('the OpenAPI description says so', async () => {
     const schemas = ((await call('/openapi.json')).body as { components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> } }).components.schemas;
     expect(schemas['AgentConfigDto']?.properties['auto_extract_context']?.description).toMatch(/ONE LLM call/);
-    expect(schemas['SessionConfigDto']?.properties['auto_extract']?.description).toMatch(/not implemented yet/);
+    expect(schemas['SessionConfigDto']?.properties['auto_extract']?.description).toMatch(/null \(the default\) lets the agent decide/);
     expect(schemas['SessionConfigDto']?.properties['max_messages']?.description).toMatch(/max_history_length/);
-    expect(schemas['ContextVariableCreationDto']?.properties['required']?.description).toMatch(/Not enforced yet/);
+    expect(schemas['ContextVariableCreationDto']?.properties['required']?.description).toMatch(/missing_context/);
   });
 });
 
@@ -130,7 +126,10 @@ describe('item 13: leaks', () => {
     const session = await created('/sessions', { agent_id: agent.id });
     const failed = await turn(started.url, session.id, 'hello');
     expect(failed.data).toEqual({ status: 'error', data: { code: 'LLM.UNAVAILABLE', exception: expect.stringMatching(/not available/) as unknown } });
-    const everything = JSON.stringify((await call(`/sessions/${session.id}/events`)).body);
+    const events = (await call(`/sessions/${session.id}/events`)).body as { kind: string; source: string; data: Record<string, unknown> }[];
+    // The customer is told, in the agent's failure reply, that the provider is down; the error status keeps the code.
+    expect(events.filter((e) => e.kind === 'message' && e.source === 'ai_agent').map((e) => e.data['error_type'])).toEqual(['provider_unavailable']);
+    const everything = JSON.stringify(events);
     expect(started.wire.requests.length).toBeGreaterThan(0);
     expect(everything).not.toContain(API_KEY);
     expect(everything).not.toContain('upstream failed');

@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { budgetStreamId } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
-import { OpenAiProvider } from '@tenet/llm';
+import { OfflineVectorizer, OpenAiProvider } from '@tenet/llm';
 import { openAiCompletion, startWireServer, type RecordedRequest, type WireServer } from '@tenet/llm/testing';
 import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
 import { AgentBudgets } from '@tenet/metering-http';
@@ -40,6 +40,10 @@ const startCountingWire = (delayMs = 0): Promise<WireServer> =>
       ? openAiCompletion({ matches: [] }, usage)
       : openAiCompletion({ message: 'Happy to help.', cited_guideline_ids: [], canned_response_id: '' }, usage);
   });
+
+/** The tokens of the memory store's query embedding in a turn, as its `ready` status lists them (`knowledge.search`). */
+const recallEmbeddingTokens = (events: SessionEvent[]): number =>
+  ((events.find((e) => e.data.status === 'ready')?.data.data?.['usage'] as { purpose: string; input_tokens: number }[] | undefined) ?? []).filter((u) => u.purpose === 'knowledge.search').reduce((sum, u) => sum + u.input_tokens, 0);
 
 /** Posts a customer message; resolves with the turn's events once it ended (ready, error or cancelled). */
 async function turn(url: string, sessionId: string, message: string): Promise<SessionEvent[]> {
@@ -96,9 +100,11 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const agentId = await newAgent({ limits: [{ period: 'day', tokens: limit }], exhausted_message: 'We have reached our limit for today.' });
     const session = await created('/sessions', { agent_id: agentId });
     let answered = 0;
+    let recallTokens = 0;
     for (let i = 0; i < 10; i++) {
       const before = chatCalls(wire);
       const events = await turn(url, session.id, `question ${i}`);
+      recallTokens += recallEmbeddingTokens(events);
       const reply = events.find((e) => e.kind === 'message')?.data.message;
       if (reply === 'We have reached our limit for today.') {
         expect(chatCalls(wire) - before).toBe(0);
@@ -113,7 +119,9 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const budget = (await call(`/agents/${agentId}/budget`)).body as { budgets: { period: string; limit: number; used: number; exhausted: boolean; resets_at: string }[] };
     const midnight = new Date();
     midnight.setUTCHours(24, 0, 0, 0);
-    expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit, used: answered * 2 * CALL_TOKENS, reserved: 0, exhausted: false, resets_at: midnight.toISOString() })]);
+    // The two LLM calls of each answered turn and recall's query embedding (the memory store's call, issue 26).
+    expect(recallTokens).toBeGreaterThan(0);
+    expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit, used: answered * 2 * CALL_TOKENS + recallTokens, reserved: 0, exhausted: false, resets_at: midnight.toISOString() })]);
 
     // Published (through the log): the 80 % warning, once.
     const store = app.get<EventStore>(EVENT_STORE, { strict: false });
@@ -125,11 +133,30 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect((await turn(url, session.id, 'a new day')).find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
   }, 120_000);
 
+  it('recall\'s query embedding (the memory store\'s call) counts in used and is listed with the turn\'s usage', async () => {
+    const agentId = await newAgent({ limits: [{ period: 'day', tokens: 100_000 }] });
+    expect((await call('/knowledge/sources', 'POST', { id: `refunds-${agentId}`, title: 'Refunds', format: 'markdown', content: '# Refunds\nRefunds are paid within 30 days of delivery.', agent_ids: [agentId] })).status).toBe(201);
+    const session = await created('/sessions', { agent_id: agentId });
+    const message = 'How long do refunds take after delivery?';
+    const events = await turn(url, session.id, message);
+    expect(events.find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
+    const ready = events.find((e) => e.data.status === 'ready')?.data.data as { usage: { purpose: string; provider: string; input_tokens: number; output_tokens: number }[]; memory?: Record<string, unknown> };
+    // The memory store embedded the message with the offline vectorizer (no embedding key here): its tokens, exactly.
+    const embedding = (await new OfflineVectorizer().embed([message], { purpose: 'knowledge.search' })).usage.inputTokens;
+    expect(embedding).toBeGreaterThan(0);
+    expect(ready.usage.filter((u) => u.purpose === 'knowledge.search')).toEqual([expect.objectContaining({ provider: 'offline', input_tokens: embedding, output_tokens: 0 })]);
+    const [day] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { used: number; reserved: number }[] }).budgets;
+    // Two LLM calls of CALL_TOKENS, plus the embedding: before issue 26 `used` stopped at the two calls.
+    expect(day).toMatchObject({ used: 2 * CALL_TOKENS + embedding, reserved: 0 });
+  }, 120_000);
+
   it('one call that crosses 80 % and 100 % at once publishes the warning and the exhaustion; the turn ends with the budget reply', async () => {
     const agentId = await newAgent({ limits: [{ period: 'day', tokens: 20_000 }] });
     const session = await created('/sessions', { agent_id: agentId });
     // The provider bills far more than any estimate (30,000 tokens for the match call): the compose call is refused.
     billing.prompt = 30_000;
+    // What the memory store's offline embedding of the message bills (the turn's ready status is the budget reply's).
+    const recallTokens = (await new OfflineVectorizer().embed(['hello'], { purpose: 'knowledge.search' })).usage.inputTokens;
     try {
       const before = chatCalls(wire);
       const events = await turn(url, session.id, 'hello');
@@ -141,7 +168,11 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const store = app.get<EventStore>(EVENT_STORE, { strict: false });
     const published = await store.readStream(budgetStreamId(agentId));
     expect(published.map((e) => e.type)).toEqual(['BudgetWarningReached', 'BudgetExceeded']);
-    expect(published[1]?.data).toMatchObject({ agent_id: agentId, limit: 20_000, used: 30_200, scope: { owner: 'agent', period: 'day', unit: 'tokens' } });
+    expect(published[1]?.data).toMatchObject({ agent_id: agentId, limit: 20_000, scope: { owner: 'agent', period: 'day', unit: 'tokens' } });
+    // The match call, and recall's query embedding when it was charged before the exhaustion was published.
+    const used = (published[1]?.data as { used: number }).used;
+    expect(used).toBeGreaterThanOrEqual(30_200);
+    expect(used).toBeLessThanOrEqual(30_200 + recallTokens);
   }, 120_000);
 
   it('a session budget limits one session only; on_exhausted handoff hands the session to a human', async () => {
@@ -189,13 +220,13 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
       const first = await newAgent(undefined);
       const second = await newAgent(undefined);
       const before = chatCalls(wire);
-      await turn(url, (await created('/sessions', { agent_id: first })).id, 'hello');
+      const recallTokens = recallEmbeddingTokens(await turn(url, (await created('/sessions', { agent_id: first })).id, 'hello'));
       expect(chatCalls(wire) - before).toBe(2);
       const refused = await turn(url, (await created('/sessions', { agent_id: second })).id, 'hello');
       expect(chatCalls(wire) - before).toBe(2);
       expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: 'workspace:default:month:tokens', period: 'month' } });
-      // 4,000 used by the first agent, 4,000 left: less than the second agent's turn, refused before any call.
-      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 8_000, used: 4_000, exhausted: false }] });
+      // 4,000 (and recall's embedding) used by the first agent, < 4,000 left: less than the second agent's turn, refused before any call.
+      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 8_000, used: 4_000 + recallTokens, exhausted: false }] });
     } finally {
       await call('/workspace', 'PATCH', { budget: null });
     }
@@ -250,8 +281,10 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     const answered = turns.filter((events) => events.some((e) => e.kind === 'message' && e.data.message === 'Happy to help.')).length;
     expect(answered).toBeGreaterThanOrEqual(2);
     expect(spent).toBe(answered * 2 * CALL_TOKENS);
-    expect(spent).toBeLessThanOrEqual(limit);
+    // Recall's query embeddings of the answered turns count too (refused turns end before recall).
+    const recalled = turns.reduce((sum, events) => sum + recallEmbeddingTokens(events), 0);
+    expect(spent + recalled).toBeLessThanOrEqual(limit);
     const [day] = ((await call(`/agents/${agent.id}/budget`)).body as { budgets: { used: number }[] }).budgets;
-    expect(day?.used).toBe(spent);
+    expect(day?.used).toBe(spent + recalled);
   }, 180_000);
 });

@@ -67,7 +67,7 @@ describe('knowledge limits: agent tags and per-workspace quotas (issue 26)', () 
       const grown = indexBytes(dir) - before;
       // sqlite-vec's default chunk allocated 2 MB per partition at 512 dimensions (6.3 MB at 1536): 40 MB here.
       expect(grown).toBeLessThan(4 * 1024 ** 2);
-      const hits = (await send(url, 'GET', `/knowledge/search?q=refunds&agent_id=${agents[19]!}`)).body as { source_id: string }[];
+      const hits = ((await send(url, 'GET', `/knowledge/search?q=refunds&agent_id=${agents[19]!}`)).body as { chunks: { source_id: string }[] }).chunks;
       expect(hits.map((h) => h.source_id)).toContain('twenty-agents');
     });
 

@@ -49,27 +49,34 @@ describe('memory and knowledge REST (issue 13)', () => {
 
       const search = await call('/knowledge/search?q=how%20long%20is%20delivery&max_results=1');
       expect(search.status).toBe(200);
-      expect(search.body).toEqual([
-        expect.objectContaining({ source_id: 'help', title: 'Help centre', url: 'https://shop.example/help', heading: 'Shipping › Delivery times', chunk_text: expect.stringContaining('3 to 5') as unknown }),
-      ]);
-      const [hit] = search.body as { score: number }[];
+      // Seed 001 RetrievalResult: the query, the chunks with their section path and position, and the latency.
+      expect(search.body).toEqual({
+        query: 'how long is delivery',
+        chunks: [
+          expect.objectContaining({ source_id: 'help', title: 'Help centre', url: 'https://shop.example/help', heading: 'Shipping › Delivery times', section_path: 'Shipping › Delivery times', chunk_index: 1, chunk_text: expect.stringContaining('3 to 5') as unknown }),
+        ],
+        latency_ms: expect.any(Number) as unknown,
+        timestamp: expect.any(String) as unknown,
+      });
+      const chunks = async (path: string): Promise<{ source_id: string; chunk_text: string; score: number }[]> => ((await call(path)).body as { chunks: { source_id: string; chunk_text: string; score: number }[] }).chunks;
+      const [hit] = (search.body as { chunks: { score: number }[] }).chunks;
       expect(hit!.score).toBeGreaterThan(0);
-      expect(await call(`/knowledge/search?q=how%20long%20is%20delivery&threshold=${Math.min(1, hit!.score + 0.01)}`)).toMatchObject({ status: 200, body: [] });
+      expect(await chunks(`/knowledge/search?q=how%20long%20is%20delivery&threshold=${Math.min(1, hit!.score + 0.01)}`)).toEqual([]);
 
       await call('/knowledge/sources', 'POST', { id: 'help', title: 'Help centre', format: 'markdown', content: '# Returns\nRefunds within 60 days.' });
-      expect(((await call('/knowledge/search?q=refund&max_results=10')).body as { chunk_text: string }[]).map((h) => h.chunk_text)).toEqual(['Refunds within 60 days.']);
+      expect((await chunks('/knowledge/search?q=refund&max_results=10')).map((h) => h.chunk_text)).toEqual(['Refunds within 60 days.']);
 
       expect((await call('/knowledge/sources/help', 'DELETE')).status).toBe(204);
       expect((await call('/knowledge/sources/help', 'DELETE')).status).toBe(404);
-      expect(await call('/knowledge/search?q=refund')).toMatchObject({ status: 200, body: [] });
+      expect(await call('/knowledge/search?q=refund')).toMatchObject({ status: 200, body: { query: 'refund', chunks: [] } });
     });
 
     it('scopes search to the agents a source is tagged with', async () => {
       // Tags name existing agents (issue 26).
       for (const id of ['agent-a', 'agent-b']) expect((await call('/agents', 'POST', { id, name: id })).status).toBe(201);
       await call('/knowledge/sources', 'POST', { id: 'internal', title: 'Internal', format: 'text', content: 'Warranty override procedure.', agent_ids: ['agent-a'] });
-      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-b')).body as { source_id: string }[]).map((h) => h.source_id)).not.toContain('internal');
-      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-a')).body as { source_id: string }[]).map((h) => h.source_id)).toContain('internal');
+      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-b')).body as { chunks: { source_id: string }[] }).chunks.map((h) => h.source_id)).not.toContain('internal');
+      expect(((await call('/knowledge/search?q=warranty&agent_id=agent-a')).body as { chunks: { source_id: string }[] }).chunks.map((h) => h.source_id)).toContain('internal');
     });
 
     it('ingests a PDF upload (base64) by heading, and refuses a bad or encrypted one naming content', async () => {
@@ -77,7 +84,7 @@ describe('memory and knowledge REST (issue 13)', () => {
       const created = await call('/knowledge/sources', 'POST', { id: 'handbook-pdf', title: 'Handbook', format: 'pdf', content });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ id: 'handbook-pdf', format: 'pdf', chunk_count: 3 });
-      const hits = (await call('/knowledge/search?q=express%20delivery%20days&max_results=1')).body as { source_id: string; heading: string }[];
+      const hits = ((await call('/knowledge/search?q=express%20delivery%20days&max_results=1')).body as { chunks: { source_id: string; heading: string }[] }).chunks;
       expect(hits[0]).toMatchObject({ source_id: 'handbook-pdf', heading: 'Shipping › Delivery times' });
       const encrypted = readFileSync(new URL('../../libs/memory/service/src/testing/fixtures/encrypted.pdf', import.meta.url)).toString('base64');
       const refused = await call('/knowledge/sources', 'POST', { title: 'Locked', format: 'pdf', content: encrypted });

@@ -91,6 +91,48 @@ describe('memory in the turn (issue 13)', () => {
     expect(unrelated.data.sources).toBeUndefined();
   }, 120_000);
 
+  it("recalls and cites by the agent's retrieval settings (threshold, max_results, sources), refused out of range on create and PATCH", async () => {
+    const agent = await created<{ id: string; retrieval: unknown }>('/agents', { name: 'Retriever' });
+    // Seed 001 defaults.
+    expect(agent.retrieval).toEqual({ max_results: 5, threshold: 0.5, sources: [] });
+    await created('/knowledge/sources', { id: 'retrieval-policies', title: 'Acme customer policies', url: 'https://acme.example/policies', format: 'markdown', content: policies, agent_ids: [agent.id] });
+    const session = await created('/sessions', { agent_id: agent.id });
+    const question = 'What is the warranty on electronics?';
+
+    const cited = await turn(session.id, question);
+    expect(cited.reply.data.sources).toEqual([
+      expect.objectContaining({ source_id: 'retrieval-policies', heading: 'Acme customer policies › Warranty › Electronics', section_path: 'Acme customer policies › Warranty › Electronics', chunk_index: expect.any(Number) as unknown }),
+    ]);
+    const score = (cited.reply.data.sources![0]!['score'] as number);
+
+    // A threshold above the passage's score: nothing recalled, nothing cited.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { threshold: Math.min(1, score + 0.05) } })).status).toBe(200);
+    const strict = await turn(session.id, question);
+    expect(strict.reply.data.sources).toBeUndefined();
+    expect(strict.ready.data.data?.['memory']).toMatchObject({ knowledge_chunks: [] });
+
+    // A low threshold with max_results 2: two chunks recalled (the passage and a neighbour), the passage cited.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { threshold: 0.01, max_results: 2 } })).body).toMatchObject({ retrieval: { threshold: 0.01, max_results: 2, sources: [] } });
+    const loose = await turn(session.id, question);
+    expect((loose.ready.data.data?.['memory'] as { knowledge_chunks: string[] }).knowledge_chunks).toHaveLength(2);
+    expect(loose.reply.data.sources).toEqual([expect.objectContaining({ heading: 'Acme customer policies › Warranty › Electronics' })]);
+
+    // Narrowed to another source: this document is not recalled.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval: { sources: ['some-other-source'] } })).status).toBe(200);
+    const narrowed = await turn(session.id, question);
+    expect(narrowed.reply.data.sources).toBeUndefined();
+
+    // Out of range: 422 naming the field, on create and on PATCH; nothing stored.
+    const refusedCreate = await call('/agents', 'POST', { name: 'Bad', retrieval: { max_results: 21, threshold: 1.5 } });
+    expect(refusedCreate.status).toBe(422);
+    expect(JSON.stringify(refusedCreate.body)).toContain('retrieval.max_results must be an integer from 1 to 20');
+    expect(JSON.stringify(refusedCreate.body)).toContain('retrieval.threshold must be a number from 0 to 1');
+    for (const retrieval of [{ max_results: 0 }, { threshold: -0.1 }, { sources: ['no spaces allowed'] }]) {
+      expect((await call(`/agents/${agent.id}`, 'PATCH', { retrieval })).status).toBe(422);
+    }
+    expect(((await call(`/agents/${agent.id}`)).body as { retrieval: unknown }).retrieval).toEqual({ max_results: 2, threshold: 0.01, sources: ['some-other-source'] });
+  }, 180_000);
+
   it('extracts every variable and the facts in one LLM call, stores them with provenance, and a later session recalls them', async () => {
     const agent = await created('/agents', { name: 'Extractor', config: { auto_extract_context: true } });
     const tag = `agent:${agent.id}`;
@@ -170,6 +212,61 @@ describe('memory in the turn (issue 13)', () => {
     expect((ready.data.data?.['usage'] as { purpose: string }[]).some((u) => u.purpose === 'extract_context')).toBe(false);
     expect(await store.readStream(contextExtractionStream(customer.id))).toEqual([]);
   }, 120_000);
+  it("a session's config.auto_extract overrides the agent's switch; null (the default) lets the agent decide", async () => {
+    const extracts = (ready: EventView): boolean => (ready.data.data?.['usage'] as { purpose: string }[]).some((u) => u.purpose === 'extract_context');
+    const quiet = await created('/agents', { name: 'Quiet by default' });
+    const eager = await created('/agents', { name: 'Eager by default', config: { auto_extract_context: true } });
+    for (const agent of [quiet, eager]) await created('/context-variables', { name: `order_${agent.id}`.toLowerCase().replace(/-/g, '_'), data_type: 'String', extraction_prompt: 'The order number', tags: [`agent:${agent.id}`] });
+    const customer = await created('/customers', { name: 'Olga' });
+    const open = async (agentId: string, config?: Record<string, unknown>) => created<{ id: string; config: { auto_extract: unknown } }>('/sessions', { agent_id: agentId, customer_id: customer.id, ...(config ? { config } : {}) });
+
+    // Default: null, the agent decides.
+    const quietDefault = await open(quiet.id);
+    expect(quietDefault.config.auto_extract).toBeNull();
+    expect(extracts((await turn(quietDefault.id, 'my order number is 12345')).ready)).toBe(false);
+    expect(extracts((await turn((await open(eager.id)).id, 'my order number is 12345')).ready)).toBe(true);
+
+    // On for a session of an agent that does not extract: extracted, stored and published.
+    const on = await open(quiet.id, { auto_extract: true });
+    expect(on.config.auto_extract).toBe(true);
+    const onTurn = await turn(on.id, 'my order number is 24680');
+    expect(extracts(onTurn.ready)).toBe(true);
+    expect(onTurn.ready.data.data?.['memory']).toMatchObject({ extraction: { stored: [expect.objectContaining({ name: expect.stringMatching(/^order_/) as unknown })] } });
+    expect((await call(`/sessions/${on.id}`)).body).toMatchObject({ config: { auto_extract: true } });
+
+    // Off for a session of an agent that extracts: no extraction call.
+    const off = await open(eager.id, { auto_extract: false });
+    expect(extracts((await turn(off.id, 'my order number is 13579')).ready)).toBe(false);
+
+    // Anything else is refused naming the field.
+    const refused = await call('/sessions', 'POST', { agent_id: quiet.id, config: { auto_extract: 'yes' } });
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: { loc: unknown[] }[] }).detail).toEqual([expect.objectContaining({ loc: ['body', 'config', 'auto_extract'] })]);
+  }, 180_000);
+
+  it('a required variable without a value is asked for and listed on ready as missing; once given, the guideline that needs it acts', async () => {
+    const agent = await created('/agents', { name: 'Tracker' });
+    const order = await created<{ id: string; required: boolean }>('/context-variables', { name: 'tracked_order', data_type: 'String', description: 'The order to track', required: true, tags: [`agent:${agent.id}`] });
+    expect(order.required).toBe(true);
+    const guideline = await created('/guidelines', { condition: 'The customer asks where their order is', action: 'Tell them their order ships tomorrow', required_context: ['tracked_order'], tags: [`agent:${agent.id}`] });
+    const customer = await created('/customers', { name: 'Pia' });
+    const session = await created('/sessions', { agent_id: agent.id, customer_id: customer.id });
+
+    const asked = await turn(session.id, 'Where is my order?');
+    expect(asked.ready.data.data?.['missing_context']).toEqual(['tracked_order']);
+    expect(asked.reply.data.message).toMatch(/tracked order/i);
+    expect((asked.ready.data.data?.['matched_guidelines'] as { guideline_id: string }[]).map((m) => m.guideline_id)).not.toContain(guideline.id);
+
+    expect((await call(`/context-variables/${order.id}/${customer.id}`, 'PUT', { data: 'A-100' })).status).toBe(200);
+    const acted = await turn(session.id, 'Where is my order?');
+    expect(acted.ready.data.data?.['missing_context']).toBeUndefined();
+    expect((acted.ready.data.data?.['matched_guidelines'] as { guideline_id: string }[]).map((m) => m.guideline_id)).toContain(guideline.id);
+    expect(acted.reply.data.message).toMatch(/ships tomorrow/i);
+
+    // required is switched off (and on) by PATCH like any field.
+    expect((await call(`/context-variables/${order.id}`, 'PATCH', { required: false })).body).toMatchObject({ required: false });
+  }, 180_000);
+
   it('an address said twice in conversation supersedes the old one, and "what was it then" answers from the history', async () => {
     const agent = await created('/agents', { name: 'Movers', config: { auto_extract_context: true } });
     const customer = await created('/customers', { name: 'Dana' });

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne, startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
 import { startMcpToolServer, startSdkToolServer, ToolBackend, type TestToolServer } from '@tenet/tools-service/testing';
+import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
+import { eventually } from '@tenet/testing';
 import { ParlantClient } from 'parlant-client';
 import { gatewayHttp, type Detail } from './support/gateway-http.js';
 
@@ -143,16 +145,30 @@ describe('tool services and turns with tools (embedded adapters, offline provide
     expect([...orders.effects.values()].every((count) => count === 1)).toBe(true);
   }, 90_000);
 
-  it('a failing tool with allow_failure: false ends the turn with an error status naming the tool (not a stuck turn)', async () => {
+  it('a failing tool with allow_failure: false ends the turn with an error status naming the tool, and the customer gets the failure reply with its error_type', async () => {
     expect((await registerOrders('broken', `http://127.0.0.1:${deadPort}`)).status).toBe(200);
-    const agent = await created('/agents', { name: 'Strict' });
+    const agent = await created<{ id: string; failure_reply: string }>('/agents', { name: 'Strict' });
+    expect(agent.failure_reply).toBe(DEFAULT_FAILURE_REPLY);
     await created('/guidelines', { condition: 'The customer asks about the status of their order', action: 'Tell them the status of their order', tools: ['broken:get_order_status'], tags: [`agent:${agent.id}`] });
     const session = await created('/sessions', { agent_id: agent.id });
     const events = await turn(session.id, 'What is the status of my order 55555?');
     const last = events.filter((e) => e.kind === 'status').at(-1);
     expect(last?.data.status).toBe('error');
-    expect(last?.data.data).toMatchObject({ tool_id: 'broken:get_order_status', exception: expect.stringContaining('broken:get_order_status') as unknown });
-    expect(events.some((e) => e.kind === 'message' && e.source === 'ai_agent')).toBe(false);
+    expect(last?.data.data).toMatchObject({ tool_id: 'broken:get_order_status', code: expect.stringMatching(/^TOOLS\./) as unknown, exception: expect.stringContaining('broken:get_order_status') as unknown });
+    const replies = events.filter((e) => e.kind === 'message' && e.source === 'ai_agent');
+    expect(replies.map((e) => [e.data.message, e.data['error_type']])).toEqual([[DEFAULT_FAILURE_REPLY, 'tool_failed']]);
+
+    // The agent's own failure reply (create and PATCH), refused with a 422 naming the field and the rule when bad.
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { failure_reply: '' })).body).toMatchObject({ detail: [expect.objectContaining({ loc: ['body', 'failure_reply'], msg: expect.stringContaining('failure_reply must be 1-1000 characters') as unknown })] });
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { failure_reply: 42 })).status).toBe(422);
+    expect((await call('/agents', 'POST', { name: 'Bad', failure_reply: 'x'.repeat(1001) })).status).toBe(422);
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { failure_reply: 'Our order system is down, a colleague will follow up.' })).status).toBe(200);
+    const again = await turn(session.id, 'What is the status of my order 66666?');
+    const reply = again.filter((e) => e.kind === 'message' && e.source === 'ai_agent').at(-1);
+    expect([reply?.data.message, reply?.data['error_type']]).toEqual(['Our order system is down, a colleague will follow up.', 'tool_failed']);
+    // Parlant's client reads the failure reply as an ordinary agent message.
+    const listed = await new ParlantClient({ environment: url }).sessions.listEvents(session.id, { kinds: 'message', source: 'ai_agent' });
+    expect(listed.at(-1)?.data).toMatchObject({ message: 'Our order system is down, a colleague will follow up.', error_type: 'tool_failed' });
   }, 90_000);
 
   it('a failing agent tool with allow_failure: true is reported to the model and the turn goes on', async () => {
@@ -214,5 +230,34 @@ describe('tool services and turns with tools (embedded adapters, offline provide
     const ready = events.find((e) => e.data.status === 'ready');
     expect(ready?.data.data?.['tool_calls']).toEqual([expect.objectContaining({ tool_id: 'mcp-orders:flaky', status: 'succeeded', attempts: 3 })]);
     expect(mcp.backend.totalEffects()).toBe(1);
+  }, 90_000);
+
+  it('a session polled while a slow tool runs is AwaitingTool, and leaves it when the tool finishes (runs last: its call counts as an effect of the MCP backend)', async () => {
+    expect((await call('/services/mcp-slow', 'PUT', { kind: mcp.kind, [mcp.kind]: { url: mcp.service.url } })).status).toBe(200);
+    const parameters = { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] };
+    const agent = await created('/agents', { name: 'Patient', tools: [{ name: 'slow', description: 'Run the slow check', parameters, service_name: 'mcp-slow', timeout_secs: 20 }] });
+    await created('/guidelines', { condition: 'The customer asks for the slow check', action: 'Tell them the slow check is done', tools: ['slow'], tags: [`agent:${agent.id}`] });
+    const session = await created('/sessions', { agent_id: agent.id });
+    const states: string[] = [];
+    const poll = async (): Promise<void> => {
+      const state = ((await call(`/sessions/${session.id}`)).body as { state: string }).state;
+      if (states.at(-1) !== state) states.push(state);
+    };
+    const customer = (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'Please run the slow check for 1500 ms' })).body as Event;
+    for (let done = false; !done; await new Promise((resolve) => setTimeout(resolve, 25))) {
+      await poll();
+      const events = (await call(`/sessions/${session.id}/events?min_offset=${customer.offset + 1}`)).body as Event[];
+      done = events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'));
+    }
+    await poll();
+    const events = (await call(`/sessions/${session.id}/events?min_offset=${customer.offset + 1}`)).body as Event[];
+    expect(events.find((e) => e.kind === 'status' && e.data.status === 'ready')?.data.data?.['tool_calls']).toEqual([expect.objectContaining({ tool_id: 'mcp-slow:slow', status: 'succeeded' })]);
+    // Active while matching, AwaitingTool during the call, Active again once it finished; after the reply the session waits for the customer.
+    // (A poll may fall between the reply and AwaitingInput, or miss the short Active in between.)
+    expect(states.slice(0, 2)).toEqual(['Active', 'AwaitingTool']);
+    expect(['Active', 'AwaitingInput']).toContain(states[2]);
+    await eventually(async () => expect(((await call(`/sessions/${session.id}`)).body as { state: string }).state).toBe('AwaitingInput'), { timeoutMs: 10_000 });
+    // Parlant's client reads the session as before (the state is a Tenet extension).
+    expect((await new ParlantClient({ environment: url }).sessions.retrieve(session.id)).id).toBe(session.id);
   }, 90_000);
 });

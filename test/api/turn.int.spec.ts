@@ -65,7 +65,8 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
     expect(matched[0]!.score).toBeGreaterThanOrEqual(0.3);
     expect(matched.map((m) => m.guideline_id)).not.toContain(weather.id);
     expect(matched.map((m) => m.guideline_id)).not.toContain(foreign.id);
-    expect(ready.at(-1)!.data.data!.usage).toHaveLength(2);
+    // The match and compose calls, and recall's query embedding (metered against budgets since issue 26).
+    expect((ready.at(-1)!.data.data!.usage as { purpose: string }[]).map((u) => u.purpose).sort()).toEqual(['compose_reply', 'knowledge.search', 'match_guidelines']);
   });
 
   it('a human-agent message or a custom event starts no turn', async () => {

@@ -72,10 +72,10 @@ describe('workspace confinement of knowledge, paged lists and the usage page (au
 
     // Search: with another workspace's agent → 404; without an agent → only the caller's sources' hits.
     expect((await call('GET', `/knowledge/search?q=refunds&agent_id=${ws.acme.agent}`, ws.globex.key)).status).toBe(404);
-    const hits = (await call('GET', '/knowledge/search?q=refunds%20purchase&max_results=10', ws.globex.key)).body as { source_id: string }[];
+    const hits = ((await call('GET', '/knowledge/search?q=refunds%20purchase&max_results=10', ws.globex.key)).body as { chunks: { source_id: string }[] }).chunks;
     expect(hits.length).toBeGreaterThan(0);
     expect(new Set(hits.map((h) => h.source_id))).toEqual(new Set(['globex-refunds']));
-    const own = (await call('GET', `/knowledge/search?q=refunds&agent_id=${ws.acme.agent}`, ws.acme.key)).body as { source_id: string }[];
+    const own = ((await call('GET', `/knowledge/search?q=refunds&agent_id=${ws.acme.agent}`, ws.acme.key)).body as { chunks: { source_id: string }[] }).chunks;
     expect(new Set(own.map((h) => h.source_id))).toEqual(new Set(['acme-refunds']));
   });
 

@@ -42,7 +42,7 @@ describeWithService(nats.available ? redis : nats, 'channel gateway: a message i
 
   it('routes by binding, delivers through the v2 topic, and after kill -9 mid-delivery delivers exactly once', async () => {
     const port = await freePortRange(21);
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: prefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_MATCHER_REPLICAS: '1', TENET_SECRETS_KEY: generateSecretsKey() };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: prefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_MATCHER_REPLICAS: '1', TENET_SECRETS_KEY: generateSecretsKey(), TENET_CHANNELS_ALLOW_PRIVATE_TARGETS: 'on' };
     for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'TENET_MODE', 'TENET_CHANNELS_GATEWAY_URL', 'TENET_PUBLIC_URL']) delete env[name];
     stack = runCommand(scripts['start:distributed']!, { cwd: root, env });
     const running = stack;

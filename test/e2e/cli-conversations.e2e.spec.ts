@@ -30,6 +30,8 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     expect(text.stdout).toMatch(/^session \S+ with Ada from Acme Support — type a message, Ctrl-D to end\nAda from Acme Support: .*Your order 55555 is shipped with DHL/);
     expect(text.stdout).toContain('  guidelines: demo-order-status (');
     expect(text.stdout).toContain('  tool: acme-orders:get_order_status(order_id="55555") succeeded');
+    // While the turn ran: its status changes and the tool call, live on stderr (the reply is one event, not streamed).
+    expect(text.stderr).toMatch(/ {2}Ada from Acme Support: processing…\n(.*\n)* {2}Ada from Acme Support: called acme-orders:get_order_status\n(.*\n)* {2}Ada from Acme Support: typing…\n/);
 
     const json = await tenet(['chat', 'demo-support', '--json'], cliEnv(server.url), { input: 'I want to return an order\nCan I get my money back?\n' });
     expect(json.code).toBe(0);

@@ -31,7 +31,7 @@ const excluded = (method: string): boolean => method.split('.')[0]! in EXCLUDED;
  * a response (`*` = every list item); any other unknown field, or a declared one no response has, fails.
  */
 const TENET_FIELDS: Record<string, string[]> = {
-  Agent: ['budget', 'config', 'creation_utc', 'fallback', 'journeys', 'matching', 'no_match_message', 'soul', 'status', 'tools', 'updated_at'],
+  Agent: ['budget', 'config', 'creation_utc', 'failure_reply', 'fallback', 'journeys', 'matching', 'no_match_message', 'retrieval', 'soul', 'status', 'tools', 'updated_at'],
   Capability: ['creation_utc'],
   ContextVariable: ['creation_utc', 'metadata', 'required'],
   Guideline: ['creation_utc', 'required_context', 'tools'],

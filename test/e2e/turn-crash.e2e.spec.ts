@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, freePort } from '@tenet/testing';
+import { createServer, type Server } from 'node:http';
+import { startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
 import { startWireServer, type WireServer } from '@tenet/llm/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -117,5 +119,49 @@ describe('npm start killed with SIGKILL during turns, restarted on the same data
     const stopped = new Promise<number | null>((resolve) => second.child.once('exit', (code) => resolve(code)));
     second.child.kill('SIGTERM');
     expect(await stopped).toBe(0);
+  }, 300_000);
+
+  it('leaves no session AwaitingTool: a turn killed while its tool call hangs is closed and its session is Active again', async () => {
+    // A tool service whose operations never answer (its OpenAPI document comes from the demo order service).
+    const orders: DemoOrderService = await startDemoOrderService();
+    const hangingTool: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => hangingTool.listen(0, '127.0.0.1', resolve));
+    const toolHost = `127.0.0.1:${(hangingTool.address() as { port: number }).port}`;
+    try {
+      const allowed = { TENET_TOOL_ALLOWED_HOSTS: `${orders.hostPort},${toolHost}` };
+      const first = await start(allowed);
+      expect((await fetch(`${first.url}/services/hang`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'openapi', openapi: { url: `http://${toolHost}`, source: orders.source } }) })).status).toBe(200);
+      const agent = await json<{ id: string }>(`${first.url}/agents`, 'POST', { name: 'Orders', config: { tool_timeout_secs: 300 } });
+      await json(`${first.url}/guidelines`, 'POST', { condition: 'The customer asks about the status of their order', action: 'Tell them the status of their order', tools: ['hang:get_order_status'], tags: [`agent:${agent.id}`] });
+      const session = await json<{ id: string }>(`${first.url}/sessions`, 'POST', { agent_id: agent.id });
+      await json(`${first.url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'What is the status of my order 55555?' });
+      await eventually(async () => expect((await json<{ state: string }>(`${first.url}/sessions/${session.id}`)).state).toBe('AwaitingTool'), { timeoutMs: 60_000, intervalMs: 100 });
+
+      const exited = new Promise((resolve) => first.child.once('exit', resolve));
+      first.child.kill('SIGKILL');
+      await exited;
+
+      const restartedAt = output.length;
+      const second = await start(allowed);
+      await eventually(
+        async () => {
+          const final = (await statusesOf(second.url, session.id)).filter((e) => e.data.status === 'error');
+          expect(final.map((e) => e.data.data?.code)).toEqual(['TURN.INTERRUPTED']);
+          expect((await json<{ state: string }>(`${second.url}/sessions/${session.id}`)).state).toBe('Active');
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      // Stopped once start-up is over: the demo agent is loaded through the API after /healthz answers.
+      await eventually(async () => expect(output.slice(restartedAt)).toContain('demo agent'), { timeoutMs: 60_000, intervalMs: 250 });
+      const stopped = new Promise<number | null>((resolve) => second.child.once('exit', (code) => resolve(code)));
+      second.child.kill('SIGTERM');
+      const code = await stopped;
+      if (code !== 0) console.log(output.split('\n').slice(-60).join('\n'));
+      expect(code).toBe(0);
+    } finally {
+      hangingTool.closeAllConnections();
+      await new Promise<void>((resolve) => hangingTool.close(() => resolve()));
+      await orders.close();
+    }
   }, 300_000);
 });

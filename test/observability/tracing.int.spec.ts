@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
-import { startAllInOne } from '@tenet/hosts';
+import { createServer } from 'node:net';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { startAllInOne, startDemoOrderService, type DemoOrderService } from '@tenet/hosts';
 import { startTracing, traceHeaders, traced, withRemoteParent } from '@tenet/observability';
 import { eventually } from '@tenet/testing';
 
@@ -18,17 +20,22 @@ describe('tracing', () => {
   let dir: string;
   let app: INestApplication;
   let url: string;
+  let orders: DemoOrderService;
+  let deadPort: number;
   const saved = { ...process.env };
 
   beforeAll(async () => {
     startTracing('tenet-trace-test', {}, exporter);
     dir = mkdtempSync(join(tmpdir(), 'tenet-tracing-'));
     Object.assign(process.env, { TENET_LLM_PROVIDER: 'offline' });
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_SERVICE_NAME: 'tenet-trace-test' }));
+    orders = await startDemoOrderService();
+    deadPort = await closedPort();
+    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_SERVICE_NAME: 'tenet-trace-test' }, { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] }));
   });
 
   afterAll(async () => {
     await app.close();
+    await orders.close();
     process.env = saved;
     rmSync(dir, { recursive: true, force: true });
   });
@@ -61,4 +68,30 @@ describe('tracing', () => {
       expect(span.parentSpanContext?.spanId).toBe(turn.spanContext().spanId);
     }
   });
+
+  it('marks the turn span ERROR when a tool that does not allow failure fails the turn (no exception thrown)', async () => {
+    exporter.reset();
+    const call = async <T>(path: string, method: string, body: unknown): Promise<T> => (await (await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as T;
+    await call('/services/down', 'PUT', { kind: 'openapi', openapi: { url: `http://127.0.0.1:${deadPort}`, source: orders.source } });
+    const agent = await call<{ id: string }>('/agents', 'POST', { name: 'Failing' });
+    await call('/guidelines', 'POST', { condition: 'The customer asks about the status of their order', action: 'Tell them the status of their order', tools: ['down:get_order_status'], tags: [`agent:${agent.id}`] });
+    const session = await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id });
+    await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'What is the status of my order 55555?' });
+    const turn = await eventually(async () => {
+      const span = exporter.getFinishedSpans().find((s) => s.name === 'tenet.turn' && s.attributes['tenet.session_id'] === session.id);
+      expect(span).toBeDefined();
+      return span!;
+    });
+    expect(turn.status.code).toBe(SpanStatusCode.ERROR);
+    expect(turn.status.message).toMatch(/^TOOLS\.[A-Z_]+: tool down:get_order_status failed$/);
+  });
 });
+
+/** A 127.0.0.1 port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { agentDefinitionJsonSchema, DefinitionError, formatProblem, renderBehaviourDiff, renderJunit, renderPlan, renderReport, renderTurn, scenarioPassed } from '@tenet/cli-domain';
+import { loadConfigOrExit } from '@tenet/config';
+import { agentDefinitionJsonSchema, DefinitionError, formatProblem, liveStatus, renderBehaviourDiff, renderJunit, renderPlan, renderReport, renderTurn, scenarioPassed } from '@tenet/cli-domain';
 import {
   allAgentIds,
   applyPlans,
@@ -21,6 +22,9 @@ import {
   withScratchServer,
 } from '@tenet/cli-client';
 import { completionScript } from './completion.js';
+
+// The CLI's variables (docs/configuration.md), validated before any command runs: a bad one is named, and the CLI exits 78.
+loadConfigOrExit('cli', process.env);
 
 const SCHEMA_PATH = fileURLToPath(new URL('../schema/agent-definition.schema.json', import.meta.url));
 
@@ -106,8 +110,19 @@ program
     const client = api();
     const profile = await client.get<{ name: string }>(`/agents/${encodeURIComponent(agent)}`);
     const conversation = await Conversation.open(client, agent, options.customer ? { customerId: options.customer } : {});
+    // The API has no partial messages (a reply is one event): while the turn runs, its status changes and tool calls
+    // are shown on stderr as the long-poll returns them — in place on a terminal — and the reply with its report on stdout.
+    const live = !options.json;
+    const progress = (text: string): void => {
+      if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K  ${profile.name}: ${text}`);
+      else process.stderr.write(`  ${profile.name}: ${text}\n`);
+    };
     const turn = async (message: string): Promise<void> => {
-      const observed = await conversation.say(message);
+      const observed = await conversation.say(message, undefined, (event) => {
+        const status = live ? liveStatus(event) : undefined;
+        if (status) progress(status);
+      });
+      if (live && process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
       out(options.json ? JSON.stringify({ session_id: conversation.sessionId, ...observed }) : renderTurn(observed, profile.name));
     };
     if (!options.json) out(`session ${conversation.sessionId} with ${profile.name} — type a message, Ctrl-D to end`);

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, JourneyEngineHostModule, startMessageHandlers } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
+import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -10,10 +11,13 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
  * NATS. Stateless (journey state is the session's recorded events, sent with each request): it opens only the
  * bus. `/healthz` on PORT (default 8805).
  */
-const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8805', ...process.env }, 'journey-engine');
-startTracing(config.serviceName, process.env);
+// Validated once, against this process's schema (docs/configuration.md): a bad value stops it here, naming the variable.
+const env = { TENET_MODE: 'distributed', PORT: '8805', ...process.env };
+const settings = loadConfigOrExit('journey-engine', env);
+const config = loadPlatformConfig(env, 'journey-engine', settings);
+startTracing(config.serviceName, env);
 const logger = new Logger('journey-engine');
-const app = await NestFactory.create(JourneyEngineHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
+const app = await NestFactory.create(JourneyEngineHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, env) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`journey engine (${config.mode}) serving the queue group "${config.serviceName}"; health on :${config.port}/healthz`);

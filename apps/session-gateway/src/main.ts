@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
+import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { configureGatewayHttp } from '@tenet/edge';
 
@@ -11,13 +12,16 @@ import { configureGatewayHttp } from '@tenet/edge';
  * log (MongoDB with MONGO_URL, else SQLite in TENET_DATA_DIR), session timers on BullMQ, turns answered by
  * guideline-matcher replicas over NATS. Run as many replicas as needed against one event log.
  */
-const config = loadPlatformConfig({ TENET_MODE: 'distributed', ...process.env }, 'session-gateway');
-startTracing(config.serviceName, process.env);
+// Validated once, against this process's schema (docs/configuration.md): a bad value stops it here, naming the variable.
+const env = { TENET_MODE: 'distributed', ...process.env };
+const settings = loadConfigOrExit('session-gateway', env);
+const config = loadPlatformConfig(env, 'session-gateway', settings);
+startTracing(config.serviceName, env);
 const logger = new Logger('session-gateway');
-const app = await NestFactory.create(GatewayHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
-configureGatewayHttp(app);
+const app = await NestFactory.create(GatewayHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, env) });
+configureGatewayHttp(app, env);
 await startMessageHandlers(app, config.serviceName);
 // A distributed gateway serves other hosts (containers, a load balancer): all interfaces unless TENET_HOST says otherwise.
-await app.listen(config.port, process.env['TENET_HOST'] ?? '0.0.0.0');
+await app.listen(config.port, settings.get('TENET_HOST') ?? '0.0.0.0');
 logger.log(`session gateway (${config.mode}) listening on http://127.0.0.1:${config.port}`);
 closeOnSignals(app, logger);

@@ -4,18 +4,21 @@ import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, DemoNeedsKeyError, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { llmProviderNameFrom } from '@tenet/llm';
+import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
 import { configureGatewayHttp } from '@tenet/edge';
 import { TenetAppModule } from './app.module.js';
 
-const config = loadPlatformConfig(process.env, 'tenet');
+// Validated once, against the all-in-one schema (docs/configuration.md): a bad value stops the process here, naming the variable.
+const settings = loadConfigOrExit('tenet', process.env);
+const config = loadPlatformConfig(process.env, 'tenet', settings);
 startTracing(config.serviceName, process.env);
 const logger = new Logger('tenet');
-const demo = process.env['TENET_DEMO'] !== 'off';
+const demo = settings.get('TENET_DEMO') !== 'off';
 // The demo agent's example tool service (order status, OpenAPI on 127.0.0.1); the tool executor may call exactly
 // its address (TENET_DEMO_TOOLS_PORT, default a free port), not the rest of loopback.
-const orderService = demo ? await startDemoOrderService(Number(process.env['TENET_DEMO_TOOLS_PORT'] ?? 0)) : undefined;
+const orderService = demo ? await startDemoOrderService(settings.get('TENET_DEMO_TOOLS_PORT')) : undefined;
 const offlineProvider = llmProviderNameFrom(process.env).toLowerCase() === 'offline';
 const app = await NestFactory.create(TenetAppModule.forRoot(config, { toolAllowedHosts: orderService ? [orderService.hostPort] : [] }, { offlineProvider }), {
   logger: TenetLogger.fromEnv(config.serviceName, process.env),
@@ -23,7 +26,7 @@ const app = await NestFactory.create(TenetAppModule.forRoot(config, { toolAllowe
 configureGatewayHttp(app);
 await startMessageHandlers(app, config.serviceName);
 // Loopback unless opened with TENET_HOST (the container image sets 0.0.0.0): a laptop's `npm start` is not on the network.
-const host = process.env['TENET_HOST'] ?? '127.0.0.1';
+const host = settings.get('TENET_HOST') ?? '127.0.0.1';
 await app.listen(config.port, host);
 logger.log(`Tenet (${config.mode}, all-in-one) listening on http://${host}:${config.port} — chat at /chat, API docs at /docs, health at /healthz`);
 for (const line of await inboundUrlLines(app, `http://${host}:${config.port}`)) logger.log(line);
@@ -37,7 +40,7 @@ closeOnSignals(app, logger);
 if (orderService) {
   logger.log(`demo order-status tool service (OpenAPI) on ${orderService.url}`);
   const demoFile = new URL('../../../examples/demo-agent.json', import.meta.url);
-  await loadDemoAgent(`http://127.0.0.1:${config.port}`, demoFile, logger, { orders: orderService }, { adminKey: process.env['TENET_ADMIN_KEY'] }).catch((error: unknown) => {
+  await loadDemoAgent(`http://127.0.0.1:${config.port}`, demoFile, logger, { orders: orderService }, { adminKey: settings.get('TENET_ADMIN_KEY') }).catch((error: unknown) => {
     if (!(error instanceof DemoNeedsKeyError)) throw error;
     logger.warn(`demo agent not loaded: ${error.message}`);
   });

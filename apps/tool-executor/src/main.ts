@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, startMessageHandlers, ToolExecutorHostModule } from '@tenet/hosts';
 import { startTracing, TenetLogger } from '@tenet/observability';
+import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 
 /**
@@ -11,10 +12,13 @@ import { loadPlatformConfig } from '@tenet/platform-runtime';
  * TENET_TOOL_MAX_RESPONSE_BYTES), answers describe requests on NATS (queue group `tool-executor`), and records
  * ToolInvocations in its event log (MONGO_URL, else SQLite in TENET_DATA_DIR). `/healthz` on PORT (default 8803).
  */
-const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '8803', ...process.env }, 'tool-executor');
-startTracing(config.serviceName, process.env);
+// Validated once, against this process's schema (docs/configuration.md): a bad value stops it here, naming the variable.
+const env = { TENET_MODE: 'distributed', PORT: '8803', ...process.env };
+const settings = loadConfigOrExit('tool-executor', env);
+const config = loadPlatformConfig(env, 'tool-executor', settings);
+startTracing(config.serviceName, env);
 const logger = new Logger('tool-executor');
-const app = await NestFactory.create(ToolExecutorHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, process.env) });
+const app = await NestFactory.create(ToolExecutorHostModule.forRoot(config), { logger: TenetLogger.fromEnv(config.serviceName, env) });
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, '0.0.0.0');
 logger.log(`tool executor (${config.mode}) pid ${process.pid}; health on :${config.port}/healthz`);

@@ -1,4 +1,5 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
+import { readSettings, VARIABLES } from '@tenet/config';
 import { TenetTransport, type MessageBus } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 
@@ -15,16 +16,12 @@ export async function startMessageHandlers(app: INestApplication, serviceName: s
   await app.startAllMicroservices();
 }
 
-/** Default of TENET_SHUTDOWN_GRACE_MS: within Kubernetes' default 30 s termination grace period. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+/** Default of TENET_SHUTDOWN_GRACE_MS (in `@tenet/config`): within Kubernetes' default 30 s termination grace period. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = VARIABLES.TENET_SHUTDOWN_GRACE_MS.fallback;
 
 /** TENET_SHUTDOWN_GRACE_MS, an integer ≥ 1000; a bad value fails the start. */
 export function shutdownGraceFrom(env: Record<string, string | undefined>): number {
-  const raw = env['TENET_SHUTDOWN_GRACE_MS']?.trim();
-  if (!raw) return DEFAULT_SHUTDOWN_GRACE_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1_000) throw new RangeError(`TENET_SHUTDOWN_GRACE_MS must be an integer ≥ 1000 (milliseconds), got "${raw}"`);
-  return value;
+  return readSettings(env, ['TENET_SHUTDOWN_GRACE_MS']).TENET_SHUTDOWN_GRACE_MS;
 }
 
 /**

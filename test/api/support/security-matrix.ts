@@ -94,6 +94,14 @@ Every route of the session gateway passes one guard (ADR 0018). A caller present
   like a credential (so it needs \`TENET_SECRETS_KEY\` too). The child gets only \`env\` and
   PATH/HOME-like basics, none of the executor's own variables (its keys), but it runs with the executor's user and
   file-system rights: list only commands you would run yourself.
+- **Outbound targets (SSRF).** Tenet refuses to call loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10,
+  fc00::/7), link-local (169.254/16 with the metadata address 169.254.169.254, fe80::/10), unspecified, multicast and
+  reserved addresses on a user's behalf — one rule (\`@tenet/outbound-guard\`) for tool services and the webhook
+  channel's \`outbound_url\`. A URL whose host is or resolves to one is refused at registration (422 naming the field),
+  and the address is checked again when the connection is made (a name that resolves elsewhere later — DNS
+  rebinding — is refused too; a refused webhook delivery is not retried). Operators open it for local targets:
+  \`TENET_TOOL_ALLOWED_HOSTS\` (\`host\` or \`host:port\` list) for tool services, and
+  \`TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on\` (development and tests only) for webhook channels.
 - **Rate limits.** A token bucket per key (\`TENET_RATE_LIMIT_PER_KEY\`, default 600 a minute) and per session token
   (\`TENET_RATE_LIMIT_PER_SESSION\`, default 120), in Redis shared by every gateway replica: over it, **429** with
   \`retry-after\` (seconds).

@@ -19,12 +19,15 @@ export interface ChannelHost {
 
 /**
  * The all-in-one host the channel tests run against (embedded, offline LLM), with TENET_SECRETS_KEY set for the
- * channel credentials and the channel gateway talking to this very process; `close` restores the environment.
+ * channel credentials, the channel gateway talking to this very process and delivering to local receivers
+ * (TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on); `close` restores the environment.
  */
 export async function startChannelHost(prefix: string): Promise<ChannelHost> {
   const saved = { ...process.env };
   process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
   delete process.env['TENET_CHANNELS_GATEWAY_URL'];
+  // The platform stand-ins and webhook receivers listen on 127.0.0.1: allowed only with this setting.
+  process.env['TENET_CHANNELS_ALLOW_PRIVATE_TARGETS'] = 'on';
   const dir = mkdtempSync(join(tmpdir(), `tenet-${prefix}-`));
   const { app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' });
   const call = jsonClient(() => url);

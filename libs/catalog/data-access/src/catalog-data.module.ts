@@ -10,6 +10,7 @@ import { JourneysRepository } from './journeys/journeys.repository.js';
 import { RelationshipsRepository } from './relationships/relationships.repository.js';
 import { ServiceCredentialsCheck } from './services/service-credentials.js';
 import { ServicesRepository } from './services/services.repository.js';
+import { ToolListRefresh } from './services/tool-list-refresh.js';
 import { TagReferences } from './tags/tag-references.js';
 import { TagsRepository } from './tags/tags.repository.js';
 import { TermsRepository } from './terms/terms.repository.js';
@@ -35,5 +36,9 @@ const repositories = [
  * The definitions' storage (event-sourced streams in the shared log), one instance per process: the catalog's
  * HTTP modules write through it, the session gateway's turn and metering's budgets read through it.
  */
-@Module({ providers: repositories, exports: repositories })
+@Module({
+  // The tool services' stored tool lists follow their servers' list_changed notifications.
+  providers: [...repositories, ToolListRefresh],
+  exports: repositories,
+})
 export class CatalogDataModule {}

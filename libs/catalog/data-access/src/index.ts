@@ -1,5 +1,5 @@
 export { CatalogDataModule } from './catalog-data.module.js';
-export { AgentBudgetDto, AgentCreationDto, AgentUpdateDto, NO_EXTRACTION, type AgentView } from './agents/agent.dto.js';
+export { AgentBudgetDto, AgentCreationDto, AgentUpdateDto, type AgentView } from './agents/agent.dto.js';
 export { AgentArchivedError, AgentsRepository } from './agents/agents.repository.js';
 export { CannedResponseCreationDto, CannedResponseUpdateDto, type CannedResponseView } from './canned-responses/canned-response.dto.js';
 export { CannedResponsesRepository, cannedTurnItem } from './canned-responses/canned-responses.repository.js';

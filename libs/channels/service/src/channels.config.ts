@@ -1,3 +1,5 @@
+import { loadConfig, type TenetConfig } from '@tenet/config';
+import { TENET_CONFIG } from '@tenet/platform-runtime';
 import { secretBoxFromEnv, type SecretBox } from '@tenet/secrets';
 
 export const CHANNELS_CONFIG = Symbol.for('tenet.channels.config');
@@ -16,25 +18,29 @@ export interface ChannelsConfig {
   deliveryAttempts: number;
   /** Longest wait for a platform's retry-after before the attempt counts as failed (ms). */
   maxRetryAfterMs: number;
+  /**
+   * The webhook channel may deliver to loopback, private, link-local and metadata addresses (development and tests:
+   * a receiver on this machine). Off by default: such an `outbound_url` is refused at registration and at delivery.
+   */
+  allowPrivateTargets: boolean;
 }
 
-const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return value;
-};
-
+/** The channel gateway's settings from an environment (rules and defaults: `@tenet/config`). */
 export function channelsConfigFrom(env: NodeJS.ProcessEnv): ChannelsConfig {
+  return channelsConfigOf(loadConfig('channel-gateway', env));
+}
+
+/** The channel gateway's settings from the process's validated configuration. */
+export function channelsConfigOf(config: TenetConfig): ChannelsConfig {
   return {
-    gatewayUrl: env['TENET_CHANNELS_GATEWAY_URL']?.replace(/\/+$/, '') || undefined,
-    gatewayApiKey: env['TENET_CHANNELS_API_KEY'] || env['TENET_ADMIN_KEY'] || undefined,
-    publicUrl: env['TENET_PUBLIC_URL']?.replace(/\/+$/, '') || undefined,
-    secrets: secretBoxFromEnv(env),
-    deliveryAttempts: positiveInt(env, 'TENET_CHANNELS_DELIVERY_ATTEMPTS', 6),
-    maxRetryAfterMs: positiveInt(env, 'TENET_CHANNELS_MAX_RETRY_AFTER_MS', 60_000),
+    gatewayUrl: config.get('TENET_CHANNELS_GATEWAY_URL'),
+    gatewayApiKey: config.get('TENET_CHANNELS_API_KEY') || config.get('TENET_ADMIN_KEY'),
+    publicUrl: config.get('TENET_PUBLIC_URL'),
+    secrets: secretBoxFromEnv({ TENET_SECRETS_KEY: config.get('TENET_SECRETS_KEY'), TENET_SECRETS_KEY_PREVIOUS: config.get('TENET_SECRETS_KEY_PREVIOUS') }),
+    deliveryAttempts: config.get('TENET_CHANNELS_DELIVERY_ATTEMPTS'),
+    maxRetryAfterMs: config.get('TENET_CHANNELS_MAX_RETRY_AFTER_MS'),
+    allowPrivateTargets: config.get('TENET_CHANNELS_ALLOW_PRIVATE_TARGETS') === 'on',
   };
 }
 
-export const channelsConfigProvider = { provide: CHANNELS_CONFIG, useFactory: () => channelsConfigFrom(process.env) };
+export const channelsConfigProvider = { provide: CHANNELS_CONFIG, useFactory: (config: TenetConfig) => channelsConfigOf(config), inject: [TENET_CONFIG] };

@@ -31,7 +31,7 @@ import { WidgetHttpController } from './widget/widget.http.controller.js';
         new SessionGatewayClient(() => config.gatewayUrl ?? `http://127.0.0.1:${(http.httpAdapter.getHttpServer() as { address(): AddressInfo }).address().port}`, config.gatewayApiKey),
       inject: [CHANNELS_CONFIG, HttpAdapterHost],
     },
-    { provide: AdapterRegistry, useFactory: () => new AdapterRegistry() },
+    { provide: AdapterRegistry, useFactory: (config: ChannelsConfig) => new AdapterRegistry(AdapterRegistry.standard({ allowPrivateTargets: config.allowPrivateTargets })), inject: [CHANNELS_CONFIG] },
     ChannelMetrics,
     BindingsRepository,
     ChannelsRepository,

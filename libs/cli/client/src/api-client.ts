@@ -1,3 +1,5 @@
+import { readSettings } from '@tenet/config';
+
 /** Where the CLI talks to and as whom: `TENET_URL`, `TENET_API_KEY` (or `TENET_API_KEY_<WORKSPACE>`), `--workspace`. */
 export interface Connection {
   url: string;
@@ -38,10 +40,11 @@ const describeDetail = (detail: unknown): string => {
 
 /** The connection from the environment and options; `--workspace acme` prefers `TENET_API_KEY_ACME`. */
 export function connectionFrom(env: NodeJS.ProcessEnv, options: { url?: string; workspace?: string }): Connection {
-  const url = (options.url ?? env['TENET_URL'] ?? 'http://127.0.0.1:8800').replace(/\/+$/, '');
+  const settings = readSettings(env, ['TENET_URL', 'TENET_API_KEY', 'TENET_KNOWLEDGE_URL']);
+  const url = (options.url ?? settings.TENET_URL).replace(/\/+$/, '');
   const workspaceKey = options.workspace ? env[`TENET_API_KEY_${options.workspace.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] : undefined;
-  const apiKey = workspaceKey ?? env['TENET_API_KEY'];
-  const knowledgeUrl = env['TENET_KNOWLEDGE_URL']?.replace(/\/+$/, '');
+  const apiKey = workspaceKey ?? settings.TENET_API_KEY;
+  const knowledgeUrl = settings.TENET_KNOWLEDGE_URL;
   return { url, ...(knowledgeUrl ? { knowledgeUrl } : {}), ...(apiKey ? { apiKey } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
 }
 

@@ -103,6 +103,10 @@ export async function preflight(api: TenetApi, plans: readonly AgentPlan[]): Pro
       if (change.action === 'delete') continue;
       const deferred = change.kind === 'tool_services' ? definition.deferred.get(change.key) : undefined;
       if (deferred) problems.push(deferred);
+      // PUT /services replaces the whole registration: credentials the server holds and the file does not give would be dropped.
+      if (change.kind === 'tool_services' && change.action === 'update' && change.current['auth'] && !(definition.document.definition.tool_services ?? []).find((s) => s.name === change.key)?.auth) {
+        problems.push(problemAt(definition, change, [], `tool service ${change.key} has credentials on the server that the file does not give; re-registering it would drop them: add auth with the secret as { env: NAME }`));
+      }
       if (change.kind !== 'agent') {
         ((change.desired['tags'] as string[] | undefined) ?? []).forEach((tag, index) => {
           if (!tags.has(tag) && !/^(agent|journey):/.test(tag)) problems.push(problemAt(definition, change, ['tags', String(index)], `tag ${tag} does not exist on the server (create it with POST /tags, or use agent:<id> / journey:<id>)`));

@@ -15,8 +15,11 @@ export class Conversation {
     return new Conversation(api, session.id, session.customer_id);
   }
 
-  /** Sends the message and waits for the turn to end (the ready or error status), up to `timeoutMs`. */
-  async say(message: string, timeoutMs = 120_000): Promise<TurnObservation> {
+  /**
+   * Sends the message and waits for the turn to end (the ready or error status), up to `timeoutMs`. Each event of
+   * the turn is passed to `onEvent` as soon as the long-poll returns it (statuses, tool calls, the reply).
+   */
+  async say(message: string, timeoutMs = 120_000, onEvent?: (event: SessionEvent) => void): Promise<TurnObservation> {
     const posted = await this.api.request<SessionEvent>('POST', `/sessions/${this.sessionId}/events`, { kind: 'message', source: 'customer', message });
     if (!posted) throw new CliError('the message was not accepted');
     const events: SessionEvent[] = [];
@@ -29,6 +32,7 @@ export class Conversation {
       for (const event of batch) {
         events.push(event);
         offset = Math.max(offset, event.offset + 1);
+        if (!posted.correlation_id || event.correlation_id === posted.correlation_id) onEvent?.(event);
       }
     }
     return observeTurn(message, events);

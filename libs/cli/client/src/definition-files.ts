@@ -11,7 +11,9 @@ import {
   type Resource,
   type ResolvedInputs,
   type ResolvedValues,
+  type ToolServiceAuthT,
 } from '@tenet/cli-domain';
+import { secretHint } from '@tenet/secrets';
 import { CliError } from './api-client.js';
 
 /** One agent's definition as apply uses it: what it asks for, and the bodies of its services and documents. */
@@ -91,8 +93,9 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
       const url = value('url') ?? '';
       const source = value('source');
       if (service.kind === 'openapi' && service.source === undefined) where(['tool_services', index], 'source (the OpenAPI document URL) is required for an openapi service');
-      resolved.services.set(service.name, { url, ...(source !== undefined ? { source } : {}) });
-      inputs.services.set(service.name, { kind: service.kind, [service.kind]: { url, ...(service.kind === 'openapi' && source !== undefined ? { source } : {}) } });
+      const credentials = service.auth ? resolveAuth(service.auth, env, (field, name) => deferred.set(service.name, { file, line: document.lineOf(['tool_services', index, 'auth', ...field]), path: ['tool_services', index, 'auth', ...field].join('.'), message: `environment variable ${name} is not set (it holds a credential of tool service ${service.name})` })) : undefined;
+      resolved.services.set(service.name, { url, ...(source !== undefined ? { source } : {}), ...(credentials ? { auth: credentials.shown } : {}) });
+      inputs.services.set(service.name, { kind: service.kind, [service.kind]: { url, ...(service.kind === 'openapi' && source !== undefined ? { source } : {}) }, ...(credentials ? { auth: credentials.body } : {}) });
     });
     (definition.knowledge ?? []).forEach((source, index) => {
       const documentPath = resolve(dirname(file), source.file);
@@ -114,4 +117,32 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
   }
   if (problems.length > 0) throw new DefinitionError(problems);
   return loaded;
+}
+
+/** The secret field of each scheme (what the server's `secret_hint` is made from); `headers` has several. */
+const SECRET_FIELD: Record<string, string | undefined> = { api_key: 'value', bearer: 'token', basic: 'password', oauth2_client_credentials: 'client_secret', headers: undefined };
+
+/**
+ * A service's `auth` with its environment references read: the body PUT /services sends, and what the server will
+ * show of it (`{scheme, secret_hint}`, for the plan to compare). An unset variable is reported through `missing`
+ * (it matters only when the service is registered) and leaves the hint unknown.
+ */
+function resolveAuth(auth: ToolServiceAuthT, env: NodeJS.ProcessEnv, missing: (field: string[], name: string) => void): { body: Record<string, unknown>; shown: { scheme: string; secret_hint?: string } } {
+  let complete = true;
+  const read = (value: unknown, field: string[]): unknown => {
+    if (typeof value !== 'object' || value === null || !('env' in value)) return value;
+    const name = String((value as { env: unknown }).env);
+    const found = env[name];
+    if (found !== undefined && found !== '') return found;
+    complete = false;
+    missing(field, name);
+    return undefined;
+  };
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(auth)) {
+    body[field] = field === 'headers' ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([header, v]) => [header, read(v, ['headers', header])])) : read(value, [field]);
+  }
+  const secretField = SECRET_FIELD[auth.scheme];
+  const secret = secretField ? body[secretField] : undefined;
+  return { body, shown: { scheme: auth.scheme, ...(complete && typeof secret === 'string' ? { secret_hint: secretHint(secret) } : {}) } };
 }

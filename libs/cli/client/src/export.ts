@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { definitionFromResources, renderDefinition, type Entry } from '@tenet/cli-domain';
+import { credentialNotes, definitionFromResources, renderDefinition, type Entry } from '@tenet/cli-domain';
 import { CliError, type TenetApi } from './api-client.js';
 import { knowledgeHash } from './definition-files.js';
 import { readAgentState } from './server-state.js';
@@ -55,6 +55,7 @@ export async function exportAgents(api: TenetApi, agentIds: readonly string[], o
         copyFileSync(found, join(knowledgeDir, name));
       }
     }
+    result.warnings.push(...credentialNotes(resources));
     const schemaPath = out && options.schemaPath ? relative(out, options.schemaPath) : undefined;
     const yaml = renderDefinition(definitionFromResources(resources, knowledgeFiles), schemaPath);
     if (out) {

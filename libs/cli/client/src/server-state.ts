@@ -64,8 +64,10 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
     if (service) named.add(service);
   }
   for (const name of [...named].sort()) {
-    const service = await api.find<{ name: string; kind: string; url: string }>(`/services/${encodeURIComponent(name)}`);
-    if (service) add('tool_services', name, { name: service.name, kind: service.kind, url: service.url });
+    const service = await api.find<{ name: string; kind: string; url: string; auth?: { scheme: string; secret_hint?: string } }>(`/services/${encodeURIComponent(name)}`);
+    // Credentials are write-only: the server shows their scheme and the secret's hint, never the values.
+    const auth = service?.auth ? { scheme: service.auth.scheme, ...(service.auth.secret_hint ? { secret_hint: service.auth.secret_hint } : {}) } : undefined;
+    if (service) add('tool_services', name, { name: service.name, kind: service.kind, url: service.url, ...(auth ? { auth } : {}) });
   }
 
   // The knowledge routes are served by the memory store; a gateway without one has no sources to compare.

@@ -1,7 +1,7 @@
 import { behaviourDiff } from './replay.js';
 import { checkTurn } from './scenarios.js';
 import { renderJunit, renderReport, scenarioPassed, type ScenarioOutcome } from './test-report.js';
-import { observeTurn, type SessionEvent, type TurnObservation } from './turn.js';
+import { liveStatus, observeTurn, type SessionEvent, type TurnObservation } from './turn.js';
 
 const event = (offset: number, kind: string, data: Record<string, unknown>): SessionEvent => ({ id: `e${offset}`, kind, source: 'ai_agent', offset, correlation_id: 'c1', data });
 
@@ -105,5 +105,17 @@ describe('behaviourDiff: replayed turns', () => {
         { session: 's', turn: 2, recorded: turn(['a']), replayed: turn(['c']) },
       ]),
     ).toEqual([{ session: 's', turn: 2, customer: 'c', added: ['c'], removed: ['a'], recordedReply: 'r', replayedReply: 'r' }]);
+  });
+});
+
+describe('liveStatus: what tenet chat shows while a turn runs', () => {
+  const event = (kind: string, data: Record<string, unknown>): SessionEvent => ({ id: 'e1', offset: 1, kind, source: 'ai_agent', correlation_id: 'c', data });
+  it('shows the processing and typing statuses and the tools called; nothing for the rest', () => {
+    expect(liveStatus(event('status', { status: 'acknowledged' }))).toBeUndefined();
+    expect(liveStatus(event('status', { status: 'processing' }))).toBe('processing…');
+    expect(liveStatus(event('status', { status: 'typing' }))).toBe('typing…');
+    expect(liveStatus(event('tool', { tool_calls: [{ tool_id: 'orders:get_order_status' }, { tool_id: 'crm:lookup' }] }))).toBe('called orders:get_order_status, crm:lookup');
+    expect(liveStatus(event('message', { message: 'Hello' }))).toBeUndefined();
+    expect(liveStatus(event('status', { status: 'ready' }))).toBeUndefined();
   });
 });

@@ -110,8 +110,12 @@ function duplicateKeys(definition: AgentDefinition): { path: (string | number)[]
 
 /** Values the client resolved for entries that point outside the file (environment, documents). */
 export interface ResolvedValues {
-  /** tool service name → its URL (and OpenAPI source) with environment references resolved */
-  services: Map<string, { url: string; source?: string }>;
+  /**
+   * tool service name → its URL (and OpenAPI source) with environment references resolved, and — when the file gives
+   * `auth` — what the server can show of those credentials: the scheme and the secret's hint (its last 4 characters,
+   * as the server's `secret_hint`; absent when the secret's variable is unset or the scheme has no single secret).
+   */
+  services: Map<string, { url: string; source?: string; auth?: { scheme: string; secret_hint?: string } }>;
   /** knowledge id → the server's content hash of the document (sha256 of `format\0content`) */
   knowledgeHashes: Map<string, string>;
 }
@@ -137,7 +141,7 @@ export function desiredResources(doc: DefinitionDocument, resolved: ResolvedValu
     ((definition[kind] as Entry[] | undefined) ?? []).forEach((entry, index) => {
       if (kind === 'tool_services') {
         const values = resolved.services.get(String(entry['name']));
-        add(kind, { name: entry['name'], kind: entry['kind'], url: values?.url }, [kind, index]);
+        add(kind, { name: entry['name'], kind: entry['kind'], url: values?.url, ...(values?.auth ? { auth: values.auth } : {}) }, [kind, index]);
       } else if (kind === 'knowledge') {
         const { file: _file, ...rest } = entry;
         add(kind, { ...rest, content_hash: resolved.knowledgeHashes.get(String(entry['id'])) }, [kind, index]);

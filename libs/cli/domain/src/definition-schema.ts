@@ -33,10 +33,12 @@ export const AgentSettings = Type.Object(
     tags: Type.Optional(Tags),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
+    retrieval: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_results (1-20), threshold (0-1), sources (knowledge source ids)' })),
     tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     no_match_message: Type.Optional(Type.String()),
+    failure_reply: Type.Optional(Type.String({ description: 'What the customer is told when a turn cannot complete (sent with data.error_type).' })),
     budget: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown(), { description: 'Token budgets: limits [{period, tokens | cost_usd}], exhausted_message, on_exhausted.' }), Type.Null()])),
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('archived')])),
     soul: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
@@ -105,6 +107,12 @@ export const JourneyEntry = Type.Object(
     transitions: Type.Optional(Type.Array(JourneyTransition)),
     initial_step: Type.Optional(Type.String()),
     timeouts: Type.Optional(Type.Object({ abandon_after_secs: Type.Optional(Type.Integer()), expire_after_secs: Type.Optional(Type.Integer()) }, strict)),
+    on_failure: Type.Optional(
+      Type.Object(
+        { action: Type.Union([Type.Literal('end'), Type.Literal('handoff'), Type.Literal('step')]), step: Type.Optional(Type.String()) },
+        { ...strict, description: 'What a failed tool step leads to: end (default), handoff, or step (with the step to go on at).' },
+      ),
+    ),
   },
   strict,
 );
@@ -143,12 +151,34 @@ export const CapabilityEntry = Type.Object({ id: Id, title: Type.String(), descr
 
 export const TermEntry = Type.Object({ id: Id, name: Type.String(), description: Type.String(), synonyms: Type.Optional(Strings), tags: Type.Optional(Tags) }, strict);
 
+/** A secret is only ever named by its environment variable: a definition file never holds one. */
+const Secret = Type.Union([EnvReference], { description: 'The environment variable holding the secret, as { env: NAME }; a secret is never written in the file.' });
+
+/**
+ * The credentials of a tool service (`auth` on PUT /services/{name}), one object per scheme; the secret field of
+ * each is an environment reference. The server keeps them sealed and never returns them.
+ */
+export const ToolServiceAuth = Type.Union(
+  [
+    Type.Object({ scheme: Type.Literal('api_key'), in: Type.Union([Type.Literal('header'), Type.Literal('query'), Type.Literal('cookie')]), name: Type.String({ minLength: 1 }), value: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('bearer'), token: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('basic'), username: StringOrEnv, password: Secret }, strict),
+    Type.Object({ scheme: Type.Literal('oauth2_client_credentials'), token_url: StringOrEnv, client_id: StringOrEnv, client_secret: Secret, scope: Type.Optional(Type.String()) }, strict),
+    Type.Object({ scheme: Type.Literal('headers'), headers: Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$" }), Secret, { minProperties: 1 }) }, strict),
+  ],
+  {
+    description:
+      'The credentials the service is called with, secrets as { env: NAME }. Absent: the file does not manage the service\'s credentials (whatever the server holds is kept; apply refuses to re-register such a service without them).',
+  },
+);
+
 export const ToolServiceEntry = Type.Object(
   {
     name: Id,
     kind: Type.Union([Type.Literal('openapi'), Type.Literal('sdk'), Type.Literal('mcp')]),
     url: StringOrEnv,
     source: Type.Optional(Type.Union([StringOrEnv], { description: 'openapi only: the URL of the OpenAPI document.' })),
+    auth: Type.Optional(ToolServiceAuth),
   },
   strict,
 );
@@ -189,6 +219,7 @@ export type JourneyEntryT = Static<typeof JourneyEntry>;
 export type ToolServiceEntryT = Static<typeof ToolServiceEntry>;
 export type KnowledgeEntryT = Static<typeof KnowledgeEntry>;
 export type EnvReferenceT = Static<typeof EnvReference>;
+export type ToolServiceAuthT = Static<typeof ToolServiceAuth>;
 
 /** The committed JSON Schema: plain JSON (TypeBox's symbols dropped), stable key order. */
 export const agentDefinitionJsonSchema = (): Record<string, unknown> => JSON.parse(JSON.stringify(AgentDefinitionSchema as TSchema)) as Record<string, unknown>;

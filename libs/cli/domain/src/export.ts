@@ -8,7 +8,8 @@ export const serviceSourceVariable = (name: string): string => `${name.toUpperCa
 /**
  * A definition holding the server's current resources of one agent (canonical: defaults left out), in the file's
  * key order. Knowledge entries point at `knowledgeFiles` (the client writes or finds those documents); an OpenAPI
- * service's document URL becomes an environment reference, because the API does not return it.
+ * service's document URL becomes an environment reference, because the API does not return it. A service's
+ * credentials are left out (never written: the API returns only their scheme and hint; see `credentialNotes`).
  */
 export function definitionFromResources(resources: readonly Resource[], knowledgeFiles: ReadonlyMap<string, string>): AgentDefinition {
   const agent = resources.find((r) => r.kind === 'agent');
@@ -20,7 +21,11 @@ export function definitionFromResources(resources: readonly Resource[], knowledg
       .filter((r) => r.kind === kind)
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((r): Entry => {
-        if (kind === 'tool_services') return { ...r.entry, ...(r.entry['kind'] === 'openapi' ? { source: { env: serviceSourceVariable(r.key) } } : {}) };
+        if (kind === 'tool_services') {
+          // Credentials are never exported (the server cannot return them); without `auth` the file leaves them as they are.
+          const { auth: _credentials, ...service } = r.entry;
+          return { ...service, ...(r.entry['kind'] === 'openapi' ? { source: { env: serviceSourceVariable(r.key) } } : {}) };
+        }
         if (kind === 'knowledge') {
           const { content_hash: _hash, ...rest } = r.entry;
           return { id: rest['id'], title: rest['title'], file: knowledgeFiles.get(r.key) ?? `knowledge/${r.key}.md`, ...Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'id' && k !== 'title')) };
@@ -35,3 +40,13 @@ export function definitionFromResources(resources: readonly Resource[], knowledg
 /** YAML text of a definition; with `schemaPath`, the comment editors (yaml-language-server) use for completion. */
 export const renderDefinition = (definition: AgentDefinition, schemaPath?: string): string =>
   `${schemaPath ? `# yaml-language-server: $schema=${schemaPath}\n` : ''}${stringify(definition, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+
+/** What export says about the credentials it did not write: one note per tool service that has some on the server. */
+export function credentialNotes(resources: readonly Resource[]): string[] {
+  return resources
+    .filter((r) => r.kind === 'tool_services' && r.entry['auth'])
+    .map((r) => {
+      const auth = r.entry['auth'] as { scheme: string; secret_hint?: string };
+      return `tool service ${r.key}: has ${auth.scheme} credentials on the server${auth.secret_hint ? ` (secret ${auth.secret_hint})` : ''}, not exported (secrets are never written); the file leaves them as they are — to manage them from the file, add auth with the secret as { env: NAME }`;
+    });
+}

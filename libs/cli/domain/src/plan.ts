@@ -33,6 +33,20 @@ export function fieldChanges(current: Entry, desired: Entry, prefix = ''): Field
   return changes;
 }
 
+/**
+ * A tool service's credentials as the plan compares them. The server never returns them, only `{scheme,
+ * secret_hint}`: a file without `auth` leaves whatever the server holds alone (compared equal), and a file whose
+ * secret could not be read (its variable unset, or a scheme without one secret) is taken to hold the server's one.
+ */
+function comparableService(desired: Entry, current: Entry): Entry {
+  const want = desired['auth'] as { scheme: string; secret_hint?: string } | undefined;
+  const have = current['auth'] as { scheme: string; secret_hint?: string } | undefined;
+  if (!have) return desired;
+  if (!want) return { ...desired, auth: have };
+  if (want.secret_hint === undefined && want.scheme === have.scheme) return { ...desired, auth: have };
+  return desired;
+}
+
 const byKind = (resources: readonly Resource[]): Map<string, Resource> => new Map(resources.map((r) => [`${r.kind}\u0000${r.key}`, r]));
 
 /**
@@ -49,7 +63,7 @@ export function planChanges(desired: readonly Resource[], current: readonly Reso
       const now = existing.get(`${kind}\u0000${resource.key}`);
       if (!now) changes.push({ action: 'create', kind, key: resource.key, desired: resource.entry });
       else {
-        const fields = fieldChanges(now.entry, resource.entry);
+        const fields = fieldChanges(now.entry, kind === 'tool_services' ? comparableService(resource.entry, now.entry) : resource.entry);
         if (fields.length > 0) changes.push({ action: 'update', kind, key: resource.key, desired: resource.entry, current: now.entry, fields });
       }
     }
@@ -66,6 +80,16 @@ export function planChanges(desired: readonly Resource[], current: readonly Reso
 
 const show = (value: unknown): string => (value === undefined ? '(default)' : JSON.stringify(value));
 
+/** Credentials cannot be read back: what changes is said in words, with the scheme and the secrets' hints at most. */
+function credentialsChange(before: unknown, after: unknown): string {
+  const of = (value: unknown) => value as { scheme: string; secret_hint?: string } | undefined;
+  const [was, will] = [of(before), of(after)];
+  const described = (auth: { scheme: string; secret_hint?: string }) => `${auth.scheme}${auth.secret_hint ? `, secret ${auth.secret_hint}` : ''}`;
+  if (!will) return 'credentials set on the server, not in the files (kept)';
+  if (!was) return `credentials will be set (${described(will)})`;
+  return `credentials set (${described(was)}) will be replaced (${described(will)})`;
+}
+
 /** The plan as a reviewer reads it: `+` create, `~` update with each field's before → after, `-` delete. */
 export function renderPlan(plan: Plan): string {
   if (plan.changes.length === 0) return 'No changes: the server matches the definitions.';
@@ -76,7 +100,9 @@ export function renderPlan(plan: Plan): string {
     else if (change.action === 'delete') lines.push(`- ${label}`);
     else {
       lines.push(`~ ${label}`);
-      for (const field of change.fields) lines.push(`    ${field.path}: ${show(field.before)} → ${show(field.after)}`);
+      const credentials = change.fields.filter((field) => field.path === 'auth' || field.path.startsWith('auth.'));
+      for (const field of change.fields) if (!credentials.includes(field)) lines.push(`    ${field.path}: ${show(field.before)} → ${show(field.after)}`);
+      if (credentials.length > 0) lines.push(`    auth: ${credentialsChange(change.current['auth'], change.desired['auth'])}`);
     }
   }
   const count = (action: Change['action']): number => plan.changes.filter((c) => c.action === action).length;

@@ -92,7 +92,7 @@ export function updateRequests(change: Extract<Change, { action: 'update' }>, ag
     } else if (field === 'conditions' && kind === 'journeys') {
       const patch = tagsPatch(current['conditions'], desired['conditions']);
       journeyConditions = { add: patch.add, remove: patch.remove };
-    } else if (kind === 'agent' && (field === 'config' || field === 'matching')) {
+    } else if (kind === 'agent' && (field === 'config' || field === 'matching' || field === 'retrieval')) {
       // Merged into the stored values by the server: send every key, defaults for the ones the file leaves out.
       body[field] = { ...(defaultOf(kind, field) as Entry), ...((desired[field] as Entry | undefined) ?? {}) };
     } else body[field] = value;

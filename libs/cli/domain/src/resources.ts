@@ -1,5 +1,6 @@
 import { defaultJourneyTimeouts } from '@tenet/journeys-domain';
 import { DEFAULT_NO_MATCH_MESSAGE, templateFields } from '@tenet/matching-domain';
+import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
 import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 
 /**
@@ -23,6 +24,7 @@ export interface Resource {
 
 const AGENT_CONFIG = { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: false, enable_journeys: true };
 const AGENT_MATCHING = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
+const AGENT_RETRIEVAL = { max_results: 5, threshold: 0.5, sources: [] };
 
 /**
  * What the server fills in when a field is left out (the views of GET /agents/{id}, /guidelines/{id}, …). A field
@@ -39,15 +41,17 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     journeys: [],
     config: AGENT_CONFIG,
     matching: AGENT_MATCHING,
+    retrieval: AGENT_RETRIEVAL,
     tools: [],
     fallback: null,
     no_match_message: DEFAULT_NO_MATCH_MESSAGE,
+    failure_reply: DEFAULT_FAILURE_REPLY,
     budget: null,
     status: 'active',
     soul: null,
   },
   guidelines: { criticality: 'medium', enabled: true, metadata: {}, track: true, labels: [], priority: 0, tools: [], required_context: [], tags: [] },
-  journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts } },
+  journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts }, on_failure: { action: 'end' } },
   context_variables: { tags: [], metadata: {} },
   canned_responses: { tags: [], signals: [], metadata: {}, field_dependencies: [] },
   capabilities: { tags: [] },

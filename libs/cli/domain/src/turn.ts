@@ -78,3 +78,22 @@ export function renderTurn(turn: TurnObservation, agentName: string): string {
   if (turn.error) lines.push(`  error: ${turn.error}`);
   return lines.join('\n');
 }
+
+/**
+ * What a terminal shows while a turn runs, for one of its events as it arrives: the agent's status changes
+ * (`processing…`, `typing…`) and the tools it calls. The API has no partial messages: the reply arrives whole.
+ */
+export function liveStatus(event: SessionEvent): string | undefined {
+  if (event.kind === 'status') {
+    const status = event.data['status'];
+    if (status === 'processing' || status === 'typing') return `${status}…`;
+    if (status === 'cancelled') return 'cancelled';
+    return undefined;
+  }
+  if (event.kind === 'tool') {
+    const calls = (event.data['tool_calls'] as { tool_id?: unknown }[] | undefined) ?? [];
+    const names = calls.map((call) => String(call.tool_id ?? '')).filter(Boolean);
+    return names.length > 0 ? `called ${names.join(', ')}` : undefined;
+  }
+  return undefined;
+}

@@ -12,7 +12,7 @@ import { subjectFor } from '../subjects.js';
  */
 export const JOURNEY_TRANSITION_EVENT_TYPE = 'journey_transition';
 
-export const JOURNEY_EVENT_NAMES = ['journey_activated', 'journey_transitioned', 'journey_completed', 'journey_abandoned'] as const;
+export const JOURNEY_EVENT_NAMES = ['journey_activated', 'journey_transitioned', 'journey_completed', 'journey_abandoned', 'journey_failed'] as const;
 export type JourneyEventName = (typeof JOURNEY_EVENT_NAMES)[number];
 
 /** What a `journey_transition` record carries in the session stream: the session event fields plus the journey event. */
@@ -48,8 +48,9 @@ export const JourneyTransitionedV1 = envelopeSchema(
       ...common,
       from: Type.String({ minLength: 1 }),
       to: Type.String({ minLength: 1 }),
-      cause: Type.Union([Type.Literal('condition'), Type.Literal('branch'), Type.Literal('tool'), Type.Literal('backtrack')], {
-        description: "condition: the transition's condition held; branch: a fork chose; tool: a tool step finished; backtrack: an answer changed an earlier decision",
+      cause: Type.Union([Type.Literal('condition'), Type.Literal('branch'), Type.Literal('tool'), Type.Literal('backtrack'), Type.Literal('failure')], {
+        description:
+          "condition: the transition's condition held; branch: a fork chose; tool: a tool step finished; backtrack: an answer changed an earlier decision; failure: a tool step failed and the journey's on_failure names this step",
       }),
       condition: Type.Optional(Type.String({ minLength: 1 })),
     },
@@ -74,17 +75,38 @@ export const JourneyAbandonedV1 = envelopeSchema(
   ),
 );
 
+export const JourneyFailedV1 = envelopeSchema(
+  'journey.failed',
+  Type.Object(
+    {
+      ...common,
+      step: Type.Optional(Type.String({ minLength: 1, description: 'The tool step that failed' })),
+      reason: Type.Object(
+        {
+          code: Type.String({ minLength: 1, description: "The tool executor's stable code (e.g. TOOLS.TIMEOUT, TOOLS.UNAVAILABLE), or TOOLS.UNRUNNABLE when the agent has no runnable tool of that name" }),
+          message: Type.String({ minLength: 1, description: "A customer-safe sentence; never the tool's own error text" }),
+        },
+        { additionalProperties: false },
+      ),
+      outcome: Type.Union([Type.Literal('end'), Type.Literal('handoff')], { description: "The journey's on_failure: end (the default) or handoff (the session then goes to a human, mode manual)" }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 export type JourneyActivatedV1 = Static<typeof JourneyActivatedV1>;
 export type JourneyTransitionedV1 = Static<typeof JourneyTransitionedV1>;
 export type JourneyCompletedV1 = Static<typeof JourneyCompletedV1>;
 export type JourneyAbandonedV1 = Static<typeof JourneyAbandonedV1>;
-export type JourneyIntegrationEventV1 = JourneyActivatedV1 | JourneyTransitionedV1 | JourneyCompletedV1 | JourneyAbandonedV1;
+export type JourneyFailedV1 = Static<typeof JourneyFailedV1>;
+export type JourneyIntegrationEventV1 = JourneyActivatedV1 | JourneyTransitionedV1 | JourneyCompletedV1 | JourneyAbandonedV1 | JourneyFailedV1;
 
 const published: Record<JourneyEventName, { type: JourneyIntegrationEventV1['type']; name: string; fields: readonly string[] }> = {
   journey_activated: { type: 'journey.activated', name: 'activated', fields: ['step', 'resumed'] },
   journey_transitioned: { type: 'journey.transitioned', name: 'transitioned', fields: ['from', 'to', 'cause', 'condition'] },
   journey_completed: { type: 'journey.completed', name: 'completed', fields: ['step'] },
   journey_abandoned: { type: 'journey.abandoned', name: 'abandoned', fields: ['step', 'reason'] },
+  journey_failed: { type: 'journey.failed', name: 'failed', fields: ['step', 'reason', 'outcome'] },
 };
 
 /** Maps a logged `journey_transition` to its published event (only the documented fields: never the context). */
@@ -137,5 +159,13 @@ export const journeyEventContracts: IntegrationEventContract[] = [
     offset: 21,
     position: 2402,
     data: { ...ids, step: 'ask_reason', reason: 'inactive' },
+  }),
+  contract('journey.failed', "A journey's tool step failed (error, timeout, or no runnable tool) and its on_failure ended it (end, the default) or handed the session to a human (handoff); the customer was told.", JourneyFailedV1, {
+    ...envelope,
+    id: 'e5b4a7c6-4b1f-4ac1-9da5-6fb07c8e9a45',
+    type: 'journey.failed',
+    offset: 19,
+    position: 2350,
+    data: { ...ids, step: 'refund', reason: { code: 'TOOLS.TIMEOUT', message: 'issue_refund could not be completed' }, outcome: 'end' },
   }),
 ];

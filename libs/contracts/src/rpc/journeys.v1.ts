@@ -34,6 +34,14 @@ export const JourneyDefinitionV1 = Type.Object(
     ),
     transitions: Type.Array(Type.Object({ from: Id, to: Id, condition: Type.Optional(Text), priority: Type.Integer() }, { additionalProperties: false })),
     initial_step: Type.Optional(Id),
+    /** What a failed tool step leads to (absent: end). */
+    on_failure: Type.Optional(
+      Type.Union([
+        Type.Object({ action: Type.Literal('end') }, { additionalProperties: false }),
+        Type.Object({ action: Type.Literal('handoff') }, { additionalProperties: false }),
+        Type.Object({ action: Type.Literal('step'), step: Id }, { additionalProperties: false }),
+      ]),
+    ),
     timeouts: Type.Object({ abandon_after_secs: Type.Integer({ minimum: 1 }), expire_after_secs: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
   },
   { additionalProperties: false },
@@ -42,7 +50,7 @@ export const JourneyDefinitionV1 = Type.Object(
 /** One journey event as recorded in a `journey_transition` (the domain's JourneyEvent; `at` in epoch ms). */
 export const RecordedJourneyEventV1 = Type.Object(
   {
-    type: Type.Union([Type.Literal('journey_activated'), Type.Literal('journey_transitioned'), Type.Literal('journey_completed'), Type.Literal('journey_abandoned')]),
+    type: Type.Union([Type.Literal('journey_activated'), Type.Literal('journey_transitioned'), Type.Literal('journey_completed'), Type.Literal('journey_abandoned'), Type.Literal('journey_failed')]),
     data: Type.Record(Type.String(), Type.Unknown()),
   },
   { additionalProperties: false },
@@ -66,6 +74,13 @@ export const AdvanceJourneysRequestV1 = Type.Object(
     context: Type.Record(Type.String(), Type.Unknown()),
     /** A tool step's result, when the turn ran one. */
     tool_result: Type.Optional(Type.Object({ journey_id: Id, step_id: Id, result: Type.Unknown() }, { additionalProperties: false })),
+    /** A tool step whose tool failed, timed out or could not run: the journey's `on_failure` decides what follows. */
+    tool_failure: Type.Optional(
+      Type.Object(
+        { journey_id: Id, step_id: Id, code: Type.String({ minLength: 1, maxLength: 100 }), message: Type.String({ minLength: 1, maxLength: 500, description: 'Customer-safe: never the tool\'s own error text' }) },
+        { additionalProperties: false },
+      ),
+    ),
     /** A customer's answer changed a past decision: go back to that step. */
     backtrack: Type.Optional(Type.Object({ journey_id: Id, to: Id }, { additionalProperties: false })),
     /** The customer's latest activity (epoch ms), for the abandon/expire timers. */
@@ -98,9 +113,12 @@ export const AdvanceJourneysReplyV1 = Type.Object(
       Type.Object(
         {
           journey_id: Id,
-          status: Type.Union([Type.Literal('Active'), Type.Literal('Abandoned'), Type.Literal('Completed'), Type.Literal('Expired')]),
+          status: Type.Union([Type.Literal('Active'), Type.Literal('Abandoned'), Type.Literal('Completed'), Type.Literal('Expired'), Type.Literal('Failed')]),
           step_id: Type.Optional(Id),
           step_history: Type.Array(Type.String()),
+          /** Status Failed: when (ISO 8601) and why. */
+          failed_at: Type.Optional(Type.String()),
+          failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String(), step: Type.Optional(Type.String()) }, { additionalProperties: false })),
         },
         { additionalProperties: false },
       ),

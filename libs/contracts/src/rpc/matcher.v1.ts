@@ -231,6 +231,8 @@ const ComposeKnowledge = Type.Object(
     title: Type.String(),
     url: Type.Union([Type.String(), Type.Null()]),
     heading: Type.String(),
+    section_path: Type.Optional(Type.String()),
+    chunk_index: Type.Optional(Type.Integer({ minimum: 0 })),
     score: Type.Number(),
     chunk_text: Type.String(),
   },

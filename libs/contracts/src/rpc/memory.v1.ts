@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**
  * Per-turn recall, answered by the memory store (queue group `memory-store`): the customer's current facts and
@@ -15,8 +16,15 @@ export const RecallRequestV1 = Type.Object(
     message: Type.String({ minLength: 1, maxLength: 20_000 }),
     max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
     threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Recall only from these knowledge sources (the agent's `retrieval.sources`); omitted: every source the agent may read. */
+    source_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100 })),
     /** Budget for facts + chunks together, estimated at 4 characters per token. */
     max_tokens: Type.Optional(Type.Integer({ minimum: 50, maximum: 32_000 })),
+    /**
+     * The turn's token budgets: the query's embedding is charged to them like the matcher's calls. A spent budget
+     * (or no budget store) leaves the knowledge search out — facts only — rather than make the call uncounted.
+     */
+    budget: Type.Optional(Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -29,13 +37,27 @@ export const RecallResponseV1 = Type.Object(
     ),
     sources: Type.Array(
       Type.Object(
-        { source_id: Type.String(), chunk_id: Type.String(), title: Type.String(), url: Type.Union([Type.String(), Type.Null()]), heading: Type.String(), score: Type.Number(), chunk_text: Type.String() },
+        {
+          source_id: Type.String(),
+          chunk_id: Type.String(),
+          title: Type.String(),
+          url: Type.Union([Type.String(), Type.Null()]),
+          heading: Type.String(),
+          /** Seed 001 RetrievedChunk: the headings the chunk sits under, outermost first, joined with " › ". */
+          section_path: Type.Optional(Type.String()),
+          /** Seed 001 RetrievedChunk: the chunk's position in its source, from 0. */
+          chunk_index: Type.Optional(Type.Integer({ minimum: 0 })),
+          score: Type.Number(),
+          chunk_text: Type.String(),
+        },
         { additionalProperties: false },
       ),
     ),
     estimated_tokens: Type.Integer({ minimum: 0 }),
     /** True when facts or chunks were left out to stay within `max_tokens`. */
     truncated: Type.Boolean(),
+    /** The billed calls recall made (the query's embedding), for the caller to meter like the matcher's `calls`. */
+    calls: Type.Optional(Type.Array(CallUsageV1)),
   },
   { additionalProperties: false },
 );

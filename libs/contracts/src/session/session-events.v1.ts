@@ -21,6 +21,9 @@ export const MessageCreatedV1 = envelopeSchema(
       ...common,
       message: Type.String(),
       participant: Type.Object({ id: Type.Optional(Type.String()), display_name: Type.String() }, { additionalProperties: false }),
+      error_type: Type.Optional(
+        Type.String({ description: "Set on the agent's failure reply: why the turn could not complete (tool_failed, tool_timeout, provider_unavailable, deadline, …)." }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -131,7 +134,12 @@ export function toSessionIntegrationEvent(event: LoggedSessionEvent): { subject:
         return {
           ...base,
           type: 'session.message_created' as const,
-          data: { ...common, message: String(d['message'] ?? ''), participant: (d['participant'] as MessageCreatedV1['data']['participant']) ?? { display_name: logged.source } },
+          data: {
+            ...common,
+            message: String(d['message'] ?? ''),
+            participant: (d['participant'] as MessageCreatedV1['data']['participant']) ?? { display_name: logged.source },
+            ...(typeof d['error_type'] === 'string' ? { error_type: d['error_type'] } : {}),
+          },
         };
       case 'status':
         return {

@@ -17,10 +17,12 @@ const ModeChangedData = Type.Object(
     customer_id: Type.String({ minLength: 1 }),
     mode: ModeSchema,
     previous_mode: ModeSchema,
-    reason: Type.Union([Type.Literal('api'), Type.Literal('guideline'), Type.Literal('budget')], {
-      description: "api: a PATCH /sessions/{id}; guideline: a matched hand-off guideline; budget: a token budget of the agent is spent and its budget says on_exhausted: handoff",
+    reason: Type.Union([Type.Literal('api'), Type.Literal('guideline'), Type.Literal('budget'), Type.Literal('journey')], {
+      description:
+        'api: a PATCH /sessions/{id}; guideline: a matched hand-off guideline; budget: a token budget of the agent is spent and its budget says on_exhausted: handoff; journey: a tool step of a journey whose on_failure says handoff failed',
     }),
     guideline_id: Type.Optional(Type.String({ minLength: 1, description: 'The hand-off guideline, when reason is guideline' })),
+    journey_id: Type.Optional(Type.String({ minLength: 1, description: 'The failed journey, when reason is journey' })),
   },
   { additionalProperties: false },
 );

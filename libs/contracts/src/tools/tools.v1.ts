@@ -11,6 +11,13 @@ import { subjectFor } from '../subjects.js';
  */
 export const TOOLS_DESCRIBE_SUBJECT = 'tenet.rpc.v1.tools.describe';
 
+/**
+ * A notification (messaging port `notify`/`listen`, best effort, every listener gets it): an MCP server the
+ * executor holds a connection to sent `notifications/tools/list_changed`. The gateway that stores the service
+ * describes it again and stores the new tool list; a missed notice leaves the list as of the last PUT or refresh.
+ */
+export const TOOLS_LIST_CHANGED_SUBJECT = 'tenet.rpc.v1.tools.list_changed';
+
 /** Stable error codes of describe and execute; `error.code` in replies and results. */
 export const TOOL_ERROR_CODES = {
   SERVICE_UNREACHABLE: 'TOOLS.SERVICE_UNREACHABLE',
@@ -85,6 +92,10 @@ export type ToolDescriptorV1 = Static<typeof ToolDescriptorV1>;
 
 export const DescribeToolsRequestV1 = Type.Object({ service: ToolServiceV1 }, { additionalProperties: false });
 export type DescribeToolsRequestV1 = Static<typeof DescribeToolsRequestV1>;
+
+/** Payload of `TOOLS_LIST_CHANGED_SUBJECT`: which service (and at which URL, so a stale registration's notice is ignored). */
+export const ToolListChangedV1 = Type.Object({ service_name: Name, url: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export type ToolListChangedV1 = Static<typeof ToolListChangedV1>;
 
 export const ToolErrorV1 = Type.Object({ code: Type.String({ minLength: 1 }), message: Type.String() }, { additionalProperties: false });
 export type ToolErrorV1 = Static<typeof ToolErrorV1>;

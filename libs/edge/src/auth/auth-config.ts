@@ -1,3 +1,5 @@
+import { ConfigError, readSettings, type Settings } from '@tenet/config';
+
 /** How the gateway authenticates, read once at start-up (ADR 0018). */
 export interface AuthConfig {
   /** false: every route is open (embedded on loopback by default, or TENET_AUTH=off). */
@@ -20,11 +22,14 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * server) runs open only with TENET_AUTH=off, said in so many words.
  */
 export function authConfigFrom(env: Record<string, string | undefined>, mode: 'embedded' | 'distributed', defaultHost: string): AuthConfig {
-  const setting = env['TENET_AUTH'];
-  const bootstrapKey = env['TENET_ADMIN_KEY'] || undefined;
-  if (setting !== undefined && setting !== 'on' && setting !== 'off') throw new AuthConfigError(`TENET_AUTH must be "on" or "off", got "${setting}"`);
-  if (bootstrapKey !== undefined && bootstrapKey.length < 32) throw new AuthConfigError('TENET_ADMIN_KEY must be at least 32 characters (e.g. `openssl rand -base64 32`)');
-  const host = env['TENET_HOST'] ?? defaultHost;
+  let settings: Pick<Settings, 'TENET_AUTH' | 'TENET_ADMIN_KEY' | 'TENET_HOST'>;
+  try {
+    settings = readSettings(env, ['TENET_AUTH', 'TENET_ADMIN_KEY', 'TENET_HOST']);
+  } catch (error) {
+    throw error instanceof ConfigError ? new AuthConfigError(error.problems.join('; ')) : error;
+  }
+  const { TENET_AUTH: setting, TENET_ADMIN_KEY: bootstrapKey } = settings;
+  const host = settings.TENET_HOST ?? defaultHost;
   const withKey = bootstrapKey !== undefined ? { bootstrapKey } : {};
   if (setting === 'off') return { enforced: false, reason: 'TENET_AUTH=off', ...withKey };
   if (setting === 'on' || mode === 'distributed' || !LOOPBACK.has(host)) return { enforced: true, reason: setting === 'on' ? 'TENET_AUTH=on' : `${mode} mode on ${host}`, ...withKey };

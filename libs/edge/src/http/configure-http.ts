@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { readSettings } from '@tenet/config';
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { accessConfigFrom, ACCESS_SETTINGS_KEY } from '../auth/access-settings.js';
 import { describeOperations } from '../openapi/describe-operations.js';
@@ -12,7 +13,7 @@ import { edgeValidationPipe } from './validation.js';
 
 /** Origins allowed to call the API from a browser on another site: `TENET_CORS_ORIGINS`, comma-separated. */
 export function corsOrigins(env: Record<string, string | undefined>): string[] {
-  return (env['TENET_CORS_ORIGINS'] ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  return readSettings(env, ['TENET_CORS_ORIGINS']).TENET_CORS_ORIGINS;
 }
 
 /**

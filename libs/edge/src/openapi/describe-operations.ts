@@ -27,7 +27,7 @@ const page = (name: string): Schema => object({ items: listOf(name), total_count
 const SCHEMAS: Record<string, Schema> = {
   HTTPError: object({ detail: str }, ['detail']),
   ValidationError: object({ detail: { type: 'array', items: object({ loc: { type: 'array', items: { oneOf: [str, int] } }, msg: str, type: str }, ['loc', 'msg', 'type']) } }, ['detail']),
-  Agent: object({ id: str, name: str, description: str, composition_mode: str, message_output_mode: str, max_engine_iterations: int, tags: strings, config: record, matching: record, tools: { type: 'array', items: record }, no_match_message: str, creation_utc: date, updated_at: date }, ['id', 'name', 'tags', 'creation_utc'], true),
+  Agent: object({ id: str, name: str, description: str, composition_mode: str, message_output_mode: str, max_engine_iterations: int, tags: strings, config: record, matching: record, tools: { type: 'array', items: record }, no_match_message: str, failure_reply: str, creation_utc: date, updated_at: date }, ['id', 'name', 'tags', 'creation_utc'], true),
   Session: object(
     {
       id: str,

@@ -38,8 +38,8 @@ export const COLLECTION_ROUTES: Readonly<Record<string, string>> = {
 };
 
 /** Results of non-collection routes that name items of a collection: only the caller's items are returned. */
-export const FILTERED_RESULTS: Readonly<Record<string, { collection: string; idField: string }>> = {
-  '/knowledge/search': { collection: 'knowledge-sources', idField: 'source_id' },
+export const FILTERED_RESULTS: Readonly<Record<string, { collection: string; idField: string; itemsField?: string }>> = {
+  '/knowledge/search': { collection: 'knowledge-sources', idField: 'source_id', itemsField: 'chunks' },
 };
 
 /**

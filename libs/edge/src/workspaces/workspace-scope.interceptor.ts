@@ -23,7 +23,12 @@ export class WorkspaceScopeInterceptor implements NestInterceptor {
     const results = FILTERED_RESULTS[route];
     if (caller && results && request.method === 'GET') {
       const idOf = (hit: unknown): unknown => (hit as Record<string, unknown>)[results.idField];
-      return next.handle().pipe(mergeMap((body: unknown) => from(Array.isArray(body) ? this.directory.visible(caller.workspaceId, results.collection, body, idOf) : Promise.resolve(body))));
+      const visible = async (body: unknown): Promise<unknown> => {
+        if (Array.isArray(body)) return this.directory.visible(caller.workspaceId, results.collection, body, idOf);
+        const items = results.itemsField !== undefined ? (body as Record<string, unknown> | undefined)?.[results.itemsField] : undefined;
+        return Array.isArray(items) ? { ...(body as Record<string, unknown>), [results.itemsField as string]: await this.directory.visible(caller.workspaceId, results.collection, items, idOf) } : body;
+      };
+      return next.handle().pipe(mergeMap((body: unknown) => from(visible(body))));
     }
     if (!caller || (listed === undefined && !TRACKED_COLLECTIONS.has(collection))) return next.handle();
     const workspace = caller.workspaceId;

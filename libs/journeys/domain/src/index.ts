@@ -1,6 +1,8 @@
 export { JourneyDomainError, type JourneyErrorCode, type JourneyRuleViolation } from './errors.js';
 export {
+  DEFAULT_FAILURE_POLICY,
   defaultJourneyTimeouts,
+  FAILURE_ACTIONS,
   outgoing,
   STEP_ID_PATTERN,
   STEP_KINDS,
@@ -8,6 +10,7 @@ export {
   validateAgentJourneys,
   validateJourney,
   type JourneyDefinition,
+  type JourneyFailurePolicy,
   type JourneyReferences,
   type JourneyStep,
   type JourneyTimeouts,
@@ -30,8 +33,11 @@ export {
   type JourneyCommand,
   type JourneyEffect,
   type JourneyEvent,
+  type JourneyFailed,
+  type JourneyFailureReason,
   type JourneyState,
   type JourneyStatus,
   type StepHistoryEntry,
 } from './journey-state.js';
+export { evaluateJourneyConditions, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition } from './journey-conditions.js';
 export { journeyMermaid } from './mermaid.js';

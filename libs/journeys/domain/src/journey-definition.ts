@@ -39,6 +39,16 @@ export interface JourneyTimeouts {
   expire_after_secs: number;
 }
 
+/**
+ * What a failed tool step (its tool failed, timed out or cannot run) leads to (issue 23): `end` (the default) —
+ * the journey is `Failed` and the customer is told; `handoff` — the same, and the session goes to a human
+ * (mode manual) once the customer has been told; `step` — the journey goes on at `step` (e.g. a chat step that
+ * offers another way).
+ */
+export const FAILURE_ACTIONS = ['end', 'handoff', 'step'] as const;
+export type JourneyFailurePolicy = { action: 'end' } | { action: 'handoff' } | { action: 'step'; step: string };
+export const DEFAULT_FAILURE_POLICY: JourneyFailurePolicy = { action: 'end' };
+
 export interface JourneyDefinition {
   id: string;
   title: string;
@@ -48,6 +58,8 @@ export interface JourneyDefinition {
   /** Required when there are steps; a journey without steps is Parlant's description-only journey. */
   initial_step?: string;
   timeouts: JourneyTimeouts;
+  /** Absent: `DEFAULT_FAILURE_POLICY` (end). */
+  on_failure?: JourneyFailurePolicy;
 }
 
 export const defaultJourneyTimeouts: JourneyTimeouts = { abandon_after_secs: 1_800, expire_after_secs: 86_400 };
@@ -118,6 +130,15 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     });
   });
 
+  const failure = journey.on_failure as { action?: unknown; step?: unknown } | undefined;
+  if (failure !== undefined) {
+    if (!(FAILURE_ACTIONS as readonly unknown[]).includes(failure.action)) fail('on_failure.action', `must be one of ${FAILURE_ACTIONS.join(', ')}`);
+    else if (failure.action === 'step') {
+      if (typeof failure.step !== 'string' || !steps.has(failure.step)) fail('on_failure.step', `must reference an existing step: ${String(failure.step)} does not exist`);
+      else if (steps.get(failure.step)?.kind === 'tool') fail('on_failure.step', `must not be a tool step: ${failure.step} could fail again`);
+    } else if (failure.step !== undefined) fail('on_failure.step', 'is allowed only with action step');
+  }
+
   if (journey.steps.length === 0) {
     if (journey.initial_step !== undefined) fail('initial_step', 'must reference an existing step: the journey has no steps');
     if (journey.transitions.length > 0) fail('transitions', 'must be empty when the journey has no steps');
@@ -155,10 +176,13 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
   });
 
   if (journey.initial_step !== undefined && steps.has(journey.initial_step)) {
-    const reachable = closure([journey.initial_step], (id) => outgoing(journey, id).map((t) => t.to));
+    // A failed tool step leads to on_failure's step (when it names one): an edge of the graph like a transition.
+    const failureStep = failure?.action === 'step' && typeof failure.step === 'string' && steps.has(failure.step) ? failure.step : undefined;
+    const toolSteps = journey.steps.filter((s) => s.kind === 'tool').map((s) => s.id);
+    const reachable = closure([journey.initial_step], (id) => [...outgoing(journey, id).map((t) => t.to), ...(failureStep !== undefined && toolSteps.includes(id) ? [failureStep] : [])]);
     const canFinish = closure(
       terminalSteps(journey).map((s) => s.id),
-      (id) => journey.transitions.filter((t) => t.to === id).map((t) => t.from),
+      (id) => [...journey.transitions.filter((t) => t.to === id).map((t) => t.from), ...(id === failureStep ? toolSteps : [])],
     );
     if (terminalSteps(journey).length === 0) fail('steps', 'must include a final step so the journey can complete');
     journey.steps.forEach((step, i) => {

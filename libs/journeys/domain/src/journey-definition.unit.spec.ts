@@ -11,6 +11,20 @@ describe('validateJourney (seed 000 §4 rules, seed 004 step kinds)', () => {
     expect(terminalSteps(returns()).map((s) => s.id)).toEqual(['confirm']);
   });
 
+  it('on_failure (issue 23): end, handoff, or a step that exists and is not a tool step', () => {
+    expect(fields({ ...returns(), on_failure: { action: 'end' } })).toEqual([]);
+    expect(fields({ ...returns(), on_failure: { action: 'handoff' } })).toEqual([]);
+    expect(fields({ ...returns(), on_failure: { action: 'step', step: 'exchange' } })).toEqual([]);
+    expect(rules({ ...returns(), on_failure: { action: 'retry' } as never })).toEqual(['on_failure.action must be one of end, handoff, step']);
+    expect(rules({ ...returns(), on_failure: { action: 'step', step: 'nowhere' } })).toEqual(['on_failure.step must reference an existing step: nowhere does not exist']);
+    expect(rules({ ...returns(), on_failure: { action: 'step', step: 'refund' } })).toEqual(['on_failure.step must not be a tool step: refund could fail again']);
+    expect(fields({ ...returns(), on_failure: { action: 'end', step: 'exchange' } as never })).toEqual(['on_failure.step']);
+    // A step reached only when a tool step fails is reachable through on_failure (and only then).
+    const manual = { ...returns(), steps: [...returns().steps, step('by_hand', 'chat')], transitions: [...returns().transitions, { from: 'by_hand', to: 'confirm', priority: 0 }] };
+    expect(fields({ ...manual, on_failure: { action: 'step', step: 'by_hand' } })).toEqual([]);
+    expect(rules(manual)).toEqual(['steps[6] must be reachable from the initial step ask_order: by_hand is not']);
+  });
+
   it('rule 1: id must be non-empty', () => {
     expect(rules({ ...returns(), id: '' })).toContain('id must be 1-64 characters');
   });

@@ -1,5 +1,5 @@
 import { JourneyDomainError } from './errors.js';
-import { outgoing, type JourneyDefinition, type JourneyStep, type JourneyTransition } from './journey-definition.js';
+import { DEFAULT_FAILURE_POLICY, outgoing, type JourneyDefinition, type JourneyStep, type JourneyTransition } from './journey-definition.js';
 
 /**
  * A session's progress through one journey (seed 000 §4 JourneyState) as a decider: `decide(command, state)`
@@ -15,7 +15,8 @@ import { outgoing, type JourneyDefinition, type JourneyStep, type JourneyTransit
  * step's `required_context` is known. One step per Advance: the customer answers one step at a time.
  */
 
-export type JourneyStatus = 'Active' | 'Abandoned' | 'Completed' | 'Expired';
+/** Seed 000 §4 JourneyStatus. `Failed`: a tool step failed and the journey's `on_failure` ended it (issue 23). */
+export type JourneyStatus = 'Active' | 'Abandoned' | 'Completed' | 'Expired' | 'Failed';
 
 type Event<T extends string, D> = { type: T; data: D };
 
@@ -26,8 +27,11 @@ export type JourneyTransitioned = Event<
     journeyId: string;
     from: string;
     to: string;
-    /** Why: a transition's condition held (or it had none), a fork branch was chosen, a tool step finished, or an earlier answer changed. */
-    cause: 'condition' | 'branch' | 'tool' | 'backtrack';
+    /**
+     * Why: a transition's condition held (or it had none), a fork branch was chosen, a tool step finished, an
+     * earlier answer changed, or a tool step failed and the journey's `on_failure` names this step.
+     */
+    cause: 'condition' | 'branch' | 'tool' | 'backtrack' | 'failure';
     condition?: string;
     /** The context the journey knows once it is at `to` (the session's values it was given). */
     context: Record<string, unknown>;
@@ -37,7 +41,14 @@ export type JourneyTransitioned = Event<
 export type JourneyCompleted = Event<'journey_completed', { journeyId: string; step?: string; at: number }>;
 export type JourneyAbandoned = Event<'journey_abandoned', { journeyId: string; step?: string; reason: 'inactive' | 'expired'; at: number }>;
 
-export type JourneyEvent = JourneyActivated | JourneyTransitioned | JourneyCompleted | JourneyAbandoned;
+/** Why a step failed: a stable code (the tool executor's, e.g. `TOOLS.TIMEOUT`) and a customer-safe sentence (never the tool's own error text). */
+export interface JourneyFailureReason {
+  code: string;
+  message: string;
+}
+export type JourneyFailed = Event<'journey_failed', { journeyId: string; step?: string; reason: JourneyFailureReason; outcome: 'end' | 'handoff'; at: number }>;
+
+export type JourneyEvent = JourneyActivated | JourneyTransitioned | JourneyCompleted | JourneyAbandoned | JourneyFailed;
 
 /** Conditions as the matcher evaluated them this turn, keyed by the condition's text; absent = not evaluated (false). */
 export type EvaluatedConditions = Readonly<Record<string, boolean>>;
@@ -47,6 +58,8 @@ export type JourneyCommand =
   | { type: 'Advance'; journey: JourneyDefinition; evaluated: EvaluatedConditions; context?: Record<string, unknown>; now: number }
   | { type: 'ChooseBranch'; journey: JourneyDefinition; to: string; now: number }
   | { type: 'CompleteToolStep'; journey: JourneyDefinition; result: unknown; evaluated?: EvaluatedConditions; now: number }
+  /** The tool step's tool failed (or cannot run): the journey's `on_failure` decides what follows. */
+  | { type: 'FailToolStep'; journey: JourneyDefinition; reason: JourneyFailureReason; now: number }
   /** The customer changed an answer given at `to` (or a decision taken there): go back and continue from it. */
   | { type: 'Backtrack'; journey: JourneyDefinition; to: string; now: number }
   /** Ends a journey that has no steps (Parlant's description-only journey); a stepped journey completes at a final step. */
@@ -74,6 +87,9 @@ export type JourneyState =
       startedAt: number;
       lastTransitionAt: number;
       abandonedAt?: number;
+      /** When the journey failed, and why (status `Failed`). */
+      failedAt?: number;
+      failure?: JourneyFailureReason & { step?: string };
       history: StepHistoryEntry[];
       /** Counts activations and step changes, so each arms a timer with its own id and older ones are recognised. */
       moves: number;
@@ -182,6 +198,17 @@ export function decide(command: JourneyCommand, state: JourneyState): JourneyEve
       if (!next) throw new JourneyDomainError('JOURNEY.INVALID_BRANCH', `no transition from tool step ${step.id} holds; evaluate its conditions first`);
       return move(journey, step.id, next, 'tool', { ...current.context, [step.id]: command.result }, now);
     }
+    case 'FailToolStep': {
+      const current = active(state, journey, command.type);
+      const step = stepOf(journey, current.currentStep);
+      if (!step || step.kind !== 'tool') throw new JourneyDomainError('JOURNEY.NOT_A_TOOL_STEP', `the journey is at ${step?.id ?? 'no step'}, which is not a tool step`);
+      const policy = journey.on_failure ?? DEFAULT_FAILURE_POLICY;
+      if (policy.action === 'step') {
+        stepOf(journey, policy.step);
+        return move(journey, step.id, { to: policy.step }, 'failure', current.context, now);
+      }
+      return [{ type: 'journey_failed', data: { journeyId: journey.id, step: step.id, reason: { code: command.reason.code, message: command.reason.message }, outcome: policy.action, at: now } }];
+    }
     case 'Backtrack': {
       const current = active(state, journey, command.type);
       stepOf(journey, command.to);
@@ -256,6 +283,10 @@ export function evolve(state: JourneyState, event: JourneyEvent): JourneyState {
       return { ...state, status: 'Completed', history: exitLast(state.history, event.data.at) };
     case 'journey_abandoned':
       return event.data.reason === 'inactive' ? { ...state, status: 'Abandoned', abandonedAt: event.data.at } : { ...state, status: 'Expired' };
+    case 'journey_failed': {
+      const { step, reason, at } = event.data;
+      return { ...state, status: 'Failed', failedAt: at, failure: { code: reason.code, message: reason.message, ...(step !== undefined ? { step } : {}) }, history: exitLast(state.history, at) };
+    }
     default: {
       const exhaustive: never = event;
       return exhaustive;
@@ -320,6 +351,7 @@ export function effectsOf(before: JourneyState, events: readonly JourneyEvent[],
         effects.push(timer('Schedule', 'abandon', state.moves, journey.timeouts.abandon_after_secs * 1000));
         break;
       case 'journey_completed':
+      case 'journey_failed':
         effects.push(timer('Cancel', 'abandon', state.moves));
         break;
       case 'journey_abandoned':

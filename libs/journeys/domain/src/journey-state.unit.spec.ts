@@ -228,4 +228,36 @@ describe('journey state decider', () => {
       expect(effectsOf(foldJourney([activated(), gaveOrder, atFork, toExchange]), [toConfirm, completed], journey).at(-1)).toEqual({ kind: 'Cancel', timer: 'abandon', ...base, jobId: 'journey-abandon-s1-returns-5' });
     });
   });
+
+  describe('FailToolStep (issue 23): what a failed tool step leads to', () => {
+    const atRefund = [activated(), gaveOrder, atFork, toRefund];
+    const reason = { code: 'TOOLS.TIMEOUT', message: 'the tool issue_refund did not answer in time' };
+    const failed = (outcome: 'end' | 'handoff'): JourneyEvent => ({ type: 'journey_failed', data: { journeyId: 'returns', step: 'refund', reason, outcome, at: t0 + 4_000 } });
+
+    it('ends the journey by default: Failed, with failed_at and the reason; the step is exited and the abandon timer cancelled', () => {
+      spec.given(atRefund).when({ type: 'FailToolStep', journey, reason, now: t0 + 4_000 }).then([failed('end')]);
+      const state = foldJourney([...atRefund, failed('end')]);
+      expect(state).toMatchObject({ status: 'Failed', currentStep: 'refund', failedAt: t0 + 4_000, failure: { ...reason, step: 'refund' } });
+      expect(state.status !== 'NotStarted' && state.history.at(-1)).toEqual({ step_id: 'refund', entered_at: t0 + 3_000, exited_at: t0 + 4_000 });
+      expect(effectsOf(foldJourney(atRefund), [failed('end')], journey)).toEqual([expect.objectContaining({ kind: 'Cancel', timer: 'abandon' })]);
+      expect(pendingConditions(journey, state)).toEqual([]);
+    });
+
+    it('hands off when the journey says so (still Failed)', () => {
+      spec.given(atRefund).when({ type: 'FailToolStep', journey: { ...journey, on_failure: { action: 'handoff' } }, reason, now: t0 + 4_000 }).then([failed('handoff')]);
+    });
+
+    it('goes on at the step the journey names', () => {
+      const recovering = { ...journey, on_failure: { action: 'step' as const, step: 'exchange' } };
+      spec.given(atRefund).when({ type: 'FailToolStep', journey: recovering, reason, now: t0 + 4_000 }).then([moved('refund', 'exchange', t0 + 4_000, { cause: 'failure' as never })]);
+    });
+
+    it('refuses when the journey is not at a tool step', () => {
+      spec.given([activated()]).when({ type: 'FailToolStep', journey, reason, now: t0 + 1_000 }).thenThrows('JOURNEY.NOT_A_TOOL_STEP');
+    });
+
+    it('a failed journey starts over when it matches again', () => {
+      spec.given([...atRefund, failed('end')]).when({ type: 'Activate', journey, sessionId: 's1', now: t0 + 9_000 }).then([activated(t0 + 9_000)]);
+    });
+  });
 });

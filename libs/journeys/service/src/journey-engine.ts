@@ -27,7 +27,7 @@ type Started = Exclude<JourneyState, { status: 'NotStarted' }>;
  *
  * Per journey, in order: a timer (abandon/expire) if this request is one; else activation when its conditions
  * matched (or resumption of an abandoned one the customer came back to); a requested backtrack; a tool step's
- * result; then Advance with the matcher's evaluated conditions. A fork advances like any step (its branches'
+ * result or failure (the journey's `on_failure`: end, handoff, or a step); then Advance with the matcher's evaluated conditions. A fork advances like any step (its branches'
  * conditions are evaluated by the matcher); ChooseBranch stays available in the domain for explicit choices.
  */
 @Injectable()
@@ -70,7 +70,14 @@ export class JourneyEngine {
         })),
       );
       if (state.status === 'NotStarted') continue;
-      reply.states.push({ journey_id: journey.id, status: state.status, ...(state.currentStep !== undefined ? { step_id: state.currentStep } : {}), step_history: state.history.map((h) => h.step_id) });
+      reply.states.push({
+        journey_id: journey.id,
+        status: state.status,
+        ...(state.currentStep !== undefined ? { step_id: state.currentStep } : {}),
+        step_history: state.history.map((h) => h.step_id),
+        ...(state.failedAt !== undefined ? { failed_at: new Date(state.failedAt).toISOString() } : {}),
+        ...(state.failure ? { failure: state.failure } : {}),
+      });
       if (state.status === 'Active') active.push({ journey, state });
     }
     // The request lists journeys highest priority first (the gateway's order); the first active one scopes matching.
@@ -107,6 +114,11 @@ export class JourneyEngine {
     const atStep = (): JourneyStep | undefined => journey.steps.find((s) => s.id === (current() as Started).currentStep);
     if (toolResult && atStep()?.id === toolResult.step_id && atStep()?.kind === 'tool') {
       yield { type: 'CompleteToolStep', journey, result: toolResult.result, evaluated: request.evaluated, now };
+      return;
+    }
+    const toolFailure = request.tool_failure?.journey_id === journey.id ? request.tool_failure : undefined;
+    if (toolFailure && atStep()?.id === toolFailure.step_id && atStep()?.kind === 'tool') {
+      yield { type: 'FailToolStep', journey, reason: { code: toolFailure.code, message: toolFailure.message }, now };
       return;
     }
     const step = atStep();

@@ -195,6 +195,14 @@ export function rankMatches(matches: readonly GuidelineMatch[], topN: number = d
 }
 
 /**
+ * The ranking again without the matches `excluded` names (a journey's conditions: evaluated in the same call,
+ * but with no action to take a top-N place with).
+ */
+export function rankWithout(matches: readonly GuidelineMatch[], excluded: (guidelineId: string) => boolean, topN: number = defaultMatchingOptions.topN): GuidelineMatchResult {
+  return rankMatches(matches.filter((m) => !excluded(m.guideline_id)), topN);
+}
+
+/**
  * Steps 5–7 and 9 over the candidates and the provider's relevance scores (with each score's extracted tool
  * parameters). Options are the agent's; any it leaves out take the seed defaults.
  */

@@ -3,6 +3,7 @@ export {
   compareMatches,
   defaultMatchingOptions,
   rankMatches,
+  rankWithout,
   scoredMatches,
   selectMatches,
   toMatch,
@@ -33,3 +34,4 @@ export { COMPOSITION_MODES, DEFAULT_NO_MATCH_MESSAGE, effectiveCompositionMode, 
 export { MatchingDomainError } from './errors.js';
 export { checkCoherence, jaccard, CONTRADICTION_ACTION_THRESHOLD, CONTRADICTION_CONDITION_THRESHOLD, OVERLAP_THRESHOLD, type CoherenceFinding, type CoherenceGuideline, type CoherenceReport } from './coherence.js';
 export { LexicalIndex, isTopicFree, lexicalSimilarity, queryWordWeights, stem, topicWords, type RankedDocument, type WeightedText } from './lexical-ranking.js';
+export { askForMissingContext, missingRequiredContext, REQUIRED_CONTEXT_ID_PREFIX, type RequirableVariable } from './required-context.js';

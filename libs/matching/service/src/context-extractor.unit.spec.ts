@@ -1,7 +1,6 @@
-import { InProcessBudgetStore } from '@tenet/budget-store';
+import { BudgetGate, InProcessBudgetStore } from '@tenet/budget-store';
 import type { BudgetScopeV1, ExtractContextRequestV1 } from '@tenet/contracts';
 import { OfflineProvider } from '@tenet/llm';
-import { BudgetGate } from './budget-gate.js';
 import { ContextExtractor } from './context-extractor.js';
 import { ProviderRegistry } from './provider-registry.js';
 

@@ -31,7 +31,7 @@ import {
   type MatchableGuideline,
   type RelevanceScore,
 } from '@tenet/matching-domain';
-import { BudgetGate } from './budget-gate.js';
+import { BudgetGate } from '@tenet/budget-store';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
 import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';

@@ -1,5 +1,6 @@
 import { LlmConfigurationError } from '@tenet/llm';
-import { PREFILTER_RANKINGS, type PrefilterRanking } from './hybrid-ranking.js';
+import { ConfigError, readSettings, VARIABLES, type Settings, type VariableName } from '@tenet/config';
+import type { PrefilterRanking } from './hybrid-ranking.js';
 
 /** The Nest token under which a host may provide `GuidelineMatcherOptions`; without it they come from the environment. */
 export const GUIDELINE_MATCHER_OPTIONS = 'TENET_GUIDELINE_MATCHER_OPTIONS';
@@ -64,45 +65,60 @@ export interface EmbeddingCacheOptions {
   now?: () => number;
 }
 
-export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<Omit<EmbeddingCacheOptions, 'now'>> = { maxEntries: 50_000, maxQueryEntries: 1_000, timeoutMs: 10_000, backoffMs: 5_000, backoffMaxMs: 300_000 };
+/** The defaults of the configuration schema (`@tenet/config`), for a cache built without options. */
+export const DEFAULT_EMBEDDING_CACHE_OPTIONS: Required<Omit<EmbeddingCacheOptions, 'now'>> = {
+  maxEntries: VARIABLES.TENET_EMBEDDING_CACHE_MAX_ENTRIES.fallback,
+  maxQueryEntries: VARIABLES.TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES.fallback,
+  timeoutMs: VARIABLES.TENET_EMBEDDING_TIMEOUT_MS.fallback,
+  backoffMs: VARIABLES.TENET_EMBEDDING_BACKOFF_MS.fallback,
+  backoffMaxMs: VARIABLES.TENET_EMBEDDING_BACKOFF_MAX_MS.fallback,
+};
 
-function integerFrom(env: Record<string, string | undefined>, name: string, minimum: number): number | undefined {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < minimum) throw new LlmConfigurationError(`${name} must be an integer ≥ ${minimum}, got "${raw}"`);
-  return value;
+/** The config schema's failure, as the matcher's start-up error (names the variable and the rule). */
+function settingsOf<const N extends VariableName>(env: Record<string, string | undefined>, names: readonly N[]): Pick<Settings, N> {
+  try {
+    return readSettings(env, names);
+  } catch (error) {
+    throw error instanceof ConfigError ? new LlmConfigurationError(error.problems.join('; ')) : error;
+  }
 }
 
-/** The matcher's options from the environment (unset variables keep the defaults; bad values fail at startup). */
+export const MATCHER_VARIABLES = ['TENET_PREFILTER_ALWAYS_KEEP_CAP', 'TENET_PREFILTER_RANKING', 'TENET_LEXICAL_INDEX_CACHE_MAX_ENTRIES'] as const;
+export const EMBEDDING_CACHE_VARIABLES = [
+  'TENET_EMBEDDING_CACHE_MAX_ENTRIES',
+  'TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES',
+  'TENET_EMBEDDING_TIMEOUT_MS',
+  'TENET_EMBEDDING_BACKOFF_MS',
+  'TENET_EMBEDDING_BACKOFF_MAX_MS',
+] as const;
+
+/** The matcher's options from the environment (rules and defaults: `@tenet/config`; bad values fail at startup). */
 export function guidelineMatcherOptionsFrom(env: Record<string, string | undefined>): GuidelineMatcherOptions {
-  const off = env['TENET_PREFILTER_ALWAYS_KEEP_CAP']?.trim().toLowerCase() === 'off';
-  const cap = off ? Infinity : integerFrom(env, 'TENET_PREFILTER_ALWAYS_KEEP_CAP', 0);
-  const rawRanking = env['TENET_PREFILTER_RANKING']?.trim().toLowerCase();
-  if (rawRanking && !(PREFILTER_RANKINGS as readonly string[]).includes(rawRanking)) {
-    throw new LlmConfigurationError(`TENET_PREFILTER_RANKING must be one of ${PREFILTER_RANKINGS.join(', ')}, got "${env['TENET_PREFILTER_RANKING']}"`);
-  }
-  const ranking = rawRanking ? (rawRanking as PrefilterRanking) : undefined;
-  const lexicalIndexCacheMaxEntries = integerFrom(env, 'TENET_LEXICAL_INDEX_CACHE_MAX_ENTRIES', 1);
+  return guidelineMatcherOptionsOf(settingsOf(env, MATCHER_VARIABLES));
+}
+
+/** The matcher's options from validated settings (`TenetConfig.pick(MATCHER_VARIABLES)`). */
+export function guidelineMatcherOptionsOf(settings: Pick<Settings, (typeof MATCHER_VARIABLES)[number]>): GuidelineMatcherOptions {
+  const cap = settings.TENET_PREFILTER_ALWAYS_KEEP_CAP;
   return {
     ...(cap !== undefined ? { alwaysKeepCap: cap } : {}),
-    ...(ranking !== undefined ? { ranking } : {}),
-    ...(lexicalIndexCacheMaxEntries !== undefined ? { lexicalIndexCacheMaxEntries } : {}),
+    ranking: settings.TENET_PREFILTER_RANKING,
+    lexicalIndexCacheMaxEntries: settings.TENET_LEXICAL_INDEX_CACHE_MAX_ENTRIES,
   };
 }
 
-/** The embedding cache's options from the environment (unset variables keep the defaults; bad values fail at startup). */
+/** The embedding cache's options from the environment (rules and defaults: `@tenet/config`; bad values fail at startup). */
 export function embeddingCacheOptionsFrom(env: Record<string, string | undefined>): EmbeddingCacheOptions {
-  const maxEntries = integerFrom(env, 'TENET_EMBEDDING_CACHE_MAX_ENTRIES', 1);
-  const maxQueryEntries = integerFrom(env, 'TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES', 0);
-  const timeoutMs = integerFrom(env, 'TENET_EMBEDDING_TIMEOUT_MS', 1);
-  const backoffMs = integerFrom(env, 'TENET_EMBEDDING_BACKOFF_MS', 1);
-  const backoffMaxMs = integerFrom(env, 'TENET_EMBEDDING_BACKOFF_MAX_MS', 1);
+  return embeddingCacheOptionsOf(settingsOf(env, EMBEDDING_CACHE_VARIABLES));
+}
+
+/** The embedding cache's options from validated settings (`TenetConfig.pick(EMBEDDING_CACHE_VARIABLES)`). */
+export function embeddingCacheOptionsOf(settings: Pick<Settings, (typeof EMBEDDING_CACHE_VARIABLES)[number]>): EmbeddingCacheOptions {
   return {
-    ...(maxEntries !== undefined ? { maxEntries } : {}),
-    ...(maxQueryEntries !== undefined ? { maxQueryEntries } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...(backoffMs !== undefined ? { backoffMs } : {}),
-    ...(backoffMaxMs !== undefined ? { backoffMaxMs } : {}),
+    maxEntries: settings.TENET_EMBEDDING_CACHE_MAX_ENTRIES,
+    maxQueryEntries: settings.TENET_EMBEDDING_QUERY_CACHE_MAX_ENTRIES,
+    timeoutMs: settings.TENET_EMBEDDING_TIMEOUT_MS,
+    backoffMs: settings.TENET_EMBEDDING_BACKOFF_MS,
+    backoffMaxMs: settings.TENET_EMBEDDING_BACKOFF_MAX_MS,
   };
 }

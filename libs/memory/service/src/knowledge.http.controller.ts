@@ -24,8 +24,22 @@ export interface KnowledgeHitView {
   title: string;
   url: string | null;
   heading: string;
+  /** Seed 001: the headings the chunk sits under, outermost first, joined with " › " (today the same as `heading`, kept for Parlant-era clients). */
+  section_path: string;
+  /** Seed 001: the chunk's position in its source, from 0. */
+  chunk_index: number;
   chunk_text: string;
   score: number;
+}
+
+/** Seed 001 RetrievalResult: what `GET /knowledge/search` answers. */
+export interface KnowledgeSearchView {
+  query: string;
+  chunks: KnowledgeHitView[];
+  /** Time the search took in the memory store (embedding the query, both index sides, fusion), in milliseconds. */
+  latency_ms: number;
+  /** When the search ran. */
+  timestamp: string;
 }
 
 const MAX_RESULTS = 50;
@@ -49,11 +63,17 @@ export const hitView = (h: KnowledgeHit): KnowledgeHitView => ({
   title: h.title,
   url: h.url ?? null,
   heading: h.heading,
+  section_path: h.sectionPath,
+  chunk_index: h.chunkIndex,
   chunk_text: h.chunkText,
   score: h.score,
 });
 
-/** Knowledge sources (seed 001): ingest JSON text/markdown/html or a base64 PDF, list, delete, hybrid search with sources. */
+/**
+ * Knowledge sources (seed 001): ingest JSON text/markdown/html or a base64 PDF, list, delete, hybrid search with
+ * sources. The search answers seed 001's RetrievalResult `{query, chunks, latency_ms, timestamp}` (before issue
+ * 23 it answered the bare array of chunks; no client of Tenet's own read it — ADR 0030).
+ */
 @Controller('knowledge')
 export class KnowledgeHttpController {
   constructor(private readonly knowledge: KnowledgeService) {}
@@ -98,7 +118,7 @@ export class KnowledgeHttpController {
   }
 
   @Get('search')
-  async search(@Query('q') q?: string, @Query('agent_id') agentId?: string, @Query('max_results') maxResults?: string, @Query('threshold') threshold?: string): Promise<KnowledgeHitView[]> {
+  async search(@Query('q') q?: string, @Query('agent_id') agentId?: string, @Query('max_results') maxResults?: string, @Query('threshold') threshold?: string): Promise<KnowledgeSearchView> {
     const problems: HttpException[] = [];
     if (typeof q !== 'string' || q.trim() === '' || q.length > 2_000) problems.push(invalid(['query', 'q'], 'q must be a non-blank string of at most 2000 characters'));
     const limit = maxResults === undefined ? DEFAULT_RESULTS : Number(maxResults);
@@ -107,7 +127,9 @@ export class KnowledgeHttpController {
     if (threshold !== undefined && (threshold.trim() === '' || !Number.isFinite(floor) || floor < 0 || floor > 1)) problems.push(invalid(['query', 'threshold'], 'threshold must be a number from 0 to 1'));
     if (agentId !== undefined && typeof agentId !== 'string') problems.push(invalid(['query', 'agent_id'], 'agent_id must be given once'));
     if (problems[0]) throw problems.length === 1 ? problems[0] : new HttpException({ detail: problems.flatMap((p) => (p.getResponse() as { detail: unknown[] }).detail) }, HttpStatus.UNPROCESSABLE_ENTITY);
+    const started = performance.now();
+    const timestamp = new Date().toISOString();
     const hits = await this.knowledge.search({ query: q as string, ...(agentId ? { agentId } : {}), maxResults: limit, threshold: floor });
-    return hits.map(hitView);
+    return { query: q as string, chunks: hits.map(hitView), latency_ms: Math.round((performance.now() - started) * 100) / 100, timestamp };
   }
 }

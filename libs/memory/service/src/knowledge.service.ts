@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { chunkSource, MemoryDomainError } from '@tenet/memory-domain';
+import { BudgetGate } from '@tenet/budget-store';
+import type { BudgetScopeV1, CallUsageV1 } from '@tenet/contracts';
 import type { EmbeddingProvider } from '@tenet/llm';
 import type { ChunkHit, KnowledgeFormat, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';
 import { pdfBytes, pdfToMarkdown } from './pdf-source.js';
@@ -32,6 +34,8 @@ export interface KnowledgeQuery {
   maxResults: number;
   /** Only chunks whose fused score is at least this (0 … 1). */
   threshold: number;
+  /** Only chunks of these sources (an agent's `retrieval.sources`); omitted or empty: every source in scope. */
+  sourceIds?: readonly string[];
 }
 
 export interface KnowledgeHit {
@@ -40,6 +44,10 @@ export interface KnowledgeHit {
   title: string;
   url?: string;
   heading: string;
+  /** Seed 001 `section_path`: the headings the chunk sits under, outermost first, joined with " › " (the title when none). */
+  sectionPath: string;
+  /** Seed 001 `chunk_index`: the chunk's position in its source, from 0. */
+  chunkIndex: number;
   chunkText: string;
   /**
    * Fused relevance 0 … 1: `vectorWeight · max(0, cosine) + (1 − vectorWeight) · BM25 / best BM25 of the query`,
@@ -58,11 +66,19 @@ export interface KnowledgeServiceOptions {
   newId?: () => string;
   /** Omitted: no quota (a library user's own index). */
   quota?: KnowledgeQuota;
+  /** Charges a search's query embedding to the budgets it is given (recall in a budgeted turn). Omitted: no budget store. */
+  budgets?: BudgetGate;
 }
 
 export const DEFAULT_VECTOR_WEIGHT = 0.5;
 const DEFAULT_CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 20;
+/**
+ * A search narrowed to some sources filters the fused candidates, so it asks each side for this many times more
+ * (the indexes partition by agent, not by source): a narrowed source whose chunks rank below that many chunks of
+ * the agent's other sources on both sides is missed (ADR 0030).
+ */
+const SOURCE_FILTER_FACTOR = 5;
 
 const embeddingKey = (provider: EmbeddingProvider): string => `${provider.name}/${provider.model}/${provider.dimensions}`;
 const DEFAULT_WORKSPACE = 'default';
@@ -80,6 +96,7 @@ const megabytes = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} 
 export class KnowledgeService {
   private readonly vectorWeight: number;
   private readonly candidateFactor: number;
+  private readonly budgets: BudgetGate;
 
   constructor(
     private readonly index: KnowledgeIndex,
@@ -88,6 +105,7 @@ export class KnowledgeService {
   ) {
     this.vectorWeight = options.vectorWeight ?? DEFAULT_VECTOR_WEIGHT;
     this.candidateFactor = options.candidateFactor ?? DEFAULT_CANDIDATE_FACTOR;
+    this.budgets = options.budgets ?? new BudgetGate({ store: undefined, prices: {} });
   }
 
   async ingest(input: IngestSource): Promise<KnowledgeSource> {
@@ -168,11 +186,27 @@ export class KnowledgeService {
   }
 
   async search(query: KnowledgeQuery): Promise<KnowledgeHit[]> {
+    return (await this.searchBilled(query)).hits;
+  }
+
+  /**
+   * `search`, its query embedding charged to `budget` (a spent one rejects with the gate's `BUDGET.EXCEEDED` before
+   * the call is made) and returned as a billed call for the caller to meter.
+   */
+  async searchBilled(query: KnowledgeQuery, budget?: readonly BudgetScopeV1[]): Promise<{ hits: KnowledgeHit[]; calls: CallUsageV1[] }> {
     if (query.query.trim() === '') throw new MemoryDomainError('MEMORY.INVALID_SOURCE', 'q must be a non-blank string');
-    if (query.maxResults < 1) return [];
-    const [queryVector = []] = (await this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) })).vectors;
+    if (query.maxResults < 1) return { hits: [], calls: [] };
+    const embedded = await this.budgets.run(
+      budget,
+      { provider: this.embeddings.name, model: this.embeddings.model, input: Math.ceil(query.query.length / 3), output: 0 },
+      () => this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) }),
+      (response) => [{ provider: response.provider, model: response.model, usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } }],
+    );
+    const calls: CallUsageV1[] = [{ purpose: 'knowledge.search', provider: embedded.provider, model: embedded.model, input_tokens: embedded.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(embedded.latencyMs) }];
+    const [queryVector = []] = embedded.vectors;
     // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
-    const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES);
+    const only = query.sourceIds && query.sourceIds.length > 0 ? new Set(query.sourceIds) : undefined;
+    const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES) * (only ? SOURCE_FILTER_FACTOR : 1);
     const scope = query.agentId !== undefined ? { agentId: query.agentId } : {};
     const [nearest, lexical] = await Promise.all([
       this.index.nearest({ vector: queryVector, embeddingModel: embeddingKey(this.embeddings), k, ...scope }),
@@ -187,18 +221,22 @@ export class KnowledgeService {
       if (seen) seen.bm25 = bm25;
       else fused.set(hit.chunk.chunkId, { hit, cosine: 0, bm25 });
     }
-    return [...fused.values()]
+    const hits = [...fused.values()]
+      .filter(({ hit }) => !only || only.has(hit.chunk.sourceId))
       .map(({ hit: { chunk, source }, cosine, bm25 }) => ({
         sourceId: chunk.sourceId,
         chunkId: chunk.chunkId,
         title: source.title,
         ...(source.url !== undefined ? { url: source.url } : {}),
         heading: chunk.heading,
+        sectionPath: chunk.heading,
+        chunkIndex: chunk.ordinal,
         chunkText: chunk.text,
         score: Math.round((this.vectorWeight * cosine + (1 - this.vectorWeight) * bm25) * 1e6) / 1e6,
       }))
       .filter((hit) => hit.score > 0 && hit.score >= query.threshold)
       .sort((a, b) => b.score - a.score || a.chunkId.localeCompare(b.chunkId))
       .slice(0, query.maxResults);
+    return { hits, calls };
   }
 }

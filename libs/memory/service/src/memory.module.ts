@@ -1,7 +1,10 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { createEmbeddingProvider } from '@tenet/llm';
-import { EVENT_STORE, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
+import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
+import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
+import { BUDGET_STORE, EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
@@ -20,9 +23,11 @@ const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
  * MongoDB replica set holds the event log fine but has no `$vectorSearch`.
  */
 export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.ProcessEnv = process.env): Promise<KnowledgeIndex> {
-  const kind = env['TENET_KNOWLEDGE_INDEX'] ?? 'sqlite';
+  return openKnowledgeIndexOf(config, readSettings(env, ['TENET_KNOWLEDGE_INDEX']).TENET_KNOWLEDGE_INDEX);
+}
+
+async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENET_KNOWLEDGE_INDEX']): Promise<KnowledgeIndex> {
   if (kind === 'sqlite') return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
-  if (kind !== 'mongodb') throw new Error(`TENET_KNOWLEDGE_INDEX must be one of: sqlite, mongodb (got "${kind}")`);
   if (config.mode !== 'distributed' || config.mongoUrl === undefined) throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
   const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
   return MongoKnowledgeIndex.connect({ uri: config.mongoUrl, dbName });
@@ -37,11 +42,13 @@ export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.Pro
 @Module({
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
-    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig) => openKnowledgeIndex(config), inject: [PLATFORM_CONFIG] },
+    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig, settings: TenetConfig) => openKnowledgeIndexOf(config, settings.get('TENET_KNOWLEDGE_INDEX')), inject: [PLATFORM_CONFIG, TENET_CONFIG] },
     {
       provide: KnowledgeService,
-      useFactory: (index: KnowledgeIndex, config: PlatformConfig) => new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits }),
-      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG],
+      // Recall's query embedding is charged to the turn's budgets in the shared store, like the matcher's calls.
+      useFactory: (index: KnowledgeIndex, config: PlatformConfig, settings: TenetConfig, store: BudgetStore | undefined) =>
+        new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits, budgets: new BudgetGate({ store, prices: priceTableWith(settings.get('TENET_PRICES'), defaultPriceTable) }) }),
+      inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG, TENET_CONFIG, { token: BUDGET_STORE, optional: true }],
     },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },
   ],

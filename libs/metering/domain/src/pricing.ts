@@ -1,3 +1,5 @@
+import { readSettings, type PriceOverrides } from '@tenet/config';
+
 /** USD per million tokens, by `provider/model`; a model missing from the table costs 0 and is flagged. */
 export interface ModelPrice {
   inputPerMillion: number;
@@ -69,15 +71,12 @@ export function summarizeUsage(records: readonly UsageRecord[], from?: string, t
   return total;
 }
 
-/** Reads TENET_PRICES (JSON `{ "provider/model": { "inputPerMillion": n, "outputPerMillion": n } }`) over the defaults. */
+/** TENET_PRICES (JSON `{ "provider/model": { "inputPerMillion": n, "outputPerMillion": n } }`, rule in `@tenet/config`) over the defaults. */
 export function priceTableFrom(env: Record<string, string | undefined>, defaults: PriceTable): PriceTable {
-  const raw = env['TENET_PRICES'];
-  if (!raw) return defaults;
-  const parsed = JSON.parse(raw) as PriceTable;
-  for (const [key, price] of Object.entries(parsed)) {
-    if (!/^[^/]+\/.+$/.test(key) || typeof price?.inputPerMillion !== 'number' || typeof price.outputPerMillion !== 'number') {
-      throw new TypeError(`TENET_PRICES entry "${key}" must be "provider/model": { inputPerMillion: number, outputPerMillion: number }`);
-    }
-  }
-  return { ...defaults, ...parsed };
+  return priceTableWith(readSettings(env, ['TENET_PRICES']).TENET_PRICES, defaults);
+}
+
+/** A validated TENET_PRICES (`TenetConfig`) over the defaults. */
+export function priceTableWith(overrides: PriceOverrides, defaults: PriceTable): PriceTable {
+  return { ...defaults, ...overrides };
 }

@@ -62,14 +62,31 @@ export class EventLogUnavailableError extends EventLogError {
 
 /** Error codes a full disk surfaces as: SQLite's own, and the OS's (a file write, WAL growth). */
 const STORAGE_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC']);
+/** MongoDB's server error `OutOfDiskSpace`. */
+const MONGO_OUT_OF_DISK_SPACE = 14031;
 
 /**
- * Whether `error` (or an error in its `cause` chain) says the log's disk is full — `SQLITE_FULL` or `ENOSPC`.
- * Nothing was written; the same write succeeds once space returns. Transports answer 507 (issue 26 item 5).
+ * One error's own signs of a full disk: SQLite's and the OS's codes; MongoDB's `OutOfDiskSpace` (14031) as the
+ * server error's code, or as the code of one of a bulk write's `writeErrors` (insertMany reports a failed write
+ * there, the error's own code left unset) or of its write-concern error.
+ */
+function saysStorageFull(error: object): boolean {
+  const { code, codeName, writeErrors, writeConcernError } = error as { code?: unknown; codeName?: unknown; writeErrors?: unknown; writeConcernError?: { code?: unknown } };
+  if (STORAGE_FULL_CODES.has(String(code))) return true;
+  if (code === MONGO_OUT_OF_DISK_SPACE || codeName === 'OutOfDiskSpace') return true;
+  const writes = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  if (writes.some((write) => (write as { code?: unknown } | null)?.code === MONGO_OUT_OF_DISK_SPACE)) return true;
+  return writeConcernError?.code === MONGO_OUT_OF_DISK_SPACE;
+}
+
+/**
+ * Whether `error` (or an error in its `cause` chain) says the log's disk is full — `SQLITE_FULL`, `ENOSPC`, or
+ * MongoDB's `OutOfDiskSpace` (14031). Nothing was written; the same write succeeds once space returns. Transports
+ * answer 507 (issue 26 item 5).
  */
 export function isStorageFull(error: unknown): boolean {
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
-    if (STORAGE_FULL_CODES.has(String((current as { code?: unknown }).code))) return true;
+    if (typeof current === 'object' && saysStorageFull(current)) return true;
   }
   return false;
 }

@@ -1,5 +1,6 @@
 import { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from './anthropic/anthropic-provider.js';
 import { LlmConfigurationError } from './errors.js';
+import { llmSettings, set } from './llm-settings.js';
 import type { LlmProvider } from './llm.port.js';
 import { OfflineProvider } from './offline/offline-provider.js';
 import { DEFAULT_OPENAI_MODEL, OpenAiProvider } from './openai/openai-provider.js';
@@ -25,12 +26,11 @@ export interface LlmProviderSpec {
 
 type Env = Record<string, string | undefined>;
 
-const set = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value.trim());
 
-const KEYS: Record<Exclude<LlmProviderChoice, 'offline'>, { key: string; baseURL: string }> = {
+const KEYS = {
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL' },
   anthropic: { key: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL' },
-};
+} as const satisfies Record<Exclude<LlmProviderChoice, 'offline'>, { key: string; baseURL: string }>;
 
 function single(spec: LlmProviderSpec, env: Env, role: string): LlmProvider {
   const choice = set(spec.provider)?.toLowerCase();
@@ -39,9 +39,10 @@ function single(spec: LlmProviderSpec, env: Env, role: string): LlmProvider {
     case 'openai':
     case 'anthropic': {
       const names = KEYS[choice];
-      const apiKey = set(spec.apiKey) ?? set(env[names.key]);
+      const fromEnv = llmSettings(env, [names.key, names.baseURL]) as Partial<Record<string, string>>;
+      const apiKey = set(spec.apiKey) ?? set(fromEnv[names.key]);
       if (!apiKey) throw new LlmConfigurationError(`${role}=${choice} needs ${names.key}`);
-      const baseURL = set(spec.baseURL) ?? set(env[names.baseURL]);
+      const baseURL = set(spec.baseURL) ?? set(fromEnv[names.baseURL]);
       const options = { apiKey, ...(baseURL ? { baseURL } : {}) };
       return choice === 'openai'
         ? new OpenAiProvider({ ...options, model: model ?? DEFAULT_OPENAI_MODEL })
@@ -76,7 +77,8 @@ function build(spec: LlmProviderSpec, env: Env, role: string, fallbackRole = `${
 
 /** The provider name `createLlmProvider` builds from `env` (as written in TENET_LLM_PROVIDER, else chosen by the keys set). */
 export function llmProviderNameFrom(env: Env = process.env): string {
-  return set(env['TENET_LLM_PROVIDER']) ?? (set(env['OPENAI_API_KEY']) ? 'openai' : set(env['ANTHROPIC_API_KEY']) ? 'anthropic' : 'offline');
+  const settings = llmSettings(env, ['TENET_LLM_PROVIDER', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']);
+  return settings.TENET_LLM_PROVIDER ?? (set(settings.OPENAI_API_KEY) ? 'openai' : set(settings.ANTHROPIC_API_KEY) ? 'anthropic' : 'offline');
 }
 
 /**
@@ -88,9 +90,10 @@ export function llmProviderNameFrom(env: Env = process.env): string {
  */
 export function createLlmProvider(env: Env = process.env): LlmProvider {
   const provider = llmProviderNameFrom(env);
-  const model = set(env['TENET_LLM_MODEL']);
-  const fallbackProvider = set(env['TENET_LLM_FALLBACK_PROVIDER']);
-  const fallbackModel = set(env['TENET_LLM_FALLBACK_MODEL']);
+  const settings = llmSettings(env, ['TENET_LLM_MODEL', 'TENET_LLM_FALLBACK_PROVIDER', 'TENET_LLM_FALLBACK_MODEL']);
+  const model = set(settings.TENET_LLM_MODEL);
+  const fallbackProvider = settings.TENET_LLM_FALLBACK_PROVIDER;
+  const fallbackModel = set(settings.TENET_LLM_FALLBACK_MODEL);
   const fallback: LlmProviderSpec | undefined =
     fallbackProvider || fallbackModel ? { provider: fallbackProvider ?? provider, ...(fallbackModel ? { model: fallbackModel } : {}) } : undefined;
   return build({ provider, ...(model ? { model } : {}), ...(fallback ? { fallback } : {}) }, env, 'TENET_LLM_PROVIDER', 'TENET_LLM_FALLBACK_PROVIDER');

@@ -1,3 +1,4 @@
+import { readSettings } from '@tenet/config';
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { trace } from '@opentelemetry/api';
 import { redact } from './redact.js';
@@ -59,16 +60,11 @@ export type StartupLogging = 'summary' | 'verbose';
 
 /** `TENET_LOG_STARTUP`: `summary` (default: one line for Nest's module and route mapping) or `verbose` (every line). */
 export function startupLoggingFrom(env: Record<string, string | undefined>): StartupLogging {
-  const setting = env['TENET_LOG_STARTUP'];
-  if (setting === undefined || setting === '') return 'summary';
-  if (setting !== 'summary' && setting !== 'verbose') throw new TypeError(`TENET_LOG_STARTUP must be "summary" or "verbose", got "${setting}"`);
-  return setting;
+  return readSettings(env, ['TENET_LOG_STARTUP']).TENET_LOG_STARTUP;
 }
 
 /** `TENET_LOG_FORMAT`: `json` or `text`; unset means JSON under NODE_ENV=production, text otherwise. */
 export function logFormatFrom(env: Record<string, string | undefined>): 'json' | 'text' {
-  const format = env['TENET_LOG_FORMAT'];
-  if (format === undefined || format === '') return env['NODE_ENV'] === 'production' ? 'json' : 'text';
-  if (format !== 'json' && format !== 'text') throw new TypeError(`TENET_LOG_FORMAT must be "json" or "text", got "${format}"`);
-  return format;
+  const settings = readSettings(env, ['TENET_LOG_FORMAT', 'NODE_ENV']);
+  return settings.TENET_LOG_FORMAT ?? (settings.NODE_ENV === 'production' ? 'json' : 'text');
 }

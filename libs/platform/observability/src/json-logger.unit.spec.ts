@@ -56,7 +56,7 @@ describe('TenetLogger start-up summary', () => {
   it('prints every line with TENET_LOG_STARTUP=verbose, and refuses other values', () => {
     expect(capture(() => startUp(TenetLogger.fromEnv('tenet', { TENET_LOG_FORMAT: 'json', TENET_LOG_STARTUP: 'verbose' })))).toHaveLength(6);
     expect(startupLoggingFrom({})).toBe('summary');
-    expect(() => startupLoggingFrom({ TENET_LOG_STARTUP: 'loud' })).toThrow('TENET_LOG_STARTUP must be "summary" or "verbose", got "loud"');
+    expect(() => startupLoggingFrom({ TENET_LOG_STARTUP: 'loud' })).toThrow('TENET_LOG_STARTUP must be "summary" or "verbose" (got "loud")');
   });
 });
 
@@ -65,6 +65,6 @@ describe('logFormatFrom', () => {
     expect(logFormatFrom({ NODE_ENV: 'production' })).toBe('json');
     expect(logFormatFrom({})).toBe('text');
     expect(logFormatFrom({ TENET_LOG_FORMAT: 'json' })).toBe('json');
-    expect(() => logFormatFrom({ TENET_LOG_FORMAT: 'yaml' })).toThrow(/TENET_LOG_FORMAT must be "json" or "text", got "yaml"/);
+    expect(() => logFormatFrom({ TENET_LOG_FORMAT: 'yaml' })).toThrow('TENET_LOG_FORMAT must be "json" or "text" (got "yaml")');
   });
 });

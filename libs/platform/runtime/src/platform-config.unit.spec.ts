@@ -17,20 +17,20 @@ describe('loadPlatformConfig', () => {
   it('reads the free disk space readiness asks for, in MiB (0: no check), and refuses anything else', () => {
     expect(loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: '0' }).minFreeDiskBytes).toBe(0);
     expect(loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: '500' }).minFreeDiskBytes).toBe(500 * 1024 ** 2);
-    for (const bad of ['-1', '1.5', '1GB']) expect(() => loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: bad })).toThrow(`TENET_MIN_FREE_DISK_MB must be a whole number of MiB (0: no check), got "${bad}"`);
+    for (const bad of ['-1', '1.5', '1GB']) expect(() => loadPlatformConfig({ TENET_MIN_FREE_DISK_MB: bad })).toThrow(`TENET_MIN_FREE_DISK_MB must be a whole number of MiB (0: no check) (got "${bad}")`);
   });
 
   it('reads an optional subject namespace and refuses one that is not a subject token', () => {
     expect(loadPlatformConfig({ TENET_NAMESPACE: 'staging-1' }).namespace).toBe('staging-1');
     expect(loadPlatformConfig({}).namespace).toBeUndefined();
-    expect(() => loadPlatformConfig({ TENET_NAMESPACE: 'a.b' })).toThrow('TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-], got "a.b"');
+    expect(() => loadPlatformConfig({ TENET_NAMESPACE: 'a.b' })).toThrow('TENET_NAMESPACE must be 1-64 characters of [A-Za-z0-9_-] (got "a.b")');
   });
 
   it('reads the relay leader lease and refuses one outside 500..300000 ms', () => {
     expect(loadPlatformConfig({ TENET_RELAY_LEASE_MS: '2500' }).relayLeaseMs).toBe(2_500);
     expect(loadPlatformConfig({ TENET_RELAY_LEASE_MS: '' }).relayLeaseMs).toBe(10_000);
     for (const bad of ['499', '300001', '10s', '-1', '1e4']) {
-      expect(() => loadPlatformConfig({ TENET_RELAY_LEASE_MS: bad })).toThrow(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds), got "${bad}"`);
+      expect(() => loadPlatformConfig({ TENET_RELAY_LEASE_MS: bad })).toThrow(`TENET_RELAY_LEASE_MS must be an integer from 500 to 300000 (milliseconds) (got "${bad}")`);
     }
   });
 
@@ -47,7 +47,7 @@ describe('loadPlatformConfig', () => {
   it('reads the knowledge limits, each checked', () => {
     expect(loadPlatformConfig({}).knowledgeLimits).toEqual({ maxAgentIdsPerSource: 100, maxPartitionsPerWorkspace: 200, maxVectorBytesPerWorkspace: 256 * 1024 ** 2 });
     expect(loadPlatformConfig({ TENET_KNOWLEDGE_MAX_AGENT_IDS: '5', TENET_KNOWLEDGE_MAX_PARTITIONS: '7', TENET_KNOWLEDGE_MAX_VECTOR_BYTES: '1GB' }).knowledgeLimits).toEqual({ maxAgentIdsPerSource: 5, maxPartitionsPerWorkspace: 7, maxVectorBytesPerWorkspace: 1024 ** 3 });
-    expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_AGENT_IDS: '0' })).toThrow('TENET_KNOWLEDGE_MAX_AGENT_IDS must be a positive whole number, got "0"');
+    expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_AGENT_IDS: '0' })).toThrow('TENET_KNOWLEDGE_MAX_AGENT_IDS must be a positive whole number (got "0")');
     expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_PARTITIONS: 'many' })).toThrow('TENET_KNOWLEDGE_MAX_PARTITIONS must be a positive whole number');
     expect(() => loadPlatformConfig({ TENET_KNOWLEDGE_MAX_VECTOR_BYTES: '-1' })).toThrow('TENET_KNOWLEDGE_MAX_VECTOR_BYTES must be a positive size');
   });
@@ -61,10 +61,10 @@ describe('loadPlatformConfig', () => {
     }
     expect(error).toBeInstanceOf(PlatformConfigError);
     expect((error as PlatformConfigError).problems).toEqual([
-      'TENET_MODE must be "embedded" or "distributed", got "cluster"',
-      'PORT must be an integer from 0 (any free port) to 65535, got "70000"',
-      'NATS_URL must use nats: or tls:, got "http:"',
-      'MONGO_URL must be a URL, got "not a url"',
+      'TENET_MODE must be "embedded" or "distributed" (got "cluster")',
+      'PORT must be an integer from 0 (any free port) to 65535 (got "70000")',
+      'NATS_URL must be a URL with nats or tls (got "http://x")',
+      'MONGO_URL must be a URL with mongodb or mongodb+srv (got "not a url")',
     ]);
   });
 });

@@ -3,8 +3,9 @@ import { InProcessBudgetStore, InProcessRateLimiter, RedisBudgetStore, RedisRate
 import type { MessageBus } from '@tenet/messaging';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { openBus, openPlatform, type PlatformAdapters, type ReadinessCheck } from './platform-adapters.js';
+import { loadConfig, type TenetConfig } from '@tenet/config';
 import type { PlatformConfig } from './platform-config.js';
-import { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER } from './tokens.js';
+import { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER, TENET_CONFIG } from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
 const OPENED_BUS = Symbol.for('tenet.platform.opened-bus');
@@ -56,6 +57,9 @@ class RateLimiterLifecycle implements OnApplicationShutdown {
   }
 }
 
+/** The entry point's validated configuration; without one (tests), the process environment's, validated now. */
+const settingsOf = (config: PlatformConfig): TenetConfig => config.settings ?? loadConfig('tenet', process.env);
+
 /**
  * Provides the platform ports to every module of a Tenet process: `EVENT_STORE`, `MESSAGE_BUS`,
  * `SCHEDULER` (plus `PLATFORM_CONFIG`, `EVENT_LOG_RELAY` and the `PLATFORM_READINESS` checks). Services depend on the tokens only, so the same
@@ -69,6 +73,7 @@ export class PlatformModule {
       module: PlatformModule,
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },
+        { provide: TENET_CONFIG, useFactory: () => settingsOf(config) },
         { provide: PLATFORM, useFactory: () => openPlatform(config) },
         { provide: EVENT_STORE, useFactory: (p: PlatformAdapters) => p.eventStore, inject: [PLATFORM] },
         { provide: MESSAGE_BUS, useFactory: (p: PlatformAdapters) => p.bus, inject: [PLATFORM] },
@@ -82,7 +87,7 @@ export class PlatformModule {
         BudgetStoreLifecycle,
         RateLimiterLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE, RATE_LIMITER],
+      exports: [PLATFORM_CONFIG, TENET_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE, RATE_LIMITER],
     };
   }
 
@@ -92,6 +97,7 @@ export class PlatformModule {
       module: PlatformModule,
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },
+        { provide: TENET_CONFIG, useFactory: () => settingsOf(config) },
         { provide: OPENED_BUS, useFactory: () => openBus(config) },
         { provide: MESSAGE_BUS, useFactory: (opened: { bus: MessageBus }) => opened.bus, inject: [OPENED_BUS] },
         { provide: PLATFORM_READINESS, useFactory: (opened: { readiness: ReadinessCheck[] }) => opened.readiness, inject: [OPENED_BUS] },
@@ -100,7 +106,7 @@ export class PlatformModule {
         BusLifecycle,
         BudgetStoreLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE],
+      exports: [PLATFORM_CONFIG, TENET_CONFIG, MESSAGE_BUS, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE],
     };
   }
 }

@@ -1,5 +1,7 @@
 /** Injection tokens for the platform ports. Services inject these, never a concrete adapter. */
 export const PLATFORM_CONFIG = Symbol.for('tenet.platform.config');
+/** The process's validated configuration (`TenetConfig` of `@tenet/config`): services read settings here, not from `process.env`. */
+export const TENET_CONFIG = Symbol.for('tenet.platform.tenet-config');
 export const EVENT_STORE = Symbol.for('tenet.platform.event-store');
 export const MESSAGE_BUS = Symbol.for('tenet.platform.message-bus');
 export const SCHEDULER = Symbol.for('tenet.platform.scheduler');

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { ConfigError, readSettings, type Settings } from '@tenet/config';
 
 /**
  * Encryption at rest for credentials Tenet must hand to someone else later (tool-service API keys, channel
@@ -71,12 +72,15 @@ export function isSealedSecret(value: unknown): value is string {
  * refuse to store or start with `SecretsKeyError` then, never fall back to plaintext.
  */
 export function secretBoxFromEnv(env: NodeJS.ProcessEnv = process.env): SecretBox | undefined {
-  const current = env.TENET_SECRETS_KEY?.trim();
-  if (!current) {
-    if (env.TENET_SECRETS_KEY_PREVIOUS?.trim()) throw new SecretsKeyError('TENET_SECRETS_KEY_PREVIOUS is set without TENET_SECRETS_KEY');
-    return undefined;
+  let keys: Pick<Settings, 'TENET_SECRETS_KEY' | 'TENET_SECRETS_KEY_PREVIOUS'>;
+  try {
+    keys = readSettings(env, ['TENET_SECRETS_KEY', 'TENET_SECRETS_KEY_PREVIOUS']);
+  } catch (error) {
+    throw error instanceof ConfigError ? new SecretsKeyError(error.problems.join('; ')) : error;
   }
-  const previous = env.TENET_SECRETS_KEY_PREVIOUS?.trim();
+  const current = keys.TENET_SECRETS_KEY;
+  const previous = keys.TENET_SECRETS_KEY_PREVIOUS;
+  if (!current) return undefined;
   return new SecretBox(parseKey('TENET_SECRETS_KEY', current), previous ? [parseKey('TENET_SECRETS_KEY_PREVIOUS', previous)] : []);
 }
 

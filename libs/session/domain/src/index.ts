@@ -1,5 +1,5 @@
 export { SessionDomainError, type DomainRuleViolation } from './errors.js';
-export { defaultSessionConfig, sessionConfigViolations, type SessionConfig } from './session-config.js';
+export { defaultSessionConfig, extractsContext, sessionConfigViolations, type SessionConfig } from './session-config.js';
 export {
   decide,
   effectsOf,
@@ -16,3 +16,20 @@ export {
   type SessionState,
   type SessionStatus,
 } from './session-lifecycle.js';
+export {
+  DEFAULT_FAILURE_REPLY,
+  decideTurn,
+  evolveTurn,
+  initialTurnState,
+  stepTurn,
+  TURN_ERROR_TYPES,
+  turnErrorTypeOf,
+  type AskedToolCall,
+  type ToolRunResult,
+  type TurnEffect,
+  type TurnErrorType,
+  type TurnInput,
+  type TurnMessage,
+  type TurnOutcome,
+  type TurnState,
+} from './turn/turn-workflow.js';

@@ -5,7 +5,12 @@ export interface SessionConfig {
   ttl_secs: number;
   idle_timeout_secs: number;
   max_messages: number;
-  auto_extract: boolean;
+  /**
+   * Context extraction for this session: true or false override the agent's `config.auto_extract_context`;
+   * null (the default) lets the agent decide. (Before issue 23 only false was accepted, and it meant what null
+   * means now: the gateway reads those stored sessions as null.)
+   */
+  auto_extract: boolean | null;
   enable_journeys: boolean;
 }
 
@@ -13,8 +18,7 @@ export const defaultSessionConfig: SessionConfig = {
   ttl_secs: 3600,
   idle_timeout_secs: 300,
   max_messages: 100,
-  // Extraction is switched per agent (auto_extract_context); the API refuses a session's true rather than store a setting nothing acts on.
-  auto_extract: false,
+  auto_extract: null,
   enable_journeys: true,
 };
 
@@ -42,9 +46,13 @@ export function sessionConfigViolations(config: SessionConfig, expiresAt: number
       violations.push({ field: `config.${field}`, rule: `must be an integer from ${min} to ${max}` });
     }
   }
-  for (const field of ['auto_extract', 'enable_journeys'] as const) {
-    if (typeof config[field] !== 'boolean') violations.push({ field: `config.${field}`, rule: 'must be a boolean' });
-  }
+  if (typeof config.enable_journeys !== 'boolean') violations.push({ field: 'config.enable_journeys', rule: 'must be a boolean' });
+  if (config.auto_extract !== null && typeof config.auto_extract !== 'boolean') violations.push({ field: 'config.auto_extract', rule: 'must be a boolean or null' });
   if (expiresAt !== undefined && !(expiresAt > now)) violations.push({ field: 'expires_at', rule: 'must be in the future' });
   return violations;
+}
+
+/** Whether a turn of the session extracts context: the session's own switch, else the agent's. */
+export function extractsContext(session: Pick<SessionConfig, 'auto_extract'>, agent: { auto_extract_context?: boolean }): boolean {
+  return session.auto_extract ?? agent.auto_extract_context === true;
 }

@@ -10,11 +10,9 @@ import { JourneyTimers } from './sessions/journey-timers.js';
 import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
-import { TurnContext } from './turns/turn-context.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
-import { TurnJourneys } from './turns/turn-journeys.js';
-import { TurnMemory } from './turns/turn-memory.js';
-import { GUIDELINE_SOURCE, TURN_EXTRAS, TurnService } from './turns/turn.service.js';
+import { GUIDELINE_SOURCE, TURN_EXTRAS } from './turns/turn.service.js';
+import { TURN_PROVIDERS } from './turns/turns.providers.js';
 import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
 
 /**
@@ -35,14 +33,11 @@ import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
     { provide: SESSION_DIRECTORY, useExisting: SessionsRepository },
     SessionEventsService,
     SessionTimers,
-    TurnService,
-    TurnMemory,
+    ...TURN_PROVIDERS,
     // Untagged guidelines apply within the agent's workspace only (ADR 0018).
     WorkspaceGuidelineSource,
     { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
-    TurnContext,
     JourneyTimers,
-    TurnJourneys,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     BudgetExhaustion,
   ],

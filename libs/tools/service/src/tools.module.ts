@@ -1,13 +1,14 @@
 import { Inject, Logger, Module, Optional, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
-import type { ToolCallRequestV1 } from '@tenet/contracts';
+import { TOOLS_LIST_CHANGED_SUBJECT, type ToolCallRequestV1, type ToolListChangedV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import { failActiveSpan, TenetMetrics, traced, withRemoteParent } from '@tenet/observability';
-import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
+import { EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { secretBoxFromEnv } from '@tenet/secrets';
 import { EventLogInvocationRecorder } from './invocation-recorder.js';
-import { outboundPolicyFromEnv } from './outbound/outbound.js';
+import { OUTBOUND_VARIABLES, outboundPolicyOf } from './outbound/outbound.js';
 import { ToolServices } from './protocols/tool-services.js';
 import { BullMqToolWorkQueue } from './queue/bullmq-work-queue.js';
 import { InProcessToolWorkQueue } from './queue/in-process-work-queue.js';
@@ -31,34 +32,38 @@ export interface ToolModuleOptions {
 const logger = new Logger('ToolExecutor');
 
 /** Reads the tool executor's settings from the environment; a bad value fails the start, naming the variable. */
-export function toolExecutorSettingsFrom(env: Record<string, string | undefined>): { concurrency: number; resultTtlMs: number; lockDurationMs: number } {
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const text = env[name] ?? String(fallback);
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
-    return value;
-  };
-  return {
-    concurrency: integer('TENET_TOOL_EXECUTOR_CONCURRENCY', 16, 1, 1000),
-    resultTtlMs: integer('TENET_TOOL_RESULT_TTL_SECS', 3600, 1, 7 * 24 * 3600) * 1000,
-    lockDurationMs: integer('TENET_TOOL_LOCK_MS', 5000, 1000, 600_000),
-  };
+export function toolExecutorSettingsFrom(env: Record<string, string | undefined>): ToolExecutorSettings {
+  return toolExecutorSettingsOf(readSettings(env, EXECUTOR_VARIABLES));
 }
+
+const EXECUTOR_VARIABLES = ['TENET_TOOL_EXECUTOR_CONCURRENCY', 'TENET_TOOL_RESULT_TTL_SECS', 'TENET_TOOL_LOCK_MS'] as const;
+type ToolExecutorSettings = { concurrency: number; resultTtlMs: number; lockDurationMs: number };
+
+/** The tool executor's settings from validated ones (rules and defaults: `@tenet/config`). */
+function toolExecutorSettingsOf(settings: Pick<Settings, (typeof EXECUTOR_VARIABLES)[number]>): ToolExecutorSettings {
+  return { concurrency: settings.TENET_TOOL_EXECUTOR_CONCURRENCY, resultTtlMs: settings.TENET_TOOL_RESULT_TTL_SECS * 1000, lockDurationMs: settings.TENET_TOOL_LOCK_MS };
+}
+
+/** An MCP server's tool list changed: the gateways that store the service are told (best effort) and describe it again. */
+const announceToolsChanged = (bus: MessageBus) => (service: { name: string; url: string }) => {
+  const notice: ToolListChangedV1 = { service_name: service.name, url: service.url };
+  void bus.notify(TOOLS_LIST_CHANGED_SUBJECT, notice).catch((error: unknown) => logger.warn(`could not announce the new tool list of ${service.name}: ${error instanceof Error ? error.message : String(error)}`));
+};
 
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
-  useFactory: (options: ToolModuleOptions) => {
-    const secrets = secretBoxFromEnv(process.env);
-    return new ToolServices(outboundPolicyFromEnv(process.env, options.allowedHosts ?? [], options.stdioCommands ?? []), secrets ? { secrets } : {});
+  useFactory: (options: ToolModuleOptions, config: TenetConfig, bus: MessageBus) => {
+    const secrets = secretBoxFromEnv(config.pick(['TENET_SECRETS_KEY', 'TENET_SECRETS_KEY_PREVIOUS']));
+    return new ToolServices(outboundPolicyOf(config.pick(OUTBOUND_VARIABLES), options.allowedHosts ?? [], options.stdioCommands ?? []), { ...(secrets ? { secrets } : {}), onToolsChanged: announceToolsChanged(bus) });
   },
-  inject: [TOOL_MODULE_OPTIONS],
+  inject: [TOOL_MODULE_OPTIONS, TENET_CONFIG, MESSAGE_BUS],
 };
 
 /** The process's work queue: in-process in embedded mode, BullMQ on the platform's Redis in distributed mode. */
 const workQueueProvider: Provider = {
   provide: TOOL_WORK_QUEUE,
-  useFactory: (config: PlatformConfig): ToolWorkQueue => {
-    const settings = toolExecutorSettingsFrom(process.env);
+  useFactory: (config: PlatformConfig, tenetConfig: TenetConfig): ToolWorkQueue => {
+    const settings = toolExecutorSettingsOf(tenetConfig.pick(EXECUTOR_VARIABLES));
     if (config.mode === 'embedded') return new InProcessToolWorkQueue({ resultTtlMs: settings.resultTtlMs });
     return new BullMqToolWorkQueue({
       connection: redisOptionsFromUrl(config.redisUrl),
@@ -68,7 +73,7 @@ const workQueueProvider: Provider = {
       onError: (error, context) => logger.warn(`${context}: ${error.message}`),
     });
   },
-  inject: [PLATFORM_CONFIG],
+  inject: [PLATFORM_CONFIG, TENET_CONFIG],
 };
 
 class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -77,6 +82,7 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(TOOL_SERVICES) private readonly services: ToolServices,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(TENET_CONFIG) private readonly settings: TenetConfig,
     @Inject('TOOL_RUNS_HERE') private readonly runsHere: boolean,
     @Optional() private readonly metrics?: TenetMetrics,
   ) {}
@@ -94,7 +100,7 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
           return result;
         }),
       );
-    await this.queue.process(run, { concurrency: toolExecutorSettingsFrom(process.env).concurrency });
+    await this.queue.process(run, { concurrency: toolExecutorSettingsOf(this.settings.pick(EXECUTOR_VARIABLES)).concurrency });
     logger.log(`running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`);
   }
 

@@ -19,9 +19,6 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
-/** Refusal of the session-level switch (extraction is switched per agent: `config.auto_extract_context`). */
-export const NO_EXTRACTION = "a session's automatic context extraction is not implemented yet (leave it out or set false); turn on the agent's config.auto_extract_context";
-
 /** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
 export class AgentConfigDto {
   @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
@@ -33,7 +30,7 @@ export class AgentConfigDto {
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
   @JSONSchema({
     description:
-      "After each customer message, extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
+      "After each customer message (unless the session's config.auto_extract says otherwise), extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
       'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (for the shared guest customer: under the key session:<session id>, seen by that session only; its facts are not stored).',
   })
   @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
@@ -65,6 +62,16 @@ export class AgentMatchingDto {
   @Min(0, { each: true })
   @Max(2, { each: true })
   temperatures?: number[];
+}
+
+/** Seed 001 AgentConfig `max_results` / `threshold` and the sources the agent recalls from (ADR 0030). */
+export class AgentRetrievalDto {
+  @JSONSchema({ description: 'At most this many knowledge chunks are recalled per turn (1-20, default 5).' })
+  @IsOmittable() @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' }) @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' }) @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' }) max_results?: number;
+  @JSONSchema({ description: 'The fused relevance score (0-1) a chunk needs to be recalled and cited (default 0.5).' })
+  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' }) threshold?: number;
+  @JSONSchema({ description: 'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.' })
+  @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
 }
 
 export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
@@ -145,6 +152,7 @@ const NAME_RULE = { message: 'name must be 1-100 characters' };
 const DESCRIPTION_RULE = { message: 'description must be 1-10000 characters' };
 const SYSTEM_PROMPT_RULE = { message: 'system_prompt must be 1-10000 characters' };
 const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
+const FAILURE_REPLY_RULE = { message: 'failure_reply must be 1-1000 characters' };
 
 /** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
 export class AgentCreationDto {
@@ -159,6 +167,7 @@ export class AgentCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
@@ -167,6 +176,8 @@ export class AgentCreationDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
+  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
   /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
   @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
@@ -189,12 +200,15 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
+  @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
   /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
+  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
+  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
   /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
   @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
@@ -215,11 +229,14 @@ export interface AgentView {
   journeys: string[];
   config: Required<AgentConfigDto>;
   matching: Required<AgentMatchingDto>;
+  retrieval: { max_results: number; threshold: number; sources: string[] };
   tools: ToolView[];
   /** The agent's own provider; its `fallback` mirrors the top-level one. */
   llm?: { provider: LlmProviderName; model?: string; fallback?: { provider: LlmProviderName; model?: string } };
   fallback: { provider: LlmProviderName; model?: string } | null;
   no_match_message: string;
+  /** Tenet extension: the reply of a turn that cannot complete (default: DEFAULT_FAILURE_REPLY). */
+  failure_reply: string;
   budget: { limits: { period: (typeof BUDGET_PERIODS)[number]; tokens?: number; cost_usd?: number }[]; exhausted_message: string; on_exhausted: (typeof BUDGET_ACTIONS)[number] } | null;
   status: AgentStatus;
   soul: { document?: string; tone?: string; restrictions: string[]; forbidden_topics: string[] } | null;

@@ -3,7 +3,9 @@ import { ServicesRepository } from '../services/services.repository.js';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { toolSchemaProblem } from '@tenet/json-schema';
 import { EVENT_STORE } from '@tenet/platform-runtime';
+import { DEFAULT_FAILURE_REPLY } from '@tenet/session-domain';
 import { validateAgentJourneys } from '@tenet/journeys-domain';
+import { retrievalOf } from '@tenet/memory-domain';
 import { budgetProblems, DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { ResourceStreams, type ValidationDetail, newId, assertNoViolations, violation } from '@tenet/edge';
 import { JourneysRepository } from '../journeys/journeys.repository.js';
@@ -18,6 +20,7 @@ import {
   type AgentStatus,
   type AgentCreationDto,
   type AgentMatchingDto,
+  type AgentRetrievalDto,
   type AgentUpdateDto,
   type AgentView,
   type LlmProviderName,
@@ -47,11 +50,13 @@ interface StoredAgent {
   tags?: string[];
   config?: AgentConfigDto;
   matching?: AgentMatchingDto;
+  retrieval?: AgentRetrievalDto;
   tools?: ToolDefinitionDto[];
   journeys?: string[];
   llm?: ProviderChoice & { fallback?: ProviderChoice };
   fallback?: ProviderChoice | null;
   no_match_message?: string;
+  failure_reply?: string;
   budget?: StoredBudget | null;
   status?: AgentStatus;
   soul?: AgentView['soul'];
@@ -101,7 +106,7 @@ function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type
     case 'AgentUpdated': {
       if (!current) return undefined;
       const data = event.data as Partial<StoredAgent>;
-      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching } };
+      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching }, retrieval: { ...current.retrieval, ...data.retrieval } };
     }
     case 'AgentDeleted':
       return undefined;
@@ -142,10 +147,12 @@ function view(agent: StoredAgent): AgentView {
     journeys: agent.journeys ?? [],
     config,
     matching: { ...defaultAgentMatching, ...agent.matching },
+    retrieval: retrievalOf(agent.retrieval),
     tools: (agent.tools ?? []).map((tool) => toolView(tool, config)),
     ...(agent.llm ? { llm: { ...choice(agent.llm), ...(fallback ? { fallback } : {}) } } : {}),
     fallback,
     no_match_message: agent.no_match_message ?? DEFAULT_NO_MATCH_MESSAGE,
+    failure_reply: agent.failure_reply ?? DEFAULT_FAILURE_REPLY,
     budget: agent.budget ?? null,
     status: agent.status ?? 'active',
     soul: agent.soul ?? null,
@@ -256,11 +263,13 @@ export class AgentsRepository {
       tags: [...new Set(input.tags ?? [])],
       config: { ...defaultAgentConfig, ...input.config },
       matching: { ...defaultAgentMatching, ...input.matching },
+      ...(input.retrieval ? { retrieval: retrievalOf(input.retrieval) } : {}),
       tools: input.tools ?? [],
       ...(input.journeys ? { journeys: [...input.journeys] } : {}),
       ...(llm ? { llm } : {}),
       fallback,
       ...(input.no_match_message !== undefined ? { no_match_message: input.no_match_message } : {}),
+      ...(input.failure_reply !== undefined ? { failure_reply: input.failure_reply } : {}),
       budget: storedBudget(input.budget),
       status: input.status ?? 'active',
       soul: storedSoul(input.soul),
@@ -300,11 +309,13 @@ export class AgentsRepository {
       if (changes.tags) data.tags = patchList(current.tags ?? [], changes.tags);
       if (changes.config) data.config = { ...defaultAgentConfig, ...current.config, ...changes.config };
       if (changes.matching) data.matching = { ...defaultAgentMatching, ...current.matching, ...changes.matching };
+      if (changes.retrieval) data.retrieval = retrievalOf({ ...current.retrieval, ...changes.retrieval });
       if (changes.tools) data.tools = changes.tools;
       if (changes.journeys) data.journeys = [...changes.journeys];
       if (llm && changes.llm) data.llm = llm;
       if (changes.fallback !== undefined || changes.llm) data.fallback = fallback;
       if (changes.no_match_message !== undefined) data.no_match_message = changes.no_match_message;
+      if (changes.failure_reply !== undefined) data.failure_reply = changes.failure_reply;
       if (changes.budget !== undefined) data.budget = storedBudget(changes.budget);
       if (changes.status !== undefined) data.status = changes.status;
       if (changes.soul !== undefined) data.soul = storedSoul(changes.soul);

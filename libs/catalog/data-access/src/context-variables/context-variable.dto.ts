@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { Allow, Equals, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
@@ -18,7 +18,8 @@ export const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ for a variable with 
 /** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
 
-const REQUIRED_NOT_ENFORCED = "required is not enforced yet; leave it out or set false (a guideline's required_context gates it on a value)";
+const REQUIRED_DESCRIPTION =
+  "Seed 000 §6: while the customer has no value for it, the agent asks for it in every reply (the variable must be in the agent's scope) and the ready status lists it in missing_context; guidelines listing it in required_context stay inactive until it has one.";
 
 export class ToolIdDto {
   @IsString() service_name!: string;
@@ -45,8 +46,8 @@ export class ContextVariableCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOmittable() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
-  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
-  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
+  @JSONSchema({ description: REQUIRED_DESCRIPTION })
+  @IsOmittable() @IsBoolean() required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
@@ -62,8 +63,8 @@ export class ContextVariableUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
-  @JSONSchema({ description: 'Not enforced yet (nothing checks that a required variable has a value): only false is accepted. Gate guidelines on a value with their required_context.' })
-  @IsOmittable() @IsBoolean() @Equals(false, { message: REQUIRED_NOT_ENFORCED }) required?: boolean;
+  @JSONSchema({ description: REQUIRED_DESCRIPTION })
+  @IsOmittable() @IsBoolean() required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;

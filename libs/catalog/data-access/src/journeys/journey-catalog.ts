@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { defaultJourneyTimeouts, validateJourney, type JourneyDefinition, type JourneyReferences, type JourneyRuleViolation } from '@tenet/journeys-domain';
+import { defaultJourneyTimeouts, validateJourney, type JourneyDefinition, type JourneyFailurePolicy, type JourneyReferences, type JourneyRuleViolation } from '@tenet/journeys-domain';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { ResourceIdTakenError, type ValidationDetail, newId, assertNoViolations, violation } from '@tenet/edge';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
-import type { JourneyCreationDto, JourneyRecord, JourneyStepDto, JourneyTimeoutsDto, JourneyTransitionDto, JourneyUpdateDto } from './journey.dto.js';
+import type { JourneyCreationDto, JourneyFailureDto, JourneyRecord, JourneyStepDto, JourneyTimeoutsDto, JourneyTransitionDto, JourneyUpdateDto } from './journey.dto.js';
 import { JourneysRepository } from './journeys.repository.js';
 import { serviceToolId, ServicesRepository } from '../services/services.repository.js';
 
@@ -32,6 +32,10 @@ const steps = (input: JourneyStepDto[]): JourneyDefinition['steps'] =>
 const transitions = (input: JourneyTransitionDto[]): JourneyDefinition['transitions'] =>
   input.map((t) => ({ from: t.from, to: t.to, ...(t.condition !== undefined ? { condition: t.condition } : {}), priority: t.priority ?? 0 }));
 
+/** The policy as stored: only the fields its action has (a `step` given with another action is refused by validateJourney). */
+const failurePolicy = (input: JourneyFailureDto): JourneyFailurePolicy =>
+  (input.action === 'step' || input.step !== undefined ? { action: input.action, ...(input.step !== undefined ? { step: input.step } : {}) } : { action: input.action }) as JourneyFailurePolicy;
+
 const timeouts = (base: JourneyDefinition['timeouts'], input: JourneyTimeoutsDto | undefined): JourneyDefinition['timeouts'] => ({
   abandon_after_secs: input?.abandon_after_secs ?? base.abandon_after_secs,
   expire_after_secs: input?.expire_after_secs ?? base.expire_after_secs,
@@ -46,6 +50,7 @@ export const journeyDefinition = (journey: JourneyRecord): JourneyDefinition => 
   transitions: journey.transitions,
   ...(journey.initial_step !== undefined ? { initial_step: journey.initial_step } : {}),
   timeouts: journey.timeouts,
+  ...(journey.on_failure !== undefined ? { on_failure: journey.on_failure } : {}),
 });
 
 /**
@@ -82,6 +87,7 @@ export class JourneyCatalog {
       transitions: transitions(input.transitions ?? []),
       ...(input.initial_step !== undefined ? { initial_step: input.initial_step } : {}),
       timeouts: timeouts(defaultJourneyTimeouts, input.timeouts),
+      ...(input.on_failure ? { on_failure: failurePolicy(input.on_failure) } : {}),
       creation_utc: now.toISOString(),
       modified_utc: now.toISOString(),
     };
@@ -115,6 +121,8 @@ export class JourneyCatalog {
       if (changes.initial_step === null) delete next.initial_step;
       else if (changes.initial_step !== undefined) next.initial_step = changes.initial_step;
       if (changes.timeouts !== undefined) next.timeouts = timeouts(current.timeouts, changes.timeouts);
+      if (changes.on_failure === null) delete next.on_failure;
+      else if (changes.on_failure !== undefined) next.on_failure = failurePolicy(changes.on_failure);
       const details = await this.tagRefs.check(changes.tags?.add ?? [], ['tags', 'add']);
       const field = changes.conditions?.add !== undefined ? 'conditions' : 'triggers';
       for (const [index, guidelineId] of conditionPatch.add.entries()) {

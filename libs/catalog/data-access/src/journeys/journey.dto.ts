@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { STEP_KINDS, type JourneyStep, type JourneyTimeouts, type JourneyTransition } from '@tenet/journeys-domain';
+import { DEFAULT_FAILURE_POLICY, FAILURE_ACTIONS, STEP_KINDS, type JourneyFailurePolicy, type JourneyStep, type JourneyTimeouts, type JourneyTransition } from '@tenet/journeys-domain';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '@tenet/edge';
@@ -37,6 +38,15 @@ export class JourneyTimeoutsDto {
   @IsOptional() @IsInt() expire_after_secs?: number;
 }
 
+/** Issue 23: what a failed tool step leads to (the step is checked against the journey by `validateJourney`). */
+export class JourneyFailureDto {
+  @IsIn(FAILURE_ACTIONS, { message: `on_failure.action must be one of ${FAILURE_ACTIONS.join(', ')}` }) action!: JourneyFailurePolicy['action'];
+  @IsOptional() @IsString() step?: string;
+}
+
+const ON_FAILURE_DESCRIPTION =
+  "What a failed tool step (error, timeout, no runnable tool) leads to: {action: 'end'} (default: the journey is Failed, the customer is told, journey.failed is published), {action: 'handoff'} (the same, then the session goes to a human), or {action: 'step', step} (the journey goes on there). null (PATCH) restores the default.";
+
 /**
  * Parlant's `JourneyCreationParamsDTO`: `conditions` as parlant-client 3.3.1 sends it, `triggers` as Parlant's
  * HEAD names it (either or both; each text becomes a condition guideline), then Tenet's seed 000 §4 fields.
@@ -55,6 +65,8 @@ export class JourneyCreationDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyTransitionDto) transitions?: JourneyTransitionDto[];
   @IsOptional() @IsString() initial_step?: string;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyTimeoutsDto) timeouts?: JourneyTimeoutsDto;
+  @JSONSchema({ description: ON_FAILURE_DESCRIPTION })
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyFailureDto) on_failure?: JourneyFailureDto;
 }
 
 /** Parlant's `{ add, remove }` of condition guideline ids (`triggers` at HEAD). */
@@ -64,7 +76,7 @@ export class ConditionsPatchDto {
 }
 
 /** Parlant's `JourneyUpdateParamsDTO`; Tenet's `steps`/`transitions`/`initial_step` replace the graph (validated as a whole). */
-@PatchOf(JourneyCreationDto, { differs: ['conditions', 'triggers', 'tags', 'labels'], clears: ['initial_step'] })
+@PatchOf(JourneyCreationDto, { differs: ['conditions', 'triggers', 'tags', 'labels'], clears: ['initial_step', 'on_failure'] })
 export class JourneyUpdateDto {
   @IsOptional() @IsString(TITLE_RULE) @Length(1, 100, TITLE_RULE) title?: string;
   @IsOptional() @IsString() description?: string;
@@ -78,6 +90,8 @@ export class JourneyUpdateDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => JourneyTransitionDto) transitions?: JourneyTransitionDto[];
   @IsOptional() @IsString() initial_step?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyTimeoutsDto) timeouts?: JourneyTimeoutsDto;
+  @JSONSchema({ description: ON_FAILURE_DESCRIPTION })
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyFailureDto) on_failure?: JourneyFailureDto | null;
 }
 
 /** The stored journey: Parlant's `JourneyDTO` fields (`conditions` = condition guideline ids) and the seed 000 §4 graph. */
@@ -94,11 +108,13 @@ export interface JourneyRecord {
   transitions: JourneyTransition[];
   initial_step?: string;
   timeouts: JourneyTimeouts;
+  /** Absent: the default (end). */
+  on_failure?: JourneyFailurePolicy;
   creation_utc: string;
   modified_utc: string;
 }
 
 /** On the wire: the record plus `triggers`, Parlant HEAD's name for the same condition ids. */
-export type JourneyView = JourneyRecord & { triggers: string[] };
+export type JourneyView = JourneyRecord & { triggers: string[]; on_failure: JourneyFailurePolicy };
 
-export const toJourneyView = (journey: JourneyRecord): JourneyView => ({ ...journey, triggers: journey.conditions });
+export const toJourneyView = (journey: JourneyRecord): JourneyView => ({ ...journey, on_failure: journey.on_failure ?? DEFAULT_FAILURE_POLICY, triggers: journey.conditions });

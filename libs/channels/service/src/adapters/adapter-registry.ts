@@ -10,8 +10,13 @@ import { WhatsAppAdapter } from './whatsapp.adapter.js';
 export class AdapterRegistry {
   private readonly byKind: Map<string, ChannelAdapter>;
 
-  constructor(adapters: ChannelAdapter[] = [new WebhookAdapter(), new TelegramAdapter(), new SlackAdapter(), new WhatsAppAdapter(), new WidgetAdapter()]) {
+  constructor(adapters: ChannelAdapter[] = AdapterRegistry.standard({ allowPrivateTargets: false })) {
     this.byKind = new Map(adapters.map((a) => [a.kind, a]));
+  }
+
+  /** Every kind's adapter; `allowPrivateTargets` lets the webhook deliver to non-public addresses (TENET_CHANNELS_ALLOW_PRIVATE_TARGETS). */
+  static standard(options: { allowPrivateTargets: boolean }): ChannelAdapter[] {
+    return [new WebhookAdapter(options), new TelegramAdapter(), new SlackAdapter(), new WhatsAppAdapter(), new WidgetAdapter()];
   }
 
   of(kind: ChannelKind | string): ChannelAdapter {

@@ -82,6 +82,8 @@ export interface ChannelAdapter {
   defaultCredentials?(): ConnectionSecrets;
   /** Problems of the connection as a whole (a missing setting, a malformed token). */
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[];
+  /** Problems found on the network, after `check` passed: a target URL whose host resolves to a non-public address. */
+  checkTargets?(settings: Record<string, string>): Promise<FieldProblem[]>;
   /** The account the connection is, when the credentials say (a Telegram bot's id). */
   accountOf?(settings: Record<string, string>, credentials: ConnectionSecrets): string | undefined;
   /** GET on the inbound URL (WhatsApp's subscription check); undefined = not part of this platform's protocol. */

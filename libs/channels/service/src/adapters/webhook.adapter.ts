@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
+import { blockedAddressOf, guardedLookup, isBlockedAddress } from '@tenet/outbound-guard';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { DeliveryError, header, RateLimitedError, retryAfterMs, type ChannelAdapter, type ConnectionSecrets, type FieldProblem, type InboundOutcome, type InboundRequest, type OutboundTarget } from './channel-adapter.port.js';
 import { InboundParseError, optionalString, requiredString, urlProblem } from './parsing.js';
 
@@ -25,9 +28,23 @@ export function verifyWebhookSignature(secret: string, body: Buffer, signature: 
   return timingSafeEqual(expected, Buffer.from(given, 'hex'));
 }
 
+/** Why a target is refused, naming the setting that allows it. */
+const privateTarget = (host: string, address: string): string =>
+  `outbound_url's host ${host} resolves to the non-public address ${address} (loopback, private, link-local and metadata addresses are refused unless TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on)`;
+
+/** The connect-time refusal of a non-public address (DNS rebinding): not retried, the target will not become public. */
+class PrivateTargetError extends Error {
+  readonly code = 'CHANNELS.TARGET_NOT_ALLOWED';
+}
+
 /**
  * The generic webhook: any system posts signed JSON messages in and receives the agent's replies as signed JSON
  * at its `outbound_url` (docs/channels.md has both shapes).
+ *
+ * SSRF guard: an `outbound_url` whose host is or resolves to a loopback, private, link-local or metadata address is
+ * refused at registration (422 naming the field) and again when a delivery connects (the agent's lookup checks the
+ * address it dials, so a name that resolves elsewhere after registration is caught) — unless the operator sets
+ * `allowPrivateTargets` (TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on, for development and tests).
  */
 export class WebhookAdapter implements ChannelAdapter {
   readonly kind = 'webhook';
@@ -36,6 +53,18 @@ export class WebhookAdapter implements ChannelAdapter {
   readonly requiredCredentials = ['signing_secret'] as const;
   readonly optionalCredentials = [] as const;
   readonly allowedSettings = ['outbound_url'] as const;
+  private readonly dispatcher: Agent;
+
+  constructor(private readonly options: { allowPrivateTargets: boolean } = { allowPrivateTargets: false }) {
+    this.dispatcher = options.allowPrivateTargets ? new Agent() : new Agent({ connect: { lookup: guardedLookup((host, address) => new PrivateTargetError(privateTarget(host, address))) } });
+  }
+
+  async checkTargets(settings: Record<string, string>): Promise<FieldProblem[]> {
+    if (this.options.allowPrivateTargets) return [];
+    const host = new URL(settings['outbound_url'] ?? '').hostname;
+    const blocked = await blockedAddressOf(host);
+    return blocked === undefined ? [] : [{ loc: ['settings', 'outbound_url'], msg: privateTarget(host, blocked) }];
+  }
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
@@ -80,9 +109,14 @@ export class WebhookAdapter implements ChannelAdapter {
 
   async send(target: OutboundTarget, text: string, idempotencyKey: string): Promise<void> {
     const body = JSON.stringify({ idempotency_key: idempotencyKey, conversation_id: target.address['conversation_id'], text });
-    let response: Response;
+    const url = new URL(target.settings['outbound_url'] as string);
+    // An IP literal is dialled without a lookup: checked here.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.options.allowPrivateTargets && isIP(literal) !== 0 && isBlockedAddress(literal)) throw new DeliveryError(privateTarget(literal, literal), false);
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
-      response = await fetch(target.settings['outbound_url'] as string, {
+      response = await undiciFetch(url, {
+        dispatcher: this.dispatcher,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, [WEBHOOK_SIGNATURE_HEADER]: signWebhook(target.credentials['signing_secret'] ?? '', body, Date.now()) },
         body,
@@ -90,10 +124,22 @@ export class WebhookAdapter implements ChannelAdapter {
         signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {
+      const refused = causeOf(error, PrivateTargetError);
+      if (refused) throw new DeliveryError(refused.message, false);
       throw new DeliveryError(`outbound_url unreachable: ${(error as Error).message}`, true);
     }
     const detail = (await response.text().catch(() => '')).slice(0, 300);
     if (response.status === 429) throw new RateLimitedError(retryAfterMs(response.headers.get('retry-after'), Date.now()), detail);
     if (!response.ok) throw new DeliveryError(`outbound_url answered ${response.status} ${detail}`, response.status >= 500 || response.status === 408);
   }
+}
+
+/** The error of type `type` in `error`'s cause chain (undici wraps connect errors in `fetch failed`). */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    if (current instanceof type) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

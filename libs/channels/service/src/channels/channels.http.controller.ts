@@ -51,6 +51,7 @@ export class ChannelsHttpController {
     const settings = stringsOnly(body.settings, 'settings', adapter.allowedSettings);
     const problems = [...credentials.problems, ...settings.problems];
     if (problems.length === 0) problems.push(...this.missing(adapter.requiredCredentials, credentials.values), ...adapter.check(settings.values, credentials.values));
+    if (problems.length === 0) problems.push(...((await adapter.checkTargets?.(settings.values)) ?? []));
     if (problems.length > 0) throw unprocessable(problems);
     const id = `ch_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
     const workspace = workspaceOf(request);
@@ -85,6 +86,7 @@ export class ChannelsHttpController {
       const nextCredentials = credentials?.values ?? this.opened(current);
       if (credentials) problems.push(...this.missing(adapter.requiredCredentials, credentials.values));
       if (problems.length === 0) problems.push(...adapter.check(settings?.values ?? current.settings, nextCredentials));
+      if (problems.length === 0 && settings) problems.push(...((await adapter.checkTargets?.(settings.values)) ?? []));
     }
     if (problems.length > 0) throw unprocessable(problems);
     const changes: Partial<StoredChannel> = {};

@@ -1,17 +1,8 @@
 import { LlmConfigurationError } from '../errors.js';
+import { llmSettings, set } from '../llm-settings.js';
 import type { EmbeddingProvider } from './embedding.port.js';
 import { OfflineVectorizer } from './offline-vectorizer.js';
 import { OpenAiEmbeddingProvider } from './openai-embeddings.js';
-
-const set = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value.trim());
-
-function dimensionsFrom(env: Record<string, string | undefined>): number | undefined {
-  const raw = set(env['TENET_EMBEDDING_DIMENSIONS']);
-  if (raw === undefined) return undefined;
-  const dimensions = Number(raw);
-  if (!Number.isInteger(dimensions) || dimensions < 8) throw new LlmConfigurationError(`TENET_EMBEDDING_DIMENSIONS must be an integer ≥ 8, got "${raw}"`);
-  return dimensions;
-}
 
 /**
  * Picks the embedding provider from the environment: OpenAI when `OPENAI_API_KEY` is set, unless
@@ -22,15 +13,15 @@ function dimensionsFrom(env: Record<string, string | undefined>): number | undef
  * `OPENAI_BASE_URL` apply.
  */
 export function createEmbeddingProvider(env: Record<string, string | undefined> = process.env): EmbeddingProvider {
-  const explicit = set(env['TENET_EMBEDDING_PROVIDER'])?.toLowerCase();
-  const openAiKey = set(env['OPENAI_API_KEY']);
-  const choice = explicit ?? (openAiKey ? 'openai' : 'offline');
-  const dimensions = dimensionsFrom(env);
+  const settings = llmSettings(env, ['TENET_EMBEDDING_PROVIDER', 'OPENAI_API_KEY', 'TENET_EMBEDDING_MODEL', 'TENET_EMBEDDING_DIMENSIONS', 'OPENAI_BASE_URL']);
+  const openAiKey = set(settings.OPENAI_API_KEY);
+  const choice = settings.TENET_EMBEDDING_PROVIDER ?? (openAiKey ? 'openai' : 'offline');
+  const dimensions = settings.TENET_EMBEDDING_DIMENSIONS;
   switch (choice) {
     case 'openai': {
       if (!openAiKey) throw new LlmConfigurationError('TENET_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY');
-      const model = set(env['TENET_EMBEDDING_MODEL']);
-      const baseURL = set(env['OPENAI_BASE_URL']);
+      const model = set(settings.TENET_EMBEDDING_MODEL);
+      const baseURL = set(settings.OPENAI_BASE_URL);
       try {
         return new OpenAiEmbeddingProvider({ apiKey: openAiKey, ...(model ? { model } : {}), ...(dimensions ? { dimensions } : {}), ...(baseURL ? { baseURL } : {}) });
       } catch (error) {
@@ -40,9 +31,5 @@ export function createEmbeddingProvider(env: Record<string, string | undefined> 
     }
     case 'offline':
       return new OfflineVectorizer(dimensions ? { dimensions } : {});
-    case 'anthropic':
-      throw new LlmConfigurationError('TENET_EMBEDDING_PROVIDER=anthropic: Anthropic has no embeddings API; use openai or offline');
-    default:
-      throw new LlmConfigurationError(`TENET_EMBEDDING_PROVIDER must be openai or offline, got "${choice}"`);
   }
 }

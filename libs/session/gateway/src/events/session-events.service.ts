@@ -4,6 +4,7 @@ import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData }
 import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
 import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
@@ -200,7 +201,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 function eventData(input: EventCreationDto): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
-      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input) };
+      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...failureType(input) };
     case 'status':
       return { status: input.status, data: (input.data as Record<string, unknown> | undefined) ?? {} };
     case 'tool':
@@ -208,6 +209,12 @@ function eventData(input: EventCreationDto): Record<string, unknown> {
     case 'custom':
       return (input.data as Record<string, unknown> | undefined) ?? {};
   }
+}
+
+/** The agent's failure reply says what kind of failure ended the turn (`data.error_type`, one of TURN_ERROR_TYPES). */
+function failureType(input: EventCreationDto): { error_type?: TurnErrorType } {
+  const type = (input.data as { error_type?: unknown } | undefined)?.error_type;
+  return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type) ? { error_type: type as TurnErrorType } : {};
 }
 
 /** An agent message's knowledge citations (seed 001 `data.sources`), kept when given as a list of objects. */

@@ -76,6 +76,16 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     return this.advance(sessionId, ['Active'], { type: 'AwaitInput', now: Date.now() });
   }
 
+  /** The turn's tool calls run: the session is AwaitingTool until they finish (seed 000 §7). */
+  awaitTool(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['Active'], { type: 'AwaitTool', now: Date.now() });
+  }
+
+  /** The tool calls finished (or their turn ended, or was recovered after a crash): back to Active. */
+  completeTool(sessionId: string): Promise<void> {
+    return this.advance(sessionId, ['AwaitingTool'], { type: 'CompleteTool', now: Date.now() });
+  }
+
   /** Applies a lifecycle command when the session is in one of `from` (else nothing); its timers are armed in the background, never waiting on Redis. */
   private async advance(sessionId: string, from: SessionState['status'][], command: SessionCommand): Promise<void> {
     const changed = await this.sessions.change(sessionId, (record) => ({ events: from.includes(record.lifecycle.status) ? decide(command, record.lifecycle) : [], result: undefined }));

@@ -1,8 +1,8 @@
 import type { SessionActivity } from './session-activity.js';
 import { Type } from 'class-transformer';
-import { Equals, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { LabelsPatchDto, MetadataPatchDto, NO_EXTRACTION } from '@tenet/catalog-data-access';
+import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { PatchOf } from '@tenet/platform-runtime';
 
@@ -12,8 +12,12 @@ export class SessionConfigDto {
   @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
   @JSONSchema({ description: "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins." })
   @IsOmittable() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
-  @JSONSchema({ description: "A session-level switch for context extraction is not implemented yet: only false is accepted (extraction is turned on per agent with config.auto_extract_context)." })
-  @IsOmittable() @IsBoolean() @Equals(false, { message: NO_EXTRACTION }) auto_extract?: boolean;
+  @JSONSchema({
+    type: ['boolean', 'null'],
+    description:
+      "Context extraction for this session (seed 000 §7): true or false override the agent's config.auto_extract_context; null (the default) lets the agent decide.",
+  })
+  @IsOptional() @IsBoolean({ message: 'config.auto_extract must be true, false or null (null: the agent decides)' }) auto_extract?: boolean | null;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 

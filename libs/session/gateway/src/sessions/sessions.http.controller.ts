@@ -6,7 +6,7 @@ import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, 
 import { AgentsRepository, CustomersRepository, patchRecord, patchList } from '@tenet/catalog-data-access';
 import { pageOf, pageRequestOf, withCursor, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey, notFound, UnprocessableEntity, newId, WorkspaceDirectory } from '@tenet/edge';
 import { SessionCreationDto, SessionUpdateDto, type SessionDetailView, type SessionPage, type SessionView } from './session.dto.js';
-import { modeChange, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
+import { modeChange, SESSION_CONFIG_REVISION, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import type { Request } from 'express';
@@ -19,7 +19,10 @@ function statusOf(record: SessionRecord): string {
   return 'active';
 }
 
-export const toSessionView = (record: SessionRecord): SessionView => ({ ...record.view, state: record.lifecycle.status, status: statusOf(record) });
+export const toSessionView = (record: SessionRecord): SessionView => {
+  const { config_revision: _revision, ...view } = record.view;
+  return { ...view, state: record.lifecycle.status, status: statusOf(record) };
+};
 
 const referenceError = (field: string, msg: string): UnprocessableEntity => new UnprocessableEntity([{ loc: ['body', field], msg, type: 'value_error.reference' }]);
 
@@ -60,7 +63,8 @@ export class SessionsHttpController {
       consumption_offsets: { client: 0 },
       metadata: body.metadata ?? {},
       labels: body.labels ?? [],
-      config: { ...defaultSessionConfig, ...(body.config ?? {}) },
+      config: { ...defaultSessionConfig, ...(body.config ?? {}), auto_extract: body.config?.auto_extract ?? null },
+      config_revision: SESSION_CONFIG_REVISION,
       ...(body.expires_at !== undefined ? { expires_at: new Date(body.expires_at).toISOString() } : {}),
     };
     try {

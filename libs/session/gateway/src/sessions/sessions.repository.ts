@@ -12,7 +12,18 @@ export const SESSION_META_PREFIX = 'sessionmeta-';
 /** Events per read of the sessions catalog (see the constructor). */
 export const SESSIONS_PAGE = 200;
 
-type StoredView = Omit<SessionView, 'state' | 'status'>;
+/**
+ * The session as its `SessionOpened` record stores it. `config_revision` 2 (since issue 23) marks records whose
+ * `config.auto_extract` is the tri-state (true / false / null); before it only false could be stored, and it meant
+ * "the agent decides" — null today — so older records are read that way. Never on the wire.
+ */
+type StoredView = Omit<SessionView, 'state' | 'status'> & { config_revision?: number };
+
+export const SESSION_CONFIG_REVISION = 2;
+
+/** An older record's `auto_extract: false` meant "the agent decides" (null): see StoredView. */
+const upcastOpened = (view: StoredView): StoredView =>
+  (view.config_revision ?? 1) >= SESSION_CONFIG_REVISION ? view : { ...view, config: { ...view.config, auto_extract: null } };
 
 export type SessionOpened = { type: 'SessionOpened'; data: StoredView };
 /** Fields a PATCH changed, with their new values (metadata and labels already merged). */
@@ -53,7 +64,7 @@ export const NO_EDITS: SessionEventEdits = { deleted: [], metadata: {} };
 export const isDeleted = (edits: SessionEventEdits, offset: number): boolean => edits.deleted.some((range) => offset >= range.from && offset < range.to);
 
 export function foldSessionRecord(current: SessionRecord | undefined, event: Pick<StoredEvent, 'type' | 'data' | 'offset'>): SessionRecord | undefined {
-  if (event.type === 'SessionOpened') return { view: (event as SessionOpened).data, lifecycle: initialSessionState(), edits: NO_EDITS, version: event.offset };
+  if (event.type === 'SessionOpened') return { view: upcastOpened((event as SessionOpened).data), lifecycle: initialSessionState(), edits: NO_EDITS, version: event.offset };
   if (!current) return undefined;
   const version = event.offset;
   switch (event.type) {
@@ -193,14 +204,23 @@ export class SessionsRepository {
   }
 }
 
-/** The event switching `record` to `mode` (none when it is already in it). */
-export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string): SessionModeChanged[] {
+/** The event switching `record` to `mode` (none when it is already in it); `journeyId` names a failed journey's hand-off. */
+export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string, journeyId?: string): SessionModeChanged[] {
   if (record.view.mode === mode) return [];
   const { id, agent_id, customer_id } = record.view;
   return [
     {
       type: SESSION_MODE_CHANGED_EVENT_TYPE,
-      data: { session_id: id, agent_id, customer_id, mode, previous_mode: record.view.mode, reason, ...(guidelineId !== undefined ? { guideline_id: guidelineId } : {}) },
+      data: {
+        session_id: id,
+        agent_id,
+        customer_id,
+        mode,
+        previous_mode: record.view.mode,
+        reason,
+        ...(guidelineId !== undefined ? { guideline_id: guidelineId } : {}),
+        ...(journeyId !== undefined ? { journey_id: journeyId } : {}),
+      },
     },
   ];
 }

@@ -36,17 +36,6 @@ export interface TurnToolCall {
   error?: { code: string; message: string };
 }
 
-/** A call failed, and its tool does not allow failure: the turn ends with an `error` status naming it. */
-export class ToolCallFailedError extends Error {
-  readonly code = 'TURN.TOOL_FAILED';
-  constructor(
-    readonly toolId: string,
-    readonly error: { code: string; message: string },
-  ) {
-    super(`tool ${toolId} failed (${error.code}): ${error.message}`);
-  }
-}
-
 /** How long the executor may take for a call: every attempt's timeout and the backoff between them, plus slack. */
 export function callDeadlineMs(tool: Pick<RunnableTool, 'timeout_secs' | 'retry_config'>): number {
   const attempts = tool.retry_config?.max_attempts ?? 1;

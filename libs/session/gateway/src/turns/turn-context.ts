@@ -3,6 +3,7 @@ import { WorkspaceDirectory } from '@tenet/edge';
 import { CapabilitiesRepository, type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, TermsRepository, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
 import { runToolCall } from './tool-calls.js';
 import type { TurnDefinitions } from './turn-definitions.js';
+import { missingRequiredContext } from '@tenet/matching-domain';
 
 /** Parlant's key for a context variable's value that applies to every customer. */
 const DEFAULT_KEY = 'DEFAULT';
@@ -59,6 +60,15 @@ export class TurnContext {
       }
     }
     return values;
+  }
+
+  /**
+   * Seed 000 §6: the agent's `required` variables (in its scope, readable) with no value in `values` — the turn
+   * asks for them (`askForMissingContext`) and lists them on `ready` as `missing_context`.
+   */
+  async missingRequired(agentId: string, values: Readonly<Record<string, unknown>>, defs: TurnDefinitions): Promise<{ name: string; required: boolean }[]> {
+    const scoped = (await this.variables.list()).filter((v) => v.required && scopedToAgent(v.tags, agentId) && defs.usable('context_variable', v, variableName));
+    return missingRequiredContext(scoped, values).map(({ name, required }) => ({ name, required }));
   }
 
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */

@@ -1,39 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { foldJourney, pendingConditions, resumeConditions, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
-import { rankMatches, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
+import { evaluateJourneyConditions, foldJourney, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
+import { rankWithout, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { journeyDefinition, journeyTransitionRecords, lastCustomerActivity, recordedJourneys, type JourneyRecord, JourneysRepository } from '@tenet/catalog-data-access';
 import type { TurnDefinitions } from './turn-definitions.js';
 import { JourneyTimers } from '../sessions/journey-timers.js';
 
-type Started = Exclude<JourneyState, { status: 'NotStarted' }>;
 type MatchResult = MatchGuidelinesReplyV1['result'];
 
-/**
- * A journey condition the turn asks the matcher to evaluate, as a guideline without an action (so it never
- * acts, and the matcher's one batched call evaluates it with the agent's guidelines — journeys add no LLM call):
- * - `transition`: an outgoing transition of an active journey's current step (the customer answered the step);
- * - `resume`: the same for a journey the customer abandoned (answering it resumes the journey);
- * - `backtrack`: a branch not taken at an earlier step (the customer changed that answer: go back there).
- * Ids are deterministic (journey, kind, step, index), so recorded provider answers replay.
- */
-interface JourneyCondition {
-  id: string;
-  journeyId: string;
-  kind: 'transition' | 'resume' | 'backtrack';
-  condition: string;
-  /** The step the condition leaves from (backtrack: the step to go back to). */
-  from: string;
-  to: string;
-  /** The target is a tool step: the matcher extracts its tool's arguments from the same message. */
-  tool?: string;
-}
 
-export const JOURNEY_CONDITION_ID_PREFIX = 'journey_';
-export const isJourneyConditionId = (id: string): boolean => id.startsWith(JOURNEY_CONDITION_ID_PREFIX);
+export { isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX } from '@tenet/journeys-domain';
 
 /** What the matcher evaluates for journeys, as guidelines of the match request. */
 export interface JourneyGuideline {
@@ -62,10 +41,12 @@ export interface JourneyProgress {
   composition_mode?: CompositionMode;
   rejected: AdvanceJourneysReplyV1['rejected'];
   tool_step?: { journey_id: string; step_id: string; tool_id: string; status: string };
+  /** A journey whose tool step failed and whose on_failure says handoff: the session goes to a human after the reply. */
+  handoff?: { journey_id: string };
 }
 
 /** Runs a tool step's tool through the turn's executor; `undefined` when the agent has no such runnable tool. */
-export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown } | undefined>;
+export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown; error?: { code: string } } | undefined>;
 
 /**
  * The session's journeys in one turn (seed 000 §4, §8 step 2; docs/adr/0011). Before matching it folds the
@@ -83,6 +64,7 @@ export class TurnJourneys {
     private readonly timers: JourneyTimers,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
+
 
   /**
    * The session's journeys before matching; `undefined` when the agent or session has journeys off, or has none.
@@ -121,7 +103,7 @@ export class JourneyTurn {
     this.recorded = recordedJourneys(stream);
     for (const journey of this.definitions) this.states.set(journey.id, foldJourney((this.recorded[journey.id] ?? []) as JourneyEvent[]));
     this.lastActivityAt = lastCustomerActivity(stream);
-    this.conditions = this.definitions.flatMap((journey) => conditionsOf(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
+    this.conditions = this.definitions.flatMap((journey) => journeyConditions(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
   }
 
   /** The highest-priority active journey and its step: the matcher scopes journey guidelines to it. */
@@ -155,8 +137,7 @@ export class JourneyTurn {
    */
   withoutConditions(result: MatchResult, topN: number): MatchResult {
     if (this.conditions.length === 0) return result;
-    const ranked = rankMatches((result.matches as GuidelineMatch[]).filter((m) => !isJourneyConditionId(m.guideline_id)), topN);
-    return { ...result, ...ranked } as MatchResult;
+    return { ...result, ...rankWithout(result.matches as GuidelineMatch[], isJourneyConditionId, topN) } as MatchResult;
   }
 
   /**
@@ -170,11 +151,7 @@ export class JourneyTurn {
     const matchedIds = new Set(input.matches.flatMap((r) => r.matches.map((m) => m.guideline_id)));
     const parameters = new Map(input.matches.flatMap((r) => (r.matches as GuidelineMatch[]).map((m) => [m.guideline_id, m.tool_parameters] as const)));
     const matched = [...this.byId.values()].filter((j) => j.conditions.some((id) => matchedIds.has(id))).map((j) => j.id);
-    const held = this.conditions.filter((c) => matchedIds.has(c.id));
-    const evaluated: Record<string, boolean> = {};
-    for (const c of this.conditions) evaluated[c.condition] = evaluated[c.condition] === true || held.includes(c);
-    // A changed earlier answer: go back to the step where the other branch leaves (the first one, per journey).
-    const backtrack = held.find((c) => c.kind === 'backtrack');
+    const { held, evaluated, backtrack } = evaluateJourneyConditions(this.conditions, matchedIds);
     const involved = this.definitions.filter((j) => this.recorded[j.id] !== undefined || matched.includes(j.id));
     if (involved.length === 0) return { matched, evaluated, states: [], events: [], rejected: [] };
 
@@ -201,14 +178,20 @@ export class JourneyTurn {
       const extracted = entry ? ((parameters.get(entry.id) ?? {})[step.tool] as Record<string, unknown> | undefined) : undefined;
       const ran = await input.runTool(step.tool, { ...input.context, ...(extracted ?? {}) });
       toolStep = { journey_id: step.journey_id, step_id: step.step_id, tool_id: ran?.tool_id ?? step.tool, status: ran ? ran.status : 'unrunnable' };
-      if (ran?.status === 'succeeded') {
-        const recorded = { ...base.recorded };
-        for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
-        const second = await request({ ...base, recorded, matched: [], tool_result: { journey_id: step.journey_id, step_id: step.step_id, result: ran.result } });
-        await this.record(second, input.correlationId);
-        reply = { ...second, events: [...reply.events, ...second.events], rejected: [...reply.rejected, ...second.rejected] };
-      }
+      const recorded = { ...base.recorded };
+      for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
+      // Succeeded: the engine moves on with the result. Failed or not runnable (issue 23): the journey's on_failure
+      // decides — a step to go on at, or the journey ends Failed (and is handed off) instead of retrying every turn.
+      const second = await request(
+        ran?.status === 'succeeded'
+          ? { ...base, recorded, matched: [], tool_result: { journey_id: step.journey_id, step_id: step.step_id, result: ran.result } }
+          : { ...base, recorded, matched: [], tool_failure: { journey_id: step.journey_id, step_id: step.step_id, ...stepFailure(step.tool, ran) } },
+      );
+      await this.record(second, input.correlationId);
+      reply = { ...second, events: [...reply.events, ...second.events], rejected: [...reply.rejected, ...second.rejected] };
     }
+    const failed = reply.events.find((e) => e.event.type === 'journey_failed');
+    const failedJourney = failed ? this.byId.get(failed.journey_id) : undefined;
     const active = reply.active_journey;
     const journey = active ? this.byId.get(active.journey_id) : undefined;
     const step = journey?.steps.find((s) => s.id === active?.step_id);
@@ -216,12 +199,17 @@ export class JourneyTurn {
       matched,
       evaluated,
       states: reply.states,
-      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition']) })),
+      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition', 'reason', 'outcome']) })),
       ...(active ? { active } : {}),
-      ...(journey && step?.instruction ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } } : {}),
+      ...(journey && step?.instruction
+        ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } }
+        : failedJourney
+          ? { instruction: failureInstruction(failedJourney) }
+          : {}),
       ...(journey?.composition_mode ? { composition_mode: journey.composition_mode } : {}),
       rejected: reply.rejected,
       ...(toolStep ? { tool_step: toolStep } : {}),
+      ...(failed && failed.event.data['outcome'] === 'handoff' ? { handoff: { journey_id: failed.journey_id } } : {}),
     };
   }
 
@@ -233,35 +221,20 @@ export class JourneyTurn {
   }
 }
 
-/** The conditions one journey asks the matcher to evaluate, given its state in the session. */
-function conditionsOf(journey: JourneyDefinition, state: JourneyState): JourneyCondition[] {
-  if (state.status !== 'Active' && state.status !== 'Abandoned') return [];
-  const current = (state as Started).currentStep;
-  if (current === undefined) return [];
-  const stepKind = (id: string) => journey.steps.find((s) => s.id === id);
-  const toolOf = (id: string): string | undefined => {
-    const step = stepKind(id);
-    return step?.kind === 'tool' ? step.tool : undefined;
-  };
-  const kind = state.status === 'Active' ? 'transition' : 'resume';
-  const pending = state.status === 'Active' ? pendingConditions(journey, state) : resumeConditions(journey, state);
-  const out: JourneyCondition[] = [];
-  journey.transitions.forEach((t, index) => {
-    if (t.from !== current || t.condition === undefined || !pending.includes(t.condition)) return;
-    const tool = toolOf(t.to);
-    out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_${kind}_${index}`, journeyId: journey.id, kind, condition: t.condition, from: t.from, to: t.to, ...(tool !== undefined ? { tool } : {}) });
-  });
-  if (state.status !== 'Active') return out;
-  // Branches not taken at the steps already walked (the step after each in the history is the one taken).
-  const walked = (state as Started).history.map((h) => h.step_id);
-  walked.slice(0, -1).forEach((stepId, i) => {
-    const taken = walked[i + 1];
-    journey.transitions.forEach((t, index) => {
-      if (t.from !== stepId || t.to === taken || t.condition === undefined || out.some((c) => c.condition === t.condition)) return;
-      out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_backtrack_${index}`, journeyId: journey.id, kind: 'backtrack', condition: t.condition, from: stepId, to: t.to });
-    });
-  });
-  return out;
+/**
+ * Why a tool step failed, as the journey records and publishes it: the executor's stable code, and a sentence of
+ * our own — never the tool's error text, which may carry whatever the tool server said.
+ */
+export function stepFailure(tool: string, ran: { status: string; error?: { code: string } } | undefined): { code: string; message: string } {
+  if (!ran) return { code: 'TOOLS.UNRUNNABLE', message: `the agent has no runnable tool ${tool}` };
+  const code = ran.error?.code ?? 'TOOLS.FAILED';
+  return { code, message: code === 'TOOLS.TIMEOUT' ? `the tool ${tool} did not answer in time` : `the tool ${tool} failed` };
 }
+
+/** What the reply does when a journey failed this turn: own up and offer to help otherwise (composed like a guideline's action). */
+const failureInstruction = (journey: JourneyRecord): { guideline_id: string; action: string } => ({
+  guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_failed`,
+  action: `Say: "I'm sorry, something went wrong on our side and I couldn't complete this (${journey.title}) just now. Is there anything else I can help you with?"`,
+});
 
 const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));

@@ -1,7 +1,7 @@
 import type { AdvanceJourneysReplyV1, AdvanceJourneysRequestV1, MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { StoredEvent } from '@tenet/event-store';
 import type { JourneyRecord } from '@tenet/catalog-data-access';
-import { isJourneyConditionId, JourneyTurn } from './turn-journeys.js';
+import { isJourneyConditionId, JourneyTurn, stepFailure } from './turn-journeys.js';
 
 const step = (id: string, kind: 'chat' | 'tool' | 'fork' | 'final', extra: Record<string, unknown> = {}) => ({ id, name: id, kind, required_context: [], guidelines: [], ...(kind === 'chat' || kind === 'fork' ? { instruction: `do ${id}` } : {}), ...extra });
 
@@ -140,19 +140,32 @@ describe('JourneyTurn', () => {
     expect(progress).toMatchObject({ active: { journey_id: 'returns', step_id: 'decide' }, tool_step: { step_id: 'lookup', status: 'succeeded' }, instruction: { action: 'do decide' } });
   });
 
-  it('keeps the journey at a tool step whose tool failed (no second request)', async () => {
+  it('reports a tool step whose tool failed to the engine (issue 23): its code, a sentence of our own, the failure instruction and the hand-off', async () => {
     const requests: AdvanceJourneysRequestV1[] = [];
     const atTool = emptyReply({ tool_step: { journey_id: 'returns', step_id: 'lookup', tool: 'orders:get' }, active_journey: { journey_id: 'returns', step_id: 'lookup' } });
-    const progress = await turnWith([activated, moved('ask_order', 'lookup', 2)]).advance(async (r) => (requests.push(r), atTool), {
+    const failedReply = emptyReply({
+      events: [{ journey_id: 'returns', event: { type: 'journey_failed', data: { journeyId: 'returns', step: 'lookup', reason: { code: 'TOOLS.TIMEOUT', message: 'x' }, outcome: 'handoff', at: 7 } } }],
+      states: [{ journey_id: 'returns', status: 'Failed', step_id: 'lookup', step_history: ['ask_order', 'lookup'] }],
+    });
+    const progress = await turnWith([activated, moved('ask_order', 'lookup', 2)]).advance(async (r) => (requests.push(r), requests.length === 1 ? atTool : failedReply), {
       correlationId: 'c3',
       matches: [result([])],
       context: {},
       now: 7,
-      runTool: async (tool) => ({ tool_id: tool, status: 'failed', result: null }),
+      runTool: async (tool) => ({ tool_id: tool, status: 'failed', result: null, error: { code: 'TOOLS.TIMEOUT' } }),
     });
-    expect(requests).toHaveLength(1);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.tool_failure).toEqual({ journey_id: 'returns', step_id: 'lookup', code: 'TOOLS.TIMEOUT', message: 'the tool orders:get did not answer in time' });
+    expect(requests[1]?.tool_result).toBeUndefined();
     expect(progress.tool_step).toMatchObject({ status: 'failed' });
-    expect(progress.instruction).toBeUndefined();
+    expect(progress.instruction).toMatchObject({ guideline_id: 'journey_returns_failed', action: expect.stringContaining("I'm sorry") as unknown });
+    expect(progress.handoff).toEqual({ journey_id: 'returns' });
+    expect(progress.events).toEqual([expect.objectContaining({ event: 'journey_failed', outcome: 'handoff', reason: { code: 'TOOLS.TIMEOUT', message: 'x' } })]);
+  });
+
+  it('a tool step whose tool the agent cannot run fails as TOOLS.UNRUNNABLE', () => {
+    expect(stepFailure('orders:get', undefined)).toEqual({ code: 'TOOLS.UNRUNNABLE', message: 'the agent has no runnable tool orders:get' });
+    expect(stepFailure('orders:get', { status: 'failed' })).toEqual({ code: 'TOOLS.FAILED', message: 'the tool orders:get failed' });
   });
 
   it('asks the engine to go back when a branch not taken matches, and counts it as evaluated', async () => {

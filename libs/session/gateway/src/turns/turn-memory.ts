@@ -12,14 +12,18 @@ import {
   type RecallResponseV1,
 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
+import { recallSettings, type RetrievalSettings } from '@tenet/memory-domain';
+import { extractsContext } from '@tenet/session-domain';
 import { redactSecrets } from '@tenet/llm';
 import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, scopedToAgent } from '@tenet/catalog-data-access';
+import { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact } from '@tenet/memory-domain';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
+import { TURN_OPTIONS, type TurnOptions } from './turn-options.js';
 
 /** How long a turn waits for the memory store's recall before composing without it. `TENET_RECALL_BUDGET_MS`. */
-export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+export { DEFAULT_RECALL_BUDGET_MS } from './turn-options.js';
 /**
  * After a failed recall, turns recall for this long with the short probe budget only: a memory store that is down
  * or not deployed costs one full budget, not one per turn — yet the first turn after it comes back recalls again
@@ -38,7 +42,9 @@ type Billed = (calls: CallUsageV1[]) => Promise<Priced[]>;
 type KnowledgeHit = RecallResponseV1['sources'][number];
 
 export interface TurnMemoryInput {
-  agent: { id: string; name: string; config: { auto_extract_context?: boolean } };
+  agent: { id: string; name: string; config: { auto_extract_context?: boolean }; retrieval?: Partial<RetrievalSettings> };
+  /** The session's `config.auto_extract`: true / false override the agent's switch, null (or absent) lets it decide. */
+  sessionConfig?: { auto_extract: boolean | null };
   llm?: ExtractContextRequestV1['llm'];
   /** The turn's token budgets: the extraction call is charged to them like the matching calls. */
   budget?: NonNullable<ExtractContextRequestV1['budget']>['scopes'];
@@ -58,7 +64,7 @@ export interface RememberedForReply {
   compose: Pick<ComposeReplyRequestV1, 'facts' | 'knowledge'>;
   /** Values extracted from this message, by variable name (template fields of this reply). */
   fieldValues: Record<string, string>;
-  /** The extraction call(s), metered. */
+  /** Recall's embedding and the extraction call(s), metered. */
   calls: Priced[];
 }
 
@@ -68,38 +74,6 @@ export interface ExtractionOutcome {
   facts: number;
 }
 
-const budgetFrom = (env: Record<string, string | undefined>): number => {
-  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
-  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
-  return value;
-};
-
-/** An extracted value (the model writes text) as the variable's data_type; `undefined` when it is not one. */
-export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, text: string): unknown {
-  const value = text.trim();
-  switch (variable.data_type) {
-    case undefined:
-    case 'String':
-    case 'Date':
-      return value;
-    case 'Number': {
-      const number = Number(value.replace(/[,\s]/g, ''));
-      return value !== '' && Number.isFinite(number) ? number : undefined;
-    }
-    case 'Boolean':
-      return /^(true|yes)$/i.test(value) ? true : /^(false|no)$/i.test(value) ? false : undefined;
-    case 'Array':
-    case 'Object':
-      try {
-        const parsed: unknown = JSON.parse(value);
-        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-      } catch {
-        return undefined;
-      }
-  }
-}
 
 /**
  * The turn's memory (issue 13): started before the matcher call and awaited before composing, so it adds no
@@ -108,7 +82,7 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
  *   most relevant knowledge chunks within a token budget — within `TENET_RECALL_BUDGET_MS` (and the turn's
  *   deadline). A memory store that is down costs the reply its memory, not the turn; after a failure turns skip
  *   recall for RECALL_BACKOFF_MS, so a missing memory store does not slow every turn by the budget.
- * - **Extraction** (agent `auto_extract_context`): ONE matcher call extracts every variable with an
+ * - **Extraction** (the session's `config.auto_extract`, else the agent's `auto_extract_context`): ONE matcher call extracts every variable with an
  *   `extraction_prompt` and the customer's facts; values are typed and validated against the variable
  *   (data_type, validation) and stored for the customer with confidence, source_message_id and extracted_at;
  *   `VariableUpdated` and `FactsExtracted` go to the `context-extraction:<customer>` stream, published as
@@ -119,20 +93,25 @@ export function typedValue(variable: Pick<ContextVariableView, 'data_type'>, tex
 @Injectable()
 export class TurnMemory {
   private readonly logger = new Logger(TurnMemory.name);
-  private readonly recallBudgetMs = budgetFrom(process.env);
   private recallBackoffUntil = 0;
+
+  private readonly recallBudgetMs: number;
 
   constructor(
     private readonly variables: ContextVariablesRepository,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(TURN_OPTIONS) options: Pick<TurnOptions, 'recallBudgetMs'>,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
-  ) {}
+  ) {
+    this.recallBudgetMs = options.recallBudgetMs;
+  }
 
   begin(input: TurnMemoryInput): TurnMemoryRun {
     return new TurnMemoryRun(this, input);
   }
 
-  async recall(input: TurnMemoryInput): Promise<RecallResponseV1 | undefined> {
+  /** The recalled facts and passages, with recall's billed calls (its query embedding) metered. */
+  async recall(input: TurnMemoryInput): Promise<(RecallResponseV1 & { billed?: Priced[] }) | undefined> {
     if (input.message.trim() === '') return undefined;
     const probing = Date.now() < this.recallBackoffUntil;
     const request: RecallRequestV1 = {
@@ -141,12 +120,15 @@ export class TurnMemory {
       session_id: input.sessionId,
       message: input.message.slice(0, 20_000),
       max_tokens: RECALL_MAX_TOKENS,
+      ...(input.budget ? { budget: { scopes: input.budget } } : {}),
+      ...recallSettings(input.agent.retrieval),
     };
     try {
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
       const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(budgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
       this.recallBackoffUntil = 0;
-      return await this.ownWorkspaceOnly(input.agent.id, recalled);
+      const billed = recalled.calls && recalled.calls.length > 0 ? await input.billed(recalled.calls) : [];
+      return { ...(await this.ownWorkspaceOnly(input.agent.id, recalled)), billed };
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
       if (!probing) this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`);
@@ -173,7 +155,7 @@ export class TurnMemory {
   }
 
   async extract(input: TurnMemoryInput): Promise<{ reply?: ExtractContextReplyV1; variables: ContextVariableView[]; calls: Priced[] }> {
-    if (input.agent.config.auto_extract_context !== true || input.message.trim() === '') return { variables: [], calls: [] };
+    if (!extractsContext(input.sessionConfig ?? { auto_extract: null }, input.agent.config) || input.message.trim() === '') return { variables: [], calls: [] };
     const variables = await this.extractable(input.agent.id);
     const request: ExtractContextRequestV1 = {
       session_id: input.sessionId,
@@ -225,7 +207,7 @@ export class TurnMemory {
         outcome.rejected.push({ name: variable.name, reason: `value is not a ${variable.data_type ?? 'value'}` });
         continue;
       }
-      const confidence = Math.min(1, Math.max(0, extracted.confidence));
+      const confidence = clampConfidence(extracted.confidence);
       try {
         // A guest's values are kept for its session only (the shared guest customer would leak them to the next visitor).
         await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
@@ -241,9 +223,7 @@ export class TurnMemory {
         data: { customerId: input.customerId, sessionId: input.sessionId, variableId: variable.id, name: variable.name, value: data, confidence, sourceMessageId: input.messageId, extractedAt },
       });
     }
-    const facts = reply.facts
-      .map((f) => ({ subject: f.subject.trim().slice(0, 500), predicate: f.predicate.trim().toLowerCase().replace(/\s+/g, '_').slice(0, 500), object: f.object.trim().slice(0, 500), confidence: Math.min(1, Math.max(0, f.confidence)) }))
-      .filter((f) => f.subject !== '' && f.predicate !== '' && f.object !== '');
+    const facts = normalizedFacts(reply.facts);
     outcome.facts = facts.length;
     if (facts.length > 0) {
       const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
@@ -258,7 +238,7 @@ export class TurnMemory {
 
 /** One turn's memory work, started before matching. */
 export class TurnMemoryRun {
-  private readonly recalled: Promise<RecallResponseV1 | undefined>;
+  private readonly recalled: Promise<(RecallResponseV1 & { billed?: Priced[] }) | undefined>;
   private readonly extracted: Promise<{ reply?: ExtractContextReplyV1; calls: Priced[]; stored?: { outcome: ExtractionOutcome; values: Record<string, unknown> } }>;
   private knowledge: KnowledgeHit[] = [];
   private outcome: ExtractionOutcome | undefined;
@@ -278,30 +258,27 @@ export class TurnMemoryRun {
     const [recalled, extracted] = await Promise.all([this.recalled, this.extracted]);
     this.recallServed = recalled !== undefined;
     let fieldValues: Record<string, string> = {};
-    const facts = new Map<string, { subject: string; predicate: string; object: string; confidence: number }>();
+    let fromMessage: ExtractedFact[] = [];
     if (extracted.reply && extracted.stored) {
       const { outcome, values } = extracted.stored;
       this.outcome = outcome;
-      fieldValues = Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
-      // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
-      for (const f of extracted.reply.facts) facts.set(`${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+      fieldValues = scalarFieldValues(values);
+      fromMessage = extracted.reply.facts;
     }
-    for (const f of recalled?.facts ?? []) {
-      const key = `${f.subject.toLowerCase()}|${f.predicate.toLowerCase()}`;
-      if (!facts.has(key)) facts.set(key, { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
-    }
+    // This message's facts are the newest: they win over recalled ones with the same subject and predicate.
+    const facts = mergedFacts(fromMessage, recalled?.facts ?? []);
     this.knowledge = recalled?.sources ?? [];
     return {
-      compose: { ...(facts.size > 0 ? { facts: [...facts.values()] } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
+      compose: { ...(facts.length > 0 ? { facts } : {}), ...(this.knowledge.length > 0 ? { knowledge: this.knowledge } : {}) },
       fieldValues,
-      calls: extracted.calls,
+      calls: [...(recalled?.billed ?? []), ...extracted.calls],
     };
   }
 
   /** The agent message's `data` additions: `sources` for the chunks the reply cited (seed 001). */
   messageData(citedChunkIds: readonly string[] | undefined): { sources?: Omit<KnowledgeHit, 'chunk_id'>[] } {
     const cited = new Set(citedChunkIds ?? []);
-    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ source_id, title, url, heading, score, chunk_text }) => ({ source_id, title, url, heading, score, chunk_text }));
+    const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ chunk_id: _chunkId, ...source }) => source);
     return sources.length > 0 ? { sources } : {};
   }
 

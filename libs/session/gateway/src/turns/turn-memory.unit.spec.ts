@@ -2,7 +2,7 @@ import type { RecallResponseV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { ContextVariablesRepository } from '@tenet/catalog-data-access';
 import type { TurnDeadline } from './turn-deadline.js';
-import { TurnMemory, typedValue, type TurnMemoryInput } from './turn-memory.js';
+import { TurnMemory, type TurnMemoryInput } from './turn-memory.js';
 
 const recalled: RecallResponseV1 = {
   facts: [{ fact_id: 'f1', subject: 'customer', predicate: 'name', object: 'Alice', confidence: 0.9, recorded_at: '2026-11-24T10:00:00.000Z' }],
@@ -18,7 +18,7 @@ function setup(answer: () => Promise<unknown>) {
   let requests = 0;
   const budgets: number[] = [];
   const deadline = { at: Date.now() + 60_000, requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()) } as unknown as TurnDeadline;
-  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore);
+  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore, { recallBudgetMs: 5_000 });
   const input: TurnMemoryInput = {
     agent: { id: 'a1', name: 'Ada', config: {} },
     sessionId: 's1',
@@ -64,14 +64,5 @@ describe('TurnMemory', () => {
     await memory.begin(input).forCompose();
     expect(requests()).toBe(4);
     expect(budgets).toEqual([5_000, 250, 250, 5_000]);
-  });
-
-  it('reads extracted text as the variable\'s data_type, or refuses it', () => {
-    expect(typedValue({ data_type: 'Number' }, '1,200')).toBe(1200);
-    expect(typedValue({ data_type: 'Number' }, 'twelve')).toBeUndefined();
-    expect(typedValue({ data_type: 'Boolean' }, 'Yes')).toBe(true);
-    expect(typedValue({ data_type: 'Array' }, '["a"]')).toEqual(['a']);
-    expect(typedValue({ data_type: 'Object' }, '["a"]')).toBeUndefined();
-    expect(typedValue({}, ' 55555 ')).toBe('55555');
   });
 });

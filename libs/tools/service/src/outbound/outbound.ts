@@ -1,6 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { ConfigError, readSettings, VARIABLES, type Settings } from '@tenet/config';
 import { TOOL_ERROR_CODES } from '@tenet/contracts';
+import { guardedLookup, isBlockedAddress } from '@tenet/outbound-guard';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { ToolServiceError } from '../errors.js';
 
@@ -24,7 +25,7 @@ export interface OutboundPolicy {
   stdioCommands: readonly string[];
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = VARIABLES.TENET_TOOL_MAX_RESPONSE_BYTES.fallback;
 
 export class OutboundConfigError extends Error {
   readonly code = 'CONFIG.INVALID';
@@ -32,21 +33,29 @@ export class OutboundConfigError extends Error {
 
 const HOST_ENTRY = /^(\*|\[[0-9A-Fa-f:.]+\](:\d{1,5})?|[A-Za-z0-9.-]+(:\d{1,5})?|[0-9A-Fa-f:]+)$/;
 
+export const OUTBOUND_VARIABLES = ['TENET_TOOL_ALLOWED_HOSTS', 'TENET_TOOL_MAX_RESPONSE_BYTES', 'TENET_TOOL_STDIO_COMMANDS'] as const;
+
 /**
  * Reads `TENET_TOOL_ALLOWED_HOSTS`, `TENET_TOOL_MAX_RESPONSE_BYTES` and `TENET_TOOL_STDIO_COMMANDS`;
  * `extraAllowedHosts` (e.g. the demo service) and `extraStdioCommands` are added.
  */
 export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
-  const entries = [...(env['TENET_TOOL_ALLOWED_HOSTS'] ?? '').split(','), ...extraAllowedHosts].map((entry) => entry.trim().toLowerCase()).filter(Boolean);
-  const bad = entries.filter((entry) => !HOST_ENTRY.test(entry));
-  if (bad.length > 0) throw new OutboundConfigError(`TENET_TOOL_ALLOWED_HOSTS entries must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
-  const maxText = env['TENET_TOOL_MAX_RESPONSE_BYTES'] ?? String(DEFAULT_MAX_RESPONSE_BYTES);
-  const maxResponseBytes = Number(maxText);
-  if (!/^\d+$/.test(maxText) || maxResponseBytes < 1024 || maxResponseBytes > 256 * 1024 * 1024) {
-    throw new OutboundConfigError(`TENET_TOOL_MAX_RESPONSE_BYTES must be an integer from 1024 to 268435456, got "${maxText}"`);
+  let settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>;
+  try {
+    settings = readSettings(env, OUTBOUND_VARIABLES);
+  } catch (error) {
+    throw error instanceof ConfigError ? new OutboundConfigError(error.problems.join('; ')) : error;
   }
-  const stdioCommands = [...(env['TENET_TOOL_STDIO_COMMANDS'] ?? '').split(','), ...extraStdioCommands].map((entry) => entry.trim()).filter(Boolean);
-  return { allowedHosts: [...new Set(entries)], maxResponseBytes, stdioCommands: [...new Set(stdioCommands)] };
+  return outboundPolicyOf(settings, extraAllowedHosts, extraStdioCommands);
+}
+
+/** The policy from validated settings (`TenetConfig.pick(OUTBOUND_VARIABLES)`) and the host's extra targets and commands. */
+export function outboundPolicyOf(settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
+  const extras = extraAllowedHosts.map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const bad = extras.filter((entry) => !HOST_ENTRY.test(entry));
+  if (bad.length > 0) throw new OutboundConfigError(`allowed tool hosts must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
+  const stdioCommands = [...settings.TENET_TOOL_STDIO_COMMANDS, ...extraStdioCommands.map((entry) => entry.trim()).filter(Boolean)];
+  return { allowedHosts: [...new Set([...settings.TENET_TOOL_ALLOWED_HOSTS, ...extras])], maxResponseBytes: settings.TENET_TOOL_MAX_RESPONSE_BYTES, stdioCommands: [...new Set(stdioCommands)] };
 }
 
 /** Whether the policy lets an MCP stdio service run `command`; refused with `TOOLS.TARGET_NOT_ALLOWED` otherwise. */
@@ -63,42 +72,8 @@ export function assertStdioCommandAllowed(policy: OutboundPolicy, command: strin
 /** Adds one `host:port` to a comma-separated allow-list value (for hosts that start their own tool service). */
 export const appendAllowedHost = (current: string | undefined, hostPort: string): string => [current, hostPort].filter((part) => part && part.trim() !== '').join(',');
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
-}
-
-/** Loopback, private, link-local (incl. 169.254.169.254 metadata), unique-local, multicast or reserved. */
-export function isBlockedAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) return blocked.check(address, 'ipv6');
-  return true;
-}
+/** Loopback, private, link-local (incl. 169.254.169.254 metadata), unique-local, multicast or reserved (@tenet/outbound-guard). */
+export { isBlockedAddress };
 
 const notAllowed = (target: string, why: string): ToolServiceError =>
   new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `tool service target ${target} is not allowed: ${why} (add it to TENET_TOOL_ALLOWED_HOSTS to allow it)`);
@@ -113,19 +88,7 @@ export function isAllowedByList(policy: OutboundPolicy, url: URL): boolean {
 }
 
 /** Connect-time lookup that refuses blocked addresses, so what is checked is what is dialled. */
-const guardedLookup: typeof dnsLookup = ((hostname: string, options: unknown, callback: unknown) => {
-  const cb = (typeof options === 'function' ? options : callback) as (error: Error | null, address: string | LookupAddress[], family?: number) => void;
-  const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
-  dnsLookup(hostname, { ...opts, all: true }, (error, addresses) => {
-    if (error) return cb(error, []);
-    const bad = addresses.find((entry) => isBlockedAddress(entry.address));
-    if (bad) return cb(notAllowed(hostname, `it resolves to the non-public address ${bad.address}`), []);
-    if (opts.all) return cb(null, addresses);
-    const first = addresses[0];
-    if (!first) return cb(new Error(`no address for ${hostname}`), []);
-    cb(null, first.address, first.family);
-  });
-}) as typeof dnsLookup;
+const lookupRefusingBlocked = guardedLookup((hostname, address) => notAllowed(hostname, `it resolves to the non-public address ${address}`));
 
 export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -133,9 +96,11 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
  * `fetch` under the policy: refuses disallowed targets, never follows redirects, caps the response body.
  * The MCP transport takes it as its `fetch`, so every adapter goes through the same guard.
  */
-export function guardedFetch(policy: OutboundPolicy): GuardedFetch & { close(): Promise<void> } {
-  const open = new Agent({ connections: 64 });
-  const guarded = new Agent({ connections: 64, connect: { lookup: guardedLookup } });
+export function guardedFetch(policy: OutboundPolicy, options: { streaming?: boolean } = {}): GuardedFetch & { close(): Promise<void> } {
+  // `streaming`: for event streams that stay open and quiet for long (MCP notification streams), no idle-body timeout.
+  const timeouts = options.streaming ? { bodyTimeout: 0 } : {};
+  const open = new Agent({ connections: 64, ...timeouts });
+  const guarded = new Agent({ connections: 64, ...timeouts, connect: { lookup: lookupRefusingBlocked } });
   const call = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input.toString());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notAllowed(url.origin, 'only http and https are supported');

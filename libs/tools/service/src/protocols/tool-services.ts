@@ -12,6 +12,7 @@ import { SdkPluginProtocol } from './sdk.protocol.js';
 /** The three adapters behind one `ToolServiceProtocol`, chosen by the service's `kind`, all under one outbound policy. */
 export class ToolServices implements ToolServiceProtocol {
   private readonly fetch;
+  private readonly watchFetch;
   private readonly byKind: Record<ToolServiceV1['kind'], ToolServiceProtocol>;
   private readonly mcp: McpProtocol;
   private readonly credentials: ToolCredentialsProvider;
@@ -22,8 +23,9 @@ export class ToolServices implements ToolServiceProtocol {
     options: McpProtocolOptions & { secrets?: SecretBox } = {},
   ) {
     this.fetch = guardedFetch(policy);
+    this.watchFetch = guardedFetch(policy, { streaming: true });
     this.credentials = new ToolCredentialsProvider(options.secrets, this.fetch);
-    this.mcp = new McpProtocol(this.fetch, policy, this.credentials, options);
+    this.mcp = new McpProtocol(this.fetch, policy, this.credentials, { ...options, watchFetch: this.watchFetch });
     this.byKind = { openapi: new OpenApiProtocol(this.fetch, this.credentials), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
   }
 
@@ -49,7 +51,7 @@ export class ToolServices implements ToolServiceProtocol {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.mcp.close();
-      await this.fetch.close();
+      await Promise.all([this.fetch.close(), this.watchFetch.close()]);
     })();
     return this.closing;
   }

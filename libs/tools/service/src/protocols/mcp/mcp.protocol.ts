@@ -24,10 +24,24 @@ export const descriptorsOf = (tools: readonly Tool[]): ToolDescriptorV1[] =>
   });
 
 export interface McpProtocolOptions {
-  /** A standing connection (stdio) said its tool list changed: the service's new tools. */
+  /**
+   * A standing connection said its tool list changed (`notifications/tools/list_changed`): the service's new tools.
+   * Given this, the protocol keeps one watching session open per HTTP service it has described or called.
+   */
   onToolsChanged?: (service: ToolServiceV1, tools: ToolDescriptorV1[]) => void;
   onStdioExit?: (service: ToolServiceV1, detail: string) => void;
+  /** The fetch of watching sessions: long-lived event streams, so no idle-body timeout (default: the call fetch). */
+  watchFetch?: GuardedFetch;
 }
+
+/** A session kept open to hear an HTTP server's list-changed notifications; `fingerprint` is the registration it watches. */
+interface Watcher {
+  fingerprint: string;
+  client?: Client;
+  closed: boolean;
+}
+
+const WATCH_CONNECT_TIMEOUT_MS = 15_000;
 
 /**
  * MCP tool services with the official SDK client, `tools/list` and `tools/call`, over three transports:
@@ -41,6 +55,10 @@ export interface McpProtocolOptions {
 export class McpProtocol implements ToolServiceProtocol {
   private readonly transports = new LRUCache<string, HttpTransportKind>({ max: 1024, ttl: 60 * 60_000 });
   private readonly stdio: StdioServers;
+  /** One watching session per HTTP service name (bounded; the least recently used is closed). */
+  private readonly watchers = new LRUCache<string, Watcher>({ max: 512, dispose: (watcher) => void closeWatcher(watcher) });
+  private readonly onToolsChanged: McpProtocolOptions['onToolsChanged'];
+  private readonly watchFetch: GuardedFetch;
 
   constructor(
     private readonly fetch: GuardedFetch,
@@ -49,6 +67,8 @@ export class McpProtocol implements ToolServiceProtocol {
     options: McpProtocolOptions = {},
   ) {
     const onToolsChanged = options.onToolsChanged;
+    this.onToolsChanged = onToolsChanged;
+    this.watchFetch = options.watchFetch ?? fetch;
     this.stdio = new StdioServers({
       clientInfo: CLIENT_INFO,
       ...(onToolsChanged ? { onToolsChanged: (service: ToolServiceV1, tools: Tool[]) => onToolsChanged(service, descriptorsOf(tools)) } : {}),
@@ -59,7 +79,7 @@ export class McpProtocol implements ToolServiceProtocol {
   async describe(service: ToolServiceV1, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServiceDescriptionV1> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS;
     const attempt = attemptSignal(options.signal, timeoutMs);
-    return this.session(service, undefined, attempt, timeoutMs, service.name, async (client) => {
+    const description = await this.session(service, undefined, attempt, timeoutMs, service.name, async (client) => {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
@@ -69,6 +89,8 @@ export class McpProtocol implements ToolServiceProtocol {
       } while (cursor && tools.length < 10_000);
       return { tools: descriptorsOf(tools) };
     });
+    this.watch(service, description.tools);
+    return description;
   }
 
   async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
@@ -79,14 +101,53 @@ export class McpProtocol implements ToolServiceProtocol {
     );
     const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
     const text = content.filter((item) => item.type === 'text').map((item) => item.text ?? '').join('\n');
+    this.watch(service);
     if (result.isError) throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${text.slice(0, 500) || 'the tool reported an error'}`);
     const data = result.structuredContent ?? parseText(text, content);
     const meta = result._meta;
     return { data, metadata: meta && typeof meta === 'object' ? { ...meta } : {}, control: {} };
   }
 
-  close(): Promise<void> {
-    return this.stdio.close();
+  async close(): Promise<void> {
+    this.watchers.clear();
+    await this.stdio.close();
+  }
+
+  /**
+   * Keeps a session open to an HTTP server the executor has reached, so its `notifications/tools/list_changed`
+   * (on the Streamable HTTP GET stream or the SSE stream) are heard: the SDK client lists the tools again and
+   * `onToolsChanged` passes them on. Re-registering the service (another URL or credentials) replaces the watcher;
+   * a watcher whose connection closes is dropped and opened again on the service's next describe or call.
+   */
+  private watch(service: ToolServiceV1, seen?: ToolDescriptorV1[]): void {
+    const onToolsChanged = this.onToolsChanged;
+    if (!onToolsChanged || service.stdio) return;
+    const fingerprint = `${service.url}\u0000${service.auth?.sealed ?? ''}`;
+    if (this.watchers.get(service.name)?.fingerprint === fingerprint) return;
+    const watcher: Watcher = { fingerprint, closed: false };
+    this.watchers.set(service.name, watcher);
+    const forget = (): void => {
+      if (this.watchers.peek(service.name) === watcher) this.watchers.delete(service.name);
+    };
+    void (async () => {
+      const signal = AbortSignal.timeout(WATCH_CONNECT_TIMEOUT_MS);
+      const credentials = await this.credentials.apply(service, signal);
+      const url = new URL(service.url);
+      for (const [name, value] of credentials.query) url.searchParams.append(name, value);
+      const options = { fetch: this.watchFetch, redirectPolicy: 'same-origin' as const, ...(Object.keys(credentials.headers).length > 0 ? { requestInit: { headers: credentials.headers } } : {}) };
+      const transport = this.transports.get(service.url) === 'HTTP+SSE' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+      const client = new Client(CLIENT_INFO, { listChanged: { tools: { onChanged: (error, tools) => void (!error && tools && !watcher.closed && onToolsChanged(service, descriptorsOf(tools))) } } });
+      client.onclose = forget;
+      watcher.client = client;
+      await client.connect(transport, { signal, timeout: WATCH_CONNECT_TIMEOUT_MS });
+      if (watcher.closed) return closeWatcher(watcher);
+      // A change between the describe or call that opened the watcher and its session would go unheard: compare.
+      const now = descriptorsOf((await client.listTools(undefined, { signal, timeout: WATCH_CONNECT_TIMEOUT_MS })).tools);
+      if (!watcher.closed && (seen === undefined || JSON.stringify(now) !== JSON.stringify(seen))) onToolsChanged(service, now);
+    })().catch(async () => {
+      forget();
+      await closeWatcher(watcher);
+    });
   }
 
   private session<T>(service: ToolServiceV1, idempotencyKey: string | undefined, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
@@ -143,6 +204,17 @@ export class McpProtocol implements ToolServiceProtocol {
     }
     throw new ToolServiceError(TOOL_ERROR_CODES.SERVICE_UNREACHABLE, `${what} could not be reached`);
   }
+}
+
+async function closeWatcher(watcher: Watcher): Promise<void> {
+  watcher.closed = true;
+  const client = watcher.client;
+  watcher.client = undefined;
+  if (!client) return;
+  client.onclose = undefined;
+  const transport = client.transport;
+  if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+  await client.close().catch(() => undefined);
 }
 
 /** The HTTP status with which an endpoint refused a transport's opening request (404/405/400 make the client try the other). */

@@ -1,0 +1,1 @@
+export { blockedAddressOf, guardedLookup, isBlockedAddress } from './blocked-addresses.js';

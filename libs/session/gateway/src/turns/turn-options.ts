@@ -1,0 +1,68 @@
+import { hostname } from 'node:os';
+import { Logger, type Provider } from '@nestjs/common';
+import type { EventStore } from '@tenet/event-store';
+import type { MessageBus } from '@tenet/messaging';
+import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
+import { SessionEventsService } from '../events/session-events.service.js';
+import { newId } from '@tenet/edge';
+import { SessionTimers } from '../sessions/session-timers.js';
+import { turnTimingFrom, type TurnTiming } from './turn-deadline.js';
+import { DefinitionScreen } from './turn-definitions.js';
+import { TurnLeases, turnLeaseTtlFrom } from './turn-lease.js';
+import { TurnRecovery } from './turn-recovery.js';
+
+/** Recall's default time budget (`TENET_RECALL_BUDGET_MS`). */
+export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+
+export const recallBudgetFrom = (env: Record<string, string | undefined>): number => {
+  const raw = env['TENET_RECALL_BUDGET_MS']?.trim();
+  if (!raw) return DEFAULT_RECALL_BUDGET_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 100) throw new RangeError(`TENET_RECALL_BUDGET_MS must be an integer ≥ 100 (milliseconds), got "${raw}"`);
+  return value;
+};
+
+export const TURN_OPTIONS = Symbol.for('tenet.gateway.turn-options');
+
+/** Everything a turn reads from the environment, read once where the module is built (not in constructors). */
+export interface TurnOptions {
+  /** The turn's deadline and each matcher attempt's timeout (`TENET_TURN_DEADLINE_MS`, `TENET_MATCHER_ATTEMPT_TIMEOUT_MS`). */
+  timing: TurnTiming;
+  /** A gateway whose heartbeat is older than this is dead (`TENET_TURN_LEASE_TTL_MS`). */
+  leaseTtlMs: number;
+  /** How long recall may take (`TENET_RECALL_BUDGET_MS`). */
+  recallBudgetMs: number;
+  /** This process as a lease owner: unique per process. */
+  owner: string;
+}
+
+/** The one place the turn's environment variables are parsed; a bad value stops the start naming the variable. */
+export function turnOptionsFrom(env: Record<string, string | undefined>): TurnOptions {
+  return {
+    timing: turnTimingFrom(env),
+    leaseTtlMs: turnLeaseTtlFrom(env),
+    recallBudgetMs: recallBudgetFrom(env),
+    owner: `${hostname()}-${process.pid}-${newId(6)}`,
+  };
+}
+
+/** The turn's collaborators that are not plain classes: built here from the options, injected where used. */
+export const turnInfrastructureProviders: Provider[] = [
+  { provide: TURN_OPTIONS, useFactory: (): TurnOptions => turnOptionsFrom(process.env) },
+  {
+    provide: TurnLeases,
+    useFactory: (store: EventStore, bus: MessageBus, options: TurnOptions) => new TurnLeases(store, bus, options.owner, { ttlMs: options.leaseTtlMs }),
+    inject: [EVENT_STORE, MESSAGE_BUS, TURN_OPTIONS],
+  },
+  {
+    provide: TurnRecovery,
+    // A recovered turn's session leaves AwaitingTool before its `error` status: no session stays in it.
+    useFactory: (store: EventStore, leases: TurnLeases, events: SessionEventsService, timers: SessionTimers) =>
+      new TurnRecovery(store, leases, async (id, value, data, correlationId) => {
+        await timers.completeTool(id);
+        return events.append(id, { kind: 'status', source: 'ai_agent', status: value, data }, correlationId);
+      }),
+    inject: [EVENT_STORE, TurnLeases, SessionEventsService, SessionTimers],
+  },
+  { provide: DefinitionScreen, useFactory: () => new DefinitionScreen(new Logger('TurnDefinitions')) },
+];

@@ -1,0 +1,13 @@
+import type { Provider } from '@nestjs/common';
+import { TurnContext } from './turn-context.js';
+import { TurnJourneys } from './turn-journeys.js';
+import { TurnMemory } from './turn-memory.js';
+import { TurnMeter } from './turn-meter.js';
+import { turnInfrastructureProviders } from './turn-options.js';
+import { TurnPreparation } from './turn-preparation.js';
+import { TurnRunner } from './turn-runner.js';
+import { TurnTools } from './turn-tools.js';
+import { TurnService } from './turn.service.js';
+
+/** The turn's providers, for the module that hosts sessions (the guideline source and the extras are bound there). */
+export const TURN_PROVIDERS: Provider[] = [...turnInfrastructureProviders, TurnService, TurnRunner, TurnPreparation, TurnTools, TurnMeter, TurnMemory, TurnContext, TurnJourneys];
