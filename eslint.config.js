@@ -42,8 +42,9 @@ const scopes = {
   'scope:platform': base,
   // Workspaces hold a budget: the edge validates it with metering's domain rules.
   'scope:edge': [...base, 'scope:edge', 'scope:metering'],
-  // Definitions are checked against the rules of the contexts that run them (journeys, matching, metering, tools).
-  'scope:catalog': [...base, 'scope:catalog', 'scope:edge', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:tools'],
+  // Definitions are checked against the rules of the contexts that run them (journeys, matching, metering, memory,
+  // tools, the session's failure reply); the type rules keep the catalog from the session gateway itself.
+  'scope:catalog': [...base, 'scope:catalog', 'scope:edge', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:memory', 'scope:tools', 'scope:session'],
   // The session gateway orchestrates the turn: it reads definitions and applies other contexts' domain rules.
   'scope:session': [...base, 'scope:session', 'scope:edge', 'scope:catalog', 'scope:metering', 'scope:journeys', 'scope:matching', 'scope:memory', 'scope:tools'],
   // Budgets and usage are per agent and workspace: metering's HTTP side reads both.
