@@ -1,7 +1,7 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-const boundaries = (testCode) => [
+const boundaries = (testCode, scopeRules = scopeConstraints) => [
   'error',
   {
     enforceBuildableLibDependency: false,
@@ -24,9 +24,52 @@ const boundaries = (testCode) => [
       // Hosts compose feature modules into runnable processes (all-in-one, or one service) for apps and tests.
       { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:host', 'type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      ...scopeRules,
     ],
   },
 ];
+
+/**
+ * Which contexts a project's code may reach (ADR 0027), on top of the type rules above (which already keep a
+ * feature lib from importing another feature lib). The platform is infrastructure for every context and knows
+ * none of them; a context reaches its own libs, the shared contracts and testing, the platform, and — listed
+ * here, each for a reason — the HTTP edge, the catalog's storage and other contexts' pure domain rules.
+ * Hosts and the all-in-one app compose everything and have no scope rule.
+ */
+const base = ['scope:shared', 'scope:platform'];
+const scopes = {
+  'scope:shared': ['scope:shared'],
+  'scope:platform': base,
+  // Workspaces hold a budget: the edge validates it with metering's domain rules.
+  'scope:edge': [...base, 'scope:edge', 'scope:metering'],
+  // Definitions are checked against the rules of the contexts that run them (journeys, matching, metering, memory,
+  // tools, the session's failure reply, the agent's intent settings); the type rules keep the catalog from the session gateway itself.
+  'scope:catalog': [...base, 'scope:catalog', 'scope:edge', 'scope:intents', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:memory', 'scope:tools', 'scope:session'],
+  // The session gateway orchestrates the turn: it reads definitions and applies other contexts' domain rules.
+  'scope:session': [...base, 'scope:session', 'scope:edge', 'scope:catalog', 'scope:metering', 'scope:journeys', 'scope:matching', 'scope:memory', 'scope:tools'],
+  // Budgets and usage are per agent and workspace: metering's HTTP side reads both.
+  'scope:metering': [...base, 'scope:metering', 'scope:edge', 'scope:catalog', 'scope:hosts'],
+  // The matcher meters its own LLM calls (price table, budget charges).
+  'scope:matching': [...base, 'scope:matching', 'scope:metering'],
+  'scope:journeys': [...base, 'scope:journeys'],
+  // Intents are classified by the matcher over the bus (contracts) and reported through a token: no context import.
+  'scope:intents': [...base, 'scope:intents'],
+  // Recall's embeddings are priced and metered like every LLM call.
+  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts', 'scope:metering'],
+  'scope:tools': [...base, 'scope:tools', 'scope:hosts'],
+  'scope:channels': [...base, 'scope:channels', 'scope:edge', 'scope:hosts'],
+  // The CLI checks definition files offline with the contexts' own domain rules.
+  'scope:cli': [...base, 'scope:cli', 'scope:intents', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:session'],
+  // Apps of one service: wiring of their host, the edge and the platform.
+  'scope:guideline-matcher': [...base, 'scope:hosts', 'scope:matching'],
+  'scope:journey-engine': [...base, 'scope:hosts', 'scope:journeys'],
+  'scope:session-gateway': [...base, 'scope:hosts', 'scope:session', 'scope:edge'],
+};
+const constraintsOf = (rules) => Object.entries(rules).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
+const scopeConstraints = constraintsOf(scopes);
+// The one platform file that knows a context: the budget gate charges LLM calls with metering's price rules. It
+// belongs to metering (ADR 0027, not done); until it moves, only this file may import the metering domain.
+const budgetGateScopes = constraintsOf({ ...scopes, 'scope:platform': [...base, 'scope:metering'] });
 
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 
@@ -67,5 +110,9 @@ export default tseslint.config(
   {
     files: ['**/*.spec.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
+  },
+  {
+    files: ['libs/platform/budget-store/src/budget-gate.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(false, budgetGateScopes) },
   },
 );

@@ -63,7 +63,7 @@ import type { GuidelineMatcherOptions } from '../libs/matching/service/src/match
 import { combineQueryVectors, prefilterQuery } from '../libs/matching/service/src/prefilter-query.js';
 import { ProviderRegistry } from '../libs/matching/service/src/provider-registry.js';
 import type { StoredEvent } from '@tenet/event-store';
-import type { JourneyRecord } from '../libs/session/gateway/src/journeys/journey.dto.js';
+import type { JourneyRecord } from '@tenet/catalog-data-access';
 import { JourneyTurn } from '../libs/session/gateway/src/turns/turn-journeys.js';
 import { agentOfSize, agentWithManyCritical, generatedGuideline, generatedIntents, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
 

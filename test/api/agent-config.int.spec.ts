@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { GuidelinesRepository } from '@tenet/session-gateway';
+import { GuidelinesRepository } from '@tenet/catalog-data-access';
 import { gatewayHttp, logHead as logHeadOf } from './support/gateway-http.js';
 
 type Agent = Record<string, unknown> & { id: string };

@@ -9,7 +9,7 @@ import { startAllInOne } from '@tenet/hosts';
 import { OfflineVectorizer, OpenAiProvider } from '@tenet/llm';
 import { openAiCompletion, startWireServer, type RecordedRequest, type WireServer } from '@tenet/llm/testing';
 import { EVENT_STORE, tenetStreamsFor } from '@tenet/platform-runtime';
-import { AgentBudgets } from '@tenet/session-gateway';
+import { AgentBudgets } from '@tenet/metering-http';
 import { deleteRedisKeys, deleteStreams, describeWithService, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
 import { gatewayHttp } from './support/gateway-http.js';
 

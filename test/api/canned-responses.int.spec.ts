@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { CannedResponsesRepository } from '@tenet/session-gateway';
+import { CannedResponsesRepository } from '@tenet/catalog-data-access';
 import { gatewayHttp, logHead as logHeadOf } from './support/gateway-http.js';
 
 interface CannedResponse {

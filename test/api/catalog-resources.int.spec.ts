@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { GuidelinesRepository } from '@tenet/session-gateway';
+import { GuidelinesRepository } from '@tenet/catalog-data-access';
 import { startAllInOne as startGateway } from '@tenet/hosts';
 import { gatewayHttp } from './support/gateway-http.js';
 

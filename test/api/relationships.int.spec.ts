@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { RelationshipsRepository } from '@tenet/session-gateway';
+import { RelationshipsRepository } from '@tenet/catalog-data-access';
 import { gatewayHttp, logHead as logHeadOf } from './support/gateway-http.js';
 
 interface RelationshipWire {

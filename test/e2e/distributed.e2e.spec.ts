@@ -121,13 +121,15 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     started.push(second);
     await healthy(`http://127.0.0.1:${port + 4}`, second);
     await healthy(`http://127.0.0.1:${port + 18}`, stack, 400_000);
-    // Of the processes on the gateway's log — two gateways and the memory store (PORT+18), which shares it — exactly
-    // one publishes it (holds the relay lease); the others stand by.
+    // Of the processes on the gateway's log — two gateways, the memory store (PORT+18) and the channel gateway
+    // (PORT+17), which share it — exactly one publishes it (holds the relay lease); the others stand by. Which one
+    // wins depends on which started first.
+    await healthy(`http://127.0.0.1:${port + 17}`, stack, 400_000);
     const relayRoles = await Promise.all(
-      [gatewayUrl, `http://127.0.0.1:${port + 4}`, `http://127.0.0.1:${port + 18}`].map(async (base) => ((await (await fetch(`${base}/healthz`)).json()) as { relay: { role: string } }).relay.role),
+      [gatewayUrl, `http://127.0.0.1:${port + 4}`, `http://127.0.0.1:${port + 18}`, `http://127.0.0.1:${port + 17}`].map(async (base) => ((await (await fetch(`${base}/healthz`)).json()) as { relay: { role: string } }).relay.role),
     );
     expect(relayRoles.filter((role) => role === 'leader')).toHaveLength(1);
-    expect(relayRoles.filter((role) => role === 'standby')).toHaveLength(2);
+    expect(relayRoles.filter((role) => role === 'standby')).toHaveLength(3);
     const sharedPublished: { id: string; sessionId: string }[] = [];
     const sharedSub = nc.subscribe(`${namespace}.tenet.v1.session.>`, {
       callback: (_error, msg) => {

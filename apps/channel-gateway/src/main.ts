@@ -6,7 +6,7 @@ import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The channel gateway: `/bindings`, `/channels` and the channels' inbound URLs on PORT (default 8807), delivering

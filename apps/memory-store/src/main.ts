@@ -5,7 +5,7 @@ import { closeOnSignals, MemoryStoreHostModule, startMessageHandlers } from '@te
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The memory store: answers `tenet.rpc.v1.memory.recall` (queue group `memory-store`) and serves the knowledge

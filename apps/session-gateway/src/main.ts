@@ -5,7 +5,7 @@ import { closeOnSignals, GatewayHostModule, startMessageHandlers } from '@tenet/
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 
 /**
  * The session gateway as its own process: Parlant-compatible REST on PORT (default 8800), the session event

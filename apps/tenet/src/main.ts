@@ -7,7 +7,7 @@ import { llmProviderNameFrom } from '@tenet/llm';
 import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
 import { inboundUrlLines } from '@tenet/channels-service';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 import { TenetAppModule } from './app.module.js';
 
 // Validated once, against the all-in-one schema (docs/configuration.md): a bad value stops the process here, naming the variable.

@@ -8,7 +8,9 @@ import { MemoryModule } from '@tenet/memory-service';
 import { MeteringModule } from '@tenet/metering-service';
 import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
-import { EdgeAccessModule, SessionGatewayModule } from '@tenet/session-gateway';
+import { CatalogHttpModule } from '@tenet/catalog-http';
+import { EdgeAccessModule } from '@tenet/edge';
+import { SessionGatewayModule } from '@tenet/session-gateway';
 import { IntentsModule } from '@tenet/intents-service';
 import { ToolExecutionClientModule, ToolExecutorModule } from '@tenet/tools-service';
 import { HealthHttpController } from './health.http.controller.js';
@@ -43,6 +45,7 @@ export class AllInOneHostModule {
         ObservabilityModule.forRoot(config.serviceName),
         PlatformModule.forRoot(config),
         health,
+        CatalogHttpModule,
         SessionGatewayModule,
         // Intents (ADR 0031): `/intents`, and the turn's classification in its matching call.
         IntentsModule,
@@ -66,7 +69,7 @@ export class GatewayHostModule {
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
     return {
       module: GatewayHostModule,
-      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, SessionGatewayModule, IntentsModule, ToolExecutionClientModule.forRoot()],
+      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), health, CatalogHttpModule, SessionGatewayModule, IntentsModule, ToolExecutionClientModule.forRoot()],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

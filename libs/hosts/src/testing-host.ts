@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadPlatformConfig } from '@tenet/platform-runtime';
-import { configureGatewayHttp } from '@tenet/session-gateway';
+import { configureGatewayHttp } from '@tenet/edge';
 import { AllInOneHostModule, ChannelGatewayHostModule, GatewayHostModule, MemoryStoreHostModule, type HostOptions } from './hosts.module.js';
 import { startMessageHandlers } from './service-host.js';
 

@@ -1,21 +1,16 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
-import type { CallUsageV1, CheckCoherenceReplyV1, CheckCoherenceRequestV1 } from '@tenet/contracts';
-import { billedCallsOf, checkCoherenceRequest, generateWithRecovery, proposalId, type CheckCoherenceInput, type CheckCoherenceOutput, type LlmResponse } from '@tenet/llm';
+import type { CheckCoherenceReplyV1, CheckCoherenceRequestV1 } from '@tenet/contracts';
+import { CHECK_COHERENCE, checkCoherenceRequest, generateWithRecovery, proposalId, registerOfflineTask, type CheckCoherenceInput, type CheckCoherenceOutput, type LlmResponse } from '@tenet/llm';
+import { failedWithCalls, usagesOf } from './guideline-matcher.js';
+import { checkCoherenceOffline } from './offline-coherence.js';
 import { ProviderRegistry } from './provider-registry.js';
+
+// Without a model, the coherence check is the matching domain's lexical judgement (every offline provider answers it).
+registerOfflineTask(CHECK_COHERENCE, checkCoherenceOffline);
 
 const replica = `${hostname()}:${process.pid}`;
 const PURPOSE = 'check_coherence';
-
-const usageOf = (response: LlmResponse): CallUsageV1 => ({
-  purpose: PURPOSE,
-  provider: response.provider,
-  model: response.model,
-  input_tokens: response.usage.inputTokens,
-  output_tokens: response.usage.outputTokens,
-  latency_ms: Math.round(response.latencyMs * 1000) / 1000,
-  ...(response.fallbackFrom !== undefined ? { fallback_from: response.fallbackFrom } : {}),
-});
 
 const round = (value: number): number => Math.round(value * 100) / 100;
 
@@ -42,9 +37,7 @@ export class CoherenceChecker {
       ({ response } = await generateWithRecovery<CheckCoherenceInput, CheckCoherenceOutput>(provider, { ...call, ...(options.signal ? { signal: options.signal } : {}) }, 0.3));
     } catch (error) {
       // Calls billed before the failure still go back to the gateway to be metered.
-      const billed = billedCallsOf(error).map((b): CallUsageV1 => ({ purpose: PURPOSE, provider: b.provider, model: b.model, input_tokens: b.usage.inputTokens, output_tokens: b.usage.outputTokens, latency_ms: 0 }));
-      if (billed.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { calls: billed } });
-      throw error;
+      throw failedWithCalls(error, PURPOSE, []);
     }
     const existingIds = new Set(request.existing.map((g) => g.id));
     const results: CheckCoherenceReplyV1['results'] = request.proposals.map(() => ({ contradictions: [], overlaps: [] }));
@@ -64,7 +57,7 @@ export class CoherenceChecker {
       const entry = { guideline_id: finding.guideline_id, condition_similarity: round(finding.condition_similarity), reason: finding.reason };
       (finding.kind === 'contradiction' ? result.contradictions : result.overlaps).push(entry);
     }
-    const calls = [...(response.billedBefore ?? []).map((b): CallUsageV1 => ({ purpose: PURPOSE, provider: b.provider, model: b.model, input_tokens: b.usage.inputTokens, output_tokens: b.usage.outputTokens, latency_ms: 0 })), usageOf(response)];
+    const calls = usagesOf(PURPOSE, response);
     return { results, calls, served_by: replica };
   }
 }

@@ -3,6 +3,7 @@ import type { BudgetScopeV1 } from '@tenet/contracts';
 import type { BudgetStore } from './budget-store.port.js';
 import { billedCallsOf, conversationOf, type BilledCall, type LlmProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
 import { chargeOf, estimateCostUsd, microUsd, type PriceTable } from '@tenet/metering-domain';
+import { sleep } from '@tenet/messaging';
 
 /** A call refused because a budget it would be charged to is spent. Travels to the gateway as `BUDGET.EXCEEDED`. */
 export class BudgetExceededError extends Error {
@@ -43,16 +44,6 @@ export function estimateCall(request: LlmRequest): { input: number; output: numb
   return { input: Math.ceil(chars / 3), output: request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE };
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 export interface BudgetGateOptions {
   store: BudgetStore | undefined;

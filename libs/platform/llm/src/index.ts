@@ -63,7 +63,7 @@ export {
   type VariableToExtract,
 } from './tasks/extract-context.js';
 export { extractContext as offlineExtractContext } from './offline/extract.js';
-export { OfflineProvider, OFFLINE_MODEL } from './offline/offline-provider.js';
+export { OfflineProvider, OFFLINE_MODEL, registerOfflineTask } from './offline/offline-provider.js';
 export { classifyIntent as offlineClassifyIntent } from './offline/intents.js';
 export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from './openai/openai-provider.js';
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
@@ -77,5 +77,6 @@ export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS 
 export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';
 export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';
 export { compileUserPattern, re2RegExp, type CompiledPattern, type UserPattern } from '@tenet/json-schema';
-export { redactSecrets } from './redaction/redact-secrets.js';
+// The one secret redactor lives in observability; re-exported for the provider adapters' callers.
+export { redactSecrets } from '@tenet/observability';
 export { agentInstructions, type AgentSoul } from './tasks/agent-instructions.js';

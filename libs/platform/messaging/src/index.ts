@@ -33,3 +33,4 @@ export {
   RpcCancellations,
   type DeadlineRequestOptions,
 } from './request-retry.js';
+export { sleep } from './sleep.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RequestFailedError, type Headers, type MessageBus, type Subscription } from './message-bus.port.js';
+import { sleep } from './sleep.js';
 
 /** The header carrying an RPC's deadline (epoch milliseconds): the responder stops its work when it passes. */
 export const DEADLINE_HEADER = 'tenet-deadline-at';
@@ -32,16 +33,6 @@ export interface DeadlineRequestOptions {
   now?: () => number;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * A request that is retried within one deadline (issue 11 item 3): `RequestFailedError` — no responder (a NATS

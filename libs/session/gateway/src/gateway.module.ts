@@ -1,118 +1,45 @@
 import { Module } from '@nestjs/common';
-import { EdgeAccessModule } from './auth/edge-access.module.js';
-import { KeysHttpController } from './auth/keys.http.controller.js';
-import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
-import { WorkspacesHttpController } from './workspaces/workspaces.http.controller.js';
-import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
-import { AgentsHttpController } from './agents/agents.http.controller.js';
-import { AgentsRepository } from './agents/agents.repository.js';
-import { AgentBudgets } from './budgets/agent-budgets.js';
-import { BudgetExhaustion } from './budgets/budget-exhaustion.js';
-import { BudgetHttpController } from './budgets/budget.http.controller.js';
-import { CapabilitiesHttpController } from './capabilities/capabilities.http.controller.js';
-import { CapabilitiesRepository } from './capabilities/capabilities.repository.js';
-import { ContextVariablesHttpController } from './context-variables/context-variables.http.controller.js';
-import { ContextVariablesRepository } from './context-variables/context-variables.repository.js';
-import { CustomersHttpController } from './customers/customers.http.controller.js';
-import { CustomersRepository } from './customers/customers.repository.js';
-import { EvaluationsHttpController } from './evaluations/evaluations.http.controller.js';
-import { EvaluationsService } from './evaluations/evaluations.service.js';
+import { CatalogDataModule } from '@tenet/catalog-data-access';
+import { EdgeAccessModule, KeysHttpController, SESSION_DIRECTORY, WorkspacesModule } from '@tenet/edge';
+import { MeteringHttpModule } from '@tenet/metering-http';
 import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
-import { GuidelinesHttpController } from './guidelines/guidelines.http.controller.js';
-import { GuidelinesRepository } from './guidelines/guidelines.repository.js';
-import { JourneyTimers } from './journeys/journey-timers.js';
-import { JourneyCatalog } from './journeys/journey-catalog.js';
-import { JourneysHttpController } from './journeys/journeys.http.controller.js';
-import { JourneysRepository } from './journeys/journeys.repository.js';
+import { BudgetExhaustion } from './sessions/budget-exhaustion.js';
+import { JourneyTimers } from './sessions/journey-timers.js';
 import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
-import { TagReferences } from './tags/tag-references.js';
-import { TagsHttpController } from './tags/tags.http.controller.js';
-import { TagsRepository } from './tags/tags.repository.js';
-import { TermsHttpController } from './terms/terms.http.controller.js';
-import { TermsRepository } from './terms/terms.repository.js';
-import type { EventStore } from '@tenet/event-store';
-import { defaultPriceTable } from '@tenet/metering-domain';
-import { EVENT_STORE } from '@tenet/platform-runtime';
-import { priceTableFrom, UsageStreamSink } from './usage/usage-stream.sink.js';
-import { UsageHttpController } from './usage/usage.http.controller.js';
-import { UsagePageHttpController } from './usage/usage-page.http.controller.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
-import { CannedResponsesHttpController } from './canned-responses/canned-responses.http.controller.js';
-import { CannedResponsesRepository } from './canned-responses/canned-responses.repository.js';
-import { RelationshipsHttpController } from './relationships/relationships.http.controller.js';
-import { RelationshipsRepository } from './relationships/relationships.repository.js';
 import { GUIDELINE_SOURCE, TURN_EXTRAS } from './turns/turn.service.js';
 import { TURN_PROVIDERS } from './turns/turns.providers.js';
-import { ServicesHttpController } from './services/services.http.controller.js';
-import { ServiceCredentialsCheck } from './services/service-credentials.js';
-import { ServicesRepository } from './services/services.repository.js';
-import { ToolListRefresh } from './services/tool-list-refresh.js';
+import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
 
 /**
- * Parlant-compatible REST over the platform ports. Needs PlatformModule, a guideline matcher and metering
- * service answering on the bus (in-process all-in-one, or their own processes over NATS), and the tool
- * executor's client (`TOOL_EXECUTION`, provided globally by the host's ToolExecutionClientModule).
+ * Parlant-compatible sessions, their events and the turn, over the platform ports. Needs PlatformModule, a guideline
+ * matcher and metering service answering on the bus (in-process all-in-one, or their own processes over NATS), and
+ * the tool executor's client (`TOOL_EXECUTION`, provided globally by the host's ToolExecutionClientModule). The
+ * definitions it reads (agents, guidelines, journeys, ...) come from the catalog's storage; their routes are the
+ * catalog's (`CatalogHttpModule`, composed by the host next to this module, ADR 0027).
  */
 @Module({
-  // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018).
-  imports: [EdgeAccessModule],
-  controllers: [
-    AgentsHttpController,
-    SessionsHttpController,
-    EventsHttpController,
-    EventEditsHttpController,
-    CustomersHttpController,
-    TagsHttpController,
-    GuidelinesHttpController,
-    ContextVariablesHttpController,
-    TermsHttpController,
-    UsageHttpController,
-    UsagePageHttpController,
-    RelationshipsHttpController,
-    CannedResponsesHttpController,
-    JourneysHttpController,
-    CapabilitiesHttpController,
-    EvaluationsHttpController,
-    ServicesHttpController,
-    BudgetHttpController,
-    KeysHttpController,
-    WorkspacesHttpController,
-  ],
+  // API keys, session tokens, rate limits and workspaces on every HTTP route of the host (ADR 0018); budgets and
+  // usage metering around every LLM call of a turn.
+  imports: [EdgeAccessModule, WorkspacesModule, CatalogDataModule, MeteringHttpModule],
+  controllers: [SessionsHttpController, EventsHttpController, EventEditsHttpController, KeysHttpController],
   providers: [
-    AgentsRepository,
     SessionsRepository,
+    // Session tokens are minted only for sessions that exist.
+    { provide: SESSION_DIRECTORY, useExisting: SessionsRepository },
     SessionEventsService,
     SessionTimers,
-    TagsRepository,
-    TagReferences,
-    CustomersRepository,
-    GuidelinesRepository,
-    ContextVariablesRepository,
-    TermsRepository,
     ...TURN_PROVIDERS,
     // Untagged guidelines apply within the agent's workspace only (ADR 0018).
     WorkspaceGuidelineSource,
     { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
-    RelationshipsRepository,
-    CannedResponsesRepository,
-    JourneysRepository,
-    JourneyCatalog,
     JourneyTimers,
-    CapabilitiesRepository,
-    EvaluationsService,
-    ServicesRepository,
-    ServiceCredentialsCheck,
-    ToolListRefresh,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
-    AgentBudgets,
     BudgetExhaustion,
-    WorkspacesRepository,
-    // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
-    { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
   ],
 })
 export class SessionGatewayModule {}

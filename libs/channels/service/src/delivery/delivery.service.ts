@@ -9,6 +9,7 @@ import { CHANNELS_CONFIG, type ChannelsConfig } from '../channels.config.js';
 import { ChannelMetrics } from '../channels.metrics.js';
 import { ChannelsRepository } from '../channels/channels.repository.js';
 import { ConversationsRepository, type Conversation } from '../inbound/conversations.repository.js';
+import { sleep } from '@tenet/messaging';
 
 export { DELIVERY_STATUSES };
 export const DELIVERY_QUEUE = 'channel-delivery';
@@ -42,7 +43,6 @@ export interface AgentMessage {
   occurred_at: string;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Delivery of agent messages to the platform (ADR 0025): each message is queued in its conversation's outbox in

@@ -11,10 +11,10 @@ import { notFound } from '../http-errors.js';
 import { ConversationsRepository } from '../inbound/conversations.repository.js';
 import { SessionGatewayClient, type SessionMessage } from '../sessions/session-gateway.client.js';
 import { widgetScript } from './widget-script.js';
+import { sleep } from '@tenet/messaging';
 
 const AGENT_SOURCES = new Set(['ai_agent', 'human_agent', 'human_agent_on_behalf_of_ai_agent']);
 const MAX_WAIT_SECS = 30;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CORS for a widget channel: its `allowed_origins` (any origin when unset; the visitor token, not a cookie, is the credential). */
 export function widgetCors(channel: StoredChannel, request: Request, response: Response): void {

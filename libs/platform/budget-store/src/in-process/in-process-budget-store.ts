@@ -1,4 +1,4 @@
-import { admit } from '@tenet/metering-domain';
+import { admit } from '../admission.js';
 import type { BudgetStore, ReserveRequest, ReserveResult, ScopeRef, Settlement } from '../budget-store.port.js';
 
 interface Counter {

@@ -6,7 +6,7 @@ import type { BudgetStore, ReserveRequest, ReserveResult, ScopeRef, Settlement }
  * limit, estimate, the id of the turn's own hold ('' for none). Checks every scope first and reserves on all or
  * none, atomically: two gateway or matcher processes can never both take the last room of a budget. Expired
  * reservations (a process died mid-call) are dropped as they are seen. The rules are `admit` of
- * @tenet/metering-domain (the in-process adapter calls it).
+ * admission.ts (the in-process adapter calls it).
  */
 const RESERVE = `
 local now = tonumber(ARGV[1]); local ttl = tonumber(ARGV[2]); local id = ARGV[3]

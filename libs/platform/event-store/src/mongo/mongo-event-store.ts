@@ -12,6 +12,7 @@ import {
   type PreparedEvent,
   versionMatches,
 } from '../validation.js';
+import { sleep } from '@tenet/messaging';
 
 export interface MongoEventStoreOptions {
   /** A replica set (or mongos) URI: appends are multi-document transactions. */
@@ -359,4 +360,3 @@ function backoffMs(attempt: number): number {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,11 +1,9 @@
 import { UnsupportedTaskError } from '../errors.js';
 import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
-import { CHECK_COHERENCE, type CheckCoherenceInput } from '../tasks/check-coherence.js';
 import { COMPOSE_REPLY, type ComposeReplyInput } from '../tasks/compose-reply.js';
 import { EXTRACT_CONTEXT, type ExtractContextInput } from '../tasks/extract-context.js';
 import { MATCH_GUIDELINES, type MatchGuidelinesInput } from '../tasks/match-guidelines.js';
-import { checkCoherenceOffline } from './coherence.js';
 import { composeReply } from './compose.js';
 import { extractContext } from './extract.js';
 import { matchGuidelines } from './match.js';
@@ -18,9 +16,17 @@ export const estimateTokens = (text: string): number => (text.length === 0 ? 0 :
 const TASKS: Record<string, (input: unknown) => unknown> = {
   [MATCH_GUIDELINES]: (input) => matchGuidelines(input as MatchGuidelinesInput),
   [COMPOSE_REPLY]: (input) => composeReply(input as ComposeReplyInput),
-  [CHECK_COHERENCE]: (input) => checkCoherenceOffline(input as CheckCoherenceInput),
   [EXTRACT_CONTEXT]: (input) => extractContext(input as ExtractContextInput),
 };
+
+/**
+ * Adds a task the offline provider computes, for a task whose deterministic answer is a context's domain rule (the
+ * guideline matcher registers the coherence check, the matching domain's lexical judgement): the platform's LLM
+ * lib does not import a context's domain (ADR 0027).
+ */
+export function registerOfflineTask<I, O>(kind: string, perform: (input: I) => O): void {
+  TASKS[kind] = (input) => perform(input as I);
+}
 
 /**
  * The default provider when no API key is configured: computes Tenet's tasks from their structured input,

@@ -1,5 +1,5 @@
 import { AuthenticationError, LlmError, ProviderUnavailableError, RateLimitedError } from '../errors.js';
-import { redactSecrets } from '../redaction/redact-secrets.js';
+import { redactSecrets } from '@tenet/observability';
 
 /** The shape both official SDKs give their HTTP errors (`APIError`): status and response headers. */
 interface SdkApiError extends Error {

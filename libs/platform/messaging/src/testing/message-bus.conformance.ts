@@ -3,6 +3,7 @@ import { eventually } from '@tenet/testing';
 import { NoStreamForSubjectError } from '../errors.js';
 import { NonRetryableMessageError, RemoteHandlerError, RequestFailedError, type DeliveredMessage, type MessageBus, type Subscription } from '../message-bus.port.js';
 import type { StreamSpec } from '../subjects.js';
+import { sleep } from '../sleep.js';
 
 export interface MessageBusHarness {
   bus: MessageBus;
@@ -11,7 +12,6 @@ export interface MessageBusHarness {
   dispose(): Promise<void>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The one suite every MessageBus adapter must pass (JetStream + core NATS, in-process). Each test works in

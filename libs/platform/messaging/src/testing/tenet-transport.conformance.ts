@@ -10,8 +10,8 @@ import type { TenetContext } from '../nest/tenet-context.js';
 import { TenetExceptionFilter } from '../nest/tenet-exception.filter.js';
 import { TenetTransport } from '../nest/tenet-transport.js';
 import type { MessageBusHarness } from './message-bus.conformance.js';
+import { sleep } from '../sleep.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const unique = (): string => randomUUID().replaceAll('-', '');
 
 /**

@@ -1,9 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
-import { patchRecord } from '../customers/customer.dto.js';
-import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
-import { notFound, UnprocessableEntity } from '../http/validation.js';
+import { patchRecord, MetadataPatchDto } from '@tenet/catalog-data-access';
+import { notFound, UnprocessableEntity } from '@tenet/edge';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { EventCreationDto, type EventView } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
-import { IsOmittable, type ValidationDetail } from '../http/validation.js';
+import { IsOmittable, type ValidationDetail } from '@tenet/edge';
 
 export const EVENT_KINDS = ['message', 'tool', 'status', 'custom'] as const;
 export const EVENT_SOURCES = ['customer', 'customer_ui', 'human_agent', 'human_agent_on_behalf_of_ai_agent', 'ai_agent', 'system'] as const;

@@ -2,14 +2,13 @@ import { setMaxListeners } from 'node:events';
 import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { notFound, UnprocessableEntity, type ValidationDetail } from '../http/validation.js';
+import { notFound, UnprocessableEntity, type ValidationDetail, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '@tenet/edge';
 import { SessionTimers } from '../sessions/session-timers.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { TurnService } from '../turns/turn.service.js';
-import { AgentsRepository } from '../agents/agents.repository.js';
+import { AgentsRepository } from '@tenet/catalog-data-access';
 import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
-import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '../http/idempotency.js';
 import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
 /** What `kinds` may name when listing: Parlant's kinds, and `journey_transition` for the journey records alone (shown as `custom`). */

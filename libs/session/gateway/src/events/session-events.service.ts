@@ -5,8 +5,7 @@ import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEve
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
-import { IdempotencyKeyReusedError, type IdempotencyKey } from '../http/idempotency.js';
-import { newId } from '../ids.js';
+import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';

@@ -24,11 +24,3 @@ export interface IntentTurnPort {
 export interface IntentTurnsPort {
   begin(agentId: string, tail: readonly { source?: string; data?: unknown }[], journeyActive: boolean): Promise<IntentTurnPort | undefined>;
 }
-
-/** The usage page's intents section (counts and clarification rate per agent), by the same kind of token. */
-export const INTENT_REPORTS = Symbol.for('tenet.intents.reports');
-
-export interface IntentReportsPort {
-  forAgent(agentId: string, buckets: readonly { from: string; to: string }[]): Promise<{ agent_id: string } & Record<string, unknown>>;
-  section(reports: readonly ({ agent_id: string; name: string } & Record<string, unknown>)[], buckets: readonly { from: string; to: string }[], label: (bucket: { from: string; to: string }) => string): string;
-}

@@ -1,6 +1,6 @@
 import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
 import { foldJourney, type JourneyEvent } from '@tenet/journeys-domain';
-import { recordedJourneys } from '../journeys/journey-records.js';
+import { recordedJourneys } from '@tenet/catalog-data-access';
 
 /** One turn's LLM calls as the `ready` status records them. */
 interface ReadyUsage {

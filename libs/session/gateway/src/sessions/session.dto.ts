@@ -2,9 +2,8 @@ import type { SessionActivity } from './session-activity.js';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { LabelsPatchDto, MetadataPatchDto } from '../guidelines/guideline.dto.js';
-import { ID_PATTERN } from '../ids.js';
-import { IsOmittable } from '../http/validation.js';
+import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
+import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { PatchOf } from '@tenet/platform-runtime';
 
 /** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */

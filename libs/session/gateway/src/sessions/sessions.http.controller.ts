@@ -3,19 +3,12 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpSt
 import { ApiHeader } from '@nestjs/swagger';
 import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
-import { AgentsRepository } from '../agents/agents.repository.js';
-import { CustomersRepository } from '../customers/customers.repository.js';
-import { pageOf, pageRequestOf, withCursor } from '../catalog/cursor-page.js';
-import { patchRecord } from '../customers/customer.dto.js';
-import { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey } from '../http/idempotency.js';
-import { notFound, UnprocessableEntity } from '../http/validation.js';
-import { newId } from '../ids.js';
-import { patchList } from '../tags/tag.dto.js';
+import { AgentsRepository, CustomersRepository, patchRecord, patchList } from '@tenet/catalog-data-access';
+import { pageOf, pageRequestOf, withCursor, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey, notFound, UnprocessableEntity, newId, WorkspaceDirectory } from '@tenet/edge';
 import { SessionCreationDto, SessionUpdateDto, type SessionDetailView, type SessionPage, type SessionView } from './session.dto.js';
 import { modeChange, SESSION_CONFIG_REVISION, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
 import { SessionTimers } from './session-timers.js';
 import { SessionEventsService } from '../events/session-events.service.js';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
 import type { Request } from 'express';
 
 /** Seed 004 status from the seed 000 lifecycle state. */

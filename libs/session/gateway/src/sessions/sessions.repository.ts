@@ -4,9 +4,7 @@ import { SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, type SessionModeC
 import { ConcurrencyError, inLane, type EventStore, type StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
-import { StreamCatalog } from '../catalog/stream-catalog.js';
-import { StreamFoldCache } from '../catalog/stream-fold-cache.js';
-import type { IdempotencyKey } from '../http/idempotency.js';
+import { StreamCatalog, StreamFoldCache, type IdempotencyKey } from '@tenet/edge';
 import type { SessionView } from './session.dto.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */

@@ -1,7 +1,7 @@
 import { toolIdempotencyKey, type ToolParametersV1 } from '@tenet/contracts';
 import type { ToolOutcome } from '@tenet/llm';
 import { failActiveSpan, traced, traceHeaders } from '@tenet/observability';
-import { NoToolExecutorError, type ToolCallResult, type ToolRunner, type ToolServiceRef } from '../services/tool-runner.js';
+import { NoToolExecutorError, type ToolCallResult, type ToolRunner, type ToolServiceRef } from '@tenet/catalog-data-access';
 
 /** How one tool the matcher may pick runs (see AgentTurnExtras): its service, or why it cannot run. */
 export interface RunnableTool {

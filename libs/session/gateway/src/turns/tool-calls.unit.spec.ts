@@ -1,4 +1,4 @@
-import { isStale } from '../context-variables/freshness.js';
+import { isStale } from '@tenet/catalog-data-access';
 import { callDeadlineMs, toolFieldValues, toOutcome } from './tool-calls.js';
 
 describe('tool calls of a turn', () => {

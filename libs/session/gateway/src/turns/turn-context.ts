@@ -1,17 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
-import { CapabilitiesRepository } from '../capabilities/capabilities.repository.js';
-import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
-import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
-import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
-import { isStale, unlessStale } from '../context-variables/freshness.js';
-import { serviceRef, ServicesRepository } from '../services/services.repository.js';
-import { TOOL_RUNNER, type ToolRunner } from '../services/tool-runner.js';
+import { WorkspaceDirectory } from '@tenet/edge';
+import { CapabilitiesRepository, type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, TermsRepository, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
 import { runToolCall } from './tool-calls.js';
-import { scopedToAgent } from '../tags/tag-references.js';
-import { TermsRepository } from '../terms/terms.repository.js';
-import type { TermView } from '../terms/term.dto.js';
-import type { CapabilityView } from '../capabilities/capability.dto.js';
 import type { TurnDefinitions } from './turn-definitions.js';
 import { missingRequiredContext } from '@tenet/matching-domain';
 

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AgentsRepository } from '../agents/agents.repository.js';
-import { cannedTurnItem, CannedResponsesRepository } from '../canned-responses/canned-responses.repository.js';
-import { RelationshipsRepository } from '../relationships/relationships.repository.js';
-import { parseServiceToolId, serviceRef, ServicesRepository } from '../services/services.repository.js';
+import { AgentsRepository, cannedTurnItem, CannedResponsesRepository, RelationshipsRepository, parseServiceToolId, serviceRef, ServicesRepository } from '@tenet/catalog-data-access';
 import type { TurnDefinitions } from './turn-definitions.js';
 import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
 

@@ -5,12 +5,9 @@ import { evaluateJourneyConditions, foldJourney, isJourneyConditionId, JOURNEY_C
 import { rankWithout, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
-import { journeyDefinition } from '../journeys/journey-catalog.js';
+import { journeyDefinition, journeyTransitionRecords, lastCustomerActivity, recordedJourneys, type JourneyRecord, JourneysRepository } from '@tenet/catalog-data-access';
 import type { TurnDefinitions } from './turn-definitions.js';
-import { journeyTransitionRecords, lastCustomerActivity, recordedJourneys } from '../journeys/journey-records.js';
-import { JourneyTimers } from '../journeys/journey-timers.js';
-import type { JourneyRecord } from '../journeys/journey.dto.js';
-import { JourneysRepository } from '../journeys/journeys.repository.js';
+import { JourneyTimers } from '../sessions/journey-timers.js';
 
 type MatchResult = MatchGuidelinesReplyV1['result'];
 

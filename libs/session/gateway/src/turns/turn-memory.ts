@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { WorkspaceDirectory, RuleViolationError } from '@tenet/edge';
 import {
   contextExtractionStream,
   MATCHER_EXTRACT_SUBJECT,
@@ -17,11 +17,7 @@ import { extractsContext } from '@tenet/session-domain';
 import { redactSecrets } from '@tenet/llm';
 import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import type { ContextVariableView } from '../context-variables/context-variable.dto.js';
-import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
-import { GUEST_CUSTOMER_ID, guestSessionKey } from '../customers/customer.dto.js';
-import { RuleViolationError } from '../tags/rule-violation.js';
-import { scopedToAgent } from '../tags/tag-references.js';
+import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, scopedToAgent } from '@tenet/catalog-data-access';
 import { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact } from '@tenet/memory-domain';
 import { TurnCancelled, type TurnDeadline } from './turn-deadline.js';
 import { TURN_OPTIONS, type TurnOptions } from './turn-options.js';

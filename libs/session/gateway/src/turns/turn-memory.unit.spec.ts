@@ -1,6 +1,6 @@
 import type { RecallResponseV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
-import type { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
+import type { ContextVariablesRepository } from '@tenet/catalog-data-access';
 import type { TurnDeadline } from './turn-deadline.js';
 import { TurnMemory, type TurnMemoryInput } from './turn-memory.js';
 

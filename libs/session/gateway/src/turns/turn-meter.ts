@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CallUsageV1 } from '@tenet/contracts';
-import { AgentBudgets } from '../budgets/agent-budgets.js';
-import { UsageStreamSink } from '../usage/usage-stream.sink.js';
+import { AgentBudgets } from '@tenet/metering-http';
+import { UsageStreamSink } from '@tenet/metering-http';
 
 export type PricedCall = CallUsageV1 & { cost_estimate_usd: number };
 

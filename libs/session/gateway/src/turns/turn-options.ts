@@ -5,7 +5,7 @@ import type { MessageBus } from '@tenet/messaging';
 import { VARIABLES, type TenetConfig } from '@tenet/config';
 import { EVENT_STORE, MESSAGE_BUS, TENET_CONFIG } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
-import { newId } from '../ids.js';
+import { newId } from '@tenet/edge';
 import { SessionTimers } from '../sessions/session-timers.js';
 import type { TurnTiming } from './turn-deadline.js';
 import { DefinitionScreen } from './turn-definitions.js';

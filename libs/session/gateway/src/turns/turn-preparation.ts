@@ -3,9 +3,9 @@ import type { BudgetScopeV1, CallUsageV1, MatchGuidelinesRequestV1 } from '@tene
 import type { EventStore } from '@tenet/event-store';
 import { microUsd } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import type { AgentView } from '../agents/agent.dto.js';
-import { AgentsRepository } from '../agents/agents.repository.js';
-import { AgentBudgets, turnTokenEstimate } from '../budgets/agent-budgets.js';
+import type { AgentView } from '@tenet/catalog-data-access';
+import { AgentsRepository } from '@tenet/catalog-data-access';
+import { AgentBudgets, turnTokenEstimate } from '@tenet/metering-http';
 import type { EventView } from '../events/event.dto.js';
 import type { SessionRecord } from '../sessions/sessions.repository.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';

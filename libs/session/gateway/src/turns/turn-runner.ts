@@ -17,9 +17,9 @@ import { defaultMatchingOptions, type CompositionMode } from '@tenet/matching-do
 import { failActiveSpan, TenetMetrics, traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { DEFAULT_FAILURE_REPLY, decideTurn, turnErrorTypeOf, evolveTurn, initialTurnState, type TurnEffect, type TurnInput, type TurnOutcome, type TurnState } from '@tenet/session-domain';
-import { AgentsRepository } from '../agents/agents.repository.js';
-import { budgetRefusalOf } from '../budgets/agent-budgets.js';
-import { BudgetExhaustion } from '../budgets/budget-exhaustion.js';
+import { AgentsRepository } from '@tenet/catalog-data-access';
+import { budgetRefusalOf } from '@tenet/metering-http';
+import { BudgetExhaustion } from '../sessions/budget-exhaustion.js';
 import type { EventView } from '../events/event.dto.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { SessionTimers } from '../sessions/session-timers.js';

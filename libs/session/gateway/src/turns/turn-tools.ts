@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { ToolOutcome } from '@tenet/llm';
 import type { AskedToolCall } from '@tenet/session-domain';
 import { SessionEventsService } from '../events/session-events.service.js';
-import { TOOL_RUNNER, type ToolRunner, type ToolServiceRef } from '../services/tool-runner.js';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import { TOOL_RUNNER, type ToolRunner, type ToolServiceRef } from '@tenet/catalog-data-access';
+import { WorkspaceDirectory } from '@tenet/edge';
 import { runToolCall, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
 
 /** A call that can run: its `service:tool` id, the tool and the arguments the matcher checked. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
+import { GuidelinesRepository } from '@tenet/catalog-data-access';
 import type { GuidelineSource } from '../turns/turn.service.js';
-import { WorkspaceDirectory } from './workspace-directory.js';
+import { WorkspaceDirectory } from '@tenet/edge';
 
 /**
  * The guidelines a turn sees: the agent's (tagged `agent:<id>`) and the untagged ones — of the agent's workspace

@@ -1,0 +1,1 @@
+export { AgentDefinitionsHttpModule, CatalogHttpModule, DirectoryHttpModule } from './catalog-http.module.js';

@@ -1,0 +1,17 @@
+export { EdgeAccessModule } from './auth/edge-access.module.js';
+export { KeysHttpController, SESSION_DIRECTORY, type SessionDirectory } from './auth/keys.http.controller.js';
+export { ROLES, accessFor, authorize, type Role } from './auth/access-policy.js';
+export { callerOf } from './auth/caller.js';
+export { configureGatewayHttp } from './http/configure-http.js';
+export { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey } from './http/idempotency.js';
+export { IsOmittable, UnprocessableEntity, notFound, type ValidationDetail } from './http/validation.js';
+export { RuleViolationError, assertNoViolations, httpCall, violation } from './http/rule-violation.js';
+export { ID_PATTERN, newId } from './ids.js';
+export { ResourceIdTakenError, ResourceStreams, crudEvolve, type Evolve, type ResourceEvent } from './resources/resource-streams.js';
+export { compareKeys, decodeCursor, encodeCursor, pageOf, pageRequestOf, withCursor, type PageRequest } from './resources/cursor-page.js';
+export { StreamCatalog } from './resources/stream-catalog.js';
+export { StreamFoldCache } from './resources/stream-fold-cache.js';
+export { AgentBudgetDto, BudgetLimitDto, BUDGET_ACTIONS, type BudgetView } from './workspaces/budget.dto.js';
+export { GUEST_CUSTOMER_ID, WorkspaceDirectory } from './workspaces/workspace-directory.js';
+export { WorkspacesModule } from './workspaces/workspaces.module.js';
+export { WorkspacesRepository } from './workspaces/workspaces.repository.js';
