@@ -252,10 +252,12 @@ describe('tool services and turns with tools (embedded adapters, offline provide
     await poll();
     const events = (await call(`/sessions/${session.id}/events?min_offset=${customer.offset + 1}`)).body as Event[];
     expect(events.find((e) => e.kind === 'status' && e.data.status === 'ready')?.data.data?.['tool_calls']).toEqual([expect.objectContaining({ tool_id: 'mcp-slow:slow', status: 'succeeded' })]);
-    // Active while matching, AwaitingTool during the call, Active again once it finished; after the reply the session waits for the customer.
-    // (A poll may fall between the reply and AwaitingInput, or miss the short Active in between.)
-    expect(states.slice(0, 2)).toEqual(['Active', 'AwaitingTool']);
-    expect(['Active', 'AwaitingInput']).toContain(states[2]);
+    // Active while matching, AwaitingTool during the 1.5 s call, Active again once it finished; after the reply the
+    // session waits for the customer. Polls see AwaitingTool; they may miss the short Active phases before and after it.
+    const during = states.indexOf('AwaitingTool');
+    expect(during).toBeGreaterThanOrEqual(0);
+    expect(states.slice(0, during).every((state) => state === 'Active')).toBe(true);
+    expect(states.slice(during + 1).every((state) => state === 'Active' || state === 'AwaitingInput')).toBe(true);
     await eventually(async () => expect(((await call(`/sessions/${session.id}`)).body as { state: string }).state).toBe('AwaitingInput'), { timeoutMs: 10_000 });
     // Parlant's client reads the session as before (the state is a Tenet extension).
     expect((await new ParlantClient({ environment: url }).sessions.retrieve(session.id)).id).toBe(session.id);
