@@ -90,12 +90,14 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     expect(ready.data.matched_guidelines.map((m) => m.guideline_id)).toEqual([refund.id]);
     expect(ready.data.matched_guidelines.map((m) => m.guideline_id)).not.toContain(weather.id);
 
-    // Metering (its own process and log) counts exactly the tokens the turn reported.
+    // Metering (its own process and log) counts exactly the calls and tokens the turn reported: matching, composing
+    // and recall's query embedding.
+    expect(ready.data.usage).toHaveLength(3);
     const reported = ready.data.usage.reduce((sum, u) => ({ input: sum.input + u.input_tokens, output: sum.output + u.output_tokens }), { input: 0, output: 0 });
     await eventually(
       async () => {
         const usage = (await (await fetch(`${gatewayUrl}/agents/${agent.id}/usage`)).json()) as { calls: number; input_tokens: number; output_tokens: number };
-        expect(usage).toMatchObject({ calls: 2, input_tokens: reported.input, output_tokens: reported.output });
+        expect(usage).toMatchObject({ calls: ready.data.usage.length, input_tokens: reported.input, output_tokens: reported.output });
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );
@@ -103,7 +105,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
     // Every event of the session and both usage events were published exactly once, each valid against its schema.
     const sessionEvents = await client.sessions.listEvents(session.id, { minOffset: 0 });
     const ours = () => published.filter((p) => p.payload.data.session_id === session.id || p.payload.data.agent_id === agent.id);
-    await eventually(() => expect(ours()).toHaveLength(sessionEvents.length + 2), { timeoutMs: 30_000 });
+    await eventually(() => expect(ours()).toHaveLength(sessionEvents.length + ready.data.usage.length), { timeoutMs: 30_000 });
     await new Promise((resolve) => setTimeout(resolve, 500)); // a late duplicate would show up here
     const mine = ours();
     expect(new Set(mine.map((p) => p.payload.id)).size).toBe(mine.length);
@@ -113,7 +115,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
       expect(validate).toBeDefined();
       expect(validate!(payload) ? [] : validate!.errors).toEqual([]);
     }
-    expect(mine.filter((p) => p.payload.type === 'metering.llm_usage_recorded')).toHaveLength(2);
+    expect(mine.filter((p) => p.payload.type === 'metering.llm_usage_recorded')).toHaveLength(ready.data.usage.length);
     sub.unsubscribe();
 
     // A second gateway process on the same event log: 2 × 500 concurrent events on one session get offsets 0..999.
