@@ -50,7 +50,8 @@ describe('GET /admin/usage', () => {
     }
     // Wait until metering has every record the turns produced.
     await eventually(async () => {
-      for (const [i, agent] of agents.entries()) expect((await call<{ calls: number }>('GET', `/agents/${agent.id}/usage`)).calls).toBe((i * 2 + 1) * 2);
+      // Each turn meters three calls: matching, composing and recall's query embedding.
+      for (const [i, agent] of agents.entries()) expect((await call<{ calls: number }>('GET', `/agents/${agent.id}/usage`)).calls).toBe((i * 2 + 1) * 3);
     });
   });
 

@@ -6,7 +6,8 @@ import { NestFactory } from '@nestjs/core';
 import { MEMORY_RECALL_SUBJECT, type RecallResponseV1 } from '@tenet/contracts';
 import { SqliteEventStore } from '@tenet/event-store';
 import { InProcessMessageBus, RemoteHandlerError, TenetTransport } from '@tenet/messaging';
-import { EVENT_STORE, PLATFORM_CONFIG } from '@tenet/platform-runtime';
+import { loadConfig } from '@tenet/config';
+import { EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG } from '@tenet/platform-runtime';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { KnowledgeService } from './knowledge.service.js';
 import { MemoryModule } from './memory.module.js';
@@ -23,7 +24,14 @@ describe('memory recall over the bus (in-process bus, SQLite log and index)', ()
     // The stream the memory store's durable consumer (facts_extracted) reads, as the platform declares it.
     bus = new InProcessMessageBus({ streams: [{ name: 'TENET_V1', subjects: ['tenet.v1.>'] }] });
     @Global()
-    @Module({ providers: [{ provide: EVENT_STORE, useValue: events }, { provide: PLATFORM_CONFIG, useValue: { dataDir: dir } }], exports: [EVENT_STORE, PLATFORM_CONFIG] })
+    @Module({
+      providers: [
+        { provide: EVENT_STORE, useValue: events },
+        { provide: PLATFORM_CONFIG, useValue: { dataDir: dir } },
+        { provide: TENET_CONFIG, useValue: loadConfig('memory-store', {}) },
+      ],
+      exports: [EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG],
+    })
     class FakePlatformTokens {}
     @Module({ imports: [FakePlatformTokens, MemoryModule] })
     class Host {}
