@@ -327,7 +327,8 @@ export class TurnRunner {
     // A journey whose tool step failed this turn is owned up to in the reply (its failure instruction): the message says so.
     const journeyFailed = run.journey?.events.some((e) => e.event === 'journey_failed');
     const intent = turn.intents?.messageData();
-    const data = journeyFailed || intent ? { ...turn.memory?.messageData(reply.cited_chunk_ids), ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) } : turn.memory?.messageData(reply.cited_chunk_ids);
+    const cited = turn.memory?.messageData(reply.cited_chunk_ids);
+    const data = journeyFailed || intent ? { ...cited, ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) } : cited;
     await this.events.append(run.sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant, data }, run.trigger.correlation_id);
     await run.status('ready', readyData(turn, findings(run), reply, run.compositionMode));
     await turn.intents?.record(run.sessionId, run.trigger.correlation_id);
