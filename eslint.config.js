@@ -67,10 +67,6 @@ const scopes = {
 };
 const constraintsOf = (rules) => Object.entries(rules).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
 const scopeConstraints = constraintsOf(scopes);
-// The one platform file that knows a context: the budget gate charges LLM calls with metering's price rules. It
-// belongs to metering (ADR 0027, not done); until it moves, only this file may import the metering domain.
-const budgetGateScopes = constraintsOf({ ...scopes, 'scope:platform': [...base, 'scope:metering'] });
-
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 
 export default tseslint.config(
@@ -110,9 +106,5 @@ export default tseslint.config(
   {
     files: ['**/*.spec.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
-  },
-  {
-    files: ['libs/platform/budget-store/src/budget-gate.ts'],
-    rules: { '@nx/enforce-module-boundaries': boundaries(false, budgetGateScopes) },
   },
 );

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { BudgetGate } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import type { ExtractContextReplyV1, ExtractContextRequestV1 } from '@tenet/contracts';
 import { EXTRACT_CONTEXT, extractContextRequest, generateWithRecovery, type ExtractContextInput, type ExtractContextOutput } from '@tenet/llm';
 import { failedWithCalls, usageOf, usagesOf, type StepOptions } from './guideline-matcher.js';

@@ -1,4 +1,5 @@
-import { BudgetGate, InProcessBudgetStore } from '@tenet/budget-store';
+import { InProcessBudgetStore } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import type { BudgetScopeV1, ExtractContextRequestV1 } from '@tenet/contracts';
 import { OfflineProvider } from '@tenet/llm';
 import { ContextExtractor } from './context-extractor.js';

@@ -32,7 +32,7 @@ import {
   type MatchableGuideline,
   type RelevanceScore,
 } from '@tenet/matching-domain';
-import { BudgetGate } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
 import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';

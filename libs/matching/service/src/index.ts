@@ -3,4 +3,4 @@ export { GuidelineMatcherModule, type GuidelineMatcherModuleOptions } from './ma
 export { CoherenceChecker } from './coherence-checker.js';
 export { ContextExtractor } from './context-extractor.js';
 export { ProviderRegistry } from './provider-registry.js';
-export { BudgetExceededError, BudgetGate, estimateCall } from '@tenet/budget-store';
+export { BudgetExceededError, BudgetGate, estimateCall } from '@tenet/metering-gate';

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createEmbeddingProvider, createLlmProvider, type EmbeddingProvider, type LlmProvider } from '@tenet/llm';
 import { RpcCancellations, type MessageBus } from '@tenet/messaging';
-import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
+import { type BudgetStore } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import { loadConfig, type TenetConfig } from '@tenet/config';
 import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
 import { BUDGET_STORE, MESSAGE_BUS, TENET_CONFIG } from '@tenet/platform-runtime';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { chunkSource, MemoryDomainError } from '@tenet/memory-domain';
-import { BudgetGate } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import type { BudgetScopeV1, CallUsageV1 } from '@tenet/contracts';
 import type { EmbeddingProvider } from '@tenet/llm';
 import type { ChunkHit, KnowledgeFormat, KnowledgeIndex, KnowledgeSource } from './knowledge-index.port.js';

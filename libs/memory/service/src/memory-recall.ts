@@ -1,4 +1,4 @@
-import { BudgetExceededError, BudgetStoreMissingError } from '@tenet/budget-store';
+import { BudgetExceededError, BudgetStoreMissingError } from '@tenet/metering-gate';
 import { DEFAULT_RETRIEVAL } from '@tenet/memory-domain';
 import type { RecallRequestV1, RecallResponseV1 } from '@tenet/contracts';
 import type { CustomerMemoryStore } from './customer-memory.store.js';

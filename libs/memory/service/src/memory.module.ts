@@ -1,7 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { createEmbeddingProvider } from '@tenet/llm';
-import { BudgetGate, type BudgetStore } from '@tenet/budget-store';
+import { type BudgetStore } from '@tenet/budget-store';
+import { BudgetGate } from '@tenet/metering-gate';
 import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
 import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
 import { BUDGET_STORE, EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';

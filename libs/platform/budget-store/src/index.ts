@@ -5,4 +5,3 @@ export { refill, type RateLimiter } from './rate-limiter.port.js';
 export { InProcessRateLimiter } from './in-process/in-process-rate-limiter.js';
 export { RedisRateLimiter } from './redis/redis-rate-limiter.js';
 export { admit, type Admission, type BudgetCounter } from './admission.js';
-export { BudgetExceededError, BudgetGate, BudgetStoreMissingError, estimateCall, type BudgetGateOptions } from './budget-gate.js';

@@ -1,4 +1,4 @@
-import { InProcessBudgetStore } from './in-process/in-process-budget-store.js';
+import { InProcessBudgetStore } from '@tenet/budget-store';
 import type { BudgetScopeV1 } from '@tenet/contracts';
 import { InvalidStructuredOutputError, type LlmProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
 import { BudgetExceededError, BudgetGate, BudgetStoreMissingError, estimateCall } from './budget-gate.js';

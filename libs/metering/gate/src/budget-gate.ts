@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetScopeV1 } from '@tenet/contracts';
-import type { BudgetStore } from './budget-store.port.js';
+import type { BudgetStore } from '@tenet/budget-store';
 import { billedCallsOf, conversationOf, type BilledCall, type LlmProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
 import { chargeOf, estimateCostUsd, microUsd, type PriceTable } from '@tenet/metering-domain';
 import { sleep } from '@tenet/messaging';

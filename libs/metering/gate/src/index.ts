@@ -1,0 +1,1 @@
+export { BudgetExceededError, BudgetGate, BudgetStoreMissingError, estimateCall, type BudgetGateOptions } from './budget-gate.js';
