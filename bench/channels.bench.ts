@@ -1,5 +1,5 @@
 /**
- * Channel gateway benchmark (issue 21): the latency a channel adds to a message on its way in and to a reply on its
+ * Channel gateway benchmark (ADR 0025): the latency a channel adds to a message on its way in and to a reply on its
  * way out, next to the floor measured in the same run.
  *
  *   npm run bench:channels

@@ -1,5 +1,5 @@
 /**
- * Extraction benchmark (issue 13): precision and recall per variable type on the labelled set in
+ * Extraction benchmark (docs/data-model.md#context-extraction): precision and recall per variable type on the labelled set in
  * bench/extraction-labelled.ts (64 customer messages, 5 variable types), through the matcher's ContextExtractor —
  * the code a turn runs — with
  *   - offline: the deterministic offline provider (patterns);

@@ -1,7 +1,7 @@
 import type { IntentToMatchV1 } from '@tenet/contracts';
 
 /**
- * The labelled set of `npm run bench:intents` (issue 24): an online shop's seven intents, and 106 customer
+ * The labelled set of `npm run bench:intents` (ADR 0031): an online shop's seven intents, and 106 customer
  * messages — 84 that mean one intent (12 each, worded as customers write, many without any of the intent's
  * keywords), 10 ambiguous ones (the agent should ask which intent is meant) and 12 out of scope (UNKNOWN: the
  * agent's fallback). Written for this bench, not tuned on the offline classifier's rules.

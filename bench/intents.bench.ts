@@ -1,5 +1,5 @@
 /**
- * `npm run bench:intents`: how well the turn's intent classification does on a labelled set (issue 24) —
+ * `npm run bench:intents`: how well the turn's intent classification does on a labelled set (ADR 0031) —
  * bench/intents-labelled.ts, 106 customer messages over seven intents, ten of them ambiguous and twelve out of
  * scope. Each message goes through the matcher's engine as a turn does (`GuidelineMatcher.match` with the
  * intents, the classification riding in the matching call) and the turn's rules (`decideIntent`, the default

@@ -1,5 +1,5 @@
 /**
- * Knowledge index disk growth per agent tag (issue 26 item 1): boots the all-in-one (embedded, offline embeddings,
+ * Knowledge index disk growth per agent tag (ADR 0023, docs/reliability.md#resource-limits): boots the all-in-one (embedded, offline embeddings,
  * auth off), creates BENCH_AGENTS agents (default 20), ingests one small source tagged with all of them and reports
  * how much `knowledge.sqlite` and its WAL grew — each agent tag is a partition of the sqlite-vec index.
  *

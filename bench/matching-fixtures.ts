@@ -161,7 +161,7 @@ const intents: [string, string][] = [
 const intentKinds = ['book', 'change', 'cancel', 'price', 'problem', 'status', 'documents', 'deadline', 'howto', 'refund', 'transfer', 'receipt'];
 
 /**
- * `count` intents for the bench's intent rows (issue 24): business × template, consecutive ones from different
+ * `count` intents for the bench's intent rows (ADR 0031): business × template, consecutive ones from different
  * businesses, described by the template's condition and keyed by the object and the template's kind.
  */
 export function generatedIntents(count: number): { name: string; description: string; examples: string[]; keywords: string[] }[] {

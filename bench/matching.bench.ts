@@ -14,7 +14,7 @@
  *    index's own cost: building it for 1000 guidelines, hashing the candidate set for the cache key, scoring a
  *    query against the cached index, and its heap.
  *    Then the always-keep cap: a 1000-guideline agent with 400 high-criticality guidelines, cap on (default)
- *    and off. Then intents (issue 24): 100 guidelines with 0, 10 and 100 intents (bench/matching-fixtures.ts
+ *    and off. Then intents (ADR 0031): 100 guidelines with 0, 10 and 100 intents (bench/matching-fixtures.ts
  *    `generatedIntents`) classified in the same call — calls per turn and prompt tokens against the row without.
  *    Writes docs/benchmarks/matching.json (the cost rows) and docs/benchmarks/matching-details.json (the cap, the
  *    recall rows below and the engine check).
@@ -232,7 +232,7 @@ for (const n of SIZES) {
   console.log(JSON.stringify(row));
 }
 
-// Intents ride in the matching call (issue 24): 100 guidelines with 0, 10 and 100 intents — the calls per turn
+// Intents ride in the matching call (ADR 0031): 100 guidelines with 0, 10 and 100 intents — the calls per turn
 // must not change and the prompt tokens stay within 1.3× of the row without intents (the intent prefilter keeps 8).
 const intentRows: Record<string, unknown>[] = [];
 for (const count of [0, 10, 100]) {
@@ -596,7 +596,7 @@ for (const { mode, setup, replay } of CHECKS) {
   console.log(`engine check (${mode}): the engine sent exactly the replayed prefilter's guidelines for ${agree}/${labelledMessages.length} messages`);
 }
 
-// Journeys (issue 10): 0, 10 and 100 journeys on the 100-guideline agent. Each journey adds its condition guideline
+// Journeys (ADR 0011): 0, 10 and 100 journeys on the 100-guideline agent. Each journey adds its condition guideline
 // (tagged `journey:<id>`, as the gateway sends it) and, for the one journey the session is in, the pending transition
 // conditions of its current step and the branches not taken — built by the gateway's own JourneyTurn from recorded
 // `journey_transition` records, with `active_journey` set. Journeys must not add matching calls, and tokens must
@@ -682,7 +682,7 @@ for (const count of [0, 10, 100]) {
 }
 rows.push(...journeyRows);
 
-// Memory (issue 13): a whole turn's LLM calls with extraction, memory and retrieval on — match (the engine above),
+// Memory (ADR 0017): a whole turn's LLM calls with extraction, memory and retrieval on — match (the engine above),
 // one extract_context call for every extractable variable and the facts (the matcher's ContextExtractor), the
 // memory store's recall (the customer's current facts from the event log and the agent's best knowledge chunks
 // within the recall token budget; no LLM call) and compose with those facts and chunks — at 5 and 50 variables,

@@ -1,5 +1,5 @@
 /**
- * Retrieval benchmark (issue 13): recall@5 and p50/p99 search latency at 1k, 10k and 100k knowledge chunks, and
+ * Retrieval benchmark (docs/data-model.md#retrieval): recall@5 and p50/p99 search latency at 1k, 10k and 100k knowledge chunks, and
  * ingestion throughput, of the service's own search path, against brute-force exact search in the same run.
  *
  *   npm run bench:retrieval        (BENCH_SIZES=1000,10000 to run fewer; BENCH_QUERIES=100; BENCH_JSON=<file>)

@@ -544,7 +544,7 @@ interface LoadResult {
   machine: { loadavg_start: number; loadavg_end: number; cores: number };
   /** The shipped host idle, measured before each of its rounds (same run, same process). */
   idle: IdleFloor;
-  /** The store's event-loop slices off (every SQLite call at once, as before issue 11 item 16): the same-run reference. */
+  /** The store's event-loop slices off (every SQLite call at once, as before ADR 0020's slices): the same-run reference. */
   unsliced: LoadStats;
   /** As shipped: SQLite calls in 4 ms slices, turns and the relay in the background lane. */
   sliced: LoadStats;

@@ -105,7 +105,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
     type Case = [title: string, body: Record<string, unknown>, loc: (string | number)[], msg: RegExp];
     type PatchCase = [title: string, body: Record<string, unknown>, loc: (string | number)[]];
     const rejected: Case[] = [
-      // Seed 000 §3 Tool validation rules 1–7.
+      // Tool rules (docs/data-model.md#tools).
       ['tool rule 1: a name not matching ^[a-zA-Z][a-zA-Z0-9_]*$', { tools: [tool({ name: '1st_tool' })] }, ['body', 'tools', 0, 'name'], /tools\[\]\.name must match/],
       ['tool rule 1: a name with a dash', { tools: [tool({ name: 'check-order' })] }, ['body', 'tools', 0, 'name'], /tools\[\]\.name must match/],
       ['tool rule 1: a name of 51 characters', { tools: [tool({ name: 'a'.repeat(51) })] }, ['body', 'tools', 0, 'name'], /tools\[\]\.name must be 1-50 characters/],
@@ -127,7 +127,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       ['agent rule 4: a tool name used twice', { tools: [TOOL, tool({ description: 'again' })] }, ['body', 'tools', 1, 'name'], /tool names must be unique per agent/],
       ['tool metadata with a non-string value', { tools: [tool({ metadata: { cost: 3 } })] }, ['body', 'tools', 0, 'metadata', 'cost'], /metadata values must be strings/],
       ['an unknown tool field (the handler stays in code)', { tools: [tool({ handler: 'fn' })] }, ['body', 'tools', 0, 'handler'], /should not exist/],
-      // Seed 000 §1 AgentConfig rules 6–9.
+      // The agent's config ranges (docs/data-model.md#agents).
       ['config rule 6: max_history_length 0', { config: { max_history_length: 0 } }, ['body', 'config', 'max_history_length'], /must not be less than 1/],
       ['config rule 6: max_history_length 1001', { config: { max_history_length: 1001 } }, ['body', 'config', 'max_history_length'], /must not be greater than 1000/],
       ['config rule 6: max_history_length 1.5', { config: { max_history_length: 1.5 } }, ['body', 'config', 'max_history_length'], /must be an integer/],
@@ -153,7 +153,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       ['matching.temperatures of 3 (no third attempt exists)', { matching: { temperatures: [0, 0.3, 0.7] } }, ['body', 'matching', 'temperatures'], /1 or 2 numbers/],
       ['matching.temperatures with 2.5', { matching: { temperatures: [0, 2.5] } }, ['body', 'matching', 'temperatures'], /must not be greater than 2/],
       ['matching.temperatures with -1', { matching: { temperatures: [-1] } }, ['body', 'matching', 'temperatures'], /must not be less than 0/],
-      // Seed 002 AgentDef.fallback.
+      // The fallback provider (docs/data-model.md#fallback).
       ['fallback with an unknown provider', { fallback: { provider: 'gemini' } }, ['body', 'fallback', 'provider'], /provider must be one of openai, anthropic, offline/],
       ['fallback that is not an object', { fallback: 'openai' }, ['body', 'fallback'], /fallback must be an object/],
       ['fallback equal to the primary', { llm: { provider: 'offline' }, fallback: { provider: 'offline' } }, ['body', 'fallback'], /the fallback must differ from the primary/],

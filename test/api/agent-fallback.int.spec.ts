@@ -22,7 +22,7 @@ interface Ready {
   data: { usage?: { purpose: string; provider: string; fallback_from?: string }[]; matched_guidelines?: { guideline_id: string }[]; exception?: string; code?: string };
 }
 
-describe("an agent's fallback provider (seed 002 AgentDef.fallback) without a provider of its own", () => {
+describe("an agent's fallback provider without a provider of its own", () => {
   let dir: string;
   let app: INestApplication;
   let url: string;

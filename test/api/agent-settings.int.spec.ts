@@ -86,7 +86,7 @@ describe("item 15: the agent's settings reach the model", () => {
     expect(conversationLength(started.wire.requests.find((r) => schemaOf(r) === 'reply')!)).toBe(11);
   }, 120_000);
 
-  it('takes the settings that were refused before issue 23: a session\'s auto_extract and a required variable', async () => {
+  it('takes the settings that were once refused: a session\'s auto_extract and a required variable', async () => {
     const agent = await created<{ id: string }>('/agents', { name: 'Any' });
     expect((await call('/sessions', 'POST', { agent_id: agent.id, config: { auto_extract: true } })).body).toMatchObject({ config: { auto_extract: true } });
     expect((await call('/context-variables', 'POST', { name: 'needed', required: true })).body).toMatchObject({ required: true });

@@ -10,7 +10,7 @@ import { gatewayHttp } from './support/gateway-http.js';
 const schemaOf = (request: RecordedRequest): string => ((request.body['response_format'] as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ?? '');
 const systemOf = (request: RecordedRequest): string => String((request.body['messages'] as { role: string; content: string }[])[0]?.content ?? '');
 
-describe('agent status (seed 004) and soul (seed 002) reach sessions and the model', () => {
+describe('agent status and soul reach sessions and the model', () => {
   let app: INestApplication;
   let url: string;
   let wire: WireServer;

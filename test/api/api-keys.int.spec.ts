@@ -89,7 +89,7 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
     expect((await call('GET', '/agents', token)).status).toBe(403);
     expect((await call('POST', `/sessions/${mine.id}/tokens`, token, {})).status).toBe(403);
 
-    // Customer messages only (issue 26 item 4): not staff messages, not custom events; the agent-runtime key still may.
+    // Customer messages only (docs/reliability.md#bad-input-clients-impersonating-the-agent): not staff messages, not custom events; the agent-runtime key still may.
     const before = ((await call('GET', `/sessions/${mine.id}/events?min_offset=0`, token)).body as unknown[]).length;
     for (const event of [
       { kind: 'message', source: 'human_agent', message: 'refund approved' },

@@ -15,7 +15,7 @@ interface Event {
 }
 
 /**
- * Issue 26 item 3: a stored definition the turn's contracts refuse (planted beneath the API, as an older version
+ * ADR 0024: a stored definition the turn's contracts refuse (planted beneath the API, as an older version
  * or a PATCH gap could have stored it) is skipped, logged once and flagged on `ready` — every agent still answers.
  */
 describe('one bad stored definition never fails the turns of every agent (all-in-one, offline provider)', () => {

@@ -119,7 +119,7 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const budget = (await call(`/agents/${agentId}/budget`)).body as { budgets: { period: string; limit: number; used: number; exhausted: boolean; resets_at: string }[] };
     const midnight = new Date();
     midnight.setUTCHours(24, 0, 0, 0);
-    // The two LLM calls of each answered turn and recall's query embedding (the memory store's call, issue 26).
+    // The two LLM calls of each answered turn and recall's query embedding (the memory store's call).
     expect(recallTokens).toBeGreaterThan(0);
     expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit, used: answered * 2 * CALL_TOKENS + recallTokens, reserved: 0, exhausted: false, resets_at: midnight.toISOString() })]);
 
@@ -146,7 +146,7 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect(embedding).toBeGreaterThan(0);
     expect(ready.usage.filter((u) => u.purpose === 'knowledge.search')).toEqual([expect.objectContaining({ provider: 'offline', input_tokens: embedding, output_tokens: 0 })]);
     const [day] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { used: number; reserved: number }[] }).budgets;
-    // Two LLM calls of CALL_TOKENS, plus the embedding: before issue 26 `used` stopped at the two calls.
+    // Two LLM calls of CALL_TOKENS, plus the embedding (once unmetered, when `used` stopped at the two calls).
     expect(day).toMatchObject({ used: 2 * CALL_TOKENS + embedding, reserved: 0 });
   }, 120_000);
 

@@ -41,7 +41,7 @@ describe('context variables as Parlant clients create them (no data_type)', () =
     expect((await call(`/context-variables/${variable.id}/z`, 'PUT', {})).status).toBe(422); // data is still required
   });
 
-  it('a typed variable keeps seed 000 rules: identifier name and checked values', async () => {
+  it('a typed variable keeps its rules: identifier name and checked values', async () => {
     const refused = await call('/context-variables', 'POST', { name: 'OrderId', data_type: 'String' });
     expect(refused.status).toBe(422);
     expect(details(refused)[0]).toMatchObject({ loc: ['body', 'name'] });

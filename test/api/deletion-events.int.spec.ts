@@ -1,5 +1,5 @@
 /**
- * Deletes reach subscribers (issue 12): deleting events of a session and deleting sessions append tombstones to the
+ * Deletes reach subscribers (ADR 0021): deleting events of a session and deleting sessions append tombstones to the
  * session's record stream, which the relay publishes as `session.events_deleted` and `session.deleted` — versioned,
  * valid against their contracts — while the log keeps every original event.
  */

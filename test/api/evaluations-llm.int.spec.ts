@@ -1,5 +1,5 @@
 /**
- * Evaluations judged by a model (issue 12): the coherence of proposed guidelines is asked of the LLM through the
+ * Evaluations judged by a model (ADR 0021): the coherence of proposed guidelines is asked of the LLM through the
  * matcher (`tenet.rpc.v1.matcher.check_coherence`) in ONE structured call for up to PROPOSALS_PER_CALL payloads,
  * in a background job, metered under `_evaluations`. A scripted provider plays the model, so the findings here are
  * ones the lexical check cannot see (no shared words) — they can only come from the model's answer.

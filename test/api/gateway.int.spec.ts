@@ -30,7 +30,7 @@ describe('session gateway (embedded adapters)', () => {
 
   const countAll = async (path: string): Promise<number> => ((await json(`${url}${path}`)).body as unknown[]).length;
 
-  describe('agents: seed 000 rules give 422 naming the field, and nothing is stored', () => {
+  describe('agents: rule violations give 422 naming the field, and nothing is stored', () => {
     it.each([
       [{ name: '' }, ['body', 'name'], /name must be 1-100 characters/],
       [{ name: 'x'.repeat(101) }, ['body', 'name'], /name must be 1-100 characters/],
@@ -187,21 +187,21 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
   it('an idle session goes Idle through a BullMQ timer, and customer activity makes it Active again', async () => {
     const a = gateways[0]!;
     const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Timers' })).body as { id: string }).id;
-    // 30 s is the seed's minimum idle timeout (seed 000 §7 rule 4).
+    // 30 s is the minimum idle timeout (docs/data-model.md#sessions).
     const created = await json(`${a.url}/sessions`, 'POST', { agent_id: agentId, config: { idle_timeout_secs: 30 } });
     expect(created).toMatchObject({ status: 201 });
     const sessionId = (created.body as { id: string }).id;
     expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
     await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Idle'), { timeoutMs: 60_000, intervalMs: 500 });
     await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'back again' });
-    // Active again — or already AwaitingInput, if the agent's reply to the message came first (seed 000 §7).
+    // Active again — or already AwaitingInput, if the agent's reply to the message came first.
     expect(['Active', 'AwaitingInput']).toContain(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state);
   }, 90_000);
 
   it('a session expires through a BullMQ timer at expires_at, and an expired session accepts no events', async () => {
     const a = gateways[0]!;
     const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Expiry' })).body as { id: string }).id;
-    // expires_at caps the lifetime below ttl_secs (seed 000 §7), which lets the test wait seconds, not a minute.
+    // expires_at caps the lifetime below ttl_secs, which lets the test wait seconds, not a minute.
     const expiresAt = new Date(Date.now() + 3_000).toISOString();
     const created = await json(`${a.url}/sessions`, 'POST', { agent_id: agentId, expires_at: expiresAt, config: { ttl_secs: 3_600 } });
     expect(created).toMatchObject({ status: 201 });

@@ -8,7 +8,7 @@ import { startAllInOne } from '@tenet/hosts';
 import { gatewayHttp, logHead } from './support/gateway-http.js';
 
 /**
- * Hostile and bad input (issue 11, items 9–12): every case is a 4xx naming the problem, nothing is stored,
+ * Hostile and bad input (ADR 0013): every case is a 4xx naming the problem, nothing is stored,
  * and the server stays responsive.
  */
 describe('hostile and bad input (embedded gateway)', () => {

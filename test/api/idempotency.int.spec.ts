@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { gatewayHttp, type Reply } from './support/gateway-http.js';
 
-/** Issue 11 item 14: `Idempotency-Key` on `POST /sessions/{id}/events`. */
+/** `Idempotency-Key` on `POST /sessions/{id}/events`. */
 describe('Idempotency-Key on posting an event', () => {
   let dir: string;
   let app: INestApplication;

@@ -25,7 +25,7 @@ const ORDER_ID_REQUIRED = { ...ORDER_ID, required: ['order_id'] };
 const FALLBACK = 'I can help with orders, cancellations and refunds only.';
 
 /**
- * Intents through the API (issue 24): the `/intents` resource with its rules, and turns that classify the message
+ * Intents through the API (ADR 0031): the `/intents` resource with its rules, and turns that classify the message
  * in their matching call — offline provider, all-in-one host, a real local order service for the mapped tool.
  */
 describe('intents (embedded, offline provider)', () => {
@@ -132,7 +132,7 @@ describe('intents (embedded, offline provider)', () => {
     expect(ready?.data.data).toMatchObject({ intent: { name: 'track_order', outcome: 'recognized', extracted_params: { order_id: '55555' } } });
     // The matching call classified it: no call of its own (the re-match after the tool's result, with no
     // guideline to score, makes none and does not classify again), then the reply.
-    // (Recall's query embedding, metered since issue 26, is not a model call of the turn's.)
+    // (Recall's query embedding, metered against budgets too, is not a model call of the turn's.)
     const usage = (ready?.data.data as { usage: { purpose: string }[] }).usage.map((u) => u.purpose).filter((p) => p !== 'knowledge.search');
     expect(usage).toEqual(['match_guidelines', 'compose_reply']);
 

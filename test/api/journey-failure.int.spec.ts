@@ -1,5 +1,5 @@
 /**
- * A journey whose tool step fails (issue 23 item 2): the tool server is down, so the step's tool call fails; the
+ * A journey whose tool step fails (ADR 0030): the tool server is down, so the step's tool call fails; the
  * journey's `on_failure` decides — by default the journey ends `Failed` (with failed_at and the reason), the
  * customer is told in the same turn, `journey.failed` is published (valid against its contract) and the session
  * goes on; `handoff` also hands the session to a human once the customer was told; `step` goes on at a step.

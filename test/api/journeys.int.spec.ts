@@ -44,7 +44,7 @@ const returnsGraph = {
   initial_step: 'ask_order',
 };
 
-describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', () => {
+describe("journeys: Parlant /journeys with Tenet's steps and transitions", () => {
   let dir: string;
   let app: INestApplication;
   let url: string;
@@ -169,7 +169,7 @@ describe('journeys: Parlant /journeys with seed 000 §4 steps and transitions', 
     ['a fork branch without condition', { transitions: returnsGraph.transitions.map((t) => (t.to === 'exchange' && t.from === 'decide' ? { from: 'decide', to: 'exchange' } : t)) }, ['body', 'transitions', 2, 'condition'], /required on a branch of fork decide/],
     ['no initial step', { initial_step: undefined }, ['body', 'initial_step'], /initial_step is required/],
     ['an unknown step kind', { steps: [{ id: 'x', name: 'x', kind: 'wait' }] }, ['body', 'steps', 0, 'kind'], /kind must be one of chat, tool, fork, final/],
-    ['an empty description (seed 000 §4 rule 3)', { description: '' }, ['body', 'description'], /description must be 1-1000 characters/],
+    ['an empty description', { description: '' }, ['body', 'description'], /description must be 1-1000 characters/],
     ['a transition priority out of range', { transitions: returnsGraph.transitions.map((t, i) => (i === 0 ? { ...t, priority: 500 } : t)) }, ['body', 'transitions', 0, 'priority'], /from -100 to 100/],
     ['no conditions at all', { conditions: undefined }, ['body', 'conditions'], /conditions \(or triggers\) is required/],
   ] as const)('refuses %s with a 422 naming the field, and stores nothing', async (_name, change, loc, msg) => {

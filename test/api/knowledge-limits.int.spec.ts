@@ -20,8 +20,8 @@ const send = (url: string, method: string, path: string, body?: unknown, key?: s
 
 const source = (id: string, agentIds: string[], content = '# Refunds\nRefunds within 30 days.') => ({ id, title: id, format: 'markdown', content, agent_ids: agentIds });
 
-/** Issue 26 item 1: one knowledge source request must not fill the disk — tags are bounded, real and cheap. */
-describe('knowledge limits: agent tags and per-workspace quotas (issue 26)', () => {
+/** One knowledge source request must not fill the disk (ADR 0023) — tags are bounded, real and cheap. */
+describe('knowledge limits: agent tags and per-workspace quotas', () => {
   describe('open mode (auth off)', () => {
     let app: INestApplication;
     let url: string;

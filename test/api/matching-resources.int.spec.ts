@@ -92,7 +92,7 @@ describe('matching resources: relationships, canned responses, agent tools and s
     expect((await call('DELETE', `/canned_responses/${template.id}`)).status).toBe(204);
   });
 
-  it('agents: seed 000 §3 tool rules and matching settings are validated, nothing stored on error, and guidelines may name only defined tools', async () => {
+  it('agents: tool rules and matching settings are validated, nothing stored on error, and guidelines may name only defined tools', async () => {
     const cases: [unknown, (string | number)[]][] = [
       [{ name: '1bad', description: 'x', parameters: { type: 'object' } }, ['body', 'tools', 0, 'name']],
       [{ name: 'ok', description: '', parameters: { type: 'object' } }, ['body', 'tools', 0, 'description']],

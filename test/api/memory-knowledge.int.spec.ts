@@ -19,7 +19,7 @@ You can get a refund within 30 days of delivery if the item is unused.
 Standard delivery takes 3 to 5 working days.
 `;
 
-describe('memory and knowledge REST (issue 13)', () => {
+describe('memory and knowledge REST', () => {
   let dir: string;
   let app: INestApplication;
   let url: string;
@@ -49,7 +49,7 @@ describe('memory and knowledge REST (issue 13)', () => {
 
       const search = await call('/knowledge/search?q=how%20long%20is%20delivery&max_results=1');
       expect(search.status).toBe(200);
-      // Seed 001 RetrievalResult: the query, the chunks with their section path and position, and the latency.
+      // The search result: the query, the chunks with their section path and position, and the latency.
       expect(search.body).toEqual({
         query: 'how long is delivery',
         chunks: [
@@ -72,7 +72,7 @@ describe('memory and knowledge REST (issue 13)', () => {
     });
 
     it('scopes search to the agents a source is tagged with', async () => {
-      // Tags name existing agents (issue 26).
+      // Tags name existing agents (ADR 0023).
       for (const id of ['agent-a', 'agent-b']) expect((await call('/agents', 'POST', { id, name: id })).status).toBe(201);
       await call('/knowledge/sources', 'POST', { id: 'internal', title: 'Internal', format: 'text', content: 'Warranty override procedure.', agent_ids: ['agent-a'] });
       expect(((await call('/knowledge/search?q=warranty&agent_id=agent-b')).body as { chunks: { source_id: string }[] }).chunks.map((h) => h.source_id)).not.toContain('internal');
@@ -116,7 +116,7 @@ describe('memory and knowledge REST (issue 13)', () => {
   });
 
   describe('customer memory', () => {
-    // Facts belong to existing customers (issue 26).
+    // Facts belong to existing customers.
     beforeAll(async () => {
       for (const id of ['cust-1', 'cust-2', 'cust-9']) expect((await call('/customers', 'POST', { id, name: id })).status).toBe(201);
     });

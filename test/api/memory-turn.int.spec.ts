@@ -19,10 +19,10 @@ interface EventView {
 const policies = readFileSync(new URL('../../examples/acme-policies.md', import.meta.url), 'utf8');
 
 /**
- * Issue 13 in the turn, all-in-one with the offline provider: the reply answers from the agent's documents and
+ * Memory and knowledge in the turn (ADR 0017), all-in-one with the offline provider: the reply answers from the agent's documents and
  * cites them (`data.sources`); extraction fills variables (one LLM call) and facts that a later session recalls.
  */
-describe('memory in the turn (issue 13)', () => {
+describe('memory in the turn', () => {
   let dir: string;
   let app: INestApplication;
   let url: string;
@@ -93,7 +93,7 @@ describe('memory in the turn (issue 13)', () => {
 
   it("recalls and cites by the agent's retrieval settings (threshold, max_results, sources), refused out of range on create and PATCH", async () => {
     const agent = await created<{ id: string; retrieval: unknown }>('/agents', { name: 'Retriever' });
-    // Seed 001 defaults.
+    // The retrieval defaults (docs/data-model.md#retrieval).
     expect(agent.retrieval).toEqual({ max_results: 5, threshold: 0.5, sources: [] });
     await created('/knowledge/sources', { id: 'retrieval-policies', title: 'Acme customer policies', url: 'https://acme.example/policies', format: 'markdown', content: policies, agent_ids: [agent.id] });
     const session = await created('/sessions', { agent_id: agent.id });

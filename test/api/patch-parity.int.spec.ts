@@ -70,10 +70,10 @@ function probesOf(creation: Dto, property: string): unknown[] {
 const propertiesOf = (creation: Dto): string[] => [...new Set(getMetadataStorage().getTargetValidationMetadatas(creation, '', true, false).map((m) => m.propertyName))];
 
 /**
- * Issue 26 item 3 (PATCH half), property-style: for every resource with a PATCH, every field value that POST refuses
+ * PATCH parity (ADR 0023), property-style: for every resource with a PATCH, every field value that POST refuses
  * is refused by PATCH too, and what is stored after all the probes still satisfies the create rules.
  */
-describe('PATCH enforces the create rules on every resource (issue 26)', () => {
+describe('PATCH enforces the create rules on every resource', () => {
   let app: INestApplication;
   let url: string;
   let dir: string;

@@ -169,7 +169,7 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
 
     await say(session.id, 'customer', 'Hello there');
     await turnsIdle(session.id);
-    expect((await call(`/sessions/${session.id}`)).body).toMatchObject({ state: 'AwaitingInput' }); // seed 000 §7 after the reply
+    expect((await call(`/sessions/${session.id}`)).body).toMatchObject({ state: 'AwaitingInput' }); // the lifecycle state after the reply
     expect((await call(`/sessions/${session.id}`, 'PATCH', { mode: 'manual' })).status).toBe(200);
     const before = (await events(session.id)).length;
     for (const [customer, human] of [

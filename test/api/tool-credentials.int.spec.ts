@@ -47,7 +47,7 @@ async function petstore(): Promise<{ url: string; hostPort: string; state: { key
 }
 
 /**
- * Issue 22 item 4: credentials for tool services, set with `auth` on PUT /services/{name}, sealed with
+ * Credentials for tool services (ADR 0022), set with `auth` on PUT /services/{name}, sealed with
  * TENET_SECRETS_KEY, write-only, applied by the executor, redacted from whatever echoes them; OAuth2 tokens are
  * fetched once, cached, refreshed on 401 and on expiry.
  */

@@ -69,7 +69,7 @@ async function misbehavingServer(): Promise<{ url: string; hostPort: string; clo
 }
 
 /**
- * Registration of tool services (issue 22 item 1, issue 26 items 6 and 10), auth on: every workspace may register
+ * Registration of tool services (ADR 0022), auth on: every workspace may register
  * its own services; a schema Tenet cannot compile is refused naming the tool; an MCP tool in the draft-07 dialect
  * the official SDK writes never fails a turn; every ordinary registration failure is a 422 naming the problem.
  */

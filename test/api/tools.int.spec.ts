@@ -28,7 +28,7 @@ async function closedPort(): Promise<number> {
 }
 
 /**
- * Tool services and turns with tools over the HTTP API (issue 9): the all-in-one host with the embedded tool
+ * Tool services and turns with tools over the HTTP API (ADR 0010): the all-in-one host with the embedded tool
  * executor, a REAL local OpenAPI tool service (the demo's order-status service, counting effects per
  * Idempotency-Key), and a second allow-listed address where nothing listens (a tool that always fails).
  */

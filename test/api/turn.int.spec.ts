@@ -65,7 +65,7 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
     expect(matched[0]!.score).toBeGreaterThanOrEqual(0.3);
     expect(matched.map((m) => m.guideline_id)).not.toContain(weather.id);
     expect(matched.map((m) => m.guideline_id)).not.toContain(foreign.id);
-    // The match and compose calls, and recall's query embedding (metered against budgets since issue 26).
+    // The match and compose calls, and recall's query embedding (metered against budgets too).
     expect((ready.at(-1)!.data.data!.usage as { purpose: string }[]).map((u) => u.purpose).sort()).toEqual(['compose_reply', 'knowledge.search', 'match_guidelines']);
   });
 

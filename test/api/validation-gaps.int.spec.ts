@@ -5,8 +5,8 @@ import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { keyedHttp, type TextReply as Reply } from './support/gateway-http.js';
 
-/** Issue 26 item 12: facts of unknown customers, impossible dates, unbounded priorities, and echoed paths. */
-describe('validation gaps (issue 26 item 12)', () => {
+/** Facts of unknown customers, impossible dates, unbounded priorities, and echoed paths. */
+describe('validation gaps: unknown customers, impossible dates, unbounded priorities, echoed paths', () => {
   let app: INestApplication;
   let url: string;
   let dir: string;

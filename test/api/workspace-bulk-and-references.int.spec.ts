@@ -8,7 +8,7 @@ import { keyedHttp, type Reply } from './support/gateway-http.js';
 const ADMIN_KEY = 'bootstrap-admin-key-for-the-bulk-routes-test-0123456789';
 
 /**
- * Issue 26 items 2 and 11: bulk and filter-driven routes touch only the caller's workspace, and a reference to
+ * docs/reliability.md#bad-input-bulk-routes-and-references-across-workspaces: bulk and filter-driven routes touch only the caller's workspace, and a reference to
  * another workspace's resource is refused exactly like an unknown id (no existence oracle).
  */
 describe('workspaces: bulk routes and references (auth on, embedded)', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
- * A stored setting acts or is refused with a rule the caller can meet — never as "not implemented" (issue 23).
+ * A stored setting acts or is refused with a rule the caller can meet — never as "not implemented" (docs/reliability.md#settings-every-stored-setting-acts-or-is-refused).
  * This reads every source file of the libs, apps and scripts and fails on the phrase, so a new such refusal
  * cannot land unnoticed.
  */

@@ -1,7 +1,7 @@
 import { behaviourSuite, scenarioSlug, type GuidelineSpec, type JourneySpec } from './support/scenario.js';
 
 /**
- * Journeys in the turn (seed 000 §4, §8 step 2): activation when a journey's condition matches, one step per
+ * Journeys in the turn (docs/data-model.md#journeys, matching step 2): activation when a journey's condition matches, one step per
  * customer answer, forks, completion, a changed earlier answer (backtrack), digressions, two journeys whose
  * conditions overlap, journey-scoped guidelines, and the switches that turn journeys off. Every journey condition
  * is evaluated in the turn's one matching call; the provider answers are recorded (offline provider).

@@ -10,7 +10,7 @@ const SECRET = 'a-webhook-signing-secret-of-32-chars-or-more';
 type Detail = { detail: { loc: unknown[]; msg: string }[] };
 
 /**
- * Issue 21: the webhook channel's `outbound_url` may not point at loopback, private, link-local or metadata
+ * The webhook channel's `outbound_url` may not point at loopback, private, link-local or metadata
  * addresses (SSRF) — refused with a 422 naming the field on POST and on PATCH — unless the operator sets
  * TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on (not set here; the other channel tests set it for their local receivers).
  */

@@ -1,5 +1,5 @@
 /**
- * The compiled build (`npm run build`, issue 15) runs from dist/ alone — the image copies nothing else — so every
+ * The compiled build (`npm run build`) runs from dist/ alone — the image copies nothing else — so every
  * file the demo agent loads at start-up must be one of apps/tenet's build assets (a missing one left the compiled
  * all-in-one and start:distributed without the demo's policy document).
  */

@@ -1,6 +1,6 @@
 /**
  * docker-compose.yml without a Docker engine: parsed with YAML merge keys as Compose does, then checked for
- * what issue 15 asks — compose v2 syntax, one image built once, compiled entry points that exist, restart
+ * what a deployment needs — compose v2 syntax, one image built once, compiled entry points that exist, restart
  * policies, the matcher's LLM settings, and no published ports on the backing services. Where a Compose CLI is
  * installed (`docker compose` v2 or Debian's `docker-compose`; `.ci/run` installs the latter) the file also goes
  * through its own `config` validation; without one that check is skipped with the reason printed.

@@ -16,7 +16,7 @@ const SECRET = randomBytes(24).toString('hex');
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
 
 /**
- * Issue 21 acceptance, distributed: the channel gateway as its own process (`npm run start:distributed`) learns of
+ * ADR 0025, distributed: the channel gateway as its own process (`npm run start:distributed`) learns of
  * the agent's reply from the v2 session topic on NATS and delivers it on BullMQ; killed with SIGKILL while the
  * reply is on its way to the platform, the restarted gateway delivers it — once.
  */

@@ -1,5 +1,5 @@
 /**
- * One turn, one trace, across processes (issue 15): `npm run start:distributed` exporting OTLP/HTTP to an
+ * One turn, one trace, across processes: `npm run start:distributed` exporting OTLP/HTTP to an
  * in-memory receiver started here (OTEL_EXPORTER_OTLP_ENDPOINT). A turn that calls a tool yields spans from the
  * gateway (`tenet.turn`, `tenet.tool.call`), a matcher replica (`tenet.matcher.match`/`compose`), the tool
  * executor (`tenet.tool.execute`, its context carried in the BullMQ job) and metering (`tenet.metering.record`,

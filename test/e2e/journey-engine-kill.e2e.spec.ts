@@ -15,7 +15,7 @@ interface Ready {
 }
 
 /**
- * Issue 10: gateway, matcher, journey engine and tool executor as separate processes (`npm run start:distributed`
+ * ADR 0011: gateway, matcher, journey engine and tool executor as separate processes (`npm run start:distributed`
  * on its own NATS and Redis). Mid-journey the journey engine is killed with SIGKILL; the customer's next message
  * is answered once the supervisor has restarted it (the turn's request is retried within its deadline), and the
  * journey continues from the step recorded in the session's stream — the engine keeps no state of its own.

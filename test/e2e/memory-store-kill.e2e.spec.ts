@@ -22,7 +22,7 @@ interface EventView {
 }
 
 /**
- * Issue 13 acceptance: the memory store as its own process (`npm run start:distributed`), killed with SIGKILL in
+ * ADR 0016: the memory store as its own process (`npm run start:distributed`), killed with SIGKILL in
  * the middle of a conversation. The turn during the outage still answers; what the customer said meanwhile is
  * recorded once it is back (the facts travel as a durable JetStream event); nothing recorded before is lost; and
  * the next turn recalls it all.

@@ -16,7 +16,7 @@ interface Seen {
 }
 
 /**
- * Subject isolation (issue 14, ADR 0018): Tenet as a real process (all-in-one, distributed mode, auth on) over its
+ * Subject isolation (ADR 0018): Tenet as a real process (all-in-one, distributed mode, auth on) over its
  * own nats-server started with the generated workspace configuration (users with permissions, a namespace, a
  * password for the services user). Two workspaces each create an agent, a session and a customer message; the acme
  * user receives acme's v2 events — live and through its durable consumer — and none of globex's, and the server

@@ -19,8 +19,8 @@ const root = new URL('../../', import.meta.url).pathname;
 
 /** Methods this suite does not drive, and why. Anything else the client has must be covered below. */
 const EXCLUDED: Record<string, string> = {
-  journeys: 'issue 9 — test/api/journeys.int.spec.ts drives journeys.* through the client',
-  services: 'issue 10 — test/api/tools.int.spec.ts drives services.* against real tool servers',
+  journeys: 'test/api/journeys.int.spec.ts drives journeys.* through the client',
+  services: 'test/api/tools.int.spec.ts drives services.* against real tool servers',
 };
 const excluded = (method: string): boolean => method.split('.')[0]! in EXCLUDED;
 

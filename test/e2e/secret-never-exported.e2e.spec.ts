@@ -1,5 +1,5 @@
 /**
- * Issue 22: a tool service's sealed credential never leaves the executor's request to that service. `npm start`
+ * A tool service's sealed credential never leaves the executor's request to that service. `npm start`
  * runs with OTLP/HTTP trace export to a receiver started here and JSON logs; a turn calls a tool of an API that
  * wants an `api_key` header (and echoes it back, as careless APIs do). Every exported OTLP request body, every log
  * line, every session event and every byte the event log wrote to TENET_DATA_DIR is searched for the secret.

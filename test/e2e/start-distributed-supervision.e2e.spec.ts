@@ -10,7 +10,7 @@ const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const MATCHER = 'apps/guideline-matcher/src/main.ts';
 
 /**
- * Issue 11 item 6: `npm run start:distributed` supervises its services. A matcher killed with SIGKILL is restarted
+ * docs/reliability.md#a-crashed-service-under-npm-run-startdistributed: `npm run start:distributed` supervises its services. A matcher killed with SIGKILL is restarted
  * (logged, with backoff) while the gateway keeps serving; SIGTERM still stops everything; and whatever happens, the
  * suite leaves no process behind (the launcher runs in its own process group, killed in afterAll).
  */

@@ -18,7 +18,7 @@ interface Event {
 }
 
 /**
- * Issue 11 item 2: `npm start` is killed with SIGKILL while turns hang in the LLM (an OpenAI-wire server that never
+ * ADR 0015: `npm start` is killed with SIGKILL while turns hang in the LLM (an OpenAI-wire server that never
  * answers), then started again on the same data dir. Every turn the dead process left open ends with an `error`
  * status coded `TURN.INTERRUPTED`, and a new message in the same session is answered — not blocked by the dead
  * process's lease.

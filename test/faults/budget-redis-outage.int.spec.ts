@@ -1,7 +1,7 @@
 import { faultHttp, startOwnStack, type OwnStack } from './support/own-stack.js';
 
 /**
- * Issue 26 item 8: with the budget store (Redis) down, a budgeted agent's turn fails closed with
+ * ADR 0019: with the budget store (Redis) down, a budgeted agent's turn fails closed with
  * `BUDGET.UNAVAILABLE` — promptly, no LLM call made uncounted — while agents without a budget keep answering; once
  * Redis is back, budgeted turns answer again. Own nats-server and redis-server on free ports.
  */

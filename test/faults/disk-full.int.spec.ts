@@ -57,7 +57,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tenet-disk-full-'));
 const mounted = mountTmpfs(dir);
 
 /**
- * Issue 26 item 5, on a real full disk: the event log lives on a 32 MiB tmpfs the test fills to the last byte.
+ * docs/reliability.md#a-full-disk-under-the-event-log, on a real full disk: the event log lives on a 32 MiB tmpfs the test fills to the last byte.
  * Writes answer 507 naming the full disk (never 500), `/readyz` reports `disk` down while it is full, a turn that
  * was in flight when the disk filled is closed once space returns (its session does not stay `processing`), the
  * agent answers again, and the process closes promptly.

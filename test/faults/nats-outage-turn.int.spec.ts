@@ -4,7 +4,7 @@ import { faultHttp, startOwnStack, type OwnStack } from './support/own-stack.js'
 const OUTAGE_MS = 16_000;
 
 /**
- * Issue 26 item 7: docs/reliability.md promises that a turn's matcher requests are retried with backoff until the
+ * docs/reliability.md promises that a turn's matcher requests are retried with backoff until the
  * turn deadline. A turn whose customer message arrives while NATS is down (own nats-server, killed with SIGKILL)
  * must answer `ready` once NATS is back within the deadline — not fail when the client reports the disconnect.
  */

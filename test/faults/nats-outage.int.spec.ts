@@ -13,7 +13,7 @@ import { faultHttp } from './support/own-stack.js';
 const OUTAGE_MS = 25_000;
 
 /**
- * Issue 11 item 1: a NATS outage longer than the client's default reconnect budget. The test owns its nats-server
+ * docs/reliability.md#nats-outage-any-length: a NATS outage longer than the client's default reconnect budget. The test owns its nats-server
  * (a free port, its own JetStream store), kills it with SIGKILL, keeps it down for 25 s and starts it again on the
  * same port and store. The gateway must take messages during the outage (the log is the record; notifications are
  * best effort), tell readiness from liveness, and afterwards run turns, publish them and meter them without a restart.

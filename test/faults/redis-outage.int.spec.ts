@@ -8,7 +8,7 @@ import { OfflineProvider } from '@tenet/llm';
 import { eventually, startOwnNats, startOwnRedis, type OwnServer } from '@tenet/testing';
 
 /**
- * Issue 11 item 5: Redis (BullMQ timers) down must not hold a customer-message POST open, and the timers a Redis
+ * docs/reliability.md#redis-outage-and-a-redis-restart-without-persistence: Redis (BullMQ timers) down must not hold a customer-message POST open, and the timers a Redis
  * restart without persistence loses are rebuilt from the event log at start-up. The test owns its redis-server
  * (`--save ''`, no AOF) and its nats-server, both on free ports.
  */
@@ -48,7 +48,7 @@ describe('a Redis outage and a Redis restart without persistence (own redis-serv
     const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Support' })).body;
     // Its lifetime timer is armed in Redis while Redis is up, then lost with Redis.
     const expiring = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id, expires_at: new Date(Date.now() + 20_000).toISOString(), config: { ttl_secs: 3_600 } })).body;
-    // 30 s is the seed's minimum idle timeout.
+    // 30 s is the minimum idle timeout (docs/data-model.md#sessions).
     const chatting = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id, config: { idle_timeout_secs: 30 } })).body;
 
     await redis.kill();

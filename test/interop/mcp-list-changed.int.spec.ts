@@ -65,7 +65,7 @@ interface ServiceRead {
 }
 
 /**
- * Issue 22: an MCP server's tool-list change refreshes the stored service — the executor keeps a session open to the
+ * An MCP server's tool-list change refreshes the stored service — the executor keeps a session open to the
  * server it reached, hears `notifications/tools/list_changed`, and the gateway that stores the service describes it
  * again. Embedded (one process, a turn then calls the new tool) and distributed (gateway and executor as separate
  * Nest applications on real NATS and Redis).

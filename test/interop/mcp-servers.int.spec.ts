@@ -46,7 +46,7 @@ async function everything(mode: 'streamableHttp' | 'sse'): Promise<{ running: Ru
 }
 
 /**
- * Interop with the official MCP reference servers (issue 22): server-everything over Streamable HTTP and over the
+ * Interop with the official MCP reference servers (ADR 0022): server-everything over Streamable HTTP and over the
  * legacy HTTP+SSE transport, server-memory over stdio run by the tool executor. Each is registered, listed, and
  * called in a turn whose (scripted) model picks the tool with arguments and quotes its result; a guideline tied to
  * each kind of tool never fails an unrelated turn.

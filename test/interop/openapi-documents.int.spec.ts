@@ -13,7 +13,7 @@ const EXAMPLES = dirname(createRequire(import.meta.url).resolve('@readme/oas-exa
 const PETSTORE_TOOLS = ['addPet', 'createUser', 'createUsersWithArrayInput', 'createUsersWithListInput', 'deleteOrder', 'deletePet', 'deleteUser', 'findPetsByStatus', 'findPetsByTags', 'getInventory', 'getOrderById', 'getPetById', 'getUserByName', 'loginUser', 'logoutUser', 'placeOrder', 'updatePet', 'updatePetWithForm', 'updateUser'];
 
 /**
- * Real OpenAPI documents (issue 22 item 3): Petstore v3 as JSON and YAML, OpenAPI 3.1, Swagger 2.0 and USPTO are
+ * Real OpenAPI documents (ADR 0022): Petstore v3 as JSON and YAML, OpenAPI 3.1, Swagger 2.0 and USPTO are
  * registered through the API; the operations Tenet can call are tools, the others are listed with the reason.
  */
 describe('published OpenAPI documents become tool services (embedded)', () => {

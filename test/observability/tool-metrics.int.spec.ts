@@ -14,7 +14,7 @@ const promtool = (() => {
 })();
 
 /**
- * Issue 22 item 5: a turn's tool calls are counted by tool service, tool and outcome in `tenet_tool_calls_total`,
+ * A turn's tool calls are counted by tool service, tool and outcome in `tenet_tool_calls_total`,
  * and the process's /metrics passes `promtool check metrics` (no `_total` suffix on gauges).
  */
 describe('tool-call metrics and a promtool-clean /metrics (embedded, scripted model)', () => {

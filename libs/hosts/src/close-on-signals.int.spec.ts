@@ -4,7 +4,7 @@ import { eventually } from '@tenet/testing';
 
 const fixture = fileURLToPath(new URL('./close-on-signals.fixture.ts', import.meta.url));
 
-describe('closeOnSignals: a process stops within its shutdown grace period (issue 26 item 5)', () => {
+describe('closeOnSignals: a process stops within its shutdown grace period', () => {
   it('exits 1 after the grace period when closing does not finish, naming the setting', async () => {
     let output = '';
     const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', fixture], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -10,9 +10,9 @@ interface DemoDefinition {
   relationships?: { source: string; target: string; kind: string }[];
   /** Journeys of the agent (POST /journeys bodies); `requires_service`: left out when that service did not start. */
   journeys?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
-  /** What customers come for (issue 24; POST /intents bodies); `requires_service`: left out when that service did not start. */
+  /** What customers come for (docs/data-model.md#intents; POST /intents bodies); `requires_service`: left out when that service did not start. */
   intents?: ({ id: string; requires_service?: string } & Record<string, unknown>)[];
-  /** Markdown documents next to the definition, ingested as the agent's knowledge sources (seed 001). */
+  /** Markdown documents next to the definition, ingested as the agent's knowledge sources (docs/data-model.md#retrieval). */
   knowledge?: { id: string; title: string; file: string; url?: string }[];
 }
 

@@ -54,7 +54,7 @@ export interface DemoOrderService {
 }
 
 /**
- * The bundled example tool service of `npm start` (issue 9): an OpenAPI service on 127.0.0.1 that looks up the
+ * The bundled example tool service of `npm start` (ADR 0010): an OpenAPI service on 127.0.0.1 that looks up the
  * demo shop's orders, so a new user asking "where is my order 55555" sees the agent call a tool. Plain node:http,
  * no framework: it stands for any team's own HTTP API.
  */

@@ -28,7 +28,7 @@ export function shutdownGraceFrom(env: Record<string, string | undefined>): numb
  * On SIGINT/SIGTERM: close the app (handlers stopped, running turns finished, relay drained, log, bus and
  * timers closed), then exit 0, so process managers, Kubernetes and `npm start` see a clean stop. A close that
  * has not finished within the grace period (TENET_SHUTDOWN_GRACE_MS; e.g. a dependency or a full disk that
- * keeps a step from ending) is abandoned: the process logs it and exits 1 (issue 26 item 5).
+ * keeps a step from ending) is abandoned: the process logs it and exits 1 (docs/reliability.md#a-full-disk-under-the-event-log).
  */
 export function closeOnSignals(app: Pick<INestApplication, 'close'>, logger: LoggerService, graceMs = shutdownGraceFrom(process.env)): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

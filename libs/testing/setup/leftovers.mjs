@@ -1,5 +1,5 @@
 // Jest globalSetup/globalTeardown (jest.config.js): the test run must leave no JetStream stream and no Redis key
-// behind on the shared NATS and Redis (issue 26 item 13; docs/reliability.md). Setup lists what exists; teardown
+// behind on the shared NATS and Redis (docs/reliability.md#test-suites-on-a-loaded-machine-and-on-non-default-servers). Setup lists what exists; teardown
 // lists again and reports what the run added and did not remove. Keys with a TTL expire by themselves and are not
 // counted; KV_TENET_LEASES is the relay-leadership bucket every distributed process shares (its entries expire).
 // Fails the run under CI (or TENET_LEFTOVERS=fail); elsewhere it warns, since other runs may share the servers.

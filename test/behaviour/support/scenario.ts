@@ -36,7 +36,7 @@ export interface ContextVariableSpec {
 }
 
 /**
- * A journey of the scenario's agent (seed 000 §4): `conditions` are keys of condition guidelines in `given.guidelines`
+ * A journey of the scenario's agent (docs/data-model.md#journeys): `conditions` are keys of condition guidelines in `given.guidelines`
  * (created with the scenario's ids, so provider requests stay the same on every run), attached with Parlant's
  * `PATCH /journeys/{id}` `conditions.add`.
  */

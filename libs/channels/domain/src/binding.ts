@@ -1,9 +1,9 @@
 /**
- * Seed 002's Binding: a routing rule from where a message came from (channel, account, peer, guild, team) to the
+ * A binding (docs/data-model.md#bindings): a routing rule from where a message came from (channel, account, peer, guild, team) to the
  * agent that answers it, and the order in which bindings win. Pure: no I/O, no clock.
  */
 
-/** The fields a binding may match on, in the order seed 002 ranks them (most specific first). */
+/** The fields a binding may match on, most specific first: the order in which they rank. */
 export const MATCH_FIELDS = ['peer_id', 'guild_id', 'team_id', 'account_id', 'channel'] as const;
 export type MatchField = (typeof MATCH_FIELDS)[number];
 
@@ -38,7 +38,7 @@ export function setFields(binding: Pick<BindingRule, MatchField>): MatchField[] 
   return MATCH_FIELDS.filter((field) => typeof binding[field] === 'string' && (binding[field] as string).length > 0);
 }
 
-/** Seed 002: at least one of channel, account_id, peer_id, guild_id, team_id must be set. */
+/** A binding must set at least one of channel, account_id, peer_id, guild_id, team_id (else it would match everything). */
 export function bindingMatchProblem(binding: Pick<BindingRule, MatchField>): string | undefined {
   return setFields(binding).length === 0 ? `a binding must set at least one of ${MATCH_FIELDS.join(', ')}` : undefined;
 }
@@ -46,8 +46,8 @@ export function bindingMatchProblem(binding: Pick<BindingRule, MatchField>): str
 /**
  * A binding applies when every field it sets equals the message's; it then ranks by the most specific field it
  * sets (peer → guild → team → account → channel). So a binding for `account_id` alone ranks as "account" and
- * one for `channel` alone as "channel" — seed 002's "account (with no peer/guild)" and "channel (with no
- * account/peer)". Among applicable bindings of the same rank the one setting more fields wins (it is narrower),
+ * one for `channel` alone as "channel": an account binding is one without peer/guild, a channel binding one
+ * without account/peer. Among applicable bindings of the same rank the one setting more fields wins (it is narrower),
  * then the older one.
  */
 export function resolveBinding(bindings: readonly BindingRule[], origin: InboundOrigin, defaultAgentId: string | undefined): Resolution {

@@ -3,7 +3,7 @@ import { bindingMatchProblem, resolveBinding, type BindingRule, type InboundOrig
 const at = (n: number): string => `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`;
 const rule = (id: string, agent: string, fields: Partial<BindingRule>, created = 0): BindingRule => ({ id, agent_id: agent, creation_utc: at(created), ...fields });
 
-// A message from peer u1 in guild g1 / team t1 through account a1 of telegram: every row of seed 002 applies to it.
+// A message from peer u1 in guild g1 / team t1 through account a1 of telegram: every rank of binding applies to it.
 const message: InboundOrigin = { channel: 'telegram', account_id: 'a1', peer_id: 'u1', guild_id: 'g1', team_id: 't1' };
 const peer = rule('b-peer', 'agent-peer', { peer_id: 'u1' });
 const guild = rule('b-guild', 'agent-guild', { guild_id: 'g1' });
@@ -12,7 +12,7 @@ const account = rule('b-account', 'agent-account', { account_id: 'a1' });
 const channel = rule('b-channel', 'agent-channel', { channel: 'telegram' });
 const all = [channel, account, team, guild, peer];
 
-describe('binding resolution (seed 002: peer → guild → team → account → channel → default agent)', () => {
+describe('binding resolution (peer → guild → team → account → channel → default agent)', () => {
   it('row 1: a peer binding beats every other', () => {
     const r = resolveBinding(all, message, 'fallback');
     expect(r).toMatchObject({ outcome: 'binding', agent_id: 'agent-peer', rank: 'peer_id' });

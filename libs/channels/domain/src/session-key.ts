@@ -1,4 +1,4 @@
-/** Seed 002: one session per conversation, keyed `{agent_id}:{channel}:{account}:{peer}`; peer is "main" when absent. */
+/** One session per conversation (docs/data-model.md#bindings), keyed `{agent_id}:{channel}:{account}:{peer}`; peer is "main" when absent. */
 export interface ConversationAddress {
   agent_id: string;
   channel: string;

@@ -31,7 +31,7 @@ const server = (auth?: { scheme: string; secret_hint?: string }): Resource[] => 
 ];
 
 /**
- * Issue 25: tool-service credentials in definition files are environment references; apply sends the values,
+ * Tool-service credentials in definition files are environment references; apply sends the values,
  * diff compares what the server can show (scheme and the secret's last 4 characters), export never writes them.
  */
 describe('tool-service credentials in definition files', () => {

@@ -3,7 +3,7 @@ import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
- * A customer message was classified into one of the agent's intents (issue 24, seed 003): which one, how sure,
+ * A customer message was classified into one of the agent's intents (ADR 0031, docs/data-model.md#intents): which one, how sure,
  * and what the turn did with it — `recognized` (its tool or journey ran), `clarify` (the agent asked which one;
  * `intent` is then `CLARIFICATION_NEEDED`) or `unknown` (the agent's fallback). Extracted parameter values are
  * left out: they are the customer's words, and the session's own events carry them to whoever may see them.

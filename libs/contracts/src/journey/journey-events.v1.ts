@@ -4,7 +4,7 @@ import type { LoggedSessionEvent } from '../session/session-events.v1.js';
 import { subjectFor } from '../subjects.js';
 
 /**
- * A session's journey progress is kept as `journey_transition` events (seed 004 event_type) in the session's
+ * A session's journey progress is kept as `journey_transition` events (docs/data-model.md#session-events) in the session's
  * own stream (`session-<id>`), one per journey event; the relay publishes each as one of the four events below
  * on `tenet.v1.journey.<session_id>.<event>`, so integrators can build funnels ("how many returns stall at the
  * refund step") without reading the conversation. The journey's collected context stays private: it holds

@@ -3,7 +3,7 @@ import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
- * What a turn extracted from a customer message (seed 000 §6, seed 004 `variable_update`), appended by the
+ * What a turn extracted from a customer message (docs/data-model.md#context-extraction), appended by the
  * session gateway to the `context-extraction:<customerId>` stream of its log and published by its relay. The
  * memory store consumes `facts_extracted` durably and records the facts (idempotently, by `factId`), so a
  * memory store that is down when the customer speaks catches up when it is back.

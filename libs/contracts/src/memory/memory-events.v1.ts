@@ -3,7 +3,7 @@ import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
- * A customer's semantic memory (seed 002), published from the `customer-memory:<customerId>` stream. Facts are
+ * A customer's semantic memory (docs/data-model.md#semantic-memory), published from the `customer-memory:<customerId>` stream. Facts are
  * never edited: a contradicting newer fact supersedes the old one, and forgetting is a tombstone. A consumer
  * that keeps facts must drop a fact's content on `fact_forgotten`.
  */

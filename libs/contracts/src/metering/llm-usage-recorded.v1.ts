@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
-/** One LLM call's token record (seed 002 TokenRecord), with its cost estimated from the price table. */
+/** One LLM call's token record (docs/data-model.md#budgets), with its cost estimated from the price table. */
 export const LlmUsageRecordedV1 = envelopeSchema(
   'metering.llm_usage_recorded',
   Type.Object(
@@ -16,7 +16,7 @@ export const LlmUsageRecordedV1 = envelopeSchema(
       output_tokens: Type.Integer({ minimum: 0 }),
       cost_estimate_usd: Type.Number({ minimum: 0 }),
       latency_ms: Type.Number({ minimum: 0 }),
-      fallback_from: Type.Optional(Type.String({ minLength: 1, description: 'provider/model of the primary that failed when a fallback provider answered (seed 002 AgentDef.fallback)' })),
+      fallback_from: Type.Optional(Type.String({ minLength: 1, description: 'provider/model of the primary that failed when the agent\'s fallback provider answered' })),
     },
     { additionalProperties: false },
   ),
@@ -42,7 +42,7 @@ export function toUsageIntegrationEvent(event: { id: string; streamId: string; o
 export const meteringEventContracts: IntegrationEventContract[] = [
   {
     type: 'metering.llm_usage_recorded',
-    description: 'An LLM call was made for an agent: provider, model, input/output tokens and estimated cost (seed 002 TokenRecord).',
+    description: 'An LLM call was made for an agent: provider, model, input/output tokens and estimated cost (its token record).',
     subjectPattern: 'tenet.v1.metering.{agent_id}.llm_usage_recorded',
     schema: LlmUsageRecordedV1,
     example: {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**
- * Context extraction (seed 000 §6, issue 13): after a customer message, every context variable with an
+ * Context extraction (docs/data-model.md#context-extraction, ADR 0017): after a customer message, every context variable with an
  * `extraction_prompt` and the customer's facts are extracted by ONE model call, whatever the number of
  * variables. Answered by the guideline matcher's queue group (it holds the LLM providers); the gateway validates
  * the values against each variable's data_type and rules, stores them and publishes them.

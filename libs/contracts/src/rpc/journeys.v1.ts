@@ -12,7 +12,7 @@ export const JOURNEYS_ADVANCE_SUBJECT = 'tenet.rpc.v1.journeys.advance';
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const Text = Type.String({ minLength: 1 });
 
-/** Seed 000 §4 journey definition as the gateway stores it (the domain's `JourneyDefinition`). */
+/** The journey definition (docs/data-model.md#journeys) as the gateway stores it (the domain's `JourneyDefinition`). */
 export const JourneyDefinitionV1 = Type.Object(
   {
     id: Id,
@@ -123,7 +123,7 @@ export const AdvanceJourneysReplyV1 = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    /** The journey (and step) the matcher scopes guidelines to next (seed 000 §8 step 2): the highest-priority active one. */
+    /** The journey (and step) the matcher scopes guidelines to next (matching step 2): the highest-priority active one. */
     active_journey: Type.Optional(Type.Object({ journey_id: Id, step_id: Type.Optional(Id) }, { additionalProperties: false })),
     /** Conditions the matcher should evaluate next turn (outgoing transitions of the active steps). */
     pending_conditions: Type.Array(Type.String()),

@@ -25,7 +25,7 @@ const AgentRef = Type.Object(
     system_prompt: Type.Optional(Type.String({ minLength: 1 })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    /** Seed 002 Soul, seed 004 tone/restrictions/forbidden topics: sent with the instructions of every call. */
+    /** The agent's soul (docs/data-model.md#soul): document, tone, restrictions, forbidden topics; sent with the instructions of every call. */
     soul: Type.Optional(
       Type.Object(
         {
@@ -41,7 +41,7 @@ const AgentRef = Type.Object(
   { additionalProperties: false },
 );
 
-/** Seed 000 §2 guideline fields the matcher needs, with Parlant's criticality and continuity. */
+/** The guideline fields the matcher needs (docs/data-model.md#guidelines), with Parlant's criticality and continuity. */
 const Guideline = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -67,7 +67,7 @@ const Relationship = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type
 
 const Term = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), synonyms: Type.Array(Type.String()) }, { additionalProperties: false });
 
-/** Seed 000 §3 tool definition (the parts matching needs): arguments are extracted and checked against `parameters`. */
+/** An agent's tool definition (the parts matching needs; docs/data-model.md#tools): arguments are extracted and checked against `parameters`. */
 const Capability = Type.Object(
   { id: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }), description: Type.String(), signals: Type.Array(Type.String()) },
   { additionalProperties: false },
@@ -90,7 +90,7 @@ const ToolResult = Type.Object(
   { additionalProperties: false },
 );
 
-/** Which model answers for the agent (seed 002 AgentDef), with an optional fallback used when it fails. */
+/** Which model answers for the agent, with an optional fallback used when it fails (docs/data-model.md#fallback). */
 /** The agent's provider; without `provider`, the matcher's configured one (with the agent's `fallback`, if any). */
 const ProviderChoice = Type.Object(
   {
@@ -115,7 +115,7 @@ const MatchingSettings = Type.Object(
 );
 
 /**
- * The token budgets (seed 002 TokenBudget) every LLM call of this step is charged to. The matcher reserves each
+ * The token budgets (docs/data-model.md#budgets) every LLM call of this step is charged to. The matcher reserves each
  * call's estimate on all of them in the shared budget store before making it, and refuses the call with
  * `BUDGET.EXCEEDED` (details: the scope) once one is spent. Absent: no budget applies.
  */
@@ -137,7 +137,7 @@ export type BudgetScopeV1 = Static<typeof BudgetScopeV1>;
 
 const Budget = Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false });
 
-/** Tokens of one LLM call, returned to the gateway, which records it (seed 002 TokenRecord) in its event log. */
+/** Tokens of one LLM call, returned to the gateway, which records it (a token record, docs/data-model.md#budgets) in its event log. */
 export const CallUsageV1 = Type.Object(
   {
     purpose: Type.String({ minLength: 1 }),
@@ -153,7 +153,7 @@ export const CallUsageV1 = Type.Object(
 );
 export type CallUsageV1 = Static<typeof CallUsageV1>;
 
-/** An intent the matching call classifies the message into (issue 24): what it is called, means and extracts. */
+/** An intent the matching call classifies the message into (docs/data-model.md#intents): what it is called, means and extracts. */
 export const IntentToMatchV1 = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
@@ -167,7 +167,7 @@ export const IntentToMatchV1 = Type.Object(
 );
 export type IntentToMatchV1 = Static<typeof IntentToMatchV1>;
 
-/** Seed 003's IntentClassificationResult: the best intent (`UNKNOWN` when none fits), its confidence and the runners-up. */
+/** The intent classification: the best intent (`UNKNOWN` when none fits), its confidence and the runners-up. */
 export const IntentClassificationV1 = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
@@ -186,7 +186,7 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     message: Type.String(),
     history: Type.Array(Turn),
     guidelines: Type.Array(Guideline),
-    /** Values of the session's context variables (seed 000 §8 step 3: required_context). */
+    /** Values of the session's context variables (matching step 3: required_context; docs/data-model.md#matching). */
     context: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     relationships: Type.Optional(Type.Array(Relationship)),
     /** Guidelines the agent's earlier replies in this session applied (Parlant's applied-guideline tracking). */
@@ -195,12 +195,12 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     tools: Type.Optional(Type.Array(Tool)),
     settings: Type.Optional(MatchingSettings),
     llm: Type.Optional(ProviderChoice),
-    /** The session's journey position (seed 000 §8 step 2); absent: no journey is active. */
+    /** The session's journey position (matching step 2); absent: no journey is active. */
     active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
     /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
     tool_results: Type.Optional(Type.Array(ToolResult)),
     budget: Type.Optional(Budget),
-    /** The agent's intents: the message is classified into one of them in the same call (issue 24). */
+    /** The agent's intents: the message is classified into one of them in the same call (ADR 0031). */
     intents: Type.Optional(Type.Array(IntentToMatchV1)),
   },
   { additionalProperties: false },
@@ -222,7 +222,7 @@ const Match = Type.Object({
 });
 
 export const MatchGuidelinesReplyV1 = Type.Object({
-  /** Seed 000 GuidelineMatchResult plus the time the evaluation took. */
+  /** The matching result (docs/data-model.md#matching) plus the time the evaluation took. */
   result: Type.Object({
     matches: Type.Array(Match),
     top_matches: Type.Array(Match),
@@ -247,13 +247,13 @@ export const MatchGuidelinesReplyV1 = Type.Object({
 });
 export type MatchGuidelinesReplyV1 = Static<typeof MatchGuidelinesReplyV1>;
 
-/** A fact about the customer (semantic memory, seed 002) the reply may use. */
+/** A fact about the customer (docs/data-model.md#semantic-memory) the reply may use. */
 const ComposeFact = Type.Object(
   { subject: Type.String({ minLength: 1 }), predicate: Type.String({ minLength: 1 }), object: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
   { additionalProperties: false },
 );
 
-/** A retrieved knowledge chunk (seed 001): what the reply may answer from, with what it cites. */
+/** A retrieved knowledge chunk (docs/data-model.md#retrieval): what the reply may answer from, with what it cites. */
 const ComposeKnowledge = Type.Object(
   {
     chunk_id: Type.String({ minLength: 1 }),
@@ -301,7 +301,7 @@ export const ComposeReplyRequestV1 = Type.Object(
     /** Knowledge chunks retrieved for the message, best first; the reply answers from them and cites the ones it used. */
     knowledge: Type.Optional(Type.Array(ComposeKnowledge, { maxItems: 50 })),
     budget: Type.Optional(Budget),
-    /** The intent is unclear: the reply asks which of these (in customer words) the customer means (issue 24). */
+    /** The intent is unclear: the reply asks which of these (in customer words) the customer means (ADR 0031). */
     clarification: Type.Optional(Type.Object({ alternatives: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }, { additionalProperties: false })),
     /** The message is none of the agent's intents and nothing applies: this is the reply, no model is asked. */
     fallback_reply: Type.Optional(Type.String({ minLength: 1 })),

@@ -43,9 +43,9 @@ export const RecallResponseV1 = Type.Object(
           title: Type.String(),
           url: Type.Union([Type.String(), Type.Null()]),
           heading: Type.String(),
-          /** Seed 001 RetrievedChunk: the headings the chunk sits under, outermost first, joined with " › ". */
+          /** The headings the chunk sits under, outermost first, joined with " › ". */
           section_path: Type.Optional(Type.String()),
-          /** Seed 001 RetrievedChunk: the chunk's position in its source, from 0. */
+          /** The chunk's position in its source, from 0. */
           chunk_index: Type.Optional(Type.Integer({ minimum: 0 })),
           score: Type.Number(),
           chunk_text: Type.String(),

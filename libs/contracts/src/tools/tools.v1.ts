@@ -4,7 +4,7 @@ import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
- * Contracts of the tool executor (issue 9). The executor does every outbound call to a tool service (describe
+ * Contracts of the tool executor (ADR 0010). The executor does every outbound call to a tool service (describe
  * and execute); the gateway asks it over the messaging port (describe) or through the durable work queue
  * (execute, via `TOOL_EXECUTION` in @tenet/tools-service). Subjects live outside `tenet.v1.>`: requests are
  * not integration events.
@@ -117,7 +117,7 @@ export const DescribeToolsReplyV1 = Type.Union([
 ]);
 export type DescribeToolsReplyV1 = Static<typeof DescribeToolsReplyV1>;
 
-/** Seed 000 §3 retry_config: retried only on retryable errors (timeouts, connection errors, 5xx, 429). */
+/** A tool's `retry_config` (docs/data-model.md#tools): retried only on retryable errors (timeouts, connection errors, 5xx, 429). */
 export const ToolRetryConfigV1 = Type.Object(
   {
     max_attempts: Type.Integer({ minimum: 1, maximum: 10 }),
@@ -199,7 +199,7 @@ export function toolIdempotencyKey(input: { session_id: string; trace_id: string
   return `tool_${digest}`;
 }
 
-// ---- Audit: seed 003 ToolInvocation, published as integration events ----
+// ---- Audit: tool invocation records (docs/data-model.md#tool-audit), published as integration events ----
 
 /** A session's tool invocations are the `tools-<session_id>` stream of the event log. */
 export const toolStreamId = (sessionId: string): string => `tools-${sessionId}`;
@@ -266,14 +266,14 @@ const { result: _result, ...failedExample } = exampleData;
 export const toolEventContracts: IntegrationEventContract[] = [
   {
     type: 'tool.invocation_completed',
-    description: 'A tool call succeeded (seed 003 ToolInvocation): tool, arguments, result, attempts and duration. One per idempotency key.',
+    description: 'A tool call succeeded (its invocation record): tool, arguments, result, attempts and duration. One per idempotency key.',
     subjectPattern: 'tenet.v1.tool.{session_id}.invocation_completed',
     schema: ToolInvocationCompletedV1,
     example: { id: '9a3e0f2c-7b1d-4c8e-a5f6-0d9c8b7a6e51', type: 'tool.invocation_completed', version: 1, stream: 'tools-s_8f2c', offset: 0, position: 1051, occurred_at: '2026-11-23T10:30:01.000Z', data: exampleData },
   },
   {
     type: 'tool.invocation_failed',
-    description: 'A tool call failed after its retries (seed 003 ToolInvocation): the stable error code and a customer-safe message. Whether the turn goes on is the agent\'s allow_failure.',
+    description: 'A tool call failed after its retries (its invocation record): the stable error code and a customer-safe message. Whether the turn goes on is the agent\'s allow_failure.',
     subjectPattern: 'tenet.v1.tool.{session_id}.invocation_failed',
     schema: ToolInvocationFailedV1,
     example: {

@@ -1,5 +1,5 @@
 /**
- * Who may call what (issue 14; ADR 0018): one table from route (Express path pattern) and method to the roles
+ * Who may call what (ADR 0018): one table from route (Express path pattern) and method to the roles
  * allowed, read by the auth guard on every request and rendered into docs/security.md. Pure: no Nest, no I/O.
  *
  * - `admin` manages definitions and keys of its workspace (everything);

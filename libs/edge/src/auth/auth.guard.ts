@@ -133,7 +133,7 @@ export class AuthGuard implements CanActivate {
   /**
    * Each agent tag of a knowledge source is a partition of the vector index: at most `maxAgentIdsPerSource` of them
    * (422 naming the limit, checked before any lookup), each an existing agent of the caller's workspace — in the
-   * open mode too — else 404 like another workspace's agent (issue 26: tags were a way to fill the disk).
+   * open mode too — else 404 like another workspace's agent (ADR 0023: tags were a way to fill the disk).
    */
   private async checkKnowledgeTags(body: unknown): Promise<void> {
     const agentIds = (body as { agent_ids?: unknown } | undefined)?.agent_ids;

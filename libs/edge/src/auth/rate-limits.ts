@@ -6,7 +6,7 @@ import type { RateLimitConfig } from './rate-limit-config.js';
 import type { AuthenticatedCaller } from './caller.js';
 
 /**
- * Token buckets per API key and per session token (issue 14 item 3), in the platform's rate limiter — Redis shared
+ * Token buckets per API key and per session token (ADR 0018), in the platform's rate limiter — Redis shared
  * by every gateway replica in distributed mode. A request over the limit is a 429 with `retry-after` (seconds).
  * The open mode's anonymous caller is not limited.
  */

@@ -73,7 +73,7 @@ const malformedJson = (reason: string | undefined): { status: number; body: { de
 /**
  * Whether an error message may repeat a value the caller sent: a plain token (letters, digits, `_-.:@`, at most
  * 128, no `..`) may — that is how "agent abc not found" names what was not found. Anything else (a path such as
- * `../../etc/passwd`, markup, a long text) is not reflected back (issue 26).
+ * `../../etc/passwd`, markup, a long text) is not reflected back (docs/reliability.md#bad-input-malformed-requests).
  */
 export const echoable = (value: string): boolean => /^[A-Za-z0-9_.:@-]{1,128}$/.test(value) && !value.includes('..');
 

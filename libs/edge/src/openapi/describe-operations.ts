@@ -39,7 +39,7 @@ const SCHEMAS: Record<string, Schema> = {
       consumption_offsets: object({ client: int }, ['client']),
       metadata: record,
       labels: strings,
-      state: { type: 'string', description: 'Seed 000 lifecycle: Active, Idle, AwaitingInput, AwaitingTool, Completed, Expired' },
+      state: { type: 'string', description: 'Session lifecycle state: Active, Idle, AwaitingInput, AwaitingTool, Completed, Expired' },
       status: { type: 'string', enum: ['active', 'completed', 'abandoned', 'expired'] },
       config: record,
       expires_at: date,

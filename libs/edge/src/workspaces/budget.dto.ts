@@ -4,7 +4,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { BUDGET_PERIODS } from '@tenet/metering-domain';
 import { IsOmittable } from '../http/validation.js';
 
-/** One token budget of the agent (seed 002 TokenBudget): exactly one of `tokens` and `cost_usd` per limit. */
+/** One token budget of the agent (docs/data-model.md#budgets): exactly one of `tokens` and `cost_usd` per limit. */
 export class BudgetLimitDto {
   @JSONSchema({ description: 'session: per session of the agent; day / month: the agent\'s UTC day / month (reset at 00:00 UTC, on the 1st).' })
   @IsIn(BUDGET_PERIODS, { message: `period must be one of ${BUDGET_PERIODS.join(', ')}` }) period!: (typeof BUDGET_PERIODS)[number];

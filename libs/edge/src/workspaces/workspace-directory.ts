@@ -58,7 +58,7 @@ const RECORDED_FOR_DEFAULT = new Set(['knowledge-sources', 'services']);
 export const CLAIMED_BY_PUT = new Set(['services']);
 
 /**
- * Where requests name resources of a collection (issue 26 item 11: every reference, not only agents and customers):
+ * Where requests name resources of a collection (every reference, not only agents and customers: docs/reliability.md#bad-input-bulk-routes-and-references-across-workspaces):
  * a dotted path into the body or query (`*` = each item of an array), and the collection — `tag-ref` for a tag id,
  * which may be Parlant's synthetic `agent:<id>` or `journey:<id>`. A value there (a string, or an array of them) of
  * another workspace is refused like an unknown id.

@@ -1,10 +1,10 @@
 /**
- * Intents (issue 24, seed 003): what the customer wants, in words a product team reports on. An intent is
+ * Intents (ADR 0031, docs/data-model.md#intents): what the customer wants, in words a product team reports on. An intent is
  * classified in the turn's guideline-matching call; this module holds the rules around that classification —
  * what an intent is, the agent's settings, and what a classification leads to (act, clarify, or fall back).
  */
 
-/** Names seed 003 reserves for the classifier's own outcomes; no defined intent may take them. */
+/** Names reserved for the classifier's own outcomes; no defined intent may take them. */
 export const UNKNOWN_INTENT = 'UNKNOWN';
 export const CLARIFICATION_NEEDED = 'CLARIFICATION_NEEDED';
 export const RESERVED_INTENT_NAMES: ReadonlySet<string> = new Set([UNKNOWN_INTENT, CLARIFICATION_NEEDED]);
@@ -53,7 +53,7 @@ export interface IntentAlternative {
   confidence: number;
 }
 
-/** Seed 003's `IntentClassificationResult` as the matcher returns it (`name` is `UNKNOWN` when none fits). */
+/** A classification as the matcher returns it (`name` is `UNKNOWN` when none fits). */
 export interface IntentClassification {
   name: string;
   confidence: number;
@@ -76,7 +76,7 @@ export const MAX_CLARIFICATION_CHOICES = 3;
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 /**
- * The rules of issue 24 §3 over a classification: UNKNOWN (or no classification) → unknown; otherwise the
+ * What a classification leads to (ADR 0031): UNKNOWN (or no classification) → unknown; otherwise the
  * candidates (best first, only names the agent defines) → clarify when the best is under `clarify_below` or the
  * runner-up is within `margin` of it; else recognised. A candidate with no confidence at all is never offered.
  */

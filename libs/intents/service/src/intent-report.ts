@@ -29,7 +29,7 @@ function add(counts: IntentCounts, data: IntentRecognizedData): void {
 }
 
 /**
- * Intent counts and clarification rate per agent over time (issue 24 §5), folded from the agent's
+ * Intent counts and clarification rate per agent over time (ADR 0031), folded from the agent's
  * `recognition-<agentId>` stream — the events `intent.recognized` is published from — for the `/admin/usage` page.
  */
 export class IntentReports {

@@ -16,7 +16,7 @@ export class IntentTagsPatchDto {
 }
 
 /**
- * `POST /intents` (issue 24): what customers come for. `tool` or `journey_id` (at most one) say what a recognised
+ * `POST /intents` (ADR 0031): what customers come for. `tool` or `journey_id` (at most one) say what a recognised
  * intent runs; neither = classification only.
  */
 export class IntentCreationDto {

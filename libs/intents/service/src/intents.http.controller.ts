@@ -18,7 +18,7 @@ async function httpCall<R>(call: () => Promise<R>): Promise<R> {
 }
 
 /**
- * `/intents` (issue 24, a Tenet extension): create, list (`?tags=`), read, PATCH, delete. Workspace-scoped by the
+ * `/intents` (ADR 0031, a Tenet extension): create, list (`?tags=`), read, PATCH, delete. Workspace-scoped by the
  * host's edge like every catalog collection (ADR 0018): created intents are assigned to the caller's workspace,
  * lists show its own, and another workspace's id is a 404.
  */

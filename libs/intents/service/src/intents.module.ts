@@ -13,7 +13,7 @@ export const INTENT_TURNS = Symbol.for('tenet.intents.turn-intents');
 export const INTENT_REPORTS = Symbol.for('tenet.intents.reports');
 
 /**
- * Intents (issue 24, ADR 0031): the `/intents` REST resource, `TurnIntents` (the session gateway's turn classifies
+ * Intents (ADR 0031): the `/intents` REST resource, `TurnIntents` (the session gateway's turn classifies
  * each message in its matching call through it) and `IntentReports` (the usage page). Imported by the hosts that
  * serve the gateway API; global, so the gateway's turn and usage page find `INTENT_TURNS` / `INTENT_REPORTS`.
  * Needs PlatformModule (the event log); served behind the host's edge (auth, workspaces) like every catalog route.

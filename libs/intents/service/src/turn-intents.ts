@@ -44,7 +44,7 @@ const toMatch = (intent: IntentView): IntentToMatchV1 => ({
 });
 
 /**
- * The turn's side of intents (issue 24), built by `TurnIntents.begin` when the agent has any: what the match
+ * The turn's side of intents (docs/data-model.md#intents), built by `TurnIntents.begin` when the agent has any: what the match
  * request carries, what the classification decides (act / clarify / fall back), and what the turn reports. The
  * turn calls it at five points (listed in ADR 0031) and keeps no intent logic of its own.
  */
@@ -139,7 +139,7 @@ export class IntentTurn {
     return {};
   }
 
-  /** The agent message's `data.intent` (seed 003's response metadata): name and confidence, and the choices asked about. */
+  /** The agent message's `data.intent` (docs/data-model.md#session-events): name and confidence, and the choices asked about. */
   messageData(): { intent: { name: string; confidence: number; alternatives?: string[] } } | undefined {
     const decision = this.decision;
     if (!decision) return undefined;

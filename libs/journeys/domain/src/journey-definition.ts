@@ -1,11 +1,11 @@
 import type { JourneyRuleViolation } from './errors.js';
 
 /**
- * Seed 000 §4 Journey, with seed 004's journey_state_type as the step kind. Field names are the wire's
+ * A journey (docs/data-model.md#journeys): steps of a kind (chat, tool, fork, final) and transitions. Field names are the wire's
  * (snake_case), so a violation's `field` is the path a client sent: `steps[2].id`, `transitions[0].to`.
  *
- * Two readings of the seed: transitions are listed once at the journey level (`from`/`to`) rather than inside
- * each step, so a diagram and the decider read one list; and `is_terminal` is the step kind `final`.
+ * Transitions are listed once at the journey level (`from`/`to`) rather than inside each step, so a diagram
+ * and the decider read one list; a terminal step is the step kind `final`.
  */
 export const STEP_KINDS = ['chat', 'tool', 'fork', 'final'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -14,13 +14,13 @@ export interface JourneyStep {
   id: string;
   name: string;
   kind: StepKind;
-  /** What the agent does at this step (seed 004 `chat_prompt` for chat steps). */
+  /** What the agent does at this step (required for chat steps). */
   instruction?: string;
-  /** The agent tool a tool step runs (seed 004 `tool_id`). */
+  /** The agent tool a tool step runs. */
   tool?: string;
   /** Context variables that must be known before the journey may leave this step. */
   required_context: string[];
-  /** Step-specific guideline ids (seed 000 §4 `step.guidelines`). */
+  /** Step-specific guideline ids. */
   guidelines: string[];
 }
 
@@ -40,7 +40,7 @@ export interface JourneyTimeouts {
 }
 
 /**
- * What a failed tool step (its tool failed, timed out or cannot run) leads to (issue 23): `end` (the default) —
+ * What a failed tool step (its tool failed, timed out or cannot run) leads to (ADR 0030): `end` (the default) —
  * the journey is `Failed` and the customer is told; `handoff` — the same, and the session goes to a human
  * (mode manual) once the customer has been told; `step` — the journey goes on at `step` (e.g. a chat step that
  * offers another way).
@@ -85,7 +85,7 @@ export const terminalSteps = (journey: Pick<JourneyDefinition, 'steps'>): Journe
 export const outgoing = (journey: Pick<JourneyDefinition, 'transitions'>, stepId: string): JourneyTransition[] => journey.transitions.filter((t) => t.from === stepId);
 
 /**
- * Every rule of seed 000 §4 (and the kind rules of seed 004), returning all violations at once:
+ * Every journey rule (docs/data-model.md#journeys), returning all violations at once:
  *  1. id non-empty · 2. title 1-100 characters · 3. description 1-1000 characters
  *  4. initial_step references an existing step (required with steps, refused without)
  *  5. step ids unique (and 1-64 characters of [A-Za-z0-9_-]) · 6. transitions reference existing steps
@@ -209,7 +209,7 @@ function closure(start: readonly string[], next: (id: string) => string[]): Set<
   return seen;
 }
 
-/** Seed 000 §1 rule 5: an agent's journeys have unique names (`journeys[i]` paths). */
+/** An agent's journeys have unique names (`journeys[i]` paths; docs/data-model.md#agents). */
 export function validateAgentJourneys(journeys: readonly Pick<JourneyDefinition, 'id' | 'title'>[], field = 'journeys'): JourneyRuleViolation[] {
   const violations: JourneyRuleViolation[] = [];
   const titles = new Set<string>();

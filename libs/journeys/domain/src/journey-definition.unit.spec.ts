@@ -4,14 +4,14 @@ import { returns, step } from './returns-journey.fixture.js';
 const fields = (journey: JourneyDefinition, refs = {}): string[] => validateJourney(journey, refs).map((v) => v.field);
 const rules = (journey: JourneyDefinition, refs = {}): string[] => validateJourney(journey, refs).map((v) => `${v.field} ${v.rule}`);
 
-describe('validateJourney (seed 000 §4 rules, seed 004 step kinds)', () => {
+describe('validateJourney (reference, graph and step-kind rules)', () => {
   it('accepts a well-formed journey, and a description-only one', () => {
     expect(validateJourney(returns(), { tools: new Set(['issue_refund']), contextVariables: new Set(['order_number']), guidelines: new Set() })).toEqual([]);
     expect(validateJourney({ ...returns(), steps: [], transitions: [], initial_step: undefined })).toEqual([]);
     expect(terminalSteps(returns()).map((s) => s.id)).toEqual(['confirm']);
   });
 
-  it('on_failure (issue 23): end, handoff, or a step that exists and is not a tool step', () => {
+  it('on_failure: end, handoff, or a step that exists and is not a tool step', () => {
     expect(fields({ ...returns(), on_failure: { action: 'end' } })).toEqual([]);
     expect(fields({ ...returns(), on_failure: { action: 'handoff' } })).toEqual([]);
     expect(fields({ ...returns(), on_failure: { action: 'step', step: 'exchange' } })).toEqual([]);
@@ -145,7 +145,7 @@ describe('validateJourney (seed 000 §4 rules, seed 004 step kinds)', () => {
     expect(rules({ ...returns(), timeouts: { abandon_after_secs: 600, expire_after_secs: 300 } })).toEqual(['timeouts.expire_after_secs must not be shorter than timeouts.abandon_after_secs']);
   });
 
-  it('seed 000 §1 rule 5: an agent lists each journey once and journey names are unique', () => {
+  it('an agent lists each journey once and journey names are unique', () => {
     expect(validateAgentJourneys([{ id: 'a', title: 'Returns' }, { id: 'b', title: 'Returns' }, { id: 'a', title: 'X' }])).toEqual([
       { field: 'journeys[1]', rule: 'journey names must be unique within the agent: Returns is used twice' },
       { field: 'journeys[2]', rule: 'must not list journey a twice' },

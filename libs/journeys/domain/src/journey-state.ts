@@ -2,7 +2,7 @@ import { JourneyDomainError } from './errors.js';
 import { DEFAULT_FAILURE_POLICY, outgoing, type JourneyDefinition, type JourneyStep, type JourneyTransition } from './journey-definition.js';
 
 /**
- * A session's progress through one journey (seed 000 §4 JourneyState) as a decider: `decide(command, state)`
+ * A session's progress through one journey (docs/data-model.md#journeys) as a decider: `decide(command, state)`
  * returns events, `evolve` folds them, `effectsOf` turns them into timer effects (data) for the app to hand to
  * the scheduling port. Times are epoch milliseconds given by the caller; nothing here reads a clock.
  *
@@ -15,7 +15,7 @@ import { DEFAULT_FAILURE_POLICY, outgoing, type JourneyDefinition, type JourneyS
  * step's `required_context` is known. One step per Advance: the customer answers one step at a time.
  */
 
-/** Seed 000 §4 JourneyStatus. `Failed`: a tool step failed and the journey's `on_failure` ended it (issue 23). */
+/** A journey's status. `Failed`: a tool step failed and the journey's `on_failure` ended it (ADR 0030). */
 export type JourneyStatus = 'Active' | 'Abandoned' | 'Completed' | 'Expired' | 'Failed';
 
 type Event<T extends string, D> = { type: T; data: D };

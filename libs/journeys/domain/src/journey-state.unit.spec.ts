@@ -229,7 +229,7 @@ describe('journey state decider', () => {
     });
   });
 
-  describe('FailToolStep (issue 23): what a failed tool step leads to', () => {
+  describe('FailToolStep: what a failed tool step leads to', () => {
     const atRefund = [activated(), gaveOrder, atFork, toRefund];
     const reason = { code: 'TOOLS.TIMEOUT', message: 'the tool issue_refund did not answer in time' };
     const failed = (outcome: 'end' | 'handoff'): JourneyEvent => ({ type: 'journey_failed', data: { journeyId: 'returns', step: 'refund', reason, outcome, at: t0 + 4_000 } });

@@ -1,5 +1,5 @@
 /**
- * Seed 000 §8 guideline matching, the steps that need no LLM, as pure functions. The service composes them:
+ * Guideline matching (docs/data-model.md#matching), the steps that need no LLM, as pure functions. The service composes them:
  *
  *   1. enabled filter                      candidatesFor
  *   2. journey scope                       scopeToJourneys            (journey-scope.ts)
@@ -41,7 +41,7 @@ export interface MatchableGuideline {
   continuous?: boolean;
   /** Tags a relationship endpoint of type `tag` refers to. Default none. */
   tags?: string[];
-  /** Applies only while this journey is active (seed §2, §8 step 2). Default: not journey-scoped. */
+  /** Applies only while this journey is active (matching step 2). Default: not journey-scoped. */
   journey_id?: string;
   /** With `journey_id`: applies only at this step of the journey. */
   journey_step?: string;
@@ -94,9 +94,9 @@ export interface GuidelineMatchResult {
 }
 
 export interface MatchingOptions {
-  /** Seed default 0.3: relevance at or above it matches. */
+  /** Default 0.3: relevance at or above it matches. */
   threshold: number;
-  /** Seed default 3. High-criticality matches come on top of these. */
+  /** Default 3. High-criticality matches come on top of these. */
   topN: number;
 }
 
@@ -204,7 +204,7 @@ export function rankWithout(matches: readonly GuidelineMatch[], excluded: (guide
 
 /**
  * Steps 5–7 and 9 over the candidates and the provider's relevance scores (with each score's extracted tool
- * parameters). Options are the agent's; any it leaves out take the seed defaults.
+ * parameters). Options are the agent's; any it leaves out take the defaults (docs/data-model.md#matching).
  */
 export function selectMatches(
   candidates: readonly MatchableGuideline[],

@@ -13,7 +13,7 @@ const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}
 const s = (guideline_id: string, relevance: number, extra: Partial<RelevanceScore> = {}): RelevanceScore => ({ guideline_id, relevance, confidence: 0.9, reasoning: `why ${guideline_id}`, ...extra });
 const ids = (matches: { guideline_id: string }[]) => matches.map((m) => m.guideline_id);
 
-describe('guideline matching (seed 000 §8)', () => {
+describe('guideline matching (priority, relevance, top N)', () => {
   describe('candidatesFor — steps 1 and 3', () => {
     it('given a disabled guideline, when selecting candidates, then it is never one', () => {
       expect(candidatesFor([g('a', 0), g('b', 0, { enabled: false })], {}).map((x) => x.id)).toEqual(['a']);

@@ -3,7 +3,7 @@ import { scopeToJourneys } from './journey-scope.js';
 
 const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: id, action: id, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
 
-describe('scopeToJourneys — seed 000 §8 step 2', () => {
+describe('scopeToJourneys — matching step 2: journey-scoped guidelines', () => {
   const free = g('free');
   const anyStep = g('any-step', { journey_id: 'booking' });
   const atStep = g('at-step', { journey_id: 'booking', journey_step: 'dates' });

@@ -48,7 +48,7 @@ import { toMatch, type GuidelineMatch, type MatchableGuideline } from './guideli
  *    Several sources can fire; `disambiguation` is the first (by relevance), `disambiguations` lists all.
  *
  * Unlike Parlant there is no "numerical priority ceiling" that drops every match below the highest priority:
- * Tenet follows seed 000 §8 (sort by priority, then relevance, top N), so numeric priority orders matches and
+ * Tenet sorts by priority, then relevance, and keeps the top N (docs/data-model.md#matching), so numeric priority orders matches and
  * only a priority *relationship* removes one. Relationship kinds other than the five (Parlant's tool-level
  * `reevaluation` and `overlap`) are ignored here.
  */

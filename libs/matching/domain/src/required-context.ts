@@ -1,5 +1,5 @@
 /**
- * Seed 000 §6 `required` context variables: while one has no value, the agent asks for it. Guidelines that list
+ * `required` context variables (docs/data-model.md#context-variables): while one has no value, the agent asks for it. Guidelines that list
  * it in `required_context` are not candidates until it has one (`candidatesFor`); this adds the asking, as an
  * instruction the reply is composed with like a matched guideline's action.
  */

@@ -1,6 +1,6 @@
 import { askForMissingContext, missingRequiredContext } from './required-context.js';
 
-describe('required context variables (seed 000 §6)', () => {
+describe('required context variables', () => {
   const variables = [
     { name: 'order_number', required: true },
     { name: 'email', required: true },

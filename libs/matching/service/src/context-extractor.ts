@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 const replica = `${hostname()}:${process.pid}`;
 
 /**
- * Context extraction (seed 000 §6): one LLM call per customer message for every variable with an extraction
+ * Context extraction (docs/data-model.md#context-extraction): one LLM call per customer message for every variable with an extraction
  * prompt and the customer's facts, whatever their number. Values come back as the model wrote them (the
  * gateway types and validates them against each variable); a name the request did not ask for is dropped.
  */

@@ -16,7 +16,7 @@ const request = (budget?: BudgetScopeV1[]): ExtractContextRequestV1 => ({
   ...(budget ? { budget: { scopes: budget } } : {}),
 });
 
-/** Issue 14: the turn's extraction call is an LLM call like any other, so the agent's token budgets apply to it. */
+/** The turn's extraction call is an LLM call like any other, so the agent's token budgets apply to it. */
 describe('ContextExtractor within token budgets', () => {
   it('extracts while the budget lasts and is charged for it', async () => {
     const store = new InProcessBudgetStore();

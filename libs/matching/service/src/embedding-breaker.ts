@@ -1,5 +1,5 @@
 /**
- * A circuit breaker for the embedding provider (issue 11 item 20). After a failed call the breaker opens: no
+ * A circuit breaker for the embedding provider (docs/reliability.md#embeddings-that-fail). After a failed call the breaker opens: no
  * embedding call is made for `initialMs`; the first call after that is the trial. A trial that fails opens it
  * again for twice as long (up to `maxMs`); one that succeeds closes it and resets the interval. While it is
  * open the matcher ranks lexically without asking the provider — a dead or misconfigured embedding API costs

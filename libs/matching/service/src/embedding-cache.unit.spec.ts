@@ -118,7 +118,7 @@ describe('EmbeddingCache', () => {
   });
 });
 
-describe('EmbeddingCache circuit breaker (issue 11 item 20)', () => {
+describe('EmbeddingCache circuit breaker', () => {
   const guidelines = Array.from({ length: 1000 }, (_, i) => `guideline ${i}`);
 
   it('given a failing provider, when turns keep asking for the whole set, then it is called once per growing interval, not once per turn, and recovers after a successful trial', async () => {

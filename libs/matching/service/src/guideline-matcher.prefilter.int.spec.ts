@@ -90,7 +90,7 @@ describe('guideline matcher prefilter when embeddings fail', () => {
     expect(warnings[0]).toContain('LLM.UNAVAILABLE');
   });
 
-  it('given an embedding provider that is down, when 20 turns are matched, then the whole set is embedded once and the other turns rank lexically without calling it (issue 11 item 20)', async () => {
+  it('given an embedding provider that is down, when 20 turns are matched, then the whole set is embedded once and the other turns rank lexically without calling it', async () => {
     const embeddings = new BrokenEmbeddings(async () => {
       throw new ProviderUnavailableError('openai', 'openai call failed (HTTP 503): overloaded', true, 503);
     });

@@ -51,7 +51,7 @@ const replica = `${hostname()}:${process.pid}`;
 export const composeTemperatures = (agentTemperature: number | undefined): number[] =>
   agentTemperature === undefined ? [0.3, 0.7] : [agentTemperature, Math.min(2, agentTemperature + 0.4)];
 
-/** The agent's matching settings when it sets none (seed 000 §8 defaults, and Tenet's cost controls). */
+/** The agent's matching settings when it sets none (threshold 0.3, top 3: docs/data-model.md#matching; and Tenet's cost controls). */
 export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
@@ -161,7 +161,7 @@ const WARNING_INTERVAL_MS = 60_000;
 const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
 
 /**
- * The guideline matcher's engine, stateless per request so any replica serves any turn (seed 000 §8):
+ * The guideline matcher's engine, stateless per request so any replica serves any turn (docs/data-model.md#matching):
  *   1–3  enabled, journey scope, required context                 (domain: candidatesFor, scopeToJourneys)
  *        prefilter when there are more than prefilter_k: the k most similar to the conversation plus the capped
  *        always-keep rules (domain: prefilterCandidates); similarity by embeddings (vectors cached) fused with
@@ -260,7 +260,7 @@ export class GuidelineMatcher {
     const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
     const instructions = agentInstructions(request.agent.system_prompt, request.agent.soul);
     const planned = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
-    // Intents ride in the first batch's call (issue 24: no call of their own), the prefilter's few most similar.
+    // Intents ride in the first batch's call (ADR 0031: no call of their own), the prefilter's few most similar.
     const intents = request.intents?.length ? intentsForCall(request.intents, request, this.lexicalIndexes) : undefined;
     const batches = intents && planned.length === 0 ? [[]] : planned;
     if (intents) prefilter['intents'] = { offered: request.intents?.length ?? 0, kept: intents.length, limit: INTENT_PREFILTER_K };
@@ -426,7 +426,7 @@ export class GuidelineMatcher {
   }
 
   async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
-    // The message is none of the agent's intents and nothing applies: the agent's fallback, no model asked (issue 24).
+    // The message is none of the agent's intents and nothing applies: the agent's fallback, no model asked (ADR 0031).
     if (request.fallback_reply !== undefined) {
       return { message: request.fallback_reply, cited_guideline_ids: [], usage: { purpose: 'compose_reply', provider: 'none', model: 'intent-fallback', input_tokens: 0, output_tokens: 0, latency_ms: 0 }, calls: [], served_by: replica };
     }

@@ -21,7 +21,7 @@ async function matcherOn(bus: InProcessMessageBus, wire: WireServer, providerOpt
   await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) => controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])));
 }
 
-describe('the turn deadline reaches the LLM calls (issue 11 item 4)', () => {
+describe('the turn deadline reaches the LLM calls', () => {
   let bus: InProcessMessageBus;
   let wire: WireServer | undefined;
   beforeEach(() => {

@@ -162,7 +162,7 @@ describe('guideline matcher over the bus (scripted provider, in-process bus)', (
   });
 });
 
-describe('guideline matcher with a fallback provider (seed 002 AgentDef.fallback)', () => {
+describe("guideline matcher with a fallback provider (the agent's fallback)", () => {
   it('answers from the fallback when the primary is unavailable, and the usage names the primary that failed', async () => {
     const primary = new ScriptedProvider({ model: 'primary-1' }).fail('match_guidelines', new ProviderUnavailableError('scripted', 'down for maintenance', true, 503));
     const fallback = new ScriptedProvider({ model: 'backup-1', usage: { inputTokens: 7, outputTokens: 3 } }).answer('match_guidelines', { matches: [{ guideline_id: 'g', relevance: 0.9, confidence: 0.9, reasoning: 'ok', tool_arguments: [] }] });

@@ -8,8 +8,8 @@ export interface ProviderChoice {
 }
 
 /**
- * The provider for each agent: the configured default, or the agent's own choice with its fallback (seed 002
- * AgentDef.fallback), built once per distinct choice and reused across turns.
+ * The provider for each agent: the configured default, or the agent's own choice with its fallback
+ * (docs/data-model.md#fallback), built once per distinct choice and reused across turns.
  */
 export class ProviderRegistry {
   private readonly built = new Map<string, LlmProvider>();
@@ -31,7 +31,7 @@ export class ProviderRegistry {
 
   private build(choice: ProviderChoice): LlmProvider {
     const fallback = choice.fallback ? { provider: choice.fallback.provider, ...(choice.fallback.model ? { model: choice.fallback.model } : {}) } : undefined;
-    // No provider of its own: the configured default, with the agent's fallback (seed 002 AgentDef.fallback) if set.
+    // No provider of its own: the configured default, with the agent's fallback (docs/data-model.md#fallback) if set.
     if (!choice.provider) return fallback ? withFallback(this.fallbackDefault, createLlmProviderFor(fallback, this.env)) : this.fallbackDefault;
     const spec: LlmProviderSpec = { provider: choice.provider, ...(choice.model ? { model: choice.model } : {}), ...(fallback ? { fallback } : {}) };
     return createLlmProviderFor(spec, this.env);

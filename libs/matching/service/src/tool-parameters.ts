@@ -14,7 +14,7 @@ export interface ToolParameterIssue {
 }
 
 /**
- * Seed 000 §8 step 8 and GuidelineMatch rule 3: tool parameters extracted from the conversation must conform to
+ * Matching step 8 (docs/data-model.md#matching): tool parameters extracted from the conversation must conform to
  * the tool's parameter schema. The LLM proposes them; the one tool-argument validator (any `$schema` dialect,
  * RE2 patterns, cached compilations) checks them and only conforming ones are kept — a tool whose arguments are
  * missing or wrong, or whose schema cannot be used, is reported, never executed, and never fails the turn.

@@ -1,7 +1,7 @@
 import { MemoryDomainError } from './errors.js';
 
 /**
- * Knowledge sources cut into chunks by heading (seed 001): each chunk carries the path of headings it sits
+ * Knowledge sources cut into chunks by heading (docs/data-model.md#retrieval): each chunk carries the path of headings it sits
  * under, so a retrieved passage can be cited as "Returns › Refund window". Chunk ids are stable — the same
  * source id, heading path and position under that path give the same id on every re-ingestion — so a changed
  * document replaces exactly the chunks it changed the text of, and citations of unchanged parts survive.

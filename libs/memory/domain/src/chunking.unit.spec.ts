@@ -19,7 +19,7 @@ Exchanges are free.
 Ships in 2 days.
 `;
 
-describe('chunking by heading (seed 001)', () => {
+describe('chunking by heading', () => {
   it('cuts markdown at headings and keeps the heading path', () => {
     const chunks = chunkSource({ sourceId: 's1', title: 'Help', format: 'markdown', content: markdown });
     expect(chunks.map((c) => [c.heading, c.ordinal])).toEqual([

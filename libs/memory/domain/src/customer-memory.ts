@@ -1,7 +1,7 @@
 import { MemoryDomainError } from './errors.js';
 
 /**
- * A customer's semantic memory (seed 002) as a decider: facts `subject · predicate · object` are recorded,
+ * A customer's semantic memory (docs/data-model.md#semantic-memory) as a decider: facts `subject · predicate · object` are recorded,
  * superseded by a contradicting newer fact, or forgotten — never updated in place or deleted, so "what did we
  * believe at time T" stays answerable. One stream per customer. Time (`now`, epoch ms) and ids come in with
  * the command.

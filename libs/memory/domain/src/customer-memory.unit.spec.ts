@@ -33,7 +33,7 @@ const recorded = (factId: string, object: string, at: number, predicate = 'lives
   data: { factId, customerId: 'c1', subject: 'customer', predicate, object, confidence: 0.9, source, recordedAt: at },
 });
 
-describe('customer memory (seed 002)', () => {
+describe('customer memory (semantic facts: record, supersede, forget)', () => {
   it('records a new fact', () => {
     spec.given([]).when(record('f1', 'Paris', t0)).then([recorded('f1', 'Paris', t0)]);
   });

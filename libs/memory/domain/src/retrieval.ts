@@ -1,9 +1,9 @@
 /**
- * An agent's retrieval settings (seed 001 AgentConfig `max_results`, `threshold`; Tenet's `sources`): how many
+ * An agent's retrieval settings (docs/data-model.md#retrieval: `max_results`, `threshold`, `sources`): how many
  * knowledge chunks a turn recalls at most, the fused relevance score (0 … 1) a chunk needs to be recalled, and
  * which knowledge sources it recalls from (empty: every source the agent may read).
  *
- * The seed's defaults (5 chunks, threshold 0.5) hold for the offline embedder too: over the bundled demo document
+ * The defaults (5 chunks, threshold 0.5) hold for the offline embedder too: over the bundled demo document
  * (examples/acme-policies.md) the passage answering a policy question scores 0.6–0.8 and the runner-up sections
  * 0.2–0.35, so 0.5 keeps the answer and drops the neighbouring sections the former fixed 0.15 also recalled (ADR 0030).
  */

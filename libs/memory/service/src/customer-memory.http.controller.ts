@@ -34,7 +34,7 @@ export const factView = (f: Fact): FactView => ({
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * A customer's semantic memory (seed 002). `DELETE` forgets: a `FactForgotten` tombstone removes the fact from
+ * A customer's semantic memory (docs/data-model.md#semantic-memory). `DELETE` forgets: a `FactForgotten` tombstone removes the fact from
  * every answer, now and for past `at` (ADR 0016 — the original event stays in the log until crypto-shredding).
  */
 @Controller('customers/:customerId/memory')

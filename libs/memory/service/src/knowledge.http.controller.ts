@@ -24,15 +24,15 @@ export interface KnowledgeHitView {
   title: string;
   url: string | null;
   heading: string;
-  /** Seed 001: the headings the chunk sits under, outermost first, joined with " › " (today the same as `heading`, kept for Parlant-era clients). */
+  /** The headings the chunk sits under, outermost first, joined with " › " (today the same as `heading`, kept for Parlant-era clients). */
   section_path: string;
-  /** Seed 001: the chunk's position in its source, from 0. */
+  /** The chunk's position in its source, from 0. */
   chunk_index: number;
   chunk_text: string;
   score: number;
 }
 
-/** Seed 001 RetrievalResult: what `GET /knowledge/search` answers. */
+/** What `GET /knowledge/search` answers (docs/data-model.md#retrieval). */
 export interface KnowledgeSearchView {
   query: string;
   chunks: KnowledgeHitView[];
@@ -70,9 +70,9 @@ export const hitView = (h: KnowledgeHit): KnowledgeHitView => ({
 });
 
 /**
- * Knowledge sources (seed 001): ingest JSON text/markdown/html or a base64 PDF, list, delete, hybrid search with
- * sources. The search answers seed 001's RetrievalResult `{query, chunks, latency_ms, timestamp}` (before issue
- * 23 it answered the bare array of chunks; no client of Tenet's own read it — ADR 0030).
+ * Knowledge sources (docs/data-model.md#retrieval): ingest JSON text/markdown/html or a base64 PDF, list, delete,
+ * hybrid search with sources. The search answers `{query, chunks, latency_ms, timestamp}` (it once answered the
+ * bare array of chunks; no client of Tenet's own read it — ADR 0030).
  */
 @Controller('knowledge')
 export class KnowledgeHttpController {

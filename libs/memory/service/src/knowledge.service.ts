@@ -44,9 +44,9 @@ export interface KnowledgeHit {
   title: string;
   url?: string;
   heading: string;
-  /** Seed 001 `section_path`: the headings the chunk sits under, outermost first, joined with " › " (the title when none). */
+  /** `section_path`: the headings the chunk sits under, outermost first, joined with " › " (the title when none). */
   sectionPath: string;
-  /** Seed 001 `chunk_index`: the chunk's position in its source, from 0. */
+  /** `chunk_index`: the chunk's position in its source, from 0. */
   chunkIndex: number;
   chunkText: string;
   /**
@@ -89,7 +89,7 @@ const vectorBytes = (chunkCount: number, agentIds: readonly string[], embeddingM
 const megabytes = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 /**
- * Knowledge retrieval with sources (seed 001): ingest chunks and embeds a source and swaps it into the index
+ * Knowledge retrieval with sources (docs/data-model.md#retrieval): ingest chunks and embeds a source and swaps it into the index
  * atomically; search asks the index for the nearest chunks by embedding and the best BM25 matches among the
  * chunks the agent may read, and fuses the two lists (weighted sum, scores scaled to 0 … 1).
  */

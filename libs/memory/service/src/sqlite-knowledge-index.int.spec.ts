@@ -30,7 +30,7 @@ describe('SqliteKnowledgeIndex migration', () => {
   it('opens a first-slice database (chunks with blobs, no search tables) and rebuilds both search sides from its chunks', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-v1-'));
     dirs.push(dir);
-    // The schema and rows as the first slice of issue 13 wrote them.
+    // The schema and rows as the index's first version wrote them.
     const old = new Database(join(dir, SQLITE_KNOWLEDGE_FILE));
     old.exec(`
       CREATE TABLE knowledge_sources (source_id TEXT PRIMARY KEY, title TEXT NOT NULL, url TEXT, format TEXT NOT NULL, agent_ids TEXT NOT NULL,

@@ -16,7 +16,7 @@ const SCHEMA_VERSION = 3;
 /**
  * Vectors per vec0 chunk. vec0 allocates a whole chunk (vectors × dimensions × 4 bytes) when a partition gets its
  * first row: at the default 1024, 6.3 MB per agent tag at 1536 dimensions, so a source tagged with many agents wrote
- * hundreds of megabytes (issue 26). At 8, a partition starts at about 50 kB; a KNN over 2,000 rows of one partition
+ * hundreds of megabytes. At 8, a partition starts at about 50 kB; a KNN over 2,000 rows of one partition
  * takes about 1.2× as long (docs/reliability.md, "Resource limits").
  */
 const VEC_CHUNK_SIZE = 8;

@@ -1,5 +1,5 @@
 /**
- * Token budgets (seed 002 TokenBudget): limits on what an agent's LLM calls may spend, per session, per agent per
+ * Token budgets (ADR 0019, docs/data-model.md#budgets): limits on what an agent's LLM calls may spend, per session, per agent per
  * UTC day and month, and per workspace per month — in tokens or in estimated cost. Pure rules: periods, scope keys,
  * admission of a call, and which thresholds a charge crossed. The counters live in a budget store (Redis or in
  * process); the clock comes in as input.

@@ -1,6 +1,6 @@
 import { budgetProblems, budgetScopes, chargeOf, crossedThresholds, periodOf } from './budgets.js';
 
-describe('token budgets (seed 002 TokenBudget)', () => {
+describe('token budgets', () => {
   // 2026-11-30T23:59:59.500Z
   const now = 1_796_083_199_500;
 

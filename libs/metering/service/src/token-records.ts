@@ -4,14 +4,14 @@ import { InvalidEventError, type EventStore } from '@tenet/event-store';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 
-/** Seed 002 TokenRecord, as the metering service stores it: one per LLM call, on the agent's `tokens-<id>` stream. */
+/** A token record (docs/data-model.md#budgets), as the metering service stores it: one per LLM call, on the agent's `tokens-<id>` stream. */
 export interface TokenRecord extends UsageRecord {
   usage_event_id: string;
   agent_id: string;
   session_id?: string;
   purpose: string;
   latency_ms: number;
-  /** Seed 002: the primary that failed when a fallback provider answered. */
+  /** The primary that failed when a fallback provider answered (docs/data-model.md#fallback). */
   fallback_from?: string;
 }
 

@@ -82,7 +82,7 @@ function saysStorageFull(error: object): boolean {
 /**
  * Whether `error` (or an error in its `cause` chain) says the log's disk is full — `SQLITE_FULL`, `ENOSPC`, or
  * MongoDB's `OutOfDiskSpace` (14031). Nothing was written; the same write succeeds once space returns. Transports
- * answer 507 (issue 26 item 5).
+ * answer 507 (docs/reliability.md#a-full-disk-under-the-event-log).
  */
 export function isStorageFull(error: unknown): boolean {
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {

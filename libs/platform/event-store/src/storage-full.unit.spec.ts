@@ -5,7 +5,7 @@ import { EventLogUnavailableError, isStorageFull } from './errors.js';
 const OUT_OF_DISK_SPACE = { code: 14031, codeName: 'OutOfDiskSpace', errmsg: 'Plan executor error during insert :: caused by :: Out of disk space' };
 
 /**
- * Issue 26 item 5 on MongoDB: its out-of-space errors are the same "disk is full" (507) as SQLite's SQLITE_FULL —
+ * A full disk on MongoDB: its out-of-space errors are the same "disk is full" (507) as SQLite's SQLITE_FULL —
  * built with the real driver's error classes (no Mongo server runs here; none is faked).
  */
 describe('isStorageFull: which errors mean the log\'s disk is full', () => {

@@ -10,7 +10,7 @@ import { withFallback } from './resilience/with-fallback.js';
 export type LlmProviderChoice = 'openai' | 'anthropic' | 'offline';
 
 /**
- * A provider to build (seed 002 `AgentDef`: provider, model, key, fallback). The key and base URL default to
+ * A provider to build (the agent's provider, model, key and fallback: docs/data-model.md#fallback). The key and base URL default to
  * the environment's (`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`).
  */
 export interface LlmProviderSpec {

@@ -35,7 +35,7 @@ export interface DeadlineRequestOptions {
 
 
 /**
- * A request that is retried within one deadline (issue 11 item 3): `RequestFailedError` — no responder (a NATS
+ * A request that is retried within one deadline (docs/reliability.md#matcher-replicas-and-nats-blips): `RequestFailedError` — no responder (a NATS
  * blip, every replica restarting) or no reply within the attempt (the replica died) — is retried with backoff
  * while time remains; each attempt carries its own deadline in `DEADLINE_HEADER` (the earlier of the overall
  * deadline and the attempt's end), so the responder abandons work nobody waits for. A responder's error

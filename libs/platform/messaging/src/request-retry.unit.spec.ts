@@ -2,7 +2,7 @@ import { InProcessMessageBus } from './in-process/in-process-message-bus.js';
 import { RemoteHandlerError, RequestFailedError, type Subscription } from './message-bus.port.js';
 import { DEADLINE_HEADER, deadlineSignal, RequestCancelledError, requestWithinDeadline } from './request-retry.js';
 
-describe('requestWithinDeadline (issue 11 item 3)', () => {
+describe('requestWithinDeadline', () => {
   let bus: InProcessMessageBus;
   beforeEach(() => {
     bus = new InProcessMessageBus();

@@ -15,8 +15,8 @@ const RULES = new WeakMap<object, PatchRules>();
 
 /**
  * Declares a resource's PATCH DTO: every field a PATCH body gives is held to the create DTO's rules for that field
- * too — the same `loc` and `msg` as POST — so a PATCH can never store what a create would refuse (issue 26: a
- * `null` where create demands an array broke every turn). Fields whose PATCH form differs are listed in `differs`;
+ * too — the same `loc` and `msg` as POST — so a PATCH can never store what a create would refuse (a
+ * `null` where create demands an array once broke every turn; ADR 0023). Fields whose PATCH form differs are listed in `differs`;
  * fields that `null` clears in `clears`. test/api/patch-parity.int.spec.ts checks every PATCH route has one. Here, in the platform, so every service's DTOs (the gateway's, the channel gateway's) can declare it.
  */
 export function PatchOf(creation: DtoClass, options: { differs?: readonly string[]; clears?: readonly string[] } = {}): ClassDecorator {

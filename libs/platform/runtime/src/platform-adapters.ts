@@ -92,7 +92,7 @@ export async function openBus(config: PlatformConfig): Promise<{ bus: MessageBus
 }
 
 /**
- * Readiness of the SQLite log's disk (issue 26 item 5): not ready while less than `minBytes` is free, so a load
+ * Readiness of the SQLite log's disk (docs/reliability.md#a-full-disk-under-the-event-log): not ready while less than `minBytes` is free, so a load
  * balancer stops sending writes that would fail (507) before the disk is full, and takes the replica back as soon as
  * space returns — without writing anything to find out.
  */

@@ -11,7 +11,7 @@ import { openPlatform, tenetStreamFor, type PlatformAdapters } from './platform-
 const HOUR_NS = 3_600_000 * 1e6;
 
 /**
- * Issue 11 item 8: TENET_NAMESPACE isolates the JetStream stream (name, subjects, durables), and the stream's
+ * TENET_NAMESPACE isolates the JetStream stream (name, subjects, durables), and the stream's
  * limits are settings — applied at every start, without resetting what an operator changed and the settings do not
  * mention. Runs on its own nats-server, so no other deployment's stream is in the way.
  */

@@ -1,13 +1,13 @@
 import type { DomainRuleViolation } from './errors.js';
 
-/** Seed 000 §7 SessionConfig. Durations are whole seconds. */
+/** A session's config (docs/data-model.md#sessions). Durations are whole seconds. */
 export interface SessionConfig {
   ttl_secs: number;
   idle_timeout_secs: number;
   max_messages: number;
   /**
    * Context extraction for this session: true or false override the agent's `config.auto_extract_context`;
-   * null (the default) lets the agent decide. (Before issue 23 only false was accepted, and it meant what null
+   * null (the default) lets the agent decide. (Before ADR 0030 only false was accepted, and it meant what null
    * means now: the gateway reads those stored sessions as null.)
    */
   auto_extract: boolean | null;
@@ -35,7 +35,7 @@ const ranges: IntegerRange[] = [
 ];
 
 /**
- * Applies seed 000 §7 validation rules 3–6 and returns every violation (not just the first), so an API can
+ * Applies the config's range rules and `expires_at` in the future, and returns every violation (not just the first), so an API can
  * report them all at once. Times are epoch milliseconds supplied by the caller: `expiresAt` must be after `now`.
  */
 export function sessionConfigViolations(config: SessionConfig, expiresAt: number | undefined, now: number): DomainRuleViolation[] {

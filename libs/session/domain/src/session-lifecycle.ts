@@ -2,11 +2,11 @@ import { SessionDomainError } from './errors.js';
 import { sessionConfigViolations, type SessionConfig } from './session-config.js';
 
 /**
- * Session lifecycle (seed 000 §7) as a decider: `decide(command, state)` returns events, `evolve` folds
+ * Session lifecycle (docs/data-model.md#sessions) as a decider: `decide(command, state)` returns events, `evolve` folds
  * them, and `effectsOf` turns events into timer effects (data, not calls) for the app to dispatch to the
  * scheduling port. Times are epoch milliseconds passed in by the caller; this module never reads a clock.
  *
- * Two readings of the seed worth stating: the idle timer runs from AwaitingInput as well as Active (after a
+ * Two choices worth stating: the idle timer runs from AwaitingInput as well as Active (after a
  * reply the session waits for the customer, and that is exactly when it goes idle), and `ttl_secs` — "maximum
  * session duration" — expires the session from any live state, not only from Idle.
  */

@@ -19,7 +19,7 @@ const started: SessionEvent = { type: 'SessionStarted', data: { sessionId: 's1',
 const activated = (activity: number, at = t0 + 1_000): SessionEvent => ({ type: 'SessionActivated', data: { at, activity } });
 const awaitingInput: SessionEvent = { type: 'SessionAwaitingInput', data: { at: t0 + 2_000 } };
 
-describe('session lifecycle (seed 000 §7)', () => {
+describe('session lifecycle', () => {
   describe('StartSession', () => {
     it('starts an Active session', () => {
       spec.given([]).when({ type: 'StartSession', sessionId: 's1', agentId: 'a1', config, now: t0 }).then([started]);

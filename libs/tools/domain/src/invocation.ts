@@ -1,5 +1,5 @@
 /**
- * Seed 003 ToolInvocation: one record per idempotency key, written once when the call has an outcome. The
+ * A tool invocation record (docs/data-model.md#tool-audit): one per idempotency key, written once when the call has an outcome. The
  * record's event id is derived from the key, so the event log itself refuses a second record (a redelivered
  * or redone job) and JetStream deduplicates its publication.
  */

@@ -1,5 +1,5 @@
 /**
- * Which failures of a tool call are worth another attempt, and how long to wait (seed 000 §3 retry_config).
+ * Which failures of a tool call are worth another attempt, and how long to wait (a tool's `retry_config`, docs/data-model.md#tools).
  * Retryable: timeouts, connection errors, HTTP 5xx, 408 and 429 (honouring Retry-After). Everything else —
  * a 4xx, invalid arguments, an oversized response, a tool that reported an error — fails at once.
  */

@@ -1,7 +1,7 @@
 import type { ServiceDescriptionV1, ToolCallRequestV1, ToolCallResultV1, ToolServiceV1 } from '@tenet/contracts';
 
 /**
- * What the gateway uses to run tools (issue 9). The executor does every outbound call. In embedded mode the
+ * What the gateway uses to run tools (ADR 0010). The executor does every outbound call. In embedded mode the
  * work runs in-process; in distributed mode `execute` goes through the durable work queue (BullMQ) and
  * `describe` over the messaging port (`TOOLS_DESCRIBE_SUBJECT`, queue group `tool-executor`).
  */

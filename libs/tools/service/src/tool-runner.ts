@@ -4,7 +4,7 @@ import { checkArguments, describeProblems, nextRetryDelay, type InvocationOutcom
 import { ToolServiceError } from './errors.js';
 import type { ToolServiceProtocol } from './protocols/protocol.js';
 
-/** Where the seed 003 ToolInvocation record goes (the event log in the executor; a list in tests). */
+/** Where the tool invocation record (docs/data-model.md#tool-audit) goes (the event log in the executor; a list in tests). */
 export interface InvocationRecorder {
   /** `stamp.workspaceId`: the workspace the audit events are published under (ADR 0018), when the caller said. */
   record(outcome: InvocationOutcome, stamp?: { workspaceId?: string }): Promise<void>;

@@ -20,7 +20,7 @@ export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
-/** Seed 000 §1 AgentConfig, a Tenet extension next to Parlant's fields (rules 6–9). */
+/** The agent's `config` (docs/data-model.md#agents), a Tenet extension next to Parlant's fields. */
 export class AgentConfigDto {
   @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
   @IsOmittable() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
@@ -47,7 +47,7 @@ export const defaultAgentConfig: Required<AgentConfigDto> = {
   enable_journeys: true,
 };
 
-/** Tenet's matching settings (docs/adr/0008): seed 000 §8 threshold and top N, and the cost controls. */
+/** Tenet's matching settings (docs/adr/0008): threshold and top N (docs/data-model.md#matching), and the cost controls. */
 export class AgentMatchingDto {
   @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) threshold?: number;
   @IsOmittable() @IsInt() @Min(1) @Max(50) top_n?: number;
@@ -65,7 +65,7 @@ export class AgentMatchingDto {
   temperatures?: number[];
 }
 
-/** Seed 001 AgentConfig `max_results` / `threshold` and the sources the agent recalls from (ADR 0030). */
+/** Retrieval settings `max_results` / `threshold` and the sources the agent recalls from (ADR 0030, docs/data-model.md#retrieval). */
 export class AgentRetrievalDto {
   @JSONSchema({ description: 'At most this many knowledge chunks are recalled per turn (1-20, default 5).' })
   @IsOmittable() @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' }) @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' }) @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' }) max_results?: number;
@@ -75,7 +75,7 @@ export class AgentRetrievalDto {
   @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
 }
 
-/** Intent settings (issue 24, ADR 0031): when the agent asks which intent the customer means, and its fallback reply. */
+/** Intent settings (ADR 0031): when the agent asks which intent the customer means, and its fallback reply. */
 export class AgentIntentsDto {
   @JSONSchema({ description: "Below this confidence of the best intent the reply asks which one the customer means (default 0.5)." })
   @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Min(0, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Max(1, { message: 'intents.clarify_below must be a number from 0 to 1' }) clarify_below?: number;
@@ -87,7 +87,7 @@ export class AgentIntentsDto {
 
 export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 
-/** Seed 000 §3 RetryConfig (Tool rules 5–7). */
+/** A tool's `retry_config` (docs/data-model.md#tools). */
 export class ToolRetryConfigDto {
   @IsInt() @Min(1) @Max(10) max_attempts!: number;
   @IsInt() @Min(10) @Max(60_000) delay_ms!: number;
@@ -95,8 +95,8 @@ export class ToolRetryConfigDto {
 }
 
 /**
- * Seed 000 §3 Tool without its handler (rules 1–4; 3: `parameters` must compile as a JSON Schema of type
- * "object", checked by the repository). Names are unique per agent (seed §1 rule 4).
+ * A tool defined on the agent (docs/data-model.md#tools): `parameters` must compile as a JSON Schema of type
+ * "object", checked by the repository. Names are unique per agent.
  */
 export class ToolDefinitionDto {
   @IsString() @Length(1, 50, { message: 'tools[].name must be 1-50 characters' }) @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' }) name!: string;
@@ -105,7 +105,7 @@ export class ToolDefinitionDto {
   @IsOmittable() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
   @IsOmittable() @IsBoolean() allow_failure?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolRetryConfigDto) retry_config?: ToolRetryConfigDto | null;
-  /** Seed: `HashMap<String, String>` — values must be strings (checked by the repository). */
+  /** String values only (checked by the repository). */
   @IsOmittable() @IsObject() metadata?: Record<string, string>;
   /**
    * The registered tool service (`PUT /services/{name}`) whose tool of the same name runs this tool. A tool
@@ -131,13 +131,13 @@ export const LLM_PROVIDERS = ['openai', 'anthropic', 'offline'] as const;
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 const PROVIDER_RULE = { message: `provider must be one of ${LLM_PROVIDERS.join(', ')}` };
 
-/** Seed 002 AgentDef.fallback: the provider (and model) used when the agent's own fails. */
+/** The provider (and model) used when the agent's own fails (docs/data-model.md#fallback). */
 export class FallbackProviderDto {
   @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
   @IsOmittable() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
 }
 
-/** Seed 002 AgentDef: the agent's own provider and model (Tenet extension; absent = the gateway's configured one). */
+/** The agent's own provider and model (Tenet extension; absent = the gateway's configured one). */
 export class AgentLlmDto {
   @IsIn(LLM_PROVIDERS, PROVIDER_RULE) provider!: LlmProviderName;
   @IsOmittable() @IsString() @Length(1, 200, { message: 'model must be 1-200 characters' }) model?: string;
@@ -145,13 +145,13 @@ export class AgentLlmDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto;
 }
 
-/** Seed 004 agent_status: only active agents start new sessions; archived agents are read-only. */
+/** Only active agents start new sessions; archived agents are read-only (docs/data-model.md#agents). */
 export const AGENT_STATUSES = ['active', 'inactive', 'archived'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-/** Seed 002 Soul / seed 004 tone, restrictions, forbidden topics: the agent's personality, sent to the model in every call. */
+/** The agent's personality (docs/data-model.md#soul): document, tone, restrictions, forbidden topics, sent to the model in every call. */
 export class AgentSoulDto {
-  @JSONSchema({ description: 'The soul document: personality and standing instructions (seed 002), up to 20000 characters.' })
+  @JSONSchema({ description: 'The soul document: personality and standing instructions, up to 20000 characters.' })
   @IsOmittable() @IsString() @Length(1, 20_000, { message: 'soul.document must be 1-20000 characters' }) document?: string;
   @JSONSchema({ description: 'Tone of voice, e.g. "warm, concise, no jargon".' })
   @IsOmittable() @IsString() @Length(1, 500, { message: 'soul.tone must be 1-500 characters' }) tone?: string;
@@ -165,12 +165,12 @@ const SYSTEM_PROMPT_RULE = { message: 'system_prompt must be 1-10000 characters'
 const NO_MATCH_RULE = { message: 'no_match_message must be 1-1000 characters' };
 const FAILURE_REPLY_RULE = { message: 'failure_reply must be 1-1000 characters' };
 
-/** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (seed 000 §1, §3; seed 002). */
+/** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (docs/data-model.md#agents). */
 export class AgentCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) @NotEquals(EVALUATIONS_USAGE_ID, { message: `id ${EVALUATIONS_USAGE_ID} is reserved (the usage of evaluations)` }) id?: string;
   @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name!: string;
   @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
-  /** Seed 000 `system_prompt`; Parlant puts the agent's instructions in `description`. */
+  /** The operator's standing instructions, sent with every call; Parlant puts the agent's instructions in `description`. */
   @IsOmittable() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
   @IsOmittable() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
   @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
@@ -179,21 +179,21 @@ export class AgentCreationDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
-  /** Intent settings (issue 24); PATCH merges field by field. */
+  /** Intent settings (ADR 0031); PATCH merges field by field. */
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentIntentsDto) intents?: AgentIntentsDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
+  /** `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
-  /** Seed 002 AgentDef.fallback; `null` = none. */
+  /** The fallback provider (docs/data-model.md#fallback); `null` = none. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
   @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
   @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
-  /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
+  /** Token budgets (ADR 0019), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
-  @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
+  @JSONSchema({ description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
   @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }
@@ -214,19 +214,19 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentRetrievalDto) retrieval?: AgentRetrievalDto;
-  /** Intent settings (issue 24); PATCH merges field by field. */
+  /** Intent settings (ADR 0031); PATCH merges field by field. */
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentIntentsDto) intents?: AgentIntentsDto;
   @IsOmittable() @IsArray() @ValidateNested({ each: true }) @Type(() => ToolDefinitionDto) tools?: ToolDefinitionDto[];
-  /** Seed 000 §1 `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
+  /** `journeys`: ids of the journeys this agent follows (besides those scoped to it by tag); PATCH replaces the list. */
   @IsOmittable() @IsArray() @IsString({ each: true }) journeys?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
   @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
   @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
-  /** Token budgets (seed 002), checked before every LLM call; `null` (PATCH) removes them. */
+  /** Token budgets (ADR 0019), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
-  @JSONSchema({ description: 'Seed 004 agent_status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
+  @JSONSchema({ description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
   @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }

@@ -70,7 +70,7 @@ interface StoredAgent {
 
 type StoredBudget = NonNullable<AgentView['budget']>;
 
-/** Seed 002 budget rules beyond the DTO's (exactly one of tokens and cost_usd, one limit per period and unit). */
+/** Budget rules beyond the DTO's (exactly one of tokens and cost_usd, one limit per period and unit). */
 function budgetViolations(budget: AgentBudgetDto | null | undefined): ValidationDetail[] {
   if (!budget) return [];
   return budgetProblems({ limits: budget.limits }).map((p) =>
@@ -94,7 +94,7 @@ const storedBudget = (budget: AgentBudgetDto | null | undefined): StoredBudget |
 const storedSoul = (soul: AgentSoulDto | null | undefined): AgentView['soul'] =>
   soul ? { ...(soul.document !== undefined ? { document: soul.document } : {}), ...(soul.tone !== undefined ? { tone: soul.tone } : {}), restrictions: soul.restrictions ?? [], forbidden_topics: soul.forbidden_topics ?? [] } : null;
 
-/** An archived agent is read-only (seed 004): only its status may change (to bring it back). */
+/** An archived agent is read-only (docs/data-model.md#agents): only its status may change (to bring it back). */
 export class AgentArchivedError extends Error {
   readonly code = 'AGENT.ARCHIVED';
   constructor(readonly agentId: string) {
@@ -166,7 +166,7 @@ function view(agent: StoredAgent): AgentView {
 }
 
 /**
- * Seed 000 §3 rule 3 and §1 rule 4: each tool's parameters compile as a JSON Schema of type "object" (with the
+ * Each tool's parameters compile as a JSON Schema of type "object" (with the
  * one tool-argument validator the matcher and the executor use, in the dialect its `$schema` names), metadata values are strings, and tool names are unique.
  */
 function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): ValidationDetail[] {
@@ -190,7 +190,7 @@ function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): Validati
 const sameChoice = (a: ProviderChoice | null | undefined, b: ProviderChoice | null | undefined): boolean => (a ?? null) === (b ?? null) || (!!a && !!b && a.provider === b.provider && (a.model ?? '') === (b.model ?? ''));
 
 /**
- * Seed 002 AgentDef.fallback: given once (top-level `fallback`, or `llm.fallback`), and a different model from
+ * The fallback provider (docs/data-model.md#fallback): given once (top-level `fallback`, or `llm.fallback`), and a different model from
  * the agent's own provider (the offline provider has only one). `loc` names the field the request set.
  */
 function fallbackProblems(request: { llm?: AgentCreationDto['llm']; fallback?: AgentCreationDto['fallback'] }, llm: ProviderChoice | undefined, fallback: ProviderChoice | null): ValidationDetail[] {
@@ -217,7 +217,7 @@ export class AgentsRepository {
     this.streams = new ResourceStreams(store, PREFIX, 'Agent', evolve);
   }
 
-  /** Seed 000 §1 rule 5: `journeys` names existing journeys, each once, with unique names. */
+  /** `journeys` names existing journeys, each once, with unique names (docs/data-model.md#agents). */
   private async journeyProblems(ids: readonly string[] | undefined): Promise<ValidationDetail[]> {
     if (ids === undefined) return [];
     const problems: ValidationDetail[] = [];

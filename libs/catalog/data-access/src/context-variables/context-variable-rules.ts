@@ -11,7 +11,7 @@ export interface ValueDefinition {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Seed 000 data types on JSON values; a Date is an ISO-8601 string (JSON has no date type). */
+/** A variable's data types on JSON values; a Date is an ISO-8601 string (JSON has no date type). */
 function hasType(type: DataType, value: unknown): boolean {
   switch (type) {
     case 'String':
@@ -53,7 +53,7 @@ function compiles(pattern: string): UserPattern | undefined {
   return compiled.ok ? compiled.pattern : undefined;
 }
 
-/** Seed 000 §6 rules that span fields: valid pattern, min <= max, min_length <= max_length, default_value fits. */
+/** Rules that span fields (docs/data-model.md#context-variables): valid pattern, min <= max, min_length <= max_length, default_value fits. */
 export function definitionProblems(definition: ValueDefinition & { default_value?: unknown }): ValidationDetail[] {
   const rules = definition.validation ?? {};
   const details: ValidationDetail[] = [];

@@ -10,7 +10,7 @@ export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Obje
 export type DataType = (typeof DATA_TYPES)[number];
 
 /**
- * Seed 000 §6 requires identifier-style names; Parlant's own examples use names like "UserBalance", which are
+ * Typed variables take identifier-style names (docs/data-model.md#context-variables); Parlant's own examples use names like "UserBalance", which are
  * refused here (with this message) rather than silently renamed, because guidelines reference variables by name.
  */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
@@ -19,14 +19,14 @@ export const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ for a variable with 
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
 
 const REQUIRED_DESCRIPTION =
-  "Seed 000 §6: while the customer has no value for it, the agent asks for it in every reply (the variable must be in the agent's scope) and the ready status lists it in missing_context; guidelines listing it in required_context stay inactive until it has one.";
+  "While the customer has no value for it, the agent asks for it in every reply (the variable must be in the agent's scope) and the ready status lists it in missing_context; guidelines listing it in required_context stay inactive until it has one.";
 
 export class ToolIdDto {
   @IsString() service_name!: string;
   @IsString() tool_name!: string;
 }
 
-/** Seed 000 ValidationRules: applied to every value stored for the variable, and to its default. */
+/** The variable's value rules: applied to every value stored for it, and to its default. */
 export class ValueRulesDto {
   @IsOptional() @IsString() pattern?: string | null;
   @IsOptional() @IsNumber() min?: number | null;
@@ -38,7 +38,7 @@ export class ValueRulesDto {
 
 export class ContextVariableCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
-  /** Seed 000's identifier rule applies to typed variables (checked with the data_type); untyped ones take Parlant's names. */
+  /** The identifier rule applies to typed variables (checked with the data_type); untyped ones take Parlant's names. */
   @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name!: string;
   @IsOmittable() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
@@ -72,7 +72,7 @@ export class ContextVariableUpdateDto {
 
 export class ContextVariableValueDto {
   @Allow() data?: unknown;
-  /** Seed 000 §5 provenance of the value, where the caller knows it (Tenet extensions). */
+  /** Provenance of the value, where the caller knows it (Tenet extensions; docs/data-model.md#context-variables). */
   @IsOptional() @IsNumber() @Min(0) @Max(1) confidence?: number;
   @IsOptional() @IsString() @Length(1, 100) source_message_id?: string;
   @IsOptional() @IsDateString({ strict: true }) extracted_at?: string;

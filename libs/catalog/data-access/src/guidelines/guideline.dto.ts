@@ -29,7 +29,7 @@ export class GuidelineCreationDto {
   @IsOmittable() @IsBoolean() track?: boolean;
   @IsOmittable() @IsArray() @IsString({ each: true }) labels?: string[];
   @IsOmittable() @IsInt(PRIORITY_MIN) @Min(-1000, PRIORITY_MIN) @Max(1000, PRIORITY_MIN) priority?: number;
-  /** Seed 000 extensions below: tool names, context variable names, journey scoping. */
+  /** Tenet's fields below: tool names, context variable names, journey scoping (docs/data-model.md#guidelines). */
   @IsOmittable() @IsArray() @IsString({ each: true }) tools?: string[];
   @IsOmittable() @IsArray() @IsString({ each: true }) required_context?: string[];
   @IsOptional() @IsString() journey_id?: string | null;
@@ -52,7 +52,7 @@ export class LabelsPatchDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) remove?: string[];
 }
 
-/** PATCH as Parlant's client sends it; seed extensions replace (`tools`, `required_context`) or clear with null. */
+/** PATCH as Parlant's client sends it; Tenet's fields replace (`tools`, `required_context`) or clear with null. */
 @PatchOf(GuidelineCreationDto, { differs: ['tags', 'metadata', 'labels'], clears: ['journey_id', 'journey_step'] })
 export class GuidelineUpdateDto {
   @IsOmittable() @IsString(CONDITION_RULE) @Length(1, 1000, CONDITION_RULE) condition?: string;

@@ -209,7 +209,7 @@ export class GuidelinesRepository {
     return (await this.services.get(tool.service_name)) ? serviceToolId(tool.service_name, tool.tool_name) : tool.tool_name;
   }
 
-  /** Seed 000 §2 reference rules; only what the request introduces is checked, so unrelated edits keep working. */
+  /** The guideline's references (docs/data-model.md#guidelines); only what the request introduces is checked, so unrelated edits keep working. */
   private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean; metadataPath?: string[] }): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
     // Parlant's continuous flag lives in metadata; anything but a boolean there would be silently ignored.
@@ -219,7 +219,7 @@ export class GuidelinesRepository {
         details.push(violation([...refs.metadataPath, flag], `metadata.${flag} must be a boolean`, 'type_error.bool'));
       }
     }
-    // Seed 000 §2: tools are defined on agents (§3). Each tool a guideline names must be defined on at least one
+    // Tools are defined on agents (docs/data-model.md#tools). Each tool a guideline names must be defined on at least one
     // agent the guideline applies to (agent:<id> tag, or a tag the agent carries); an untagged guideline applies
     // to every agent, so any agent's tool will do.
     // A `service:tool` must be a tool of a registered service.
@@ -242,7 +242,7 @@ export class GuidelinesRepository {
       });
     }
     if (refs.journeyChanged !== false) {
-      // Seed 000 §2: journey_id names an existing journey; journey_step one of its steps (a journey without
+      // journey_id names an existing journey; journey_step one of its steps (a journey without
       // steps has none to name) and never without journey_id.
       const journey = guideline.journey_id !== undefined ? await this.journeys.get(guideline.journey_id) : undefined;
       if (guideline.journey_id !== undefined && !journey) details.push(violation(['journey_id'], `journey_id must reference an existing journey: ${guideline.journey_id} does not exist`, 'value_error.reference'));

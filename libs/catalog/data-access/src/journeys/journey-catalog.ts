@@ -57,7 +57,7 @@ export const journeyDefinition = (journey: JourneyRecord): JourneyDefinition => 
  * Journey definitions as Parlant keeps them: each condition is a guideline tagged `journey:<id>` (what the
  * matcher evaluates to activate the journey; `conditions` lists their ids), deleting the journey deletes the
  * condition guidelines no other resource tagged, and the journey-scoped guidelines (`journey_id`) with it.
- * Every seed 000 §4 rule is checked before anything is written.
+ * Every journey rule (docs/data-model.md#journeys) is checked before anything is written.
  */
 @Injectable()
 export class JourneyCatalog {
@@ -170,7 +170,7 @@ export class JourneyCatalog {
       .map((g) => violation(['steps'], `steps must keep step ${g.journey_step ?? ''}: guideline ${g.id} is scoped to it (journey_step); change or delete the guideline first`, 'value_error.reference'));
   }
 
-  /** Seed 000 §4 against the catalogs: tools of the agents the journey applies to, context variables, guidelines. */
+  /** The journey's references against the catalogs: tools of the agents the journey applies to, context variables, guidelines. */
   private async problems(journey: JourneyRecord): Promise<ValidationDetail[]> {
     const agents = (await this.agents.list()).filter(
       (a) => journey.tags.length === 0 || journey.tags.includes(AGENT_TAG_PREFIX + a.id) || journey.tags.some((t) => a.tags.includes(t)) || a.journeys.includes(journey.id),

@@ -4,7 +4,7 @@ type Recorded = AdvanceJourneysRequestV1['recorded'][string][number];
 
 /**
  * The two directions between a session's stream and the journey engine's RPC (docs/adr/0011): journey events
- * are kept as `journey_transition` records (seed 004) whose data is the session event fields plus the journey
+ * are kept as `journey_transition` records (docs/data-model.md#session-events) whose data is the session event fields plus the journey
  * event (`event` = its name, `journey_id`, then the event's own data), so the relay can publish them and a
  * replay rebuilds every journey state.
  */

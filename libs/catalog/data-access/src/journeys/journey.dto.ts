@@ -8,14 +8,14 @@ import { ID_PATTERN } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
 import { PatchOf } from '@tenet/platform-runtime';
 
-/** As guidelines' (issue 26: 1e308 is an integer to JavaScript, and was stored). */
+/** As guidelines': bounded, since 1e308 is an integer to JavaScript and would otherwise be stored. */
 const PRIORITY_RULE = { message: 'priority must be an integer from -1000 to 1000' };
 const TRANSITION_PRIORITY_RULE = { message: 'priority must be an integer from -100 to 100' };
 
 const TITLE_RULE = { message: 'title must be 1-100 characters' };
 const CONDITION_RULE = { message: 'each condition must be 1-1000 characters' };
 
-/** Shapes only; the seed 000 §4 rules (references, reachability, kinds) are the domain's `validateJourney`. */
+/** Shapes only; the journey rules (references, reachability, kinds: docs/data-model.md#journeys) are the domain's `validateJourney`. */
 export class JourneyStepDto {
   @IsString() id!: string;
   @IsString() name!: string;
@@ -38,7 +38,7 @@ export class JourneyTimeoutsDto {
   @IsOptional() @IsInt() expire_after_secs?: number;
 }
 
-/** Issue 23: what a failed tool step leads to (the step is checked against the journey by `validateJourney`). */
+/** What a failed tool step leads to (ADR 0030) (the step is checked against the journey by `validateJourney`). */
 export class JourneyFailureDto {
   @IsIn(FAILURE_ACTIONS, { message: `on_failure.action must be one of ${FAILURE_ACTIONS.join(', ')}` }) action!: JourneyFailurePolicy['action'];
   @IsOptional() @IsString() step?: string;
@@ -49,7 +49,7 @@ const ON_FAILURE_DESCRIPTION =
 
 /**
  * Parlant's `JourneyCreationParamsDTO`: `conditions` as parlant-client 3.3.1 sends it, `triggers` as Parlant's
- * HEAD names it (either or both; each text becomes a condition guideline), then Tenet's seed 000 §4 fields.
+ * HEAD names it (either or both; each text becomes a condition guideline), then Tenet's fields (docs/data-model.md#journeys).
  */
 export class JourneyCreationDto {
   @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
@@ -94,7 +94,7 @@ export class JourneyUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyFailureDto) on_failure?: JourneyFailureDto | null;
 }
 
-/** The stored journey: Parlant's `JourneyDTO` fields (`conditions` = condition guideline ids) and the seed 000 §4 graph. */
+/** The stored journey: Parlant's `JourneyDTO` fields (`conditions` = condition guideline ids) and Tenet's step graph. */
 export interface JourneyRecord {
   id: string;
   title: string;

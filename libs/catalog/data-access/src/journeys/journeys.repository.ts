@@ -42,7 +42,7 @@ export class JourneysRepository {
   }
 
   /**
-   * The journeys an agent follows: those it lists in `journeys` (seed 000 §1), and those scoped to it the way
+   * The journeys an agent follows: those it lists in `journeys` (docs/data-model.md#journeys), and those scoped to it the way
    * Parlant scopes them — untagged, tagged `agent:<id>`, or carrying one of the agent's tags. None when the
    * agent turns journeys off (`config.enable_journeys: false`). Highest priority first, then oldest.
    * `usable` screens each stored journey before its tags are read (by default: that they are a list).

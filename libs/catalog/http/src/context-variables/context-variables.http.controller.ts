@@ -31,7 +31,7 @@ export class ContextVariablesHttpController {
   @Delete()
   @HttpCode(HttpStatus.NO_CONTENT)
   async removeMany(@Req() http: Request, @Query('tag_id') tagId?: string): Promise<void> {
-    // The filter selects among the caller's workspace's variables only (issue 26: it reached every workspace's).
+    // The filter selects among the caller's workspace's variables only (it must not reach other workspaces': docs/data-model.md#workspaces).
     const own = await this.workspaces.visibleTo(http, 'context-variables', await this.variables.list({ tagId }), (v) => v.id);
     await this.variables.deleteMany(own.map((v) => v.id));
   }

@@ -3,7 +3,7 @@ import { journeyMermaid } from '@tenet/journeys-domain';
 import { notFound, httpCall } from '@tenet/edge';
 import { journeyDefinition, JourneyCatalog, JourneyCreationDto, JourneyUpdateDto, toJourneyView, type JourneyView, JourneysRepository } from '@tenet/catalog-data-access';
 
-/** Parlant's `/journeys` (src/parlant/api/journeys.py) with Tenet's seed 000 §4 steps and transitions. */
+/** Parlant's `/journeys` (src/parlant/api/journeys.py) with Tenet's steps and transitions (docs/data-model.md#journeys). */
 @Controller('journeys')
 export class JourneysHttpController {
   constructor(

@@ -21,7 +21,7 @@ export interface InboundMessage {
   /** The platform's id of this message: retries of the same message carry the same id. */
   messageId: string;
   sender: { id: string; name: string };
-  /** What bindings match on (seed 002); `channel` is the connection's kind. */
+  /** What bindings match on (docs/data-model.md#bindings); `channel` is the connection's kind. */
   origin: { account_id?: string; peer_id?: string; guild_id?: string; team_id?: string };
   /** The conversation: `peer` goes into the session key, `address` is where replies go (platform-specific). */
   conversation: { peer: string; address: Record<string, string | number> };
@@ -65,7 +65,7 @@ export class DeliveryError extends Error {
 }
 
 /**
- * A platform adapter (seed 002's "parse incoming, format outgoing"): it checks the connection's settings, verifies
+ * A platform adapter (it parses what comes in and formats what goes out): it checks the connection's settings, verifies
  * the platform's signature, turns a platform request into messages, and sends one text part back.
  */
 export interface ChannelAdapter {

@@ -11,7 +11,7 @@ const CHANNEL_PATTERN = /^[a-z0-9_-]{1,64}$/;
 /** Given, it must pass its rules; left out it is unset (on PATCH: `null` clears it). */
 const Given = (): PropertyDecorator => ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null);
 
-/** Seed 002 Binding: agent_id plus at least one of channel, account_id, peer_id, guild_id, team_id. */
+/** A binding (docs/data-model.md#bindings): agent_id plus at least one of channel, account_id, peer_id, guild_id, team_id. */
 export class BindingCreationDto {
   @IsString(AGENT_RULE) @Matches(ID_PATTERN, AGENT_RULE) agent_id!: string;
   @Given() @IsString(CHANNEL_RULE) @Matches(CHANNEL_PATTERN, CHANNEL_RULE) channel?: string;

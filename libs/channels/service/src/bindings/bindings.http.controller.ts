@@ -8,7 +8,7 @@ import { BindingCreationDto, BindingUpdateDto, DefaultAgentDto, ResolveQueryDto,
 import { BindingRuleError, BindingsRepository } from './bindings.repository.js';
 
 /**
- * `/bindings` (seed 002): routing rules from a platform conversation to an agent of the caller's workspace, the
+ * `/bindings` (docs/data-model.md#bindings): routing rules from a platform conversation to an agent of the caller's workspace, the
  * workspace's default agent, and `/bindings/resolve`, which says which rule wins for a conversation and why.
  */
 @Controller('bindings')
@@ -95,7 +95,7 @@ export class BindingsHttpController {
     if (!(await this.bindings.delete(workspaceOf(request), id))) throw notFound('binding', id);
   }
 
-  /** Seed 002: the agent must exist — asked of the session gateway with the caller's own credentials, so "exists" means "in the caller's workspace". */
+  /** The agent must exist — asked of the session gateway with the caller's own credentials, so "exists" means "in the caller's workspace". */
   private async assertAgent(agentId: string, request: Request, loc: string[]): Promise<void> {
     if (!(await this.gateway.agentVisible(agentId, request.headers.authorization))) throw invalid(loc, `agent_id must name an existing agent of this workspace; ${agentId} does not exist`, 'value_error.missing_reference');
   }

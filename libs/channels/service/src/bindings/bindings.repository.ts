@@ -79,7 +79,7 @@ export class BindingsRepository {
     await this.store.append(DEFAULT_AGENT_PREFIX + workspaceId, [agentId === undefined ? { type: 'DefaultAgentCleared', data: {} } : { type: 'DefaultAgentSet', data: { agent_id: agentId } }]);
   }
 
-  /** Seed 002's resolution over the workspace's bindings (pure: libs/channels/domain). */
+  /** Binding resolution over the workspace's bindings (pure: libs/channels/domain). */
   async resolve(workspaceId: string, origin: InboundOrigin): Promise<Resolution> {
     const [bindings, fallback] = await Promise.all([this.list(workspaceId), this.defaultAgent(workspaceId)]);
     return resolveBinding(bindings.map(toRule), origin, fallback);

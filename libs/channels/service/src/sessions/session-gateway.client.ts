@@ -27,7 +27,7 @@ export interface OpenSessionRequest {
   agentId: string;
   customerId: string;
   customerName: string;
-  /** The conversation's session key (seed 002); the session is created once per key. */
+  /** The conversation's session key (docs/data-model.md#bindings); the session is created once per key. */
   sessionKey: string;
   /** The conversation's previous session, which has ended: its successor is created once, too. */
   successorOf?: string;

@@ -110,7 +110,7 @@ export interface TurnHold {
 }
 
 /**
- * The gateway's side of token budgets (seed 002; ADR 0019): the scopes a turn's calls are charged to (sent to the
+ * The gateway's side of token budgets (ADR 0019): the scopes a turn's calls are charged to (sent to the
  * matcher, which reserves each call against them before making it), the 80 % warning and exhaustion events (once per
  * budget and period across replicas), `GET /agents/{id}/budget`, and the daily reset job.
  */
@@ -170,7 +170,7 @@ export class AgentBudgets implements OnApplicationBootstrap {
   }
 
   /**
-   * Reserves a whole turn's estimate on every scope before its first call (ADR 0019, issue 26 item 9): a turn that
+   * Reserves a whole turn's estimate on every scope before its first call (ADR 0019): a turn that
    * cannot afford it is refused up front (`TurnBudgetRefused`, answered with the exhausted reply) instead of
    * spending its matching calls and being refused at composing. While others hold the room, waits for them up to
    * TURN_HOLD_WAIT_MS. The returned scopes carry the hold's id: the turn's own calls are admitted against the

@@ -40,7 +40,7 @@ export class UsagePageHttpController {
     const summary = (agentId: string, span: { from: string; to: string }) =>
       this.bus.request<UsageSummary, UsageSummaryRequestV1>(METERING_USAGE_SUBJECT, { agent_id: agentId, ...span }, { timeoutMs: 10_000 });
     const agents: AgentUsage[] = [];
-    // Intent counts and clarification rate per agent (issue 24), from the agents' classification streams.
+    // Intent counts and clarification rate per agent (ADR 0031), from the agents' classification streams.
     const intents: ({ agent_id: string; name: string } & Record<string, unknown>)[] = [];
     // The caller's workspace's agents only (ADR 0018).
     for (const agent of await this.workspaces.visibleTo(http, 'agents', await this.agents.list(), (a) => a.id)) {

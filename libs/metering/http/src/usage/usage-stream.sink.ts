@@ -6,7 +6,7 @@ import { traceHeaders } from '@tenet/observability';
 
 /**
  * Where the gateway records the LLM calls a turn made (the matcher reports each call's tokens in its reply):
- * each becomes a usage event (seed 002 TokenRecord fields) on the agent's `usage-<agentId>` stream, priced from
+ * each becomes a usage event (a token record: docs/data-model.md#budgets) on the agent's `usage-<agentId>` stream, priced from
  * the table. The log is the outbox: the relay publishes it as `tenet.v1.metering.<agent>.llm_usage_recorded`,
  * which the metering service consumes. Also a `UsageSink` for `withUsageReporting` around a local provider.
  */

@@ -137,7 +137,7 @@ describe('SqliteEventStore file', () => {
   }, 60_000);
 });
 
-// Issue 11 item 19: concurrent appends share one transaction (group commit); each keeps its own outcome.
+// Concurrent appends share one transaction (group commit); each keeps its own outcome.
 describe('SqliteEventStore group commit', () => {
   let dir: string;
   let store: SqliteEventStore;
@@ -235,7 +235,7 @@ describe('SqliteEventStore group commit', () => {
   });
 });
 
-// Issue 11 item 19: recent stream tails answered from memory (StreamTailCache), exactly as SQLite would.
+// Recent stream tails answered from memory (StreamTailCache), exactly as SQLite would.
 /**
  * Stores on `<a fresh directory>/<file>` with the event-loop slices off (options may name another file in `dir()`),
  * each closed and the directory removed after every test of the calling describe.

@@ -41,7 +41,7 @@ const ENTRY_OVERHEAD = 64;
 const rowChars = (rows: readonly EventRow[]): number => rows.reduce((size, row) => size + row.data.length + row.metadata.length + ROW_OVERHEAD, 0);
 
 /**
- * Recent tails of streams, kept by the SQLite store (issue 11 item 19): a turn reads its session's streams again
+ * Recent tails of streams, kept by the SQLite store (ADR 0020): a turn reads its session's streams again
  * and again (catalog folds asking "anything new?", lease, superseded checks, history), almost always at or near
  * the end. Events are immutable and append-only, and the store sees every append it commits, so it can answer
  * those reads from memory: filled from the database on a miss (the stream's newest rows), extended by each

@@ -25,7 +25,7 @@ const repairMessage = (error: InvalidStructuredOutputError): string =>
 
 /**
  * One request, and — when the answer breaks the schema — once more with the validation error appended as a user
- * message (issue 11 item 7), at `repairTemperature` if given. Any other failure, or a second answer out of schema,
+ * message (docs/reliability.md#model-output-that-breaks-the-schema), at `repairTemperature` if given. Any other failure, or a second answer out of schema,
  * is thrown; the error carries every billed call (`billedCallsOf`), and an answer after a repair carries the first
  * one in `billedBefore`. Nothing is sent once `request.signal` has fired.
  */

@@ -10,7 +10,7 @@ const valid = { message: 'Hello!', cited_guideline_ids: [], canned_response_id: 
 const broken = { message: 42, cited_guideline_ids: [], canned_response_id: '' };
 const lastMessage = (r: { messages?: { content: string }[] }): string => r.messages?.at(-1)?.content ?? '';
 
-describe('schema repair, then the fallback, then the error (issue 11 item 7)', () => {
+describe('schema repair, then the fallback, then the error', () => {
   it('given an answer out of schema, when generating, then the model is asked once more with the validation error and its answer is used', async () => {
     const provider = new ScriptedProvider();
     provider.answer('compose_reply', broken, valid);

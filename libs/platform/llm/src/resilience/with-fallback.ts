@@ -12,7 +12,7 @@ export const fallsBack = (error: unknown): boolean =>
 
 const retryable = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
 
-/** A provider that answers through `fallback` when `primary` fails in a way another provider may not (seed 002 `AgentDef.fallback`). */
+/** A provider that answers through `fallback` when `primary` fails in a way another provider may not (docs/data-model.md#fallback). */
 export class FallbackProvider implements LlmProvider {
   /** The primary's: the provider the agent is configured for. Responses name the one that actually answered. */
   readonly name: string;
@@ -62,7 +62,7 @@ export function withFallback(primary: LlmProvider, fallback: LlmProvider): Fallb
 }
 
 /**
- * What a task asks of its provider (issue 11 item 7): the answer, or — when it breaks the schema — one repair with
+ * What a task asks of its provider (docs/reliability.md#model-output-that-breaks-the-schema): the answer, or — when it breaks the schema — one repair with
  * the validation error, then the agent's fallback provider (when it has one), then the error. A `FallbackProvider`
  * repairs its primary itself, so it is called once; any other provider is repaired here.
  */

@@ -1,5 +1,5 @@
 /** The agent's own system prompt (its `system_prompt` setting), set apart from Tenet's task instructions. */
-/** Seed 002 Soul and seed 004 tone, restrictions and forbidden topics: the agent's personality. */
+/** The agent's personality (docs/data-model.md#soul): soul document, tone, restrictions and forbidden topics. */
 export interface AgentSoul {
   document?: string;
   tone?: string;

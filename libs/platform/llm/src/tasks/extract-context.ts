@@ -3,7 +3,7 @@ import type { ConversationTurn } from './match-guidelines.js';
 
 export const EXTRACT_CONTEXT = 'extract_context';
 
-/** A context variable to fill from the customer's message (seed 000 §6). */
+/** A context variable to fill from the customer's message (docs/data-model.md#context-extraction). */
 export interface VariableToExtract {
   name: string;
   /** What to look for, in the agent designer's words. */

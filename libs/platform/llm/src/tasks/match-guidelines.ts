@@ -34,7 +34,7 @@ export interface GuidelineToMatch {
   tools?: ToolSpec[];
 }
 
-/** An intent the call also classifies the latest message into (issue 24). */
+/** An intent the call also classifies the latest message into (ADR 0031). */
 export interface IntentToMatch {
   name: string;
   description: string;

@@ -386,7 +386,7 @@ export class NatsMessageBus implements MessageBus {
    * Notifications are best effort (see `notify`), and so is listening while the client reconnects: the client
    * registers the subscription again on the server once the connection is back, so a flush (or a drain on stop)
    * refused by a disconnected connection is reported, not thrown — a turn must not fail because it started or ended
-   * its wake-up subscription during a NATS outage (issue 26 item 7). A closed connection still throws.
+   * its wake-up subscription during a NATS outage (docs/reliability.md#nats-outage-any-length). A closed connection still throws.
    */
   async listen<T = unknown>(subject: string, handler: NotificationHandler<T>): Promise<Subscription> {
     this.assertOpen();

@@ -144,7 +144,7 @@ export type TurnEffect =
   | { kind: 'MatchGuidelines'; round: number }
   | { kind: 'Meter'; step: 'match' | 'compose' }
   | { kind: 'ReportUnrunnableTools'; toolNames: readonly string[] }
-  /** Session lifecycle: AwaitingTool while the calls run (seed 000 §7). */
+  /** Session lifecycle: AwaitingTool while the calls run (docs/data-model.md#sessions). */
   | { kind: 'AwaitTool'; toolIds: readonly string[] }
   | { kind: 'RunTools'; round: number; keys: readonly string[] }
   | { kind: 'CompleteTool' }

@@ -97,7 +97,7 @@ export class EventsHttpController implements OnModuleDestroy {
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
       throw new HttpException({ detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` }, HttpStatus.CONFLICT);
     }
-    // Seed 004: an archived agent is read-only — its sessions keep their history but take no new events.
+    // An archived agent is read-only — its sessions keep their history but take no new events.
     if ((await this.agents.get(session.view.agent_id))?.status === 'archived') {
       throw new HttpException({ detail: `agent ${session.view.agent_id} is archived: its sessions are read-only` }, HttpStatus.CONFLICT);
     }

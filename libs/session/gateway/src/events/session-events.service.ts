@@ -217,13 +217,13 @@ function failureType(input: EventCreationDto): { error_type?: TurnErrorType } {
   return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type) ? { error_type: type as TurnErrorType } : {};
 }
 
-/** An agent message's intent (seed 003's response metadata, issue 24): `{ name, confidence }`, kept when it has them. */
+/** An agent message's intent (docs/data-model.md#intents): `{ name, confidence }`, kept when it has them. */
 function messageIntent(input: EventCreationDto): { intent?: unknown } {
   const intent = (input.data as { intent?: { name?: unknown; confidence?: unknown } } | undefined)?.intent;
   return input.source !== 'customer' && typeof intent?.name === 'string' && typeof intent.confidence === 'number' ? { intent } : {};
 }
 
-/** An agent message's knowledge citations (seed 001 `data.sources`), kept when given as a list of objects. */
+/** An agent message's knowledge citations (`data.sources`, docs/data-model.md#retrieval), kept when given as a list of objects. */
 function messageSources(input: EventCreationDto): { sources?: unknown[] } {
   const sources = (input.data as { sources?: unknown } | undefined)?.sources;
   return input.source !== 'customer' && Array.isArray(sources) && sources.length > 0 && sources.every((s) => typeof s === 'object' && s !== null) ? { sources } : {};

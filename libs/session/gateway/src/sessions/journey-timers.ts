@@ -28,7 +28,7 @@ const ENGINE_DEADLINE_MS = 30_000;
 
 /**
  * A journey that sees no customer activity is abandoned after its `abandon_after_secs`, and expires after its
- * `expire_after_secs` (seed 000 §4 timeouts): the engine's timer effects go to the scheduling port (BullMQ in
+ * `expire_after_secs` (the journey's timeouts, docs/data-model.md#journeys): the engine's timer effects go to the scheduling port (BullMQ in
  * distributed mode, in-process timers all-in-one) under deterministic ids, and a fired timer asks the engine
  * (which ignores an early or stale one) and appends what it decided to the session stream.
  *
@@ -54,7 +54,7 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Schedules the timer of every journey still active or abandoned again, as the log says it should be (issue 11:
+   * Schedules the timer of every journey still active or abandoned again, as the log says it should be (docs/reliability.md#redis-outage-and-a-redis-restart-without-persistence:
    * timers a Redis restart without persistence lost are rebuilt at start-up). Idempotent: the ids are the moves'
    * own, which the scheduler deduplicates while pending, so every replica may run it at every start. Measured from
    * the last step change (the customer's later activity is not read here): a timer that fires early finds the

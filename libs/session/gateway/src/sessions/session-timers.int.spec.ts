@@ -10,7 +10,7 @@ import { SESSIONS_PAGE, SessionsRepository } from './sessions.repository.js';
 const SESSIONS = 450;
 
 /**
- * Issue 11 item 18: the timer re-arm at start-up folds every live session. On a restart it must read only the
+ * The timer re-arm at start-up folds every live session. On a restart it must read only the
  * sessions' own category of the log (not the conversations, leases or usage around it), in small pages, and at
  * idle priority (EventLoopSlices), so the first turns after a restart do not wait behind it.
  */

@@ -71,12 +71,12 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     return this.advance(sessionId, ['Active', 'Idle', 'AwaitingInput'], { type: 'RecordActivity', now: Date.now() });
   }
 
-  /** The agent replied: the session waits for the customer (seed 000 §7 Active → AwaitingInput). */
+  /** The agent replied: the session waits for the customer (Active → AwaitingInput, docs/data-model.md#sessions). */
   awaitInput(sessionId: string): Promise<void> {
     return this.advance(sessionId, ['Active'], { type: 'AwaitInput', now: Date.now() });
   }
 
-  /** The turn's tool calls run: the session is AwaitingTool until they finish (seed 000 §7). */
+  /** The turn's tool calls run: the session is AwaitingTool until they finish. */
   awaitTool(sessionId: string): Promise<void> {
     return this.advance(sessionId, ['Active'], { type: 'AwaitTool', now: Date.now() });
   }

@@ -6,7 +6,7 @@ import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { PatchOf } from '@tenet/platform-runtime';
 
-/** Seed 000 §7 SessionConfig (rules 3–5), a Tenet extension on Parlant's session. */
+/** The session's `config` (docs/data-model.md#sessions), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {
   @IsOmittable() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
   @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
@@ -15,7 +15,7 @@ export class SessionConfigDto {
   @JSONSchema({
     type: ['boolean', 'null'],
     description:
-      "Context extraction for this session (seed 000 §7): true or false override the agent's config.auto_extract_context; null (the default) lets the agent decide.",
+      "Context extraction for this session: true or false override the agent's config.auto_extract_context; null (the default) lets the agent decide.",
   })
   @IsOptional() @IsBoolean({ message: 'config.auto_extract must be true, false or null (null: the agent decides)' }) auto_extract?: boolean | null;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
@@ -29,22 +29,22 @@ export class SessionCreationDto {
   @IsOmittable() @IsArray() @IsString({ each: true }) labels?: string[];
   @IsOmittable() @IsBoolean() allow_greeting?: boolean;
   @IsOmittable() @ValidateNested() @Type(() => SessionConfigDto) config?: SessionConfigDto;
-  /** Seed 000 rule 6: must be in the future. */
+  /** Must be in the future; caps the session's lifetime. */
   @IsOmittable() @IsDateString({ strict: true }) expires_at?: string;
 }
 
-/** Parlant's modes plus seed 004's `paused`: only `auto` lets the agent reply. */
+/** Parlant's modes plus Tenet's `paused`: only `auto` lets the agent reply. */
 export const SESSION_MODES = ['auto', 'manual', 'paused'] as const;
 export type SessionMode = (typeof SESSION_MODES)[number];
 
-/** Seed 004 `session_status` values a client may end a session with. */
+/** The statuses a client may end a session with (docs/data-model.md#sessions). */
 export const SESSION_END_STATUSES = ['completed', 'abandoned'] as const;
 
 export class ConsumptionOffsetsPatchDto {
   @IsOptional() @IsInt() @Min(0) client?: number;
 }
 
-/** Parlant's SessionUpdateParams, plus Tenet's `status` to end the session (seed 004 completed/abandoned). */
+/** Parlant's SessionUpdateParams, plus Tenet's `status` to end the session (completed/abandoned). */
 @PatchOf(SessionCreationDto, { differs: ['metadata', 'labels'] })
 export class SessionUpdateDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ConsumptionOffsetsPatchDto) consumption_offsets?: ConsumptionOffsetsPatchDto;
@@ -74,7 +74,7 @@ export interface SessionView {
   consumption_offsets: { client: number };
   metadata: Record<string, unknown>;
   labels: string[];
-  /** Tenet extensions: seed 000 §7 lifecycle state, seed 004 status (active, completed, abandoned, expired). */
+  /** Tenet extensions (docs/data-model.md#sessions): lifecycle state, and status (active, completed, abandoned, expired). */
   state: string;
   status: string;
   config: Required<SessionConfigDto>;

@@ -11,7 +11,7 @@ import { SessionTimers } from './session-timers.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import type { Request } from 'express';
 
-/** Seed 004 status from the seed 000 lifecycle state. */
+/** The session's status from its lifecycle state (docs/data-model.md#sessions). */
 function statusOf(record: SessionRecord): string {
   const lifecycle = record.lifecycle;
   if (lifecycle.status === 'Expired') return 'expired';
@@ -133,7 +133,7 @@ export class SessionsHttpController {
 
   /**
    * Parlant's update (mode, title, metadata set/unset, labels upsert/remove, consumption offsets, agent and
-   * customer), plus Tenet's `status: completed | abandoned`, which ends the session (seed 000 §7 Completed).
+   * customer), plus Tenet's `status: completed | abandoned`, which ends the session (lifecycle state Completed).
    * Leaving `auto` is a hand-off: the agent replies to nothing until the session is back in `auto`.
    */
   @Patch(':sessionId')
@@ -187,7 +187,7 @@ export class SessionsHttpController {
   private async assertAgent(agentId: string): Promise<void> {
     const agent = await this.agents.get(agentId);
     if (!agent) throw referenceError('agent_id', `agent_id must reference an existing agent; ${agentId} does not exist`);
-    // Seed 004: only active agents take new sessions (an inactive one finishes those it has).
+    // Only active agents take new sessions (an inactive one finishes those it has).
     if (agent.status !== 'active') throw new HttpException({ detail: `agent ${agentId} is ${agent.status} and accepts no new sessions; PATCH /agents/${agentId} {"status": "active"} first` }, HttpStatus.CONFLICT);
   }
 }

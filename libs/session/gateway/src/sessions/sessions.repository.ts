@@ -13,7 +13,7 @@ export const SESSION_META_PREFIX = 'sessionmeta-';
 export const SESSIONS_PAGE = 200;
 
 /**
- * The session as its `SessionOpened` record stores it. `config_revision` 2 (since issue 23) marks records whose
+ * The session as its `SessionOpened` record stores it. `config_revision` 2 (ADR 0030) marks records whose
  * `config.auto_extract` is the tri-state (true / false / null); before it only false could be stored, and it meant
  * "the agent decides" — null today — so older records are read that way. Never on the wire.
  */

@@ -1,6 +1,6 @@
 import { foldSessionRecord, SESSION_CONFIG_REVISION } from './sessions.repository.js';
 
-describe('a session record: config.auto_extract (issue 23)', () => {
+describe('a session record: config.auto_extract (true, false or null)', () => {
   const opened = (config: Record<string, unknown>, revision?: number) => ({
     type: 'SessionOpened',
     offset: 0,

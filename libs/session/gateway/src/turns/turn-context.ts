@@ -17,7 +17,7 @@ const variableName = (variable: ContextVariableView): string => {
 };
 
 /**
- * What a turn knows besides the guidelines: the customer's context-variable values (seed 000 §8 step 3
+ * What a turn knows besides the guidelines: the customer's context-variable values (matching step 3
  * checks `required_context` against them) and the agent's glossary. Which guidelines earlier replies in the
  * session applied (Parlant's applied-guideline tracking, recorded on each `ready` status) comes with the
  * history from `readTurnTail` (turn-history.ts).
@@ -63,7 +63,7 @@ export class TurnContext {
   }
 
   /**
-   * Seed 000 §6: the agent's `required` variables (in its scope, readable) with no value in `values` — the turn
+   * The agent's `required` variables (docs/data-model.md#context-variables) (in its scope, readable) with no value in `values` — the turn
    * asks for them (`askForMissingContext`) and lists them on `ready` as `missing_context`.
    */
   async missingRequired(agentId: string, values: Readonly<Record<string, unknown>>, defs: TurnDefinitions): Promise<{ name: string; required: boolean }[]> {

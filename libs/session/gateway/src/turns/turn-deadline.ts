@@ -16,7 +16,7 @@ export interface TurnTiming {
 }
 
 /**
- * One turn's deadline (issue 11 items 3 and 4): set when the turn holds its lease, every matcher step gets the
+ * One turn's deadline (docs/reliability.md#matcher-replicas-and-nats-blips): set when the turn holds its lease, every matcher step gets the
  * time that remains — retried on another replica when one dies or NATS blips (`requestWithinDeadline`) — and the
  * matcher gets the deadline with each request, so its LLM calls stop when it passes. A step that failed after the
  * provider billed calls hands those calls to `billed` (they come back in the error's `details.calls`), so they are

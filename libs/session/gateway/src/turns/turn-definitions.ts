@@ -33,7 +33,7 @@ const problemOf = (error: unknown): { field: string; rule: string } => {
 };
 
 /**
- * Keeps one bad stored definition from failing every turn (issue 26 item 3). Each definition a turn reads is
+ * Keeps one bad stored definition from failing every turn (ADR 0024). Each definition a turn reads is
  * checked before it is used: its tags must be a list of strings (the agent scoping reads them) and its turn form
  * must satisfy the item schema of the request it goes into. A definition that fails is left out of the turn,
  * flagged on `ready` and logged once per process (not once per turn) with the field and the rule it broke.

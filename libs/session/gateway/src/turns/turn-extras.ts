@@ -17,7 +17,7 @@ export class AgentTurnExtras implements TurnExtrasSource {
 
   /**
    * Every tool the matcher may pick for the agent, and how each one runs: the agent's own tools (run on the
-   * service they name, seed settings applied) and the registered services' tools its guidelines are associated
+   * service they name, their own settings applied) and the registered services' tools its guidelines are associated
    * with (`service:tool`, the agent's `tool_timeout_secs`, no retries, failure not allowed). A tool with nowhere
    * to run is still offered to the matcher, so the turn can report it instead of silently skipping it.
    */

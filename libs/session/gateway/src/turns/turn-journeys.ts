@@ -49,7 +49,7 @@ export interface JourneyProgress {
 export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown; error?: { code: string } } | undefined>;
 
 /**
- * The session's journeys in one turn (seed 000 §4, §8 step 2; docs/adr/0011). Before matching it folds the
+ * The session's journeys in one turn (docs/data-model.md#journeys, matching step 2; docs/adr/0011). Before matching it folds the
  * session's `journey_transition` records into each journey's state (the pure decider of @tenet/journeys-domain),
  * adds the conditions the matcher should evaluate, and names the active journey so journey-scoped guidelines
  * apply. After matching it sends what matched to the journey engine (one request, answered by any replica; none
@@ -180,7 +180,7 @@ export class JourneyTurn {
       toolStep = { journey_id: step.journey_id, step_id: step.step_id, tool_id: ran?.tool_id ?? step.tool, status: ran ? ran.status : 'unrunnable' };
       const recorded = { ...base.recorded };
       for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
-      // Succeeded: the engine moves on with the result. Failed or not runnable (issue 23): the journey's on_failure
+      // Succeeded: the engine moves on with the result. Failed or not runnable (ADR 0030): the journey's on_failure
       // decides — a step to go on at, or the journey ends Failed (and is handed off) instead of retrying every turn.
       const second = await request(
         ran?.status === 'succeeded'

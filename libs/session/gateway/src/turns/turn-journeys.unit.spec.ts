@@ -140,7 +140,7 @@ describe('JourneyTurn', () => {
     expect(progress).toMatchObject({ active: { journey_id: 'returns', step_id: 'decide' }, tool_step: { step_id: 'lookup', status: 'succeeded' }, instruction: { action: 'do decide' } });
   });
 
-  it('reports a tool step whose tool failed to the engine (issue 23): its code, a sentence of our own, the failure instruction and the hand-off', async () => {
+  it('reports a tool step whose tool failed to the engine: its code, a sentence of our own, the failure instruction and the hand-off', async () => {
     const requests: AdvanceJourneysRequestV1[] = [];
     const atTool = emptyReply({ tool_step: { journey_id: 'returns', step_id: 'lookup', tool: 'orders:get' }, active_journey: { journey_id: 'returns', step_id: 'lookup' } });
     const failedReply = emptyReply({

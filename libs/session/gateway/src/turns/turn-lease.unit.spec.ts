@@ -3,7 +3,7 @@ import { InProcessMessageBus } from '@tenet/messaging';
 import { TurnLeaseLostError, TurnLeases } from './turn-lease.js';
 import { TurnRecovery, TURN_INTERRUPTED } from './turn-recovery.js';
 
-describe('turn leases held by owner liveness (issue 11 item 2)', () => {
+describe('turn leases held by owner liveness', () => {
   const clock = { now: 1_000_000 };
   let store: InMemoryEventStore;
   let bus: InProcessMessageBus;

@@ -76,7 +76,7 @@ export interface ExtractionOutcome {
 
 
 /**
- * The turn's memory (issue 13): started before the matcher call and awaited before composing, so it adds no
+ * The turn's memory (ADR 0017): started before the matcher call and awaited before composing, so it adds no
  * round trip to the turn's critical path when the match takes longer.
  * - **Recall**: the memory store's `tenet.rpc.v1.memory.recall` — the customer's current facts and the agent's
  *   most relevant knowledge chunks within a token budget — within `TENET_RECALL_BUDGET_MS` (and the turn's
@@ -275,7 +275,7 @@ export class TurnMemoryRun {
     };
   }
 
-  /** The agent message's `data` additions: `sources` for the chunks the reply cited (seed 001). */
+  /** The agent message's `data` additions: `sources` for the chunks the reply cited (docs/data-model.md#retrieval). */
   messageData(citedChunkIds: readonly string[] | undefined): { sources?: Omit<KnowledgeHit, 'chunk_id'>[] } {
     const cited = new Set(citedChunkIds ?? []);
     const sources = this.knowledge.filter((k) => cited.has(k.chunk_id)).map(({ chunk_id: _chunkId, ...source }) => source);

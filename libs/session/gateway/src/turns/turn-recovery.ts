@@ -3,7 +3,7 @@ import { ConcurrencyError, type EventStore } from '@tenet/event-store';
 import type { TurnLeases } from './turn-lease.js';
 
 /**
- * Turns left unfinished by a gateway that died (issue 11 item 2). Every turn is registered in the log's
+ * Turns left unfinished by a gateway that died (ADR 0015, docs/reliability.md#crashes-during-turns). Every turn is registered in the log's
  * `turns-open` stream before its `acknowledged` status (`TurnOpened`) and marked `TurnClosed` when it ends, so
  * a sweep knows each unfinished turn and its owner without scanning sessions. The sweep runs when a gateway
  * starts and then every TTL: a turn whose owner's heartbeat is stale (`TurnLeases.alive`) is closed — the
@@ -50,7 +50,7 @@ export class TurnRecovery {
 
   /**
    * Closes every open turn of a dead owner — and this process's own open turns that no longer run here
-   * (`runsHere`): a turn whose last writes failed (the disk was full, issue 26 item 5) is closed by a later sweep
+   * (`runsHere`): a turn whose last writes failed (the disk was full: docs/reliability.md#a-full-disk-under-the-event-log) is closed by a later sweep
    * once writes succeed again, so its session does not stay `processing`. Returns how many this call closed.
    */
   async sweep(runsHere: (sessionId: string, triggerOffset: number) => boolean = () => true): Promise<number> {

@@ -19,7 +19,7 @@ export interface TurnFindings {
   journey?: JourneyProgress | undefined;
   /** The first match reply of the turn (intents are classified in it). */
   firstMatch?: MatchGuidelinesReplyV1['result'] | undefined;
-  /** Required context variables still without a value (seed 000 §6). */
+  /** Required context variables still without a value (docs/data-model.md#context-variables). */
   missingContext: readonly { name: string; required: boolean }[];
 }
 

@@ -19,7 +19,7 @@ export { GUIDELINE_SOURCE, TURN_EXTRAS, type GuidelineSource, type TurnExtras, t
 
 /**
  * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
- * guidelines (seed 000 §8) → typing → the matcher composes the reply from the matched actions → agent message
+ * guidelines (docs/data-model.md#matching) → typing → the matcher composes the reply from the matched actions → agent message
  * → ready, listing the matched guidelines with their scores and the tokens each call used.
  *
  * The gateway orchestrates and the matcher computes: both matcher steps are requests on the bus, answered by

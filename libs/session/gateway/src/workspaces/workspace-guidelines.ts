@@ -5,7 +5,7 @@ import { WorkspaceDirectory } from '@tenet/edge';
 
 /**
  * The guidelines a turn sees: the agent's (tagged `agent:<id>`) and the untagged ones — of the agent's workspace
- * only (issue 14: untagged guidelines apply within their workspace).
+ * only (untagged guidelines apply within their workspace: docs/data-model.md#workspaces).
  */
 @Injectable()
 export class WorkspaceGuidelineSource implements GuidelineSource {
