@@ -1,11 +1,17 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { jest } from '@jest/globals';
 import { generateSecretsKey } from '@tenet/secrets';
 import { freePort } from '@tenet/testing';
 import { cliEnv, demoSeeded, root, startTenet, stopAll, tenet, type TenetServer } from './support/tenet-cli.js';
+
+const require = createRequire(import.meta.url);
+const memoryManifest = require.resolve('@modelcontextprotocol/server-memory/package.json');
+/** An MCP server spoken to over stdio (npm's server-memory), run by the tool executor with this node. */
+const MEMORY_SERVER = join(dirname(memoryManifest), Object.values((JSON.parse(readFileSync(memoryManifest, 'utf8')) as { bin: Record<string, string> }).bin)[0] ?? '');
 
 /**
  * `tenet apply / diff / export` as processes against two real all-in-one servers: `demo` as `npm start` runs it
@@ -26,7 +32,7 @@ describe('tenet CLI: definitions as code (apply, diff, export)', () => {
     sourceEnv = { ACME_ORDERS_OPENAPI_SOURCE: `http://127.0.0.1:${ordersPort}/openapi.json` };
     [demo, empty] = await Promise.all([
       startTenet(join(dir, 'demo'), { TENET_DEMO_TOOLS_PORT: String(ordersPort) }),
-      startTenet(join(dir, 'empty'), { TENET_DEMO: 'off', TENET_TOOL_ALLOWED_HOSTS: `127.0.0.1:${ordersPort}`, TENET_AUTH: 'on', TENET_ADMIN_KEY: adminKey, TENET_SECRETS_KEY: generateSecretsKey() }),
+      startTenet(join(dir, 'empty'), { TENET_DEMO: 'off', TENET_TOOL_ALLOWED_HOSTS: `127.0.0.1:${ordersPort}`, TENET_AUTH: 'on', TENET_ADMIN_KEY: adminKey, TENET_SECRETS_KEY: generateSecretsKey(), TENET_TOOL_STDIO_COMMANDS: process.execPath }),
     ]);
     await demoSeeded(demo.url);
   }, 330_000);
@@ -157,6 +163,47 @@ describe('tenet CLI: definitions as code (apply, diff, export)', () => {
     );
     // The registration is the one stored before: same URL, same credentials (a re-registration without auth drops them).
     expect(await read()).toEqual(stored);
+  });
+
+  it('an MCP server run over stdio: command, args and env (from the environment) register it; export writes the command; a file without env may not re-register it', async () => {
+    const file = join(dir, 'notes.yaml');
+    const yaml = [
+      'version: 1',
+      'agent:',
+      '  id: shop-notes',
+      '  name: Shop',
+      'guidelines:',
+      '  - id: notes-recall',
+      '    condition: The customer asks what we know about them',
+      '    action: Read the notes graph and summarise it',
+      '    tools: [notes:read_graph]',
+      'tool_services:',
+      '  - name: notes',
+      '    kind: mcp',
+      `    command: ${process.execPath}`,
+      `    args: [${JSON.stringify(MEMORY_SERVER)}]`,
+      '    env: { MEMORY_FILE_PATH: { env: NOTES_FILE } }',
+      '',
+    ].join('\n');
+    writeFileSync(file, yaml);
+    const notesEnv = { NOTES_FILE: join(dir, 'notes.jsonl') };
+    const created = await tenet(['apply', '-f', file], onEmpty(notesEnv));
+    expect(created).toMatchObject({ code: 0, stderr: '', stdout: 'agent shop-notes: 3 change(s)\n  created tool_services notes\n  created agent shop-notes\n  created guidelines notes-recall\n' });
+    expect(await tenet(['apply', '-f', file], onEmpty(notesEnv))).toMatchObject({ code: 0, stdout: 'agent shop-notes: no changes (the server already matches the definitions)\n' });
+    const service = (await (await fetch(`${empty.url}/services/notes`, { headers: { authorization: `Bearer ${adminKey}` } })).json()) as { url: string; auth?: unknown; tools: { name: string }[] };
+    expect(service).toMatchObject({ url: `stdio:${encodeURIComponent(process.execPath)}`, auth: { scheme: 'env' } });
+    expect(service.tools.map((t) => t.name)).toContain('read_graph');
+
+    const exported = await tenet(['export', 'shop-notes'], onEmpty());
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain(`tool_services:\n  - name: notes\n    kind: mcp\n    command: ${process.execPath}\n`);
+    expect(exported.stderr).toContain('warning: tool service notes: a stdio MCP server; the API does not return its args');
+    expect(exported.stderr).toContain('warning: tool service notes: has an environment for its command on the server (sealed), not exported');
+
+    writeFileSync(file, yaml.replace(/ {4}env: .*\n/, '').replace(`command: ${process.execPath}`, `command: ${process.execPath}-other`));
+    const refused = await tenet(['apply', '-f', file], onEmpty());
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toBe(`refused (nothing was written):\n  ${file}:11: tool_services.0: tool service notes has credentials on the server that the file does not give; re-registering it would drop them: add env with each value as { env: NAME } (the stdio server's environment)\n`);
   });
 
   it('every kind of resource (agent settings and budget, variables, canned responses, capabilities, terms, intents) applies idempotently and updates field by field', async () => {

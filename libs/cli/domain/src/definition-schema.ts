@@ -194,9 +194,22 @@ export const ToolServiceEntry = Type.Object(
   {
     name: Id,
     kind: Type.Union([Type.Literal('openapi'), Type.Literal('sdk'), Type.Literal('mcp')]),
-    url: StringOrEnv,
+    url: Type.Optional(Type.Union([StringOrEnv], { description: 'Where the service is reached; required unless command (a stdio MCP server) is given.' })),
     source: Type.Optional(Type.Union([StringOrEnv], { description: 'openapi only: the URL of the OpenAPI document.' })),
     auth: Type.Optional(ToolServiceAuth),
+    command: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "mcp only, instead of url: an MCP server the tool executor runs as a child process over stdio (default-workspace admins only; the operator lists the commands allowed in TENET_TOOL_STDIO_COMMANDS).",
+      }),
+    ),
+    args: Type.Optional(Type.Array(Type.String(), { description: "The command's arguments. Sent when the service is registered; the API does not return them, so diff does not compare them." })),
+    env: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Secret, {
+        minProperties: 1,
+        description: "The command's environment, each value as { env: NAME } (the server seals it like credentials and never returns it). Absent: the file leaves the server's as it is.",
+      }),
+    ),
   },
   strict,
 );
