@@ -18,6 +18,7 @@ describe('examples/demo-agent (the demo as a definition file)', () => {
       guidelines: Entry[];
       relationships: Entry[];
       journeys: Entry[];
+      intents: Entry[];
       services: { name: string; kind: string }[];
       knowledge: { id: string; title: string; url?: string }[];
     };
@@ -28,7 +29,10 @@ describe('examples/demo-agent (the demo as a definition file)', () => {
       ...json.guidelines.map((g) => resource('guidelines', g)),
       ...json.relationships.map((r) => resource('relationships', r)),
       ...json.journeys.map(({ requires_service: _service, ...j }) => resource('journeys', j)),
+      // npm start tags each intent with its agent (apply adds the same tag).
+      ...json.intents.map(({ requires_service: _service, ...i }) => resource('intents', { ...i, tags: [`agent:${agentId}`] })),
     ];
+    expect(fromJson.filter((r) => r.kind === 'intents')).toHaveLength(5);
     const sorted = (resources: Resource[]): Resource[] => [...resources].sort((a, b) => `${a.kind} ${a.key}`.localeCompare(`${b.kind} ${b.key}`));
     expect(sorted(yaml.filter((r) => !['tool_services', 'knowledge'].includes(r.kind)))).toEqual(sorted(fromJson));
     expect(yaml.filter((r) => r.kind === 'tool_services').map((r) => [r.key, r.entry['kind']])).toEqual(json.services.map((s) => [s.name, s.kind]));

@@ -104,8 +104,10 @@ export async function preflight(api: TenetApi, plans: readonly AgentPlan[]): Pro
       const deferred = change.kind === 'tool_services' ? definition.deferred.get(change.key) : undefined;
       if (deferred) problems.push(deferred);
       // PUT /services replaces the whole registration: credentials the server holds and the file does not give would be dropped.
-      if (change.kind === 'tool_services' && change.action === 'update' && change.current['auth'] && !(definition.document.definition.tool_services ?? []).find((s) => s.name === change.key)?.auth) {
-        problems.push(problemAt(definition, change, [], `tool service ${change.key} has credentials on the server that the file does not give; re-registering it would drop them: add auth with the secret as { env: NAME }`));
+      const service = change.kind === 'tool_services' ? (definition.document.definition.tool_services ?? []).find((s) => s.name === change.key) : undefined;
+      if (service && change.action === 'update' && change.current['auth'] && !service.auth && !service.env) {
+        const give = service.command !== undefined ? "add env with each value as { env: NAME } (the stdio server's environment)" : 'add auth with the secret as { env: NAME }';
+        problems.push(problemAt(definition, change, [], `tool service ${change.key} has credentials on the server that the file does not give; re-registering it would drop them: ${give}`));
       }
       if (change.kind !== 'agent') {
         ((change.desired['tags'] as string[] | undefined) ?? []).forEach((tag, index) => {

@@ -12,6 +12,7 @@ import {
   type ResolvedInputs,
   type ResolvedValues,
   type ToolServiceAuthT,
+  type ToolServiceEntryT,
 } from '@tenet/cli-domain';
 import { secretHint } from '@tenet/secrets';
 import { CliError } from './api-client.js';
@@ -78,22 +79,31 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
     const deferred = new Map<string, DefinitionProblem>();
     const inputs: ResolvedInputs = { services: new Map(), knowledge: new Map() };
     (definition.tool_services ?? []).forEach((service, index) => {
+      const at = (path: (string | number)[], message: string): DefinitionProblem => ({ file, line: document.lineOf(['tool_services', index, ...path]), path: ['tool_services', index, ...path].join('.'), message });
       const value = (field: 'url' | 'source'): string | undefined => {
         const raw = service[field];
         if (raw === undefined || typeof raw === 'string') return raw;
         const found = env[raw.env];
         if (found !== undefined && found !== '') return found;
-        const path = ['tool_services', index, field];
-        const problem = { file, line: document.lineOf(path), path: path.join('.'), message: `environment variable ${raw.env} is not set` };
+        const problem = at([field], `environment variable ${raw.env} is not set`);
         // The url is compared with the server's; the source is sent only when the service is (re)registered.
         if (field === 'url') problems.push(problem);
         else deferred.set(service.name, problem);
         return undefined;
       };
+      const missingSecret = (path: string[], name: string): void => void deferred.set(service.name, at(path, `environment variable ${name} is not set (it holds a credential of tool service ${service.name})`));
+      for (const problem of serviceShapeProblems(service)) problems.push(at(problem.path, problem.message));
+      if (service.command !== undefined) {
+        // A stdio MCP server: the server shows it as `stdio:<command>` and its sealed env as credentials of scheme `env`.
+        const environment = service.env ? resolveAuth({ scheme: 'env', env: service.env }, env, (field, name) => missingSecret(field, name)) : undefined;
+        resolved.services.set(service.name, { url: `stdio:${encodeURIComponent(service.command)}`, ...(environment ? { auth: environment.shown } : {}) });
+        const mcp = { command: service.command, ...(service.args ? { args: service.args } : {}), ...(environment ? { env: environment.body['env'] } : {}) };
+        inputs.services.set(service.name, { kind: service.kind, mcp });
+        return;
+      }
       const url = value('url') ?? '';
       const source = value('source');
-      if (service.kind === 'openapi' && service.source === undefined) where(['tool_services', index], 'source (the OpenAPI document URL) is required for an openapi service');
-      const credentials = service.auth ? resolveAuth(service.auth, env, (field, name) => deferred.set(service.name, { file, line: document.lineOf(['tool_services', index, 'auth', ...field]), path: ['tool_services', index, 'auth', ...field].join('.'), message: `environment variable ${name} is not set (it holds a credential of tool service ${service.name})` })) : undefined;
+      const credentials = service.auth ? resolveAuth(service.auth, env, (field, name) => missingSecret(['auth', ...field], name)) : undefined;
       resolved.services.set(service.name, { url, ...(source !== undefined ? { source } : {}), ...(credentials ? { auth: credentials.shown } : {}) });
       inputs.services.set(service.name, { kind: service.kind, [service.kind]: { url, ...(service.kind === 'openapi' && source !== undefined ? { source } : {}) }, ...(credentials ? { auth: credentials.body } : {}) });
     });
@@ -119,7 +129,22 @@ export function loadDefinitions(path: string, env: NodeJS.ProcessEnv): LoadedDef
   return loaded;
 }
 
-/** The secret field of each scheme (what the server's `secret_hint` is made from); `headers` has several. */
+/** Combinations the file schema cannot express: an HTTP service needs a url, a stdio MCP server a command, never both. */
+function serviceShapeProblems(service: ToolServiceEntryT): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  if (service.command !== undefined) {
+    if (service.kind !== 'mcp') problems.push({ path: ['command'], message: 'command (a stdio MCP server) is for kind mcp only' });
+    if (service.url !== undefined) problems.push({ path: ['url'], message: 'give either url (an HTTP server) or command (a stdio MCP server), not both' });
+    if (service.auth !== undefined) problems.push({ path: ['auth'], message: "auth applies to servers reached over HTTP; give a stdio server its secrets in env" });
+  } else {
+    if (service.url === undefined) problems.push({ path: [], message: 'url is required (or command, for a stdio MCP server)' });
+    for (const field of ['args', 'env'] as const) if (service[field] !== undefined) problems.push({ path: [field], message: `${field} is for a stdio MCP server (with command)` });
+  }
+  if (service.kind === 'openapi' && service.source === undefined) problems.push({ path: [], message: 'source (the OpenAPI document URL) is required for an openapi service' });
+  return problems;
+}
+
+/** The secret field of each scheme (what the server's `secret_hint` is made from); `headers` and a stdio server's `env` have several. */
 const SECRET_FIELD: Record<string, string | undefined> = { api_key: 'value', bearer: 'token', basic: 'password', oauth2_client_credentials: 'client_secret', headers: undefined };
 
 /**
@@ -127,7 +152,7 @@ const SECRET_FIELD: Record<string, string | undefined> = { api_key: 'value', bea
  * show of it (`{scheme, secret_hint}`, for the plan to compare). An unset variable is reported through `missing`
  * (it matters only when the service is registered) and leaves the hint unknown.
  */
-function resolveAuth(auth: ToolServiceAuthT, env: NodeJS.ProcessEnv, missing: (field: string[], name: string) => void): { body: Record<string, unknown>; shown: { scheme: string; secret_hint?: string } } {
+function resolveAuth(auth: ToolServiceAuthT | { scheme: 'env'; env: Record<string, unknown> }, env: NodeJS.ProcessEnv, missing: (field: string[], name: string) => void): { body: Record<string, unknown>; shown: { scheme: string; secret_hint?: string } } {
   let complete = true;
   const read = (value: unknown, field: string[]): unknown => {
     if (typeof value !== 'object' || value === null || !('env' in value)) return value;
@@ -140,7 +165,7 @@ function resolveAuth(auth: ToolServiceAuthT, env: NodeJS.ProcessEnv, missing: (f
   };
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(auth)) {
-    body[field] = field === 'headers' ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([header, v]) => [header, read(v, ['headers', header])])) : read(value, [field]);
+    body[field] = field === 'headers' || field === 'env' ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, v]) => [name, read(v, [field, name])])) : read(value, [field]);
   }
   const secretField = SECRET_FIELD[auth.scheme];
   const secret = secretField ? body[secretField] : undefined;

@@ -12,11 +12,12 @@ const TAGGED: { kind: ResourceKind; path: string }[] = [
   { kind: 'canned_responses', path: '/canned_responses' },
   { kind: 'capabilities', path: '/capabilities' },
   { kind: 'terms', path: '/terms' },
+  { kind: 'intents', path: '/intents' },
 ];
 
 /**
  * The server's current definitions of one agent, canonical (as the plan compares them): the agent, everything tagged
- * `agent:<id>`, the relationships between its guidelines, its knowledge sources, and the tool services it names or
+ * `agent:<id>` (intents included), the relationships between its guidelines, its knowledge sources, and the tool services it names or
  * the files name (`serviceNames`). Nothing when the agent does not exist.
  */
 export async function readAgentState(api: TenetApi, agentId: string, serviceNames: readonly string[] = []): Promise<Resource[]> {
@@ -57,6 +58,10 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
   for (const guideline of guidelines) for (const tool of (guideline['tools'] as string[] | undefined) ?? []) named.add(tool.split(':')[0] ?? tool);
   for (const journey of resources.filter((r) => r.kind === 'journeys')) {
     for (const step of (journey.entry['steps'] as { tool?: string }[] | undefined) ?? []) if (step.tool) named.add(step.tool.split(':')[0] ?? step.tool);
+  }
+  for (const intent of resources.filter((r) => r.kind === 'intents')) {
+    const tool = intent.entry['tool'];
+    if (typeof tool === 'string' && tool.includes(':')) named.add(tool.split(':')[0] ?? tool);
   }
   for (const tool of (agent['tools'] as { service_name?: string }[] | undefined) ?? []) if (tool.service_name) named.add(tool.service_name);
   for (const variable of resources.filter((r) => r.kind === 'context_variables')) {

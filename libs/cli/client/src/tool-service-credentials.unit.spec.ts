@@ -102,4 +102,53 @@ describe('tool-service credentials in definition files', () => {
       expect(definition.resources.find((r) => r.kind === 'tool_services')?.entry['auth']).toEqual(shown);
     }
   });
+
+  describe('an MCP server run over stdio (command, args, env)', () => {
+    const STDIO = `version: 1
+agent:
+  id: pets
+  name: Pets
+tool_services:
+  - name: notes
+    kind: mcp
+    command: npx
+    args: [-y, '@modelcontextprotocol/server-memory']
+    env: { MEMORY_FILE_PATH: { env: NOTES_FILE }, NOTES_TOKEN: { env: NOTES_TOKEN } }
+`;
+    const problemsOf = (text: string): string[] => {
+      try {
+        load(text, {});
+      } catch (error) {
+        return (error as DefinitionError).problems.map((p) => `${p.line}: ${p.path}: ${p.message}`);
+      }
+      return [];
+    };
+
+    it('registers the command with its args and its environment read from apply\'s; the plan compares it as the server shows it', () => {
+      const definition = load(STDIO, { NOTES_FILE: '/var/notes.jsonl', NOTES_TOKEN: SECRET });
+      expect(definition.inputs.services.get('notes')).toEqual({ kind: 'mcp', mcp: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/var/notes.jsonl', NOTES_TOKEN: SECRET } } });
+      const service = definition.resources.find((r) => r.kind === 'tool_services');
+      expect(service?.entry).toEqual({ name: 'notes', kind: 'mcp', url: 'stdio:npx', auth: { scheme: 'env' } });
+      expect(JSON.stringify(definition.resources)).not.toContain(SECRET);
+      // GET /services/notes: `stdio:<command>` and its sealed env as credentials of scheme env.
+      const shown: Resource[] = [server()[0]!, { kind: 'tool_services', key: 'notes', entry: { name: 'notes', kind: 'mcp', url: 'stdio:npx', auth: { scheme: 'env' } } }];
+      expect(planChanges(definition.resources, shown, { prune: false }).changes).toEqual([]);
+      expect(planChanges(load(STDIO.replace(/ {4}env: .*\n/, ''), {}).resources, shown, { prune: false }).changes).toEqual([]);
+      expect(renderPlan(planChanges(load(STDIO.replace('command: npx', 'command: node'), {}).resources, shown, { prune: false }))).toContain('url: "stdio:npx" → "stdio:node"');
+      expect(load(STDIO, {}).deferred.get('notes')?.path).toBe('tool_services.0.env.NOTES_TOKEN');
+    });
+
+    it('refuses an inline environment value and the combinations the server refuses, each at its line', () => {
+      expect(problemsOf(STDIO.replace('{ env: NOTES_TOKEN }', SECRET))).toEqual([expect.stringMatching(/^10: tool_services\.0\.env\.NOTES_TOKEN: /)]);
+      expect(problemsOf(STDIO.replace('kind: mcp', 'kind: sdk'))).toEqual(['8: tool_services.0.command: command (a stdio MCP server) is for kind mcp only']);
+      expect(problemsOf(STDIO.replace('    command: npx\n', '    command: npx\n    url: https://notes.example.com\n'))).toEqual(['9: tool_services.0.url: give either url (an HTTP server) or command (a stdio MCP server), not both']);
+      expect(problemsOf(STDIO.replace('    command: npx\n', ''))).toEqual(['6: tool_services.0: url is required (or command, for a stdio MCP server)', '8: tool_services.0.args: args is for a stdio MCP server (with command)', '9: tool_services.0.env: env is for a stdio MCP server (with command)']);
+    });
+
+    it('export writes the command and says what the API does not return (args, the sealed env)', () => {
+      const shown: Resource[] = [server()[0]!, { kind: 'tool_services', key: 'notes', entry: { name: 'notes', kind: 'mcp', url: `stdio:${encodeURIComponent('/usr/bin/node')}`, auth: { scheme: 'env' } } }];
+      expect(renderDefinition(definitionFromResources(shown, new Map()))).toContain('tool_services:\n  - name: notes\n    kind: mcp\n    command: /usr/bin/node\n');
+      expect(credentialNotes(shown)).toEqual([expect.stringContaining('the API does not return its args'), expect.stringContaining('has an environment for its command on the server (sealed), not exported')]);
+    });
+  });
 });

@@ -34,7 +34,7 @@ export const AgentSettings = Type.Object(
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),
     retrieval: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_results (1-20), threshold (0-1), sources (knowledge source ids)' })),
-    intents: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Intent settings: clarify_below, margin, fallback (the intents themselves are not in the format yet)' })),
+    intents: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Intent settings: clarify_below, margin, fallback (the intents themselves are listed under the top-level intents).' })),
     tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Tools defined on the agent (name, description, parameters, service_name, …).' })),
     llm: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     fallback: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
@@ -128,6 +128,7 @@ export const ContextVariableEntry = Type.Object(
     tags: Type.Optional(Tags),
     data_type: Type.Optional(Type.String()),
     extraction_prompt: Type.Optional(Type.String()),
+    required: Type.Optional(Type.Boolean({ description: 'While the customer has no value for it, the agent asks for it in every reply; guidelines listing it in required_context wait for it.' })),
     validation: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     default_value: Type.Optional(Type.Unknown()),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -151,6 +152,22 @@ export const CannedResponseEntry = Type.Object(
 export const CapabilityEntry = Type.Object({ id: Id, title: Type.String(), description: Type.String(), signals: Strings, tags: Type.Optional(Tags) }, strict);
 
 export const TermEntry = Type.Object({ id: Id, name: Type.String(), description: Type.String(), synonyms: Type.Optional(Strings), tags: Type.Optional(Tags) }, strict);
+
+/** What customers come for (`POST /intents`, ADR 0031): classified in the turn's matching call. */
+export const IntentEntry = Type.Object(
+  {
+    id: Id,
+    name: Type.String({ description: 'An identifier ([A-Za-z][A-Za-z0-9_]*, at most 64) unique per agent; UNKNOWN and CLARIFICATION_NEEDED are reserved.' }),
+    description: Type.Optional(Type.String({ description: 'In customer words: a clarification question offers it.' })),
+    examples: Type.Optional(Type.Array(Type.String(), { description: 'Customer messages that mean this intent.' })),
+    keywords: Type.Optional(Type.Array(Type.String(), { description: 'Words or phrases that point to this intent.' })),
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema of type object: the parameters extracted from the conversation.' })),
+    tool: Type.Optional(Type.String({ description: "What a recognised intent runs: a tool of the agent, or a registered service's <service>:<tool> (not with journey_id)." })),
+    journey_id: Type.Optional(Type.String({ description: 'What a recognised intent starts: a journey (not with tool).' })),
+    tags: Type.Optional(Tags),
+  },
+  strict,
+);
 
 /** A secret is only ever named by its environment variable: a definition file never holds one. */
 const Secret = Type.Union([EnvReference], { description: 'The environment variable holding the secret, as { env: NAME }; a secret is never written in the file.' });
@@ -177,9 +194,22 @@ export const ToolServiceEntry = Type.Object(
   {
     name: Id,
     kind: Type.Union([Type.Literal('openapi'), Type.Literal('sdk'), Type.Literal('mcp')]),
-    url: StringOrEnv,
+    url: Type.Optional(Type.Union([StringOrEnv], { description: 'Where the service is reached; required unless command (a stdio MCP server) is given.' })),
     source: Type.Optional(Type.Union([StringOrEnv], { description: 'openapi only: the URL of the OpenAPI document.' })),
     auth: Type.Optional(ToolServiceAuth),
+    command: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "mcp only, instead of url: an MCP server the tool executor runs as a child process over stdio (default-workspace admins only; the operator lists the commands allowed in TENET_TOOL_STDIO_COMMANDS).",
+      }),
+    ),
+    args: Type.Optional(Type.Array(Type.String(), { description: "The command's arguments. Sent when the service is registered; the API does not return them, so diff does not compare them." })),
+    env: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Secret, {
+        minProperties: 1,
+        description: "The command's environment, each value as { env: NAME } (the server seals it like credentials and never returns it). Absent: the file leaves the server's as it is.",
+      }),
+    ),
   },
   strict,
 );
@@ -207,6 +237,7 @@ export const AgentDefinitionSchema = Type.Object(
     canned_responses: Type.Optional(Type.Array(CannedResponseEntry)),
     capabilities: Type.Optional(Type.Array(CapabilityEntry)),
     terms: Type.Optional(Type.Array(TermEntry)),
+    intents: Type.Optional(Type.Array(IntentEntry)),
     tool_services: Type.Optional(Type.Array(ToolServiceEntry)),
     knowledge: Type.Optional(Type.Array(KnowledgeEntry)),
   },
@@ -217,6 +248,7 @@ export type AgentDefinition = Static<typeof AgentDefinitionSchema>;
 export type GuidelineEntryT = Static<typeof GuidelineEntry>;
 export type RelationshipEntryT = Static<typeof RelationshipEntry>;
 export type JourneyEntryT = Static<typeof JourneyEntry>;
+export type IntentEntryT = Static<typeof IntentEntry>;
 export type ToolServiceEntryT = Static<typeof ToolServiceEntry>;
 export type KnowledgeEntryT = Static<typeof KnowledgeEntry>;
 export type EnvReferenceT = Static<typeof EnvReference>;

@@ -2,6 +2,9 @@ import { stringify } from 'yaml';
 import type { AgentDefinition } from './definition-schema.js';
 import { RESOURCE_KINDS, type Entry, type Resource } from './resources.js';
 
+/** How the API shows the url of an MCP server run over stdio: `stdio:<command, URI-encoded>`. */
+const STDIO_PREFIX = 'stdio:';
+
 /** Environment variable an exported OpenAPI service's document URL is read from (the API does not return it). */
 export const serviceSourceVariable = (name: string): string => `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_OPENAPI_SOURCE`;
 
@@ -24,6 +27,9 @@ export function definitionFromResources(resources: readonly Resource[], knowledg
         if (kind === 'tool_services') {
           // Credentials are never exported (the server cannot return them); without `auth` the file leaves them as they are.
           const { auth: _credentials, ...service } = r.entry;
+          const url = String(service['url'] ?? '');
+          // A stdio MCP server is shown as `stdio:<command>`: the file names the command (its args and env are not returned).
+          if (url.startsWith(STDIO_PREFIX)) return { name: service['name'], kind: service['kind'], command: decodeURIComponent(url.slice(STDIO_PREFIX.length)) };
           return { ...service, ...(r.entry['kind'] === 'openapi' ? { source: { env: serviceSourceVariable(r.key) } } : {}) };
         }
         if (kind === 'knowledge') {
@@ -41,12 +47,19 @@ export function definitionFromResources(resources: readonly Resource[], knowledg
 export const renderDefinition = (definition: AgentDefinition, schemaPath?: string): string =>
   `${schemaPath ? `# yaml-language-server: $schema=${schemaPath}\n` : ''}${stringify(definition, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 
-/** What export says about the credentials it did not write: one note per tool service that has some on the server. */
+/**
+ * What export says about what it could not write: one note per tool service with credentials on the server (a stdio
+ * MCP server's sealed env included), and per stdio server, whose arguments the API does not return.
+ */
 export function credentialNotes(resources: readonly Resource[]): string[] {
   return resources
-    .filter((r) => r.kind === 'tool_services' && r.entry['auth'])
-    .map((r) => {
-      const auth = r.entry['auth'] as { scheme: string; secret_hint?: string };
-      return `tool service ${r.key}: has ${auth.scheme} credentials on the server${auth.secret_hint ? ` (secret ${auth.secret_hint})` : ''}, not exported (secrets are never written); the file leaves them as they are — to manage them from the file, add auth with the secret as { env: NAME }`;
+    .filter((r) => r.kind === 'tool_services')
+    .flatMap((r) => {
+      const auth = r.entry['auth'] as { scheme: string; secret_hint?: string } | undefined;
+      const notes: string[] = [];
+      if (String(r.entry['url'] ?? '').startsWith(STDIO_PREFIX)) notes.push(`tool service ${r.key}: a stdio MCP server; the API does not return its args: add them to the file if the command takes any`);
+      if (auth?.scheme === 'env') notes.push(`tool service ${r.key}: has an environment for its command on the server (sealed), not exported; the file leaves it as it is — to manage it from the file, add env with each value as { env: NAME }`);
+      else if (auth) notes.push(`tool service ${r.key}: has ${auth.scheme} credentials on the server${auth.secret_hint ? ` (secret ${auth.secret_hint})` : ''}, not exported (secrets are never written); the file leaves them as they are — to manage them from the file, add auth with the secret as { env: NAME }`);
+      return notes;
     });
 }

@@ -88,6 +88,56 @@ describe('planChanges: what apply must do', () => {
   });
 });
 
+describe('intents in definition files', () => {
+  const WITH_INTENTS = `${FILE}journeys:
+  - id: returns
+    title: Returns
+    description: Take an order back
+    conditions: [The customer wants to return an order]
+intents:
+  - id: track
+    name: track_order
+    keywords: [where is my order]
+    parameters:
+      type: object
+      properties: { order_id: { type: string, pattern: '^[0-9]+$' } }
+    tool: orders:get_order_status
+`;
+  /** GET /intents/track as the server shows it: every field, defaults filled in, the agent tag. */
+  const serverIntent = (changes: Record<string, unknown> = {}): Resource => ({
+    kind: 'intents',
+    key: 'track',
+    entry: canonicalEntry(
+      'intents',
+      { id: 'track', name: 'track_order', description: '', examples: [], keywords: ['where is my order'], parameters: { type: 'object', properties: { order_id: { pattern: '^[0-9]+$', type: 'string' } } }, tool: 'orders:get_order_status', journey_id: null, tags: ['agent:shop'], creation_utc: 'x', ...changes },
+      'shop',
+    ),
+  });
+
+  it('are created after the journeys and tools they lead to, tagged with their agent, and compare equal to the server view', () => {
+    const plan = planChanges(desired(WITH_INTENTS), [], { prune: false });
+    expect(plan.changes.map((c) => `${c.kind} ${c.key}`)).toEqual(['agent shop', 'guidelines refund', 'guidelines hello', 'journeys returns', 'intents track', 'relationships refund -[priority]-> hello']);
+    const intent = desired(WITH_INTENTS).find((r) => r.kind === 'intents');
+    expect(intent?.entry).toEqual(serverIntent().entry);
+  });
+
+  it('an edited parameter is shown at its path; switching the tool for a journey clears the tool in the same PATCH', () => {
+    const current = serverIntent({ parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{4}$' } } } });
+    const edited = planChanges(desired(WITH_INTENTS).filter((r) => r.kind === 'intents'), [current], { prune: false });
+    expect(renderPlan(edited)).toContain('~ intents track\n    parameters.properties.order_id.pattern: "^[0-9]{4}$" → "^[0-9]+$"');
+    const toJourney = WITH_INTENTS.replace('    tool: orders:get_order_status\n', '    journey_id: returns\n    tags: [vip]\n');
+    const change = planChanges(desired(toJourney).filter((r) => r.kind === 'intents'), [serverIntent()], { prune: false }).changes[0];
+    if (change?.action !== 'update') throw new Error('expected an update');
+    expect(updateRequests(change, 'shop', inputs)).toEqual([{ method: 'PATCH', path: '/intents/track', body: { tool: null, journey_id: 'returns', tags: { add: ['vip'], remove: [] } }, schema: 'IntentUpdateDto' }]);
+  });
+
+  it('export writes them back without defaults or the agent tag', () => {
+    const exported = renderDefinition(definitionFromResources([...serverView(), serverIntent()], new Map()));
+    expect(exported).toContain('intents:\n  - id: track\n    name: track_order\n    keywords:\n      - where is my order\n');
+    expect(exported).not.toMatch(/journey_id|description: ""|agent:shop/);
+  });
+});
+
 describe('parseDefinition: problems at their file and line', () => {
   it('names the line of an unknown field and of a missing one', () => {
     const bad = FILE.replace('    priority: 10\n', '    priorty: 10\n').replace('  - id: hello\n    condition: The customer says hello\n', '  - id: hello\n');

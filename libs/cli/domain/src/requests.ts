@@ -20,6 +20,7 @@ const ROUTES: Record<Exclude<ResourceKind, 'relationships' | 'tool_services' | '
   canned_responses: { path: '/canned_responses', create: 'CannedResponseCreationDto', update: 'CannedResponseUpdateDto' },
   capabilities: { path: '/capabilities', create: 'CapabilityCreationDto', update: 'CapabilityUpdateDto' },
   terms: { path: '/terms', create: 'TermCreationDto', update: 'TermUpdateDto' },
+  intents: { path: '/intents', create: 'IntentCreationDto', update: 'IntentUpdateDto' },
 };
 
 /** Fields PATCH cannot change on the server: a change to one is refused before anything is written. */

@@ -6,10 +6,10 @@ import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 
 /**
  * The kinds of resources one definition file holds, in the order apply creates them (a kind only refers to kinds
- * before it: guidelines name services' tools, journeys' steps name tools and guidelines, relationships name
- * guidelines). Deletes run in the reverse order.
+ * before it: guidelines name services' tools, journeys' steps name tools and guidelines, intents name the agent's or
+ * services' tools and journeys, relationships name guidelines). Deletes run in the reverse order.
  */
-export const RESOURCE_KINDS = ['tool_services', 'agent', 'context_variables', 'guidelines', 'journeys', 'relationships', 'canned_responses', 'capabilities', 'terms', 'knowledge'] as const;
+export const RESOURCE_KINDS = ['tool_services', 'agent', 'context_variables', 'guidelines', 'journeys', 'intents', 'relationships', 'canned_responses', 'capabilities', 'terms', 'knowledge'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 export type Entry = Record<string, unknown>;
@@ -54,7 +54,8 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
   },
   guidelines: { criticality: 'medium', enabled: true, metadata: {}, track: true, labels: [], priority: 0, tools: [], required_context: [], tags: [] },
   journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts }, on_failure: { action: 'end' } },
-  context_variables: { tags: [], metadata: {} },
+  context_variables: { tags: [], metadata: {}, required: false },
+  intents: { description: '', examples: [], keywords: [], parameters: null, tool: null, journey_id: null, tags: [] },
   canned_responses: { tags: [], signals: [], metadata: {}, field_dependencies: [] },
   capabilities: { tags: [] },
   terms: { synonyms: [], tags: [] },
@@ -71,7 +72,7 @@ const NESTED_DEFAULTS: Partial<Record<ResourceKind, Record<string, Entry>>> = {
 };
 
 /** Fields the server adds that are not part of a definition. */
-const SERVER_ONLY = new Set(['creation_utc', 'updated_at', 'modified_utc', 'triggers', 'ingested_at', 'chunk_count', 'embedding_model', 'required']);
+const SERVER_ONLY = new Set(['creation_utc', 'updated_at', 'modified_utc', 'triggers', 'ingested_at', 'chunk_count', 'embedding_model']);
 
 export const isPlainObject = (value: unknown): value is Entry => typeof value === 'object' && value !== null && !Array.isArray(value);
 
