@@ -160,7 +160,8 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       ['llm.fallback equal to the primary', { llm: { provider: 'openai', model: 'gpt-4o', fallback: { provider: 'openai', model: 'gpt-4o' } } }, ['body', 'llm', 'fallback'], /must differ/],
       // Parlant's fields and no_match_message.
       ['composition_mode poetic', { composition_mode: 'poetic' }, ['body', 'composition_mode'], /composition_mode must be one of/],
-      ['message_output_mode shout', { message_output_mode: 'shout' }, ['body', 'message_output_mode'], /message_output_mode must be one of/],
+      ['message_output_mode shout', { message_output_mode: 'shout' }, ['body', 'message_output_mode'], /message_output_mode must be 'block'/],
+      ["message_output_mode stream (Tenet has no partial messages)", { message_output_mode: 'stream' }, ['body', 'message_output_mode'], /is not supported/],
       ['max_engine_iterations 0', { max_engine_iterations: 0 }, ['body', 'max_engine_iterations'], /must not be less than 1/],
       ['an empty no_match_message', { no_match_message: '' }, ['body', 'no_match_message'], /no_match_message must be 1-1000 characters/],
       ['a no_match_message of 1001 characters', { no_match_message: 'n'.repeat(1001) }, ['body', 'no_match_message'], /no_match_message must be 1-1000 characters/],
@@ -180,7 +181,6 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       const patched = await call(`/agents/${agent.id}`, 'PATCH', {
         composition_mode: 'composited_canned',
         max_engine_iterations: 5,
-        message_output_mode: 'stream',
         description: 'Order desk',
         tags: { add: [tag.id] },
         config: { max_tokens: 512 },
@@ -195,7 +195,6 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
         composition_mode: 'composited_canned',
         max_engine_iterations: 5,
-        message_output_mode: 'stream',
         description: 'Order desk',
         tags: [tag.id],
         config: { ...(agent['config'] as object), temperature: 0.2, max_tokens: 512 },
@@ -230,6 +229,7 @@ describe('agent extensions (tools, config, matching, fallback, no_match_message)
       ['an llm equal to the stored fallback', { llm: { provider: 'anthropic', model: 'claude-x' } }, ['body', 'llm']],
       ['tags that are not {add, remove}', { tags: ['t1'] }, ['body', 'tags']],
       ['an empty no_match_message', { no_match_message: '' }, ['body', 'no_match_message']],
+      ['message_output_mode stream', { message_output_mode: 'stream' }, ['body', 'message_output_mode']],
     ])('PATCH with %s → 422, the agent unchanged and nothing written', async (_title, body, loc) => {
       const agent = await created('/agents', { name: 'Stable', tools: [TOOL], llm: { provider: 'offline' }, fallback: { provider: 'anthropic', model: 'claude-x' } });
       await expectRejected(`/agents/${agent.id}`, 'PATCH', body, loc);

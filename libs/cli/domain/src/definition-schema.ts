@@ -29,7 +29,7 @@ export const AgentSettings = Type.Object(
     system_prompt: Type.Optional(Type.String()),
     max_engine_iterations: Type.Optional(Type.Integer()),
     composition_mode: Type.Optional(CompositionMode),
-    message_output_mode: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('stream')])),
+    message_output_mode: Type.Optional(Type.Literal('block', { description: "Tenet appends every reply whole: 'stream' is refused" })),
     tags: Type.Optional(Tags),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'max_history_length, temperature, max_tokens, tool_timeout_secs, auto_extract_context, enable_journeys' })),
     matching: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'threshold, top_n, prefilter_k, max_batch_tokens, max_batches, temperatures' })),

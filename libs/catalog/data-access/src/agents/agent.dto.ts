@@ -14,8 +14,15 @@ export { AgentBudgetDto, BudgetLimitDto, BUDGET_ACTIONS } from '@tenet/edge';
 /** Parlant's `CompositionModeDTO` values (src/parlant/api/common.py), as the matching domain defines them. */
 export { COMPOSITION_MODES };
 
-/** Parlant's `MessageOutputModeDTO` values. */
+/** Parlant's `MessageOutputModeDTO` values; an agent stored before `stream` was refused may still show it. */
 export const MESSAGE_OUTPUT_MODES = ['block', 'stream'] as const;
+/**
+ * What an agent may be set to: Tenet composes each reply in one model call and appends it to the log whole, so there
+ * are no partial messages to stream; `stream` is refused rather than stored without effect.
+ */
+const OUTPUT_MODE_RULE = {
+  message: "message_output_mode must be 'block': Tenet appends every reply whole ('stream', Parlant's partial messages, is not supported)",
+};
 
 /** Parlant's reply when no canned response fits (src/parlant/core/engines/alpha/canned_response_generator.py `DEFAULT_NO_MATCH_CANREP`). */
 export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
@@ -174,7 +181,7 @@ export class AgentCreationDto {
   @IsOmittable() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
   @IsOmittable() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
   @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOmittable() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOmittable() @IsIn(['block'], OUTPUT_MODE_RULE) message_output_mode?: 'block';
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
@@ -209,7 +216,7 @@ export class AgentUpdateDto {
   @IsOmittable() @IsString(SYSTEM_PROMPT_RULE) @Length(1, 10_000, SYSTEM_PROMPT_RULE) system_prompt?: string;
   @IsOmittable() @IsInt() @Min(1) @Max(100) max_engine_iterations?: number;
   @IsOmittable() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
-  @IsOmittable() @IsIn(MESSAGE_OUTPUT_MODES) message_output_mode?: (typeof MESSAGE_OUTPUT_MODES)[number];
+  @IsOmittable() @IsIn(['block'], OUTPUT_MODE_RULE) message_output_mode?: 'block';
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentConfigDto) config?: AgentConfigDto;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentMatchingDto) matching?: AgentMatchingDto;
