@@ -3,7 +3,7 @@
  * `startAllInOne` as `npm start` runs it (TENET_MODE=embedded: in-process bus, SQLite log in TENET_DATA_DIR,
  * in-process timers), offline provider, no demo. Prints `ready <url>` once it serves; then answers lines on stdin:
  *
- *   memory             collect garbage (twice, a pause between) and print `memory {"rss":…,"heapUsed":…}`
+ *   memory             collect all garbage (see collect) and print `memory {"rss":…,"heapUsed":…}`
  *   snapshot <file>    collect garbage and write a V8 heap snapshot to <file>, then print `snapshot <file>`
  *
  * Exits on SIGTERM.
@@ -14,13 +14,20 @@ import { createInterface } from 'node:readline';
 import { writeHeapSnapshot } from 'node:v8';
 import { startAllInOne } from '@tenet/hosts';
 
-const gc = (globalThis as { gc?: () => void }).gc;
+type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
+const gc = (globalThis as { gc?: Gc }).gc;
 if (gc === undefined) throw new Error('bench/sessions-process.ts needs node --expose-gc');
 
+/**
+ * V8's last-resort collection (several full GCs that compact the heap and give its free pages back, as under memory
+ * pressure), then a pause for the pages to be unmapped: a plain gc() leaves the heap as fragmented and as large as
+ * the last burst of work made it, so RSS would move by ±100 MB with whatever ran before, not with what is kept.
+ */
 const collect = async (): Promise<void> => {
-  gc();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  gc();
+  for (let round = 0; round < 2; round++) {
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 };
 
 const env = Object.fromEntries(Object.entries({ TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined));

@@ -5,13 +5,16 @@
  *   npm run bench:sessions
  *   BENCH_SESSIONS=10000 npm run bench:sessions          one size (default 10000,100000: cumulative, one host)
  *   BENCH_CONCURRENCY=32                                 creation requests in flight at once (default 16)
+ *   BENCH_WARMUP=1000                                    sessions created before the floor (default 1000)
  *   BENCH_HEAP_SNAPSHOTS=<dir>                           also write a heap snapshot of each host before and after
  *   BENCH_JSON=<file>                                    also write the raw numbers
  *
  * The host is the all-in-one as `npm start` runs it (bench/sessions-process.ts: TENET_MODE=embedded, SQLite log in
  * a fresh data directory, offline provider, no demo) in its own process with --expose-gc. One agent is created
- * through the REST API; the floor is that same process after a settle and two full garbage collections, before any
- * session exists. Then sessions are created with POST /sessions (BENCH_CONCURRENCY at a time) up to each size in
+ * through the REST API, then BENCH_WARMUP sessions as the measured ones will be (they are not counted: a first burst
+ * of requests raises the allocator's and the JIT's high-water marks once, by ±20-50 MB from run to run, which would
+ * swamp 10k sessions' cost). The floor is that same process after a settle and V8's last-resort garbage collection, before
+ * the measured sessions. Then sessions are created with POST /sessions (BENCH_CONCURRENCY at a time) up to each size in
  * turn (the sizes are cumulative: one host), and at each the process settles (BENCH_SETTLE_MS, default 3000) and
  * collects garbage again: RSS and V8 heap growth over the floor, divided by the sessions, is the cost of an idle
  * session (target: <= 2 KB RSS); the marginal cost is the RSS growth between two sizes per session created between
@@ -27,6 +30,7 @@ import { http } from './turn-support.js';
 
 const SIZES = (process.env['BENCH_SESSIONS'] ?? '10000,100000').split(',').map(Number);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 1000);
 const SETTLE_MS = Number(process.env['BENCH_SETTLE_MS'] ?? 3000);
 const SNAPSHOTS = process.env['BENCH_HEAP_SNAPSHOTS'];
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -124,6 +128,23 @@ interface Row {
   data_dir_per_session_bytes: number;
 }
 
+/** Creates `count` sessions of the agent, BENCH_CONCURRENCY at a time; the first and the last created. */
+async function createSessions(url: string, agentId: string, count: number): Promise<{ first: string; last: string }> {
+  let started = 0;
+  let first = '';
+  let last = '';
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (started < count) {
+        started++;
+        last = (await http<{ id: string }>('POST', `${url}/sessions`, { agent_id: agentId })).body.id;
+        first ||= last;
+      }
+    }),
+  );
+  return { first, last };
+}
+
 /**
  * One host for every size, ascending: the floor before any session, then sessions created up to each size in turn
  * and the host measured there — the 100k row includes the 10k row's sessions, and the marginal cost between two
@@ -135,9 +156,9 @@ async function measure(sizes: number[]): Promise<{ floor: Memory; rows: Row[] }>
   try {
     const url = await host.ready();
     const agentId = (await http<{ id: string }>('POST', `${url}/agents`, { name: 'Support', description: 'Idle sessions' })).body.id;
-    // A first session and its read-back warm the code paths (JIT, lazily created services) before the floor.
-    const warm = (await http<{ id: string }>('POST', `${url}/sessions`, { agent_id: agentId })).body.id;
-    await http('GET', `${url}/sessions/${warm}/events`);
+    // Warm-up sessions and a read-back warm the code paths (JIT, lazily created services, the allocator) before the floor.
+    const warm = await createSessions(url, agentId, Math.max(1, WARMUP));
+    await http('GET', `${url}/sessions/${warm.last}/events`);
     await http('GET', `${url}/sessions?agent_id=${agentId}&limit=10`);
     await sleep(SETTLE_MS);
     const floor = await host.memory();
@@ -151,15 +172,10 @@ async function measure(sizes: number[]): Promise<{ floor: Memory; rows: Row[] }>
     for (const sessions of sizes) {
       const from = created;
       const started = performance.now();
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (created < sessions) {
-            created++;
-            last = (await http<{ id: string }>('POST', `${url}/sessions`, { agent_id: agentId })).body.id;
-            first ||= last;
-          }
-        }),
-      );
+      const batch = await createSessions(url, agentId, sessions - created);
+      created = sessions;
+      first ||= batch.first;
+      last = batch.last;
       const seconds = (performance.now() - started) / 1000;
       await sleep(SETTLE_MS);
       const after = await host.memory();
@@ -212,7 +228,7 @@ process.stdout.write(
   ].join('\n') + '\n\n',
 );
 process.stdout.write(
-  `Floor: the same host process before its sessions, after two full GCs. ${CONCURRENCY} creation requests in flight. Node ${process.version}, ` +
+  `Floor: the same host process before the measured sessions (after ${WARMUP} warm-up sessions), after V8's last-resort GC. ${CONCURRENCY} creation requests in flight. Node ${process.version}, ` +
     `${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end.\n`,
 );
 const out = process.env['BENCH_JSON'];
