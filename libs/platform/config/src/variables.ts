@@ -94,6 +94,10 @@ export const VARIABLES = {
     defaultText: '256MB',
     description: "Bytes of stored vectors of a workspace's knowledge sources.",
   }),
+  TENET_EVENT_TAIL_CACHE_STREAMS: withDefault(integer(1), 2_000, {
+    readBy: SERVICES,
+    description: 'Streams whose newest events the SQLite event log keeps in memory for re-reads (a turn reads its session\'s streams again and again), least recently used dropped first.',
+  }),
   TENET_MIN_FREE_DISK_MB: withDefault(digits(0, undefined, 'a whole number of MiB (0: no check)'), 64, {
     readBy: SERVICES,
     description: '`/readyz` reports `disk` down while less than this is free where the SQLite log lives.',
