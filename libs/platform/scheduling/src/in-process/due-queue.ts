@@ -45,7 +45,7 @@ export class DueQueue<T extends Due> {
   remove(item: T): boolean {
     const index = item.heapIndex;
     if (index < 0 || this.heap[index] !== item) return false;
-    const last = this.heap.pop()!;
+    const last = this.heap.pop() as T;
     item.heapIndex = -1;
     if (last !== item) {
       this.heap[index] = last;
@@ -63,10 +63,10 @@ export class DueQueue<T extends Due> {
 
   private up(index: number): void {
     const heap = this.heap;
-    const item = heap[index]!;
+    const item = heap[index] as T;
     while (index > 0) {
       const parentIndex = (index - 1) >> 1;
-      const parent = heap[parentIndex]!;
+      const parent = heap[parentIndex] as T;
       if (!before(item, parent)) break;
       heap[index] = parent;
       parent.heapIndex = index;
@@ -78,15 +78,16 @@ export class DueQueue<T extends Due> {
 
   private down(index: number): void {
     const heap = this.heap;
-    const item = heap[index]!;
+    const item = heap[index] as T;
     for (;;) {
       const left = 2 * index + 1;
       if (left >= heap.length) break;
       const right = left + 1;
-      const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
-      if (!before(heap[child]!, item)) break;
-      heap[index] = heap[child]!;
-      heap[index]!.heapIndex = index;
+      const child = right < heap.length && before(heap[right] as T, heap[left] as T) ? right : left;
+      const smaller = heap[child] as T;
+      if (!before(smaller, item)) break;
+      heap[index] = smaller;
+      smaller.heapIndex = index;
       index = child;
     }
     heap[index] = item;

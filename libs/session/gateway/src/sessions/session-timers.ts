@@ -106,7 +106,7 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
         for (; next < sessions.length && !this.arming.signal.aborted; next++) {
           // Arming is CPU work between store calls: give the loop back every few sessions.
           if (next % REARM_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-          const record = await this.sessions.get(sessions[next]!.id);
+          const record = await this.sessions.get((sessions[next] as (typeof sessions)[number]).id);
           const effects = record ? pendingTimers(record.lifecycle, now) : [];
           if (effects.length === 0) continue;
           await this.arming.attempt(() => this.apply(effects));
