@@ -36,6 +36,8 @@ const BAD: Partial<Record<VariableName, string>> = {
   TENET_TURN_DEADLINE_MS: 'soon',
   TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '999',
   TENET_TURN_LEASE_TTL_MS: 'abc',
+  TENET_SESSION_CACHE_SIZE: '0',
+  TENET_EVENT_TAIL_CACHE_STREAMS: 'many',
   TENET_RECALL_BUDGET_MS: '99',
   TENET_PRICES: '{"gpt-4o": {"inputPerMillion": 1, "outputPerMillion": 2}}',
   TENET_SECRETS_KEY: 'not-a-key',

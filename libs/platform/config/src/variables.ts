@@ -94,6 +94,10 @@ export const VARIABLES = {
     defaultText: '256MB',
     description: "Bytes of stored vectors of a workspace's knowledge sources.",
   }),
+  TENET_EVENT_TAIL_CACHE_STREAMS: withDefault(integer(1), 2_000, {
+    readBy: SERVICES,
+    description: 'Streams whose newest events the SQLite event log keeps in memory for re-reads (a turn reads its session\'s streams again and again), least recently used dropped first.',
+  }),
   TENET_MIN_FREE_DISK_MB: withDefault(digits(0, undefined, 'a whole number of MiB (0: no check)'), 64, {
     readBy: SERVICES,
     description: '`/readyz` reports `disk` down while less than this is free where the SQLite log lives.',
@@ -145,6 +149,10 @@ export const VARIABLES = {
     description: 'One matcher attempt: a replica that has not answered by then is given up on and the step retried.',
   }),
   TENET_TURN_LEASE_TTL_MS: withDefault(integer(1_000), 15_000, { readBy: GATEWAY, description: 'A turn owner whose heartbeat is older than this is dead, and another gateway takes its turns over (ADR 0015).' }),
+  TENET_SESSION_CACHE_SIZE: withDefault(integer(1), 2_000, {
+    readBy: GATEWAY,
+    description: 'Sessions whose records a gateway keeps folded in memory, least recently used dropped first; a dropped one is folded from the event log again when next read (the session list keeps ~150 bytes per session besides).',
+  }),
   TENET_RECALL_BUDGET_MS: withDefault(integer(100, undefined, 'milliseconds'), 5_000, { readBy: GATEWAY, description: 'How long a turn waits for memory recall before it replies without memory.' }),
   TENET_PRICES: withDefault(
     json(priceOverrides, 'JSON { "provider/model": { "inputPerMillion": number, "outputPerMillion": number } }'),

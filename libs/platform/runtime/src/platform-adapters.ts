@@ -65,7 +65,7 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
     const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
     return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
   }
-  const store = SqliteEventStore.open({ dataDir: config.dataDir });
+  const store = SqliteEventStore.open({ dataDir: config.dataDir, tailCache: { streams: config.eventTailCacheStreams } });
   return { store, kind: 'sqlite', log: `sqlite:${realpathSync(store.file)}` };
 }
 

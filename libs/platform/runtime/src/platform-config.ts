@@ -32,6 +32,8 @@ export interface PlatformConfig {
   knowledgeLimits: KnowledgeLimits;
   /** `/readyz` reports `disk` down while less than this is free where the SQLite log lives (TENET_MIN_FREE_DISK_MB; 0: never). */
   minFreeDiskBytes: number;
+  /** Streams whose newest events the SQLite log keeps in memory (TENET_EVENT_TAIL_CACHE_STREAMS; its StreamTailCache). */
+  eventTailCacheStreams: number;
   /**
    * The process's whole validated configuration (`@tenet/config`), provided to its modules as `TENET_CONFIG`.
    * Absent when a test loads only the platform's variables: `PlatformModule` then validates the process
@@ -88,6 +90,7 @@ const PLATFORM_VARIABLES = [
   'TENET_KNOWLEDGE_MAX_PARTITIONS',
   'TENET_KNOWLEDGE_MAX_VECTOR_BYTES',
   'TENET_MIN_FREE_DISK_MB',
+  'TENET_EVENT_TAIL_CACHE_STREAMS',
   'TENET_DATA_DIR',
   'TENET_REDIS_PREFIX',
 ] as const;
@@ -124,6 +127,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
       maxVectorBytesPerWorkspace: platform.TENET_KNOWLEDGE_MAX_VECTOR_BYTES,
     },
     minFreeDiskBytes: platform.TENET_MIN_FREE_DISK_MB * 1024 ** 2,
+    eventTailCacheStreams: platform.TENET_EVENT_TAIL_CACHE_STREAMS,
   };
   if (settings !== undefined) config.settings = settings;
   if (platform.MONGO_URL !== undefined) config.mongoUrl = platform.MONGO_URL;

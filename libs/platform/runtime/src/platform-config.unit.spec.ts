@@ -11,7 +11,12 @@ describe('loadPlatformConfig', () => {
 
   it('reads the distributed settings', () => {
     const config = loadPlatformConfig({ TENET_MODE: 'distributed', PORT: '9000', NATS_URL: 'nats://n:4222', REDIS_URL: 'redis://r:6379', MONGO_URL: 'mongodb://m:27017/tenet?replicaSet=rs0', TENET_DATA_DIR: '/tmp/x' });
-    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {}, knowledgeLimits: DEFAULT_KNOWLEDGE_LIMITS, minFreeDiskBytes: 64 * 1024 ** 2 });
+    expect(config).toEqual({ mode: 'distributed', port: 9000, natsUrl: 'nats://n:4222', redisUrl: 'redis://r:6379', mongoUrl: 'mongodb://m:27017/tenet?replicaSet=rs0', dataDir: '/tmp/x', redisPrefix: 'tenet', serviceName: 'tenet', relayLeaseMs: 10_000, streamLimits: {}, knowledgeLimits: DEFAULT_KNOWLEDGE_LIMITS, minFreeDiskBytes: 64 * 1024 ** 2, eventTailCacheStreams: 2_000 });
+  });
+
+  it('reads the bound of the SQLite log\'s stream tail cache, and refuses a non-integer', () => {
+    expect(loadPlatformConfig({ TENET_EVENT_TAIL_CACHE_STREAMS: '50' }).eventTailCacheStreams).toBe(50);
+    expect(() => loadPlatformConfig({ TENET_EVENT_TAIL_CACHE_STREAMS: '0' })).toThrow('TENET_EVENT_TAIL_CACHE_STREAMS');
   });
 
   it('reads the free disk space readiness asks for, in MiB (0: no check), and refuses anything else', () => {

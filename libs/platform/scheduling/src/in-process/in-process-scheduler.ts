@@ -1,5 +1,6 @@
 import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
 import type { BackoffPolicy, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
+import { DueQueue, type Due } from './due-queue.js';
 import { asError, backoffDelayMs, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
 
 export interface InProcessSchedulerOptions {
@@ -7,7 +8,7 @@ export interface InProcessSchedulerOptions {
   onError?: (error: Error, context: string) => void;
 }
 
-interface PendingJob {
+interface PendingJob extends Due {
   readonly queue: string;
   readonly jobId: string;
   /** JSON text, parsed afresh for every attempt: handlers see what they would see from Redis. */
@@ -16,7 +17,6 @@ interface PendingJob {
   readonly backoff: BackoffPolicy | undefined;
   attemptsMade: number;
   state: 'delayed' | 'waiting' | 'active';
-  timer?: NodeJS.Timeout;
 }
 
 interface LocalWorker {
@@ -34,7 +34,7 @@ interface LocalQueue {
   readonly workers: LocalWorker[];
 }
 
-/** setTimeout fires at once (with a warning) beyond 2^31 - 1 ms, about 24.8 days; longer delays are chained. */
+/** setTimeout fires at once (with a warning) beyond 2^31 - 1 ms, about 24.8 days; longer waits are chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const parse = (json: string | undefined): unknown => (json === undefined ? undefined : JSON.parse(json));
@@ -43,10 +43,17 @@ const parse = (json: string | undefined): unknown => (json === undefined ? undef
  * Scheduler on in-process timers (all-in-one mode, no Redis). Same contract as the BullMQ adapter —
  * deterministic ids, delays, retries with BullMQ's backoff formula, NonRetryableJobError, the onFailed hook,
  * per-worker concurrency — but jobs live in memory: they are lost when the process stops.
+ *
+ * Delayed jobs of every queue wait in one DueQueue under one Node timer, armed for the earliest: 100k sessions'
+ * idle and lifetime timers are 200k small records, not 200k Timeouts with their closures (issue 27).
  */
 export class InProcessScheduler implements Scheduler {
   private readonly queues = new Map<string, LocalQueue>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Every delayed job (all queues), earliest first, and the one timer armed for the earliest. */
+  private readonly delayed = new DueQueue<PendingJob>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerDueAt = Infinity;
   private readonly reportError: (error: Error, context: string) => void;
   private closed = false;
 
@@ -69,6 +76,9 @@ export class InProcessScheduler implements Scheduler {
       backoff: request.backoff,
       attemptsMade: 0,
       state: 'delayed',
+      dueAt: 0,
+      seq: 0,
+      heapIndex: -1,
     };
     queue.jobs.set(job.jobId, job);
     this.delay(queue, job, request.delayMs ?? 0);
@@ -82,7 +92,7 @@ export class InProcessScheduler implements Scheduler {
     const queue = this.queues.get(queueName);
     const job = queue?.jobs.get(jobId);
     if (!queue || !job || job.state === 'active') return false;
-    clearTimeout(job.timer);
+    this.delayed.remove(job);
     const index = queue.waiting.indexOf(job);
     if (index >= 0) queue.waiting.splice(index, 1);
     queue.jobs.delete(jobId);
@@ -112,9 +122,11 @@ export class InProcessScheduler implements Scheduler {
   async close(): Promise<void> {
     this.closed = true;
     for (const queue of this.queues.values()) {
-      for (const job of queue.jobs.values()) clearTimeout(job.timer);
       queue.waiting.length = 0;
     }
+    this.delayed.clear();
+    clearTimeout(this.timer);
+    this.timer = undefined;
     // Like a BullMQ worker, closing waits for running jobs (and the hooks they trigger) to finish.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     this.queues.clear();
@@ -135,16 +147,38 @@ export class InProcessScheduler implements Scheduler {
       this.makeDue(queue, job);
       return;
     }
-    const dueAt = Date.now() + delayMs;
-    const arm = (): void => {
-      const remaining = dueAt - Date.now();
-      job.timer = remaining > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(() => this.makeDue(queue, job), Math.max(remaining, 0));
-    };
-    arm();
+    this.delayed.push(job, Date.now() + delayMs);
+    this.armTimer();
+  }
+
+  /** The one timer, for the earliest delayed job (re-armed when an earlier one arrives or it fires). */
+  private armTimer(): void {
+    const next = this.delayed.peek();
+    if (next === undefined || this.closed) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerDueAt = Infinity;
+      return;
+    }
+    if (this.timer !== undefined && this.timerDueAt <= next.dueAt) return;
+    clearTimeout(this.timer);
+    this.timerDueAt = next.dueAt;
+    this.timer = setTimeout(() => this.fireDue(), Math.min(MAX_TIMER_MS, Math.max(0, next.dueAt - Date.now())));
+  }
+
+  private fireDue(): void {
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    const now = Date.now();
+    for (let next = this.delayed.peek(); next !== undefined && next.dueAt <= now; next = this.delayed.peek()) {
+      this.delayed.pop();
+      const queue = this.queues.get(next.queue);
+      if (queue) this.makeDue(queue, next);
+    }
+    this.armTimer();
   }
 
   private makeDue(queue: LocalQueue, job: PendingJob): void {
-    job.timer = undefined;
     job.state = 'waiting';
     queue.waiting.push(job);
     this.dispatch(queue);

@@ -97,24 +97,29 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
    * deterministic and deduplicated while pending), so every replica may run it at every start.
    */
   async rearmFromLog(now = Date.now()): Promise<number> {
-    const due = (await this.sessions.list()).map((record) => ({ sessionId: record.view.id, effects: pendingTimers(record.lifecycle, now) })).filter((s) => s.effects.length > 0);
+    // One session's record at a time (read from the log through the bounded record cache), not every record at once.
+    const sessions = await this.sessions.entries();
     let next = 0;
-    for (let attempt = 0; next < due.length && !this.arming.signal.aborted; attempt++) {
+    let armed = 0;
+    for (let attempt = 0; next < sessions.length && !this.arming.signal.aborted; attempt++) {
       try {
-        for (; next < due.length && !this.arming.signal.aborted; next++) {
+        for (; next < sessions.length && !this.arming.signal.aborted; next++) {
           // Arming is CPU work between store calls: give the loop back every few sessions.
           if (next % REARM_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-          const { effects } = due[next] as (typeof due)[number];
+          const record = await this.sessions.get((sessions[next] as (typeof sessions)[number]).id);
+          const effects = record ? pendingTimers(record.lifecycle, now) : [];
+          if (effects.length === 0) continue;
           await this.arming.attempt(() => this.apply(effects));
+          armed++;
         }
       } catch (error) {
         // The store is down: wait and go on from the session that failed, however long the outage lasts.
-        this.logger.warn(`re-arming timers from the event log paused at ${next}/${due.length} (${describe(error)}); retrying`);
+        this.logger.warn(`re-arming timers from the event log paused at ${next}/${sessions.length} (${describe(error)}); retrying`);
         await this.arming.pause(armBackoffMs(Math.min(attempt, 6)));
       }
     }
-    if (due.length > 0) this.logger.log(`re-armed the timers of ${next} of ${due.length} live session(s) from the event log`);
-    return next;
+    if (armed > 0) this.logger.log(`re-armed the timers of ${armed} live session(s) from the event log`);
+    return armed;
   }
 
   private async apply(effects: SessionEffect[]): Promise<void> {

@@ -105,10 +105,12 @@ export class SessionsHttpController {
   ): Promise<SessionView[] | SessionPage> {
     const labelList = labels === undefined ? undefined : (Array.isArray(labels) ? labels : [labels]).flatMap((l) => l.split(',')).filter(Boolean);
     const request = limit === undefined && cursor === undefined ? undefined : pageRequestOf(limit, cursor, sort);
-    // Only the caller's workspace's sessions, before paging: total_count and pages count only those.
-    const views = await this.workspaces.visibleTo(http, 'sessions', (await this.sessions.list({ agentId, customerId, labels: labelList })).map(toSessionView), (view) => view.id);
-    if (!request) return views;
-    return withCursor(() => pageOf(views, (view) => view, request));
+    // Only the caller's workspace's sessions, before paging: total_count and pages count only those. Filtered and
+    // paged on the index; only the sessions answered are read from the log.
+    const entries = await this.workspaces.visibleTo(http, 'sessions', await this.sessions.entries({ agentId, customerId, labels: labelList }), (entry) => entry.id);
+    if (!request) return (await this.sessions.recordsOf(entries)).map(toSessionView);
+    const page = await withCursor(() => pageOf(entries, (entry) => entry, request));
+    return { ...page, items: (await this.sessions.recordsOf(page.items)).map(toSessionView) };
   }
 
   /** Parlant's bulk delete: every session of the agent and/or customer (at least one of them is required). */

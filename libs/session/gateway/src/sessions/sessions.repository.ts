@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { VARIABLES, type TenetConfig } from '@tenet/config';
 import { SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, type SessionModeChangedData } from '@tenet/contracts';
 import { ConcurrencyError, inLane, type EventStore, type StoredEvent } from '@tenet/event-store';
-import { EVENT_STORE } from '@tenet/platform-runtime';
+import { EVENT_STORE, TENET_CONFIG } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog, StreamFoldCache, type IdempotencyKey } from '@tenet/edge';
 import type { SessionView } from './session.dto.js';
+import { foldSessionIndexEntry, type SessionIndexEntry } from './session-index.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */
 export const SESSION_META_PREFIX = 'sessionmeta-';
@@ -96,27 +98,38 @@ export interface SessionFilter {
 /** Attempts of one change against writers in other processes (each after a pause of up to 2 × attempt ms, at most 50). */
 const CHANGE_ATTEMPTS = 40;
 
-const matchesFilter = (filter: SessionFilter) => (record: SessionRecord): boolean =>
-  (filter.agentId === undefined || record.view.agent_id === filter.agentId) &&
-  (filter.customerId === undefined || record.view.customer_id === filter.customerId) &&
-  (filter.labels === undefined || filter.labels.every((label) => record.view.labels.includes(label)));
+const matchesFilter = (filter: SessionFilter) => (entry: SessionIndexEntry): boolean =>
+  (filter.agentId === undefined || entry.agent_id === filter.agentId) &&
+  (filter.customerId === undefined || entry.customer_id === filter.customerId) &&
+  (filter.labels === undefined || filter.labels.every((label) => entry.labels.includes(label)));
+
+/** Oldest first: creation time, then id (the order of the list and of its page cursor). */
+const oldestFirst = (a: SessionIndexEntry, b: SessionIndexEntry): number => a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id);
 
 @Injectable()
 export class SessionsRepository {
-  private readonly catalog: StreamCatalog<SessionRecord>;
+  /** Every live session as the list needs it (SessionIndexEntry: ids, creation time, filters), not its record. */
+  private readonly catalog: StreamCatalog<SessionIndexEntry>;
   /**
    * Session records by `sessionmeta-<id>` version: the stream gains a `SessionActivated` per customer message,
    * and a read folds only what was appended since the cached version, so it costs the same on a long session.
+   * At most TENET_SESSION_CACHE_SIZE sessions, least recently read dropped first and folded from the log again
+   * when next read.
    */
   private readonly records: StreamFoldCache<SessionRecord>;
   /** The change of each session in progress in this process (the next one waits for it). */
   private readonly changing = new Map<string, Promise<void>>();
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore, @Optional() @Inject(TENET_CONFIG) settings?: TenetConfig) {
     // Small pages: the start-up timer re-arm folds this whole category at idle priority, and a turn's store call
     // that arrives meanwhile waits for at most one page.
-    this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionRecord, SESSIONS_PAGE);
-    this.records = new StreamFoldCache(store, foldSessionRecord);
+    this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionIndexEntry, SESSIONS_PAGE);
+    this.records = new StreamFoldCache(store, foldSessionRecord, settings?.get('TENET_SESSION_CACHE_SIZE') ?? VARIABLES.TENET_SESSION_CACHE_SIZE.fallback);
+  }
+
+  /** Sessions whose records are cached right now (tests, diagnostics): never more than TENET_SESSION_CACHE_SIZE. */
+  get cachedRecords(): number {
+    return this.records.size;
   }
 
   /** Opens the session and starts its lifecycle in one atomic append. Throws SESSION.INVALID_CONFIG. */
@@ -148,9 +161,24 @@ export class SessionsRepository {
     return (await this.records.read(sessionMetaStreamId(id))).state;
   }
 
+  /** Every session matching the filter, oldest first (creation time, then id), as the index has it: read the records with `recordsOf`. */
+  async entries(filter: SessionFilter = {}): Promise<SessionIndexEntry[]> {
+    return (await this.catalog.all()).filter(matchesFilter(filter)).sort(oldestFirst);
+  }
+
+  /** The records of `entries`, in their order; a session deleted since is left out. One at a time: reads of the log. */
+  async recordsOf(entries: readonly SessionIndexEntry[]): Promise<SessionRecord[]> {
+    const records: SessionRecord[] = [];
+    for (const entry of entries) {
+      const record = await this.get(entry.id);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
   /** Every session matching the filter, oldest first (creation time, then id). */
   async list(filter: SessionFilter = {}): Promise<SessionRecord[]> {
-    return (await this.catalog.all()).filter(matchesFilter(filter)).sort((a, b) => a.view.creation_utc.localeCompare(b.view.creation_utc) || a.view.id.localeCompare(b.view.id));
+    return this.recordsOf(await this.entries(filter));
   }
 
   /** Appends events decided against `record` (optimistic on its version). */
