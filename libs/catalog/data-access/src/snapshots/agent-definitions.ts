@@ -41,7 +41,7 @@ export interface AgentDefinitions {
   readonly terms: readonly TermView[];
   /** Capabilities in the agent's scope, plus the unreadable ones. */
   readonly capabilities: readonly CapabilityView[];
-  /** `build()` once per snapshot: work that depends only on these definitions (compiled forms, prompt pieces). */
+  /** `build()` once per snapshot: work that depends only on these definitions (compiled forms, prompt pieces); a rejected promise is not kept. */
   derived<T>(key: string, build: () => T): T;
 }
 
@@ -71,7 +71,12 @@ class Snapshot implements AgentDefinitions {
   ) {}
 
   derived<T>(key: string, build: () => T): T {
-    if (!this.memo.has(key)) this.memo.set(key, build());
+    if (!this.memo.has(key)) {
+      const value = build();
+      this.memo.set(key, value);
+      // A promise that fails is not kept: the next turn builds it again.
+      if (value instanceof Promise) value.catch(() => this.memo.delete(key));
+    }
     return this.memo.get(key) as T;
   }
 }

@@ -59,7 +59,11 @@ export class AgentTurnExtras implements TurnExtrasSource {
     const relationships = await this.relationships.forGuidelines(guidelines, (r) => defs.usable('relationship', r, (item) => item));
     // Templates are needed when the agent composes from them, or when a guideline may ask for a canned mode.
     const canned = agent !== undefined && (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
-    const tools = (await this.toolsFor(agent, guidelines)).filter((tool) => defs.usable('tool', tool, toolItem));
+    // The runnable tools depend only on definitions (the agent, the services, the guidelines' `service:tool`
+    // ids): built once per snapshot, so each tool's schema is checked once per definition, not per turn.
+    const serviceTools = [...new Set(guidelines.flatMap((g) => g.tools ?? []))].sort();
+    const runnable = await defs.current.derived(`runnable-tools:${JSON.stringify(serviceTools)}`, () => this.toolsFor(agent, guidelines));
+    const tools = runnable.filter((tool) => defs.usable('tool', tool, toolItem));
     return {
       relationships: relationships.map(({ id, kind, source, target }) => ({ id, kind, source, target })),
       tools: tools.map(toolItem),
