@@ -62,6 +62,8 @@ const PROBE_MS = Number(process.env['BENCH_PROBE_MS'] ?? 20);
 /** Load mode's idle floor, before each round of the shipped host: sequential /healthz probes, and turns of one session. */
 const IDLE_PROBES = Number(process.env['BENCH_IDLE_PROBES'] ?? 50);
 const IDLE_TURNS = Number(process.env['BENCH_IDLE_TURNS'] ?? 10);
+/** A turn not `ready` by then fails the bench (a stuck turn must not look like a slow one, nor hang the run). */
+const TURN_TIMEOUT_MS = Number(process.env['BENCH_TURN_TIMEOUT_MS'] ?? 60_000);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -128,7 +130,10 @@ class TenetClient implements Target {
     }
     let cursor = posted.body.offset + 1;
     for (;;) {
-      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=30`, undefined, this.key);
+      const waited = performance.now() - started;
+      if (waited > TURN_TIMEOUT_MS) throw new Error(`turn of session ${sessionId} not ready after ${Math.round(waited)} ms (BENCH_TURN_TIMEOUT_MS)`);
+      const wait = Math.max(1, Math.min(30, Math.ceil((TURN_TIMEOUT_MS - waited) / 1000)));
+      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=${wait}`, undefined, this.key);
       this.polls++;
       const statuses = events.map((e) => e.data.status);
       const ready = events.find((e) => e.data.status === 'ready');
@@ -137,7 +142,7 @@ class TenetClient implements Target {
         break;
       }
       if (statuses.includes('error') || statuses.includes('cancelled')) throw new Error(`turn ended ${statuses.join(', ')}`);
-      cursor = events.at(-1)!.offset + 1;
+      cursor = (events.at(-1)?.offset ?? cursor - 1) + 1;
     }
     this.turns++;
     return performance.now() - started;

@@ -29,3 +29,5 @@ export { TagsRepository } from './tags/tags.repository.js';
 export { TermCreationDto, TermUpdateDto, type TermView } from './terms/term.dto.js';
 export { TermsRepository } from './terms/terms.repository.js';
 export type { Endpoint as RelationshipEndpoint } from './relationships/relationship.dto.js';
+export { AGENT_DEFINITIONS, AgentDefinitionSnapshots, type AgentDefinitionSource, type AgentDefinitions } from './snapshots/agent-definitions.js';
+export { DEFINITION_CATEGORIES, DefinitionChanges } from './snapshots/definition-changes.js';

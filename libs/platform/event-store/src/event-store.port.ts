@@ -62,9 +62,11 @@ export interface ReadAllOptions {
   /**
    * Only events of streams in this category: the stream id up to and including its first `-` (`'agent-'`
    * selects `agent-1`, `agent-x-y`; see `streamCategory`). Must end with its only `-`. Adapters index it, so a
-   * read model of one category reads its own events, however large the rest of the log is.
+   * read model of one category reads its own events, however large the rest of the log is. A list selects the
+   * events of any of its categories, still in global order (one read for a read model spanning several
+   * categories, e.g. every kind of definition); an empty list returns nothing.
    */
-  category?: string;
+  category?: string | readonly string[];
   /** Only events of these types, dropped before decoding as in `ReadStreamOptions.types`. */
   types?: readonly string[];
 }

@@ -84,12 +84,14 @@ function typeList(value: unknown): string[] | undefined {
   return [...new Set(value as string[])];
 }
 
-function categoryOption(value: unknown): string | undefined {
+const isCategory = (value: unknown): value is string => typeof value === 'string' && value.length >= 2 && value.indexOf('-') === value.length - 1;
+
+/** One category or a list of them, as a list without repeats. */
+function categoryOption(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length < 2 || value.indexOf('-') !== value.length - 1) {
-    throw new InvalidRequestError('category', "must be a stream id prefix ending with its only '-' (e.g. 'agent-')");
-  }
-  return value;
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  if (!list.every(isCategory)) throw new InvalidRequestError('category', "must be a stream id prefix ending with its only '-' (e.g. 'agent-'), or a list of them");
+  return [...new Set(list)];
 }
 
 export function readStreamBounds(streamId: unknown, options: ReadStreamOptions | undefined): { fromOffset: number; limit: number | undefined; types: string[] | undefined } {
@@ -97,11 +99,11 @@ export function readStreamBounds(streamId: unknown, options: ReadStreamOptions |
   return { fromOffset: nonNegativeInteger(options?.fromOffset, 'fromOffset') ?? 0, limit: nonNegativeInteger(options?.limit, 'limit'), types: typeList(options?.types) };
 }
 
-export function readAllBounds(options: ReadAllOptions | undefined): { afterPosition: number; limit: number | undefined; category: string | undefined; types: string[] | undefined } {
+export function readAllBounds(options: ReadAllOptions | undefined): { afterPosition: number; limit: number | undefined; categories: string[] | undefined; types: string[] | undefined } {
   return {
     afterPosition: nonNegativeInteger(options?.afterPosition, 'afterPosition') ?? 0,
     limit: nonNegativeInteger(options?.limit, 'limit'),
-    category: categoryOption(options?.category),
+    categories: categoryOption(options?.category),
     types: typeList(options?.types),
   };
 }

@@ -11,9 +11,8 @@ import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { AgentTurnExtras } from './turns/turn-extras.js';
-import { GUIDELINE_SOURCE, TURN_EXTRAS } from './turns/turn.service.js';
+import { TURN_EXTRAS } from './turns/turn.service.js';
 import { TURN_PROVIDERS } from './turns/turns.providers.js';
-import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
 
 /**
  * Parlant-compatible sessions, their events and the turn, over the platform ports. Needs PlatformModule, a guideline
@@ -35,8 +34,6 @@ import { WorkspaceGuidelineSource } from './workspaces/workspace-guidelines.js';
     SessionTimers,
     ...TURN_PROVIDERS,
     // Untagged guidelines apply within the agent's workspace only (ADR 0018).
-    WorkspaceGuidelineSource,
-    { provide: GUIDELINE_SOURCE, useExisting: WorkspaceGuidelineSource },
     JourneyTimers,
     { provide: TURN_EXTRAS, useClass: AgentTurnExtras },
     BudgetExhaustion,

@@ -76,10 +76,10 @@ export class InMemoryEventStore implements EventStore {
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit, category, types } = readAllBounds(options);
+    const { afterPosition, limit, categories, types } = readAllBounds(options);
     // Positions here are contiguous from 1, so position p sits at index p - 1.
-    if (category === undefined && types === undefined) return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
-    const keep = (row: Row): boolean => (category === undefined || streamCategory(row.streamId) === category) && (types === undefined || types.includes(row.type));
+    if (categories === undefined && types === undefined) return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
+    const keep = (row: Row): boolean => (categories === undefined || categories.includes(streamCategory(row.streamId) ?? '')) && (types === undefined || types.includes(row.type));
     return take(this.log.all.slice(afterPosition), keep, limit);
   }
 

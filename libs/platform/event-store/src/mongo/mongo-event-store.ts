@@ -158,10 +158,10 @@ export class MongoEventStore implements EventStore {
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit, category, types } = readAllBounds(options);
-    if (limit === 0 || types?.length === 0) return [];
+    const { afterPosition, limit, categories, types } = readAllBounds(options);
+    if (limit === 0 || types?.length === 0 || categories?.length === 0) return [];
     return this.readAtOnePointInTime(async (session) => {
-      const filter = { position: { $gt: afterPosition }, ...(category !== undefined ? { category } : {}), ...(types ? { type: { $in: types } } : {}) };
+      const filter = { position: { $gt: afterPosition }, ...(categories !== undefined ? { category: categories.length === 1 ? categories[0] : { $in: categories } } : {}), ...(types ? { type: { $in: types } } : {}) };
       const query = this.events.find(filter, null, { session }).sort({ position: 1 });
       if (limit !== undefined) query.limit(limit);
       return (await query.lean<EventDocument[]>()).map(fromDocument);

@@ -119,6 +119,8 @@ export class SqliteEventStore implements EventStore {
   private readonly selectAllOfTypes: Database.Statement<[number, string, number], EventRow>;
   private readonly selectCategory: Database.Statement<[string, number, number], EventRow>;
   private readonly selectCategoryOfTypes: Database.Statement<[string, number, string, number], EventRow>;
+  private readonly selectCategories: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectCategoriesOfTypes: Database.Statement<[string, number, string, number], EventRow>;
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
   private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
@@ -182,6 +184,10 @@ export class SqliteEventStore implements EventStore {
     this.selectAllOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? AND ${types} ORDER BY position LIMIT ?`);
     this.selectCategory = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
     this.selectCategoryOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? AND ${types} ORDER BY position LIMIT ?`);
+    // Several categories: one index seek per category (the IN list on the index's first column), merged by position.
+    const categories = 'category IN (SELECT value FROM json_each(?))';
+    this.selectCategories = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE ${categories} AND position > ? ORDER BY position LIMIT ?`);
+    this.selectCategoriesOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE ${categories} AND position > ? AND ${types} ORDER BY position LIMIT ?`);
     this.selectCheckpoint = this.db.prepare('SELECT position FROM checkpoints WHERE name = ?');
     this.upsertCheckpoint = this.db.prepare(
       'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
@@ -341,13 +347,18 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(options?: ReadAllOptions): Promise<StoredEvent[]> {
     this.assertOpen();
-    const { afterPosition, limit, category, types } = readAllBounds(options);
+    const { afterPosition, limit, categories, types } = readAllBounds(options);
     const max = limit ?? -1;
+    if (categories?.length === 0) return [];
     return this.inSlice(() => {
       this.commitPending();
       let rows: EventRow[];
-      if (category !== undefined) {
+      if (categories?.length === 1) {
+        const [category] = categories as [string];
         rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
+      } else if (categories !== undefined) {
+        const list = JSON.stringify(categories);
+        rows = types === undefined ? this.selectCategories.all(list, afterPosition, max) : this.selectCategoriesOfTypes.all(list, afterPosition, JSON.stringify(types), max);
       } else {
         rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
       }

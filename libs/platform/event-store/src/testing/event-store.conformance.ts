@@ -419,6 +419,25 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         expect(await second.readAll({ category: agentCat })).toEqual(written);
       });
 
+      it('reads several categories at once in global order; an empty list reads nothing', async () => {
+        const tag = randomUUID().replace(/-/g, '').slice(0, 12);
+        const [a, b, other] = [`ca${tag}-`, `cb${tag}-`, `cc${tag}-`];
+        const wanted: StoredEvent[] = [];
+        for (let i = 0; i < 3; i++) {
+          wanted.push(...(await store.append(`${a}${i}`, [event('Created', { i })])).events);
+          await store.append(`${other}${i}`, [event('Created', { i })]);
+          wanted.push(...(await store.append(`${b}${i}`, [event('Created', { i }), event('Updated', { i })])).events);
+        }
+
+        const both = await store.readAll({ category: [b, a] });
+        expect(both).toEqual(wanted);
+        expectStrictlyIncreasing(both.map((e) => e.position));
+        expect(await store.readAll({ category: [a, b], afterPosition: wanted[1]!.position, limit: 2 })).toEqual(wanted.slice(2, 4));
+        expect(await store.readAll({ category: [a, b], types: ['Updated'] })).toEqual(wanted.filter((e) => e.type === 'Updated'));
+        expect(await store.readAll({ category: [a] })).toEqual(wanted.filter((e) => e.streamId.startsWith(a)));
+        expect(await store.readAll({ category: [] })).toEqual([]);
+      });
+
       it('filters by type in readAll and readStream, keeping offsets and positions', async () => {
         const tag = randomUUID().replace(/-/g, '').slice(0, 12);
         const id = `ty${tag}-1`;
@@ -434,7 +453,7 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
       });
 
       it('rejects a category that is not a prefix ending with its only dash, and types that are not strings', async () => {
-        for (const category of ['', 'agent', 'a-b-', '-']) {
+        for (const category of ['', 'agent', 'a-b-', '-', ['agent-', 'session']]) {
           await expect(store.readAll({ category })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'category' });
         }
         await expect(store.readAll({ types: [''] })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'types' });

@@ -35,7 +35,7 @@ describe('SessionTimers: re-arm at start-up', () => {
 
     // Restart: a new process on the same file.
     const store = SqliteEventStore.open({ dataDir: dir });
-    const reads: { lane: string; category: string | undefined; rows: number }[] = [];
+    const reads: { lane: string; category: ReadAllOptions['category']; rows: number }[] = [];
     const readAll = store.readAll.bind(store);
     store.readAll = async (options?: ReadAllOptions): Promise<StoredEvent[]> => {
       const lane = currentLane();

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { WorkspaceDirectory } from '@tenet/edge';
-import { CapabilitiesRepository, type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, TermsRepository, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
+import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
 import { runToolCall } from './tool-calls.js';
 import type { TurnDefinitions } from './turn-definitions.js';
 import { missingRequiredContext } from '@tenet/matching-domain';
@@ -28,8 +28,6 @@ export class TurnContext {
 
   constructor(
     private readonly variables: ContextVariablesRepository,
-    private readonly terms: TermsRepository,
-    private readonly capabilityCatalog: CapabilitiesRepository,
     private readonly services: ServicesRepository,
     @Optional() @Inject(TOOL_RUNNER) private readonly tools?: ToolRunner,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
@@ -45,7 +43,8 @@ export class TurnContext {
    */
   async values(agentId: string, customerId: string, defs: TurnDefinitions, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
-    for (const variable of await this.variables.list()) {
+    // The definitions come from the turn's snapshot (`defs.current`); the values are read now.
+    for (const variable of defs.current.variables) {
       if (!defs.usable('context_variable', variable, variableName) || !scopedToAgent(variable.tags, agentId)) continue;
       try {
         if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
@@ -67,13 +66,13 @@ export class TurnContext {
    * asks for them (`askForMissingContext`) and lists them on `ready` as `missing_context`.
    */
   async missingRequired(agentId: string, values: Readonly<Record<string, unknown>>, defs: TurnDefinitions): Promise<{ name: string; required: boolean }[]> {
-    const scoped = (await this.variables.list()).filter((v) => v.required && scopedToAgent(v.tags, agentId) && defs.usable('context_variable', v, variableName));
+    const scoped = defs.current.variables.filter((v) => defs.usable('context_variable', v, variableName) && v.required && scopedToAgent(v.tags, agentId));
     return missingRequiredContext(scoped, values).map(({ name, required }) => ({ name, required }));
   }
 
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */
   async capabilities(agentId: string, defs: TurnDefinitions): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
-    return (await this.capabilityCatalog.forAgent(agentId, (c) => defs.usable('capability', c, capabilityItem))).map(capabilityItem);
+    return defs.current.capabilities.filter((c) => defs.usable('capability', c, capabilityItem) && scopedToAgent(c.tags, agentId)).map(capabilityItem);
   }
 
   /**
@@ -110,6 +109,6 @@ export class TurnContext {
   }
 
   async glossary(agentId: string, defs: TurnDefinitions): Promise<{ name: string; description: string; synonyms: string[] }[]> {
-    return (await this.terms.list()).filter((term) => defs.usable('term', term, termItem) && scopedToAgent(term.tags, agentId)).map(termItem);
+    return defs.current.terms.filter((term) => defs.usable('term', term, termItem) && scopedToAgent(term.tags, agentId)).map(termItem);
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { JourneyDefinitionV1, rpcValidator, RpcValidationError, TurnDefinitionSchemasV1 } from '@tenet/contracts';
 import { redactSecrets } from '@tenet/llm';
+import type { AgentDefinitions } from '@tenet/catalog-data-access';
 
 /** The kinds of stored definition a turn reads; each is checked on its own before it goes into a request. */
 export type DefinitionKind = keyof typeof TurnDefinitionSchemasV1 | 'journey' | 'context_variable';
@@ -40,12 +41,18 @@ const problemOf = (error: unknown): { field: string; rule: string } => {
  */
 export class DefinitionScreen {
   private readonly reported = new Set<string>();
+  /**
+   * Each stored definition's verdict by kind, kept with the definition object itself: the snapshots
+   * (`AGENT_DEFINITIONS`) hand every turn the same objects until a definition changes, so a definition is
+   * checked against its schema once, not on every turn; a changed definition is a new object, checked anew.
+   */
+  private readonly verdicts = new WeakMap<object, Map<DefinitionKind, Problem | true>>();
 
   constructor(private readonly logger: Pick<Logger, 'warn'>) {}
 
-  /** The checks of one turn; `skipped` lists what it left out. */
-  forTurn(): TurnDefinitions {
-    return new TurnDefinitions((skipped) => this.report(skipped));
+  /** The checks of one turn over the agent's `current` definitions; `skipped` lists what it left out. */
+  forTurn(current: AgentDefinitions): TurnDefinitions {
+    return new TurnDefinitions(current, (skipped) => this.report(skipped), this.verdicts);
   }
 
   private report(skipped: SkippedDefinition): void {
@@ -57,10 +64,17 @@ export class DefinitionScreen {
   }
 }
 
+type Problem = { field: string; rule: string };
+
 export class TurnDefinitions {
   private readonly left = new Map<string, SkippedDefinition>();
 
-  constructor(private readonly report: (skipped: SkippedDefinition) => void) {}
+  constructor(
+    /** The agent's definitions this turn reads, all as of one version of the log. */
+    readonly current: AgentDefinitions,
+    private readonly report: (skipped: SkippedDefinition) => void,
+    private readonly verdicts = new WeakMap<object, Map<DefinitionKind, Problem | true>>(),
+  ) {}
 
   /** What this turn left out, once each. */
   get skipped(): SkippedDefinition[] {
@@ -72,6 +86,25 @@ export class TurnDefinitions {
    * `toItem(record)` — the form the turn sends — passes the kind's item schema. A throw in `toItem` counts as unusable.
    */
   usable<T>(kind: DefinitionKind, record: T, toItem?: (record: T) => unknown): boolean {
+    // Only a check with the kind's item form is remembered (the same `toItem` every caller of a kind passes).
+    const known = toItem && typeof record === 'object' && record !== null ? this.verdicts.get(record)?.get(kind) : undefined;
+    if (known === true) return true;
+    if (known !== undefined) {
+      this.leaveOut({ kind, id: idOf(record), ...known });
+      return false;
+    }
+    const verdict = this.check(kind, record, toItem);
+    if (toItem && typeof record === 'object' && record !== null) {
+      const byKind = this.verdicts.get(record) ?? new Map<DefinitionKind, Problem | true>();
+      byKind.set(kind, verdict === true ? true : { field: verdict.field, rule: verdict.rule });
+      this.verdicts.set(record, byKind);
+    }
+    if (verdict === true) return true;
+    this.leaveOut(verdict);
+    return false;
+  }
+
+  private check<T>(kind: DefinitionKind, record: T, toItem?: (record: T) => unknown): SkippedDefinition | true {
     try {
       const tags = (record as { tags?: unknown } | null)?.tags;
       if (record === null || typeof record !== 'object') throw new RpcValidationError([{ field: '/', rule: 'must be object' }]);
@@ -82,15 +115,17 @@ export class TurnDefinitions {
       }
       return true;
     } catch (error) {
-      this.skip(kind, record, error);
-      return false;
+      return { kind, id: idOf(record), ...problemOf(error) };
     }
   }
 
   /** Leaves `record` out of the turn because `error` happened while reading it. */
   skip(kind: DefinitionKind, record: unknown, error: unknown): void {
-    const skipped = { kind, id: idOf(record), ...problemOf(error) };
-    const key = `${kind}:${skipped.id}`;
+    this.leaveOut({ kind, id: idOf(record), ...problemOf(error) });
+  }
+
+  private leaveOut(skipped: SkippedDefinition): void {
+    const key = `${skipped.kind}:${skipped.id}`;
     if (this.left.has(key)) return;
     this.left.set(key, skipped);
     this.report(skipped);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AgentsRepository, cannedTurnItem, CannedResponsesRepository, RelationshipsRepository, parseServiceToolId, serviceRef, ServicesRepository } from '@tenet/catalog-data-access';
+import { type AgentView, cannedTurnItem, CannedResponsesRepository, RelationshipsRepository, parseServiceToolId, serviceRef, ServicesRepository } from '@tenet/catalog-data-access';
 import type { TurnDefinitions } from './turn-definitions.js';
 import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
 
@@ -9,7 +9,6 @@ const toolItem = ({ name, description, parameters }: RunnableTool) => ({ name, d
 @Injectable()
 export class AgentTurnExtras implements TurnExtrasSource {
   constructor(
-    private readonly agents: AgentsRepository,
     private readonly relationships: RelationshipsRepository,
     private readonly canned: CannedResponsesRepository,
     private readonly services: ServicesRepository,
@@ -21,7 +20,7 @@ export class AgentTurnExtras implements TurnExtrasSource {
    * with (`service:tool`, the agent's `tool_timeout_secs`, no retries, failure not allowed). A tool with nowhere
    * to run is still offered to the matcher, so the turn can report it instead of silently skipping it.
    */
-  private async toolsFor(agent: Awaited<ReturnType<AgentsRepository['get']>>, guidelines: readonly TurnGuideline[]): Promise<RunnableTool[]> {
+  private async toolsFor(agent: AgentView | undefined, guidelines: readonly TurnGuideline[]): Promise<RunnableTool[]> {
     const tools: RunnableTool[] = [];
     for (const tool of agent?.tools ?? []) {
       const bound = tool.service_name !== undefined ? await this.services.tool(tool.service_name, tool.name) : undefined;
@@ -56,10 +55,15 @@ export class AgentTurnExtras implements TurnExtrasSource {
   }
 
   async forTurn(agentId: string, guidelines: readonly TurnGuideline[], defs: TurnDefinitions): Promise<TurnExtras> {
-    const [agent, relationships] = await Promise.all([this.agents.get(agentId), this.relationships.forGuidelines(guidelines, (r) => defs.usable('relationship', r, (item) => item))]);
+    const { agent } = defs.current;
+    const relationships = await this.relationships.forGuidelines(guidelines, (r) => defs.usable('relationship', r, (item) => item));
     // Templates are needed when the agent composes from them, or when a guideline may ask for a canned mode.
     const canned = agent !== undefined && (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
-    const tools = (await this.toolsFor(agent, guidelines)).filter((tool) => defs.usable('tool', tool, toolItem));
+    // The runnable tools depend only on definitions (the agent, the services, the guidelines' `service:tool`
+    // ids): built once per snapshot, so each tool's schema is checked once per definition, not per turn.
+    const serviceTools = [...new Set(guidelines.flatMap((g) => g.tools ?? []))].sort();
+    const runnable = await defs.current.derived(`runnable-tools:${JSON.stringify(serviceTools)}`, () => this.toolsFor(agent, guidelines));
+    const tools = runnable.filter((tool) => defs.usable('tool', tool, toolItem));
     return {
       relationships: relationships.map(({ id, kind, source, target }) => ({ id, kind, source, target })),
       tools: tools.map(toolItem),

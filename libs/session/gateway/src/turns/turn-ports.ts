@@ -3,18 +3,8 @@ import { COMPOSITION_MODES, type CompositionMode, type MatchableGuideline } from
 import type { RunnableTool } from './tool-calls.js';
 import type { TurnDefinitions } from './turn-definitions.js';
 
-/** What a turn reads besides the session and its log: the agent's guidelines and its other resources (ports, bound in the module). */
-export const GUIDELINE_SOURCE = Symbol.for('tenet.gateway.guideline-source');
-
+/** A guideline as a turn reads it (the agent's definitions snapshot, `AGENT_DEFINITIONS` of the catalog). */
 export type SourcedGuideline = MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode };
-
-/**
- * Where a turn gets the guidelines that apply to an agent (tagged `agent:<id>`, or untagged); `usable` screens
- * each stored guideline before its tags are read.
- */
-export interface GuidelineSource {
-  forAgent(agentId: string, usable?: (guideline: SourcedGuideline) => boolean): Promise<SourcedGuideline[]>;
-}
 
 /** A guideline as the match request carries it. */
 export const guidelineItem = (g: SourcedGuideline): MatchGuidelinesRequestV1['guidelines'][number] => ({

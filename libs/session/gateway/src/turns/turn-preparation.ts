@@ -3,8 +3,7 @@ import type { BudgetScopeV1, CallUsageV1, MatchGuidelinesRequestV1 } from '@tene
 import type { EventStore } from '@tenet/event-store';
 import { microUsd } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import type { AgentView } from '@tenet/catalog-data-access';
-import { AgentsRepository } from '@tenet/catalog-data-access';
+import { AGENT_DEFINITIONS, type AgentDefinitionSource, type AgentView } from '@tenet/catalog-data-access';
 import { AgentBudgets, turnTokenEstimate } from '@tenet/metering-http';
 import type { EventView } from '../events/event.dto.js';
 import type { SessionRecord } from '../sessions/sessions.repository.js';
@@ -17,7 +16,7 @@ import { TurnJourneys, type JourneyTurn } from './turn-journeys.js';
 import { TurnMemory, type TurnMemoryRun } from './turn-memory.js';
 import { INTENT_TURNS, type IntentTurnPort, type IntentTurnsPort } from '../intents/intents.port.js';
 import { TurnMeter, type PricedCall } from './turn-meter.js';
-import { GUIDELINE_SOURCE, guidelineItem, TURN_EXTRAS, type GuidelineSource, type SourcedGuideline, type TurnExtras, type TurnExtrasSource } from './turn-ports.js';
+import { guidelineItem, TURN_EXTRAS, type SourcedGuideline, type TurnExtras, type TurnExtrasSource } from './turn-ports.js';
 
 /** Everything a turn reads before its first model call; the runner's requests are built from it. */
 export interface PreparedTurn {
@@ -70,13 +69,12 @@ const agentRefOf = (agent: AgentView): MatchGuidelinesRequestV1['agent'] => ({
 export class TurnPreparation {
   constructor(
     private readonly sessions: SessionsRepository,
-    private readonly agents: AgentsRepository,
+    @Inject(AGENT_DEFINITIONS) private readonly agentDefinitionSource: AgentDefinitionSource,
     private readonly context: TurnContext,
     private readonly definitions: DefinitionScreen,
     private readonly budgets: AgentBudgets,
     private readonly meter: TurnMeter,
     @Inject(TURN_EXTRAS) private readonly extras: TurnExtrasSource,
-    @Inject(GUIDELINE_SOURCE) private readonly guidelines: GuidelineSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Optional() private readonly journeyTurns?: TurnJourneys,
     @Optional() private readonly memory?: TurnMemory,
@@ -86,15 +84,18 @@ export class TurnPreparation {
   /** The session and its agent; `processing` is announced by `onLoaded` once both exist. */
   async prepare(sessionId: string, trigger: EventView, deadline: TurnDeadline, hold: BudgetHold, onLoaded: () => Promise<unknown>): Promise<PreparedTurn> {
     const session = await this.sessions.get(sessionId);
-    const agent = session && (await this.agents.get(session.view.agent_id));
-    if (!session || !agent) throw new Error(`session ${sessionId} or its agent no longer exists`);
+    // The agent's definitions as of now, from its snapshot (one read of the log when none changed).
+    const current = session && (await this.agentDefinitionSource.forTurn(session.view.agent_id));
+    if (!session || !current) throw new Error(`session ${sessionId} or its agent no longer exists`);
+    const { agent } = current;
     await onLoaded();
     const started = performance.now();
     const billed = (calls: CallUsageV1[]) => this.meter.record(agent.id, sessionId, calls);
     const conversation = await this.conversation(sessionId, trigger, session, agent);
-    const defs = this.definitions.forTurn();
+    const defs = this.definitions.forTurn(current);
     const definitions = await this.agentDefinitions(sessionId, trigger, session, agent, defs, conversation.tail);
-    const turn: Omit<PreparedTurn, 'budget' | 'memory'> = { sessionId, trigger, session, agent, ...conversation, agentRef: agentRefOf(agent), defs, ...definitions, started, billed };
+    const agentRef = current.derived('agentRef', () => agentRefOf(agent));
+    const turn: Omit<PreparedTurn, 'budget' | 'memory'> = { sessionId, trigger, session, agent, ...conversation, agentRef, defs, ...definitions, started, billed };
     const budget = await this.holdBudget(turn, hold);
     const memory = this.memory?.begin({
       agent,
@@ -127,7 +128,8 @@ export class TurnPreparation {
 
   /** The agent's guidelines (with its journeys' pending conditions), context values, glossary and other resources. */
   private async agentDefinitions(sessionId: string, trigger: EventView, session: SessionRecord, agent: AgentView, defs: TurnDefinitions, tail: TurnTail) {
-    const agentGuidelines = await this.guidelines.forAgent(agent.id, (g) => defs.usable('guideline', g, guidelineItem));
+    // The guidelines of the agent's workspace that apply to it (the snapshot's), each screened (once per definition).
+    const agentGuidelines: SourcedGuideline[] = defs.current.guidelines.filter((g) => defs.usable('guideline', g, guidelineItem));
     const guidelines = agentGuidelines.map(guidelineItem);
     // The session's journeys (turn-journeys.ts): their pending conditions are evaluated in the same match call.
     const journeys = await this.journeyTurns?.begin(agent, session.view, defs);

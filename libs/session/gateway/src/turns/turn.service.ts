@@ -15,7 +15,7 @@ import { TurnRecovery } from './turn-recovery.js';
 import { TurnRunner } from './turn-runner.js';
 
 export type { RunnableTool } from './tool-calls.js';
-export { GUIDELINE_SOURCE, TURN_EXTRAS, type GuidelineSource, type TurnExtras, type TurnExtrasSource, type TurnGuideline } from './turn-ports.js';
+export { TURN_EXTRAS, type TurnExtras, type TurnExtrasSource, type TurnGuideline } from './turn-ports.js';
 
 /**
  * One conversation turn, as Parlant runs it: acknowledged → processing → the matcher scores the agent's
