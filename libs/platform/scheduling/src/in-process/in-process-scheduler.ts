@@ -45,7 +45,7 @@ const parse = (json: string | undefined): unknown => (json === undefined ? undef
  * per-worker concurrency — but jobs live in memory: they are lost when the process stops.
  *
  * Delayed jobs of every queue wait in one DueQueue under one Node timer, armed for the earliest: 100k sessions'
- * idle and lifetime timers are 200k small records, not 200k Timeouts with their closures (issue 27).
+ * idle and lifetime timers are 200k small records, not 200k Timeouts with their closures (ADR 0032).
  */
 export class InProcessScheduler implements Scheduler {
   private readonly queues = new Map<string, LocalQueue>();

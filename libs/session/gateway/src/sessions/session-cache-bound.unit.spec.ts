@@ -16,7 +16,7 @@ const view = (id: string, second: number, labels: string[] = []) => ({
   config: { ...defaultSessionConfig, auto_extract: null },
 });
 
-describe('SessionsRepository: bounded per-session memory (issue 27)', () => {
+describe('SessionsRepository: bounded per-session memory (ADR 0032)', () => {
   const CAP = 3;
   const ids = Array.from({ length: 10 }, (_, i) => `s${i}`);
 

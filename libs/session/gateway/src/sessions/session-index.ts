@@ -4,7 +4,7 @@ import type { StoredEvent } from '@tenet/event-store';
  * What the session list needs of every session, and nothing more: its id and creation time (the list's order and
  * page cursor), and what it is filtered by. The full record of a listed session is read from the log (through the
  * repository's bounded record cache) only when it is answered, so a process keeps ~150 bytes per session for its
- * list instead of every session's whole record (issue 27: idle sessions cost bounded memory).
+ * list instead of every session's whole record (idle sessions cost bounded memory, ADR 0032).
  */
 export interface SessionIndexEntry {
   readonly id: string;
