@@ -80,6 +80,27 @@ describe('Idempotency-Key on posting an event', () => {
     expect(await messages(sessionId)).toHaveLength(1);
   }, 60_000);
 
+  it('a key another gateway on the same log wrote after this one searched the session is still found', async () => {
+    const sessionId = await newSession();
+    // This gateway has searched the session's keys up to here (they are remembered, not searched again)...
+    const before = await post(sessionId, message, 'key-here');
+    await post(sessionId, { kind: 'custom', source: 'system', data: { n: 1 } });
+    // ...and a second gateway process on the same event log takes the next keyed post.
+    const other = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' });
+    let elsewhere: Reply;
+    try {
+      const response = await fetch(`${other.url}/sessions/${sessionId}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'key-there' }, body: JSON.stringify(message) });
+      elsewhere = { status: response.status, body: (await response.json()) as unknown };
+    } finally {
+      await other.app.close();
+    }
+    expect(elsewhere.status).toBe(201);
+    // The platform's retry reaches this gateway: it answers with the other's event, writes nothing.
+    expect(await post(sessionId, message, 'key-there')).toEqual(elsewhere);
+    expect(await post(sessionId, message, 'key-here')).toEqual(before);
+    expect(await messages(sessionId)).toHaveLength(2);
+  }, 60_000);
+
   it('a customer message retried with its key starts one turn', async () => {
     const sessionId = await newSession();
     const customer = { kind: 'message', source: 'customer', message: 'hello' };

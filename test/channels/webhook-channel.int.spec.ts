@@ -111,6 +111,20 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     expect(JSON.stringify(await store.readAll({ limit: 100_000 }))).not.toContain('forged message');
   });
 
+  it('a changed signing secret acts on the next request: the old one is 401 (opened credentials are kept per sealed value)', async () => {
+    const [first, second] = [randomBytes(24).toString('hex'), randomBytes(24).toString('hex')];
+    const rotated = await call<{ id: string }>('POST', '/channels', { kind: 'webhook', name: 'Rotating', credentials: { signing_secret: first }, settings: { outbound_url: receiver.url } });
+    const signedWith = async (secret: string): Promise<number> => {
+      const raw = JSON.stringify(message('rotating', 'hello'));
+      return (await fetch(`${host.url}/channels/${rotated.body.id}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(secret, raw, Date.now()) }, body: raw })).status;
+    };
+    expect(await signedWith(first)).toBe(200);
+    expect((await call('PATCH', `/channels/${rotated.body.id}`, { credentials: { signing_secret: second } })).status).toBe(200);
+    expect(await signedWith(first)).toBe(401);
+    expect(await signedWith(second)).toBe(200);
+    expect((await call('DELETE', `/channels/${rotated.body.id}`)).status).toBe(204);
+  });
+
   it('platform 429 with Retry-After, then 200 → delivered once, after the wait', async () => {
     receiver.answerNext({ status: 429, retryAfter: '1' });
     const before = receiver.received.length;

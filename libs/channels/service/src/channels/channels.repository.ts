@@ -1,4 +1,5 @@
 import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { crudEvolve, ResourceStreams, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { secretHint, type SecretBox } from '@tenet/secrets';
@@ -8,6 +9,9 @@ import type { StoredChannel } from './channel.dto.js';
 
 /** The record name a connection's credentials are sealed for: a sealed value moved to another record does not open. */
 const owner = (channel: Pick<StoredChannel, 'workspace_id' | 'id'>): string => `channel:${channel.workspace_id}:${channel.id}`;
+
+/** Connections whose opened credentials are kept (least recently used dropped first, then opened again). */
+const OPENED_CONNECTIONS = 1_000;
 
 /** TENET_SECRETS_KEY is not set: credentials cannot be stored (nor read back). */
 export class SecretsUnavailableError extends Error {
@@ -20,6 +24,7 @@ export class SecretsUnavailableError extends Error {
 @Injectable()
 export class ChannelsRepository {
   private readonly streams: ResourceStreams<StoredChannel>;
+  private readonly opened = new LRUCache<string, ConnectionSecrets>({ max: OPENED_CONNECTIONS });
 
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
@@ -35,8 +40,19 @@ export class ChannelsRepository {
     };
   }
 
+  /**
+   * The connection's credentials, opened once per sealed value: every inbound message and delivery needs them, and
+   * opening (AES-GCM, a key object per call) cost as much as the rest of the channel's work on a message. Keyed by
+   * the sealed text and its owner, so changed credentials are a new entry; shared, hence frozen.
+   */
   credentials(channel: StoredChannel): ConnectionSecrets {
-    return JSON.parse(this.box().open(channel.sealed_credentials, owner(channel))) as ConnectionSecrets;
+    const key = `${owner(channel)}\n${channel.sealed_credentials}`;
+    let opened = this.opened.get(key);
+    if (opened === undefined) {
+      opened = Object.freeze(JSON.parse(this.box().open(channel.sealed_credentials, owner(channel))) as ConnectionSecrets);
+      this.opened.set(key, opened);
+    }
+    return opened;
   }
 
   /** The credentials for a public request (a platform's, a visitor's): a key problem is the operator's, so a 503 without the reason. */

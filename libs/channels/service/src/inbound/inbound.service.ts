@@ -99,13 +99,17 @@ export class InboundService implements OnApplicationBootstrap {
         // A known conversation posts straight away; its first message creates the customer and the session (both
         // idempotent, so a retry after a crash in between converges on the same ones).
         let sessionId = await this.conversations.currentSession(key);
+        // The current session was recorded after its conversation was: nothing to record before posting to it.
+        let recorded = sessionId !== undefined;
         if (sessionId === undefined) {
           await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
           sessionId = await this.gateway.openSession(opening, apiKey);
         }
         for (let successor = 0; ; successor++) {
-          await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
-          await this.conversations.setCurrentSession(key, sessionId);
+          if (!recorded) {
+            await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
+            await this.conversations.setCurrentSession(key, sessionId);
+          }
           try {
             await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
             await this.conversations.setPeerSession(channel.id, message.conversation.peer, sessionId);
@@ -116,6 +120,7 @@ export class InboundService implements OnApplicationBootstrap {
             if (!(error instanceof SessionGatewayError && (error.status === 409 || error.status === 404)) || successor >= MAX_SUCCESSORS) throw error;
             await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
             sessionId = await this.gateway.openSession({ ...opening, successorOf: sessionId }, apiKey);
+            recorded = false;
           }
         }
       } catch (error) {

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData } from '@tenet/contracts';
 import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
@@ -9,6 +10,20 @@ import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/ed
 import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';
+
+/** Sessions whose idempotency keys are kept in memory (least recently posted to dropped first, then searched again). */
+const KEY_INDEX_SESSIONS = 2_000;
+
+interface IndexedKey {
+  offset: number;
+  fingerprint: string;
+}
+
+/** The idempotency keys of a session's events at offsets 0..searched: read from the log once, then only what was appended since. */
+interface KeyIndex {
+  searched: number;
+  keys: Map<string, IndexedKey>;
+}
 
 /** Core-NATS wake-up subject (outside the durable tenet.v1 stream): "session X has new events". */
 export const sessionAppendedSubject = (sessionId: string): string => `tenet.gateway.session.${sessionId}.appended`;
@@ -68,6 +83,8 @@ const matches = (filter: EventFilter) => (event: EventView): boolean =>
 @Injectable()
 export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
+  /** Per session, the idempotency keys found in its stream up to the offset searched (see appendOnce). */
+  private readonly keyIndexes = new LRUCache<string, KeyIndex>({ max: KEY_INDEX_SESSIONS });
   private subscription: Subscription | undefined;
 
   constructor(
@@ -94,21 +111,30 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * Appends the event once per idempotency key: a retry with the same key returns the first event (same id
    * and offset) instead of writing another. The key is stored with the event in the log, so the answer holds
    * across restarts and gateway replicas; the append is conditional on the stream version that was searched,
-   * so two concurrent requests with one key cannot both write.
+   * so two concurrent requests with one key cannot both write. The keys already searched are remembered per
+   * session (`KeyIndex`): a call reads only the events appended since, not the whole session again.
    */
   async appendOnce(sessionId: string, input: EventCreationDto, idempotency: IdempotencyKey): Promise<{ event: EventView; replayed: boolean }> {
     const streamId = sessionStreamId(sessionId);
-    let searched = -1;
     for (;;) {
-      const events = await this.store.readStream(streamId, { fromOffset: searched + 1 });
-      const first = events.find((e) => (e.metadata as { idempotency?: IdempotencyKey }).idempotency?.key === idempotency.key);
-      if (first) {
-        if ((first.metadata as { idempotency: IdempotencyKey }).idempotency.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError(idempotency.key);
-        return { event: toEventView(first), replayed: true };
+      const index = this.keyIndexes.get(sessionId) ?? { searched: -1, keys: new Map<string, IndexedKey>() };
+      const events = await this.store.readStream(streamId, { fromOffset: index.searched + 1 });
+      for (const event of events) {
+        const key = (event.metadata as { idempotency?: IdempotencyKey }).idempotency;
+        // The first event with a key is its answer; a concurrent call may have indexed the same events already.
+        if (key && !index.keys.has(key.key)) index.keys.set(key.key, { offset: event.offset, fingerprint: key.fingerprint });
       }
-      searched = events.at(-1)?.offset ?? searched;
+      index.searched = Math.max(index.searched, events.at(-1)?.offset ?? -1);
+      this.keyIndexes.set(sessionId, index);
+      const first = index.keys.get(idempotency.key);
+      if (first) {
+        if (first.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError(idempotency.key);
+        const [stored] = await this.store.readStream(streamId, { fromOffset: first.offset, limit: 1 });
+        if (!stored) throw new Error(`idempotency key ${idempotency.key} names offset ${first.offset} of ${streamId}, which the log does not hold`);
+        return { event: toEventView(stored), replayed: true };
+      }
       try {
-        return { event: await this.write(sessionId, input, `corr_${newId(12)}`, searched, idempotency), replayed: false };
+        return { event: await this.write(sessionId, input, `corr_${newId(12)}`, index.searched, idempotency), replayed: false };
       } catch (error) {
         if (!(error instanceof ConcurrencyError)) throw error; // another append came first: search what it added
       }
