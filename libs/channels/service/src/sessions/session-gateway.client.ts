@@ -107,7 +107,7 @@ export class SessionGatewayClient {
     else if (key !== undefined) headers['authorization'] = `Bearer ${key}`;
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     // undici's request, not fetch: the same HTTP/1.1 keep-alive exchange without the WHATWG Request/Response and
-    // stream machinery, which cost about as much CPU per call as the gateway's handling of it (issue 21's bench).
+    // stream machinery, which cost about as much CPU per call as the gateway's handling of it (bench:channels, docs/benchmarks.md).
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
     const response = await httpRequest(`${this.baseUrl()}${path}`, { method: method as Dispatcher.HttpMethod, headers, signal, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     // Read whole at once: an unread body would hold the pooled connection.
