@@ -22,11 +22,35 @@ export interface Watermark {
 }
 
 const FILE_FORMAT = 1;
+/** Vectors inserted per native call while draining: small, so a slice ends close to its time budget. */
+const DRAIN_BATCH = 8;
+
+const norm = (v: Float32Array): number => {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  return Math.sqrt(sum) || 1;
+};
+
+function* take<T>(values: Iterable<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  let left = n;
+  for (const value of values) {
+    yield value;
+    if (--left === 0) return;
+  }
+}
 const FILE_PATTERN = /^([0-9a-f]{32})\.(\d+)-(\d+)-(\d+)\.usearch$/;
 
-/** One in-memory HNSW graph of one partition (embedding model, workspace, agent tag): keys are vector row ids. */
+/**
+ * One partition's vectors (embedding model, workspace, agent tag) in memory: an HNSW graph, and the vectors staged
+ * for it but not inserted yet — inserting costs milliseconds a vector, so writes stage and `drain` inserts in
+ * slices between other work. A search covers both: the graph approximately, the staged vectors exactly. Keys are
+ * vector row ids.
+ */
 export class HnswPartition {
-  readonly index: Index;
+  private readonly index: Index;
+  private readonly staged = new Map<number, { vector: Float32Array; norm: number }>();
+  /** Changed since it was loaded or saved. */
   dirty = false;
 
   constructor(
@@ -43,43 +67,62 @@ export class HnswPartition {
     return createHash('sha256').update(`${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}`).digest('hex').slice(0, 32);
   }
 
-  /** Adds vectors (row-major in `matrix`); keys already present are skipped, so replaying a log twice is harmless. */
-  add(keys: readonly number[], matrix: Float32Array): void {
-    const fresh: number[] = [];
-    const rows: number[] = [];
-    keys.forEach((key, i) => {
-      if (!this.index.contains(BigInt(key))) {
-        fresh.push(key);
-        rows.push(i);
-      }
-    });
-    if (fresh.length === 0) return;
-    const vectors = fresh.length === keys.length ? matrix : new Float32Array(fresh.length * this.dims);
-    if (vectors !== matrix) rows.forEach((row, i) => vectors.set(matrix.subarray(row * this.dims, (row + 1) * this.dims), i * this.dims));
-    // usearch spreads a batch over the cores; one vector is inserted on this thread.
-    this.index.add(BigUint64Array.from(fresh, BigInt), vectors, fresh.length > 1 ? 0 : 1);
+  /** Stages a vector for the graph (searchable at once); a key already in the graph is left alone, so replaying a log twice is harmless. */
+  stage(key: number, vector: Float32Array): void {
+    if (this.staged.has(key) || this.index.contains(BigInt(key))) return;
+    this.staged.set(key, { vector, norm: norm(vector) });
     this.dirty = true;
   }
 
   remove(key: number): void {
+    if (this.staged.delete(key)) return;
     if (this.index.contains(BigInt(key))) {
       this.index.remove(BigInt(key));
       this.dirty = true;
     }
   }
 
-  /** The k nearest keys with their cosine distance (0 identical … 2 opposite). */
-  search(vector: Float32Array, k: number): { key: number; distance: number }[] {
-    if (this.index.size() === 0) return [];
-    const found = this.index.search(vector, k, 1);
-    return Array.from(found.keys, (key, i) => ({ key: Number(key), distance: found.distances[i] ?? 2 }));
+  get pending(): number {
+    return this.staged.size;
   }
 
+  /** Inserts staged vectors into the graph until `budgetMs` is spent (at least one batch); answers how many are left. */
+  drain(budgetMs: number): number {
+    const started = performance.now();
+    while (this.staged.size > 0) {
+      const batch = [...take(this.staged.keys(), DRAIN_BATCH)];
+      const matrix = new Float32Array(batch.length * this.dims);
+      batch.forEach((key, i) => matrix.set(this.staged.get(key)!.vector, i * this.dims));
+      this.index.add(BigUint64Array.from(batch, BigInt), matrix, 1);
+      for (const key of batch) this.staged.delete(key);
+      if (performance.now() - started >= budgetMs) break;
+    }
+    return this.staged.size;
+  }
+
+  /** The k nearest keys with their cosine distance (0 identical … 2 opposite): the graph's, and the staged vectors' exactly. */
+  search(vector: Float32Array, k: number): { key: number; distance: number }[] {
+    const found: { key: number; distance: number }[] = [];
+    if (this.index.size() > 0) {
+      const matches = this.index.search(vector, k, 1);
+      matches.keys.forEach((key, i) => found.push({ key: Number(key), distance: matches.distances[i] ?? 2 }));
+    }
+    if (this.staged.size === 0) return found;
+    const queryNorm = norm(vector);
+    for (const [key, staged] of this.staged) {
+      let dot = 0;
+      for (let i = 0; i < vector.length; i++) dot += vector[i]! * staged.vector[i]!;
+      found.push({ key, distance: 1 - dot / (queryNorm * staged.norm) });
+    }
+    return found.sort((a, b) => a.distance - b.distance).slice(0, k);
+  }
+
+  /** Vectors in the graph (staged ones not counted). */
   get size(): number {
     return this.index.size();
   }
 
-  /** Writes the graph as `<key>.<format>-<adds>-<removes>.usearch` (a temporary file renamed: a reader sees a whole one). */
+  /** Writes the graph (staged vectors must be drained first) as `<key>.<format>-<adds>-<removes>.usearch` (a temporary file renamed: a reader sees a whole one). */
   save(dir: string, at: Watermark): void {
     mkdirSync(dir, { recursive: true });
     const name = `${this.fileKey}.${FILE_FORMAT}-${at.adds}-${at.removes}.usearch`;

@@ -15,6 +15,9 @@ export const SQLITE_KNOWLEDGE_FILE = 'knowledge.sqlite';
  */
 const SCHEMA_VERSION = 4;
 
+/** Longest a background slice of graph insertion holds the event loop. */
+const DRAIN_SLICE_MS = 10;
+
 /** Folder, next to the database file, of the persisted HNSW graphs (one file per partition). */
 export const HNSW_FOLDER = 'knowledge-hnsw';
 
@@ -159,6 +162,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** The vector rows and removals the graphs have applied. */
   private applied: Watermark = { adds: 0, removes: 0 };
   private epoch = '';
+  private draining: NodeJS.Immediate | undefined;
 
   constructor(options: { file?: string; dataDir?: string; hnsw?: Partial<HnswParameters> } = {}) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
@@ -225,24 +229,45 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       const saved = this.hnswDir ? graph.load(this.hnswDir) : undefined;
       if (!saved || saved.adds > head.adds || saved.removes > head.removes) graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
       const from = saved && graph.size > 0 ? saved : { adds: 0, removes: 0 };
-      this.addRows(graph, rowsOf.all(row.scope, from.adds, head.adds) as { key: number; vector: Buffer }[]);
+      this.stageRows(graph, rowsOf.all(row.scope, from.adds, head.adds) as { key: number; vector: Buffer }[]);
       for (const { key } of removedOf.all(row.scope, from.removes, head.removes) as { key: number }[]) graph.remove(key);
       this.partitions.set(row.scope, { ...row, graph });
     }
     this.applied = head;
+    this.scheduleDrain();
   }
 
-  private addRows(graph: HnswPartition, rows: readonly { key: number; vector: Buffer }[]): void {
-    // In slices, so a rebuild of a large partition does not hold a second copy of all its vectors.
-    for (let at = 0; at < rows.length; at += 4096) {
-      const slice = rows.slice(at, at + 4096);
-      const matrix = new Float32Array(slice.length * graph.dims);
-      slice.forEach((r, i) => matrix.set(new Float32Array(r.vector.buffer, r.vector.byteOffset, graph.dims), i * graph.dims));
-      graph.add(
-        slice.map((r) => r.key),
-        matrix,
-      );
-    }
+  private stageRows(graph: HnswPartition, rows: readonly { key: number; vector: Buffer }[]): void {
+    for (const row of rows) graph.stage(row.key, new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + graph.dims * 4)));
+  }
+
+  /** Inserts staged vectors into the graphs in slices of DRAIN_SLICE_MS, one slice per turn of the event loop, until none is left. */
+  private scheduleDrain(): void {
+    if (this.draining || !this.db.open) return;
+    this.draining = setImmediate(() => {
+      this.draining = undefined;
+      if (!this.db.open) return;
+      const started = performance.now();
+      for (const { graph } of this.partitions.values()) {
+        if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
+        if (performance.now() - started >= DRAIN_SLICE_MS) break;
+      }
+      if ([...this.partitions.values()].some((p) => p.graph.pending > 0)) this.scheduleDrain();
+    });
+  }
+
+  /**
+   * Inserts every staged vector into its graph now, blocking: for a caller that wants the graphs complete before it
+   * measures or saves (the benchmark). Searches are exact on staged vectors without it.
+   */
+  drainGraphs(): void {
+    this.catchUp();
+    for (const { graph } of this.partitions.values()) graph.drain(Infinity);
+  }
+
+  /** Vectors written but not yet in a graph (searched exactly meanwhile). */
+  get stagedVectors(): number {
+    return [...this.partitions.values()].reduce((sum, p) => sum + p.graph.pending, 0);
   }
 
   /** Applies the vector rows and removals written since the graphs were last brought up to date, by this process or another. */
@@ -257,13 +282,14 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       for (const row of added) byScope.set(row.scope, [...(byScope.get(row.scope) ?? []), row]);
       for (const [scope, rows] of byScope) {
         const partition = this.partition(scope);
-        if (partition) this.addRows(partition.graph, rows);
+        if (partition) this.stageRows(partition.graph, rows);
       }
       for (const { key, scope } of this.db.prepare('SELECT vec_rowid AS key, scope FROM knowledge_vec_removed WHERE seq > ? AND seq <= ?').all(this.applied.removes, head.removes) as { key: number; scope: string }[]) {
         this.partitions.get(scope)?.graph.remove(key);
       }
     })();
     this.applied = head;
+    this.scheduleDrain();
   }
 
   /** The partition of a scope, created (empty) the first time a vector row of it is seen. */
@@ -430,9 +456,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (this.db.open) {
       if (this.hnswDir) {
         this.catchUp();
-        for (const { graph } of this.partitions.values()) if (graph.dirty) graph.save(this.hnswDir, this.applied);
+        // A graph with staged vectors is not saved: its older file (or none) is brought up to date from the log on open.
+        for (const { graph } of this.partitions.values()) if (graph.dirty && graph.pending === 0) graph.save(this.hnswDir, this.applied);
         removeStaleFiles(this.hnswDir, new Set([...this.partitions.values()].map((p) => p.graph.fileKey)));
       }
+      if (this.draining) clearImmediate(this.draining);
       this.db.close();
     }
   }
