@@ -27,7 +27,7 @@ const DRAIN_BATCH = 8;
 
 const norm = (v: Float32Array): number => {
   let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  for (const x of v) sum += x * x;
   return Math.sqrt(sum) || 1;
 };
 
@@ -90,11 +90,11 @@ export class HnswPartition {
   drain(budgetMs: number): number {
     const started = performance.now();
     while (this.staged.size > 0) {
-      const batch = [...take(this.staged.keys(), DRAIN_BATCH)];
+      const batch = [...take(this.staged, DRAIN_BATCH)];
       const matrix = new Float32Array(batch.length * this.dims);
-      batch.forEach((key, i) => matrix.set(this.staged.get(key)!.vector, i * this.dims));
-      this.index.add(BigUint64Array.from(batch, BigInt), matrix, 1);
-      for (const key of batch) this.staged.delete(key);
+      batch.forEach(([, staged], i) => matrix.set(staged.vector, i * this.dims));
+      this.index.add(BigUint64Array.from(batch, ([key]) => BigInt(key)), matrix, 1);
+      for (const [key] of batch) this.staged.delete(key);
       if (performance.now() - started >= budgetMs) break;
     }
     return this.staged.size;
@@ -111,7 +111,7 @@ export class HnswPartition {
     const queryNorm = norm(vector);
     for (const [key, staged] of this.staged) {
       let dot = 0;
-      for (let i = 0; i < vector.length; i++) dot += vector[i]! * staged.vector[i]!;
+      vector.forEach((x, i) => (dot += x * (staged.vector[i] ?? 0)));
       found.push({ key, distance: 1 - dot / (queryNorm * staged.norm) });
     }
     return found.sort((a, b) => a.distance - b.distance).slice(0, k);
@@ -158,7 +158,7 @@ function persistedFiles(dir: string): { name: string; key: string; at: Watermark
   }
   return names.flatMap((name) => {
     const match = FILE_PATTERN.exec(name);
-    return match && Number(match[2]) === FILE_FORMAT ? [{ name, key: match[1]!, at: { adds: Number(match[3]), removes: Number(match[4]) } }] : [];
+    return match?.[1] !== undefined && Number(match[2]) === FILE_FORMAT ? [{ name, key: match[1], at: { adds: Number(match[3]), removes: Number(match[4]) } }] : [];
   });
 }
 

@@ -17,6 +17,8 @@ const SCHEMA_VERSION = 4;
 
 /** Longest a background slice of graph insertion holds the event loop. */
 const DRAIN_SLICE_MS = 10;
+/** Graph insertion waits until no source was written for this long. */
+const DRAIN_IDLE_MS = 100;
 
 /** Folder, next to the database file, of the persisted HNSW graphs (one file per partition). */
 export const HNSW_FOLDER = 'knowledge-hnsw';
@@ -162,7 +164,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** The vector rows and removals the graphs have applied. */
   private applied: Watermark = { adds: 0, removes: 0 };
   private epoch = '';
-  private draining: NodeJS.Immediate | undefined;
+  private draining: NodeJS.Timeout | undefined;
+  private lastWrite = 0;
 
   constructor(options: { file?: string; dataDir?: string; hnsw?: Partial<HnswParameters> } = {}) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
@@ -241,19 +244,30 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     for (const row of rows) graph.stage(row.key, new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + graph.dims * 4)));
   }
 
-  /** Inserts staged vectors into the graphs in slices of DRAIN_SLICE_MS, one slice per turn of the event loop, until none is left. */
+  /**
+   * Inserts staged vectors into the graphs in slices of DRAIN_SLICE_MS, one per turn of the event loop, once no write
+   * came for DRAIN_IDLE_MS: insertion yields to ingestion (staged vectors are searched exactly meanwhile). The timer
+   * does not keep the process alive: what is left staged at exit is in the log for the next open.
+   */
   private scheduleDrain(): void {
     if (this.draining || !this.db.open) return;
-    this.draining = setImmediate(() => {
-      this.draining = undefined;
-      if (!this.db.open) return;
-      const started = performance.now();
-      for (const { graph } of this.partitions.values()) {
-        if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
-        if (performance.now() - started >= DRAIN_SLICE_MS) break;
-      }
-      if ([...this.partitions.values()].some((p) => p.graph.pending > 0)) this.scheduleDrain();
-    });
+    const idleFor = performance.now() - this.lastWrite;
+    this.draining = setTimeout(
+      () => {
+        this.draining = undefined;
+        if (!this.db.open) return;
+        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS) {
+          const started = performance.now();
+          for (const { graph } of this.partitions.values()) {
+            if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
+            if (performance.now() - started >= DRAIN_SLICE_MS) break;
+          }
+        }
+        if ([...this.partitions.values()].some((p) => p.graph.pending > 0)) this.scheduleDrain();
+      },
+      Math.max(0, DRAIN_IDLE_MS - idleFor),
+    );
+    this.draining.unref();
   }
 
   /**
@@ -355,6 +369,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         this.indexChunk(source, id, chunk.heading, chunk.text, chunk.vector);
       }
     })();
+    this.lastWrite = performance.now();
     this.catchUp();
   }
 
@@ -372,6 +387,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       this.clearChunks(sourceId);
       return this.db.prepare('DELETE FROM knowledge_sources WHERE source_id = ?').run(sourceId).changes > 0;
     })();
+    this.lastWrite = performance.now();
     this.catchUp();
     return deleted;
   }
@@ -460,7 +476,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         for (const { graph } of this.partitions.values()) if (graph.dirty && graph.pending === 0) graph.save(this.hnswDir, this.applied);
         removeStaleFiles(this.hnswDir, new Set([...this.partitions.values()].map((p) => p.graph.fileKey)));
       }
-      if (this.draining) clearImmediate(this.draining);
+      if (this.draining) clearTimeout(this.draining);
       this.db.close();
     }
   }
