@@ -293,7 +293,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         .prepare('SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid')
         .all(this.applied.adds, head.adds) as { key: number; scope: string; vector: Buffer }[];
       const byScope = new Map<string, { key: number; vector: Buffer }[]>();
-      for (const row of added) byScope.set(row.scope, [...(byScope.get(row.scope) ?? []), row]);
+      for (const row of added) {
+        const rows = byScope.get(row.scope);
+        if (rows) rows.push(row);
+        else byScope.set(row.scope, [row]);
+      }
       for (const [scope, rows] of byScope) {
         const partition = this.partition(scope);
         if (partition) this.stageRows(partition.graph, rows);
