@@ -38,12 +38,15 @@ export interface NearestQuery {
   embeddingModel: string;
   /** Only chunks this agent may read (sources tagged to it or to no agent); omitted: every chunk. */
   agentId?: string;
+  /** Only chunks of this workspace's sources (a source without one is `default`'s); omitted: every workspace's. */
+  workspaceId?: string;
   k: number;
 }
 
 export interface LexicalQuery {
   text: string;
   agentId?: string;
+  workspaceId?: string;
   k: number;
 }
 

@@ -118,7 +118,13 @@ export class KnowledgeHttpController {
   }
 
   @Get('search')
-  async search(@Query('q') q?: string, @Query('agent_id') agentId?: string, @Query('max_results') maxResults?: string, @Query('threshold') threshold?: string): Promise<KnowledgeSearchView> {
+  async search(
+    @Req() request: Request,
+    @Query('q') q?: string,
+    @Query('agent_id') agentId?: string,
+    @Query('max_results') maxResults?: string,
+    @Query('threshold') threshold?: string,
+  ): Promise<KnowledgeSearchView> {
     const problems: HttpException[] = [];
     if (typeof q !== 'string' || q.trim() === '' || q.length > 2_000) problems.push(invalid(['query', 'q'], 'q must be a non-blank string of at most 2000 characters'));
     const limit = maxResults === undefined ? DEFAULT_RESULTS : Number(maxResults);
@@ -129,7 +135,9 @@ export class KnowledgeHttpController {
     if (problems[0]) throw problems.length === 1 ? problems[0] : new HttpException({ detail: problems.flatMap((p) => (p.getResponse() as { detail: unknown[] }).detail) }, HttpStatus.UNPROCESSABLE_ENTITY);
     const started = performance.now();
     const timestamp = new Date().toISOString();
-    const hits = await this.knowledge.search({ query: q as string, ...(agentId ? { agentId } : {}), maxResults: limit, threshold: floor });
+    // Only the caller's workspace's sources (ADR 0034); no guard on this host: every workspace's.
+    const workspaceId = callerWorkspaceOf(request);
+    const hits = await this.knowledge.search({ query: q as string, ...(agentId ? { agentId } : {}), ...(workspaceId !== undefined ? { workspaceId } : {}), maxResults: limit, threshold: floor });
     return { query: q as string, chunks: hits.map(hitView), latency_ms: Math.round((performance.now() - started) * 100) / 100, timestamp };
   }
 }

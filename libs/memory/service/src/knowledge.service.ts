@@ -30,6 +30,8 @@ export interface KnowledgeQuota {
 export interface KnowledgeQuery {
   query: string;
   agentId?: string;
+  /** Only chunks of this workspace's sources (the caller's, ADR 0018); omitted: every workspace's. */
+  workspaceId?: string;
   /** At most this many chunks, best first. */
   maxResults: number;
   /** Only chunks whose fused score is at least this (0 … 1). */
@@ -207,7 +209,7 @@ export class KnowledgeService {
     // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
     const only = query.sourceIds && query.sourceIds.length > 0 ? new Set(query.sourceIds) : undefined;
     const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES) * (only ? SOURCE_FILTER_FACTOR : 1);
-    const scope = query.agentId !== undefined ? { agentId: query.agentId } : {};
+    const scope = { ...(query.agentId !== undefined ? { agentId: query.agentId } : {}), ...(query.workspaceId !== undefined ? { workspaceId: query.workspaceId } : {}) };
     const [nearest, lexical] = await Promise.all([
       this.index.nearest({ vector: queryVector, embeddingModel: embeddingKey(this.embeddings), k, ...scope }),
       this.index.lexical({ text: query.query, k, ...scope }),

@@ -218,7 +218,10 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       ])
       .toArray();
     // Atlas scores cosine as (1 + cos) / 2.
-    return this.hits(docs.map((doc) => ({ doc, score: 2 * doc.score - 1 })));
+    return this.hits(
+      docs.map((doc) => ({ doc, score: 2 * doc.score - 1 })),
+      query.workspaceId,
+    );
   }
 
   async lexical(query: LexicalQuery): Promise<ChunkHit[]> {
@@ -229,17 +232,24 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       .sort({ score: { $meta: 'textScore' }, _id: 1 })
       .limit(query.k)
       .toArray();
-    return this.hits(docs.map((doc) => ({ doc, score: doc.score })));
+    return this.hits(
+      docs.map((doc) => ({ doc, score: doc.score })),
+      query.workspaceId,
+    );
   }
 
-  private async hits(found: { doc: ChunkDocument; score: number }[]): Promise<ChunkHit[]> {
+  /**
+   * `workspaceId`: only that workspace's sources — checked on the found chunks' sources (the Atlas indexes filter by
+   * model and agent only), so a query never sees another workspace's chunk but may find fewer than k.
+   */
+  private async hits(found: { doc: ChunkDocument; score: number }[], workspaceId: string | undefined): Promise<ChunkHit[]> {
     const ids = [...new Set(found.map((f) => f.doc.sourceId))];
     const sources = new Map((await this.sources.find({ _id: { $in: ids } }).toArray()).map((doc) => [doc._id, toSource(doc)]));
     return found
       .sort((a, b) => b.score - a.score || a.doc._id.localeCompare(b.doc._id))
       .flatMap(({ doc, score }) => {
         const source = sources.get(doc.sourceId);
-        return source ? [{ chunk: { chunkId: doc._id, sourceId: doc.sourceId, ordinal: doc.ordinal, heading: doc.heading, text: doc.text }, source, score }] : [];
+        return source && (workspaceId === undefined || (source.workspaceId ?? 'default') === workspaceId) ? [{ chunk: { chunkId: doc._id, sourceId: doc.sourceId, ordinal: doc.ordinal, heading: doc.heading, text: doc.text }, source, score }] : [];
       });
   }
 

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+import type { IndexedChunk, KnowledgeSource } from './knowledge-index.port.js';
+import { HNSW_FOLDER, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 import { knowledgeIndexConformance } from './testing/knowledge-index.conformance.js';
 
 const dirs: string[] = [];
@@ -80,6 +81,142 @@ describe('SqliteKnowledgeIndex shared by two processes', () => {
     } finally {
       await writer.close();
       await reader.close();
+    }
+  });
+});
+
+describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
+  const DIMS = 16;
+  /** A seeded vector: close vectors for close seeds would make ties; these are spread like real embeddings. */
+  const vectorOf = (seed: number): number[] => Array.from({ length: DIMS }, (_, i) => Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 - Math.floor(Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453) - 0.5);
+  const MODEL = `test/hnsw/${DIMS}`;
+  const sourceOf = (sourceId: string, agentIds: string[], workspaceId?: string): KnowledgeSource => ({
+    sourceId,
+    title: sourceId,
+    format: 'text',
+    agentIds,
+    contentHash: sourceId,
+    chunkCount: 100,
+    embeddingModel: MODEL,
+    ingestedAt: '2026-11-28T00:00:00.000Z',
+    ...(workspaceId !== undefined ? { workspaceId } : {}),
+  });
+  /** 100 chunks per source, seeds base … base + 99, each chunk's text naming its source. */
+  const chunksOf = (sourceId: string, base: number): IndexedChunk[] =>
+    Array.from({ length: 100 }, (_, i) => ({ chunkId: `${sourceId}:${i}`, sourceId, ordinal: i, heading: sourceId, text: `common words ${sourceId.replace(/[^a-z0-9]/g, '')}`, vector: vectorOf(base + i) }));
+  const tempDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-hnsw-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const sourcesFound = async (index: SqliteKnowledgeIndex, seed: number, scope: { agentId?: string; workspaceId?: string }): Promise<string[]> => {
+    const near = await index.nearest({ vector: vectorOf(seed), embeddingModel: MODEL, k: 1000, ...scope });
+    const text = await index.lexical({ text: 'common words', k: 1000, ...scope });
+    return [...new Set([...near, ...text].map((h) => h.chunk.sourceId))].sort();
+  };
+
+  it("never returns another workspace's or a non-permitted agent's chunk, before and after the graphs are built", async () => {
+    const index = new SqliteKnowledgeIndex({ dataDir: tempDir() });
+    try {
+      await index.replaceSource(sourceOf('a-all', [], 'ws-a'), chunksOf('a-all', 0));
+      await index.replaceSource(sourceOf('a-one', ['agent-1'], 'ws-a'), chunksOf('a-one', 100));
+      await index.replaceSource(sourceOf('a-two', ['agent-2'], 'ws-a'), chunksOf('a-two', 200));
+      await index.replaceSource(sourceOf('b-all', [], 'ws-b'), chunksOf('b-all', 300));
+      await index.replaceSource(sourceOf('b-one', ['agent-1'], 'ws-b'), chunksOf('b-one', 400));
+      await index.replaceSource(sourceOf('default-all', []), chunksOf('default-all', 500));
+      const check = async (): Promise<void> => {
+        // Query vectors taken from the forbidden sources themselves: their own chunks are the nearest there are.
+        for (const seed of [0, 150, 250, 350, 450, 550]) {
+          expect(await sourcesFound(index, seed, { workspaceId: 'ws-a', agentId: 'agent-1' })).toEqual(['a-all', 'a-one']);
+          expect(await sourcesFound(index, seed, { workspaceId: 'ws-b', agentId: 'agent-1' })).toEqual(['b-all', 'b-one']);
+          expect(await sourcesFound(index, seed, { workspaceId: 'ws-a' })).toEqual(['a-all', 'a-one', 'a-two']);
+          expect(await sourcesFound(index, seed, { workspaceId: 'default', agentId: 'agent-2' })).toEqual(['default-all']);
+          expect(await sourcesFound(index, seed, { agentId: 'agent-2' })).toEqual(['a-all', 'a-two', 'b-all', 'default-all']);
+        }
+      };
+      expect(index.stagedVectors).toBeGreaterThan(0);
+      await check();
+      index.drainGraphs();
+      expect(index.stagedVectors).toBe(0);
+      await check();
+      // The graph finds a chunk of its own partition by its exact vector.
+      expect((await index.nearest({ vector: vectorOf(150), embeddingModel: MODEL, agentId: 'agent-1', workspaceId: 'ws-a', k: 1 }))[0]?.chunk.chunkId).toBe('a-one:50');
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('rebuilds the graphs from the vector rows when their files are deleted, and brings a stale file up to date from the log', async () => {
+    const dir = tempDir();
+    const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await first.replaceSource(sourceOf('s1', []), chunksOf('s1', 0));
+    await first.replaceSource(sourceOf('s2', []), chunksOf('s2', 100));
+    first.drainGraphs();
+    await first.close();
+    const saved = readdirSync(join(dir, HNSW_FOLDER));
+    expect(saved).toHaveLength(1);
+    const stale = join(dir, 'stale-copy');
+    cpSync(join(dir, HNSW_FOLDER), stale, { recursive: true });
+
+    // Deleted: rebuilt from the rows on open.
+    rmSync(join(dir, HNSW_FOLDER), { recursive: true });
+    const rebuilt = new SqliteKnowledgeIndex({ dataDir: dir });
+    expect(rebuilt.stagedVectors).toBe(200);
+    rebuilt.drainGraphs();
+    expect((await rebuilt.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s1:42');
+    expect((await rebuilt.nearest({ vector: vectorOf(142), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s2:42');
+    // Changed after the copy was saved: s1 deleted, s3 added.
+    await rebuilt.deleteSource('s1');
+    await rebuilt.replaceSource(sourceOf('s3', []), chunksOf('s3', 200));
+    await rebuilt.close();
+
+    // Stale: the older file is loaded (only the newer rows are staged), then the log's removals and rows are applied.
+    rmSync(join(dir, HNSW_FOLDER), { recursive: true, force: true });
+    cpSync(stale, join(dir, HNSW_FOLDER), { recursive: true });
+    const caughtUp = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      expect(caughtUp.stagedVectors).toBe(100);
+      caughtUp.drainGraphs();
+      expect(await sourcesFound(caughtUp, 42, {})).toEqual(['s2', 's3']);
+      expect((await caughtUp.nearest({ vector: vectorOf(242), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s3:42');
+      expect((await caughtUp.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain('s1');
+    } finally {
+      await caughtUp.close();
+    }
+  });
+
+  it("never returns a deleted or replaced source's chunks: not from this process's graph, another process's, nor a saved one", async () => {
+    const dir = tempDir();
+    const writer = new SqliteKnowledgeIndex({ dataDir: dir });
+    const reader = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      await writer.replaceSource(sourceOf('gone', []), chunksOf('gone', 0));
+      await writer.replaceSource(sourceOf('kept', []), chunksOf('kept', 100));
+      await writer.replaceSource(sourceOf('changed', []), chunksOf('changed', 200));
+      writer.drainGraphs();
+      reader.drainGraphs();
+      expect((await reader.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('gone:7');
+
+      await writer.deleteSource('gone');
+      // Re-ingested with other vectors: the old ones must go too.
+      await writer.replaceSource(sourceOf('changed', []), chunksOf('changed', 1000));
+      for (const index of [writer, reader]) {
+        const found = await index.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 300 });
+        expect(found.map((h) => h.chunk.sourceId)).not.toContain('gone');
+        expect(found.filter((h) => h.chunk.sourceId === 'changed')).toHaveLength(100);
+        expect((await index.nearest({ vector: vectorOf(207), embeddingModel: MODEL, k: 1 }))[0]?.score).toBeLessThan(0.999);
+      }
+      writer.drainGraphs();
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      expect(reopened.stagedVectors).toBe(0);
+      expect((await reopened.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain('gone');
+    } finally {
+      await reopened.close();
     }
   });
 });
