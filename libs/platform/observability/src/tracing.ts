@@ -1,9 +1,10 @@
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { createRequire } from 'node:module';
+import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+
+// The tracing SDK and exporter are loaded only when tracing is turned on (issue 27): a process without
+// OTEL_EXPORTER_OTLP_ENDPOINT runs on the API's no-op tracer and never loads them.
+const load = createRequire(import.meta.url);
 
 const tracer = () => trace.getTracer('tenet');
 let active: TracerProvider | undefined;
@@ -17,7 +18,12 @@ let active: TracerProvider | undefined;
 export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
   if (active) return active;
   if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
-  const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: new OTLPTraceExporter() });
+  const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } = load('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const otlpExporter = (): SpanExporter => new (load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: otlpExporter() });
   active = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

@@ -1,0 +1,10 @@
+import { createRequire } from 'node:module';
+
+const load = createRequire(import.meta.url);
+
+/**
+ * BullMQ, loaded when the first queue or worker is made (issue 27): a process that schedules nothing on Redis — the
+ * journey engine, the matcher, an embedded all-in-one — never loads it. One (CommonJS) copy for every Tenet
+ * adapter, so its error classes are the same ones its workers check.
+ */
+export const loadBullMq = (): typeof import('bullmq') => load('bullmq') as typeof import('bullmq');
