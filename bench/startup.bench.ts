@@ -9,7 +9,8 @@
  *
  * The floor, measured first in the same run: bench/startup-floor.mjs, a NestJS app with one HTTP controller and a
  * NATS connection; each row gives its idle RSS as a multiple of it. TENET_BENCH_APPS and TENET_BENCH_VARIANTS
- * (source,compiled) narrow the rows.
+ * (source,compiled) narrow the rows; TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row
+ * (before/after in one run).
  *
  * Second section (bench/startup-log-size.ts): first `GET /agents` and first turn after a restart on an event log
  * of TENET_BENCH_LOG_SIZES (default 0,10000,100000) events. TENET_BENCH_SECTIONS=processes,log-size (default
@@ -48,12 +49,14 @@ const allApps: { name: string; app: string; env: Record<string, string> }[] = [
   { name: 'channel-gateway', app: 'channel-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
 ];
 const apps = allApps.filter(({ name }) => only === undefined || only.includes(name));
-type Variant = 'source' | 'compiled' | 'plain';
+type Variant = 'source' | 'compiled' | 'baseline' | 'plain';
+/** TENET_BENCH_BASELINE_DIST: another build's dist/ (e.g. main's) measured in the same run as the `baseline` variant. */
+const baselineDist = process.env['TENET_BENCH_BASELINE_DIST'];
 const args = (app: string, variant: Variant): string[] =>
   variant === 'plain'
     ? [join(root, 'bench', app)]
-    : variant === 'compiled'
-      ? [join(root, 'dist/apps', app, 'main.js')]
+    : variant === 'compiled' || variant === 'baseline'
+      ? [join(variant === 'baseline' ? resolve(baselineDist!) : join(root, 'dist'), 'apps', app, 'main.js')]
       : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
 
 const cpuSeconds = (pid: number): number => {
@@ -92,7 +95,10 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const built = existsSync(join(root, 'dist/apps/tenet/main.js'));
 if (!built) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
 /** TENET_BENCH_VARIANTS=compiled measures the build only. */
-const variants = (process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter((v): v is Variant => v === 'source' || (v === 'compiled' && built));
+const variants = [
+  ...(process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter((v): v is Variant => v === 'source' || (v === 'compiled' && built)),
+  ...(baselineDist === undefined ? [] : (['baseline'] as const)),
+];
 
 const sections = (process.env['TENET_BENCH_SECTIONS'] ?? 'processes,log-size').split(',');
 let port = 18_700 + Math.floor(Math.random() * 500);

@@ -1,5 +1,10 @@
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { createRequire } from 'node:module';
+import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
+import type * as OtelCore from '@opentelemetry/core';
+import type * as OtlpHttpExporter from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtelResources from '@opentelemetry/resources';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
 import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 
 // The tracing SDK and exporter are loaded only when tracing is turned on (issue 27): a process without
@@ -18,11 +23,11 @@ let active: TracerProvider | undefined;
 export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
   if (active) return active;
   if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
-  const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-  const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } = load('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const otlpExporter = (): SpanExporter => new (load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks') as typeof ContextAsyncHooks;
+  const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof OtelCore;
+  const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof OtelResources;
+  const { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } = load('@opentelemetry/sdk-trace') as typeof SdkTrace;
+  const otlpExporter = (): SpanExporter => new (load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter).OTLPTraceExporter();
   const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: otlpExporter() });
   active = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import type * as ClassTransformer from 'class-transformer';
+import type * as ClassValidator from 'class-validator';
 import type { ValidationError } from 'class-validator';
 
 // class-validator and class-transformer (CommonJS only: the same instances the DTOs import) are loaded at the first
@@ -34,8 +36,8 @@ export const patchRulesOf = (update: unknown): Readonly<PatchRules> | undefined 
 
 /** The create rules a PATCH body breaks (empty when none, or when its DTO declares no `PatchOf`). */
 export function createRuleErrors(update: unknown, body: unknown): ValidationError[] {
-  const { validateSync, ValidationError: ValidationErrorClass } = load('class-validator') as typeof import('class-validator');
-  const { plainToInstance } = load('class-transformer') as typeof import('class-transformer');
+  const { validateSync, ValidationError: ValidationErrorClass } = load('class-validator') as typeof ClassValidator;
+  const { plainToInstance } = load('class-transformer') as typeof ClassTransformer;
   const rules = typeof update === 'function' ? RULES.get(update) : undefined;
   if (!rules || typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const entries = Object.entries(body as Record<string, unknown>).filter(([field, value]) => value !== undefined && !(value === null && rules.clears.has(field)));

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type Anthropic from '@anthropic-ai/sdk';
-import type OpenAI from 'openai';
+import type * as AnthropicModule from '@anthropic-ai/sdk';
+import type * as OpenAiModule from 'openai';
 
 /**
  * The vendor SDKs, loaded when the first client is made (issue 27): a process that never builds an OpenAI or
@@ -9,5 +9,5 @@ import type OpenAI from 'openai';
  */
 const load = createRequire(import.meta.url);
 
-export const openAiSdk = (): typeof OpenAI => (load('openai') as typeof import('openai')).default;
-export const anthropicSdk = (): typeof Anthropic => (load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).default;
+export const openAiSdk = (): typeof OpenAiModule.default => (load('openai') as typeof OpenAiModule).default;
+export const anthropicSdk = (): typeof AnthropicModule.default => (load('@anthropic-ai/sdk') as typeof AnthropicModule).default;

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as BullMq from 'bullmq';
 
 const load = createRequire(import.meta.url);
 
@@ -7,4 +8,4 @@ const load = createRequire(import.meta.url);
  * journey engine, the matcher, an embedded all-in-one — never loads it. One (CommonJS) copy for every Tenet
  * adapter, so its error classes are the same ones its workers check.
  */
-export const loadBullMq = (): typeof import('bullmq') => load('bullmq') as typeof import('bullmq');
+export const loadBullMq = (): typeof BullMq => load('bullmq') as typeof BullMq;
