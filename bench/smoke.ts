@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 /** The shortest form of each bench: its own knobs (see each bench's header). */
 const SHORTEST: Record<string, Record<string, string>> = {
   'bench:foundation': { BENCH_ROUNDS: '1', BENCH_SQLITE_EVENTS: '200', BENCH_NATS_EVENTS: '200' },
-  'bench:startup': { TENET_BENCH_RUNS: '1', TENET_BENCH_IDLE_MS: '200', TENET_BENCH_LOG_SIZES: '0,100' },
+  'bench:startup': { TENET_BENCH_RUNS: '1', TENET_BENCH_IDLE_MS: '200', TENET_BENCH_LOG_SIZES: '0,100', TENET_BENCH_APPS: 'tenet (demo),journey-engine' },
   'bench:turn': { BENCH_ROUNDS: '1', BENCH_SESSIONS: '2', BENCH_SEQUENTIAL_SESSIONS: '1', BENCH_TURNS_PER_SESSION: '2', BENCH_LONG_SESSION: '4', BENCH_IDLE_PROBES: '5', BENCH_IDLE_TURNS: '2' },
   'bench:tools': { BENCH_ROUNDS: '1', BENCH_CALLS: '10', BENCH_THROUGHPUT_CALLS: '20', BENCH_CONCURRENCY: '4' },
   'bench:retrieval': { BENCH_SIZES: '200', BENCH_QUERIES: '5' },

@@ -3,34 +3,61 @@
  * TypeScript source (@swc-node, as `npm start` does) and from the compiled build (`node dist/apps/<app>/main.js`,
  * after `npm run build`). Each process is started alone, timed until `GET /healthz` answers, then left idle
  * for TENET_BENCH_IDLE_MS (default 5000) before its RSS is read from /proc. Distributed services use NATS_URL
- * and REDIS_URL (default the local ones). Runs TENET_BENCH_RUNS (default 3) times and reports medians.
+ * and REDIS_URL (default the local ones) under the bench's own TENET_NAMESPACE and TENET_REDIS_PREFIX, whose
+ * streams and keys are deleted at the end (the NATS and Redis may be shared). Runs TENET_BENCH_RUNS (default 3)
+ * times and reports medians.
+ *
+ * The floor, measured first in the same run: bench/startup-floor.mjs, a NestJS app with one HTTP controller and a
+ * NATS connection; each row gives its idle RSS as a multiple of it. TENET_BENCH_APPS and TENET_BENCH_VARIANTS
+ * (source,compiled) narrow the rows; TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row
+ * (before/after in one run).
  *
  * Second section (bench/startup-log-size.ts): first `GET /agents` and first turn after a restart on an event log
  * of TENET_BENCH_LOG_SIZES (default 0,10000,100000) events. TENET_BENCH_SECTIONS=processes,log-size (default
  * both) picks the sections.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { tenetStreamsFor } from '@tenet/platform-runtime';
+import { deleteRedisKeys, deleteStreams } from '@tenet/testing';
 import { logSizeBench } from './startup-log-size.js';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.env['TENET_BENCH_RUNS'] ?? 3);
 const idleMs = Number(process.env['TENET_BENCH_IDLE_MS'] ?? 5000);
 const ticks = 100; // USER_HZ on Linux
-const apps: { app: string; env: Record<string, string> }[] = [
-  { app: 'tenet', env: { TENET_DEMO: 'off' } },
-  { app: 'session-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
-  { app: 'guideline-matcher', env: { TENET_MODE: 'distributed' } },
-  { app: 'metering', env: { TENET_MODE: 'distributed' } },
-  { app: 'journey-engine', env: { TENET_MODE: 'distributed' } },
-  { app: 'tool-executor', env: { TENET_MODE: 'distributed' } },
-  { app: 'memory-store', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
+/** TENET_BENCH_APPS=journey-engine,metering measures those rows only (and the floor). */
+const only = process.env['TENET_BENCH_APPS']?.split(',').map((name) => name.trim());
+const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+// This run's own streams and BullMQ keys on the (possibly shared) NATS and Redis, removed when it ends.
+const id = randomUUID().slice(0, 8);
+const shared = { NATS_URL: natsUrl, REDIS_URL: redisUrl, TENET_NAMESPACE: `bench-startup-${id}`, TENET_REDIS_PREFIX: `bench-startup-${id}` };
+const allApps: { name: string; app: string; env: Record<string, string> }[] = [
+  { name: 'tenet', app: 'tenet', env: { TENET_DEMO: 'off' } },
+  // What `npm start` runs: the demo agent seeded (with its order-status tool service), no language model.
+  { name: 'tenet (demo)', app: 'tenet', env: { TENET_LLM_PROVIDER: 'offline' } },
+  { name: 'session-gateway', app: 'session-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
+  { name: 'guideline-matcher', app: 'guideline-matcher', env: { TENET_MODE: 'distributed' } },
+  { name: 'metering', app: 'metering', env: { TENET_MODE: 'distributed' } },
+  { name: 'journey-engine', app: 'journey-engine', env: { TENET_MODE: 'distributed' } },
+  { name: 'tool-executor', app: 'tool-executor', env: { TENET_MODE: 'distributed' } },
+  { name: 'memory-store', app: 'memory-store', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
+  { name: 'channel-gateway', app: 'channel-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
 ];
-type Variant = 'source' | 'compiled';
+const apps = allApps.filter(({ name }) => only === undefined || only.includes(name));
+type Variant = 'source' | 'compiled' | 'baseline' | 'plain';
+/** TENET_BENCH_BASELINE_DIST: another build's dist/ (e.g. main's) measured in the same run as the `baseline` variant. */
+const baselineDist = process.env['TENET_BENCH_BASELINE_DIST'];
 const args = (app: string, variant: Variant): string[] =>
-  variant === 'compiled' ? [join(root, 'dist/apps', app, 'main.js')] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
+  variant === 'plain'
+    ? [join(root, 'bench', app)]
+    : variant === 'compiled' || variant === 'baseline'
+      ? [join(variant === 'baseline' ? resolve(baselineDist!) : join(root, 'dist'), 'apps', app, 'main.js')]
+      : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
 
 const cpuSeconds = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -43,7 +70,7 @@ async function measure(app: string, env: Record<string, string>, variant: Varian
   const started = performance.now();
   const child = spawn(process.execPath, args(app, variant), {
     cwd: root,
-    env: { NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', ...process.env, ...env, PORT: String(port), TENET_DATA_DIR: dataDir },
+    env: { ...process.env, ...shared, ...env, PORT: String(port), TENET_DATA_DIR: dataDir },
     stdio: 'ignore',
   });
   try {
@@ -65,19 +92,36 @@ async function measure(app: string, env: Record<string, string>, variant: Varian
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const variants: Variant[] = existsSync(join(root, 'dist/apps/tenet/main.js')) ? ['source', 'compiled'] : ['source'];
-if (variants.length === 1) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
+const built = existsSync(join(root, 'dist/apps/tenet/main.js'));
+if (!built) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
+/** TENET_BENCH_VARIANTS=compiled measures the build only. */
+const variants = [
+  ...(process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter((v): v is Variant => v === 'source' || (v === 'compiled' && built)),
+  ...(baselineDist === undefined ? [] : (['baseline'] as const)),
+];
 
 const sections = (process.env['TENET_BENCH_SECTIONS'] ?? 'processes,log-size').split(',');
 let port = 18_700 + Math.floor(Math.random() * 500);
 if (sections.includes('processes')) {
-  console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) |\n|---|---|---|---|---|`);
-  for (const { app, env } of apps) {
-    for (const variant of variants) {
-      const samples = [];
-      for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
-      console.log(`| ${app} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${median(samples.map((s) => s.rssMb)).toFixed(0)} |`);
+  // The floor (bench/startup-floor.mjs: NestJS, one HTTP controller, a NATS connection), in the same run: the
+  // ratio column is each process's idle RSS over it.
+  const row = async (name: string, app: string, env: Record<string, string>, variant: Variant, floorRss?: number): Promise<number> => {
+    const samples = [];
+    for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
+    const rss = median(samples.map((s) => s.rssMb));
+    const ratio = floorRss === undefined ? '1.00' : (rss / floorRss).toFixed(2);
+    console.log(`| ${name} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${rss.toFixed(0)} | ${ratio} |`);
+    return rss;
+  };
+  console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) | × floor RSS |\n|---|---|---|---|---|---|`);
+  try {
+    const floorRss = await row('floor (NestJS + HTTP controller + NATS connection)', 'startup-floor.mjs', {}, 'plain');
+    for (const { name, app, env } of apps) {
+      for (const variant of variants) await row(name, app, env, variant, floorRss);
     }
+  } finally {
+    await deleteStreams(natsUrl, tenetStreamsFor({ namespace: shared.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name));
+    await deleteRedisKeys(redisUrl, shared.TENET_REDIS_PREFIX);
   }
 }
 if (sections.includes('log-size')) {

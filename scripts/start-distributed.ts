@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { loadConfigOrExit } from '@tenet/config';
-import { loadDemoAgent } from '@tenet/hosts';
+import { loadDemoAgent } from '@tenet/hosts/demo';
 
 const root = resolve(import.meta.dirname, '..');
 const compiled = import.meta.filename.endsWith('.js');

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { closeOnSignals, JourneyEngineHostModule, startMessageHandlers } from '@tenet/hosts';
+import { JourneyEngineHostModule } from '@tenet/hosts/journey-engine';
+import { closeOnSignals, startMessageHandlers } from '@tenet/hosts/service';
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { loadConfigOrExit } from '@tenet/config';
 import { loadPlatformConfig } from '@tenet/platform-runtime';

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AllInOneHostModule, type HostOptions } from '@tenet/hosts';
+import { AllInOneHostModule, type HostOptions } from '@tenet/hosts/all-in-one';
 import type { PlatformConfig } from '@tenet/platform-runtime';
 import { CHAT_PAGE_OPTIONS, ChatHttpController, type ChatPageOptions } from './chat/chat.http.controller.js';
 

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { closeOnSignals, DemoNeedsKeyError, loadDemoAgent, startDemoOrderService, startMessageHandlers } from '@tenet/hosts';
+import { DemoNeedsKeyError, loadDemoAgent, startDemoOrderService } from '@tenet/hosts/demo';
+import { closeOnSignals, startMessageHandlers } from '@tenet/hosts/service';
 import { startTracing, TenetLogger } from '@tenet/observability';
 import { llmProviderNameFrom } from '@tenet/llm';
 import { loadConfigOrExit } from '@tenet/config';

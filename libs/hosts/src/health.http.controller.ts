@@ -27,7 +27,8 @@ export class HealthHttpController {
   }
 
   @Get('readyz')
-  @HealthCheck()
+  // Not documented through @nestjs/swagger: terminus would load it (a second copy, hundreds of modules) in every process (issue 27).
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   ready(): Promise<HealthCheckResult> {
     return this.health.check(
       this.readiness.map(

@@ -3,6 +3,5 @@ export { HealthHttpController } from './health.http.controller.js';
 export { MetricsHttpController } from './metrics.http.controller.js';
 export { closeOnSignals, startMessageHandlers } from './service-host.js';
 export { startAllInOne, startChannelGatewayOnly, startGatewayOnly, startMemoryStoreOnly } from './testing-host.js';
-export { DemoNeedsKeyError, loadDemoAgent, type DemoLoadOptions, type DemoToolServices } from './demo-agent.js';
-export { startDemoOrderService, type DemoOrderService } from './demo-order-service.js';
-export { ToolExecutorHostModule } from './tool-executor-host.js';
+export { DemoNeedsKeyError, loadDemoAgent, startDemoOrderService, type DemoLoadOptions, type DemoOrderService, type DemoToolServices } from './demo.js';
+export { ToolExecutorHostModule } from './tool-executor.host.js';

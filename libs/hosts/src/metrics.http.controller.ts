@@ -1,5 +1,4 @@
-import { Controller, Get, Header, Inject, Optional } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Controller, Get, Header, Inject, Optional, SetMetadata } from '@nestjs/common';
 import type { EventLogRelay, EventStore } from '@tenet/event-store';
 import { TenetMetrics } from '@tenet/observability';
 import { EVENT_LOG_RELAY, EVENT_STORE } from '@tenet/platform-runtime';
@@ -7,8 +6,14 @@ import { EVENT_LOG_RELAY, EVENT_STORE } from '@tenet/platform-runtime';
 /** How far past the relay checkpoint the pending count looks; beyond it the gauge reads this cap. */
 const PENDING_CAP = 10_000;
 
+/**
+ * Left out of the OpenAPI document: @nestjs/swagger's `@ApiExcludeController()` metadata, set without importing
+ * @nestjs/swagger (hundreds of modules that only the hosts serving `/docs` load, issue 27).
+ */
+const EXCLUDED_FROM_OPENAPI = SetMetadata('swagger/apiExcludeController', [true]);
+
 /** `GET /metrics`: this process's Prometheus metrics; the relay gauges are read from the relay at scrape time. */
-@ApiExcludeController()
+@EXCLUDED_FROM_OPENAPI
 @Controller()
 export class MetricsHttpController {
   constructor(

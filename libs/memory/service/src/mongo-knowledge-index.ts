@@ -1,5 +1,9 @@
-import { mongo } from 'mongoose';
+import type { mongo } from 'mongoose';
 import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type KnowledgeSource, type LexicalQuery, type NearestQuery } from './knowledge-index.port.js';
+
+/** The MongoDB driver, loaded by `connect` (issue 27): a process on the SQLite index never loads it. */
+let driver: typeof mongo | undefined;
+const serverErrorOf = (error: unknown): mongo.MongoServerError | undefined => (driver !== undefined && error instanceof driver.MongoServerError ? error : undefined);
 
 export interface MongoKnowledgeIndexOptions {
   /** A replica set or Atlas URI: a source's replacement is a multi-document transaction. */
@@ -62,7 +66,8 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
   ) {}
 
   static async connect(options: MongoKnowledgeIndexOptions): Promise<MongoKnowledgeIndex> {
-    const client = await new mongo.MongoClient(options.uri, options.connectOptions).connect();
+    driver ??= (await import('mongoose')).mongo;
+    const client = await new driver.MongoClient(options.uri, options.connectOptions).connect();
     try {
       const db = client.db(options.dbName);
       const prefix = options.collectionPrefix ?? '';
@@ -105,7 +110,7 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
     if (this.vectorIndexes.has(dims)) return;
     // The collection must exist before a search index can be defined on it.
     await this.chunks.db.createCollection(this.chunks.collectionName).catch((error: unknown) => {
-      if (!(error instanceof mongo.MongoServerError && error.codeName === 'NamespaceExists')) throw error;
+      if (serverErrorOf(error)?.codeName !== 'NamespaceExists') throw error;
     });
     try {
       await this.chunks.createSearchIndex({
@@ -121,7 +126,8 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       });
     } catch (error) {
       // Another process created it first.
-      if (!(error instanceof mongo.MongoServerError && /already exists|IndexAlreadyExists|Duplicate/i.test(`${error.codeName ?? ''} ${error.message}`))) throw error;
+      const serverError = serverErrorOf(error);
+      if (!(serverError && /already exists|IndexAlreadyExists|Duplicate/i.test(`${serverError.codeName ?? ''} ${serverError.message}`))) throw error;
     }
     this.vectorIndexes.add(dims);
   }

@@ -1,9 +1,15 @@
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { createRequire } from 'node:module';
+import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
+import type * as OtelCore from '@opentelemetry/core';
+import type * as OtlpHttpExporter from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtelResources from '@opentelemetry/resources';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
+import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+
+// The tracing SDK and exporter are loaded only when tracing is turned on (issue 27): a process without
+// OTEL_EXPORTER_OTLP_ENDPOINT runs on the API's no-op tracer and never loads them.
+const load = createRequire(import.meta.url);
 
 const tracer = () => trace.getTracer('tenet');
 let active: TracerProvider | undefined;
@@ -17,7 +23,12 @@ let active: TracerProvider | undefined;
 export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
   if (active) return active;
   if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
-  const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: new OTLPTraceExporter() });
+  const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks') as typeof ContextAsyncHooks;
+  const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof OtelCore;
+  const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof OtelResources;
+  const { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } = load('@opentelemetry/sdk-trace') as typeof SdkTrace;
+  const otlpExporter = (): SpanExporter => new (load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter).OTLPTraceExporter();
+  const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: otlpExporter() });
   active = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

@@ -1,5 +1,11 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { createRequire } from 'node:module';
+import type * as ClassTransformer from 'class-transformer';
+import type * as ClassValidator from 'class-validator';
+import type { ValidationError } from 'class-validator';
+
+// class-validator and class-transformer (CommonJS only: the same instances the DTOs import) are loaded at the first
+// PATCH checked, not by every process that imports the platform runtime (issue 27).
+const load = createRequire(import.meta.url);
 
 type DtoClass = abstract new (...args: never[]) => object;
 
@@ -30,13 +36,15 @@ export const patchRulesOf = (update: unknown): Readonly<PatchRules> | undefined 
 
 /** The create rules a PATCH body breaks (empty when none, or when its DTO declares no `PatchOf`). */
 export function createRuleErrors(update: unknown, body: unknown): ValidationError[] {
+  const { validateSync, ValidationError: ValidationErrorClass } = load('class-validator') as typeof ClassValidator;
+  const { plainToInstance } = load('class-transformer') as typeof ClassTransformer;
   const rules = typeof update === 'function' ? RULES.get(update) : undefined;
   if (!rules || typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const entries = Object.entries(body as Record<string, unknown>).filter(([field, value]) => value !== undefined && !(value === null && rules.clears.has(field)));
   // A PATCH form (`{add, remove}`) is an object: `null` is none of them, and clears nothing that is not declared so.
   const nulls: ValidationError[] = entries
     .filter(([field, value]) => value === null && rules.differs.has(field))
-    .map(([field]) => Object.assign(new ValidationError(), { property: field, constraints: { isNotNull: `${field} must not be null` }, children: [] }));
+    .map(([field]) => Object.assign(new ValidationErrorClass(), { property: field, constraints: { isNotNull: `${field} must not be null` }, children: [] }));
   const given = entries.filter(([field]) => !rules.differs.has(field));
   if (given.length === 0) return nulls;
   const fields = new Set(given.map(([field]) => field));

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent } from '@tenet/contracts';
-import { EventLogRelay, MongoEventStore, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
+import { connectMongoEventStore, EventLogRelay, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
 import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import { DEFAULT_STREAM_LIMITS, type PlatformConfig } from './platform-config.js';
@@ -63,7 +63,7 @@ const RELAY_CHECKPOINT = 'tenet.v1.relay';
 async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string; log: string }> {
   if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
     const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
-    return { store: await MongoEventStore.connect({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
+    return { store: await connectMongoEventStore({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
   }
   const store = SqliteEventStore.open({ dataDir: config.dataDir, tailCache: { streams: config.eventTailCacheStreams } });
   return { store, kind: 'sqlite', log: `sqlite:${realpathSync(store.file)}` };

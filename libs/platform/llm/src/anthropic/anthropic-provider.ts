@@ -1,4 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { anthropicSdk } from '../sdk/sdk-modules.js';
+import type Anthropic from '@anthropic-ai/sdk';
 import { InvalidStructuredOutputError } from '../errors.js';
 import { conversationOf, type LlmMessage, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
 import { billedEvenIfInvalid, defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
@@ -48,7 +49,7 @@ export class AnthropicProvider implements LlmProvider {
   constructor(options: AnthropicProviderOptions) {
     this.model = options.model ?? DEFAULT_ANTHROPIC_MODEL;
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new Anthropic({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    this.client = new (anthropicSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
     this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
     this.defaultMaxTokens = options.defaultMaxTokens ?? 2048;
     this.sleep = options.sleep;
@@ -81,7 +82,7 @@ export class AnthropicProvider implements LlmProvider {
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       }, request.signal ? { signal: request.signal } : {});
     } catch (error) {
-      throw mapSdkError(error, this.name, Anthropic);
+      throw mapSdkError(error, this.name, anthropicSdk());
     }
   }
 }

@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import { openAiSdk } from '../sdk/sdk-modules.js';
+import type OpenAI from 'openai';
 import { InvalidStructuredOutputError, ProviderUnavailableError } from '../errors.js';
 import type { LlmCallContext } from '../llm.port.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
@@ -67,7 +68,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     this.concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1 || this.concurrency > 16) throw new RangeError(`concurrency must be 1..16, got ${this.concurrency}`);
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    this.client = new (openAiSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
     this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
     this.sleep = options.sleep;
   }
@@ -115,7 +116,7 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     try {
       return await this.client.embeddings.create({ model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) }, { signal });
     } catch (error) {
-      throw mapSdkError(error, this.name, OpenAI);
+      throw mapSdkError(error, this.name, openAiSdk());
     }
   }
 

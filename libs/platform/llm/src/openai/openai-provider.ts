@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import { openAiSdk } from '../sdk/sdk-modules.js';
+import type OpenAI from 'openai';
 import { InvalidStructuredOutputError } from '../errors.js';
 import { conversationOf, type LlmProvider, type LlmRequest, type LlmResponse } from '../llm.port.js';
 import { billedEvenIfInvalid, defaultRetryPolicy, withRetries, type RetryPolicy, type Sleep } from '../sdk/retry.js';
@@ -31,7 +32,7 @@ export class OpenAiProvider implements LlmProvider {
   constructor(options: OpenAiProviderOptions) {
     this.model = options.model ?? DEFAULT_OPENAI_MODEL;
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    this.client = new (openAiSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
     this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
     this.sleep = options.sleep;
   }
@@ -59,7 +60,7 @@ export class OpenAiProvider implements LlmProvider {
         ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
       }, request.signal ? { signal: request.signal } : {});
     } catch (error) {
-      throw mapSdkError(error, this.name, OpenAI);
+      throw mapSdkError(error, this.name, openAiSdk());
     }
   }
 }

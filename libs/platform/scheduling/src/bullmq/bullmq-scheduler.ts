@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, type RedisOptions, UnrecoverableError, Worker } from 'bullmq';
+import type { Job, Queue, RedisOptions, Worker } from 'bullmq';
+import { loadBullMq } from './load-bullmq.js';
 import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
 import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
@@ -122,6 +123,7 @@ export class BullMqScheduler implements Scheduler {
     this.assertOpen();
     validateQueueName(queueName);
     validateWorkerOptions(options);
+    const { UnrecoverableError, Worker } = loadBullMq();
     const worker = new Worker<Envelope<T>>(
       queueName,
       async (job) => {
@@ -195,7 +197,7 @@ export class BullMqScheduler implements Scheduler {
   private queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: this.options.connection, prefix: this.prefix });
+      queue = new (loadBullMq().Queue)(name, { connection: this.options.connection, prefix: this.prefix });
       queue.on('error', (error) => this.reportError(error, `queue "${name}"`));
       this.queues.set(name, queue);
     }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { ToolCallRequestV1, ToolCallResultV1 } from '@tenet/contracts';
-import { type Job, Queue, QueueEvents, type RedisOptions, Worker } from 'bullmq';
-import { type BullMqClosable, closeEachWithinGrace, notClosedCleanly } from '@tenet/scheduling';
+import type { Job, Queue, QueueEvents, RedisOptions, Worker } from 'bullmq';
+import { type BullMqClosable, closeEachWithinGrace, loadBullMq, notClosedCleanly } from '@tenet/scheduling';
 import { ToolExecutorUnavailableError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { DEFAULT_RESULT_TTL_MS, type SubmitOptions, type ToolCallHandler, type ToolWorkQueue } from './tool-work-queue.port.js';
@@ -85,7 +85,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   async process(handler: ToolCallHandler, options: { concurrency?: number } = {}): Promise<void> {
     const stop = new AbortController();
-    const worker = new Worker<ToolCallRequestV1, ToolCallResultV1>(this.queueName, (job) => handler(job.data, stop.signal), {
+    const worker = new (loadBullMq().Worker<ToolCallRequestV1, ToolCallResultV1>)(this.queueName, (job) => handler(job.data, stop.signal), {
       connection: this.options.connection,
       prefix: this.options.prefix,
       concurrency: options.concurrency ?? 16,
@@ -121,7 +121,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   private ensureQueue(): Queue {
     if (!this.queue) {
-      this.queue = new Queue(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      this.queue = new (loadBullMq().Queue)(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       this.queue.on('error', (error) => this.reportError(error, 'queue'));
       // Every call in flight waits on the queue's connection (one listener each); many calls at once are normal.
       this.queue.setMaxListeners(10_000);
@@ -131,7 +131,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   private queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
-      const object = new QueueEvents(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      const object = new (loadBullMq().QueueEvents)(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
       object.on('error', (error) => this.reportError(error, 'queue events'));
       object.setMaxListeners(10_000);
       this.events = { object, ready: object.waitUntilReady().then(() => object) };

@@ -1,10 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { TerminusModule } from '@nestjs/terminus';
-import { ObservabilityModule } from '@tenet/observability';
 import { PlatformModule, type PlatformConfig } from '@tenet/platform-runtime';
 import { ToolExecutorModule, type ToolModuleOptions } from '@tenet/tools-service';
-import { HealthHttpController } from './health.http.controller.js';
-import { MetricsHttpController } from './metrics.http.controller.js';
+import { hostBasics } from './host-basics.js';
 
 /**
  * The tool executor alone (`apps/tool-executor`): a BullMQ worker on the `tool-calls` queue and the describe RPC
@@ -14,10 +11,7 @@ import { MetricsHttpController } from './metrics.http.controller.js';
 @Module({})
 export class ToolExecutorHostModule {
   static forRoot(config: PlatformConfig, options: ToolModuleOptions = {}): DynamicModule {
-    return {
-      module: ToolExecutorHostModule,
-      imports: [ObservabilityModule.forRoot(config.serviceName), PlatformModule.forRoot(config), TerminusModule.forRoot({ logger: false }), ToolExecutorModule.forRoot(options)],
-      controllers: [HealthHttpController, MetricsHttpController],
-    };
+    const { imports, controllers } = hostBasics(config);
+    return { module: ToolExecutorHostModule, imports: [...imports, PlatformModule.forRoot(config), ToolExecutorModule.forRoot(options)], controllers };
   }
 }
