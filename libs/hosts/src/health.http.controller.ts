@@ -27,7 +27,7 @@ export class HealthHttpController {
   }
 
   @Get('readyz')
-  // Not documented through @nestjs/swagger: terminus would load it (a second copy, hundreds of modules) in every process (issue 27).
+  // Not documented through @nestjs/swagger: terminus would load it (a second copy, hundreds of modules) in every process (ADR 0035).
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   ready(): Promise<HealthCheckResult> {
     return this.health.check(

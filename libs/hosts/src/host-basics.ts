@@ -22,7 +22,7 @@ export interface HostOptions {
  * What every host has besides its feature modules: metrics and logs (ObservabilityModule), `/healthz` and `/readyz`
  * (HealthHttpController; failed checks are in the 503 body, not logged per probe) and `/metrics` (Prometheus, one
  * registry per process). Each host is its own file, and each app imports only its own (`@tenet/hosts/<service>`),
- * so a process loads only the modules it runs (issue 27).
+ * so a process loads only the modules it runs (ADR 0035).
  */
 export function hostBasics(config: PlatformConfig): { imports: DynamicModule[]; controllers: [typeof HealthHttpController, typeof MetricsHttpController] } {
   return { imports: [ObservabilityModule.forRoot(config.serviceName), TerminusModule.forRoot({ logger: false })], controllers: [HealthHttpController, MetricsHttpController] };

@@ -8,7 +8,7 @@ const PENDING_CAP = 10_000;
 
 /**
  * Left out of the OpenAPI document: @nestjs/swagger's `@ApiExcludeController()` metadata, set without importing
- * @nestjs/swagger (hundreds of modules that only the hosts serving `/docs` load, issue 27).
+ * @nestjs/swagger (hundreds of modules that only the hosts serving `/docs` load, ADR 0035).
  */
 const EXCLUDED_FROM_OPENAPI = SetMetadata('swagger/apiExcludeController', [true]);
 

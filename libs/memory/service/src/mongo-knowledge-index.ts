@@ -1,7 +1,7 @@
 import type { mongo } from 'mongoose';
 import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type KnowledgeSource, type LexicalQuery, type NearestQuery } from './knowledge-index.port.js';
 
-/** The MongoDB driver, loaded by `connect` (issue 27): a process on the SQLite index never loads it. */
+/** The MongoDB driver, loaded by `connect` (ADR 0035): a process on the SQLite index never loads it. */
 let driver: typeof mongo | undefined;
 const serverErrorOf = (error: unknown): mongo.MongoServerError | undefined => (driver !== undefined && error instanceof driver.MongoServerError ? error : undefined);
 

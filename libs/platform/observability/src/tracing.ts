@@ -7,7 +7,7 @@ import type * as OtelResources from '@opentelemetry/resources';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
 import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 
-// The tracing SDK and exporter are loaded only when tracing is turned on (issue 27): a process without
+// The tracing SDK and exporter are loaded only when tracing is turned on (ADR 0035): a process without
 // OTEL_EXPORTER_OTLP_ENDPOINT runs on the API's no-op tracer and never loads them.
 const load = createRequire(import.meta.url);
 

@@ -4,7 +4,7 @@ import type * as ClassValidator from 'class-validator';
 import type { ValidationError } from 'class-validator';
 
 // class-validator and class-transformer (CommonJS only: the same instances the DTOs import) are loaded at the first
-// PATCH checked, not by every process that imports the platform runtime (issue 27).
+// PATCH checked, not by every process that imports the platform runtime (ADR 0035).
 const load = createRequire(import.meta.url);
 
 type DtoClass = abstract new (...args: never[]) => object;

@@ -3,7 +3,7 @@ import type { MongoEventStore, MongoEventStoreOptions } from './mongo-event-stor
 export type { MongoEventStore, MongoEventStoreOptions };
 
 /**
- * `MongoEventStore.connect`, with mongoose loaded here rather than by every importer of the event store (issue 27):
+ * `MongoEventStore.connect`, with mongoose loaded here rather than by every importer of the event store (ADR 0035):
  * only a process whose log is on MongoDB loads it.
  */
 export async function connectMongoEventStore(options: MongoEventStoreOptions): Promise<MongoEventStore> {

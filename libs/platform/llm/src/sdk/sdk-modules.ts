@@ -3,7 +3,7 @@ import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type * as OpenAiModule from 'openai';
 
 /**
- * The vendor SDKs, loaded when the first client is made (issue 27): a process that never builds an OpenAI or
+ * The vendor SDKs, loaded when the first client is made (ADR 0035): a process that never builds an OpenAI or
  * Anthropic client — the journey engine, metering, an offline deployment — never loads them (each is hundreds of
  * modules). Their CommonJS builds, so loading stays synchronous inside the providers' constructors.
  */

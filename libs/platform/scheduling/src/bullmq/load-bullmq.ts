@@ -4,7 +4,7 @@ import type * as BullMq from 'bullmq';
 const load = createRequire(import.meta.url);
 
 /**
- * BullMQ, loaded when the first queue or worker is made (issue 27): a process that schedules nothing on Redis — the
+ * BullMQ, loaded when the first queue or worker is made (ADR 0035): a process that schedules nothing on Redis — the
  * journey engine, the matcher, an embedded all-in-one — never loads it. One (CommonJS) copy for every Tenet
  * adapter, so its error classes are the same ones its workers check.
  */
