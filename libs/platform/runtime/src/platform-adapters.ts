@@ -1,4 +1,5 @@
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { statfs } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent } from '@tenet/contracts';
@@ -102,10 +103,17 @@ async function enoughFreeDisk(dir: string, minBytes: number): Promise<void> {
   if (free < minBytes) throw new Error(`${Math.floor(free / 1024 ** 2)} MiB free on the event log's disk, less than the ${Math.floor(minBytes / 1024 ** 2)} MiB TENET_MIN_FREE_DISK_MB asks for`);
 }
 
+/** All-in-one timers and queued work, kept on disk beside the event log (ADR 0003, amendment). */
+function openDurableInProcessScheduler(dataDir: string): InProcessScheduler {
+  mkdirSync(dataDir, { recursive: true });
+  return new InProcessScheduler({ durable: { file: join(dataDir, 'jobs.sqlite') } });
+}
+
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * Opens every adapter for the configured mode — embedded: SQLite log, in-process bus and timers;
+ * Opens every adapter for the configured mode — embedded: SQLite log, in-process bus, in-process timers whose jobs
+ * are kept in `jobs.sqlite` beside the log (a job acknowledged before a crash runs after the restart);
  * distributed: NATS JetStream, BullMQ on Redis, and MongoDB (or SQLite without MONGO_URL) — and wires the
  * relay that publishes session events from the log to the bus. In distributed mode several processes may share
  * the log: the relay then publishes only while it holds the log's leader lease in NATS KV (ADR 0009), and a
@@ -117,7 +125,7 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
   try {
     const { bus, nats } = await connectBus(config);
     opened.push(bus);
-    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : new InProcessScheduler();
+    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : openDurableInProcessScheduler(config.dataDir);
     opened.push(scheduler);
     const { store, kind, log } = await openEventLog(config);
     opened.push(store);

@@ -38,3 +38,16 @@ export class SchedulerClosedError extends SchedulingError {
     this.name = 'SchedulerClosedError';
   }
 }
+
+/**
+ * The durable in-process scheduler could not write a job to its file (full disk, I/O error): nothing was scheduled.
+ * The driver's error (`SQLITE_FULL`, `ENOSPC`…) is the `cause`, so transports that answer 507 for a full disk see it.
+ */
+export class SchedulerStorageError extends SchedulingError {
+  readonly code = 'SCHEDULING.STORAGE';
+
+  constructor(action: string, cause: unknown) {
+    super(`${action}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'SchedulerStorageError';
+  }
+}

@@ -1,11 +1,17 @@
-import { NonRetryableJobError, SchedulerClosedError } from '../errors.js';
+import { NonRetryableJobError, SchedulerClosedError, SchedulerStorageError } from '../errors.js';
 import type { BackoffPolicy, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
 import { DueQueue, type Due } from './due-queue.js';
+import { SqliteJobJournal } from './sqlite-job-journal.js';
 import { asError, backoffDelayMs, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
 
 export interface InProcessSchedulerOptions {
   /** Where rejected `onFailed` hooks go. Default: `console.error`. */
   onError?: (error: Error, context: string) => void;
+  /**
+   * Keep every pending job in this SQLite file (or journal), so a restarted process runs what the previous one had
+   * pending — a job that was running when it died runs again (at least once). Without it, jobs live in memory only.
+   */
+  durable?: { file: string } | { journal: SqliteJobJournal };
 }
 
 interface PendingJob extends Due {
@@ -42,7 +48,9 @@ const parse = (json: string | undefined): unknown => (json === undefined ? undef
 /**
  * Scheduler on in-process timers (all-in-one mode, no Redis). Same contract as the BullMQ adapter —
  * deterministic ids, delays, retries with BullMQ's backoff formula, NonRetryableJobError, the onFailed hook,
- * per-worker concurrency — but jobs live in memory: they are lost when the process stops.
+ * per-worker concurrency. With `durable`, every pending job is also a row in a SQLite file, written before
+ * `schedule()` resolves and reloaded by the next instance on that file; without it, jobs are lost when the
+ * process stops.
  *
  * Delayed jobs of every queue wait in one DueQueue under one Node timer, armed for the earliest: 100k sessions'
  * idle and lifetime timers are 200k small records, not 200k Timeouts with their closures (ADR 0032).
@@ -56,9 +64,28 @@ export class InProcessScheduler implements Scheduler {
   private timerDueAt = Infinity;
   private readonly reportError: (error: Error, context: string) => void;
   private closed = false;
+  private readonly journal: SqliteJobJournal | undefined;
 
   constructor(options: InProcessSchedulerOptions = {}) {
     this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
+    const durable = options.durable;
+    this.journal = durable === undefined ? undefined : 'journal' in durable ? durable.journal : SqliteJobJournal.open(durable.file);
+    if (this.journal) this.reload(this.journal);
+  }
+
+  /**
+   * The jobs the previous instance on the file left pending, each at its stored due time (past ones at once, in
+   * due order). One that was running when that process died is among them: it runs again, as BullMQ's stalled-job
+   * recovery does, with the attempt number it had.
+   */
+  private reload(journal: SqliteJobJournal): void {
+    for (const stored of journal.load()) {
+      const queue = this.queue(stored.queue);
+      const job: PendingJob = { ...stored, state: 'delayed', seq: 0, heapIndex: -1 };
+      queue.jobs.set(job.jobId, job);
+      this.delayed.push(job, stored.dueAt);
+    }
+    this.armTimer();
   }
 
   async schedule<T>(request: ScheduleRequest<T>): Promise<ScheduleResult> {
@@ -66,6 +93,7 @@ export class InProcessScheduler implements Scheduler {
     validateScheduleRequest(request);
     const queue = this.queue(request.queue);
     if (queue.jobs.has(request.jobId)) return { scheduled: false };
+    const delayMs = request.delayMs ?? 0;
     const job: PendingJob = {
       queue: request.queue,
       jobId: request.jobId,
@@ -80,8 +108,10 @@ export class InProcessScheduler implements Scheduler {
       seq: 0,
       heapIndex: -1,
     };
+    // On disk before anything in memory: a write that fails (full disk) schedules nothing and rejects the call.
+    this.store(`job "${job.jobId}" of queue "${job.queue}" was not scheduled`, (journal) => journal.add({ ...job, dueAt: Date.now() + Math.max(0, delayMs) }));
     queue.jobs.set(job.jobId, job);
-    this.delay(queue, job, request.delayMs ?? 0);
+    this.delay(queue, job, delayMs);
     return { scheduled: true };
   }
 
@@ -92,6 +122,7 @@ export class InProcessScheduler implements Scheduler {
     const queue = this.queues.get(queueName);
     const job = queue?.jobs.get(jobId);
     if (!queue || !job || job.state === 'active') return false;
+    this.store(`job "${jobId}" of queue "${queueName}" was not cancelled`, (journal) => journal.delete(queueName, jobId));
     this.delayed.remove(job);
     const index = queue.waiting.indexOf(job);
     if (index >= 0) queue.waiting.splice(index, 1);
@@ -130,6 +161,30 @@ export class InProcessScheduler implements Scheduler {
     // Like a BullMQ worker, closing waits for running jobs (and the hooks they trigger) to finish.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     this.queues.clear();
+    // Pending rows stay: they are the next instance's jobs.
+    this.journal?.close();
+  }
+
+  /** Runs a journal write; one that fails rejects the caller's call with the driver's error as the cause. */
+  private store(refusal: string, write: (journal: SqliteJobJournal) => void): void {
+    if (!this.journal) return;
+    try {
+      write(this.journal);
+    } catch (error) {
+      throw new SchedulerStorageError(refusal, error);
+    }
+  }
+
+  /**
+   * A journal write after an attempt: nobody waits on it, so a failure is reported. The row keeps its earlier
+   * state, which errs towards running the job again after a restart (a missed delete) — never towards losing it.
+   */
+  private record(context: string, write: (journal: SqliteJobJournal) => void): void {
+    try {
+      this.store(context, write);
+    } catch (error) {
+      this.reportError(asError(error), context);
+    }
   }
 
   private queue(name: string): LocalQueue {
@@ -207,12 +262,16 @@ export class InProcessScheduler implements Scheduler {
     } finally {
       worker.running -= 1;
     }
-    const retry = failure !== undefined && !(failure instanceof NonRetryableJobError) && job.attemptsMade < job.attempts && !this.closed;
-    if (retry) {
-      this.delay(queue, job, backoffDelayMs(job.backoff, job.attemptsMade));
+    const retryable = failure !== undefined && !(failure instanceof NonRetryableJobError) && job.attemptsMade < job.attempts;
+    if (retryable && (!this.closed || this.journal)) {
+      const waitMs = backoffDelayMs(job.backoff, job.attemptsMade);
+      this.record(`recording the retry of job "${job.jobId}" of queue "${job.queue}"`, (journal) => journal.retrying(job.queue, job.jobId, job.attemptsMade, Date.now() + waitMs));
+      // Closing: the retry is the next instance's (on disk); this one runs nothing more.
+      if (!this.closed) this.delay(queue, job, waitMs);
     } else {
       // Freed before the hook runs, as in BullMQ (removeOnFail), so the hook may schedule the id again.
       queue.jobs.delete(job.jobId);
+      this.record(`removing finished job "${job.jobId}" of queue "${job.queue}"`, (journal) => journal.delete(job.queue, job.jobId));
       if (failure !== undefined && worker.onFailed) await this.callHook(worker.onFailed, job, failure);
     }
     this.dispatch(queue);
