@@ -51,12 +51,17 @@ const scopes = {
   'scope:metering': [...base, 'scope:metering', 'scope:edge', 'scope:catalog', 'scope:hosts'],
   // The matcher meters its own LLM calls (price table, budget charges).
   'scope:matching': [...base, 'scope:matching', 'scope:metering'],
-  'scope:journeys': [...base, 'scope:journeys'],
+  // The journey engine's client in the turn (and its timers) reads journey definitions from the catalog's storage,
+  // takes ids from the edge and leaves journey conditions out of the ranking with the matcher's rule.
+  'scope:journeys': [...base, 'scope:journeys', 'scope:catalog', 'scope:edge', 'scope:matching'],
   // Intents are classified by the matcher over the bus (contracts) and reported through a token: no context import.
   'scope:intents': [...base, 'scope:intents'],
-  // Recall's embeddings are priced and metered like every LLM call.
-  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts', 'scope:metering'],
-  'scope:tools': [...base, 'scope:tools', 'scope:hosts'],
+  // Recall's embeddings are priced and metered like every LLM call. The memory client in the turn stores extracted
+  // values in the catalog's context variables and follows the session's auto-extract setting.
+  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts', 'scope:metering', 'scope:catalog', 'scope:session'],
+  // The tool executor's client in the turn runs the catalog's tools (its tool-runner port), stamps the agent's
+  // workspace (edge) and resolves the calls the session's turn workflow asked for.
+  'scope:tools': [...base, 'scope:tools', 'scope:hosts', 'scope:catalog', 'scope:edge', 'scope:session'],
   'scope:channels': [...base, 'scope:channels', 'scope:edge', 'scope:hosts'],
   // The CLI checks definition files offline with the contexts' own domain rules.
   'scope:cli': [...base, 'scope:cli', 'scope:intents', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:session'],
