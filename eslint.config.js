@@ -51,17 +51,12 @@ const scopes = {
   'scope:metering': [...base, 'scope:metering', 'scope:edge', 'scope:catalog', 'scope:hosts'],
   // The matcher meters its own LLM calls (price table, budget charges).
   'scope:matching': [...base, 'scope:matching', 'scope:metering'],
-  // The journey engine's client in the turn (and its timers) reads journey definitions from the catalog's storage,
-  // takes ids from the edge and leaves journey conditions out of the ranking with the matcher's rule.
-  'scope:journeys': [...base, 'scope:journeys', 'scope:catalog', 'scope:edge', 'scope:matching'],
+  'scope:journeys': [...base, 'scope:journeys'],
   // Intents are classified by the matcher over the bus (contracts) and reported through a token: no context import.
   'scope:intents': [...base, 'scope:intents'],
-  // Recall's embeddings are priced and metered like every LLM call. The memory client in the turn stores extracted
-  // values in the catalog's context variables and follows the session's auto-extract setting.
-  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts', 'scope:metering', 'scope:catalog', 'scope:session'],
-  // The tool executor's client in the turn runs the catalog's tools (its tool-runner port), stamps the agent's
-  // workspace (edge) and resolves the calls the session's turn workflow asked for.
-  'scope:tools': [...base, 'scope:tools', 'scope:hosts', 'scope:catalog', 'scope:edge', 'scope:session'],
+  // Recall's embeddings are priced and metered like every LLM call.
+  'scope:memory': [...base, 'scope:memory', 'scope:edge', 'scope:hosts', 'scope:metering'],
+  'scope:tools': [...base, 'scope:tools', 'scope:hosts'],
   'scope:channels': [...base, 'scope:channels', 'scope:edge', 'scope:hosts'],
   // The CLI checks definition files offline with the contexts' own domain rules.
   'scope:cli': [...base, 'scope:cli', 'scope:intents', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:session'],
@@ -75,6 +70,17 @@ const scopeConstraints = constraintsOf(scopes);
 // The one platform file that knows a context: the budget gate charges LLM calls with metering's price rules. It
 // belongs to metering (ADR 0027, not done); until it moves, only this file may import the metering domain.
 const budgetGateScopes = constraintsOf({ ...scopes, 'scope:platform': [...base, 'scope:metering'] });
+// A service's turn client (`libs/<context>/client`, ADR 0027) is the session turn's side of that service: what the
+// turn asks of it and what it records. Only these libs reach further than their service: they read the definitions
+// the turn runs (the catalog's storage: journeys, context variables, the tool-runner port), the edge (workspaces,
+// ids) and the session's turn workflow; the journeys' client also leaves journey conditions out of the ranking with
+// the matcher's rule. The services themselves keep the narrow rules above.
+const turnClientScopes = constraintsOf({
+  ...scopes,
+  'scope:journeys': [...scopes['scope:journeys'], 'scope:catalog', 'scope:edge', 'scope:matching'],
+  'scope:memory': [...scopes['scope:memory'], 'scope:catalog', 'scope:session'],
+  'scope:tools': [...scopes['scope:tools'], 'scope:catalog', 'scope:edge', 'scope:session'],
+});
 
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 
@@ -115,6 +121,14 @@ export default tseslint.config(
   {
     files: ['**/*.spec.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
+  },
+  {
+    files: ['libs/*/client/src/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(false, turnClientScopes) },
+  },
+  {
+    files: ['libs/*/client/src/**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(true, turnClientScopes) },
   },
   {
     files: ['libs/platform/budget-store/src/budget-gate.ts'],
