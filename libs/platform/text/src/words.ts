@@ -18,24 +18,22 @@ export function words(text: string): string[] {
 }
 
 /**
- * Words that say nothing about a topic: function words, the words every guideline condition uses ("the customer
- * asks …"), answers that carry no topic of their own ("yes", "ok", "hmm"), and what is left of a contraction once
- * the apostrophe splits it ("don't" → don, "I've" → ve). Negations ("no", "not") are here too: the coherence
- * check reads them before dropping them.
+ * Words that say nothing about a topic: the common function words, the words every guideline condition uses ("the
+ * customer asks …"), answers that carry no topic of their own ("yes", "ok", "hmm"), and what is left of a
+ * contraction once the apostrophe splits it ("don't" → don, "I've" → ve). Negations ("no", "not") are here too: the
+ * coherence check reads them before dropping them. Deliberately short: the longer list of the lexical ranking
+ * (with "out", "off", "before", "after", "all", "more", …) made the offline provider and vectorizer worse
+ * (docs/benchmarks.md, "One offline tokenizer and stop-word list").
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    'a an the and or but nor if then else so than as that this these those there here of to in on at by for from with ' +
-    'without into onto out over under up down off about above below between through during before after again ' +
-    'further once all any both each every few more most other some such only own same too very just also really ' +
-    'i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs ' +
-    'what which who whom whose when whenever where while why how ' +
-    'is are was were be been being am do does did doing done have has had having can could should would will shall ' +
-    'may might must not no please ' +
+    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
+    'me my no not of on or our please she so than that the their them then there these they this to up us was we were ' +
+    'what when where which who why will with would you your yours about any some just also very really ' +
     'customer customers user users client asks ask asking asked says say said mentions mention mentioned wants want ' +
-    'wanted wanting like talks talk inquires inquire question questions regarding something anything thing things much many ' +
-    'yes yeah yea yep yup ya aye ok okay okey kk alright sure nope nah hmm hm um umm uh ah oh maybe perhaps ' +
-    've re ll don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn won'
+    'wanting would like talks talk inquires inquire question questions regarding something anything thing things much many ' +
+    'yes yeah yea yep yup ya aye ok okay okey kk alright sure nope nah hmm hm um umm uh ah oh maybe perhaps am ' +
+    've re ll don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn'
   ).split(/\s+/),
 );
 
