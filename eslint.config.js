@@ -67,6 +67,18 @@ const scopes = {
 };
 const constraintsOf = (rules) => Object.entries(rules).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
 const scopeConstraints = constraintsOf(scopes);
+// A service's turn client (`libs/<context>/client`, ADR 0027) is the session turn's side of that service: what the
+// turn asks of it and what it records. Only these libs reach further than their service: they read the definitions
+// the turn runs (the catalog's storage: journeys, context variables, the tool-runner port), the edge (workspaces,
+// ids) and the session's turn workflow; the journeys' client also leaves journey conditions out of the ranking with
+// the matcher's rule. The services themselves keep the narrow rules above.
+const turnClientScopes = constraintsOf({
+  ...scopes,
+  'scope:journeys': [...scopes['scope:journeys'], 'scope:catalog', 'scope:edge', 'scope:matching'],
+  'scope:memory': [...scopes['scope:memory'], 'scope:catalog', 'scope:session'],
+  'scope:tools': [...scopes['scope:tools'], 'scope:catalog', 'scope:edge', 'scope:session'],
+});
+
 const infrastructure = ['@nestjs/*', 'mongoose', 'mongodb', '@nats-io/*', 'nats', 'bullmq', 'ioredis', 'better-sqlite3', 'express'];
 
 export default tseslint.config(
@@ -115,5 +127,13 @@ export default tseslint.config(
   {
     files: ['**/*.spec.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
+  },
+  {
+    files: ['libs/*/client/src/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(false, turnClientScopes) },
+  },
+  {
+    files: ['libs/*/client/src/**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(true, turnClientScopes) },
   },
 );

@@ -64,7 +64,7 @@ import { combineQueryVectors, prefilterQuery } from '../libs/matching/service/sr
 import { ProviderRegistry } from '../libs/matching/service/src/provider-registry.js';
 import type { StoredEvent } from '@tenet/event-store';
 import type { JourneyRecord } from '@tenet/catalog-data-access';
-import { JourneyTurn } from '../libs/session/gateway/src/turns/turn-journeys.js';
+import { JourneyTurn } from '@tenet/journeys-client';
 import { agentOfSize, agentWithManyCritical, generatedGuideline, generatedIntents, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
 
 /** Counts the matching calls and their prompt tokens, and remembers which guidelines each call was sent. */

@@ -6,7 +6,7 @@ import type { EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
-import { JourneyTimers } from '@tenet/session-gateway';
+import { JourneyTimers } from '@tenet/journeys-client';
 import { ParlantClient, ParlantError } from 'parlant-client';
 
 interface Detail {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startAllInOne } from '@tenet/hosts';
 import { createLlmProvider } from '@tenet/llm';
-import { JourneyTimers } from '@tenet/session-gateway';
+import { JourneyTimers } from '@tenet/journeys-client';
 import { RecordedProvider } from './recorded-provider.js';
 
 /** A guideline of a scenario, referred to by its key in relationships, steps and expectations. */

@@ -5,6 +5,8 @@
  * judgement on content words, the answer of the offline provider and of every deployment (no LLM call).
  */
 
+import { stem, STOP_WORDS, words } from '@tenet/text';
+
 export interface CoherenceGuideline {
   id: string;
   condition: string;
@@ -29,16 +31,10 @@ export const CONTRADICTION_CONDITION_THRESHOLD = 0.3;
 /** …and the actions must be about the same thing: this share of their content words in common. */
 export const CONTRADICTION_ACTION_THRESHOLD = 0.3;
 
-const STOP_WORDS = new Set(
-  'a an the and or but if of to for in on at by with from about as is are was were be been being it its this that these those they them their he she his her you your we our i me my customer customers user users agent asks ask asked says say said wants want wanted when whenever while then so do does did has have had can could would should will shall may might must please any some all each every more most very just also'.split(
-    ' ',
-  ),
-);
-const NEGATIONS = new Set(['not', 'never', 'no', 'dont', 'don\'t', 'doesnt', 'doesn\'t', 'cannot', 'cant', 'can\'t', 'refuse', 'decline', 'deny', 'avoid', 'without', 'nor', 'stop', 'forbid', 'prohibit']);
+const NEGATIONS = new Set(['not', 'never', 'no', 'dont', 'doesnt', 'cannot', 'cant', 'refuse', 'decline', 'deny', 'avoid', 'without', 'nor', 'stop', 'forbid', 'prohibit']);
 
-const tokens = (text: string): string[] => text.toLowerCase().match(/[a-z0-9']+/g) ?? [];
-/** A light stem, enough to match "refunds"/"refund", "offering"/"offer". */
-const stem = (word: string): string => word.replace(/'s$/, '').replace(/(ing|ed|es|s)$/, (suffix, offset: number) => (offset >= 3 ? '' : suffix));
+/** The text's words, with "n't" read as "not" ("don't" → do not, "can't" → ca not) so the negation survives the split. */
+const tokens = (text: string): string[] => words(text.replace(/n['’]t\b/gi, ' not'));
 
 const contentWords = (text: string): Set<string> => new Set(tokens(text).filter((w) => !STOP_WORDS.has(w) && !NEGATIONS.has(w) && w.length > 1).map(stem));
 const negated = (text: string): boolean => tokens(text).some((w) => NEGATIONS.has(w));

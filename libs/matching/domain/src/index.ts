@@ -33,5 +33,5 @@ export { planBatches, type BatchPlanOptions } from './batching.js';
 export { COMPOSITION_MODES, DEFAULT_NO_MATCH_MESSAGE, effectiveCompositionMode, renderTemplate, templateFields, type CompositionMode } from './composition.js';
 export { MatchingDomainError } from './errors.js';
 export { checkCoherence, jaccard, CONTRADICTION_ACTION_THRESHOLD, CONTRADICTION_CONDITION_THRESHOLD, OVERLAP_THRESHOLD, type CoherenceFinding, type CoherenceGuideline, type CoherenceReport } from './coherence.js';
-export { LexicalIndex, isTopicFree, lexicalSimilarity, queryWordWeights, stem, topicWords, type RankedDocument, type WeightedText } from './lexical-ranking.js';
+export { LexicalIndex, isTopicFree, lexicalSimilarity, queryWordWeights, topicWords, type RankedDocument, type WeightedText } from './lexical-ranking.js';
 export { askForMissingContext, missingRequiredContext, REQUIRED_CONTEXT_ID_PREFIX, type RequirableVariable } from './required-context.js';

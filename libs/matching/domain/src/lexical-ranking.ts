@@ -4,30 +4,15 @@
  * deterministic: the same texts give the same scores on every replica.
  */
 
-/** Function words and the words every condition uses ("the customer asks …"): they say nothing about the topic. */
-const STOP_WORDS = new Set(
-  (
-    'a an the and or but nor if then else so than that this these those there here of to in on at by for from with ' +
-    'without into onto out over under up down off about above below between through during before after again ' +
-    'further once all any both each few more most other some such only own same too very just also really ' +
-    'i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs ' +
-    'what which who whom whose when where why how ' +
-    'is are was were be been being am do does did doing done have has had having can could should would will shall ' +
-    'may might must not no ' +
-    'customer customers user users client asks ask asking asked says say said mentions mention wants want wanting ' +
-    'like talks talk inquires inquire question questions regarding something anything thing things much many ' +
-    've re ll don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn won'
-  ).split(/\s+/),
-);
+import { stem, STOP_WORDS, words } from '@tenet/text';
 
 /**
- * Answers, courtesies and fillers: a message made only of these ("yes", "ok, go ahead", "thanks!") answers the
- * agent and has no topic of its own. They stay words (a guideline may be about thanking), they just do not
- * make a message topical.
+ * Courtesies and verdicts: a message made only of these and stop words ("yes", "ok, go ahead", "thanks!") answers
+ * the agent and has no topic of its own. Unlike the bare answers ("yes", "ok": stop words) they stay words (a
+ * guideline may be about thanking), they just do not make a message topical.
  */
 const TOPIC_FREE_WORDS = new Set(
   (
-    'yes yeah yea yep yup ya aye ok okay okey kk alright sure nope nah hmm hm um umm uh ah oh maybe perhaps please ' +
     'pls thanks thank thx cheers great good cool perfect awesome nice lovely excellent wonderful fine right correct ' +
     'exactly absolutely definitely certainly indeed agreed understood gotcha noted course go ahead sounds bye goodbye ' +
     'welcome hi hello hey'
@@ -36,25 +21,13 @@ const TOPIC_FREE_WORDS = new Set(
     .map((word) => stem(word)),
 );
 
-/** A light, deterministic suffix stripper: enough for "refunds"/"refunded"/"refunding" to meet "refund". */
-export function stem(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('es') && /(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
-  return word;
-}
-
 /**
- * The topic words of a text, in order, repeats kept: lowercased, accents stripped, split on anything that is not
- * a letter or digit, stop words and bare numbers ("12345", an order number) dropped, then stemmed.
+ * The topic words of a text, in order, repeats kept: its words (`@tenet/text`) without stop words and bare numbers
+ * ("12345", an order number), stemmed.
  */
 export function topicWords(text: string): string[] {
-  const normalised = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-  return normalised
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== '' && !STOP_WORDS.has(word) && !/^\p{N}+$/u.test(word))
+  return words(text)
+    .filter((word) => !STOP_WORDS.has(word) && !/^\p{N}+$/u.test(word))
     .map(stem);
 }
 

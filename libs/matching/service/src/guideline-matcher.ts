@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { words } from '@tenet/text';
 import type { BudgetScopeV1, CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import {
   agentInstructions,
@@ -158,7 +159,7 @@ export function budgetCap(candidates: readonly MatchableGuideline[], settings: {
 /** One warning per reason per minute: an outage is visible in the log without a line per turn. */
 const WARNING_INTERVAL_MS = 60_000;
 
-const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+const wordSet = (text: string): Set<string> => new Set(words(text));
 
 /**
  * The guideline matcher's engine, stateless per request so any replica serves any turn (docs/data-model.md#matching):
@@ -433,8 +434,8 @@ export class GuidelineMatcher {
     const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const mode = request.composition_mode ?? 'fluid';
     const fields = request.field_values ?? {};
-    const actionWords = words([request.message, ...request.matched.map((m) => m.action)].join(' '));
-    const overlap = (text: string): number => [...words(text)].filter((w) => actionWords.has(w)).length;
+    const actionWords = wordSet([request.message, ...request.matched.map((m) => m.action)].join(' '));
+    const overlap = (text: string): number => [...wordSet(text)].filter((w) => actionWords.has(w)).length;
     // Only templates whose fields all have values can be said; the most relevant ones are offered.
     const usable = (request.canned_responses ?? [])
       .filter((c) => renderTemplate(c.value, fields) !== undefined)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { LexicalIndex, type RankedDocument } from './lexical-ranking.js';
+import { LexicalIndex, type RankedDocument } from '@tenet/matching-domain';
 
 /** Indexes kept when no bound is given: one per agent version (candidate set) a replica serves, least recently used evicted first. */
 export const DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES = 256;

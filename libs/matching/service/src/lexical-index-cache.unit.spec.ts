@@ -1,5 +1,5 @@
 import { LexicalIndexCache } from './lexical-index-cache.js';
-import { LexicalIndex, topicWords, type RankedDocument, type WeightedText } from './lexical-ranking.js';
+import { LexicalIndex, topicWords, type RankedDocument, type WeightedText } from '@tenet/matching-domain';
 
 /** BM25 as the matcher computed it per turn before the index was cached (every document tokenised each time). */
 function referenceBm25(query: readonly WeightedText[], docs: readonly RankedDocument[]): Map<string, number> {

@@ -1,5 +1,5 @@
 import type { GlossaryTerm } from '@tenet/llm';
-import { isTopicFree, topicWords, type WeightedText } from './lexical-ranking.js';
+import { isTopicFree, topicWords, type WeightedText } from '@tenet/matching-domain';
 
 /** Where a part of the prefilter query comes from. */
 export type QueryPartSource = 'message' | 'last_agent' | 'previous_customer';

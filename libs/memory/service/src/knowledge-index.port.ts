@@ -1,4 +1,5 @@
 import type { KnowledgeChunk, SourceFormat } from '@tenet/memory-domain';
+import { words } from '@tenet/text';
 
 /** How a source was uploaded: the chunker's formats, or a PDF (read into Markdown first). */
 export type KnowledgeFormat = SourceFormat | 'pdf';
@@ -75,11 +76,5 @@ export interface KnowledgeIndex {
 
 /** The words a lexical query searches for: lowercased letters and digits, accents dropped, each once. */
 export function queryWords(text: string, max = 64): string[] {
-  const words = text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w !== '');
-  return [...new Set(words)].slice(0, max);
+  return [...new Set(words(text))].slice(0, max);
 }

@@ -15,3 +15,6 @@ export class SessionDomainError extends Error {
     this.name = 'SessionDomainError';
   }
 }
+
+/** The turn was superseded by a newer customer message: it appends `cancelled` and nothing more. */
+export class TurnCancelled extends Error {}

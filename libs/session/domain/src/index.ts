@@ -1,4 +1,4 @@
-export { SessionDomainError, type DomainRuleViolation } from './errors.js';
+export { SessionDomainError, TurnCancelled, type DomainRuleViolation } from './errors.js';
 export { defaultSessionConfig, extractsContext, sessionConfigViolations, type SessionConfig } from './session-config.js';
 export {
   decide,

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CatalogDataModule } from '@tenet/catalog-data-access';
 import { EdgeAccessModule, KeysHttpController, SESSION_DIRECTORY, WorkspacesModule } from '@tenet/edge';
+import { JourneyTimers, SESSION_JOURNAL } from '@tenet/journeys-client';
 import { MeteringHttpModule } from '@tenet/metering-http';
+import { TOOL_EVENT_LOG } from '@tenet/tools-client';
 import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
 import { SessionEventsService } from './events/session-events.service.js';
 import { BudgetExhaustion } from './sessions/budget-exhaustion.js';
-import { JourneyTimers } from './sessions/journey-timers.js';
 import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
@@ -31,6 +32,9 @@ import { TURN_PROVIDERS } from './turns/turns.providers.js';
     // Session tokens are minted only for sessions that exist.
     { provide: SESSION_DIRECTORY, useExisting: SessionsRepository },
     SessionEventsService,
+    // The journeys' moves and the turn's tool calls are recorded in the session's stream.
+    { provide: SESSION_JOURNAL, useExisting: SessionEventsService },
+    { provide: TOOL_EVENT_LOG, useExisting: SessionEventsService },
     SessionTimers,
     ...TURN_PROVIDERS,
     // Untagged guidelines apply within the agent's workspace only (ADR 0018).

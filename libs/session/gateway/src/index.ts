@@ -1,2 +1,1 @@
 export { SessionGatewayModule } from './gateway.module.js';
-export { JourneyTimers, type JourneyTimerJob } from './sessions/journey-timers.js';

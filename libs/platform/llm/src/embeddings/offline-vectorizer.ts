@@ -1,6 +1,7 @@
 import type { LlmCallContext } from '../llm.port.js';
 import { estimateTokens } from '../offline/offline-provider.js';
-import { STOP_WORDS, terms } from '../offline/lexicon.js';
+import { STOP_WORDS, words } from '@tenet/text';
+import { terms } from '../offline/lexicon.js';
 import type { EmbeddingProvider, EmbeddingResponse } from './embedding.port.js';
 
 export const OFFLINE_EMBEDDING_MODEL = 'tenet-hashing-1';
@@ -68,8 +69,8 @@ export class OfflineVectorizer implements EmbeddingProvider {
     const topic = terms(normalised);
     for (const term of topic) add(`u:${term}`, UNIGRAM);
     topic.slice(1).forEach((term, i) => add(`b:${topic[i] ?? ''} ${term}`, BIGRAM));
-    for (const word of normalised.split(/[^\p{L}\p{N}]+/u)) {
-      if (word === '' || STOP_WORDS.has(word)) continue;
+    for (const word of words(normalised)) {
+      if (STOP_WORDS.has(word)) continue;
       const padded = `<${word}>`;
       for (let i = 0; i + 3 <= padded.length; i++) add(`c:${padded.slice(i, i + 3)}`, TRIGRAM);
     }

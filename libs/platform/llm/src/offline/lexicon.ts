@@ -1,22 +1,9 @@
-/**
- * A small lexical model of customer-service language: words that carry no topic, and families of words that
- * mean the same thing in a support conversation. Deterministic, no weights to download.
- */
-export const STOP_WORDS = new Set(
-  (
-    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
-    'me my no not of on or our please she so than that the their them then there these they this to up us was we were ' +
-    'what when where which who why will with would you your yours about any some just also very really ' +
-    // words every guideline condition uses, which say nothing about the topic
-    'customer customers user users client asks ask asking asked says say said mentions mention mentioned wants want ' +
-    'wanting would like talks talk inquires inquire question questions regarding something anything thing things much many ' +
-    // answers to the agent that carry no topic (affirmations, negations, hesitations), the one form of "be" the
-    // list above lacked, and what is left of a contraction once the apostrophe splits it ("don't" → don, "I've" → ve)
-    'yes yeah yea yep yup ya aye ok okay okey kk alright sure nope nah hmm hm um umm uh ah oh maybe perhaps am ' +
-    've re ll don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn'
-  ).split(/\s+/),
-);
+import { STOP_WORDS, words } from '@tenet/text';
 
+/**
+ * A small lexical model of customer-service language: families of words that mean the same thing in a support
+ * conversation, over the shared words and stop words of `@tenet/text`. Deterministic, no weights to download.
+ */
 const FAMILIES: Record<string, string[]> = {
   refund: ['refund', 'refunds', 'reimburse', 'reimbursement', 'moneyback', 'return', 'returns', 'returning', 'chargeback'],
   order: ['order', 'purchase', 'buy', 'bought', 'package', 'parcel'],
@@ -67,7 +54,7 @@ export function terms(text: string): string[] {
     .replace(/\blog\s*in\b/g, 'login')
     .replace(/\bsign\s*in\b/g, 'signin');
   const out: string[] = [];
-  for (const raw of normalised.split(/[^a-z0-9]+/)) {
+  for (const raw of words(normalised)) {
     if (raw.length < 2 || STOP_WORDS.has(raw) || /^\d+$/.test(raw)) continue;
     out.push(canonical(raw));
   }

@@ -1,6 +1,7 @@
 import { compileUserPattern } from '@tenet/json-schema';
 import type { ToolSpec } from '../tasks/match-guidelines.js';
-import { STOP_WORDS, terms } from './lexicon.js';
+import { STOP_WORDS } from '@tenet/text';
+import { terms } from './lexicon.js';
 
 /**
  * Reads a tool's arguments from what the customer said, by simple rules — the offline stand-in for a model's

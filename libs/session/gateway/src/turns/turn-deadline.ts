@@ -1,9 +1,7 @@
 import { VARIABLES } from '@tenet/config';
 import type { CallUsageV1 } from '@tenet/contracts';
 import { RemoteHandlerError, RequestCancelledError, requestWithinDeadline, type MessageBus, type Subscription } from '@tenet/messaging';
-
-/** The turn was superseded by a newer customer message: it appends `cancelled` and nothing more. */
-export class TurnCancelled extends Error {}
+import { TurnCancelled } from '@tenet/session-domain';
 
 /** A turn's whole budget: both matcher steps and their retries. Environment: `TENET_TURN_DEADLINE_MS`. */
 export const DEFAULT_TURN_DEADLINE_MS = VARIABLES.TENET_TURN_DEADLINE_MS.fallback;

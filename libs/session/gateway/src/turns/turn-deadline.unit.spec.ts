@@ -1,7 +1,8 @@
 import type { CallUsageV1 } from '@tenet/contracts';
 import { DEADLINE_HEADER, InProcessMessageBus, RemoteHandlerError } from '@tenet/messaging';
 import { loadConfig } from '@tenet/config';
-import { TurnCancelled, TurnDeadline } from './turn-deadline.js';
+import { TurnCancelled } from '@tenet/session-domain';
+import { TurnDeadline } from './turn-deadline.js';
 import { turnOptionsOf } from './turn-options.js';
 
 const call: CallUsageV1 = { purpose: 'compose_reply', provider: 'openai', model: 'gpt', input_tokens: 123, output_tokens: 45, latency_ms: 1 };

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Logger, type Provider } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import type { MessageBus } from '@tenet/messaging';
-import { VARIABLES, type TenetConfig } from '@tenet/config';
+import type { TenetConfig } from '@tenet/config';
 import { EVENT_STORE, MESSAGE_BUS, TENET_CONFIG } from '@tenet/platform-runtime';
 import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '@tenet/edge';
@@ -12,9 +12,6 @@ import { DefinitionScreen } from './turn-definitions.js';
 import { TurnLeases } from './turn-lease.js';
 import { TurnRecovery } from './turn-recovery.js';
 
-/** Recall's default time budget (`TENET_RECALL_BUDGET_MS`). */
-export const DEFAULT_RECALL_BUDGET_MS = VARIABLES.TENET_RECALL_BUDGET_MS.fallback;
-
 export const TURN_OPTIONS = Symbol.for('tenet.gateway.turn-options');
 
 /** Everything a turn reads from the environment, read once where the module is built (not in constructors). */
@@ -23,8 +20,6 @@ export interface TurnOptions {
   timing: TurnTiming;
   /** A gateway whose heartbeat is older than this is dead (`TENET_TURN_LEASE_TTL_MS`). */
   leaseTtlMs: number;
-  /** How long recall may take (`TENET_RECALL_BUDGET_MS`). */
-  recallBudgetMs: number;
   /** This process as a lease owner: unique per process. */
   owner: string;
 }
@@ -34,7 +29,6 @@ export function turnOptionsOf(config: TenetConfig): TurnOptions {
   return {
     timing: { deadlineMs: config.get('TENET_TURN_DEADLINE_MS'), attemptTimeoutMs: config.get('TENET_MATCHER_ATTEMPT_TIMEOUT_MS') },
     leaseTtlMs: config.get('TENET_TURN_LEASE_TTL_MS'),
-    recallBudgetMs: config.get('TENET_RECALL_BUDGET_MS'),
     owner: `${hostname()}-${process.pid}-${newId(6)}`,
   };
 }

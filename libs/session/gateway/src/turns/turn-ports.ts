@@ -1,6 +1,6 @@
 import type { ComposeReplyRequestV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import { COMPOSITION_MODES, type CompositionMode, type MatchableGuideline } from '@tenet/matching-domain';
-import type { RunnableTool } from './tool-calls.js';
+import type { RunnableTool } from '@tenet/tools-client';
 import type { TurnDefinitions } from './turn-definitions.js';
 
 /** A guideline as a turn reads it (the agent's definitions snapshot, `AGENT_DEFINITIONS` of the catalog). */

@@ -1,14 +1,13 @@
 import type { ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import type { ToolOutcome } from '@tenet/llm';
 import { appliedAfterReply, askForMissingContext, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
-import { toolFieldValues } from './tool-calls.js';
+import type { JourneyProgress } from '@tenet/journeys-client';
+import type { RememberedForReply } from '@tenet/memory-client';
+import { toolFieldValues, type TurnToolLog } from '@tenet/tools-client';
 import { SESSION_APPLIED_FIELD } from './turn-history.js';
-import type { JourneyProgress } from './turn-journeys.js';
-import type { RememberedForReply } from './turn-memory.js';
 import type { PricedCall } from './turn-meter.js';
 import { fieldValues } from './turn-ports.js';
 import type { PreparedTurn } from './turn-preparation.js';
-import type { TurnToolLog } from './turn-tools.js';
 
 /** What the turn has learned by the time it composes (the runner's record of the effects' results). */
 export interface TurnFindings {

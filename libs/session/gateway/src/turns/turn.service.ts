@@ -14,7 +14,7 @@ import type { BudgetHold } from './turn-preparation.js';
 import { TurnRecovery } from './turn-recovery.js';
 import { TurnRunner } from './turn-runner.js';
 
-export type { RunnableTool } from './tool-calls.js';
+export type { RunnableTool } from '@tenet/tools-client';
 export { TURN_EXTRAS, type TurnExtras, type TurnExtrasSource, type TurnGuideline } from './turn-ports.js';
 
 /**

@@ -1,8 +1,8 @@
+import { loadConfig } from '@tenet/config';
 import type { RecallResponseV1 } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import type { ContextVariablesRepository } from '@tenet/catalog-data-access';
-import type { TurnDeadline } from './turn-deadline.js';
-import { TurnMemory, type TurnMemoryInput } from './turn-memory.js';
+import { TurnMemory, type TurnDeadline, type TurnMemoryInput } from './turn-memory.js';
 
 const recalled: RecallResponseV1 = {
   facts: [{ fact_id: 'f1', subject: 'customer', predicate: 'name', object: 'Alice', confidence: 0.9, recorded_at: '2026-11-24T10:00:00.000Z' }],
@@ -18,7 +18,7 @@ function setup(answer: () => Promise<unknown>) {
   let requests = 0;
   const budgets: number[] = [];
   const deadline = { at: Date.now() + 60_000, requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()) } as unknown as TurnDeadline;
-  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore, { recallBudgetMs: 5_000 });
+  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore, loadConfig('session-gateway', { TENET_RECALL_BUDGET_MS: '5000' }));
   const input: TurnMemoryInput = {
     agent: { id: 'a1', name: 'Ada', config: {} },
     sessionId: 's1',

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { ToolOutcome } from '@tenet/llm';
 import type { AskedToolCall } from '@tenet/session-domain';
-import { SessionEventsService } from '../events/session-events.service.js';
 import { TOOL_RUNNER, type ToolRunner, type ToolServiceRef } from '@tenet/catalog-data-access';
 import { WorkspaceDirectory } from '@tenet/edge';
 import { runToolCall, toOutcome, type RunnableTool, type TurnToolCall, type WantedCall } from './tool-calls.js';
@@ -22,6 +21,16 @@ export interface TurnToolLog {
   issues: { tool_name: string; problem: string }[];
 }
 
+/**
+ * Where a turn's calls are recorded: the session's log, one `tool` event per round (the session gateway binds its
+ * events service to this token).
+ */
+export const TOOL_EVENT_LOG = Symbol.for('tenet.tools.turn-tool-event-log');
+
+export interface ToolEventLog {
+  append(sessionId: string, event: { kind: 'tool'; source: 'ai_agent'; data: { tool_calls: ReturnType<typeof toolEventCall>[] } }, correlationId: string): Promise<unknown>;
+}
+
 /** Identifies a call by its tool and arguments: the same call is never run twice in one turn. */
 export const callKey = (call: WantedCall): string => JSON.stringify([call.tool_name, call.parameters ?? {}]);
 
@@ -31,7 +40,7 @@ export class TurnTools {
   private readonly logger = new Logger(TurnTools.name);
 
   constructor(
-    private readonly events: SessionEventsService,
+    @Inject(TOOL_EVENT_LOG) private readonly events: ToolEventLog,
     @Optional() @Inject(TOOL_RUNNER) private readonly runner?: ToolRunner,
     @Optional() private readonly workspaces?: WorkspaceDirectory,
   ) {}

@@ -1,7 +1,8 @@
 import type { AdvanceJourneysReplyV1, AdvanceJourneysRequestV1, MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { StoredEvent } from '@tenet/event-store';
 import type { JourneyRecord } from '@tenet/catalog-data-access';
-import { isJourneyConditionId, JourneyTurn, stepFailure } from './turn-journeys.js';
+import { isJourneyConditionId } from '@tenet/journeys-domain';
+import { JourneyTurn, stepFailure } from './turn-journeys.js';
 
 const step = (id: string, kind: 'chat' | 'tool' | 'fork' | 'final', extra: Record<string, unknown> = {}) => ({ id, name: id, kind, required_context: [], guidelines: [], ...(kind === 'chat' || kind === 'fork' ? { instruction: `do ${id}` } : {}), ...extra });
 

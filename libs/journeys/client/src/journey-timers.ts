@@ -5,9 +5,9 @@ import { foldJourney, pendingJourneyTimer, type JourneyEvent } from '@tenet/jour
 import { requestWithinDeadline, type MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS, SCHEDULER } from '@tenet/platform-runtime';
 import { BackgroundArming, armBackoffMs, type Scheduler } from '@tenet/scheduling';
-import { SessionEventsService } from '../events/session-events.service.js';
 import { newId } from '@tenet/edge';
 import { journeyDefinition, journeyTransitionRecords, lastCustomerActivity, recordedJourneys, JourneysRepository } from '@tenet/catalog-data-access';
+import { SESSION_JOURNAL, type SessionJournal } from './session-journal.js';
 
 const QUEUE = 'journey-timers';
 
@@ -44,7 +44,7 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly journeys: JourneysRepository,
-    private readonly events: SessionEventsService,
+    @Inject(SESSION_JOURNAL) private readonly events: SessionJournal,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,0 +1,1 @@
+export { TurnMemory, TurnMemoryRun, type RememberedForReply, type TurnDeadline, type TurnMemoryInput } from './turn-memory.js';

@@ -1,0 +1,1 @@
+export { stem, STOP_WORDS, words } from './words.js';
