@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { WorkspaceDirectory } from '@tenet/edge';
 import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
-import { runToolCall } from './tool-calls.js';
+import { runToolCall } from '@tenet/tools-client';
 import type { TurnDefinitions } from './turn-definitions.js';
 import { missingRequiredContext } from '@tenet/matching-domain';
 
