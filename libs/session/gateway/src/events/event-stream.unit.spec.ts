@@ -1,4 +1,5 @@
 import { EventEmitter, getEventListeners } from 'node:events';
+import { jest } from '@jest/globals';
 import type { EventView } from './event.dto.js';
 import { KEEP_ALIVE_FRAME, eventFrame, sessionEventStream } from './event-stream.js';
 import type { EventFilter } from './session-events.service.js';
@@ -96,17 +97,26 @@ describe('sessionEventStream', () => {
   });
 
   it('waits in keep-alive slices, sends a comment after each quiet one, and ends after idleMs without an event', async () => {
-    const events = new FakeEvents();
-    const started = Date.now();
-    const reader = textReader(sessionEventStream(events, 's', filter, { idleMs: 100, keepAliveMs: 20 }));
-    const chunks: string[] = [];
-    for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) chunks.push(chunk);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
-    expect(chunks[0]).toBe('');
-    expect(chunks.slice(1)).toEqual(Array(chunks.length - 1).fill(KEEP_ALIVE_FRAME));
-    // At least one quiet slice ended in a keep-alive; how many depends on how late the timers run on a loaded machine.
-    expect(chunks.length).toBeGreaterThanOrEqual(2);
-    expect(Math.max(...events.calls.map((c) => c.waitMs))).toBeLessThanOrEqual(20);
+    // On a virtual clock (timers and Date): a loaded machine's late timers cannot merge the slices.
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const events = new FakeEvents();
+      const reader = textReader(sessionEventStream(events, 's', filter, { idleMs: 100, keepAliveMs: 20 }));
+      const chunks: string[] = [];
+      let ended = false;
+      const reading = (async () => {
+        for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) chunks.push(chunk);
+        ended = true;
+      })();
+      for (let elapsed = 0; elapsed < 200 && !ended; elapsed += 20) await jest.advanceTimersByTimeAsync(20);
+      await reading;
+      expect(Date.now()).toBe(100);
+      // Five quiet slices of 20 ms: a keep-alive after each of the first four, the fifth reaches idleMs and ends.
+      expect(chunks).toEqual(['', KEEP_ALIVE_FRAME, KEEP_ALIVE_FRAME, KEEP_ALIVE_FRAME, KEEP_ALIVE_FRAME]);
+      expect(events.calls.map((c) => c.waitMs)).toEqual([20, 20, 20, 20, 20]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('aborts the wait in progress when the reader cancels (client gone), and waits no more', async () => {
