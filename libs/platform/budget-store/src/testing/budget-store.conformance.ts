@@ -113,15 +113,17 @@ export function budgetStoreConformance(name: string, createHarness: () => Promis
     });
 
     if (options.sharedAcrossOpens) {
-      it('concurrent calls through two stores on the same storage overshoot by less than one call', async () => {
+      /**
+       * Four callers on two stores, each reserving `estimate` and then charging `cost`, until the store says
+       * exhausted. Returns how many calls were admitted and what the counter used at the end.
+       */
+      const spendConcurrently = async (limit: number, estimate: number, cost: number): Promise<{ made: number; used: number }> => {
         const second = await open();
-        const limit = 1_000;
-        const callTokens = 70;
         let made = 0;
         const caller = async (s: BudgetStore, name: string): Promise<void> => {
           for (let i = 0; ; i++) {
             const id = `${name}-${i}`;
-            const result = await s.reserve({ reservationId: id, scopes: [scope(limit, 50)], ttlMs: 60_000, now });
+            const result = await s.reserve({ reservationId: id, scopes: [scope(limit, estimate)], ttlMs: 60_000, now });
             if (result.outcome === 'exhausted') return;
             if (result.outcome === 'wait') {
               await new Promise((r) => setTimeout(r, 2));
@@ -130,14 +132,30 @@ export function budgetStoreConformance(name: string, createHarness: () => Promis
             }
             made += 1;
             await new Promise((r) => setTimeout(r, 1));
-            await s.settle(id, [{ key, periodId: DAY, amount: callTokens }]);
+            await s.settle(id, [{ key, periodId: DAY, amount: cost }]);
           }
         };
         await Promise.all([caller(store, 'a'), caller(second, 'b'), caller(store, 'c'), caller(second, 'd')]);
-        const used = (await store.read([{ key, periodId: DAY }], now)).get(key)?.used ?? 0;
-        expect(used).toBe(made * callTokens);
-        expect(used).toBeGreaterThanOrEqual(limit);
-        expect(used).toBeLessThan(limit + callTokens);
+        return { made, used: (await store.read([{ key, periodId: DAY }], now)).get(key)?.used ?? 0 };
+      };
+
+      it('concurrent calls through two stores on the same storage never take the same room twice: exact estimates never overshoot', async () => {
+        // 1,000 tokens, 70 per call: 14 calls fit (980) and a 15th does not, however the four callers interleave.
+        const { made, used } = await spendConcurrently(1_000, 70, 70);
+        expect(made).toBe(14);
+        expect(used).toBe(980);
+      }, 60_000);
+
+      it('concurrent calls that cost more than their estimate overshoot by at most the estimate error of the calls in flight', async () => {
+        const limit = 1_000;
+        const estimate = 50;
+        const cost = 70;
+        const { made, used } = await spendConcurrently(limit, estimate, cost);
+        expect(used).toBe(made * cost);
+        // Refused only once less than one estimate was left ...
+        expect(used).toBeGreaterThan(limit - estimate);
+        // ... and at most four calls (one per caller) were in flight when the last one was admitted.
+        expect(used).toBeLessThanOrEqual(limit + 4 * (cost - estimate));
       }, 60_000);
     }
   });
