@@ -48,7 +48,7 @@ describeWithService(nats.available && !redis.available ? redis : nats, 'npm run 
   });
 
   it('answers a Parlant client through separate processes, publishes each event once and schema-valid, meters the calls, and two gateway processes share one session', async () => {
-    const port = await freePortRange(5);
+    const port = await freePortRange(21);
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];

@@ -82,5 +82,8 @@ export async function waitHealthy(url: string, running: RunningCommand, timeoutM
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`${url} did not become healthy (${last})\n--- output ---\n${running.output()}`);
+  const output = running.output();
+  // Long outputs are shortened in the middle by CI logs: the lines that say why (exits, restarts, errors) come first.
+  const telling = output.split('\n').filter((line) => /exited|restart|error|fail|EADDRINUSE|refused|timed? ?out/i.test(line)).slice(-40);
+  throw new Error(`${url} did not become healthy (${last})\n--- errors, exits and restarts (${telling.length} lines) ---\n${telling.join('\n')}\n--- output ---\n${output}`);
 }
