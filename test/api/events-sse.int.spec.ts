@@ -10,8 +10,7 @@ import { eventually } from '@tenet/testing';
 import { CatalogHttpModule } from '@tenet/catalog-http';
 import { configureGatewayHttp } from '@tenet/edge';
 import { SessionGatewayModule } from '@tenet/session-gateway';
-import type { EventView } from '../../libs/session/gateway/src/events/event.dto.js';
-import { SessionEventsService } from '../../libs/session/gateway/src/events/session-events.service.js';
+import { SessionEventsService, type EventView } from '@tenet/session-data-access';
 
 /** The gateway on its own, embedded adapters, as the hosts compose it (no matcher: these tests start no turn). */
 async function startGateway(dir: string): Promise<{ app: INestApplication; url: string }> {

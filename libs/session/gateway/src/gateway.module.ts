@@ -4,16 +4,11 @@ import { EdgeAccessModule, KeysHttpController, SESSION_DIRECTORY, WorkspacesModu
 import { JourneyTimers, SESSION_JOURNAL } from '@tenet/journeys-client';
 import { MeteringHttpModule } from '@tenet/metering-http';
 import { TOOL_EVENT_LOG } from '@tenet/tools-client';
+import { SessionEventsService, SessionsRepository, SessionTimers } from '@tenet/session-data-access';
+import { AgentTurnExtras, BudgetExhaustion, TURN_EXTRAS, TURN_PROVIDERS } from '@tenet/session-turn';
 import { EventEditsHttpController } from './events/event-edits.http.controller.js';
 import { EventsHttpController } from './events/events.http.controller.js';
-import { SessionEventsService } from './events/session-events.service.js';
-import { BudgetExhaustion } from './sessions/budget-exhaustion.js';
-import { SessionTimers } from './sessions/session-timers.js';
 import { SessionsHttpController } from './sessions/sessions.http.controller.js';
-import { SessionsRepository } from './sessions/sessions.repository.js';
-import { AgentTurnExtras } from './turns/turn-extras.js';
-import { TURN_EXTRAS } from './turns/turn.service.js';
-import { TURN_PROVIDERS } from './turns/turns.providers.js';
 
 /**
  * Parlant-compatible sessions, their events and the turn, over the platform ports. Needs PlatformModule, a guideline

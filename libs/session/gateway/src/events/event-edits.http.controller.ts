@@ -3,10 +3,10 @@ import { Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { patchRecord, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { notFound, UnprocessableEntity } from '@tenet/edge';
-import { SessionsRepository } from '../sessions/sessions.repository.js';
-import { EventCreationDto, type EventView } from './event.dto.js';
+import { SessionEventsService, SessionsRepository, type EventView } from '@tenet/session-data-access';
+import { EventCreationDto } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
-import { SessionEventsService } from './session-events.service.js';
+
 import { PatchOf } from '@tenet/platform-runtime';
 
 /** Parlant's EventUpdateParams: only the metadata of an event can change. */

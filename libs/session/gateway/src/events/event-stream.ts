@@ -1,5 +1,4 @@
-import type { EventView } from './event.dto.js';
-import type { EventFilter, SessionEventsService } from './session-events.service.js';
+import type { EventFilter, EventView, SessionEventsService } from '@tenet/session-data-access';
 
 /** How long a stream may stay quiet before a keep-alive comment is sent (proxies drop silent connections). */
 export const KEEP_ALIVE_MS = 15_000;

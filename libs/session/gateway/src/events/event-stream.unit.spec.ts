@@ -1,8 +1,7 @@
 import { EventEmitter, getEventListeners } from 'node:events';
 import { jest } from '@jest/globals';
-import type { EventView } from './event.dto.js';
+import type { EventFilter, EventView } from '@tenet/session-data-access';
 import { KEEP_ALIVE_FRAME, eventFrame, sessionEventStream } from './event-stream.js';
-import type { EventFilter } from './session-events.service.js';
 
 const event = (offset: number, kind = 'message'): EventView => ({
   id: `e${offset}`,

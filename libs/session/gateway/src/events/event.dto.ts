@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
 import { IsOmittable, type ValidationDetail } from '@tenet/edge';
+import type { SessionEventInput } from '@tenet/session-data-access';
 
 export const EVENT_KINDS = ['message', 'tool', 'status', 'custom'] as const;
 export const EVENT_SOURCES = ['customer', 'customer_ui', 'human_agent', 'human_agent_on_behalf_of_ai_agent', 'ai_agent', 'system'] as const;
@@ -33,7 +34,7 @@ export class ParticipantDto {
   @IsString() @Length(1, 100) display_name!: string;
 }
 
-export class EventCreationDto {
+export class EventCreationDto implements SessionEventInput {
   @IsIn(EVENT_KINDS) kind!: (typeof EVENT_KINDS)[number];
   @IsIn(EVENT_SOURCES) source!: (typeof EVENT_SOURCES)[number];
   @ValidateIf((o: EventCreationDto) => o.kind === 'message')
@@ -46,18 +47,4 @@ export class EventCreationDto {
   @ValidateIf((o: EventCreationDto) => o.kind === 'status')
   @IsIn(STATUSES, { message: `status is required for kind "status" and must be one of ${STATUSES.join(', ')}` })
   status?: (typeof STATUSES)[number];
-}
-
-/** Parlant's Event as it travels on the wire. */
-export interface EventView {
-  id: string;
-  source: string;
-  kind: string;
-  offset: number;
-  creation_utc: string;
-  correlation_id: string;
-  trace_id: string;
-  data: unknown;
-  metadata: Record<string, unknown>;
-  deleted: boolean;
 }

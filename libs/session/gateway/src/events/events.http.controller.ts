@@ -3,13 +3,11 @@ import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { notFound, UnprocessableEntity, type ValidationDetail, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '@tenet/edge';
-import { SessionTimers } from '../sessions/session-timers.js';
-import { SessionsRepository } from '../sessions/sessions.repository.js';
-import { TurnService } from '../turns/turn.service.js';
+import { SessionEventsService, SessionsRepository, SessionTimers, type EventFilter, type EventView } from '@tenet/session-data-access';
+import { TurnService } from '@tenet/session-turn';
 import { AgentsRepository } from '@tenet/catalog-data-access';
-import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto, type EventView } from './event.dto.js';
+import { clientPostingProblems, EVENT_KINDS, EVENT_SOURCES, EventCreationDto } from './event.dto.js';
 import { EVENT_STREAM_HEADERS, sessionEventStream } from './event-stream.js';
-import { SessionEventsService, type EventFilter } from './session-events.service.js';
 
 /** What `kinds` may name when listing: Parlant's kinds, and `journey_transition` for the journey records alone (shown as `custom`). */
 const LISTED_KINDS = [...EVENT_KINDS, JOURNEY_TRANSITION_EVENT_TYPE] as const;

@@ -1,10 +1,10 @@
-import type { SessionActivity } from './session-activity.js';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { PatchOf } from '@tenet/platform-runtime';
+import { SESSION_MODES, type SessionMode, type SessionView } from '@tenet/session-data-access';
 
 /** The session's `config` (docs/data-model.md#sessions), a Tenet extension on Parlant's session. */
 export class SessionConfigDto {
@@ -33,10 +33,6 @@ export class SessionCreationDto {
   @IsOmittable() @IsDateString({ strict: true }) expires_at?: string;
 }
 
-/** Parlant's modes plus Tenet's `paused`: only `auto` lets the agent reply. */
-export const SESSION_MODES = ['auto', 'manual', 'paused'] as const;
-export type SessionMode = (typeof SESSION_MODES)[number];
-
 /** The statuses a client may end a session with (docs/data-model.md#sessions). */
 export const SESSION_END_STATUSES = ['completed', 'abandoned'] as const;
 
@@ -63,23 +59,3 @@ export interface SessionPage {
   has_more: boolean;
   next_cursor?: string;
 }
-
-export interface SessionView {
-  id: string;
-  agent_id: string;
-  customer_id: string;
-  creation_utc: string;
-  title?: string;
-  mode: SessionMode;
-  consumption_offsets: { client: number };
-  metadata: Record<string, unknown>;
-  labels: string[];
-  /** Tenet extensions (docs/data-model.md#sessions): lifecycle state, and status (active, completed, abandoned, expired). */
-  state: string;
-  status: string;
-  config: Required<SessionConfigDto>;
-  expires_at?: string;
-}
-
-/** `GET /sessions/{id}`: the view with what the session has seen so far (read from its stream; lists leave it out). */
-export type SessionDetailView = SessionView & SessionActivity;

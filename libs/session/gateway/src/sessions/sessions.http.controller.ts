@@ -5,10 +5,21 @@ import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
 import { AgentsRepository, CustomersRepository, patchRecord, patchList } from '@tenet/catalog-data-access';
 import { pageOf, pageRequestOf, withCursor, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey, notFound, UnprocessableEntity, newId, WorkspaceDirectory } from '@tenet/edge';
-import { SessionCreationDto, SessionUpdateDto, type SessionDetailView, type SessionPage, type SessionView } from './session.dto.js';
-import { modeChange, SESSION_CONFIG_REVISION, sessionDeleted, SessionsRepository, type SessionFilter, type SessionRecord, type SessionRecordEvent, type SessionUpdated } from './sessions.repository.js';
-import { SessionTimers } from './session-timers.js';
-import { SessionEventsService } from '../events/session-events.service.js';
+import { SessionCreationDto, SessionUpdateDto, type SessionPage } from './session.dto.js';
+import {
+  modeChange,
+  SESSION_CONFIG_REVISION,
+  sessionDeleted,
+  SessionEventsService,
+  SessionsRepository,
+  SessionTimers,
+  type SessionDetailView,
+  type SessionFilter,
+  type SessionRecord,
+  type SessionRecordEvent,
+  type SessionUpdated,
+  type SessionView,
+} from '@tenet/session-data-access';
 import type { Request } from 'express';
 
 /** The session's status from its lifecycle state (docs/data-model.md#sessions). */

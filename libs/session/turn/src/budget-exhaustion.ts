@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
 import { AgentsRepository } from '@tenet/catalog-data-access';
-import { SessionEventsService } from '../events/session-events.service.js';
-import { modeChange, SessionsRepository } from './sessions.repository.js';
+import { modeChange, SessionEventsService, SessionsRepository } from '@tenet/session-data-access';
 import { AgentBudgets, budgetRefusalOf } from '@tenet/metering-http';
 
 /**

@@ -7,9 +7,9 @@ import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
 import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
-import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
-import type { EventCreationDto, EventView } from './event.dto.js';
-import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';
+import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from './sessions.repository.js';
+import type { EventView, SessionEventInput } from './event-view.js';
+import { sessionActivity, type SessionActivity } from './session-activity.js';
 
 /** Sessions whose idempotency keys are kept in memory (least recently posted to dropped first, then searched again). */
 const KEY_INDEX_SESSIONS = 2_000;
@@ -103,7 +103,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     await this.subscription?.stop();
   }
 
-  async append(sessionId: string, input: EventCreationDto, correlationId = `corr_${newId(12)}`): Promise<EventView> {
+  async append(sessionId: string, input: SessionEventInput, correlationId = `corr_${newId(12)}`): Promise<EventView> {
     return this.write(sessionId, input, correlationId, 'any');
   }
 
@@ -114,7 +114,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * so two concurrent requests with one key cannot both write. The keys already searched are remembered per
    * session (`KeyIndex`): a call reads only the events appended since, not the whole session again.
    */
-  async appendOnce(sessionId: string, input: EventCreationDto, idempotency: IdempotencyKey): Promise<{ event: EventView; replayed: boolean }> {
+  async appendOnce(sessionId: string, input: SessionEventInput, idempotency: IdempotencyKey): Promise<{ event: EventView; replayed: boolean }> {
     const streamId = sessionStreamId(sessionId);
     for (;;) {
       const index = this.keyIndexes.get(sessionId) ?? { searched: -1, keys: new Map<string, IndexedKey>() };
@@ -141,7 +141,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async write(sessionId: string, input: EventCreationDto, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
+  private async write(sessionId: string, input: SessionEventInput, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
     const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
     const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
     const result = await this.store.append(sessionStreamId(sessionId), [{ type: input.kind, data, metadata }], { expectedVersion });
@@ -224,7 +224,7 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function eventData(input: EventCreationDto): Record<string, unknown> {
+function eventData(input: SessionEventInput): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
       return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...failureType(input), ...messageIntent(input) };
@@ -238,19 +238,19 @@ function eventData(input: EventCreationDto): Record<string, unknown> {
 }
 
 /** The agent's failure reply says what kind of failure ended the turn (`data.error_type`, one of TURN_ERROR_TYPES). */
-function failureType(input: EventCreationDto): { error_type?: TurnErrorType } {
+function failureType(input: SessionEventInput): { error_type?: TurnErrorType } {
   const type = (input.data as { error_type?: unknown } | undefined)?.error_type;
   return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type) ? { error_type: type as TurnErrorType } : {};
 }
 
 /** An agent message's intent (docs/data-model.md#intents): `{ name, confidence }`, kept when it has them. */
-function messageIntent(input: EventCreationDto): { intent?: unknown } {
+function messageIntent(input: SessionEventInput): { intent?: unknown } {
   const intent = (input.data as { intent?: { name?: unknown; confidence?: unknown } } | undefined)?.intent;
   return input.source !== 'customer' && typeof intent?.name === 'string' && typeof intent.confidence === 'number' ? { intent } : {};
 }
 
 /** An agent message's knowledge citations (`data.sources`, docs/data-model.md#retrieval), kept when given as a list of objects. */
-function messageSources(input: EventCreationDto): { sources?: unknown[] } {
+function messageSources(input: SessionEventInput): { sources?: unknown[] } {
   const sources = (input.data as { sources?: unknown } | undefined)?.sources;
   return input.source !== 'customer' && Array.isArray(sources) && sources.length > 0 && sources.every((s) => typeof s === 'object' && s !== null) ? { sources } : {};
 }

@@ -5,16 +5,14 @@ import { microUsd } from '@tenet/metering-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import { AGENT_DEFINITIONS, type AgentDefinitionSource, type AgentView } from '@tenet/catalog-data-access';
 import { AgentBudgets, turnTokenEstimate } from '@tenet/metering-http';
-import type { EventView } from '../events/event.dto.js';
-import type { SessionRecord } from '../sessions/sessions.repository.js';
-import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { SessionsRepository, type EventView, type SessionRecord } from '@tenet/session-data-access';
 import { TurnContext } from './turn-context.js';
 import type { TurnDeadline } from './turn-deadline.js';
 import { DefinitionScreen, type TurnDefinitions } from './turn-definitions.js';
 import { readTurnTail, type TurnTail } from './turn-history.js';
 import { TurnJourneys, type JourneyTurn } from '@tenet/journeys-client';
 import { TurnMemory, type TurnMemoryRun } from '@tenet/memory-client';
-import { INTENT_TURNS, type IntentTurnPort, type IntentTurnsPort } from '../intents/intents.port.js';
+import { INTENT_TURNS, type IntentTurnPort, type IntentTurnsPort } from './intents.port.js';
 import { TurnMeter, type PricedCall } from './turn-meter.js';
 import { guidelineItem, TURN_EXTRAS, type SourcedGuideline, type TurnExtras, type TurnExtrasSource } from './turn-ports.js';
 

@@ -1,8 +1,6 @@
 import { sessionStreamId } from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
-import type { EventView } from '../events/event.dto.js';
-import { toEventView } from '../events/session-events.service.js';
-import { isDeleted, NO_EDITS, type SessionEventEdits } from '../sessions/sessions.repository.js';
+import { isDeleted, NO_EDITS, toEventView, type EventView, type SessionEventEdits } from '@tenet/session-data-access';
 
 /**
  * Tenet extension on a `ready` status's data: every guideline id the session's replies have applied so far —

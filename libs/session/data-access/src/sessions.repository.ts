@@ -6,7 +6,7 @@ import { ConcurrencyError, inLane, type EventStore, type StoredEvent } from '@te
 import { EVENT_STORE, TENET_CONFIG } from '@tenet/platform-runtime';
 import { decide, evolve as evolveLifecycle, initialSessionState, type SessionEvent, type SessionState } from '@tenet/session-domain';
 import { StreamCatalog, StreamFoldCache, type IdempotencyKey } from '@tenet/edge';
-import type { SessionView } from './session.dto.js';
+import type { SessionView } from './session-view.js';
 import { foldSessionIndexEntry, type SessionIndexEntry } from './session-index.js';
 
 /** Session records live in `sessionmeta-<id>`; the conversation itself is the `session-<id>` stream. */

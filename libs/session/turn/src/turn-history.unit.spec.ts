@@ -1,6 +1,6 @@
 import { sessionStreamId, type SessionEventData } from '@tenet/contracts';
 import { InMemoryEventStore, type EventStore, type ReadStreamOptions, type StoredEvent } from '@tenet/event-store';
-import { toEventView } from '../events/session-events.service.js';
+import { toEventView } from '@tenet/session-data-access';
 import { readTurnTail, SESSION_APPLIED_FIELD } from './turn-history.js';
 
 const SESSION = 's1';
