@@ -11,7 +11,9 @@
  *   against a bare server — the platform's POST, the POST of the event, the long-poll GET it completes.
  * - **Agent message → delivery**: `POST /sessions/{id}/events` (a human agent's message) until the receiver has the
  *   signed delivery. Floor: a POST to a bare server that POSTs on to the receiver.
- * BENCH_MESSAGES (200) per measurement, Tenet and floor alternating message by message, after a warm-up.
+ * BENCH_MESSAGES (200) per measurement, Tenet and floor alternating message by message, after a warm-up. Besides the
+ * latency, the process's CPU time from a message's start to its end (`process.cpuUsage`, user + system): on a shared
+ * machine it moves less with the load than the latency does, so it is the steadier way to compare two builds.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +28,17 @@ import { median, quantile } from './turn-support.js';
 const MESSAGES = Number(process.env['BENCH_MESSAGES'] ?? 200);
 const SECRET = randomBytes(24).toString('hex');
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+/** CPU milliseconds (user + system) this process used since `since`. */
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** One measured message: its latency and the CPU the process spent on it meanwhile. */
+interface Sample {
+  ms: number;
+  cpu: number;
+}
 
 const readBody = async (req: IncomingMessage): Promise<string> => {
   const chunks: Buffer[] = [];
@@ -115,34 +128,40 @@ async function main(): Promise<void> {
     await json('PATCH', `/sessions/${sessionId}`, { mode: 'manual' });
     let offset = (await json<Array<{ offset: number }>>('GET', `/sessions/${sessionId}/events`)).at(-1)!.offset + 1;
 
-    const tenetInbound = async (): Promise<number> => {
+    const tenetInbound = async (): Promise<Sample> => {
+      const cpu = process.cpuUsage();
       const waiting = fetch(`${url}/sessions/${sessionId}/events?min_offset=${offset}&kinds=message&wait_for_data=30`).then(async (r) => ({ at: now(), events: (await r.json()) as Array<{ offset: number }> }));
       const start = now();
       await inbound(`hello ${start}`);
       const { at, events } = await waiting;
       offset = events.at(-1)!.offset + 1;
-      return at - start;
+      return { ms: at - start, cpu: cpuMs(cpu) };
     };
-    const floorInbound = async (): Promise<number> => {
+    const floorInbound = async (): Promise<Sample> => {
+      const cpu = process.cpuUsage();
       const waiting = fetch(`${bareUrl}/wait`).then(async (r) => (await r.text(), now()));
       await new Promise((resolve) => setImmediate(resolve));
       const start = now();
       await (await fetch(`${bareUrl}/in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id: randomUUID(), text: 'hello' }) })).arrayBuffer();
-      return (await waiting) - start;
+      const at = await waiting;
+      return { ms: at - start, cpu: cpuMs(cpu) };
     };
-    const tenetDelivery = async (): Promise<number> => {
+    const tenetDelivery = async (): Promise<Sample> => {
+      const cpu = process.cpuUsage();
       const arrived = out.next();
       const start = now();
       await json('POST', `/sessions/${sessionId}/events`, { kind: 'message', source: 'human_agent', message: `reply ${start}`, participant: { display_name: 'Bench' } });
       const at = await arrived;
       offset += 1;
-      return at - start;
+      return { ms: at - start, cpu: cpuMs(cpu) };
     };
-    const floorDelivery = async (): Promise<number> => {
+    const floorDelivery = async (): Promise<Sample> => {
+      const cpu = process.cpuUsage();
       const arrived = out.next();
       const start = now();
       await (await fetch(`${bareUrl}/relay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'reply' }) })).arrayBuffer();
-      return (await arrived) - start;
+      const at = await arrived;
+      return { ms: at - start, cpu: cpuMs(cpu) };
     };
 
     for (let i = 0; i < 20; i++) {
@@ -151,7 +170,7 @@ async function main(): Promise<void> {
       await tenetDelivery();
       await floorDelivery();
     }
-    const results = { tenetInbound: [] as number[], floorInbound: [] as number[], tenetDelivery: [] as number[], floorDelivery: [] as number[] };
+    const results = { tenetInbound: [] as Sample[], floorInbound: [] as Sample[], tenetDelivery: [] as Sample[], floorDelivery: [] as Sample[] };
     for (let i = 0; i < MESSAGES; i++) {
       results.tenetInbound.push(await tenetInbound());
       results.floorInbound.push(await floorInbound());
@@ -160,14 +179,16 @@ async function main(): Promise<void> {
       results.tenetDelivery.push(await tenetDelivery());
       results.floorDelivery.push(await floorDelivery());
     }
-    const row = (name: string, tenet: number[], floor: number[]): string => {
-      const t = stats(tenet);
-      const f = stats(floor);
-      return `| ${name} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${t.p50.toFixed(2)} | ${t.p99.toFixed(2)} | ${(t.p50 - f.p50).toFixed(2)} |`;
+    const row = (name: string, tenet: Sample[], floor: Sample[]): string => {
+      const t = stats(tenet.map((s) => s.ms));
+      const f = stats(floor.map((s) => s.ms));
+      const tCpu = stats(tenet.map((s) => s.cpu)).p50;
+      const fCpu = stats(floor.map((s) => s.cpu)).p50;
+      return `| ${name} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${t.p50.toFixed(2)} | ${t.p99.toFixed(2)} | ${(t.p50 - f.p50).toFixed(2)} | ${fCpu.toFixed(2)} | ${tCpu.toFixed(2)} |`;
     };
     console.log(`\n${MESSAGES} messages per measurement, node ${process.version}, all-in-one embedded, webhook channel\n`);
-    console.log('| path | floor p50 ms | floor p99 ms | Tenet p50 ms | Tenet p99 ms | overhead p50 ms |');
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    console.log('| path | floor p50 ms | floor p99 ms | Tenet p50 ms | Tenet p99 ms | overhead p50 ms | floor CPU p50 ms | Tenet CPU p50 ms |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     console.log(row('inbound → customer event', results.tenetInbound, results.floorInbound));
     console.log(row('agent message → delivery', results.tenetDelivery, results.floorDelivery));
   } finally {

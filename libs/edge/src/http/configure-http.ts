@@ -29,6 +29,10 @@ export function configureGatewayHttp(app: INestApplication, env: Record<string, 
   // here. A host without the gateway module (the memory store alone) has no guard to configure.
   (app as NestExpressApplication).set(ACCESS_SETTINGS_KEY, accessConfigFrom(env, app.get<PlatformConfig>(PLATFORM_CONFIG, { strict: false }).mode));
   (app as NestExpressApplication).disable('x-powered-by');
+  // No ETag on API answers: Express hashes every response body for one (a SHA-1 per request, about 3 % of an inbound
+  // channel message's CPU in bench:channels), and no Tenet route answers a conditional GET with 304 — event lists,
+  // long-polls and POSTs change with every call. Parlant sends none either.
+  (app as NestExpressApplication).set('etag', false);
   // Node closes an idle keep-alive socket after 5 s; a client that reuses it at that moment (likelier on a loaded
   // machine, where its timers run late) gets ECONNRESET for a request the server never saw. Idle sockets are kept
   // well past the clients' and load balancers' own idle limits instead, so the client is the one that closes.

@@ -37,9 +37,13 @@ export class BackgroundArming {
     return this.stopping.signal;
   }
 
-  /** Arms in the background with retries; `subject` names what is armed in the log lines. */
+  /**
+   * Arms in the background with retries; `subject` names what is armed in the log lines. The first attempt waits
+   * for the loop's next turn: the request that decided answers (and the readers its append woke are answered)
+   * before the scheduler's store is written, not after it.
+   */
   armSoon(subject: string, arm: () => Promise<void>): void {
-    this.track(this.withRetries(subject, arm));
+    this.track(new Promise((resolve) => setImmediate(resolve)).then(() => this.withRetries(subject, arm)));
   }
 
   /** Runs any background task under this arming's shutdown (awaited by `stop()`, failures logged). */

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { eventually } from '@tenet/testing';
 import { eventStoreConformance } from '../testing/index.js';
 import { ConcurrencyError } from '../errors.js';
+import type { StoredEvent } from '../event-store.port.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -320,6 +321,59 @@ describe('SqliteEventStore tail cache', () => {
     raw.close();
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
     expect(await store.streamVersion('s-1')).toBe(2);
+  });
+});
+
+describe('SqliteEventStore known heads (reads past the end of a category answered without a query)', () => {
+  const { dir, open } = storesInFreshDir('tenet-event-store-heads-', 'heads.sqlite');
+  const positions = (events: readonly StoredEvent[]): number[] => events.map((e) => e.position);
+
+  it('answers a catch-up of a category nobody wrote to since from memory, and its own appends move the head', async () => {
+    const store = open();
+    await store.append('owner-a', [{ type: 'ResourceAssigned', data: {} }]);
+    await store.append('session-1', [{ type: 'message', data: {} }]);
+    const [owner] = await store.readAll({ category: 'owner-' });
+    const answered = store.headStats.answered;
+    // Other categories grow; the owner- catch-up has nothing new, for every later call.
+    for (let i = 0; i < 5; i++) {
+      await store.append('session-1', [{ type: 'message', data: { i } }]);
+      expect(await store.readAll({ category: 'owner-', afterPosition: owner!.position })).toEqual([]);
+    }
+    expect(store.headStats.answered - answered).toBe(5);
+    // This connection's own append in the category is read at once.
+    const [assigned] = (await store.append('owner-b', [{ type: 'ResourceAssigned', data: { b: true } }])).events;
+    expect(positions(await store.readAll({ category: 'owner-', afterPosition: owner!.position }))).toEqual([assigned!.position]);
+    // And the whole log's head too: a relay's read after its last event needs no query, one after it finds the rest.
+    const all = await store.readAll();
+    expect(await store.readAll({ afterPosition: all.at(-1)!.position })).toEqual([]);
+    expect(positions(await store.readAll({ afterPosition: all.at(-2)!.position }))).toEqual([all.at(-1)!.position]);
+  });
+
+  it('forgets its heads when another connection commits: another process\'s events are read at once', async () => {
+    const store = open();
+    const other = open();
+    await store.append('binding-x', [{ type: 'BindingSet', data: {} }]);
+    const [first] = await store.readAll({ category: 'binding-' });
+    expect(await store.readAll({ category: 'binding-', afterPosition: first!.position })).toEqual([]);
+    expect(await store.readAll({ afterPosition: first!.position })).toEqual([]);
+    const [second] = (await other.append('binding-y', [{ type: 'BindingSet', data: { y: true } }])).events;
+    expect(positions(await store.readAll({ category: 'binding-', afterPosition: first!.position }))).toEqual([second!.position]);
+    expect(positions(await store.readAll({ afterPosition: first!.position }))).toEqual([second!.position]);
+    // Behind the store API too (a raw connection), and with a type filter.
+    const raw = new Database(join(dir(), 'heads.sqlite'));
+    raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 'binding-z', 0, 'BindingSet', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')").run();
+    raw.close();
+    expect((await store.readAll({ category: 'binding-', afterPosition: second!.position, types: ['BindingSet'] })).map((e) => e.data)).toEqual([{ raw: true }]);
+  });
+
+  it('learns no head from a read cut by its limit or filtered by type', async () => {
+    const store = open();
+    for (let i = 0; i < 3; i++) await store.append(`tag-${i}`, [{ type: i === 2 ? 'B' : 'A', data: { i } }]);
+    const page = await store.readAll({ category: 'tag-', limit: 2 });
+    expect(page).toHaveLength(2);
+    expect((await store.readAll({ category: 'tag-', afterPosition: page[1]!.position })).map((e) => e.data)).toEqual([{ i: 2 }]);
+    const onlyA = await store.readAll({ category: 'tag-', types: ['A'] });
+    expect((await store.readAll({ category: 'tag-', afterPosition: onlyA.at(-1)!.position })).map((e) => e.type)).toEqual(['B']);
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import type { AppendOptions, AppendResult, EventStore, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
 import { currentLane, eventLoopSlices, inLane, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
@@ -127,6 +127,15 @@ export class SqliteEventStore implements EventStore {
   private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
+  /**
+   * Known heads, by category ('' for the whole log): no event of it has a position above the value. Learnt from a
+   * read that reached the end, raised by this connection's own commits, and forgotten with the tail cache when
+   * another connection commits (`PRAGMA data_version`). A read after its head needs no query: a read model
+   * catching up on a category nobody wrote to since (workspace owners, bindings) costs the freshness check only.
+   */
+  private readonly heads = new Map<string, number>();
+  /** Reads answered from `heads` without a query (diagnostics, tests). */
+  readonly headStats = { answered: 0 };
   /** Appends waiting for the next group commit (see `groupCommit`). */
   private pending: PendingAppend[] = [];
   /** The most urgent lane a commit of the pending group is scheduled in. */
@@ -326,16 +335,45 @@ export class SqliteEventStore implements EventStore {
   /** The tail cache (undefined when off), first emptied when another connection committed since the last check. */
   private freshTails(): StreamTailCache | undefined {
     if (this.tails === undefined) return undefined;
+    this.syncWithFile();
+    return this.tails;
+  }
+
+  /** Forgets what another connection's commit since the last check may have made stale: the tails and the heads. */
+  private syncWithFile(): void {
     const version = this.dataVersion.get();
     if (version === undefined || version !== this.cachedDataVersion) {
-      this.tails.clear();
+      this.tails?.clear();
+      this.heads.clear();
       this.cachedDataVersion = version;
     }
-    return this.tails;
+  }
+
+  /** Whether the log certainly holds nothing of `keys` (categories, '' for all) after `afterPosition`. */
+  private pastHeads(keys: readonly string[], afterPosition: number): boolean {
+    return keys.every((key) => {
+      const head = this.heads.get(key);
+      return head !== undefined && head <= afterPosition;
+    });
+  }
+
+  /** A read of `key` without a type filter that reached the end of the log: its last row (or its start) is the head. */
+  private learnHead(key: string, afterPosition: number, rows: readonly EventRow[]): void {
+    const head = rows.at(-1)?.position ?? afterPosition;
+    const known = this.heads.get(key);
+    if (known === undefined || head < known) this.heads.set(key, head);
   }
 
   /** A committed append extends the stream's cached tail (called after the commit, never for a rolled-back append). */
   private appendedThrough(streamId: string, events: readonly PreparedEvent[], result: AppendResult): void {
+    const last = result.events.at(-1)?.position;
+    if (last !== undefined) {
+      const category = streamCategory(streamId);
+      for (const key of category === undefined ? [''] : ['', category]) {
+        const head = this.heads.get(key);
+        if (head !== undefined && head < last) this.heads.set(key, last);
+      }
+    }
     if (this.tails === undefined) return;
     const rows = result.events.map((stored, index): EventRow => {
       const event = events[index];
@@ -352,6 +390,11 @@ export class SqliteEventStore implements EventStore {
     if (categories?.length === 0) return [];
     return this.inSlice(() => {
       this.commitPending();
+      this.syncWithFile();
+      if (this.pastHeads(categories ?? [''], afterPosition)) {
+        this.headStats.answered++;
+        return [];
+      }
       let rows: EventRow[];
       if (categories?.length === 1) {
         const [category] = categories as [string];
@@ -362,6 +405,8 @@ export class SqliteEventStore implements EventStore {
       } else {
         rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
       }
+      // Only an unfiltered read of one category (or of the whole log) that stopped short of its limit saw the end.
+      if (types === undefined && (categories === undefined || categories.length === 1) && (max < 0 || rows.length < max)) this.learnHead(categories?.[0] ?? '', afterPosition, rows);
       return rows.map(fromRow);
     });
   }
@@ -394,6 +439,7 @@ export class SqliteEventStore implements EventStore {
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.tails?.clear();
+    this.heads.clear();
     await this.checkpointer?.close();
     this.db.close();
   }

@@ -208,7 +208,10 @@ export class InProcessMessageBus implements MessageBus {
     this.assertOpen();
     const json = copy(data);
     for (const listener of this.listeners) {
-      if (subjectMatches(listener.subject, subject)) setImmediate(() => listener.handler(parse(json), subject));
+      // A microtask, not the next turn of the loop: a long-poll woken by an append answers before the rest of the
+      // appending request's work (its activity record, its timers, its own response), not after it. Still never
+      // inside the notify() call itself.
+      if (subjectMatches(listener.subject, subject)) queueMicrotask(() => listener.handler(parse(json), subject));
     }
   }
 

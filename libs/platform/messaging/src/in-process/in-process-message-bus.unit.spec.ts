@@ -36,3 +36,18 @@ describe('InProcessMessageBus memory bounds', () => {
     // 20,000 publishes and deliveries: well under a second alone, but a loaded 2-core machine stretches them.
   }, 60_000);
 });
+
+describe('InProcessMessageBus notifications', () => {
+  it('wakes listeners after notify() returns and before the loop turns: a woken long-poll is not behind the notifier\'s other work', async () => {
+    const bus = new InProcessMessageBus();
+    const order: string[] = [];
+    await bus.listen('wake.*', (_data, subject) => void order.push(`woken ${subject}`));
+    const nextTurn = new Promise<void>((resolve) => setImmediate(() => (order.push('next turn'), resolve())));
+    const notified = bus.notify('wake.s1', { offset: 3 });
+    order.push('notify returned');
+    await notified;
+    await nextTurn;
+    expect(order).toEqual(['notify returned', 'woken wake.s1', 'next turn']);
+    await bus.close();
+  });
+});

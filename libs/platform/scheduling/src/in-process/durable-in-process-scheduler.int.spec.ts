@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@tenet/testing';
 import Database from 'better-sqlite3';
-import { SchedulerStorageError } from '../errors.js';
+import { NonRetryableJobError, SchedulerStorageError } from '../errors.js';
 import type { JobContext } from '../scheduler.port.js';
 import { schedulerConformance } from '../testing/index.js';
 import { InProcessScheduler } from './in-process-scheduler.js';
@@ -136,6 +136,55 @@ describe('InProcessScheduler (durable): what survives a crash', () => {
     await scheduler.process('inbound', async (job) => void runs.push(job.jobId));
     await expect(scheduler.schedule({ queue: 'inbound', jobId: 'big', data: 'x'.repeat(64 * 1024) })).resolves.toEqual({ scheduled: true });
     await eventually(() => expect(runs).toEqual(['big']));
+  });
+
+  it('finished jobs are deleted from the file together, after the turn of the loop in which they finished', async () => {
+    const scheduler = open();
+    const done: string[] = [];
+    await scheduler.process('inbound', async (job) => void done.push(job.jobId), { concurrency: 3 });
+    for (const id of ['m1', 'm2', 'm3']) await scheduler.schedule({ queue: 'inbound', jobId: id, data: null });
+    await eventually(() => expect(done).toHaveLength(3));
+    // The deletes have no caller: they are written on the next turn of the loop, not inside the job's own turn.
+    await eventually(() => expect(rowsIn(file)).toEqual([]));
+  });
+
+  it('a job scheduled under the id of a finished job whose delete is still owed keeps its row', async () => {
+    const scheduler = open();
+    let again: Promise<unknown> | undefined;
+    await scheduler.process(
+      'timers',
+      async (job) => {
+        if (job.data === 1) throw new NonRetryableJobError('given up');
+      },
+      // The hook runs once the id is freed, in the same turn of the loop as the finished job's delete is queued.
+      { onFailed: () => void (again = scheduler.schedule({ queue: 'timers', jobId: 'idle:s1', data: 2, delayMs: 60_000 })) },
+    );
+    await scheduler.schedule({ queue: 'timers', jobId: 'idle:s1', data: 1 });
+    await eventually(() => expect(again).toBeDefined());
+    await expect(again).resolves.toEqual({ scheduled: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The owed delete of the first job did not take the second one's row: a restart would still run it.
+    expect(rowsIn(file)).toEqual([expect.objectContaining({ job_id: 'idle:s1', attempts_made: 0 })]);
+  });
+
+  it('a file written with the older table (row ids) is migrated on open: its jobs load in due order, ties in write order', async () => {
+    const old = new Database(file);
+    old.exec('CREATE TABLE jobs (queue TEXT NOT NULL, job_id TEXT NOT NULL, data TEXT, attempts INTEGER NOT NULL, backoff TEXT, attempts_made INTEGER NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (queue, job_id))');
+    const insert = old.prepare('INSERT INTO jobs VALUES (?, ?, ?, 1, NULL, 0, ?)');
+    const due = Date.now() - 1_000;
+    insert.run('inbound', 'z-first', '"a"', due);
+    insert.run('inbound', 'a-second', '"b"', due);
+    insert.run('inbound', 'm-earliest', '"c"', due - 500);
+    old.close();
+
+    const order: string[] = [];
+    const scheduler = open();
+    await scheduler.process('inbound', async (job) => void order.push(job.jobId));
+    await eventually(() => expect(order).toEqual(['m-earliest', 'z-first', 'a-second']));
+    // New rows go on after the migrated ones in write order.
+    await scheduler.schedule({ queue: 'inbound', jobId: 'later', data: null, delayMs: 60_000 });
+    expect(rowsIn(file)).toEqual([expect.objectContaining({ job_id: 'later' })]);
   });
 
   it('a job scheduled by a process killed with SIGKILL right after schedule() resolved runs in the next process', async () => {

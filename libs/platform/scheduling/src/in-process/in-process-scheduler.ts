@@ -43,6 +43,8 @@ interface LocalQueue {
 /** setTimeout fires at once (with a warning) beyond 2^31 - 1 ms, about 24.8 days; longer waits are chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+const rowKey = (queue: string, jobId: string): string => `${queue}\n${jobId}`;
+
 const parse = (json: string | undefined): unknown => (json === undefined ? undefined : JSON.parse(json));
 
 /**
@@ -65,6 +67,13 @@ export class InProcessScheduler implements Scheduler {
   private readonly reportError: (error: Error, context: string) => void;
   private closed = false;
   private readonly journal: SqliteJobJournal | undefined;
+  /**
+   * Finished jobs whose rows are not deleted yet, by queue and id: written together on the loop's next turn (see
+   * `forget`), after the responses and wake-ups the job's own work made. A job of the same id scheduled meanwhile
+   * takes its id out (its row is the new job's).
+   */
+  private readonly finished = new Map<string, readonly [queue: string, jobId: string]>();
+  private finishedFlush: NodeJS.Immediate | undefined;
 
   constructor(options: InProcessSchedulerOptions = {}) {
     this.reportError = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
@@ -110,6 +119,8 @@ export class InProcessScheduler implements Scheduler {
     };
     // On disk before anything in memory: a write that fails (full disk) schedules nothing and rejects the call.
     this.store(`job "${job.jobId}" of queue "${job.queue}" was not scheduled`, (journal) => journal.add({ ...job, dueAt: Date.now() + Math.max(0, delayMs) }));
+    // The row is this job's now (REPLACE): a delete still owed to a finished job of the same id must not remove it.
+    this.finished.delete(rowKey(job.queue, job.jobId));
     queue.jobs.set(job.jobId, job);
     this.delay(queue, job, delayMs);
     return { scheduled: true };
@@ -161,6 +172,7 @@ export class InProcessScheduler implements Scheduler {
     // Like a BullMQ worker, closing waits for running jobs (and the hooks they trigger) to finish.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     this.queues.clear();
+    this.flushFinished();
     // Pending rows stay: they are the next instance's jobs.
     this.journal?.close();
   }
@@ -185,6 +197,26 @@ export class InProcessScheduler implements Scheduler {
     } catch (error) {
       this.reportError(asError(error), context);
     }
+  }
+
+  /**
+   * A finished job's row is deleted on the loop's next turn, with those of every job that finished meanwhile, in
+   * one transaction: nobody waits on it, and until it is written a restart runs the job again (at least once, as
+   * after a crash mid-job), never loses one.
+   */
+  private forget(job: PendingJob): void {
+    if (!this.journal) return;
+    this.finished.set(rowKey(job.queue, job.jobId), [job.queue, job.jobId]);
+    this.finishedFlush ??= setImmediate(() => this.flushFinished());
+  }
+
+  private flushFinished(): void {
+    if (this.finishedFlush !== undefined) clearImmediate(this.finishedFlush);
+    this.finishedFlush = undefined;
+    if (this.finished.size === 0) return;
+    const rows = [...this.finished.values()];
+    this.finished.clear();
+    this.record(`removing ${rows.length} finished job(s) (first: "${rows[0]?.[1]}" of queue "${rows[0]?.[0]}")`, (journal) => journal.deleteAll(rows));
   }
 
   private queue(name: string): LocalQueue {
@@ -271,7 +303,7 @@ export class InProcessScheduler implements Scheduler {
     } else {
       // Freed before the hook runs, as in BullMQ (removeOnFail), so the hook may schedule the id again.
       queue.jobs.delete(job.jobId);
-      this.record(`removing finished job "${job.jobId}" of queue "${job.queue}"`, (journal) => journal.delete(job.queue, job.jobId));
+      this.forget(job);
       if (failure !== undefined && worker.onFailed) await this.callHook(worker.onFailed, job, failure);
     }
     this.dispatch(queue);
