@@ -1,4 +1,5 @@
-import { type TSchema, Type, type Static } from '@sinclair/typebox';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { Type } from './schema-builder.js';
 
 /**
  * Every integration event travels in the same envelope. `id` is the event id from the event log and

@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import type { LoggedSessionEvent } from '../session/session-events.v1.js';
 import { subjectFor } from '../subjects.js';

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**

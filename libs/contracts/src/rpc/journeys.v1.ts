@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 
 /**
  * The per-turn journey request (core NATS request/reply, queue group `journey-engine`, outside `tenet.v1.>` like

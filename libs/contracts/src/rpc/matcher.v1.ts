@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 
 /**
  * Request/reply contracts of the guideline matcher (core NATS, queue group `guideline-matcher`, so N replicas

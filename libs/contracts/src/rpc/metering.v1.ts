@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 
 /** Token spend of one agent over a time range, answered by the metering service (queue group `metering`). */
 export const METERING_USAGE_SUBJECT = 'tenet.rpc.v1.metering.usage_summary';

@@ -1,9 +1,22 @@
+import { createRequire } from 'node:module';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const load = createRequire(import.meta.url);
+let shared: Ajv2020 | undefined;
+/**
+ * ajv (~160 modules with ajv-formats), made when a process validates its first payload (ADR 0035): contracts are
+ * imported by every service, most of which validate a few kinds of message at most, some none while idle.
+ */
+function ajv(): Ajv2020 {
+  if (!shared) {
+    const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof Ajv2020Module;
+    const addFormats = load('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+    shared = addFormats(new Ajv({ strict: false, allErrors: true }));
+  }
+  return shared;
+}
 
 /** A request or message that breaks its contract; `field` is the JSON path, `rule` what it broke. */
 export class RpcValidationError extends Error {
@@ -20,10 +33,14 @@ const describe = (error: ErrorObject): { field: string; rule: string } => {
   return { field: `${error.instancePath}${missing}${extra}` || '/', rule: error.message ?? error.keyword };
 };
 
-/** Compiles the schema once; the returned function narrows a payload to the contract's type or throws naming every problem. */
+/**
+ * Compiles the schema once, on the first payload; the returned function narrows a payload to the contract's type or
+ * throws naming every problem.
+ */
 export function rpcValidator<S extends TSchema>(schema: S): (payload: unknown) => Static<S> {
-  const validate = ajv.compile(schema);
+  let validate: ValidateFunction | undefined;
   return (payload) => {
+    validate ??= ajv().compile(schema);
     if (validate(payload)) return payload as Static<S>;
     throw new RpcValidationError((validate.errors ?? []).map(describe));
   };

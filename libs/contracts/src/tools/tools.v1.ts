@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 

@@ -1,4 +1,5 @@
-import { Type, type TObject } from '@sinclair/typebox';
+import type { TObject } from '@sinclair/typebox';
+import { Type } from '../schema-builder.js';
 import type { IntegrationEventContract } from '../envelope.js';
 import { SUBJECT_ROOT, subjectToken } from '../subjects.js';
 

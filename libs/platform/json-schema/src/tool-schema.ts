@@ -1,18 +1,18 @@
 import { createRequire } from 'node:module';
-import type { AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
-import { Ajv as AjvDraft07 } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import type * as AjvModule from 'ajv';
+import type { AnySchemaObject, ErrorObject, Options, ValidateFunction, Ajv as AjvDraft07 } from 'ajv';
+import type * as Ajv2019Module from 'ajv/dist/2019.js';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
 import { re2RegExp } from './user-pattern.js';
 
-// Both packages are CommonJS; under nodenext their default import is typed as the module namespace, at runtime it is the export.
 type AjvCore = AjvDraft07 | Ajv2019 | Ajv2020;
-const addFormats = addFormatsModule as unknown as <T extends AjvCore>(ajv: T) => T;
-const AjvDraft04 = AjvDraft04Module as unknown as new (options: Options) => AjvDraft07;
-const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
+// ajv and its plugins are CommonJS, required when the first schema of a dialect is compiled (ADR 0035): every host
+// that may check tool arguments imports this file, few check any while idle.
+const load = createRequire(import.meta.url);
+const addFormats = <T extends AjvCore>(ajv: T): T => (load('ajv-formats') as (ajv: T) => T)(ajv);
 
 /** The JSON Schema dialects a tool's parameter schema may declare with `$schema` (none means 2020-12). */
 export type JsonSchemaDialect = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
@@ -49,20 +49,20 @@ function ajvFor(dialect: JsonSchemaDialect): AjvCore {
   if (!ajv) {
     switch (dialect) {
       case 'draft-04':
-        ajv = new AjvDraft04(OPTIONS);
+        ajv = new (load('ajv-draft-04') as new (options: Options) => AjvDraft07)(OPTIONS);
         break;
       case 'draft-06':
-        ajv = new AjvDraft07(OPTIONS);
-        ajv.addMetaSchema(draft06MetaSchema);
+        ajv = new (load('ajv') as typeof AjvModule).Ajv(OPTIONS);
+        ajv.addMetaSchema(load('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject);
         break;
       case 'draft-07':
-        ajv = new AjvDraft07(OPTIONS);
+        ajv = new (load('ajv') as typeof AjvModule).Ajv(OPTIONS);
         break;
       case '2019-09':
-        ajv = new Ajv2019(OPTIONS);
+        ajv = new (load('ajv/dist/2019.js') as typeof Ajv2019Module).Ajv2019(OPTIONS);
         break;
       case '2020-12':
-        ajv = new Ajv2020(OPTIONS);
+        ajv = new (load('ajv/dist/2020.js') as typeof Ajv2020Module).Ajv2020(OPTIONS);
         break;
       default: {
         const unknown: never = dialect;

@@ -1,12 +1,21 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidStructuredOutputError } from './errors.js';
 import type { JsonSchema } from './llm.port.js';
 import { re2RegExp } from '@tenet/json-schema';
 
-// ajv-formats is CommonJS; under nodenext its default import is typed as the module namespace, at runtime it is the plugin.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, code: { regExp: re2RegExp } }));
+const load = createRequire(import.meta.url);
+let shared: Ajv2020 | undefined;
+/** ajv, made with the first structured answer to check (ADR 0035): a process that asks no model for one never loads it. */
+function ajv(): Ajv2020 {
+  if (!shared) {
+    const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof Ajv2020Module;
+    const addFormats = load('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+    shared = addFormats(new Ajv({ strict: false, allErrors: true, code: { regExp: re2RegExp } }));
+  }
+  return shared;
+}
 
 // Keyed by content, not identity: callers may rebuild the same schema per request, and ajv refuses to compile
 // two schemas with the same `$id`.
@@ -16,7 +25,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(schema as Record<string, unknown>);
+    validate = ajv().compile(schema as Record<string, unknown>);
     compiled.set(key, validate);
   }
   return validate;

@@ -1,7 +1,7 @@
 import { readSettings } from '@tenet/config';
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
-import { trace } from '@opentelemetry/api';
 import { redact } from './redact.js';
+import { activeSpan } from './tracing.js';
 
 /**
  * The process logger: Nest's ConsoleLogger, one JSON object per line when `TENET_LOG_FORMAT=json` (the
@@ -48,7 +48,7 @@ export class TenetLogger extends ConsoleLogger {
 
   protected override getJsonLogObject(message: unknown, options: Parameters<ConsoleLogger['getJsonLogObject']>[1]): ReturnType<ConsoleLogger['getJsonLogObject']> {
     const entry = super.getJsonLogObject(message, options);
-    const span = trace.getActiveSpan()?.spanContext();
+    const span = activeSpan()?.spanContext();
     return { ...entry, service: this.service, ...(span ? { trace_id: span.traceId, span_id: span.spanId } : {}) };
   }
 }

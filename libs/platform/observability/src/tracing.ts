@@ -1,4 +1,5 @@
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { createRequire } from 'node:module';
 import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
 import type * as OtelCore from '@opentelemetry/core';
@@ -7,11 +8,12 @@ import type * as OtelResources from '@opentelemetry/resources';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
 import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 
-// The tracing SDK and exporter are loaded only when tracing is turned on (ADR 0035): a process without
-// OTEL_EXPORTER_OTLP_ENDPOINT runs on the API's no-op tracer and never loads them.
+// The tracing API, SDK and exporter are loaded only when tracing is turned on (ADR 0035): a process without
+// OTEL_EXPORTER_OTLP_ENDPOINT never loads them, and the functions below do what the API's no-op tracer would do —
+// run the work, carry no headers, know no active span.
 const load = createRequire(import.meta.url);
 
-const tracer = () => trace.getTracer('tenet');
+let api: typeof OtelApi | undefined;
 let active: TracerProvider | undefined;
 
 /**
@@ -23,6 +25,7 @@ let active: TracerProvider | undefined;
 export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
   if (active) return active;
   if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
+  const { context, propagation, trace } = (api = load('@opentelemetry/api') as typeof OtelApi);
   const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks') as typeof ContextAsyncHooks;
   const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof OtelCore;
   const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof OtelResources;
@@ -43,7 +46,9 @@ export async function stopTracing(): Promise<void> {
 
 /** Runs `work` in a new active span (a child of the current one), recording a thrown error on it. */
 export function traced<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+  if (!api) return work();
+  const { SpanStatusCode } = api;
+  return api.trace.getTracer('tenet').startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work();
     } catch (error) {
@@ -61,20 +66,26 @@ export function traced<T>(name: string, attributes: Attributes, work: () => Prom
  * failure as a value instead of throwing — a tool call whose result is `failed`.
  */
 export function failActiveSpan(failure: { code: string; message: string }): void {
-  const span = trace.getActiveSpan();
-  if (!span) return;
+  const span = activeSpan();
+  if (!span || !api) return;
   span.recordException({ name: failure.code, message: failure.message });
-  span.setStatus({ code: SpanStatusCode.ERROR, message: `${failure.code}: ${failure.message}` });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: `${failure.code}: ${failure.message}` });
 }
 
 /** The current trace context as message headers (`traceparent`, `tracestate`); empty when tracing is off. */
 export function traceHeaders(): Record<string, string> {
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  api?.propagation.inject(api.context.active(), carrier);
   return carrier;
 }
 
 /** Runs `work` with the trace context carried in `headers` (from another process) as its parent. */
 export function withRemoteParent<T>(headers: Record<string, string | undefined> | undefined, work: () => T): T {
-  return context.with(propagation.extract(ROOT_CONTEXT, headers ?? {}), work);
+  if (!api) return work();
+  return api.context.with(api.propagation.extract(api.ROOT_CONTEXT, headers ?? {}), work);
+}
+
+/** The span this code runs in, if tracing is on and there is one. */
+export function activeSpan(): Span | undefined {
+  return api?.trace.getActiveSpan();
 }

@@ -1,13 +1,19 @@
+import { createRequire } from 'node:module';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { TOOLS_LIST_CHANGED_SUBJECT, ToolListChangedV1 } from '@tenet/contracts';
 import { toolSchemaProblem } from '@tenet/json-schema';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
-import { Value } from '@sinclair/typebox/value';
+import type { Static } from '@sinclair/typebox';
+import type * as TypeBoxValue from '@sinclair/typebox/value';
 import { serviceRef, ServicesRepository } from './services.repository.js';
 import { TOOL_RUNNER, type ToolRunner } from './tool-runner.js';
 
 const logger = new Logger('ToolListRefresh');
+// TypeBox's value checker (~250 modules), loaded with the first notice (ADR 0035): most gateways never get one.
+const load = createRequire(import.meta.url);
+const isToolListChanged = (data: unknown): data is Static<typeof ToolListChangedV1> =>
+  (load('@sinclair/typebox/value') as typeof TypeBoxValue).Value.Check(ToolListChangedV1, data);
 
 /**
  * An MCP server said its tool list changed (the executor holding its connection announces it on
@@ -30,7 +36,7 @@ export class ToolListRefresh implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationBootstrap(): Promise<void> {
     if (!this.runner) return;
     this.subscription = await this.bus.listen(TOOLS_LIST_CHANGED_SUBJECT, (data) => {
-      if (!Value.Check(ToolListChangedV1, data)) return;
+      if (!isToolListChanged(data)) return;
       this.schedule(data);
     });
   }

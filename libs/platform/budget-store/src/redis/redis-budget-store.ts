@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { LazyRedis } from './lazy-redis.js';
 import type { BudgetStore, ReserveRequest, ReserveResult, ScopeRef, Settlement } from '../budget-store.port.js';
 
 /**
@@ -87,13 +88,12 @@ export interface RedisBudgetStoreOptions {
  * `<prefix>:budget:f:<flag>` (once-per-period flags). One Redis (not Cluster): a script's keys are not co-located.
  */
 export class RedisBudgetStore implements BudgetStore {
-  private readonly client: Redis;
+  private readonly redis: LazyRedis;
   private readonly prefix: string;
 
   constructor(options: RedisBudgetStoreOptions) {
     // Commands wait for a reconnect rather than fail at once; a call that cannot be admitted is not made.
-    this.client = new Redis({ ...options.connection, lazyConnect: false, maxRetriesPerRequest: 3 });
-    this.client.on('error', () => undefined);
+    this.redis = new LazyRedis({ ...options.connection, lazyConnect: false, maxRetriesPerRequest: 3 });
     this.prefix = `${options.prefix ?? 'tenet'}:budget`;
   }
 
@@ -104,7 +104,7 @@ export class RedisBudgetStore implements BudgetStore {
     if (request.scopes.length === 0) return { outcome: 'reserved' };
     const keys = request.scopes.flatMap((s) => [this.c(s.key), this.r(s.key)]);
     const args = [String(request.now), String(request.ttlMs), request.reservationId, ...request.scopes.flatMap((s) => [s.periodId, String(s.limit), String(Math.max(0, Math.ceil(s.estimate))), s.heldBy ?? ''])];
-    const reply = (await this.client.eval(RESERVE, keys.length, ...keys, ...args)) as [string, number?, number?, number?];
+    const reply = (await this.redis.client.eval(RESERVE, keys.length, ...keys, ...args)) as [string, number?, number?, number?];
     const scope = request.scopes[(reply[1] ?? 1) - 1];
     if (reply[0] === 'exhausted') return { outcome: 'exhausted', key: scope?.key ?? '', used: Number(reply[2]), limit: Number(reply[3]) };
     if (reply[0] === 'wait') return { outcome: 'wait', key: scope?.key ?? '' };
@@ -115,14 +115,14 @@ export class RedisBudgetStore implements BudgetStore {
     if (charges.length === 0) return [];
     const keys = [`${this.prefix}:s:${reservationId}`, ...charges.flatMap((c) => [this.c(c.key), this.r(c.key)])];
     const args = [reservationId, String(SETTLED_TTL_MS), String(COUNTER_TTL_MS), ...charges.flatMap((c) => [c.periodId, String(Math.max(0, Math.round(c.amount)))])];
-    const reply = (await this.client.eval(SETTLE, keys.length, ...keys, ...args)) as number[];
+    const reply = (await this.redis.client.eval(SETTLE, keys.length, ...keys, ...args)) as number[];
     if (reply.length === 0) return [];
     return charges.map((c, i) => ({ key: c.key, before: Number(reply[2 * i]), after: Number(reply[2 * i + 1]) }));
   }
 
   async release(reservationId: string, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    const pipeline = this.client.pipeline();
+    const pipeline = this.redis.client.pipeline();
     for (const key of keys) pipeline.hdel(this.r(key), reservationId);
     await pipeline.exec();
   }
@@ -130,7 +130,7 @@ export class RedisBudgetStore implements BudgetStore {
   async read(scopes: readonly ScopeRef[], now: number): Promise<Map<string, { used: number; reserved: number }>> {
     const result = new Map<string, { used: number; reserved: number }>();
     for (const scope of scopes) {
-      const [[, counter], [, reservations]] = (await this.client.pipeline().hgetall(this.c(scope.key)).hgetall(this.r(scope.key)).exec()) as [[unknown, Record<string, string>], [unknown, Record<string, string>]];
+      const [[, counter], [, reservations]] = (await this.redis.client.pipeline().hgetall(this.c(scope.key)).hgetall(this.r(scope.key)).exec()) as [[unknown, Record<string, string>], [unknown, Record<string, string>]];
       const used = counter['p'] === scope.periodId ? Number(counter['u'] ?? 0) : 0;
       let reserved = 0;
       for (const value of Object.values(reservations)) {
@@ -146,22 +146,22 @@ export class RedisBudgetStore implements BudgetStore {
     let reset = 0;
     let cursor = '0';
     do {
-      const [next, keys] = await this.client.scan(cursor, 'MATCH', `${this.prefix}:c:*:${period}:*`, 'COUNT', 500);
-      if (keys.length > 0) reset += Number(await this.client.eval(RESET, keys.length, ...keys, currentPeriodId));
+      const [next, keys] = await this.redis.client.scan(cursor, 'MATCH', `${this.prefix}:c:*:${period}:*`, 'COUNT', 500);
+      if (keys.length > 0) reset += Number(await this.redis.client.eval(RESET, keys.length, ...keys, currentPeriodId));
       cursor = next;
     } while (cursor !== '0');
     return reset;
   }
 
   async markOnce(flag: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(`${this.prefix}:f:${flag}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.client.set(`${this.prefix}:f:${flag}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async ping(): Promise<void> {
-    await this.client.ping();
+    await this.redis.client.ping();
   }
 
   async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.redis.close();
   }
 }

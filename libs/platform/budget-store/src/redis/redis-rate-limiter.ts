@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { LazyRedis } from './lazy-redis.js';
 import type { RateLimiter } from '../rate-limiter.port.js';
 
 /** KEYS: the bucket. ARGV: capacity, tokens per minute, now (ms). Returns {allowed, retry after ms}. */
@@ -24,21 +25,20 @@ return {0, math.ceil((1 - tokens) * 60000 / perMinute)}
  * gateways cannot both take a bucket's last token.
  */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly client: Redis;
+  private readonly redis: LazyRedis;
   private readonly prefix: string;
 
   constructor(options: { connection: RedisOptions; prefix?: string }) {
-    this.client = new Redis({ ...options.connection, maxRetriesPerRequest: 3 });
-    this.client.on('error', () => undefined);
+    this.redis = new LazyRedis({ ...options.connection, maxRetriesPerRequest: 3 });
     this.prefix = `${options.prefix ?? 'tenet'}:rate`;
   }
 
   async take(key: string, capacity: number, perMinute: number, now: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
-    const [allowed, retryAfterMs] = (await this.client.eval(TAKE, 1, `${this.prefix}:${key}`, String(capacity), String(perMinute), String(now))) as [number, number];
+    const [allowed, retryAfterMs] = (await this.redis.client.eval(TAKE, 1, `${this.prefix}:${key}`, String(capacity), String(perMinute), String(now))) as [number, number];
     return { allowed: allowed === 1, retryAfterMs: Number(retryAfterMs) };
   }
 
   async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.redis.close();
   }
 }

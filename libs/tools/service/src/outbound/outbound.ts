@@ -1,8 +1,10 @@
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { ConfigError, readSettings, VARIABLES, type Settings } from '@tenet/config';
 import { TOOL_ERROR_CODES } from '@tenet/contracts';
 import { guardedLookup, isBlockedAddress } from '@tenet/outbound-guard';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent, RequestInit as UndiciRequestInit } from 'undici';
 import { ToolServiceError } from '../errors.js';
 
 /**
@@ -99,8 +101,20 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
 export function guardedFetch(policy: OutboundPolicy, options: { streaming?: boolean } = {}): GuardedFetch & { close(): Promise<void> } {
   // `streaming`: for event streams that stay open and quiet for long (MCP notification streams), no idle-body timeout.
   const timeouts = options.streaming ? { bodyTimeout: 0 } : {};
-  const open = new Agent({ connections: 64, ...timeouts });
-  const guarded = new Agent({ connections: 64, ...timeouts, connect: { lookup: lookupRefusingBlocked } });
+  // undici and the connection pools are made with the first request (ADR 0035): a tool executor that calls no
+  // service while idle loads neither.
+  let agents: { undici: typeof Undici; open: Agent; guarded: Agent } | undefined;
+  const made = (): NonNullable<typeof agents> => {
+    if (!agents) {
+      const undici = createRequire(import.meta.url)('undici') as typeof Undici;
+      agents = {
+        undici,
+        open: new undici.Agent({ connections: 64, ...timeouts }),
+        guarded: new undici.Agent({ connections: 64, ...timeouts, connect: { lookup: lookupRefusingBlocked } }),
+      };
+    }
+    return agents;
+  };
   const call = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input.toString());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notAllowed(url.origin, 'only http and https are supported');
@@ -110,7 +124,8 @@ export function guardedFetch(policy: OutboundPolicy, options: { streaming?: bool
     if (!allowed && isIP(host) !== 0 && isBlockedAddress(host)) throw notAllowed(url.host, `${host} is a non-public address`);
     let response;
     try {
-      response = await undiciFetch(url, { ...(init as UndiciRequestInit), redirect: 'manual', dispatcher: allowed ? open : guarded });
+      const { undici, open, guarded } = made();
+      response = await undici.fetch(url, { ...(init as UndiciRequestInit), redirect: 'manual', dispatcher: allowed ? open : guarded });
     } catch (error) {
       throw causeToolError(error) ?? error;
     }
@@ -131,7 +146,7 @@ export function guardedFetch(policy: OutboundPolicy, options: { streaming?: bool
     );
     return new Response(capped as ReadableStream<Uint8Array> | undefined ?? null, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
   };
-  return Object.assign(call, { close: async () => void (await Promise.all([open.close(), guarded.close()])) });
+  return Object.assign(call, { close: async () => void (agents && (await Promise.all([agents.open.close(), agents.guarded.close()]))) });
 }
 
 /** The ToolServiceError somewhere in an error's `cause` chain (undici wraps connect errors in `fetch failed`). */

@@ -4,18 +4,23 @@ import type { SecretBox } from '@tenet/secrets';
 import { ToolCredentialsProvider } from '../credentials/credentials.js';
 import { ToolServiceError } from '../errors.js';
 import { guardedFetch, type OutboundPolicy } from '../outbound/outbound.js';
-import { McpProtocol, type McpProtocolOptions } from './mcp/mcp.protocol.js';
-import { OpenApiProtocol } from './openapi.protocol.js';
+import type { McpProtocol, McpProtocolOptions } from './mcp/mcp.protocol.js';
 import type { ToolCallOptions, ToolServiceProtocol } from './protocol.js';
-import { SdkPluginProtocol } from './sdk.protocol.js';
 
-/** The three adapters behind one `ToolServiceProtocol`, chosen by the service's `kind`, all under one outbound policy. */
+type Kind = ToolServiceV1['kind'];
+
+/**
+ * The three adapters behind one `ToolServiceProtocol`, chosen by the service's `kind`, all under one outbound policy.
+ * Each adapter is loaded with the first service of its kind (ADR 0035): the MCP SDK and the OpenAPI tooling
+ * (json-schema-ref-parser, swagger2openapi) are hundreds of modules a process serving no such service never needs.
+ */
 export class ToolServices implements ToolServiceProtocol {
   private readonly fetch;
   private readonly watchFetch;
-  private readonly byKind: Record<ToolServiceV1['kind'], ToolServiceProtocol>;
-  private readonly mcp: McpProtocol;
+  private readonly byKind = new Map<Kind, Promise<ToolServiceProtocol>>();
+  private mcp: Promise<McpProtocol> | undefined;
   private readonly credentials: ToolCredentialsProvider;
+  private readonly mcpOptions: McpProtocolOptions;
 
   /** `secrets` opens services' sealed credentials (TENET_SECRETS_KEY); without it a service with credentials fails naming the variable. */
   constructor(
@@ -25,18 +30,42 @@ export class ToolServices implements ToolServiceProtocol {
     this.fetch = guardedFetch(policy);
     this.watchFetch = guardedFetch(policy, { streaming: true });
     this.credentials = new ToolCredentialsProvider(options.secrets, this.fetch);
-    this.mcp = new McpProtocol(this.fetch, policy, this.credentials, { ...options, watchFetch: this.watchFetch });
-    this.byKind = { openapi: new OpenApiProtocol(this.fetch, this.credentials), mcp: this.mcp, sdk: new SdkPluginProtocol(this.fetch) };
+    this.mcpOptions = { ...options, watchFetch: this.watchFetch };
   }
 
-  describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1> {
-    return this.byKind[service.kind].describe(service, options);
+  private protocol(kind: Kind): Promise<ToolServiceProtocol> {
+    let protocol = this.byKind.get(kind);
+    if (!protocol) {
+      protocol = this.load(kind);
+      this.byKind.set(kind, protocol);
+    }
+    return protocol;
+  }
+
+  private async load(kind: Kind): Promise<ToolServiceProtocol> {
+    switch (kind) {
+      case 'openapi':
+        return new (await import('./openapi.protocol.js')).OpenApiProtocol(this.fetch, this.credentials);
+      case 'mcp':
+        this.mcp = import('./mcp/mcp.protocol.js').then(({ McpProtocol }) => new McpProtocol(this.fetch, this.policy, this.credentials, this.mcpOptions));
+        return this.mcp;
+      case 'sdk':
+        return new (await import('./sdk.protocol.js')).SdkPluginProtocol(this.fetch);
+      default: {
+        const unknown: never = kind;
+        throw new Error(`unknown tool service kind ${String(unknown)}`);
+      }
+    }
+  }
+
+  async describe(service: ToolServiceV1, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ServiceDescriptionV1> {
+    return (await this.protocol(service.kind)).describe(service, options);
   }
 
   /** A call; whatever the service echoes of its own credentials (in the result or an error) is masked before it goes anywhere. */
   async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
     try {
-      const result = await this.byKind[service.kind].call(service, toolName, args, options);
+      const result = await (await this.protocol(service.kind)).call(service, toolName, args, options);
       return service.auth ? (redactKnownSecrets(result, this.credentials.knownSecrets(service)) as ToolResultPayloadV1) : result;
     } catch (error) {
       if (!service.auth || !(error instanceof ToolServiceError)) throw error;
@@ -50,7 +79,7 @@ export class ToolServices implements ToolServiceProtocol {
   /** Stops stdio servers and closes connections; a second call waits for the first. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.mcp.close();
+      if (this.mcp) await (await this.mcp).close();
       await Promise.all([this.fetch.close(), this.watchFetch.close()]);
     })();
     return this.closing;
