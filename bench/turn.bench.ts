@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Queue } from 'bullmq';
-import { SqliteEventStore, type EventStore } from '@tenet/event-store';
+import { SqliteEventStore, streamCategory, type EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { COMPOSE_REPLY, MATCH_GUIDELINES, OfflineProvider, composeReplyRequest, matchGuidelinesRequest } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
@@ -272,6 +272,11 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
       const original = target[name] as unknown as (...args: unknown[]) => Promise<unknown>;
       (target as Record<string, unknown>)[name] = (...args: unknown[]) => {
         counts[`${prefix}.${name}`] = (counts[`${prefix}.${name}`] ?? 0) + 1;
+        // Appends also by stream category (`store.append[session-]`): which writes a turn makes.
+        if (prefix === 'store' && name === 'append') {
+          const key = `store.append[${streamCategory(String(args[0])) ?? String(args[0])}]`;
+          counts[key] = (counts[key] ?? 0) + 1;
+        }
         const started = performance.now();
         const result = original.apply(target, args);
         const key = timeKey?.(name);

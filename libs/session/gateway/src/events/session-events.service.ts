@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData } from '@tenet/contracts';
-import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
+import { ConcurrencyError, type EventStore, type ExpectedVersion, type NewEvent, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
@@ -141,10 +141,19 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * Appends events of one correlation that are always written together (the agent's reply and its `ready`) in one
+   * append — one write, all or none, consecutive offsets — and wakes long-polls once: the same events a client would
+   * see from separate appends, for one transaction instead of several.
+   */
+  async appendAll(sessionId: string, inputs: readonly EventCreationDto[], correlationId: string): Promise<EventView[]> {
+    const result = await this.store.append(sessionStreamId(sessionId), inputs.map((input) => newSessionEvent(sessionId, input, correlationId)));
+    await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
+    return result.events.map((stored) => toEventView(stored));
+  }
+
   private async write(sessionId: string, input: EventCreationDto, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
-    const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
-    const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
-    const result = await this.store.append(sessionStreamId(sessionId), [{ type: input.kind, data, metadata }], { expectedVersion });
+    const result = await this.store.append(sessionStreamId(sessionId), [newSessionEvent(sessionId, input, correlationId, idempotency)], { expectedVersion });
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     const [stored] = result.events;
     if (!stored) throw new Error('the event log returned no stored event for a one-event append');
@@ -222,6 +231,13 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   async length(sessionId: string): Promise<number> {
     return (await this.store.streamVersion(sessionStreamId(sessionId))) + 1;
   }
+}
+
+/** A client-visible event as the session stream stores it. */
+function newSessionEvent(sessionId: string, input: EventCreationDto, correlationId: string, idempotency?: IdempotencyKey): NewEvent {
+  const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
+  const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
+  return { type: input.kind, data, metadata };
 }
 
 function eventData(input: EventCreationDto): Record<string, unknown> {
