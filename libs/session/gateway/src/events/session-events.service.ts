@@ -7,7 +7,7 @@ import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
 import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
-import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from '../sessions/sessions.repository.js';
+import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits, type SessionRecord } from '../sessions/sessions.repository.js';
 import type { EventCreationDto, EventView } from './event.dto.js';
 import { sessionActivity, type SessionActivity } from '../sessions/session-activity.js';
 
@@ -172,10 +172,13 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Matching events from `minOffset`; when none exist yet, waits up to `waitMs` for one to be appended
-   * (by this process or any other). Resolves `undefined` on timeout.
+   * (by this process or any other). Resolves `undefined` on timeout. `record`: the session's record as the caller
+   * has just read it (the long-poll checks the session exists), used for the first read instead of reading it
+   * again; after a wait the record is read afresh (an edit may have come with the wake-up).
    */
-  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal): Promise<EventView[] | undefined> {
+  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal, record?: SessionRecord): Promise<EventView[] | undefined> {
     const deadline = Date.now() + waitMs;
+    let known = record;
     for (;;) {
       if (signal?.aborted) return undefined;
       // Subscribe before reading, so an append between the read and the wait cannot be missed.
@@ -183,7 +186,8 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       this.wakeups.once(sessionId, wake);
       try {
-        const found = await this.visible(sessionId, filter);
+        const found = await this.visible(sessionId, filter, known);
+        known = undefined;
         const remaining = deadline - Date.now();
         if (found.length > 0 || waitMs === 0) return found;
         if (remaining <= 0) return undefined;
@@ -209,10 +213,10 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
-  private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
+  private async visible(sessionId: string, filter: EventFilter, known?: SessionRecord): Promise<EventView[]> {
     // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
     const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: storedTypesFor(filter.kinds) } : {}) };
-    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
+    const [record, events] = await Promise.all([known ?? this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
     return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
   }
