@@ -1,4 +1,4 @@
-import { inBackground } from '../event-loop-slices.js';
+import { inBackground, sliceTurn } from '../event-loop-slices.js';
 import type { EventStore, StoredEvent } from '../event-store.port.js';
 import { soleLeadership, type RelayLeadership, type RelayWakeups } from './relay-leadership.js';
 
@@ -334,7 +334,11 @@ export class EventLogRelay {
    */
   private async nextBatch(): Promise<StoredEvent[]> {
     if (!this.mustRead) {
-      const run = this.handedRun();
+      if (this.handed.length === 0) return [];
+      // Its place in the loop's background lane, as the read it replaces had: request work goes first, and the
+      // appends made meanwhile join this batch.
+      await sliceTurn();
+      const run = this.mustRead ? undefined : this.handedRun();
       if (run) return run;
     }
     // Cleared before the read: a request for a read that comes while it is under way sets it again.
