@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Queue } from 'bullmq';
-import { SqliteEventStore, type EventStore } from '@tenet/event-store';
+import { SqliteEventStore, streamCategory, type EventStore } from '@tenet/event-store';
 import { startAllInOne } from '@tenet/hosts';
 import { COMPOSE_REPLY, MATCH_GUIDELINES, OfflineProvider, composeReplyRequest, matchGuidelinesRequest } from '@tenet/llm';
 import type { MessageBus } from '@tenet/messaging';
@@ -166,6 +166,8 @@ class FloorClient implements Target {
 interface RoundResult {
   latencies: number[];
   turnsPerSecond: number;
+  /** This process's CPU time (user + system) per turn over the round: load-independent where the clock is not. */
+  cpuMsPerTurn: number;
 }
 
 /**
@@ -176,18 +178,22 @@ async function round(target: Target, parallel: number, sessionsEach: number): Pr
   const ids = await Promise.all(Array.from({ length: parallel }, () => Promise.all(Array.from({ length: sessionsEach }, () => target.newSession()))));
   const latencies: number[] = [];
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     ids.map(async (sessions) => {
       for (const id of sessions) for (let i = 0; i < TURNS_PER_SESSION; i++) latencies.push(await target.turn(id));
     }),
   );
-  return { latencies, turnsPerSecond: latencies.length / ((performance.now() - started) / 1000) };
+  const used = process.cpuUsage(cpu);
+  return { latencies, turnsPerSecond: latencies.length / ((performance.now() - started) / 1000), cpuMsPerTurn: (used.user + used.system) / 1000 / latencies.length };
 }
 
 interface Stats {
   p50: number;
   p99: number;
   turns_per_s: number;
+  /** Median over the rounds of the bench process's CPU ms per turn (all of it in all-in-one: host, client, floor). */
+  cpu_ms_per_turn: number;
 }
 
 interface Row {
@@ -206,7 +212,7 @@ interface Row {
 
 const stats = (rounds: RoundResult[]): Stats => {
   const all = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  return { p50: quantile(all, 0.5), p99: quantile(all, 0.99), turns_per_s: median(rounds.map((r) => r.turnsPerSecond)) };
+  return { p50: quantile(all, 0.5), p99: quantile(all, 0.99), turns_per_s: median(rounds.map((r) => r.turnsPerSecond)), cpu_ms_per_turn: median(rounds.map((r) => r.cpuMsPerTurn)) };
 };
 
 /** Floor and Tenet alternately, round after round (after one warm-up round each), as bench/foundation does. */
@@ -236,7 +242,8 @@ async function compare(mode: string, floor: Target, tenet: TenetClient, parallel
   };
   log(
     `  ${mode}, ${parallel} session(s): Tenet p50 ${t.p50.toFixed(2)} p99 ${t.p99.toFixed(2)} ms ${Math.round(t.turns_per_s)}/s | ` +
-      `floor p50 ${f.p50.toFixed(2)} p99 ${f.p99.toFixed(2)} ms ${Math.round(f.turns_per_s)}/s | ${row.polls_per_turn.toFixed(2)} polls/turn, turn_time_ms p50 ${row.server_turn_p50_ms}`,
+      `floor p50 ${f.p50.toFixed(2)} p99 ${f.p99.toFixed(2)} ms ${Math.round(f.turns_per_s)}/s | ${row.polls_per_turn.toFixed(2)} polls/turn, turn_time_ms p50 ${row.server_turn_p50_ms} | ` +
+      `bench process CPU per turn: Tenet ${t.cpu_ms_per_turn.toFixed(2)} ms, floor ${f.cpu_ms_per_turn.toFixed(2)} ms`,
   );
   return row;
 }
@@ -272,6 +279,13 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
       const original = target[name] as unknown as (...args: unknown[]) => Promise<unknown>;
       (target as Record<string, unknown>)[name] = (...args: unknown[]) => {
         counts[`${prefix}.${name}`] = (counts[`${prefix}.${name}`] ?? 0) + 1;
+        // Appends also by stream category (`store.append[session-]`): which writes a turn makes.
+        // Appends and stream reads also by stream category (`store.append[session-]`), category reads by their filter.
+        if (prefix === 'store' && (name === 'append' || name === 'readStream' || name === 'readAll')) {
+          const category = name === 'readAll' ? (args[0] as { category?: unknown } | undefined)?.category : (streamCategory(String(args[0])) ?? String(args[0]));
+          const key = `store.${name}[${category === undefined ? 'all' : String(category)}]`;
+          counts[key] = (counts[key] ?? 0) + 1;
+        }
         const started = performance.now();
         const result = original.apply(target, args);
         const key = timeKey?.(name);

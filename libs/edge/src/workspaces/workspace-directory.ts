@@ -136,10 +136,18 @@ export class WorkspaceDirectory {
 
   private stream = ownerStreamId;
 
-  /** The workspace the resource was assigned to, or undefined when it never was (then it is `default`'s). */
+  /**
+   * The workspace the resource was assigned to, or undefined when it never was (then it is `default`'s). An
+   * assignment already read is the answer without a read of the log: the first assignment stands and nothing
+   * changes or removes it (`assign`), so it cannot have moved since. Only "not assigned (yet)" is checked against
+   * the log, where another replica may have written one meanwhile.
+   */
   async recordedOwner(collection: string, id: string): Promise<string | undefined> {
+    const key = this.stream(collection, id).slice(OWNER_STREAM_PREFIX.length);
+    const known = this.assignments.get(key);
+    if (known !== undefined) return known.workspace_id;
     await this.assignments.catchUp();
-    return this.assignments.get(this.stream(collection, id).slice(OWNER_STREAM_PREFIX.length))?.workspace_id;
+    return this.assignments.get(key)?.workspace_id;
   }
 
   async ownerOf(collection: string, id: string): Promise<string> {

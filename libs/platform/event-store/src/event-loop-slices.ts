@@ -174,5 +174,15 @@ export const eventLoopSlices = new EventLoopSlices(DEFAULT_SLICE_MS);
 /** Runs `fn` and everything it starts in the background lane of the thread's slices (see EventLoopSlices). */
 export const inBackground = <T>(fn: () => T): T => eventLoopSlices.inBackground(fn);
 
+/**
+ * Waits for the caller's turn in the loop's slices, as a store call would, without doing store work: background
+ * work that reads nothing (the relay publishing events an append handed it) still queues behind request work.
+ */
+export async function sliceTurn(): Promise<void> {
+  const turn = eventLoopSlices.enter();
+  if (turn) await turn;
+  eventLoopSlices.leave(0);
+}
+
 /** Runs `fn` and everything it starts in the idle lane of the thread's slices: behind requests and turns. */
 export const atIdle = <T>(fn: () => T): T => eventLoopSlices.atIdle(fn);

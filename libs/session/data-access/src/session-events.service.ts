@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData } from '@tenet/contracts';
-import { ConcurrencyError, type EventStore, type ExpectedVersion, type StoredEvent } from '@tenet/event-store';
+import { ConcurrencyError, type EventStore, type ExpectedVersion, type NewEvent, type StoredEvent } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
 import { IdempotencyKeyReusedError, type IdempotencyKey, newId } from '@tenet/edge';
-import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits } from './sessions.repository.js';
+import { isDeleted, NO_EDITS, SessionsRepository, type SessionEventEdits, type SessionRecord } from './sessions.repository.js';
 import type { EventView, SessionEventInput } from './event-view.js';
 import { sessionActivity, type SessionActivity } from './session-activity.js';
 
@@ -141,10 +141,19 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * Appends events of one correlation that are always written together (the agent's reply and its `ready`) in one
+   * append — one write, all or none, consecutive offsets — and wakes long-polls once: the same events a client would
+   * see from separate appends, for one transaction instead of several.
+   */
+  async appendAll(sessionId: string, inputs: readonly SessionEventInput[], correlationId: string): Promise<EventView[]> {
+    const result = await this.store.append(sessionStreamId(sessionId), inputs.map((input) => newSessionEvent(sessionId, input, correlationId)));
+    await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
+    return result.events.map((stored) => toEventView(stored));
+  }
+
   private async write(sessionId: string, input: SessionEventInput, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
-    const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
-    const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
-    const result = await this.store.append(sessionStreamId(sessionId), [{ type: input.kind, data, metadata }], { expectedVersion });
+    const result = await this.store.append(sessionStreamId(sessionId), [newSessionEvent(sessionId, input, correlationId, idempotency)], { expectedVersion });
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     const [stored] = result.events;
     if (!stored) throw new Error('the event log returned no stored event for a one-event append');
@@ -163,10 +172,13 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Matching events from `minOffset`; when none exist yet, waits up to `waitMs` for one to be appended
-   * (by this process or any other). Resolves `undefined` on timeout.
+   * (by this process or any other). Resolves `undefined` on timeout. `record`: the session's record as the caller
+   * has just read it (the long-poll checks the session exists), used for the first read instead of reading it
+   * again; after a wait the record is read afresh (an edit may have come with the wake-up).
    */
-  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal): Promise<EventView[] | undefined> {
+  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal, record?: SessionRecord): Promise<EventView[] | undefined> {
     const deadline = Date.now() + waitMs;
+    let known = record;
     for (;;) {
       if (signal?.aborted) return undefined;
       // Subscribe before reading, so an append between the read and the wait cannot be missed.
@@ -174,7 +186,8 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       this.wakeups.once(sessionId, wake);
       try {
-        const found = await this.visible(sessionId, filter);
+        const found = await this.visible(sessionId, filter, known);
+        known = undefined;
         const remaining = deadline - Date.now();
         if (found.length > 0 || waitMs === 0) return found;
         if (remaining <= 0) return undefined;
@@ -200,10 +213,10 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Matching events from `filter.minOffset`, without deleted ones and with patched metadata. */
-  private async visible(sessionId: string, filter: EventFilter): Promise<EventView[]> {
+  private async visible(sessionId: string, filter: EventFilter, known?: SessionRecord): Promise<EventView[]> {
     // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
     const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: storedTypesFor(filter.kinds) } : {}) };
-    const [record, events] = await Promise.all([this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
+    const [record, events] = await Promise.all([known ?? this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
     const edits = record?.edits ?? NO_EDITS;
     return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
   }
@@ -222,6 +235,13 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   async length(sessionId: string): Promise<number> {
     return (await this.store.streamVersion(sessionStreamId(sessionId))) + 1;
   }
+}
+
+/** A client-visible event as the session stream stores it. */
+function newSessionEvent(sessionId: string, input: SessionEventInput, correlationId: string, idempotency?: IdempotencyKey): NewEvent {
+  const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
+  const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
+  return { type: input.kind, data, metadata };
 }
 
 function eventData(input: SessionEventInput): Record<string, unknown> {

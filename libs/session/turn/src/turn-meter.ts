@@ -14,10 +14,10 @@ export class TurnMeter {
   ) {}
 
   async record(agentId: string, sessionId: string, usage: readonly CallUsageV1[]): Promise<PricedCall[]> {
-    const priced: PricedCall[] = [];
-    for (const call of usage) priced.push({ ...call, cost_estimate_usd: await this.usage.recordCall(agentId, sessionId, call) });
+    // One append for the reply's calls (each its own usage event): one write instead of one per call.
+    const costs = await this.usage.recordCalls(agentId, sessionId, usage);
     if (usage.length > 0) await this.budgets.afterCalls(agentId, sessionId);
-    return priced;
+    return usage.map((call, index) => ({ ...call, cost_estimate_usd: costs[index] ?? 0 }));
   }
 
   /** The estimated cost of a call (for a budget hold before the turn's first call). */

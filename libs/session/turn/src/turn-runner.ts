@@ -325,8 +325,16 @@ export class TurnRunner {
     const intent = turn.intents?.messageData();
     const cited = turn.memory?.messageData(reply.cited_chunk_ids);
     const data = journeyFailed || intent ? { ...cited, ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) } : cited;
-    await this.events.append(run.sessionId, { kind: 'message', source: 'ai_agent', message: reply.message, participant, data }, run.trigger.correlation_id);
-    await run.status('ready', readyData(turn, findings(run), reply, run.compositionMode));
+    // The reply and its `ready` in one append: one write instead of two, the same two events on the wire (ADR 0037).
+    const ready = readyData(turn, findings(run), reply, run.compositionMode);
+    await this.events.appendAll(
+      run.sessionId,
+      [
+        { kind: 'message', source: 'ai_agent', message: reply.message, participant, data },
+        { kind: 'status', source: 'ai_agent', status: 'ready', data: ready },
+      ],
+      run.trigger.correlation_id,
+    );
     await turn.intents?.record(run.sessionId, run.trigger.correlation_id);
     return undefined;
   }

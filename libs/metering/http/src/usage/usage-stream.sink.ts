@@ -1,5 +1,5 @@
 import { LLM_USAGE_EVENT_TYPE, usageStreamId, type CallUsageV1, type LlmUsageData } from '@tenet/contracts';
-import type { EventStore } from '@tenet/event-store';
+import type { EventStore, NewEvent } from '@tenet/event-store';
 import type { UsageRecord, UsageSink } from '@tenet/llm';
 import { estimateCostUsd, priceTableFrom, type PriceTable } from '@tenet/metering-domain';
 import { traceHeaders } from '@tenet/observability';
@@ -18,19 +18,32 @@ export class UsageStreamSink implements UsageSink {
 
   /** A call the matcher made for a turn (or an evaluation: no session), as it reported it; resolves to its estimated cost. */
   async recordCall(agentId: string, sessionId: string | undefined, usage: CallUsageV1): Promise<number> {
-    await this.record({
-      agentId,
-      ...(sessionId !== undefined ? { sessionId } : {}),
-      purpose: usage.purpose,
-      provider: usage.provider,
-      model: usage.model,
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      latencyMs: usage.latency_ms,
-      ...(usage.fallback_from !== undefined ? { fallbackFrom: usage.fallback_from } : {}),
-      at: new Date(),
-    });
-    return estimateCostUsd(this.prices, usage.provider, usage.model, usage.input_tokens, usage.output_tokens);
+    const [cost] = await this.recordCalls(agentId, sessionId, [usage]);
+    return cost ?? 0;
+  }
+
+  /**
+   * The calls of one reply (a matcher reply may report several), in one append — one write for all of them, each
+   * still its own usage event — resolving to each call's estimated cost, in order.
+   */
+  async recordCalls(agentId: string, sessionId: string | undefined, calls: readonly CallUsageV1[]): Promise<number[]> {
+    const at = new Date();
+    const events = calls.map((usage) =>
+      this.usageEvent({
+        agentId,
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        purpose: usage.purpose,
+        provider: usage.provider,
+        model: usage.model,
+        inputTokens: usage.input_tokens,
+        outputTokens: usage.output_tokens,
+        latencyMs: usage.latency_ms,
+        ...(usage.fallback_from !== undefined ? { fallbackFrom: usage.fallback_from } : {}),
+        at,
+      }),
+    );
+    if (events.length > 0) await this.store.append(usageStreamId(agentId), events);
+    return calls.map((usage) => estimateCostUsd(this.prices, usage.provider, usage.model, usage.input_tokens, usage.output_tokens));
   }
 
   /** The estimated cost of tokens on a model (0 for a model missing from the price table). */
@@ -40,6 +53,10 @@ export class UsageStreamSink implements UsageSink {
 
   async record(usage: UsageRecord): Promise<void> {
     if (usage.agentId === undefined) return;
+    await this.store.append(usageStreamId(usage.agentId), [this.usageEvent({ ...usage, agentId: usage.agentId })]);
+  }
+
+  private usageEvent(usage: UsageRecord & { agentId: string }): NewEvent {
     const record: LlmUsageData = {
       agent_id: usage.agentId,
       ...(usage.sessionId !== undefined ? { session_id: usage.sessionId } : {}),
@@ -54,7 +71,7 @@ export class UsageStreamSink implements UsageSink {
     };
     // Inside a traced turn, the trace context rides along: metering's span of this record joins the turn's trace.
     const trace_context = traceHeaders();
-    await this.store.append(usageStreamId(usage.agentId), [{ type: LLM_USAGE_EVENT_TYPE, data: record, ...(Object.keys(trace_context).length > 0 ? { metadata: { trace_context } } : {}) }]);
+    return { type: LLM_USAGE_EVENT_TYPE, data: record, ...(Object.keys(trace_context).length > 0 ? { metadata: { trace_context } } : {}) };
   }
 }
 

@@ -1,4 +1,4 @@
-import { inBackground } from '../event-loop-slices.js';
+import { inBackground, sliceTurn } from '../event-loop-slices.js';
 import type { EventStore, StoredEvent } from '../event-store.port.js';
 import { soleLeadership, type RelayLeadership, type RelayWakeups } from './relay-leadership.js';
 
@@ -130,6 +130,16 @@ export class EventLogRelay {
    * retry counts them as published instead of sending them again (at most one window's worth).
    */
   private readonly acknowledgedAhead = new Set<string>();
+  /**
+   * Events this process appended and handed over with their kick (`kick(events)`), not yet published: a round
+   * publishes them without reading the log when they continue the checkpoint without a gap (ADR 0037).
+   */
+  private handed: StoredEvent[] = [];
+  /**
+   * Whether the next batch must come from the log: at start, on election, after a poll, a wake-up from another
+   * process, a kick without events, a failure, or a read that filled its batch (more may follow).
+   */
+  private mustRead = true;
 
   constructor(options: EventLogRelayOptions) {
     this.store = options.store;
@@ -192,11 +202,18 @@ export class EventLogRelay {
   /**
    * Asks for a round soon, e.g. right after an append commits. Kicks during a round fold into one more round.
    * On a standby the kick is forwarded to the leader through `wakeups` (coalesced per event-loop turn).
+   *
+   * `appended`: the events that append committed, as the store returned them. The leader then publishes them
+   * without reading the log back — but only when they continue its checkpoint without a gap (positions are
+   * contiguous in the SQLite log); anything else (another process's append in between, a store with gaps, a
+   * backlog, a failure) reads from the log as a kick without events does.
    */
-  kick(): void {
+  kick(appended?: readonly StoredEvent[]): void {
     if (this.state !== 'running') return;
-    if (this.leadership.isLeader()) this.requestRound();
-    else this.wakeLeader();
+    if (!this.leadership.isLeader()) return this.wakeLeader();
+    this.hand(appended);
+    this.kicked = true;
+    this.ensureRound();
   }
 
   /** Resolves when no round is running and none is pending (everything readable so far was published). */
@@ -224,9 +241,10 @@ export class EventLogRelay {
     await this.leadership.stop().catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: 0 }));
   }
 
-  /** A round soon, if this relay leads; a standby only remembers it (a new leader catches up anyway). */
+  /** A round soon that reads the log, if this relay leads; a standby only remembers it (a new leader catches up anyway). */
   private requestRound(): void {
     if (this.state !== 'running') return;
+    this.mustRead = true;
     this.kicked = true;
     this.ensureRound();
   }
@@ -282,11 +300,13 @@ export class EventLogRelay {
     while (this.leading()) {
       try {
         if (this.reload) await this.reloadCheckpoint();
-        const batch = await this.store.readAll({ afterPosition: this.checkpoint, limit: this.batchSize });
+        const batch = await this.nextBatch();
         if (batch.length === 0) return;
         await this.publishBatch(batch);
         this.failures = 0;
       } catch (error) {
+        // The retry reads the log: what was handed over for this batch is gone from `handed`.
+        this.mustRead = true;
         this.failures += 1;
         const retryInMs = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.failures - 1));
         if (error instanceof PublishFailure) {
@@ -296,6 +316,51 @@ export class EventLogRelay {
         await this.pause(retryInMs);
       }
     }
+  }
+
+  /** Keeps what an append handed over, bounded: past one batch the log is read instead (a slow or failing publisher). */
+  private hand(appended: readonly StoredEvent[] | undefined): void {
+    if (!appended || appended.length === 0 || this.handed.length + appended.length > this.batchSize) {
+      this.handed = [];
+      this.mustRead = true;
+      return;
+    }
+    this.handed.push(...appended);
+  }
+
+  /**
+   * The events after the checkpoint: the handed-over ones when they start right after it with no gap between them
+   * (none handed and nothing else asked for a read: nothing to publish), else a read of the log.
+   */
+  private async nextBatch(): Promise<StoredEvent[]> {
+    if (!this.mustRead) {
+      if (this.handed.length === 0) return [];
+      // Its place in the loop's background lane, as the read it replaces had: request work goes first, and the
+      // appends made meanwhile join this batch.
+      await sliceTurn();
+      const run = this.mustRead ? undefined : this.handedRun();
+      if (run) return run;
+    }
+    // Cleared before the read: a request for a read that comes while it is under way sets it again.
+    this.mustRead = false;
+    const batch = await this.store.readAll({ afterPosition: this.checkpoint, limit: this.batchSize });
+    // A full batch may have more behind it, which nobody handed over.
+    if (batch.length === this.batchSize) this.mustRead = true;
+    return batch;
+  }
+
+  /** The handed-over events continuing the checkpoint without a gap; `undefined` when they do not (read the log). */
+  private handedRun(): StoredEvent[] | undefined {
+    const pending = this.handed.filter((event) => event.position > this.checkpoint).sort((a, b) => a.position - b.position);
+    let length = 0;
+    while (length < pending.length && pending[length]?.position === this.checkpoint + 1 + length) length++;
+    if (pending.length > 0 && length === 0) {
+      // Something not handed over (another process's append, a gap in a store's positions) comes first.
+      this.handed = [];
+      return undefined;
+    }
+    this.handed = pending.slice(length);
+    return pending.slice(0, length);
   }
 
   /** A new term: continue from the shared checkpoint, which another leader may have moved (either way). */

@@ -63,7 +63,10 @@ class CheckpointAuditor implements EventStore {
   readStream(...args: Parameters<EventStore['readStream']>): ReturnType<EventStore['readStream']> {
     return this.inner.readStream(...args);
   }
+  /** The relay's reads of the log (the audit's own reads are not counted). */
+  reads = 0;
   readAll(...args: Parameters<EventStore['readAll']>): ReturnType<EventStore['readAll']> {
+    this.reads += 1;
     return this.inner.readAll(...args);
   }
   streamVersion(streamId: string): Promise<number> {
@@ -397,6 +400,61 @@ describe('EventLogRelay', () => {
     expect(publisher.attempts).toHaveLength(40);
     await publishing.close();
     await expect(store.readAll()).rejects.toMatchObject({ code: 'EVENT_LOG.UNAVAILABLE' });
+  });
+
+  it('publishes the events an append hands over without reading them back from the log', async () => {
+    const relayed = relay();
+    const publishing = withPublishing(audited, relayed);
+    await relayed.start();
+    await relayed.whenIdle();
+    const readsAtStart = audited.reads;
+
+    for (let i = 0; i < 10; i++) {
+      await publishing.append(`s-${i % 2}`, events(2));
+      await relayed.whenIdle();
+    }
+
+    expect(publisher.acknowledged).toHaveLength(20);
+    await expectInOrderExactlyFrom(0);
+    expect(audited.reads).toBe(readsAtStart);
+    expect(relayed.publishedUpTo).toBe(20);
+  });
+
+  it('reads the log when an append it was not handed comes before the handed ones, and publishes both in order', async () => {
+    const relayed = relay();
+    const publishing = withPublishing(audited, relayed);
+    await relayed.start();
+    await publishing.append('s-1', events(1));
+    await relayed.whenIdle();
+    const readsBefore = audited.reads;
+
+    // Another process's append (no kick here), then one of ours: the handed event does not continue the checkpoint.
+    await store.openHandle().append('elsewhere', events(2, 'Foreign'));
+    await publishing.append('s-1', events(1, 'Ours'));
+    await relayed.whenIdle();
+
+    expect(audited.reads).toBeGreaterThan(readsBefore);
+    const routed = await expectInOrderExactlyFrom(0);
+    expect(routed.map((event) => event.type)).toEqual(['Happened0', 'Foreign0', 'Foreign1', 'Ours0']);
+    expect(relayed.publishedUpTo).toBe(4);
+  });
+
+  it('after a failed publish of handed events, retries from the log without skipping or reordering', async () => {
+    publisher = scripted((msgId, attempt) => (msgId === 'evt-second' && attempt === 1 ? 'fail' : 'ack'));
+    const relayed = relay({ maxInFlight: 1 });
+    const publishing = withPublishing(audited, relayed);
+    await relayed.start();
+    await relayed.whenIdle();
+    const readsBefore = audited.reads;
+
+    await publishing.append('s-1', ['evt-first', 'evt-second', 'evt-third'].map((id, i) => ({ id, type: `Happened${i}`, data: i })));
+    await eventually(() => expect(publisher.firstAcks()).toHaveLength(3));
+    await relayed.whenIdle();
+
+    await expectInOrderExactlyFrom(0);
+    expect(publisher.attempts.map((p) => p.msgId)).toEqual(['evt-first', 'evt-second', 'evt-second', 'evt-third']);
+    expect(audited.reads).toBeGreaterThan(readsBefore);
+    expect(relayed.publishedUpTo).toBe(3);
   });
 
   it('catches up by polling on appends it was not told about', async () => {

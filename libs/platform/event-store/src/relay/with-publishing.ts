@@ -3,8 +3,10 @@ import type { EventLogRelay } from './event-log-relay.js';
 
 /**
  * An EventStore whose appends kick the relay once they have committed, so events are published promptly
- * instead of at the next poll. The kick carries no data: the relay always reads what was committed, which is
- * why a crash between commit and publish loses nothing. When this process's relay is a standby (another
+ * instead of at the next poll. The kick hands over the committed events, which the leading relay publishes
+ * without reading them back when they continue its checkpoint (ADR 0037); the checkpoint still moves only over
+ * what was acknowledged and everything else is read from the log, which is why a crash between commit and
+ * publish loses nothing. When this process's relay is a standby (another
  * process holds the publishing lease), the relay forwards the kick to the leader over its `wakeups` channel.
  */
 export class PublishingEventStore implements EventStore {
@@ -15,7 +17,7 @@ export class PublishingEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
     const result = await this.store.append(streamId, events, options);
-    this.relay.kick();
+    this.relay.kick(result.events);
     return result;
   }
 

@@ -127,13 +127,15 @@ export class EventsHttpController implements OnModuleDestroy {
   @Get()
   async list(@Param('sessionId') sessionId: string, @Query() query: Record<string, string | undefined>): Promise<EventView[] | Response> {
     const { filter, waitMs, sse } = parseQuery(query);
-    if (!(await this.sessions.get(sessionId))) throw notFound('session', sessionId);
+    const session = await this.sessions.get(sessionId);
+    if (!session) throw notFound('session', sessionId);
     if (sse) {
       // A web Response: Nest sends its stream as it is read, and cancels it when the client disconnects.
       const body = sessionEventStream(this.events, sessionId, filter, { idleMs: waitMs, signal: this.shutdown.signal });
       return new Response(body, { status: HttpStatus.OK, headers: EVENT_STREAM_HEADERS });
     }
-    const found = await this.events.list(sessionId, filter, waitMs);
+    // The record just read serves the first read of the events (not read twice per poll).
+    const found = await this.events.list(sessionId, filter, waitMs, undefined, session);
     if (found === undefined) throw new HttpException({ detail: 'Request timed out' }, HttpStatus.GATEWAY_TIMEOUT);
     return found;
   }
