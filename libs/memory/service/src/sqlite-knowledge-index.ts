@@ -315,12 +315,12 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * Inserts every staged vector into its graph now, blocking: for a caller that wants the graphs complete before it
-   * measures or saves (the benchmark). Searches are exact on staged vectors without it.
+   * Inserts every staged vector into its graph now, blocking, on every core usearch sees: for a caller that wants the
+   * graphs complete before it measures or saves (the benchmark). Searches are exact on staged vectors without it.
    */
   drainGraphs(): void {
     this.catchUp();
-    for (const { graph } of this.partitions.values()) graph.drain(Infinity);
+    for (const { graph } of this.partitions.values()) graph.drain(Infinity, true);
   }
 
   /** Vectors written but not yet in a graph (searched exactly meanwhile). */
