@@ -91,14 +91,10 @@ class TermCursor {
       if (doc < this.doc) {
         this.doc = doc;
         this.list = i;
+        this.tf = postings.tfs[at] ?? 0;
+        this.length = postings.lengths[at] ?? 0;
       }
     });
-    if (this.list >= 0) {
-      const postings = this.lists[this.list]!;
-      const at = this.at[this.list]!;
-      this.tf = postings.tfs[at] ?? 0;
-      this.length = postings.lengths[at] ?? 0;
-    }
   }
 
   next(): void {
@@ -132,47 +128,27 @@ class TermCursor {
   }
 }
 
-/** The k best (score, doc) pairs seen: a min-heap on score (ties: the later document is the weaker). */
+/** The k best (score, doc) pairs seen, best first (ties: the lower document first); k is tens, so a sorted array. */
 class TopK {
   readonly items: { doc: number; score: number }[] = [];
   constructor(private readonly k: number) {}
 
   /** The score a document must beat to enter: −∞ until k are held. */
   get threshold(): number {
-    return this.items.length < this.k ? -Infinity : (this.items[0]?.score ?? -Infinity);
-  }
-
-  private weaker(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
-    return a.score < b.score || (a.score === b.score && a.doc > b.doc);
+    return this.items.length < this.k ? -Infinity : (this.items.at(-1)?.score ?? -Infinity);
   }
 
   offer(doc: number, score: number): void {
-    const item = { doc, score };
-    const heap = this.items;
-    if (heap.length === this.k) {
-      if (!this.weaker(heap[0]!, item)) return;
-      heap[0] = item;
-      this.down(0);
-      return;
+    const items = this.items;
+    let at = items.length;
+    while (at > 0) {
+      const before = items[at - 1];
+      if (!before || before.score > score || (before.score === score && before.doc < doc)) break;
+      at--;
     }
-    heap.push(item);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (!this.weaker(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-  }
-
-  private down(from: number): void {
-    const heap = this.items;
-    for (let i = from; ; ) {
-      let weakest = i;
-      for (const child of [2 * i + 1, 2 * i + 2]) if (child < heap.length && this.weaker(heap[child]!, heap[weakest]!)) weakest = child;
-      if (weakest === i) return;
-      [heap[i], heap[weakest]] = [heap[weakest]!, heap[i]!];
-      i = weakest;
-    }
+    if (at >= this.k) return;
+    items.splice(at, 0, { doc, score });
+    if (items.length > this.k) items.pop();
   }
 }
 
@@ -319,29 +295,29 @@ export class Bm25Index {
     let essential = 0;
     for (;;) {
       let doc = Infinity;
-      for (let i = essential; i < cursors.length; i++) doc = Math.min(doc, cursors[i]!.doc);
+      for (let i = essential; i < cursors.length; i++) doc = Math.min(doc, cursors[i]?.doc ?? Infinity);
       if (doc === Infinity) break;
       let score = 0;
       for (let i = essential; i < cursors.length; i++) {
-        const c = cursors[i]!;
-        if (c.doc === doc) {
+        const c = cursors[i];
+        if (c?.doc === doc) {
           score += termScore(c);
           c.next();
         }
       }
       let pruned = false;
       for (let i = essential - 1; i >= 0; i--) {
-        if (score + upTo[i]! <= top.threshold) {
+        const c = cursors[i];
+        if (!c || score + (upTo[i] ?? Infinity) <= top.threshold) {
           pruned = true;
           break;
         }
-        const c = cursors[i]!;
         c.seek(doc);
         if (c.doc === doc) score += termScore(c);
       }
       if (!pruned) top.offer(doc, score);
-      while (essential < cursors.length && upTo[essential]! <= top.threshold) essential++;
+      while (essential < cursors.length && (upTo[essential] ?? Infinity) <= top.threshold) essential++;
     }
-    return top.items.sort((x, y) => y.score - x.score || x.doc - y.doc);
+    return top.items;
   }
 }
