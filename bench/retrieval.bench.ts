@@ -23,12 +23,17 @@
  *   - reopen: opening the index again after close (graphs loaded from their files, the BM25 index rebuilt from the
  *     text rows) until its first lexical answer;
  *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5).
+ *
+ * BENCH_LEXICAL_ONLY=1 measures the lexical side's in-memory BM25 index alone on the same corpus and queries (no
+ * embedding, SQLite or graphs — what makes 1M chunks affordable on a shared machine): build time from the texts
+ * (what a start-up rebuild costs beyond reading the rows), heap growth, and search p50/p99 for agent-0 at k = 20.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
+import { Bm25Index } from '../libs/memory/service/src/bm25-partitions.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
@@ -36,6 +41,7 @@ const AGENTS = 10;
 const AGENT = 'agent-0';
 const PER_SOURCE = 100;
 const K = 5;
+const LEXICAL_ONLY = process.env['BENCH_LEXICAL_ONLY'] === '1';
 
 /** mulberry32: a fixed sequence for every run. */
 function prng(seed: number): () => number {
@@ -102,10 +108,55 @@ interface Row {
   exact: { p50: number; p99: number };
 }
 
+/** Queries: 6 consecutive words of a random chunk. */
+function queriesFrom(chunkTexts: readonly string[][], n: number): string[] {
+  return Array.from({ length: n }, () => {
+    const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
+    const words = source[Math.floor(random() * source.length)]!.split(' ');
+    const at = Math.floor(random() * (words.length - 6));
+    return words.slice(at, at + 6).join(' ');
+  });
+}
+
+/** The BM25 index alone (BENCH_LEXICAL_ONLY): the same sources, tags and queries as the full run, straight into memory. */
+function lexicalOnly(size: number): void {
+  const chunkTexts: string[][] = [];
+  const index = new Bm25Index();
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let doc = 0;
+  let buildMs = 0;
+  for (let s = 0; s < size / PER_SOURCE; s++) {
+    const texts = Array.from({ length: PER_SOURCE }, () => sentence(40));
+    chunkTexts.push(texts);
+    // The index's partition key: workspace, then the source's agent tags (none: every agent).
+    const scope = JSON.stringify(s % 10 === 9 ? ['default', `agent-${Math.floor(s / 10) % AGENTS}`] : ['default']);
+    const started = performance.now();
+    texts.forEach((text, c) => index.add(++doc, scope, `Section ${c}\n${text}`));
+    buildMs += performance.now() - started;
+  }
+  global.gc?.();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 ** 2;
+  const readable = new Set([JSON.stringify(['default']), JSON.stringify(['default', AGENT])]);
+  const times: number[] = [];
+  for (const query of queriesFrom(chunkTexts, Math.min(QUERIES, size))) {
+    const t = performance.now();
+    index.search(query, 4 * K, (scope) => readable.has(scope));
+    times.push(performance.now() - t);
+  }
+  console.log(
+    `| ${size.toLocaleString('en')} | ${ms(percentile(times, 50))} / ${ms(percentile(times, 99))} | ${Math.round(buildMs / 1000)} s (${Math.round(size / (buildMs / 1000))} chunks/s) | ${Math.round(heapMb)} MB (corpus texts included) | ${index.postings.toLocaleString('en')} |`,
+  );
+}
+
 const embeddings = new OfflineVectorizer();
 const model = `${embeddings.name}/${embeddings.model}/${embeddings.dimensions}`;
 const rows: Row[] = [];
 for (const size of SIZES) {
+  if (LEXICAL_ONLY) {
+    lexicalOnly(size);
+    continue;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
   const index = new SqliteKnowledgeIndex({ dataDir: dir, ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']) } } : {}) });
   const service = new KnowledgeService(index, embeddings);
@@ -139,12 +190,7 @@ for (const size of SIZES) {
     }
   }
 
-  const queries = Array.from({ length: Math.min(QUERIES, size) }, () => {
-    const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
-    const words = source[Math.floor(random() * source.length)]!.split(' ');
-    const at = Math.floor(random() * (words.length - 6));
-    return words.slice(at, at + 6).join(' ');
-  });
+  const queries = queriesFrom(chunkTexts, Math.min(QUERIES, size));
   const times = { search: [] as number[], nearest: [] as number[], lexical: [] as number[], exact: [] as number[] };
   let recall = 0;
   for (const query of queries) {
@@ -180,6 +226,7 @@ for (const size of SIZES) {
   console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT})`);
 }
 
+if (LEXICAL_ONLY) process.exit(0);
 const out = [
   '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen (ms) |',
   '|---|---|---|---|---|---|---|---|---|---|',

@@ -6,6 +6,10 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 /** The terms of a text as the lexical side indexes and queries them: the shared tokenizer's words, stemmed. */
 export const termsOf = (text: string): string[] => words(text).map(stem);
 
+const ASCII = /^[\x00-\x7f]*$/;
+/** `words(text)`, without its Unicode normalisation when the text is ASCII (where that changes nothing): most chunks. */
+const wordsOf = (text: string): string[] => (ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '') : words(text));
+
 /** Postings of one term in one partition, sorted by document: document, term frequency, document length. */
 class Postings {
   docs = new Int32Array(4);
@@ -164,8 +168,10 @@ class TopK {
 export class Bm25Index {
   private readonly partitions = new Map<string, Bm25Partition>();
   private readonly docs = new Map<number, Doc>();
-  /** Term → id: a document keeps its terms as ids, 4 bytes each. */
+  /** Term (stemmed) → id: a document keeps its terms as ids, 4 bytes each. */
   private readonly vocabulary = new Map<string, number>();
+  /** Word as written → its term's id: a word seen before is not stemmed again. */
+  private readonly spellings = new Map<string, number>();
   /** Removed documents whose postings are still in their partition's lists. */
   private readonly removed = new Map<number, Bm25Partition>();
 
@@ -174,11 +180,13 @@ export class Bm25Index {
     if (this.docs.has(doc)) return;
     const frequencies = new Map<number, number>();
     let length = 0;
-    for (const term of termsOf(text)) {
-      let id = this.vocabulary.get(term);
+    for (const word of wordsOf(text)) {
+      let id = this.spellings.get(word);
       if (id === undefined) {
-        id = this.vocabulary.size;
+        const term = stem(word);
+        id = this.vocabulary.get(term) ?? this.vocabulary.size;
         this.vocabulary.set(term, id);
+        this.spellings.set(word, id);
       }
       frequencies.set(id, (frequencies.get(id) ?? 0) + 1);
       length++;
@@ -259,7 +267,7 @@ export class Bm25Index {
    * (higher is better), best first.
    */
   search(text: string, k: number, searched: (scope: string) => boolean): { doc: number; score: number }[] {
-    const queryTerms = [...new Set(termsOf(text))];
+    const queryTerms = [...new Set(wordsOf(text).map(stem))];
     const partitions = [...this.partitions.values()].filter((p) => searched(p.scope));
     const docs = partitions.reduce((n, p) => n + p.docs, 0);
     if (queryTerms.length === 0 || k < 1 || docs === 0) return [];
