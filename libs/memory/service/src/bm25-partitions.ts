@@ -6,9 +6,10 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 /** The terms of a text as the lexical side indexes and queries them: the shared tokenizer's words, stemmed. */
 export const termsOf = (text: string): string[] => words(text).map(stem);
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Nothing outside ASCII (the NFKD/accent step of `words` only changes such characters). */
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** `words(text)`, without its Unicode normalisation when the text is ASCII (where that changes nothing): most chunks. */
-const wordsOf = (text: string): string[] => (ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '') : words(text));
+const wordsOf = (text: string): string[] => (!NON_ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '') : words(text));
 
 /** Postings of one term in one partition, sorted by document: document, term frequency, document length. */
 class Postings {
