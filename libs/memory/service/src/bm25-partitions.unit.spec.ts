@@ -102,6 +102,14 @@ describe('Bm25Index: MaxScore top k equals unbounded BM25', () => {
     for (const query of [...queries.slice(0, 20), later.text]) for (const [, searched] of filters) expectSameTopK(copy.search(query, 10, searched), bruteForce(now, query, 10, searched));
   });
 
+  it('reads words as the shared tokenizer does: accents dropped, case folded, stemmed, in ASCII and other texts alike', () => {
+    const small = new Bm25Index();
+    small.add(1, 'w|*', 'Café REFUNDS, shipped');
+    small.add(2, 'w|*', 'Cafe refund shipping');
+    small.add(3, 'w|*', 'unrelated words here');
+    for (const query of ['cafe', 'CAFÉ', 'refunded', 'shipping']) expect(small.search(query, 5, () => true).map((h) => h.doc)).toEqual([1, 2]);
+  });
+
   it('finds nothing for no terms, unknown terms or no searched partition', () => {
     expect(index.search('?!', 5, () => true)).toEqual([]);
     expect(index.search('quantum', 5, () => true)).toEqual([]);
