@@ -223,17 +223,18 @@ for (const size of SIZES) {
   rmSync(dir, { recursive: true, force: true });
   const p = (values: number[]): { p50: number; p99: number } => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
   rows.push({ size, ingestPerSec, graphPerSec, rssMb, reopenMs, search: p(times.search), nearest: { ...p(times.nearest), recall: recall / queries.length }, lexical: p(times.lexical), exact: p(times.exact) });
-  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT})`);
+  // Each size's row as soon as it is measured: a long run stopped early keeps the sizes it finished.
+  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT}): ${rowText(rows[rows.length - 1]!)}`);
 }
 
 if (LEXICAL_ONLY) process.exit(0);
+function rowText(r: Row): string {
+  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} |`;
+}
 const out = [
   '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen (ms) |',
   '|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map(
-    (r) =>
-      `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} |`,
-  ),
+  ...rows.map(rowText),
 ];
 console.log(out.join('\n'));
 if (process.env['BENCH_JSON']) writeFileSync(process.env['BENCH_JSON'], JSON.stringify(rows, null, 2));
