@@ -11,21 +11,29 @@
  * run as agent `agent-0`. Queries: 6 words drawn from a random chunk. Ground truth ("exact"): brute-force cosine
  * in this process over every chunk that agent may read. Measured:
  *   - search: `KnowledgeService.search` (what a turn's recall runs): query embedding, the index's `nearest`
- *     (HNSW graphs, usearch, one per model/workspace/agent partition — ADR 0034) and `lexical` (FTS5 BM25) top
+ *     (HNSW graphs, usearch, one per model/workspace/agent partition — ADR 0034) and `lexical` (BM25 in memory,
+ *     one inverted index per workspace/agent-tags partition, MaxScore top k — ADR 0034 "Lexical side") top
  *     candidates, fused;
  *   - nearest / lexical: each side of the index alone, k = 20 (the candidates search asks for at max_results 5);
  *   - recall@5: the index's nearest top 5 against the exact top 5;
  *   - ingest: `KnowledgeService.ingest` per source (chunking, embedding, one SQLite transaction over chunks,
  *     vectors and text); the graphs insert the vectors in the background, and "until all in graphs" adds the time
  *     to finish that (`drainGraphs`) before the queries run;
- *   - RSS: the bench process after the queries (corpus texts, the floor's vectors and the index's graphs);
+ *   - RSS: the bench process after the queries (corpus texts, the floor's vectors, the index's graphs and postings);
+ *   - reopen: opening the index again after close (graphs loaded from their files, the BM25 index rebuilt from the
+ *     text rows) until its first lexical answer;
  *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5).
+ *
+ * BENCH_LEXICAL_ONLY=1 measures the lexical side's in-memory BM25 index alone on the same corpus and queries (no
+ * embedding, SQLite or graphs — what makes 1M chunks affordable on a shared machine): build time from the texts
+ * (what a start-up rebuild costs beyond reading the rows), heap growth, and search p50/p99 for agent-0 at k = 20.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
+import { Bm25Index } from '../libs/memory/service/src/bm25-partitions.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
@@ -33,6 +41,7 @@ const AGENTS = 10;
 const AGENT = 'agent-0';
 const PER_SOURCE = 100;
 const K = 5;
+const LEXICAL_ONLY = process.env['BENCH_LEXICAL_ONLY'] === '1';
 
 /** mulberry32: a fixed sequence for every run. */
 function prng(seed: number): () => number {
@@ -92,16 +101,62 @@ interface Row {
   /** Chunks per second from the first ingest until every vector is in its HNSW graph. */
   graphPerSec: number;
   rssMb: number;
+  reopenMs: number;
   search: { p50: number; p99: number };
   nearest: { p50: number; p99: number; recall: number };
   lexical: { p50: number; p99: number };
   exact: { p50: number; p99: number };
 }
 
+/** Queries: 6 consecutive words of a random chunk. */
+function queriesFrom(chunkTexts: readonly string[][], n: number): string[] {
+  return Array.from({ length: n }, () => {
+    const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
+    const words = source[Math.floor(random() * source.length)]!.split(' ');
+    const at = Math.floor(random() * (words.length - 6));
+    return words.slice(at, at + 6).join(' ');
+  });
+}
+
+/** The BM25 index alone (BENCH_LEXICAL_ONLY): the same sources, tags and queries as the full run, straight into memory. */
+function lexicalOnly(size: number): void {
+  const chunkTexts: string[][] = [];
+  const index = new Bm25Index();
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let doc = 0;
+  let buildMs = 0;
+  for (let s = 0; s < size / PER_SOURCE; s++) {
+    const texts = Array.from({ length: PER_SOURCE }, () => sentence(40));
+    chunkTexts.push(texts);
+    // The index's partition key: workspace, then the source's agent tags (none: every agent).
+    const scope = JSON.stringify(s % 10 === 9 ? ['default', `agent-${Math.floor(s / 10) % AGENTS}`] : ['default']);
+    const started = performance.now();
+    texts.forEach((text, c) => index.add(++doc, scope, `Section ${c}\n${text}`));
+    buildMs += performance.now() - started;
+  }
+  global.gc?.();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 ** 2;
+  const readable = new Set([JSON.stringify(['default']), JSON.stringify(['default', AGENT])]);
+  const times: number[] = [];
+  for (const query of queriesFrom(chunkTexts, Math.min(QUERIES, size))) {
+    const t = performance.now();
+    index.search(query, 4 * K, (scope) => readable.has(scope));
+    times.push(performance.now() - t);
+  }
+  console.log(
+    `| ${size.toLocaleString('en')} | ${ms(percentile(times, 50))} / ${ms(percentile(times, 99))} | ${Math.round(buildMs / 1000)} s (${Math.round(size / (buildMs / 1000))} chunks/s) | ${Math.round(heapMb)} MB (corpus texts included) | ${index.postings.toLocaleString('en')} |`,
+  );
+}
+
 const embeddings = new OfflineVectorizer();
 const model = `${embeddings.name}/${embeddings.model}/${embeddings.dimensions}`;
 const rows: Row[] = [];
 for (const size of SIZES) {
+  if (LEXICAL_ONLY) {
+    lexicalOnly(size);
+    continue;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
   const index = new SqliteKnowledgeIndex({ dataDir: dir, ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']) } } : {}) });
   const service = new KnowledgeService(index, embeddings);
@@ -135,12 +190,7 @@ for (const size of SIZES) {
     }
   }
 
-  const queries = Array.from({ length: Math.min(QUERIES, size) }, () => {
-    const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
-    const words = source[Math.floor(random() * source.length)]!.split(' ');
-    const at = Math.floor(random() * (words.length - 6));
-    return words.slice(at, at + 6).join(' ');
-  });
+  const queries = queriesFrom(chunkTexts, Math.min(QUERIES, size));
   const times = { search: [] as number[], nearest: [] as number[], lexical: [] as number[], exact: [] as number[] };
   let recall = 0;
   for (const query of queries) {
@@ -165,19 +215,26 @@ for (const size of SIZES) {
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
   await index.close();
+  const reopenStarted = performance.now();
+  const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+  await reopened.lexical({ text: queries[0] ?? 'ka', agentId: AGENT, k: 4 * K });
+  const reopenMs = performance.now() - reopenStarted;
+  await reopened.close();
   rmSync(dir, { recursive: true, force: true });
   const p = (values: number[]): { p50: number; p99: number } => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
-  rows.push({ size, ingestPerSec, graphPerSec, rssMb, search: p(times.search), nearest: { ...p(times.nearest), recall: recall / queries.length }, lexical: p(times.lexical), exact: p(times.exact) });
-  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT})`);
+  rows.push({ size, ingestPerSec, graphPerSec, rssMb, reopenMs, search: p(times.search), nearest: { ...p(times.nearest), recall: recall / queries.length }, lexical: p(times.lexical), exact: p(times.exact) });
+  // Each size's row as soon as it is measured: a long run stopped early keeps the sizes it finished.
+  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT}): ${rowText(rows[rows.length - 1]!)}`);
 }
 
+if (LEXICAL_ONLY) process.exit(0);
+function rowText(r: Row): string {
+  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} |`;
+}
 const out = [
-  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (FTS5) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) |',
-  '|---|---|---|---|---|---|---|---|---|',
-  ...rows.map(
-    (r) =>
-      `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} |`,
-  ),
+  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen (ms) |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map(rowText),
 ];
 console.log(out.join('\n'));
 if (process.env['BENCH_JSON']) writeFileSync(process.env['BENCH_JSON'], JSON.stringify(rows, null, 2));

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
+import { WORKSPACE_ID_PATTERN } from '../workspaces/workspace-events.v2.js';
 import { BudgetScopeV1, CallUsageV1 } from './matcher.v1.js';
 
 /**
@@ -12,6 +13,12 @@ export const MEMORY_RECALL_QUEUE_GROUP = 'memory-store';
 export const RecallRequestV1 = Type.Object(
   {
     agent_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    /**
+     * The agent's workspace (ADR 0018): recall reads only that workspace's knowledge sources — an agent tag names an
+     * agent within one workspace, and an untagged source serves only its own workspace's agents. Omitted: every
+     * workspace's sources the agent tag may read (a caller without workspaces).
+     */
+    workspace_id: Type.Optional(Type.String({ pattern: WORKSPACE_ID_PATTERN.source })),
     customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
     session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     message: Type.String({ minLength: 1, maxLength: 20_000 }),

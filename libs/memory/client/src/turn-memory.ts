@@ -129,11 +129,14 @@ export class TurnMemory {
       ...recallSettings(input.agent.retrieval),
     };
     try {
+      // The store searches only the agent's workspace's sources (ADR 0018); without a directory there are no workspaces.
+      const workspaceId = await this.workspaces?.ownerOf('agents', input.agent.id);
+      if (workspaceId !== undefined) request.workspace_id = workspaceId;
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
       const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(budgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
       this.recallBackoffUntil = 0;
       const billed = recalled.calls && recalled.calls.length > 0 ? await input.billed(recalled.calls) : [];
-      return { ...(await this.ownWorkspaceOnly(input.agent.id, recalled)), billed };
+      return { ...(await this.ownWorkspaceOnly(workspaceId, recalled)), billed };
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
       if (!probing) this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`);
@@ -143,13 +146,12 @@ export class TurnMemory {
   }
 
   /**
-   * Keeps the passages of the agent's own workspace (ADR 0018). The index scopes chunks by agent tag, and a source
-   * tagged to no agent applies to every agent it holds — whatever their workspace — so an untagged source of
-   * `default` would otherwise ground (and be cited in) another workspace's replies.
+   * Keeps the passages of the agent's own workspace by the directory's assignments (ADR 0018): the store already
+   * searched only that workspace (`workspace_id`); this is the check that a source's recorded owner agrees, so no
+   * other workspace's source grounds (or is cited in) a reply even if the two ever disagreed.
    */
-  private async ownWorkspaceOnly(agentId: string, recalled: RecallResponseV1): Promise<RecallResponseV1> {
-    if (!this.workspaces || recalled.sources.length === 0) return recalled;
-    const workspaceId = await this.workspaces.ownerOf('agents', agentId);
+  private async ownWorkspaceOnly(workspaceId: string | undefined, recalled: RecallResponseV1): Promise<RecallResponseV1> {
+    if (!this.workspaces || workspaceId === undefined || recalled.sources.length === 0) return recalled;
     const sources = await this.workspaces.visible(workspaceId, 'knowledge-sources', recalled.sources, (s) => s.source_id);
     return sources.length === recalled.sources.length ? recalled : { ...recalled, sources };
   }

@@ -22,8 +22,10 @@ export interface Watermark {
 }
 
 const FILE_FORMAT = 1;
-/** Vectors inserted per native call while draining: small, so a slice ends close to its time budget. */
+/** Vectors inserted per native call while draining in slices: small, so a slice ends close to its time budget. */
 const DRAIN_BATCH = 8;
+/** Vectors per native call when draining everything at once: large, so usearch spreads each call over its threads. */
+const BULK_BATCH = 1024;
 
 const norm = (v: Float32Array): number => {
   let sum = 0;
@@ -31,13 +33,15 @@ const norm = (v: Float32Array): number => {
   return Math.sqrt(sum) || 1;
 };
 
-function* take<T>(values: Iterable<T>, n: number): Generator<T> {
-  if (n <= 0) return;
-  let left = n;
-  for (const value of values) {
-    yield value;
-    if (--left === 0) return;
+/** Up to n values from an iterator (advancing it). */
+function take<T>(values: Iterator<T>, n: number): T[] {
+  const taken: T[] = [];
+  while (taken.length < n) {
+    const next = values.next();
+    if (next.done) break;
+    taken.push(next.value);
   }
+  return taken;
 }
 const FILE_PATTERN = /^([0-9a-f]{32})\.(\d+)-(\d+)-(\d+)\.usearch$/;
 
@@ -86,14 +90,21 @@ export class HnswPartition {
     return this.staged.size;
   }
 
-  /** Inserts staged vectors into the graph until `budgetMs` is spent (at least one batch); answers how many are left. */
-  drain(budgetMs: number): number {
+  /**
+   * Inserts staged vectors into the graph until `budgetMs` is spent (at least one batch); answers how many are left.
+   * `bulk` (no time budget): large batches over every core usearch sees (threads 0) — for a caller that blocks
+   * anyway; a slice inserts small batches on one thread so it ends near its budget.
+   */
+  drain(budgetMs: number, bulk = false): number {
     const started = performance.now();
+    // One iterator for the whole drain: restarting from the front each batch would walk the deleted entries again.
+    const pending = this.staged.entries();
     while (this.staged.size > 0) {
-      const batch = [...take(this.staged, DRAIN_BATCH)];
+      const batch = take(pending, bulk ? BULK_BATCH : DRAIN_BATCH);
+      if (batch.length === 0) break;
       const matrix = new Float32Array(batch.length * this.dims);
       batch.forEach(([, staged], i) => matrix.set(staged.vector, i * this.dims));
-      this.index.add(BigUint64Array.from(batch, ([key]) => BigInt(key)), matrix, 1);
+      this.index.add(BigUint64Array.from(batch, ([key]) => BigInt(key)), matrix, bulk ? 0 : 1);
       for (const [key] of batch) this.staged.delete(key);
       if (performance.now() - started >= budgetMs) break;
     }
@@ -111,7 +122,8 @@ export class HnswPartition {
     const queryNorm = norm(vector);
     for (const [key, staged] of this.staged) {
       let dot = 0;
-      vector.forEach((x, i) => (dot += x * (staged.vector[i] ?? 0)));
+      const other = staged.vector;
+      for (let i = 0; i < vector.length; i++) dot += (vector[i] ?? 0) * (other[i] ?? 0);
       found.push({ key, distance: 1 - dot / (queryNorm * staged.norm) });
     }
     return found.sort((a, b) => a.distance - b.distance).slice(0, k);

@@ -67,6 +67,23 @@ describe('memory recall over the bus (in-process bus, SQLite log and index)', ()
     expect(reply.truncated).toBe(true);
   });
 
+  it("recalls only the caller's workspace: two workspaces with the same agent tag and untagged sources never see each other's", async () => {
+    const knowledge = app.get(KnowledgeService);
+    for (const workspaceId of ['ws-a', 'ws-b']) {
+      await knowledge.ingest({ sourceId: `${workspaceId}-tagged`, title: `${workspaceId} tagged`, format: 'markdown', content: `# Warranty\nThe ${workspaceId} warranty covers two years.`, agentIds: ['support'], workspaceId });
+      await knowledge.ingest({ sourceId: `${workspaceId}-untagged`, title: `${workspaceId} untagged`, format: 'markdown', content: `# Warranty claims\nFile a ${workspaceId} warranty claim online.`, workspaceId });
+    }
+    const recalled = async (workspaceId: string): Promise<string[]> =>
+      (await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'support', workspace_id: workspaceId, message: 'warranty claim', max_results: 10, threshold: 0 })).sources.map((s) => s.source_id).sort();
+    expect(await recalled('ws-a')).toEqual(['ws-a-tagged', 'ws-a-untagged']);
+    expect(await recalled('ws-b')).toEqual(['ws-b-tagged', 'ws-b-untagged']);
+    // The default workspace's untagged help source, and neither of the others.
+    expect(await recalled('default')).toEqual(['help']);
+    // Without a workspace (a caller without workspaces) the agent tag alone scopes, as before.
+    const unscoped = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'support', message: 'warranty claim', max_results: 10, threshold: 0 });
+    expect(unscoped.sources.map((s) => s.source_id)).toEqual(expect.arrayContaining(['ws-a-tagged', 'ws-b-tagged']));
+  });
+
   it('answers facts only for a blank message', async () => {
     const reply = await bus.request<RecallResponseV1>(MEMORY_RECALL_SUBJECT, { agent_id: 'a1', customer_id: 'cust-1', message: '   ' });
     expect(reply).toMatchObject({ facts: [{ object: 'French' }], sources: [] });

@@ -31,6 +31,7 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
             {
               query: request.message,
               agentId: request.agent_id,
+              ...(request.workspace_id !== undefined ? { workspaceId: request.workspace_id } : {}),
               maxResults: request.max_results ?? RECALL_DEFAULTS.maxResults,
               threshold: request.threshold ?? RECALL_DEFAULTS.threshold,
               ...(request.source_ids ? { sourceIds: request.source_ids } : {}),

@@ -67,6 +67,42 @@ describe('SqliteKnowledgeIndex migration', () => {
   });
 });
 
+describe('SqliteKnowledgeIndex migration from schema 4 (FTS5)', () => {
+  it('adds a text row per stored chunk, drops the FTS5 table and keeps the vector rows and graph files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-v4-'));
+    dirs.push(dir);
+    const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    const source = { sourceId: 'faq', title: 'FAQ', format: 'text' as const, agentIds: ['a1'], contentHash: 'h', chunkCount: 2, embeddingModel: 'm/x/3', ingestedAt: '2026-11-28T00:00:00.000Z', workspaceId: 'ws-1' };
+    await first.replaceSource(source, [
+      { chunkId: 'faq:0', sourceId: 'faq', ordinal: 0, heading: 'Refunds', text: 'Refunds within 30 days.', vector: [1, 0, 0] },
+      { chunkId: 'faq:1', sourceId: 'faq', ordinal: 1, heading: 'Delivery', text: 'Delivery takes three days.', vector: [0, 1, 0] },
+    ]);
+    first.drainGraphs();
+    await first.close();
+    const graphs = readdirSync(join(dir, HNSW_FOLDER));
+    // Back to what schema 4 had on the lexical side: an FTS5 table, no text rows.
+    const db = new Database(join(dir, SQLITE_KNOWLEDGE_FILE));
+    db.exec(`DROP TABLE knowledge_text_rows; DROP TABLE knowledge_text_removed; CREATE VIRTUAL TABLE knowledge_fts USING fts5(scope, body); PRAGMA user_version = 4;`);
+    db.close();
+
+    const index = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      expect((await index.lexical({ text: 'deliveries', agentId: 'a1', workspaceId: 'ws-1', k: 5 })).map((h) => h.chunk.chunkId)).toEqual(['faq:1']);
+      expect(await index.lexical({ text: 'delivery', agentId: 'a1', workspaceId: 'ws-2', k: 5 })).toEqual([]);
+      expect(await index.lexical({ text: 'delivery', agentId: 'a2', k: 5 })).toEqual([]);
+      expect(index.stagedVectors).toBe(0);
+      expect((await index.nearest({ vector: [1, 0.1, 0], embeddingModel: 'm/x/3', agentId: 'a1', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['faq:0']);
+    } finally {
+      await index.close();
+    }
+    expect(readdirSync(join(dir, HNSW_FOLDER))).toEqual(graphs);
+    const migrated = new Database(join(dir, SQLITE_KNOWLEDGE_FILE));
+    expect(migrated.prepare(`SELECT name FROM sqlite_master WHERE name = 'knowledge_fts'`).all()).toEqual([]);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(5);
+    migrated.close();
+  });
+});
+
 describe('SqliteKnowledgeIndex shared by two processes', () => {
   it('searches vectors of a size the other one stored first, after both opened the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-shared-'));

@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { Bm25Index } from './bm25-partitions.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type KnowledgeSource, type LexicalQuery, type NearestQuery } from './knowledge-index.port.js';
 
@@ -11,9 +12,9 @@ export const SQLITE_KNOWLEDGE_FILE = 'knowledge.sqlite';
 /**
  * `PRAGMA user_version` of the current schema; 0/1 is the first slice's (chunks with blobs, no search tables), 2 the
  * one whose vec0 tables kept sqlite-vec's default chunk size, 3 adds `workspace_id` to sources, 4 replaces the vec0
- * tables by HNSW graphs (usearch) over vector rows partitioned by model, workspace and agent tag (ADR 0034).
+ * tables by HNSW graphs (usearch) over vector rows partitioned by model, workspace and agent tag (ADR 0034), 5 replaces the FTS5 table by the text rows an in-memory BM25 index follows (ADR 0034, "Lexical side").
  */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /** Longest a background slice of graph insertion holds the event loop. */
 const DRAIN_SLICE_MS = 10;
@@ -75,9 +76,20 @@ CREATE TABLE IF NOT EXISTS knowledge_vec_removed (
 );
 CREATE TRIGGER IF NOT EXISTS knowledge_vec_rows_removed AFTER DELETE ON knowledge_vec_rows
 BEGIN INSERT INTO knowledge_vec_removed (vec_rowid, scope) VALUES (old.vec_rowid, old.scope); END;
--- BM25 side: rowid = knowledge_chunks.id; 'scope' holds one token per agent tag (or the every-agent token) and
--- one for the workspace, so the agent and workspace filters are part of the full-text match itself.
-CREATE VIRTUAL TABLE IF NOT EXISTS knowledge_fts USING fts5(scope, body, tokenize = 'porter unicode61 remove_diacritics 2');
+-- BM25 side: one row per chunk, in the lexical partition of its workspace and agent tags (a JSON array: workspace,
+-- then the sorted tags, none for every agent). Like the vector rows, the rows and their removals are the log the
+-- in-memory index follows; the row id (never reused) is the document number, so postings are appended in order.
+CREATE TABLE IF NOT EXISTS knowledge_text_rows (
+  text_rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+  chunk      INTEGER NOT NULL UNIQUE REFERENCES knowledge_chunks(id) ON DELETE CASCADE,
+  scope      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS knowledge_text_removed (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  text_rowid INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS knowledge_text_rows_removed AFTER DELETE ON knowledge_text_rows
+BEGIN INSERT INTO knowledge_text_removed (text_rowid) VALUES (old.text_rowid); END;
 `;
 
 interface SourceRow {
@@ -124,10 +136,8 @@ const EVERY_AGENT = '*';
 const DEFAULT_WORKSPACE = 'default';
 /** Vector partition key: the embedding model and size, the workspace and one agent tag. */
 const vecScope = (embeddingModel: string, dims: number, workspace: string, agent: string): string => `${embeddingModel}\u001f${dims}\u001f${workspace}\u001f${agent}`;
-const tokenOf = (prefix: string, id: string): string => `${prefix}${createHash('sha256').update(id).digest('hex').slice(0, 24)}`;
-/** FTS token of an agent tag: hex, so any agent id is one token whatever the tokenizer does with it. */
-const ftsScopeToken = (agent: string): string => (agent === EVERY_AGENT ? 'sall' : tokenOf('s', agent));
-const ftsWorkspaceToken = (workspace: string): string => tokenOf('w', workspace);
+/** Lexical partition key: the workspace and the source's agent tags (sorted; none: every agent), so each chunk is in one. */
+const textScope = (source: KnowledgeSource): string => JSON.stringify([workspaceOf(source), ...[...new Set(source.agentIds)].sort()]);
 const agentsOf = (source: KnowledgeSource): string[] => (source.agentIds.length > 0 ? source.agentIds : [EVERY_AGENT]);
 const workspaceOf = (source: KnowledgeSource): string => source.workspaceId ?? DEFAULT_WORKSPACE;
 
@@ -149,10 +159,11 @@ const readable = (source: KnowledgeSource, scope: { agentId?: string; workspaceI
 /**
  * The embedded knowledge index (ADR 0016, ADR 0034): its own SQLite database next to the event log. Vectors are
  * searched by HNSW graphs (usearch) in memory, one per partition — embedding model, workspace and agent tag — built
- * from the vector rows of this database and saved next to it on close; text by FTS5 (BM25) in the database.
- * Replacing a source is one transaction over chunks, vector rows and text, so a reader sees the old version or the
- * new one, never a mix; the graphs follow the vector rows' log (rows added, rows removed) before every search, also
- * when another process wrote them. A graph file that is missing, unreadable or of other parameters is rebuilt from
+ * from the vector rows of this database and saved next to it on close; text by a BM25 inverted index in memory (one
+ * per workspace and set of agent tags, MaxScore top k), rebuilt from the text rows on open.
+ * Replacing a source is one transaction over chunks, vector rows and text rows, so a reader sees the old version or
+ * the new one, never a mix; the graphs and the BM25 index follow their rows' logs (rows added, rows removed) before
+ * every search, also when another process wrote them. A graph file that is missing, unreadable or of other parameters is rebuilt from
  * the rows; an older one is brought up to date from the log. A database of an earlier schema is migrated on open
  * and its search tables rebuilt from the stored chunks.
  */
@@ -163,6 +174,12 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private readonly partitions = new Map<string, Partition>();
   /** The vector rows and removals the graphs have applied. */
   private applied: Watermark = { adds: 0, removes: 0 };
+  /** The lexical side: BM25 postings per workspace and agent tags, rebuilt from the text rows on open. */
+  private readonly text = new Bm25Index();
+  /** The text rows and removals the BM25 index has applied. */
+  private textApplied: Watermark = { adds: 0, removes: 0 };
+  /** Parsed lexical partition keys: [workspace, ...agent tags]. */
+  private readonly textScopes = new Map<string, string[]>();
   private epoch = '';
   private draining: NodeJS.Timeout | undefined;
   private lastWrite = 0;
@@ -185,17 +202,25 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const columns = this.db.prepare(`SELECT name FROM pragma_table_info('knowledge_chunks')`).all() as { name: string }[];
     const firstSlice = columns.length > 0 && !columns.some((c) => c.name === 'id');
     if (firstSlice) this.db.exec('ALTER TABLE knowledge_chunks RENAME TO knowledge_chunks_v1; DROP INDEX IF EXISTS knowledge_chunks_by_source;');
-    if (version < SCHEMA_VERSION) {
+    if (version < 4) {
       // Schema 2/3's vector rows (no scope) and vec0 tables: dropping a vec0 table needs its module.
       const vec0 = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_vec_[0-9]*'`).all() as { name: string }[];
       if (vec0.length > 0) sqliteVec.load(this.db);
       for (const { name } of vec0) this.db.exec(`DROP TABLE ${name}`);
-      this.db.exec('DROP TABLE IF EXISTS knowledge_vec_rows; DROP TABLE IF EXISTS knowledge_fts;');
+      this.db.exec('DROP TABLE IF EXISTS knowledge_vec_rows;');
     }
+    if (version < SCHEMA_VERSION) this.db.exec('DROP TABLE IF EXISTS knowledge_fts;');
     this.db.exec(SCHEMA);
     const sourceColumns = this.db.prepare(`SELECT name FROM pragma_table_info('knowledge_sources')`).all() as { name: string }[];
     if (!sourceColumns.some((c) => c.name === 'workspace_id')) this.db.exec('ALTER TABLE knowledge_sources ADD COLUMN workspace_id TEXT');
     if (version >= SCHEMA_VERSION) return;
+    if (version === 4) {
+      // Only the lexical side changed: a text row per stored chunk; the vector rows and graphs stay.
+      const addText = this.db.prepare('INSERT INTO knowledge_text_rows (chunk, scope) SELECT id, ? FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal');
+      for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[]) addText.run(textScope(toSource(row)), row.source_id);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return;
+    }
     if (firstSlice) {
       this.db.exec(
         `INSERT INTO knowledge_chunks (chunk_id, source_id, ordinal, heading, text, vector)
@@ -209,22 +234,41 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const chunksOf = this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal');
     for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[]) {
       const source = toSource(row);
-      for (const chunk of chunksOf.all(source.sourceId) as ChunkRow[]) this.indexChunk(source, chunk.id, chunk.heading, chunk.text, fromBlob(chunk.vector));
+      for (const chunk of chunksOf.all(source.sourceId) as ChunkRow[]) this.indexChunk(source, chunk.id, fromBlob(chunk.vector));
     }
     this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
-  /** The log's head: the last vector row and the last removal ever written (AUTOINCREMENT: never reused). */
-  private logHead(): Watermark {
-    const rows = this.db.prepare(`SELECT name, seq FROM sqlite_sequence WHERE name IN ('knowledge_vec_rows', 'knowledge_vec_removed')`).all() as { name: string; seq: number }[];
-    return { adds: rows.find((r) => r.name === 'knowledge_vec_rows')?.seq ?? 0, removes: rows.find((r) => r.name === 'knowledge_vec_removed')?.seq ?? 0 };
+  /** The logs' heads: the last vector and text rows and removals ever written (AUTOINCREMENT: never reused). */
+  private logHead(): { vectors: Watermark; text: Watermark } {
+    const rows = this.db.prepare(`SELECT name, seq FROM sqlite_sequence WHERE name GLOB 'knowledge_*'`).all() as { name: string; seq: number }[];
+    const seq = (name: string): number => rows.find((r) => r.name === name)?.seq ?? 0;
+    return { vectors: { adds: seq('knowledge_vec_rows'), removes: seq('knowledge_vec_removed') }, text: { adds: seq('knowledge_text_rows'), removes: seq('knowledge_text_removed') } };
   }
 
-  /** Every partition's graph, loaded from its file and brought up to date from the log, or rebuilt from the rows (inside a read transaction). */
+  /** Applies the text rows and removals between two watermarks to the BM25 index (inside a read transaction). */
+  private applyText(from: Watermark, to: Watermark): void {
+    if (to.adds > from.adds) {
+      const rows = this.db
+        .prepare(`SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid`)
+        .iterate(from.adds, to.adds) as IterableIterator<{ doc: number; scope: string; heading: string; text: string }>;
+      for (const row of rows) this.text.add(row.doc, row.scope, `${row.heading}\n${row.text}`);
+    }
+    if (to.removes > from.removes) {
+      for (const { doc } of this.db.prepare('SELECT text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ?').all(from.removes, to.removes) as { doc: number }[]) this.text.remove(doc);
+    }
+  }
+
+  /**
+   * The BM25 index, built from every text row, and every partition's graph, loaded from its file and brought up to
+   * date from the log, or rebuilt from the rows (inside a read transaction).
+   */
   private openGraphs(): void {
     this.db.prepare(`INSERT OR IGNORE INTO knowledge_meta (key, value) VALUES ('graph_epoch', ?)`).run(randomUUID());
     this.epoch = (this.db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'graph_epoch'`).get() as { value: string }).value;
-    const head = this.logHead();
+    const { vectors: head, text } = this.logHead();
+    this.applyText({ adds: 0, removes: 0 }, text);
+    this.textApplied = text;
     const rowsOf = this.db.prepare('SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid');
     const removedOf = this.db.prepare('SELECT vec_rowid AS key FROM knowledge_vec_removed WHERE scope = ? AND seq > ? AND seq <= ?');
     for (const row of this.db.prepare('SELECT * FROM knowledge_vec_partitions').all() as PartitionRow[]) {
@@ -271,12 +315,12 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * Inserts every staged vector into its graph now, blocking: for a caller that wants the graphs complete before it
-   * measures or saves (the benchmark). Searches are exact on staged vectors without it.
+   * Inserts every staged vector into its graph now, blocking, on every core usearch sees: for a caller that wants the
+   * graphs complete before it measures or saves (the benchmark). Searches are exact on staged vectors without it.
    */
   drainGraphs(): void {
     this.catchUp();
-    for (const { graph } of this.partitions.values()) graph.drain(Infinity);
+    for (const { graph } of this.partitions.values()) graph.drain(Infinity, true);
   }
 
   /** Vectors written but not yet in a graph (searched exactly meanwhile). */
@@ -286,7 +330,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /** Applies the vector rows and removals written since the graphs were last brought up to date, by this process or another. */
   private catchUp(): void {
-    const head = this.logHead();
+    const { vectors: head, text } = this.logHead();
+    if (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes) {
+      this.db.transaction(() => this.applyText(this.textApplied, text))();
+      this.textApplied = text;
+    }
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
     this.db.transaction(() => {
       const added = this.db
@@ -322,10 +370,10 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /** Writes one stored chunk's search rows (inside the caller's transaction); the graphs pick the vector rows up from the log. */
-  private indexChunk(source: KnowledgeSource, id: number, heading: string, text: string, vector: readonly number[]): void {
+  private indexChunk(source: KnowledgeSource, id: number, vector: readonly number[]): void {
     const agents = agentsOf(source);
     const workspace = workspaceOf(source);
-    this.db.prepare('INSERT INTO knowledge_fts (rowid, scope, body) VALUES (?, ?, ?)').run(id, [...agents.map(ftsScopeToken), ftsWorkspaceToken(workspace)].join(' '), `${heading}\n${text}`);
+    this.db.prepare('INSERT INTO knowledge_text_rows (chunk, scope) VALUES (?, ?)').run(id, textScope(source));
     // A zero vector (blank text offline) is similar to nothing: it is not worth a graph node.
     if (vector.length === 0 || isZero(vector)) return;
     const partition = this.db.prepare('INSERT OR IGNORE INTO knowledge_vec_partitions (scope, embedding_model, dims, workspace_id, agent) VALUES (?, ?, ?, ?, ?)');
@@ -340,7 +388,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Removes a source's chunks and their search rows (inside the caller's transaction); the trigger logs the vector rows' removal. */
   private clearChunks(sourceId: string): void {
     this.db.prepare('DELETE FROM knowledge_vec_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
-    this.db.prepare('DELETE FROM knowledge_fts WHERE rowid IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
+    this.db.prepare('DELETE FROM knowledge_text_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
     this.db.prepare('DELETE FROM knowledge_chunks WHERE source_id = ?').run(sourceId);
   }
 
@@ -370,7 +418,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       for (const chunk of chunks) {
         if (chunk.sourceId !== source.sourceId) throw new RangeError(`chunk ${chunk.chunkId} belongs to source ${chunk.sourceId}, not ${source.sourceId}`);
         const id = Number(insert.run(chunk.chunkId, source.sourceId, chunk.ordinal, chunk.heading, chunk.text, toBlob(chunk.vector)).lastInsertRowid);
-        this.indexChunk(source, id, chunk.heading, chunk.text, chunk.vector);
+        this.indexChunk(source, id, chunk.vector);
       }
     })();
     this.lastWrite = performance.now();
@@ -434,19 +482,26 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   async lexical(query: LexicalQuery): Promise<ChunkHit[]> {
-    const words = queryWords(query.text);
-    if (words.length === 0 || query.k < 1) return [];
-    const scope = [
-      ...(query.agentId !== undefined ? [`scope : ("${ftsScopeToken(query.agentId)}" OR "${ftsScopeToken(EVERY_AGENT)}")`] : []),
-      ...(query.workspaceId !== undefined ? [`scope : "${ftsWorkspaceToken(query.workspaceId)}"`] : []),
-    ];
-    const match = [...scope, `body : (${words.map((w) => `"${w}"`).join(' OR ')})`].join(' AND ');
-    // bm25() is lower-is-better; the scope column weighs nothing.
+    if (queryWords(query.text).length === 0 || query.k < 1) return [];
+    this.catchUp();
+    // The partitions to search: the query's workspace (every workspace's when none is given), tagged to its agent or untagged.
+    const searched = (scope: string): boolean => {
+      let parsed = this.textScopes.get(scope);
+      if (!parsed) {
+        parsed = JSON.parse(scope) as string[];
+        this.textScopes.set(scope, parsed);
+      }
+      const [workspace, ...agents] = parsed;
+      return (query.workspaceId === undefined || workspace === query.workspaceId) && (query.agentId === undefined || agents.length === 0 || agents.includes(query.agentId));
+    };
+    const found = this.text.search(query.text, query.k, searched);
+    if (found.length === 0) return [];
+    const scores = new Map(found.map((f) => [f.doc, f.score]));
     const rows = this.db
-      .prepare(`SELECT c.*, -bm25(knowledge_fts, 0.0, 1.0) AS score FROM knowledge_fts f JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_fts MATCH ? ORDER BY bm25(knowledge_fts, 0.0, 1.0) LIMIT ?`)
-      .all(match, query.k) as (ChunkRow & { score: number })[];
+      .prepare(`SELECT t.text_rowid, c.* FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid IN (${found.map(() => '?').join(',')})`)
+      .all(...scores.keys()) as (ChunkRow & { text_rowid: number })[];
     return this.hits(
-      rows.map((row) => ({ row, score: row.score })),
+      rows.map((row) => ({ row, score: scores.get(row.text_rowid) ?? 0 })),
       query.k,
       query,
     );

@@ -1,0 +1,332 @@
+import { stem, words } from '@tenet/text';
+
+/** FTS5's bm25() constants: term-frequency saturation and length normalisation. */
+export const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/** The terms of a text as the lexical side indexes and queries them: the shared tokenizer's words, stemmed. */
+export const termsOf = (text: string): string[] => words(text).map(stem);
+
+/** Nothing outside ASCII (the NFKD/accent step of `words` only changes such characters). */
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
+/** `words(text)`, without its Unicode normalisation when the text is ASCII (where that changes nothing): most chunks. */
+const wordsOf = (text: string): string[] => (!NON_ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '') : words(text));
+
+/** Postings of one term in one partition, sorted by document: document, term frequency, document length. */
+class Postings {
+  docs = new Int32Array(4);
+  tfs = new Uint16Array(4);
+  lengths = new Uint16Array(4);
+  size = 0;
+  /** Postings of documents not removed (the term's document frequency). */
+  live = 0;
+  /** Upper-bound inputs: the largest frequency and the shortest document ever posted (still bounds after removals). */
+  maxTf = 0;
+  minLength = 0xffff;
+
+  push(doc: number, tf: number, length: number): void {
+    if (this.size === this.docs.length) {
+      const grow = <A extends Int32Array | Uint16Array>(a: A, make: (n: number) => A): A => {
+        const next = make(a.length * 2);
+        next.set(a);
+        return next;
+      };
+      this.docs = grow(this.docs, (n) => new Int32Array(n));
+      this.tfs = grow(this.tfs, (n) => new Uint16Array(n));
+      this.lengths = grow(this.lengths, (n) => new Uint16Array(n));
+    }
+    this.docs[this.size] = doc;
+    this.tfs[this.size] = tf;
+    this.lengths[this.size] = length;
+    this.size++;
+    this.live++;
+    if (tf > this.maxTf) this.maxTf = tf;
+    if (length < this.minLength) this.minLength = length;
+  }
+}
+
+interface Doc {
+  partition: Bm25Partition;
+  /** The document's distinct term ids (to undo its document frequencies when it is removed). */
+  terms: Int32Array;
+  length: number;
+}
+
+/** One partition's inverted index (disjoint from the others'): postings per term id and the collection statistics. */
+class Bm25Partition {
+  readonly postings = new Map<number, Postings>();
+  docs = 0;
+  totalLength = 0;
+  /** Postings of removed documents still in the lists (skipped while scoring, dropped by `compact`). */
+  dead = 0;
+  postingCount = 0;
+
+  constructor(readonly scope: string) {}
+}
+
+/** Documents this many times the live postings or more in dead postings trigger a partition's compaction. */
+const COMPACT_AT = 0.25;
+
+/** A cursor over one term's postings in every searched partition (their documents are disjoint): the next document in order. */
+class TermCursor {
+  private readonly at: number[];
+  doc = Infinity;
+  tf = 0;
+  length = 0;
+  private list = -1;
+
+  constructor(
+    private readonly lists: readonly Postings[],
+    readonly idf: number,
+    readonly bound: number,
+    private readonly removed: { has(doc: number): boolean; readonly size: number },
+  ) {
+    this.at = lists.map(() => 0);
+    this.settle();
+  }
+
+  /** Moves to the smallest document not removed at or after each list's position. */
+  private settle(): void {
+    this.doc = Infinity;
+    this.list = -1;
+    this.lists.forEach((postings, i) => {
+      let at = this.at[i] ?? 0;
+      while (at < postings.size && this.removed.size > 0 && this.removed.has(postings.docs[at] ?? 0)) at++;
+      this.at[i] = at;
+      const doc = at < postings.size ? (postings.docs[at] ?? Infinity) : Infinity;
+      if (doc < this.doc) {
+        this.doc = doc;
+        this.list = i;
+        this.tf = postings.tfs[at] ?? 0;
+        this.length = postings.lengths[at] ?? 0;
+      }
+    });
+  }
+
+  next(): void {
+    if (this.list < 0) return;
+    this.at[this.list] = (this.at[this.list] ?? 0) + 1;
+    this.settle();
+  }
+
+  /** Moves to the first document ≥ target (galloping, then binary search, in each list). */
+  seek(target: number): void {
+    if (this.doc >= target) return;
+    this.lists.forEach((postings, i) => {
+      let low = this.at[i] ?? 0;
+      if (low >= postings.size || (postings.docs[low] ?? Infinity) >= target) return;
+      let step = 1;
+      let high = low + 1;
+      while (high < postings.size && (postings.docs[high] ?? Infinity) < target) {
+        low = high;
+        step *= 2;
+        high = low + step;
+      }
+      high = Math.min(high, postings.size);
+      while (low + 1 < high) {
+        const mid = (low + high) >>> 1;
+        if ((postings.docs[mid] ?? Infinity) < target) low = mid;
+        else high = mid;
+      }
+      this.at[i] = high;
+    });
+    this.settle();
+  }
+}
+
+/** The k best (score, doc) pairs seen, best first (ties: the lower document first); k is tens, so a sorted array. */
+class TopK {
+  readonly items: { doc: number; score: number }[] = [];
+  constructor(private readonly k: number) {}
+
+  /** The score a document must beat to enter: −∞ until k are held. */
+  get threshold(): number {
+    return this.items.length < this.k ? -Infinity : (this.items.at(-1)?.score ?? -Infinity);
+  }
+
+  offer(doc: number, score: number): void {
+    const items = this.items;
+    let at = items.length;
+    while (at > 0) {
+      const before = items[at - 1];
+      if (!before || before.score > score || (before.score === score && before.doc < doc)) break;
+      at--;
+    }
+    if (at >= this.k) return;
+    items.splice(at, 0, { doc, score });
+    if (items.length > this.k) items.pop();
+  }
+}
+
+/**
+ * The lexical side of the knowledge index in memory (ADR 0034, "Lexical side"): one BM25 inverted index per
+ * partition — workspace and set of agent tags, so every chunk is in exactly one — searched with MaxScore dynamic
+ * pruning. A query's statistics (documents, average length, each term's document frequency) are those of the
+ * partitions it searches, i.e. of the chunks the caller may read; its top k is exactly the top k of scoring every
+ * matching chunk with FTS5's bm25 formula (ties at the k-th score excepted), but a chunk is scored only while its
+ * terms' upper bounds can still beat the k-th best. Documents are numbered by the caller in increasing order (the
+ * log's row ids), so postings are appended sorted.
+ */
+export class Bm25Index {
+  private readonly partitions = new Map<string, Bm25Partition>();
+  private readonly docs = new Map<number, Doc>();
+  /** Term (stemmed) → id: a document keeps its terms as ids, 4 bytes each. */
+  private readonly vocabulary = new Map<string, number>();
+  /** Word as written → its term's id: a word seen before is not stemmed again. */
+  private readonly spellings = new Map<string, number>();
+  /** Removed documents whose postings are still in their partition's lists. */
+  private readonly removed = new Map<number, Bm25Partition>();
+
+  /** Adds a document (a chunk's heading and text) to a partition; a number already held is left alone (replaying a log twice is harmless). */
+  add(doc: number, scope: string, text: string): void {
+    if (this.docs.has(doc)) return;
+    const frequencies = new Map<number, number>();
+    let length = 0;
+    for (const word of wordsOf(text)) {
+      let id = this.spellings.get(word);
+      if (id === undefined) {
+        const term = stem(word);
+        id = this.vocabulary.get(term) ?? this.vocabulary.size;
+        this.vocabulary.set(term, id);
+        this.spellings.set(word, id);
+      }
+      frequencies.set(id, (frequencies.get(id) ?? 0) + 1);
+      length++;
+    }
+    let partition = this.partitions.get(scope);
+    if (!partition) {
+      partition = new Bm25Partition(scope);
+      this.partitions.set(scope, partition);
+    }
+    const stored = Math.min(length, 0xffff);
+    for (const [term, tf] of frequencies) {
+      let postings = partition.postings.get(term);
+      if (!postings) {
+        postings = new Postings();
+        partition.postings.set(term, postings);
+      }
+      postings.push(doc, Math.min(tf, 0xffff), stored);
+    }
+    partition.postingCount += frequencies.size;
+    partition.docs++;
+    partition.totalLength += length;
+    this.docs.set(doc, { partition, terms: Int32Array.from(frequencies.keys()), length });
+  }
+
+  remove(doc: number): void {
+    const found = this.docs.get(doc);
+    if (!found) return;
+    const { partition, terms, length } = found;
+    this.docs.delete(doc);
+    this.removed.set(doc, partition);
+    for (const term of terms) {
+      const postings = partition.postings.get(term);
+      if (postings) postings.live--;
+    }
+    partition.docs--;
+    partition.totalLength -= length;
+    partition.dead += terms.length;
+    if (partition.dead >= COMPACT_AT * Math.max(1, partition.postingCount - partition.dead)) this.compact(partition);
+  }
+
+  /** Drops a partition's postings of removed documents (and tightens its bounds); an emptied partition goes. */
+  private compact(partition: Bm25Partition): void {
+    for (const [term, postings] of partition.postings) {
+      if (postings.live === 0) {
+        partition.postings.delete(term);
+        continue;
+      }
+      if (postings.live === postings.size) continue;
+      const kept = new Postings();
+      for (let i = 0; i < postings.size; i++) {
+        const doc = postings.docs[i] ?? 0;
+        if (this.removed.has(doc)) continue;
+        kept.push(doc, postings.tfs[i] ?? 0, postings.lengths[i] ?? 0);
+      }
+      partition.postings.set(term, kept);
+    }
+    partition.postingCount -= partition.dead;
+    partition.dead = 0;
+    // A removed document's postings were all in this partition: it is gone from every list now.
+    for (const [doc, of] of this.removed) if (of === partition) this.removed.delete(doc);
+    if (partition.docs === 0) this.partitions.delete(partition.scope);
+  }
+
+  /** Documents held (not removed). */
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Postings held, removed documents' included: what the memory grows with (8 bytes each). */
+  get postings(): number {
+    let n = 0;
+    for (const p of this.partitions.values()) n += p.postingCount;
+    return n;
+  }
+
+  /**
+   * The k best documents for the text's terms (any of them) among the partitions `searched` accepts, by BM25
+   * (higher is better), best first.
+   */
+  search(text: string, k: number, searched: (scope: string) => boolean): { doc: number; score: number }[] {
+    const queryTerms = [...new Set(wordsOf(text).map(stem))];
+    const partitions = [...this.partitions.values()].filter((p) => searched(p.scope));
+    const docs = partitions.reduce((n, p) => n + p.docs, 0);
+    if (queryTerms.length === 0 || k < 1 || docs === 0) return [];
+    const averageLength = partitions.reduce((n, p) => n + p.totalLength, 0) / docs;
+    const { k1, b } = BM25;
+    const cursors: TermCursor[] = [];
+    for (const word of queryTerms) {
+      const term = this.vocabulary.get(word);
+      if (term === undefined) continue;
+      const lists = partitions.flatMap((p) => {
+        const postings = p.postings.get(term);
+        return postings && postings.live > 0 ? [postings] : [];
+      });
+      if (lists.length === 0) continue;
+      const frequency = lists.reduce((n, p) => n + p.live, 0);
+      // FTS5's idf, floored the same way for terms in more than half the documents.
+      const idf = Math.log((docs - frequency + 0.5) / (frequency + 0.5)) > 0 ? Math.log((docs - frequency + 0.5) / (frequency + 0.5)) : 1e-6;
+      const maxTf = Math.max(...lists.map((p) => p.maxTf));
+      const minLength = Math.min(...lists.map((p) => p.minLength));
+      // The most any document can get from this term (a hair above, so summation order never makes it an underestimate).
+      const bound = ((idf * maxTf * (k1 + 1)) / (maxTf + k1 * (1 - b + (b * minLength) / averageLength))) * (1 + 1e-9);
+      cursors.push(new TermCursor(lists, idf, bound, this.removed));
+    }
+    if (cursors.length === 0) return [];
+    cursors.sort((x, y) => x.bound - y.bound);
+    // upTo[i]: the most the terms 0..i together can add.
+    const upTo: number[] = [];
+    cursors.reduce((sum, c, i) => (upTo[i] = sum + c.bound), 0);
+    const termScore = (c: TermCursor): number => (c.idf * c.tf * (k1 + 1)) / (c.tf + k1 * (1 - b + (b * c.length) / averageLength));
+
+    const top = new TopK(k);
+    // Terms below `essential` cannot lift a document over the threshold on their own: candidates come from the others.
+    let essential = 0;
+    for (;;) {
+      let doc = Infinity;
+      for (let i = essential; i < cursors.length; i++) doc = Math.min(doc, cursors[i]?.doc ?? Infinity);
+      if (doc === Infinity) break;
+      let score = 0;
+      for (let i = essential; i < cursors.length; i++) {
+        const c = cursors[i];
+        if (c?.doc === doc) {
+          score += termScore(c);
+          c.next();
+        }
+      }
+      let pruned = false;
+      for (let i = essential - 1; i >= 0; i--) {
+        const c = cursors[i];
+        if (!c || score + (upTo[i] ?? Infinity) <= top.threshold) {
+          pruned = true;
+          break;
+        }
+        c.seek(doc);
+        if (c.doc === doc) score += termScore(c);
+      }
+      if (!pruned) top.offer(doc, score);
+      while (essential < cursors.length && (upTo[essential] ?? Infinity) <= top.threshold) essential++;
+    }
+    return top.items;
+  }
+}
