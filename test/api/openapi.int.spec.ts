@@ -7,7 +7,7 @@ import { startAllInOne } from '@tenet/hosts';
 interface Operation {
   summary?: string;
   tags?: string[];
-  parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown> }[];
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: Record<string, unknown> }[];
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
 }
@@ -26,12 +26,14 @@ describe('OpenAPI description (/openapi.json)', () => {
   let dir: string;
   let app: INestApplication;
   let doc: OpenApi;
+  let url: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-openapi-'));
     const started = await startAllInOne({ TENET_DATA_DIR: dir });
     app = started.app;
-    doc = (await (await fetch(`${started.url}/openapi.json`)).json()) as OpenApi;
+    url = started.url;
+    doc = (await (await fetch(`${url}/openapi.json`)).json()) as OpenApi;
   });
 
   afterAll(async () => {
@@ -93,5 +95,17 @@ describe('OpenAPI description (/openapi.json)', () => {
     const sessions = doc.paths['/sessions']!['get']!;
     expect(sessions.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'customer_id', 'limit', 'cursor']));
     expect(sessions.responses['200']!.content!['application/json']!.schema).toHaveProperty('oneOf');
+  });
+
+  it('documents the Idempotency-Key header of both creating POSTs, and leaves out the pages and preflights excluded from it', async () => {
+    for (const path of ['/sessions', '/sessions/{sessionId}/events']) {
+      const header = doc.paths[path]!['post']!.parameters!.find((p) => p.name === 'Idempotency-Key');
+      expect({ path, header }).toEqual({ path, header: { name: 'Idempotency-Key', in: 'header', description: expect.stringContaining('same key'), required: false, schema: { type: 'string' } } });
+    }
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/admin') || path === '/metrics')).toEqual([]);
+    expect(operations().filter(([, method]) => method === 'options')).toEqual([]);
+    // Built once, on the first request: later answers (and the UI's copy) are the same document.
+    expect(await (await fetch(`${url}/openapi.json`)).json()).toEqual(doc);
+    expect((await fetch(`${url}/docs`)).headers.get('content-type')).toContain('text/html');
   });
 });

@@ -7,6 +7,7 @@ export { IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, t
 export { IsOmittable, UnprocessableEntity, notFound, type ValidationDetail } from './http/validation.js';
 export { RuleViolationError, assertNoViolations, httpCall, violation } from './http/rule-violation.js';
 export { ID_PATTERN, newId } from './ids.js';
+export { ExcludedControllerFromOpenApi, ExcludedEndpointFromOpenApi } from './openapi/exclude-from-openapi.js';
 export { ResourceIdTakenError, ResourceStreams, crudEvolve, type Evolve, type ResourceEvent } from './resources/resource-streams.js';
 export { compareKeys, decodeCursor, encodeCursor, pageOf, pageRequestOf, withCursor, type PageRequest } from './resources/cursor-page.js';
 export { StreamCatalog } from './resources/stream-catalog.js';

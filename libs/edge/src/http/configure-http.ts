@@ -1,12 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { getMetadataStorage } from 'class-validator';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { readSettings } from '@tenet/config';
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import { accessConfigFrom, ACCESS_SETTINGS_KEY } from '../auth/access-settings.js';
-import { describeOperations } from '../openapi/describe-operations.js';
+import { serveOpenApiOnFirstRequest } from '../openapi/serve-openapi.js';
 import { requestGuards } from './request-guards.js';
 import { DetailExceptionFilter } from './detail-exception.filter.js';
 import { edgeValidationPipe } from './validation.js';
@@ -19,10 +16,7 @@ export function corsOrigins(env: Record<string, string | undefined>): string[] {
 /**
  * HTTP conventions shared by every host that serves the gateway: Parlant's paths (no prefix), JSON bodies
  * only, 422 validation, CORS only for configured origins, and the OpenAPI description at /openapi.json with
- * a browsable UI at /docs.
- *
- * Request-body schemas come from the same class-validator rules that validate the requests, so the published
- * description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
+ * a browsable UI at /docs, built on the first request for them (serve-openapi.ts).
  */
 export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
   // API keys and rate limits follow this environment (ADR 0018); a setting that would run open against the rules throws
@@ -46,12 +40,5 @@ export function configureGatewayHttp(app: INestApplication, env: Record<string, 
   // Same-origin pages (the /chat page) need no CORS; a browser on another site gets no Allow-Origin unless listed.
   const origins = corsOrigins(env);
   if (origins.length > 0) app.enableCors({ origin: origins });
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder().setTitle('Tenet').setDescription("Parlant-compatible REST API of Tenet's session gateway").setVersion('1').build(),
-  );
-  const fromRules = validationMetadatasToSchemas({ classValidatorMetadataStorage: getMetadataStorage(), refPointerPrefix: '#/components/schemas/' });
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) } };
-  describeOperations(document);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
+  serveOpenApiOnFirstRequest(app);
 }

@@ -4,7 +4,8 @@ import type { OpenAPIObject } from '@nestjs/swagger';
  * What the decorators of the controllers do not say about the API, added to the generated OpenAPI document in
  * one place: a summary and a resource tag for every operation, response schemas (the wire shapes the handlers
  * return), the error responses (`{detail}`: 422 validation, 404 unknown resource, 400 malformed JSON, 409
- * conflicts) and the query parameters of handlers that read them by hand (the events long-poll/SSE).
+ * conflicts) and the query parameters and headers of handlers that read them by hand (the events long-poll/SSE, the
+ * idempotency keys).
  * Request bodies come from the validation rules already (configure-http.ts).
  */
 
@@ -190,6 +191,20 @@ const EVENTS_QUERY: Schema[] = [
   { name: 'sse', in: 'query', required: false, schema: bool, description: 'Stream the events as Server-Sent Events (text/event-stream)' },
 ];
 
+/** Headers a handler reads by hand, documented after the parameters Nest derives from its signature. */
+const HEADERS: Record<string, Schema[]> = {
+  'POST /sessions': [{ name: 'Idempotency-Key', in: 'header', description: 'Creating again with the same key returns the session the first request created; the same key with a different body is a 422. The key is kept in the event log.', required: false, schema: str }],
+  'POST /sessions/{sessionId}/events': [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      description: 'Posting again with the same key returns the first event (same id and offset) and writes nothing; the same key with a different body is a 422. Keys are kept in the session\'s event log, so they hold across restarts and gateway replicas.',
+      required: false,
+      schema: str,
+    },
+  ],
+};
+
 /** Typed schemas for query parameters Nest documents as plain strings. */
 const QUERY_SCHEMAS: Record<string, Schema> = {
   limit: { type: 'integer', minimum: 1, maximum: 100 },
@@ -225,6 +240,8 @@ export function describeOperations(document: OpenAPIObject): void {
     for (const [method, raw] of Object.entries(item as Record<string, Operation>)) {
       if (!ACTIONS[method]) continue;
       const operation = raw;
+      const headers = HEADERS[`${method.toUpperCase()} ${path}`];
+      if (headers) operation.parameters = [...(operation.parameters ?? []), ...headers.map((header) => ({ ...header, schema: { ...(header['schema'] as Schema) } }))];
       operation.tags = [tag];
       const [plural, single] = ACTIONS[method];
       operation.summary ??= SUMMARIES[`${method.toUpperCase()} ${path}`] ?? (endsWithParam ? `${single} ${article(words(component))} ${words(component)}` : `${plural} ${words(component)}s`);

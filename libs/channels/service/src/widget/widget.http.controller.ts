@@ -1,5 +1,4 @@
 import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject, Options, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { TENET_API_KEY_FIELD } from '../adapters/adapter-registry.js';
 import type { ConnectionSecrets } from '../adapters/channel-adapter.port.js';
@@ -12,6 +11,7 @@ import { ConversationsRepository } from '../inbound/conversations.repository.js'
 import { SessionGatewayClient, type SessionMessage } from '../sessions/session-gateway.client.js';
 import { widgetScript } from './widget-script.js';
 import { sleep } from '@tenet/messaging';
+import { ExcludedEndpointFromOpenApi } from '@tenet/edge';
 
 const AGENT_SOURCES = new Set(['ai_agent', 'human_agent', 'human_agent_on_behalf_of_ai_agent']);
 const MAX_WAIT_SECS = 30;
@@ -50,7 +50,7 @@ export class WidgetHttpController {
   }
 
   // A browser's CORS preflight, not an API operation: left out of the OpenAPI description.
-  @ApiExcludeEndpoint()
+  @ExcludedEndpointFromOpenApi()
   @Options([':channelId/widget/visitors', ':channelId/widget/messages', ':channelId/inbound'])
   @HttpCode(HttpStatus.NO_CONTENT)
   async preflight(@Param('channelId') id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {

@@ -1,12 +1,11 @@
 import { Controller, Get, Header, Inject, Optional, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiExcludeController } from '@nestjs/swagger';
 import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import type { UsageSummary } from '@tenet/metering-domain';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
 import { AgentsRepository } from '@tenet/catalog-data-access';
-import { UnprocessableEntity, type ValidationDetail, WorkspaceDirectory } from '@tenet/edge';
+import { ExcludedControllerFromOpenApi, UnprocessableEntity, type ValidationDetail, WorkspaceDirectory } from '@tenet/edge';
 import { INTENT_REPORTS, type IntentReportsPort } from './intent-reports.port.js';
 import { bucketLabel, USAGE_RANGES, usageBuckets, usagePage, type AgentUsage, type UsageRange } from './usage-page.js';
 
@@ -16,7 +15,7 @@ import { bucketLabel, USAGE_RANGES, usageBuckets, usagePage, type AgentUsage, ty
  * usage summaries — the same answers as `GET /agents/{id}/usage` for each window — for the agents of the caller's
  * workspace.
  */
-@ApiExcludeController()
+@ExcludedControllerFromOpenApi()
 @Controller('admin/usage')
 export class UsagePageHttpController {
   constructor(

@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
 import { notFound, UnprocessableEntity, type ValidationDetail, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '@tenet/edge';
 import { SessionEventsService, SessionsRepository, SessionTimers, type EventFilter, type EventView } from '@tenet/session-data-access';
 import { TurnService } from '@tenet/session-turn';
@@ -80,11 +79,6 @@ export class EventsHttpController implements OnModuleDestroy {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Posting again with the same key returns the first event (same id and offset) and writes nothing; the same key with a different body is a 422. Keys are kept in the session\'s event log, so they hold across restarts and gateway replicas.',
-  })
   async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto, @Headers('idempotency-key') keyHeader?: string): Promise<EventView> {
     const notPostable = clientPostingProblems(body);
     if (notPostable.length > 0) throw new UnprocessableEntity(notPostable);

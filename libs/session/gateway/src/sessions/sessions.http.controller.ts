@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
 import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
 import { AgentsRepository, CustomersRepository, patchRecord, patchList } from '@tenet/catalog-data-access';
@@ -52,11 +51,6 @@ export class SessionsHttpController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Creating again with the same key returns the session the first request created; the same key with a different body is a 422. The key is kept in the event log.',
-  })
   async create(@Body() body: SessionCreationDto, @Headers('idempotency-key') keyHeader?: string): Promise<SessionView> {
     const idempotency = idempotencyKeyOf(keyHeader, body);
     if (idempotency === 'invalid') throw malformedKey();

@@ -1,0 +1,48 @@
+import { Logger, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { getMetadataStorage } from 'class-validator';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { describeOperations } from './describe-operations.js';
+
+/** What `SwaggerModule.setup('docs', …, { jsonDocumentUrl: 'openapi.json' })` answers: the UI, its files, JSON and YAML. */
+const DOCS_PATH = /^\/(openapi\.json|docs-yaml|docs(\/.*)?)$/;
+
+@Module({})
+class OpenApiDocsModule {}
+
+/**
+ * The OpenAPI description at /openapi.json (and /docs-yaml) with the browsable UI at /docs, loaded on the first
+ * request for one of them: @nestjs/swagger (with es-toolkit, about 530 modules) and the document it scans the
+ * application for cost every HTTP process memory and start-up time, and most are never asked (ADR 0035).
+ *
+ * Swagger's own `SwaggerModule.setup` serves them, into a router of a second, never-listening Nest application made
+ * then: routes added to the running application would sit behind Nest's 404 handler, mounted at its start.
+ */
+export function serveOpenApiOnFirstRequest(app: INestApplication): void {
+  const router = Router();
+  let docs: Promise<void> | undefined;
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!DOCS_PATH.test(req.path)) return next();
+    docs ??= mountDocs(app, router);
+    docs.then(() => router(req, res, next), next);
+  });
+}
+
+async function mountDocs(app: INestApplication, router: Router): Promise<void> {
+  // The docs application's own start-up line follows this one; it is not the process restarting.
+  new Logger('OpenApi').log('first request for the API description: building it and its /docs application');
+  const { DocumentBuilder, SwaggerModule } = await import('@nestjs/swagger');
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder().setTitle('Tenet').setDescription("Parlant-compatible REST API of Tenet's session gateway").setVersion('1').build(),
+  );
+  // Request-body schemas come from the same class-validator rules that validate the requests, so the published
+  // description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
+  const fromRules = validationMetadatasToSchemas({ classValidatorMetadataStorage: getMetadataStorage(), refPointerPrefix: '#/components/schemas/' });
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) } };
+  describeOperations(document);
+  const docsApp = await NestFactory.create<NestExpressApplication>(OpenApiDocsModule, new ExpressAdapter(router));
+  SwaggerModule.setup('docs', docsApp, document, { jsonDocumentUrl: 'openapi.json' });
+}
