@@ -3,7 +3,7 @@
  * ingestion throughput, of the service's own search path, against brute-force exact search in the same run.
  *
  *   npm run bench:retrieval        (BENCH_SIZES=1000,10000 to run fewer; BENCH_QUERIES=100; BENCH_JSON=<file>;
- *                                   BENCH_EF=<HNSW expansion at search> to try another than the default)
+ *                                   BENCH_EF=<a fixed HNSW expansion at search> instead of the default's growing with the graph)
  *
  * Corpus: synthetic Markdown sources (seeded PRNG, 4,000-word vocabulary with a Zipf-like draw), 100 sections
  * per source, one chunk per section, embedded with the offline vectorizer (512 dimensions) — the embedding
@@ -158,7 +158,7 @@ for (const size of SIZES) {
     continue;
   }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
-  const index = new SqliteKnowledgeIndex({ dataDir: dir, ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']) } } : {}) });
+  const index = new SqliteKnowledgeIndex({ dataDir: dir, ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } } : {}) });
   const service = new KnowledgeService(index, embeddings);
   const chunkTexts: string[][] = [];
   const sources = size / PER_SOURCE;

@@ -9,11 +9,21 @@ export interface HnswParameters {
   connectivity: number;
   /** Candidates kept while inserting (efConstruction). */
   expansionAdd: number;
-  /** Candidates kept while searching (ef); a search for more than this many keeps k. */
+  /** Candidates kept while searching (ef) at least; a search for more than this many keeps k. */
   expansionSearch: number;
+  /**
+   * The search expansion grows with the graph: max(expansionSearch, this × vectors in the graph / 1,000). A fixed
+   * expansion that is enough at 10k vectors lost recall at 100k (ADR 0034, "Search expansion by graph size").
+   */
+  expansionSearchPerThousand: number;
 }
 
-export const DEFAULT_HNSW: HnswParameters = { connectivity: 32, expansionAdd: 128, expansionSearch: 256 };
+/** Measured at 10k and 100k chunks (docs/benchmarks.md): 91k vectors in a graph search with expansion 1,092. */
+export const DEFAULT_HNSW: HnswParameters = { connectivity: 32, expansionAdd: 256, expansionSearch: 256, expansionSearchPerThousand: 12 };
+
+/** The search expansion for a graph of `vectors` vectors. */
+export const searchExpansion = (params: HnswParameters, vectors: number): number =>
+  Math.max(params.expansionSearch, Math.ceil((params.expansionSearchPerThousand * vectors) / 1000));
 
 /** Where a persisted partition stands: every vector row up to `adds` and every removal up to `removes` is applied. */
 export interface Watermark {
@@ -115,8 +125,9 @@ export class HnswPartition {
   search(vector: Float32Array, k: number): { key: number; distance: number }[] {
     const found: { key: number; distance: number }[] = [];
     if (this.index.size() > 0) {
-      const matches = this.index.search(vector, k, 1);
-      matches.keys.forEach((key, i) => found.push({ key: Number(key), distance: matches.distances[i] ?? 2 }));
+      // usearch keeps max(k, its expansion) candidates: asking for the expansion's worth sets it per search.
+      const matches = this.index.search(vector, Math.max(k, searchExpansion(this.params, this.index.size())), 1);
+      for (let i = 0; i < Math.min(k, matches.keys.length); i++) found.push({ key: Number(matches.keys[i]), distance: matches.distances[i] ?? 2 });
     }
     if (this.staged.size === 0) return found;
     const queryNorm = norm(vector);

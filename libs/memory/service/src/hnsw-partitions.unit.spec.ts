@@ -1,0 +1,54 @@
+import { DEFAULT_HNSW, HnswPartition, searchExpansion } from './hnsw-partitions.js';
+
+/** mulberry32: the same vectors every run. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('HNSW search expansion (ADR 0034)', () => {
+  it('grows with the graph from the floor: the default keeps 256 at 10k vectors and widens past it', () => {
+    expect(searchExpansion(DEFAULT_HNSW, 0)).toBe(256);
+    expect(searchExpansion(DEFAULT_HNSW, 9_000)).toBe(256);
+    expect(searchExpansion(DEFAULT_HNSW, 91_000)).toBe(1_092);
+    expect(searchExpansion({ ...DEFAULT_HNSW, expansionSearch: 64, expansionSearchPerThousand: 0 }, 1_000_000)).toBe(64);
+  });
+
+  it('answers k keys, nearest first, and with an expansion as wide as the graph the exact top k', () => {
+    const random = prng(7);
+    const dims = 16;
+    const vectors = Array.from({ length: 400 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
+    const graph = new HnswPartition('epoch', 'scope', dims, { connectivity: 8, expansionAdd: 16, expansionSearch: 8, expansionSearchPerThousand: 1_000 });
+    vectors.forEach((v, key) => graph.stage(key, v));
+    expect(graph.drain(Infinity)).toBe(0);
+    expect(graph.size).toBe(vectors.length);
+    const cosine = (a: Float32Array, b: Float32Array): number => {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i++) {
+        dot += a[i]! * b[i]!;
+        na += a[i]! * a[i]!;
+        nb += b[i]! * b[i]!;
+      }
+      return dot / Math.sqrt(na * nb);
+    };
+    for (let q = 0; q < 20; q++) {
+      const query = Float32Array.from({ length: dims }, () => random() - 0.5);
+      const found = graph.search(query, 5);
+      expect(found).toHaveLength(5);
+      expect(found.map((f) => f.distance)).toEqual([...found.map((f) => f.distance)].sort((a, b) => a - b));
+      const exact = vectors
+        .map((v, key) => ({ key, score: cosine(query, v) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 5)
+        .map((x) => x.key);
+      expect(found.map((f) => f.key)).toEqual(exact);
+    }
+  });
+});
