@@ -15,15 +15,25 @@ const boundaries = (testCode, scopeRules = scopeConstraints) => [
         bannedExternalImports: infrastructure,
       },
       // Contracts are the public integration surface: they never import domain or adapter code.
-      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: testCode ? ['type:contracts', 'type:testing'] : ['type:contracts'], bannedExternalImports: infrastructure },
+      {
+        sourceTag: 'type:contracts',
+        onlyDependOnLibsWithTags: testCode ? ['type:contracts', 'type:testing'] : ['type:contracts'],
+        bannedExternalImports: infrastructure,
+      },
       { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       // Feature libs hold a service's use cases (controllers, handlers) so that both its own app and the
       // all-in-one host can compose them; apps are wiring only.
       { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
       // Hosts compose feature modules into runnable processes (all-in-one, or one service) for apps and tests.
-      { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:host', 'type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'] },
+      {
+        sourceTag: 'type:host',
+        onlyDependOnLibsWithTags: ['type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'],
+      },
+      {
+        sourceTag: 'type:app',
+        onlyDependOnLibsWithTags: ['type:host', 'type:feature', 'type:adapter', 'type:contracts', 'type:domain', 'type:testing'],
+      },
       ...scopeRules,
     ],
   },
@@ -44,9 +54,30 @@ const scopes = {
   'scope:edge': [...base, 'scope:edge', 'scope:metering'],
   // Definitions are checked against the rules of the contexts that run them (journeys, matching, metering, memory,
   // tools, the session's failure reply, the agent's intent settings); the type rules keep the catalog from the session gateway itself.
-  'scope:catalog': [...base, 'scope:catalog', 'scope:edge', 'scope:intents', 'scope:journeys', 'scope:matching', 'scope:metering', 'scope:memory', 'scope:tools', 'scope:session'],
+  'scope:catalog': [
+    ...base,
+    'scope:catalog',
+    'scope:edge',
+    'scope:intents',
+    'scope:journeys',
+    'scope:matching',
+    'scope:metering',
+    'scope:memory',
+    'scope:tools',
+    'scope:session',
+  ],
   // The session gateway orchestrates the turn: it reads definitions and applies other contexts' domain rules.
-  'scope:session': [...base, 'scope:session', 'scope:edge', 'scope:catalog', 'scope:metering', 'scope:journeys', 'scope:matching', 'scope:memory', 'scope:tools'],
+  'scope:session': [
+    ...base,
+    'scope:session',
+    'scope:edge',
+    'scope:catalog',
+    'scope:metering',
+    'scope:journeys',
+    'scope:matching',
+    'scope:memory',
+    'scope:tools',
+  ],
   // Budgets and usage are per agent and workspace: metering's HTTP side reads both.
   'scope:metering': [...base, 'scope:metering', 'scope:edge', 'scope:catalog', 'scope:hosts'],
   // The matcher meters its own LLM calls (price table, budget charges).
@@ -65,7 +96,8 @@ const scopes = {
   'scope:journey-engine': [...base, 'scope:hosts', 'scope:journeys'],
   'scope:session-gateway': [...base, 'scope:hosts', 'scope:session', 'scope:edge'],
 };
-const constraintsOf = (rules) => Object.entries(rules).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
+const constraintsOf = (rules) =>
+  Object.entries(rules).map(([sourceTag, onlyDependOnLibsWithTags]) => ({ sourceTag, onlyDependOnLibsWithTags }));
 const scopeConstraints = constraintsOf(scopes);
 // A service's turn client (`libs/<context>/client`, ADR 0027) is the session turn's side of that service: what the
 // turn asks of it and what it records. Only these libs reach further than their service: they read the definitions
@@ -114,7 +146,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'timers'], message: 'Domain libs are pure: pass I/O, time and ids in as input.' }] },
+        {
+          patterns: [
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'timers'],
+              message: 'Domain libs are pure: pass I/O, time and ids in as input.',
+            },
+          ],
+        },
       ],
       'no-restricted-globals': ['error', { name: 'Date', message: 'Take the time from metadata or a Clock port.' }],
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Take randomness as input.' }],

@@ -11,7 +11,14 @@
  * warm-up; p50/p99 pooled. Prints Markdown.
  */
 import { randomUUID } from 'node:crypto';
-import { InProcessBudgetStore, InProcessRateLimiter, RedisBudgetStore, RedisRateLimiter, type BudgetStore, type RateLimiter } from '@tenet/budget-store';
+import {
+  InProcessBudgetStore,
+  InProcessRateLimiter,
+  RedisBudgetStore,
+  RedisRateLimiter,
+  type BudgetStore,
+  type RateLimiter,
+} from '@tenet/budget-store';
 import type { BudgetScopeV1 } from '@tenet/contracts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '@tenet/llm';
 import { BudgetGate } from '@tenet/matching-service';
@@ -26,14 +33,35 @@ const CALLS = Number(process.env['BENCH_CALLS'] ?? 2000);
 const zeroLatency: LlmProvider = {
   name: 'openai',
   model: 'gpt-4o-mini',
-  generate: async <I, O>(_request: LlmRequest<I>): Promise<LlmResponse<O>> => ({ value: {} as O, usage: { inputTokens: 100, outputTokens: 20 }, provider: 'openai', model: 'gpt-4o-mini', latencyMs: 0 }),
+  generate: async <I, O>(_request: LlmRequest<I>): Promise<LlmResponse<O>> => ({
+    value: {} as O,
+    usage: { inputTokens: 100, outputTokens: 20 },
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    latencyMs: 0,
+  }),
 };
-const request: LlmRequest = { task: { kind: 'x', input: {} }, system: 'You are a benchmark.', prompt: 'hello', schemaName: 'x', schema: { type: 'object' }, maxTokens: 50, context: { purpose: 'bench' } };
+const request: LlmRequest = {
+  task: { kind: 'x', input: {} },
+  system: 'You are a benchmark.',
+  prompt: 'hello',
+  schemaName: 'x',
+  schema: { type: 'object' },
+  maxTokens: 50,
+  context: { purpose: 'bench' },
+};
 
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 
 async function gateRun(store: BudgetStore): Promise<{ floor: number[]; gate: number[] }> {
-  const scope: BudgetScopeV1 = { key: `agent:bench-${randomUUID().slice(0, 8)}:day:tokens`, owner: { kind: 'agent', id: 'bench' }, period: 'day', period_id: '2099-01-01', unit: 'tokens', limit: 1_000_000_000 };
+  const scope: BudgetScopeV1 = {
+    key: `agent:bench-${randomUUID().slice(0, 8)}:day:tokens`,
+    owner: { kind: 'agent', id: 'bench' },
+    period: 'day',
+    period_id: '2099-01-01',
+    unit: 'tokens',
+    limit: 1_000_000_000,
+  };
   const gated = new BudgetGate({ store, prices: defaultPriceTable }).provider(zeroLatency, [scope]);
   const floor: number[] = [];
   const gate: number[] = [];
@@ -65,7 +93,11 @@ async function limiterRun(limiter: RateLimiter): Promise<number[]> {
   return times;
 }
 
-const fmt = (values: number[]): string => `${median(values).toFixed(3)} ms | ${quantile([...values].sort((a, b) => a - b), 0.99).toFixed(3)} ms`;
+const fmt = (values: number[]): string =>
+  `${median(values).toFixed(3)} ms | ${quantile(
+    [...values].sort((a, b) => a - b),
+    0.99,
+  ).toFixed(3)} ms`;
 const rows: string[] = [];
 const prefix = `tenet-bench-${randomUUID()}`;
 
@@ -74,7 +106,10 @@ rows.push(`| floor: zero-latency generate | ${fmt(local.floor)} |`, `| budget ga
 const redisStore = new RedisBudgetStore({ connection: redisOptionsFromUrl(redisUrl), prefix });
 try {
   const remote = await gateRun(redisStore);
-  rows.push(`| floor (Redis run) | ${fmt(remote.floor)} |`, `| budget gate, Redis store (distributed): reserve + settle | ${fmt(remote.gate)} |`);
+  rows.push(
+    `| floor (Redis run) | ${fmt(remote.floor)} |`,
+    `| budget gate, Redis store (distributed): reserve + settle | ${fmt(remote.gate)} |`,
+  );
 } finally {
   await redisStore.close();
 }

@@ -81,7 +81,8 @@ function bareServer(selfUrl: () => string, receiverUrl: () => string): Server {
     void readBody(req).then(async (body) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       if (req.url === '/relay') await fetch(receiverUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      else if (req.url === '/in') await fetch(`${selfUrl()}/event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      else if (req.url === '/in')
+        await fetch(`${selfUrl()}/event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       else pending?.(body);
     });
   });
@@ -98,23 +99,45 @@ async function main(): Promise<void> {
   const out = receiver();
   const outUrl = await listen(out.server);
   let bareUrl = '';
-  const bare = bareServer(() => bareUrl, () => outUrl);
+  const bare = bareServer(
+    () => bareUrl,
+    () => outUrl,
+  );
   bareUrl = await listen(bare);
   // The receiver listens on 127.0.0.1: the webhook channel delivers there only with this setting.
   process.env['TENET_CHANNELS_ALLOW_PRIVATE_TARGETS'] = 'on';
-  const { app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_LOG_LEVEL: 'error' });
+  const { app, url } = await startAllInOne({
+    TENET_MODE: 'embedded',
+    TENET_DATA_DIR: dir,
+    TENET_DEMO: 'off',
+    TENET_LLM_PROVIDER: 'offline',
+    TENET_LOG_LEVEL: 'error',
+  });
   const json = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
   try {
     const agent = await json<{ id: string }>('POST', '/agents', { name: 'Bench' });
     await json('PUT', '/bindings/default-agent', { agent_id: agent.id });
-    const channel = await json<{ id: string }>('POST', '/channels', { kind: 'webhook', name: 'bench', credentials: { signing_secret: SECRET }, settings: { outbound_url: outUrl } });
+    const channel = await json<{ id: string }>('POST', '/channels', {
+      kind: 'webhook',
+      name: 'bench',
+      credentials: { signing_secret: SECRET },
+      settings: { outbound_url: outUrl },
+    });
     const inbound = async (text: string): Promise<void> => {
       const raw = JSON.stringify({ message_id: randomUUID(), sender: { id: 'bench-user' }, conversation_id: 'bench', text });
-      const response = await fetch(`${url}/channels/${channel.id}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(SECRET, raw, Date.now()) }, body: raw });
+      const response = await fetch(`${url}/channels/${channel.id}/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(SECRET, raw, Date.now()) },
+        body: raw,
+      });
       await response.arrayBuffer();
     };
     // The conversation's session: opened by its first message, then switched to manual (no turns).
@@ -130,7 +153,10 @@ async function main(): Promise<void> {
 
     const tenetInbound = async (): Promise<Sample> => {
       const cpu = process.cpuUsage();
-      const waiting = fetch(`${url}/sessions/${sessionId}/events?min_offset=${offset}&kinds=message&wait_for_data=30`).then(async (r) => ({ at: now(), events: (await r.json()) as Array<{ offset: number }> }));
+      const waiting = fetch(`${url}/sessions/${sessionId}/events?min_offset=${offset}&kinds=message&wait_for_data=30`).then(async (r) => ({
+        at: now(),
+        events: (await r.json()) as Array<{ offset: number }>,
+      }));
       const start = now();
       await inbound(`hello ${start}`);
       const { at, events } = await waiting;
@@ -142,7 +168,13 @@ async function main(): Promise<void> {
       const waiting = fetch(`${bareUrl}/wait`).then(async (r) => (await r.text(), now()));
       await new Promise((resolve) => setImmediate(resolve));
       const start = now();
-      await (await fetch(`${bareUrl}/in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id: randomUUID(), text: 'hello' }) })).arrayBuffer();
+      await (
+        await fetch(`${bareUrl}/in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message_id: randomUUID(), text: 'hello' }),
+        })
+      ).arrayBuffer();
       const at = await waiting;
       return { ms: at - start, cpu: cpuMs(cpu) };
     };
@@ -150,7 +182,12 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage();
       const arrived = out.next();
       const start = now();
-      await json('POST', `/sessions/${sessionId}/events`, { kind: 'message', source: 'human_agent', message: `reply ${start}`, participant: { display_name: 'Bench' } });
+      await json('POST', `/sessions/${sessionId}/events`, {
+        kind: 'message',
+        source: 'human_agent',
+        message: `reply ${start}`,
+        participant: { display_name: 'Bench' },
+      });
       const at = await arrived;
       offset += 1;
       return { ms: at - start, cpu: cpuMs(cpu) };
@@ -159,7 +196,13 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage();
       const arrived = out.next();
       const start = now();
-      await (await fetch(`${bareUrl}/relay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'reply' }) })).arrayBuffer();
+      await (
+        await fetch(`${bareUrl}/relay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'reply' }),
+        })
+      ).arrayBuffer();
       const at = await arrived;
       return { ms: at - start, cpu: cpuMs(cpu) };
     };
@@ -170,7 +213,12 @@ async function main(): Promise<void> {
       await tenetDelivery();
       await floorDelivery();
     }
-    const results = { tenetInbound: [] as Sample[], floorInbound: [] as Sample[], tenetDelivery: [] as Sample[], floorDelivery: [] as Sample[] };
+    const results = {
+      tenetInbound: [] as Sample[],
+      floorInbound: [] as Sample[],
+      tenetDelivery: [] as Sample[],
+      floorDelivery: [] as Sample[],
+    };
     for (let i = 0; i < MESSAGES; i++) {
       results.tenetInbound.push(await tenetInbound());
       results.floorInbound.push(await floorInbound());
@@ -187,7 +235,9 @@ async function main(): Promise<void> {
       return `| ${name} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${t.p50.toFixed(2)} | ${t.p99.toFixed(2)} | ${(t.p50 - f.p50).toFixed(2)} | ${fCpu.toFixed(2)} | ${tCpu.toFixed(2)} |`;
     };
     console.log(`\n${MESSAGES} messages per measurement, node ${process.version}, all-in-one embedded, webhook channel\n`);
-    console.log('| path | floor p50 ms | floor p99 ms | Tenet p50 ms | Tenet p99 ms | overhead p50 ms | floor CPU p50 ms | Tenet CPU p50 ms |');
+    console.log(
+      '| path | floor p50 ms | floor p99 ms | Tenet p50 ms | Tenet p99 ms | overhead p50 ms | floor CPU p50 ms | Tenet CPU p50 ms |',
+    );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     console.log(row('inbound → customer event', results.tenetInbound, results.floorInbound));
     console.log(row('agent message → delivery', results.tenetDelivery, results.floorDelivery));

@@ -42,7 +42,10 @@ export const LABELLED: Labelled[] = [
   { text: 'order 12345 and order 67890 both late', expect: { order_number: '12345' } },
   { text: 'my new email address is kim_lee+shop@example.co.uk', expect: { email: 'kim_lee+shop@example.co.uk' } },
   { text: 'Phone: +1 (415) 555-0132', expect: { phone: '+14155550132' } },
-  { text: "It's Liam. My order is 20231 and I need it by June 1, 2026", expect: { name: 'Liam', order_number: '20231', date: '2026-06-01' } },
+  {
+    text: "It's Liam. My order is 20231 and I need it by June 1, 2026",
+    expect: { name: 'Liam', order_number: '20231', date: '2026-06-01' },
+  },
   { text: 'Thanks a lot!', expect: {} },
   { text: 'I need help with my account password', expect: {} },
   { text: 'Contact: maria.garcia@correo.example, tel 612 345 678', expect: { email: 'maria.garcia@correo.example', phone: '612345678' } },
@@ -62,7 +65,10 @@ export const LABELLED: Labelled[] = [
   { text: 'Could you check order ref 66001?', expect: { order_number: '66001' } },
   { text: 'what is the status of #77120', expect: { order_number: '77120' } },
   { text: 'I am not happy with the service', expect: {} },
-  { text: 'Uma Thurman, uma@films.example, order 31337', expect: { email: 'uma@films.example', order_number: '31337', name: 'Uma Thurman' } },
+  {
+    text: 'Uma Thurman, uma@films.example, order 31337',
+    expect: { email: 'uma@films.example', order_number: '31337', name: 'Uma Thurman' },
+  },
   { text: 'My name is Victor Hugo and I moved on 1 May 2026', expect: { name: 'Victor Hugo', date: '2026-05-01' } },
   { text: 'I want to return the shoes from order 40404, they are too small', expect: { order_number: '40404' } },
   { text: 'I will be away until next Monday', expect: {} },

@@ -12,7 +12,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { ExtractContextRequestV1 } from '@tenet/contracts';
-import { createLlmProvider, EXTRACT_CONTEXT, OfflineProvider, type LlmProvider, type LlmRequest, type ExtractContextInput } from '@tenet/llm';
+import {
+  createLlmProvider,
+  EXTRACT_CONTEXT,
+  OfflineProvider,
+  type LlmProvider,
+  type LlmRequest,
+  type ExtractContextInput,
+} from '@tenet/llm';
 import { ScriptedProvider } from '@tenet/llm/testing';
 import { ContextExtractor, ProviderRegistry } from '@tenet/matching-service';
 import { LABELLED, type VariableType } from './extraction-labelled.js';
@@ -22,12 +29,19 @@ const VARIABLES: Record<VariableType, ExtractContextRequestV1['variables'][numbe
   name: { name: 'customer_name', extraction_prompt: "The customer's name as they give it" },
   order_number: { name: 'order_number', extraction_prompt: 'The order number the customer refers to' },
   email: { name: 'email', extraction_prompt: "The customer's email address" },
-  date: { name: 'mentioned_date', extraction_prompt: 'A calendar date the customer mentions (delivery, order, birthday)', data_type: 'Date' },
+  date: {
+    name: 'mentioned_date',
+    extraction_prompt: 'A calendar date the customer mentions (delivery, order, birthday)',
+    data_type: 'Date',
+  },
   phone: { name: 'phone', extraction_prompt: "The customer's phone number" },
 };
 const typeOf = new Map(TYPES.map((t) => [VARIABLES[t].name, t]));
 /** 45 more variables the messages never fill, to show the call count does not grow. */
-const PADDING = Array.from({ length: 45 }, (_, i) => ({ name: `preference_${i}`, extraction_prompt: `The customer's preference number ${i} about packaging colour` }));
+const PADDING = Array.from({ length: 45 }, (_, i) => ({
+  name: `preference_${i}`,
+  extraction_prompt: `The customer's preference number ${i} about packaging colour`,
+}));
 
 const normal: Record<VariableType, (v: string) => string> = {
   name: (v) => v.trim().toLowerCase(),
@@ -43,7 +57,10 @@ interface Counts {
   fn: number;
 }
 
-async function evaluate(provider: LlmProvider, padded: boolean): Promise<{ perType: Record<VariableType, Counts>; calls: number; inputTokens: number; messages: number }> {
+async function evaluate(
+  provider: LlmProvider,
+  padded: boolean,
+): Promise<{ perType: Record<VariableType, Counts>; calls: number; inputTokens: number; messages: number }> {
   let calls = 0;
   let inputTokens = 0;
   const counting: LlmProvider = {
@@ -67,7 +84,9 @@ async function evaluate(provider: LlmProvider, padded: boolean): Promise<{ perTy
       variables: [...TYPES.map((t) => VARIABLES[t]), ...(padded ? PADDING : [])],
       facts: true,
     });
-    const got = new Map(reply.values.flatMap((v) => (typeOf.has(v.name) && typeof v.value === 'string' ? [[typeOf.get(v.name)!, v.value] as const] : [])));
+    const got = new Map(
+      reply.values.flatMap((v) => (typeOf.has(v.name) && typeof v.value === 'string' ? [[typeOf.get(v.name)!, v.value] as const] : [])),
+    );
     for (const type of TYPES) {
       const expected = item.expect[type];
       const value = got.get(type);
@@ -83,10 +102,17 @@ async function evaluate(provider: LlmProvider, padded: boolean): Promise<{ perTy
 
 function oracle(): ScriptedProvider {
   const byText = new Map(LABELLED.map((l) => [l.text, l.expect]));
-  return new ScriptedProvider({ model: 'labels', usage: (request) => ({ inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4), outputTokens: 20 }) }).answerAlways<ExtractContextInput>(EXTRACT_CONTEXT, (request: LlmRequest<ExtractContextInput>) => {
+  return new ScriptedProvider({
+    model: 'labels',
+    usage: (request) => ({ inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4), outputTokens: 20 }),
+  }).answerAlways<ExtractContextInput>(EXTRACT_CONTEXT, (request: LlmRequest<ExtractContextInput>) => {
     const expect = byText.get(request.task.input.message) ?? {};
     return {
-      values: TYPES.flatMap((t) => (expect[t] !== undefined && request.task.input.variables.some((v) => v.name === VARIABLES[t].name) ? [{ name: VARIABLES[t].name, value: expect[t], confidence: 0.9 }] : [])),
+      values: TYPES.flatMap((t) =>
+        expect[t] !== undefined && request.task.input.variables.some((v) => v.name === VARIABLES[t].name)
+          ? [{ name: VARIABLES[t].name, value: expect[t], confidence: 0.9 }]
+          : [],
+      ),
       facts: [],
     };
   });
@@ -101,12 +127,18 @@ if (process.env['OPENAI_API_KEY'] || process.env['ANTHROPIC_API_KEY']) providers
 
 const results: Record<string, unknown> = {};
 const lines: string[] = [];
-lines.push(`Labelled set: ${LABELLED.length} messages, ${LABELLED.reduce((n, l) => n + Object.keys(l.expect).length, 0)} labelled values over ${TYPES.length} types.`, '');
+lines.push(
+  `Labelled set: ${LABELLED.length} messages, ${LABELLED.reduce((n, l) => n + Object.keys(l.expect).length, 0)} labelled values over ${TYPES.length} types.`,
+  '',
+);
 lines.push('| provider | type | precision | recall | TP | FP | FN |', '|---|---|---|---|---|---|---|');
 const callLines: string[] = ['| provider | variables | LLM calls / message | input tokens / call |', '|---|---|---|---|'];
 for (const [label, make] of providers) {
   const run = await evaluate(make(), false);
-  const total = TYPES.reduce((acc, t) => ({ tp: acc.tp + run.perType[t].tp, fp: acc.fp + run.perType[t].fp, fn: acc.fn + run.perType[t].fn }), { tp: 0, fp: 0, fn: 0 });
+  const total = TYPES.reduce(
+    (acc, t) => ({ tp: acc.tp + run.perType[t].tp, fp: acc.fp + run.perType[t].fp, fn: acc.fn + run.perType[t].fn }),
+    { tp: 0, fp: 0, fn: 0 },
+  );
   for (const [type, c] of [...TYPES.map((t) => [t, run.perType[t]] as const), ['all', total] as const]) {
     lines.push(`| ${label} | ${type} | ${pct(c.tp / (c.tp + c.fp))} | ${pct(c.tp / (c.tp + c.fn))} | ${c.tp} | ${c.fp} | ${c.fn} |`);
   }

@@ -43,7 +43,12 @@ const median = (values: number[]): number => {
  * Runs the floor and Tenet alternately, round after round, so that drift on this shared machine (WAL
  * checkpoints, page cache, other load) hits both alike; reports the median rate of each.
  */
-async function compare(label: string, events: number, floor: () => Promise<void> | void, tenet: () => Promise<void> | void): Promise<[number, number]> {
+async function compare(
+  label: string,
+  events: number,
+  floor: () => Promise<void> | void,
+  tenet: () => Promise<void> | void,
+): Promise<[number, number]> {
   const timed = async (run: () => Promise<void> | void): Promise<number> => {
     const started = process.hrtime.bigint();
     await run();
@@ -86,8 +91,12 @@ async function sqlite(): Promise<Row[]> {
     raw.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
       stream_offset INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL,
       UNIQUE (stream_id, stream_offset))`);
-    const last = raw.prepare<[string], { stream_offset: number }>('SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1');
-    const insert = raw.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const last = raw.prepare<[string], { stream_offset: number }>(
+      'SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1',
+    );
+    const insert = raw.prepare(
+      'INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     const rawAppend = raw.transaction((streamId: string, count: number) => {
       const next = (last.get(streamId)?.stream_offset ?? -1) + 1;
       const at = new Date().toISOString();

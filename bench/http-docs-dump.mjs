@@ -26,12 +26,31 @@ const child = spawn(process.execPath, [resolve(dist, 'apps', app, 'main.js')], {
 });
 /** Headers that differ from run to run. */
 const VOLATILE = new Set(['date', 'keep-alive', 'connection']);
-const PATHS = ['/openapi.json', '/docs-yaml', '/docs', '/docs/', '/docs/index.html', '/docs/swagger-ui-init.js', '/docs/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/LICENSE', '/docs/nope', '/openapi.json'];
+const PATHS = [
+  '/openapi.json',
+  '/docs-yaml',
+  '/docs',
+  '/docs/',
+  '/docs/index.html',
+  '/docs/swagger-ui-init.js',
+  '/docs/docs/swagger-ui-init.js',
+  '/docs/swagger-ui.css',
+  '/docs/swagger-ui-bundle.js',
+  '/docs/LICENSE',
+  '/docs/nope',
+  '/openapi.json',
+];
 mkdirSync(out, { recursive: true });
 try {
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() - started > 120_000) throw new Error(`${app} not healthy after 120 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -39,7 +58,10 @@ try {
   for (const path of PATHS) {
     const response = await fetch(`http://127.0.0.1:${port}${path}`);
     const body = Buffer.from(await response.arrayBuffer());
-    const headers = [...response.headers].filter(([name]) => !VOLATILE.has(name)).map(([name, value]) => `${name}: ${value}`).join('; ');
+    const headers = [...response.headers]
+      .filter(([name]) => !VOLATILE.has(name))
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('; ');
     summary.push(`${path} ${response.status} ${createHash('sha256').update(body).digest('hex').slice(0, 16)} ${body.length} | ${headers}`);
     if (path === '/openapi.json') writeFileSync(join(out, `${app}.openapi.json`), body);
     if (path === '/docs-yaml') writeFileSync(join(out, `${app}.docs.yaml`), body);

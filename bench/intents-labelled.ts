@@ -174,7 +174,11 @@ export const labelledIntentMessages: LabelledIntentMessage[] = [
   { message: 'my order', label: AMBIGUOUS, could_mean: ['track_order', 'cancel_order'] },
   { message: 'I was charged but the order never came', label: AMBIGUOUS, could_mean: ['payment_problem', 'track_order'] },
   { message: 'Return or cancel, whichever is quicker', label: AMBIGUOUS, could_mean: ['refund_or_return', 'cancel_order'] },
-  { message: 'The delivery went to the wrong place and I want my money back', label: AMBIGUOUS, could_mean: ['change_address', 'refund_or_return'] },
+  {
+    message: 'The delivery went to the wrong place and I want my money back',
+    label: AMBIGUOUS,
+    could_mean: ['change_address', 'refund_or_return'],
+  },
   { message: 'I have an issue with an order I placed', label: AMBIGUOUS, could_mean: ['track_order', 'refund_or_return'] },
   ...of(OUT_OF_SCOPE, [
     "What's the weather tomorrow?",

@@ -18,7 +18,14 @@
 import { writeFileSync } from 'node:fs';
 import type { MatchGuidelinesRequestV1 } from '@tenet/contracts';
 import { decideIntent, DEFAULT_INTENT_SETTINGS, reportedIntentName } from '@tenet/intents-domain';
-import { createEmbeddingProvider, MATCH_GUIDELINES, OfflineProvider, type LlmProvider, type LlmRequest, type MatchGuidelinesInput } from '@tenet/llm';
+import {
+  createEmbeddingProvider,
+  MATCH_GUIDELINES,
+  OfflineProvider,
+  type LlmProvider,
+  type LlmRequest,
+  type MatchGuidelinesInput,
+} from '@tenet/llm';
 import { ScriptedProvider } from '@tenet/llm/testing';
 import { EmbeddingCache } from '../libs/matching/service/src/embedding-cache.js';
 import { GuidelineMatcher } from '../libs/matching/service/src/guideline-matcher.js';
@@ -53,8 +60,21 @@ function scriptedModel(): ScriptedProvider {
       !m || m.label === OUT_OF_SCOPE
         ? { name: UNKNOWN, confidence: 0.9, extracted_params_json: '{}', alternatives: [] }
         : m.label === AMBIGUOUS
-          ? { name: m.could_mean?.[0] ?? UNKNOWN, confidence: 0.55, extracted_params_json: '{}', alternatives: (m.could_mean ?? []).slice(1).map((name) => ({ name, confidence: 0.5 })) }
-          : { name: m.label, confidence: 0.9, extracted_params_json: '{}', alternatives: benchIntents.filter((i) => i.name !== m.label).slice(0, 1).map((i) => ({ name: i.name, confidence: 0.1 })) };
+          ? {
+              name: m.could_mean?.[0] ?? UNKNOWN,
+              confidence: 0.55,
+              extracted_params_json: '{}',
+              alternatives: (m.could_mean ?? []).slice(1).map((name) => ({ name, confidence: 0.5 })),
+            }
+          : {
+              name: m.label,
+              confidence: 0.9,
+              extracted_params_json: '{}',
+              alternatives: benchIntents
+                .filter((i) => i.name !== m.label)
+                .slice(0, 1)
+                .map((i) => ({ name: i.name, confidence: 0.1 })),
+            };
     return { matches: [], ...(input.intents?.length ? { intent } : {}) };
   });
 }
@@ -81,11 +101,20 @@ class Counting implements LlmProvider {
 
 async function run(provider: LlmProvider) {
   const counting = new Counting(provider);
-  const matcher = new GuidelineMatcher(new ProviderRegistry(counting), new EmbeddingCache(createEmbeddingProvider({}), {}), { logger: { warn: () => undefined } });
+  const matcher = new GuidelineMatcher(new ProviderRegistry(counting), new EmbeddingCache(createEmbeddingProvider({}), {}), {
+    logger: { warn: () => undefined },
+  });
   const defined = new Set(benchIntents.map((i) => i.name));
   const outcomes: { message: string; expected: string; got: string; confidence: number }[] = [];
   for (const [i, m] of messages.entries()) {
-    const request: MatchGuidelinesRequestV1 = { session_id: `bench-intents-${i}`, agent: { id: 'bench-shop', name: 'Ada' }, message: m.message, history: [], guidelines: [], intents: benchIntents };
+    const request: MatchGuidelinesRequestV1 = {
+      session_id: `bench-intents-${i}`,
+      agent: { id: 'bench-shop', name: 'Ada' },
+      message: m.message,
+      history: [],
+      guidelines: [],
+      intents: benchIntents,
+    };
     const reply = await matcher.match(request);
     const decision = decideIntent(reply.result.intent, DEFAULT_INTENT_SETTINGS, defined);
     outcomes.push({ message: m.message, expected: expected(m), got: reportedIntentName(decision), confidence: decision.confidence });
@@ -96,33 +125,59 @@ async function run(provider: LlmProvider) {
       const predicted = outcomes.filter((o) => o.got === c).length;
       const actual = outcomes.filter((o) => o.expected === c).length;
       const correct = outcomes.filter((o) => o.got === c && o.expected === c).length;
-      return [c, { precision: predicted === 0 ? null : round(correct / predicted), recall: actual === 0 ? null : round(correct / actual), support: actual }];
+      return [
+        c,
+        {
+          precision: predicted === 0 ? null : round(correct / predicted),
+          recall: actual === 0 ? null : round(correct / actual),
+          support: actual,
+        },
+      ];
     }),
   );
   const unambiguous = outcomes.filter((o) => o.expected !== CLARIFY);
   return {
     messages: outcomes.length,
     accuracy: round(outcomes.filter((o) => o.got === o.expected).length / outcomes.length),
-    accuracy_on_intent_messages: round(outcomes.filter((o) => defined.has(o.expected) && o.got === o.expected).length / Math.max(1, outcomes.filter((o) => defined.has(o.expected)).length)),
+    accuracy_on_intent_messages: round(
+      outcomes.filter((o) => defined.has(o.expected) && o.got === o.expected).length /
+        Math.max(1, outcomes.filter((o) => defined.has(o.expected)).length),
+    ),
     clarification_rate: round(outcomes.filter((o) => o.got === CLARIFY).length / outcomes.length),
     needless_clarification_rate: round(unambiguous.filter((o) => o.got === CLARIFY).length / Math.max(1, unambiguous.length)),
     per_class: perClass,
     matching_calls: counting.calls,
     matching_calls_per_message: round(counting.calls / Math.max(1, outcomes.length), 2),
     prompt_tokens_per_message: Math.round(counting.promptTokens / Math.max(1, outcomes.length)),
-    errors: outcomes.filter((o) => o.got !== o.expected).map((o) => ({ message: o.message, expected: o.expected, got: o.got, confidence: o.confidence })),
+    errors: outcomes
+      .filter((o) => o.got !== o.expected)
+      .map((o) => ({ message: o.message, expected: o.expected, got: o.got, confidence: o.confidence })),
   };
 }
 
 const offline = await run(new OfflineProvider());
 const scripted = await run(scriptedModel());
-const summary = (r: typeof offline) => ({ messages: r.messages, accuracy: r.accuracy, accuracy_on_intent_messages: r.accuracy_on_intent_messages, clarification_rate: r.clarification_rate, needless_clarification_rate: r.needless_clarification_rate, matching_calls_per_message: r.matching_calls_per_message, prompt_tokens_per_message: r.prompt_tokens_per_message });
+const summary = (r: typeof offline) => ({
+  messages: r.messages,
+  accuracy: r.accuracy,
+  accuracy_on_intent_messages: r.accuracy_on_intent_messages,
+  clarification_rate: r.clarification_rate,
+  needless_clarification_rate: r.needless_clarification_rate,
+  matching_calls_per_message: r.matching_calls_per_message,
+  prompt_tokens_per_message: r.prompt_tokens_per_message,
+});
 console.log(JSON.stringify({ provider: 'offline', ...summary(offline) }));
 console.log(JSON.stringify({ provider: 'scripted', ...summary(scripted) }));
 console.log('per class (offline):');
-for (const [name, row] of Object.entries(offline.per_class)) console.log(`  ${name.padEnd(22)} precision ${String(row.precision).padEnd(6)} recall ${String(row.recall).padEnd(6)} support ${row.support}`);
+for (const [name, row] of Object.entries(offline.per_class))
+  console.log(
+    `  ${name.padEnd(22)} precision ${String(row.precision).padEnd(6)} recall ${String(row.recall).padEnd(6)} support ${row.support}`,
+  );
 console.log(`offline errors: ${offline.errors.length}`);
 for (const e of offline.errors) console.log(`  ${JSON.stringify(e.message)}: expected ${e.expected}, got ${e.got} (${e.confidence})`);
 if (!Number.isFinite(LIMIT)) {
-  writeFileSync(new URL('../docs/benchmarks/intents.json', import.meta.url), `${JSON.stringify({ intents: benchIntents.length, labelled_messages: messages.length, settings: { clarify_below: DEFAULT_INTENT_SETTINGS.clarify_below, margin: DEFAULT_INTENT_SETTINGS.margin }, offline, scripted }, null, 2)}\n`);
+  writeFileSync(
+    new URL('../docs/benchmarks/intents.json', import.meta.url),
+    `${JSON.stringify({ intents: benchIntents.length, labelled_messages: messages.length, settings: { clarify_below: DEFAULT_INTENT_SETTINGS.clarify_below, margin: DEFAULT_INTENT_SETTINGS.margin }, offline, scripted }, null, 2)}\n`,
+  );
 }

@@ -24,14 +24,17 @@ interface Engine {
 type EngineFactory = (embeddings: EmbeddingProvider, options: Record<string, unknown>) => Engine;
 
 const quiet = { warn: () => undefined };
-const current: EngineFactory = (embeddings, options) => new GuidelineMatcher(new ProviderRegistry(new OfflineProvider()), new EmbeddingCache(embeddings, {}), { logger: quiet, ...options });
+const current: EngineFactory = (embeddings, options) =>
+  new GuidelineMatcher(new ProviderRegistry(new OfflineProvider()), new EmbeddingCache(embeddings, {}), { logger: quiet, ...options });
 
 async function baseline(dir: string): Promise<EngineFactory> {
-  const load = async (path: string): Promise<Record<string, new (...args: unknown[]) => unknown>> => (await import(pathToFileURL(resolve(dir, path)).href)) as Record<string, new (...args: unknown[]) => unknown>;
+  const load = async (path: string): Promise<Record<string, new (...args: unknown[]) => unknown>> =>
+    (await import(pathToFileURL(resolve(dir, path)).href)) as Record<string, new (...args: unknown[]) => unknown>;
   const { GuidelineMatcher: Matcher } = await load('libs/matching/service/src/guideline-matcher.ts');
   const { EmbeddingCache: Cache } = await load('libs/matching/service/src/embedding-cache.ts');
   const { ProviderRegistry: Registry } = await load('libs/matching/service/src/provider-registry.ts');
-  return (embeddings, options) => new Matcher!(new Registry!(new OfflineProvider()), new Cache!(embeddings, {}), { logger: quiet, ...options }) as Engine;
+  return (embeddings, options) =>
+    new Matcher!(new Registry!(new OfflineProvider()), new Cache!(embeddings, {}), { logger: quiet, ...options }) as Engine;
 }
 
 const agent = agentOfSize(1000);
@@ -83,4 +86,7 @@ const percentile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 };
-for (const name of names) console.log(`${name.padEnd(40)} p50 ${percentile(ms[name]!, 50).toFixed(2)} ms  p99 ${percentile(ms[name]!, 99).toFixed(2)} ms  (${ms[name]!.length} turns)`);
+for (const name of names)
+  console.log(
+    `${name.padEnd(40)} p50 ${percentile(ms[name]!, 50).toFixed(2)} ms  p99 ${percentile(ms[name]!, 99).toFixed(2)} ms  (${ms[name]!.length} turns)`,
+  );

@@ -51,11 +51,23 @@ import {
   type LlmResponse,
   type MatchGuidelinesInput,
 } from '@tenet/llm';
-import { cosineSimilarity, prefilterCandidates, type GuidelineRelationship, type KeptBecause, type MatchableGuideline } from '@tenet/matching-domain';
+import {
+  cosineSimilarity,
+  prefilterCandidates,
+  type GuidelineRelationship,
+  type KeptBecause,
+  type MatchableGuideline,
+} from '@tenet/matching-domain';
 import { terms } from '../libs/platform/llm/src/offline/lexicon.js';
 import { ContextExtractor } from '../libs/matching/service/src/context-extractor.js';
 import { EmbeddingCache } from '../libs/matching/service/src/embedding-cache.js';
-import { budgetCap, DEFAULT_MATCHING_SETTINGS, GuidelineMatcher, guidelineTokens, toolTextLengths } from '../libs/matching/service/src/guideline-matcher.js';
+import {
+  budgetCap,
+  DEFAULT_MATCHING_SETTINGS,
+  GuidelineMatcher,
+  guidelineTokens,
+  toolTextLengths,
+} from '../libs/matching/service/src/guideline-matcher.js';
 import { hybridSimilarity, reciprocalRankFusion, weightedScoreFusion } from '../libs/matching/service/src/hybrid-ranking.js';
 import { LexicalIndexCache } from '../libs/matching/service/src/lexical-index-cache.js';
 import { LexicalIndex } from '../libs/matching/domain/src/lexical-ranking.js';
@@ -65,7 +77,18 @@ import { ProviderRegistry } from '../libs/matching/service/src/provider-registry
 import type { StoredEvent } from '@tenet/event-store';
 import type { JourneyRecord } from '@tenet/catalog-data-access';
 import { JourneyTurn } from '@tenet/journeys-client';
-import { agentOfSize, agentWithManyCritical, generatedGuideline, generatedIntents, guidelineOf, FailingEmbeddings, labelledMessages, supportGlossary, type BenchAgent, type LabelledMessage } from './matching-fixtures.js';
+import {
+  agentOfSize,
+  agentWithManyCritical,
+  generatedGuideline,
+  generatedIntents,
+  guidelineOf,
+  FailingEmbeddings,
+  labelledMessages,
+  supportGlossary,
+  type BenchAgent,
+  type LabelledMessage,
+} from './matching-fixtures.js';
 
 /** Counts the matching calls and their prompt tokens, and remembers which guidelines each call was sent. */
 class CountingProvider implements LlmProvider {
@@ -120,7 +143,14 @@ function newMatcher(setup: MatcherSetup = {}): { matcher: GuidelineMatcher; coun
   return { matcher: new GuidelineMatcher(new ProviderRegistry(counting), embeddings, { logger: quiet, ...setup.options }), counting };
 }
 
-function requestFor(agent: BenchAgent, turn: LabelledMessage, sessionId: string, settings?: MatchGuidelinesRequestV1['settings'], glossary?: GlossaryTerm[], intents?: MatchGuidelinesRequestV1['intents']): MatchGuidelinesRequestV1 {
+function requestFor(
+  agent: BenchAgent,
+  turn: LabelledMessage,
+  sessionId: string,
+  settings?: MatchGuidelinesRequestV1['settings'],
+  glossary?: GlossaryTerm[],
+  intents?: MatchGuidelinesRequestV1['intents'],
+): MatchGuidelinesRequestV1 {
   const ids = new Set(agent.guidelines.map((g) => g.id));
   const applied = (turn.applied ?? []).filter((id) => ids.has(id));
   return {
@@ -152,12 +182,21 @@ interface TurnStats {
   degraded: boolean;
 }
 
-async function timedTurn(matcher: GuidelineMatcher, counting: CountingProvider, request: MatchGuidelinesRequestV1): Promise<TurnStats & { reply: MatchGuidelinesReplyV1 }> {
+async function timedTurn(
+  matcher: GuidelineMatcher,
+  counting: CountingProvider,
+  request: MatchGuidelinesRequestV1,
+): Promise<TurnStats & { reply: MatchGuidelinesReplyV1 }> {
   counting.reset();
   const started = performance.now();
   const reply = await matcher.match(request);
   const ms = performance.now() - started;
-  const prefilter = (reply.provenance?.['prefilter'] ?? {}) as { kept?: number; reasons?: Record<string, number>; always_keep_cap?: { dropped: number }; degraded?: unknown };
+  const prefilter = (reply.provenance?.['prefilter'] ?? {}) as {
+    kept?: number;
+    reasons?: Record<string, number>;
+    always_keep_cap?: { dropped: number };
+    degraded?: unknown;
+  };
   const reasons = prefilter.reasons ?? {};
   return {
     reply,
@@ -172,12 +211,19 @@ async function timedTurn(matcher: GuidelineMatcher, counting: CountingProvider, 
   };
 }
 
-async function measure(n: number, settings?: MatchGuidelinesRequestV1['settings'], setup: MatcherSetup = {}, agent: BenchAgent = agentOfSize(n), intents?: MatchGuidelinesRequestV1['intents']): Promise<Record<string, unknown>> {
+async function measure(
+  n: number,
+  settings?: MatchGuidelinesRequestV1['settings'],
+  setup: MatcherSetup = {},
+  agent: BenchAgent = agentOfSize(n),
+  intents?: MatchGuidelinesRequestV1['intents'],
+): Promise<Record<string, unknown>> {
   const { matcher, counting } = newMatcher(setup);
   const cold = await timedTurn(matcher, counting, requestFor(agent, turnMessage(TURNS), `bench-${n}-cold`, settings, undefined, intents));
   const embeddedCold = Number((cold.reply.provenance?.['prefilter'] as { embedded_now?: number } | undefined)?.embedded_now ?? 0);
   const turns: TurnStats[] = [];
-  for (let i = 0; i < TURNS; i++) turns.push(await timedTurn(matcher, counting, requestFor(agent, turnMessage(i), `bench-${n}-${i}`, settings, undefined, intents)));
+  for (let i = 0; i < TURNS; i++)
+    turns.push(await timedTurn(matcher, counting, requestFor(agent, turnMessage(i), `bench-${n}-${i}`, settings, undefined, intents)));
   const batches = turns.map((t) => t.calls);
   return {
     guidelines: n,
@@ -185,8 +231,18 @@ async function measure(n: number, settings?: MatchGuidelinesRequestV1['settings'
     llm_calls_max: Math.max(...batches),
     prompt_tokens_per_turn: Math.round(mean(turns.map((t) => t.tokens))),
     prompt_tokens_max: Math.max(...turns.map((t) => t.tokens)),
-    p50_ms: round(percentile(turns.map((t) => t.ms), 50)),
-    p99_ms: round(percentile(turns.map((t) => t.ms), 99)),
+    p50_ms: round(
+      percentile(
+        turns.map((t) => t.ms),
+        50,
+      ),
+    ),
+    p99_ms: round(
+      percentile(
+        turns.map((t) => t.ms),
+        99,
+      ),
+    ),
     embedding_calls_per_turn: round(mean(turns.map((t) => t.embedCalls))),
     guidelines_sent_per_turn: round(mean(turns.map((t) => t.kept)), 1),
     always_kept_per_turn: round(mean(turns.map((t) => t.alwaysKept)), 1),
@@ -226,7 +282,12 @@ for (const n of SIZES) {
     const failing = await measure(n, undefined, { embeddings: new FailingEmbeddings() });
     const embeddingOnly = await measure(n, undefined, { options: { ranking: 'embedding' } });
     const lexicalOnly = await measure(n, undefined, { options: { ranking: 'lexical' } });
-    Object.assign(row, { without_prefilter: brief(all), embeddings_failing: brief(failing), embedding_ranking: brief(embeddingOnly), lexical_ranking: brief(lexicalOnly) });
+    Object.assign(row, {
+      without_prefilter: brief(all),
+      embeddings_failing: brief(failing),
+      embedding_ranking: brief(embeddingOnly),
+      lexical_ranking: brief(lexicalOnly),
+    });
   }
   rows.push(row);
   console.log(JSON.stringify(row));
@@ -240,9 +301,12 @@ for (const count of [0, 10, 100]) {
   intentRows.push({ guidelines: 100, intents: count, ...brief(row) });
 }
 const intentBase = intentRows[0]!;
-for (const row of intentRows) row['prompt_tokens_vs_no_intents'] = round(Number(row['prompt_tokens_per_turn']) / Number(intentBase['prompt_tokens_per_turn']));
+for (const row of intentRows)
+  row['prompt_tokens_vs_no_intents'] = round(Number(row['prompt_tokens_per_turn']) / Number(intentBase['prompt_tokens_per_turn']));
 console.log(JSON.stringify({ intent_rows: intentRows }));
-const intentCallsSame = intentRows.every((r) => r['llm_calls_per_turn'] === intentBase['llm_calls_per_turn'] && r['llm_calls_max'] === intentBase['llm_calls_max']);
+const intentCallsSame = intentRows.every(
+  (r) => r['llm_calls_per_turn'] === intentBase['llm_calls_per_turn'] && r['llm_calls_max'] === intentBase['llm_calls_max'],
+);
 const intentTokens = Math.max(...intentRows.map((r) => Number(r['prompt_tokens_vs_no_intents'])));
 console.log(`target: LLM calls per turn unchanged with 10 and 100 intents: ${intentCallsSame ? 'met' : 'NOT met'}`);
 console.log(`target: prompt tokens with intents ≤ 1.3× the row without: ${intentTokens <= 1.3 ? 'met' : 'NOT met'} (${intentTokens}×)`);
@@ -261,7 +325,9 @@ console.log(JSON.stringify(capRows));
 const tokensAt = (n: number): number => Number(rows.find((r) => r['guidelines'] === n)?.['prompt_tokens_per_turn'] ?? NaN);
 const maxCalls = Math.max(...rows.map((r) => Number(r['llm_calls_max'])));
 const growth = tokensAt(1000) / tokensAt(100);
-console.log(`target: at most ${DEFAULT_MATCHING_SETTINGS.max_batches} matching calls per turn at every size: ${maxCalls <= DEFAULT_MATCHING_SETTINGS.max_batches ? 'met' : 'NOT met'} (max ${maxCalls})`);
+console.log(
+  `target: at most ${DEFAULT_MATCHING_SETTINGS.max_batches} matching calls per turn at every size: ${maxCalls <= DEFAULT_MATCHING_SETTINGS.max_batches ? 'met' : 'NOT met'} (max ${maxCalls})`,
+);
 console.log(`target: prompt tokens at 1000 ≤ 3× those at 100: ${growth <= 3 ? 'met' : 'NOT met'} (${round(growth)}×)`);
 
 // The BM25 index's own cost at 1000 guidelines: what a turn paid before the cache (build + score), what it pays
@@ -313,22 +379,45 @@ const context = { purpose: 'bench' };
 const float32 = (vectors: number[][]): Float32Array[] => vectors.map((v) => Float32Array.from(v));
 // The engine's texts: each guideline's condition and action; the query is the weighted parts of `prefilterQuery`.
 const guidelineText = (g: MatchableGuideline): string => `${g.condition}\n${g.action ?? ''}`;
-const queryOf = (m: LabelledMessage, glossary?: GlossaryTerm[]) => prefilterQuery({ message: m.message, history: m.history, ...(glossary ? { terms: glossary } : {}) });
+const queryOf = (m: LabelledMessage, glossary?: GlossaryTerm[]) =>
+  prefilterQuery({ message: m.message, history: m.history, ...(glossary ? { terms: glossary } : {}) });
 async function engineQueryVectors(glossary?: GlossaryTerm[]): Promise<number[][]> {
   const out: number[][] = [];
   for (const m of labelledMessages) {
     const q = queryOf(m, glossary);
-    const vectors = float32((await embedder.embed(q.parts.map((p) => p.text), context)).vectors);
+    const vectors = float32(
+      (
+        await embedder.embed(
+          q.parts.map((p) => p.text),
+          context,
+        )
+      ).vectors,
+    );
     out.push(combineQueryVectors(q.parts.map((p, i) => ({ weight: p.weight, vector: vectors[i]! }))));
   }
   return out;
 }
 /** The earlier engine's query (before the weighted parts): the last two turns and the message as one text. */
-const joinedText = (m: LabelledMessage, withHistory = true): string => [...(withHistory ? m.history.slice(-2).map((t) => t.content) : []), m.message].join('\n');
+const joinedText = (m: LabelledMessage, withHistory = true): string =>
+  [...(withHistory ? m.history.slice(-2).map((t) => t.content) : []), m.message].join('\n');
 const queryVectors = await engineQueryVectors();
 const glossaryVectors = await engineQueryVectors(supportGlossary);
-const joinedVectors = float32((await embedder.embed(labelledMessages.map((m) => joinedText(m)), context)).vectors);
-const messageOnlyVectors = float32((await embedder.embed(labelledMessages.map((m) => joinedText(m, false)), context)).vectors);
+const joinedVectors = float32(
+  (
+    await embedder.embed(
+      labelledMessages.map((m) => joinedText(m)),
+      context,
+    )
+  ).vectors,
+);
+const messageOnlyVectors = float32(
+  (
+    await embedder.embed(
+      labelledMessages.map((m) => joinedText(m, false)),
+      context,
+    )
+  ).vectors,
+);
 const relevantPairs = labelledMessages.reduce((sum, m) => sum + m.relevant.length, 0);
 const KS = [10, 20, 40, 80];
 const DEFAULT_K = DEFAULT_MATCHING_SETTINGS.prefilter_k;
@@ -375,7 +464,8 @@ async function poolOf(agent: BenchAgent, rename: (id: string) => string = (id) =
   const candidates = agent.guidelines.map((g): MatchableGuideline => ({ ...g }));
   const embedded = float32((await embedder.embed(candidates.map(guidelineText), context)).vectors);
   const index = new LexicalIndex(candidates.map((g) => ({ id: g.id, text: guidelineText(g) })));
-  const cosinesTo = (queries: readonly (readonly number[] | Float32Array)[]): Scores[] => queries.map((q) => new Map(candidates.map((g, i) => [g.id, cosineSimilarity(q, embedded[i]!)])));
+  const cosinesTo = (queries: readonly (readonly number[] | Float32Array)[]): Scores[] =>
+    queries.map((q) => new Map(candidates.map((g, i) => [g.id, cosineSimilarity(q, embedded[i]!)])));
   const cosine = cosinesTo(queryVectors);
   const lexical = labelledMessages.map((m) => index.score(queryOf(m).parts));
   const glossaryCosine = cosinesTo(glossaryVectors);
@@ -445,11 +535,28 @@ function recallPair(pool: Pool, k: number, ranking: (i: number) => Scores): { of
  * weighted sums, max- or min-max-normalised, with the embedding at 0.25, 0.5 and 0.75; and each signal alone.
  */
 const FUSIONS: Record<string, (embedding: Scores, lexical: Scores) => Scores> = {
-  ...Object.fromEntries([1, 3, 6, 10, 30, 60].map((c) => [`rrf_c${c}`, (e: Scores, l: Scores) => reciprocalRankFusion([{ scores: e }, { scores: l }], c)])),
-  ...Object.fromEntries([3, 60].map((c) => [`rrf_c${c}_competition_ties`, (e: Scores, l: Scores) => reciprocalRankFusion([{ scores: e }, { scores: l }], c, 'min')])),
+  ...Object.fromEntries(
+    [1, 3, 6, 10, 30, 60].map((c) => [`rrf_c${c}`, (e: Scores, l: Scores) => reciprocalRankFusion([{ scores: e }, { scores: l }], c)]),
+  ),
+  ...Object.fromEntries(
+    [3, 60].map((c) => [
+      `rrf_c${c}_competition_ties`,
+      (e: Scores, l: Scores) => reciprocalRankFusion([{ scores: e }, { scores: l }], c, 'min'),
+    ]),
+  ),
   ...Object.fromEntries(
     (['max', 'min-max'] as const).flatMap((normalisation) =>
-      [0.25, 0.5, 0.75].map((w) => [`${normalisation === 'max' ? 'weighted' : 'minmax'}_embedding_${w}`, (e: Scores, l: Scores) => weightedScoreFusion([{ scores: e, weight: w }, { scores: l, weight: 1 - w }], normalisation)]),
+      [0.25, 0.5, 0.75].map((w) => [
+        `${normalisation === 'max' ? 'weighted' : 'minmax'}_embedding_${w}`,
+        (e: Scores, l: Scores) =>
+          weightedScoreFusion(
+            [
+              { scores: e, weight: w },
+              { scores: l, weight: 1 - w },
+            ],
+            normalisation,
+          ),
+      ]),
     ),
   ),
   embedding_alone: (e) => e,
@@ -589,11 +696,20 @@ for (const { mode, setup, replay } of CHECKS) {
     await matcher.match(requestFor(pool.agent, m, `recall-${mode}-${i}`));
     const on = keptWithRules(pool, i, DEFAULT_K, replay(i));
     const engine = [...counting.sent].sort().join(',');
-    if (engine === on.kept.map((g) => g.id).sort().join(',')) agree += 1;
+    if (
+      engine ===
+      on.kept
+        .map((g) => g.id)
+        .sort()
+        .join(',')
+    )
+      agree += 1;
     else console.log(`  ${mode}: engine differs for "${m.message}"`);
   }
   engineCheck[mode] = `${agree}/${labelledMessages.length}`;
-  console.log(`engine check (${mode}): the engine sent exactly the replayed prefilter's guidelines for ${agree}/${labelledMessages.length} messages`);
+  console.log(
+    `engine check (${mode}): the engine sent exactly the replayed prefilter's guidelines for ${agree}/${labelledMessages.length} messages`,
+  );
 }
 
 // Journeys (ADR 0011): 0, 10 and 100 journeys on the 100-guideline agent. Each journey adds its condition guideline
@@ -612,8 +728,22 @@ const journeyRecord = (i: number): JourneyRecord => {
     labels: [],
     priority: 0,
     steps: [
-      { id: 'ask', name: 'ask', kind: 'chat', instruction: `Ask for the reference of the ${i}th request`, required_context: [], guidelines: [] },
-      { id: 'fork', name: 'fork', kind: 'fork', instruction: 'Ask whether they want to continue or cancel', required_context: [], guidelines: [] },
+      {
+        id: 'ask',
+        name: 'ask',
+        kind: 'chat',
+        instruction: `Ask for the reference of the ${i}th request`,
+        required_context: [],
+        guidelines: [],
+      },
+      {
+        id: 'fork',
+        name: 'fork',
+        kind: 'fork',
+        instruction: 'Ask whether they want to continue or cancel',
+        required_context: [],
+        guidelines: [],
+      },
       { id: 'go', name: 'go', kind: 'chat', instruction: 'Confirm the request', required_context: [], guidelines: [] },
       { id: 'stop', name: 'stop', kind: 'chat', instruction: 'Cancel the request', required_context: [], guidelines: [] },
       { id: 'done', name: 'done', kind: 'final', required_context: [], guidelines: [] },
@@ -651,12 +781,24 @@ for (const count of [0, 10, 100]) {
   const base = agentOfSize(100);
   const records = Array.from({ length: count }, (_, i) => journeyRecord(i));
   const turn = count > 0 ? new JourneyTurn('s', records, inJourney('journey-0'), undefined as never, undefined as never) : undefined;
-  const conditionGuidelines = records.map((r, i) => ({ ...guidelineOf(`journey-${i}-condition`, `The customer wants help with request ${i}: ${generatedGuideline((i * 7) % 900).condition.toLowerCase()}`), tags: [`journey:${r.id}`] }));
-  const agent: BenchAgent = { ...base, guidelines: [...base.guidelines, ...conditionGuidelines, ...((turn?.guidelines() ?? []) as BenchAgent['guidelines'])] };
+  const conditionGuidelines = records.map((r, i) => ({
+    ...guidelineOf(
+      `journey-${i}-condition`,
+      `The customer wants help with request ${i}: ${generatedGuideline((i * 7) % 900).condition.toLowerCase()}`,
+    ),
+    tags: [`journey:${r.id}`],
+  }));
+  const agent: BenchAgent = {
+    ...base,
+    guidelines: [...base.guidelines, ...conditionGuidelines, ...((turn?.guidelines() ?? []) as BenchAgent['guidelines'])],
+  };
   const { matcher, counting } = newMatcher();
   const stats: TurnStats[] = [];
   for (let i = 0; i <= TURNS; i++) {
-    const request = { ...requestFor(agent, turnMessage(i), `journeys-${count}-${i}`), ...(turn?.activeJourney ? { active_journey: turn.activeJourney } : {}) };
+    const request = {
+      ...requestFor(agent, turnMessage(i), `journeys-${count}-${i}`),
+      ...(turn?.activeJourney ? { active_journey: turn.activeJourney } : {}),
+    };
     const t = await timedTurn(matcher, counting, request);
     if (i > 0) stats.push(t); // the first turn embeds the agent (cold)
   }
@@ -669,7 +811,12 @@ for (const count of [0, 10, 100]) {
     llm_calls_max: Math.max(...stats.map((t) => t.calls)),
     prompt_tokens_per_turn: Math.round(mean(stats.map((t) => t.tokens))),
     guidelines_sent_per_turn: round(mean(stats.map((t) => t.kept)), 1),
-    p50_ms: round(percentile(stats.map((t) => t.ms), 50)),
+    p50_ms: round(
+      percentile(
+        stats.map((t) => t.ms),
+        50,
+      ),
+    ),
     turns: TURNS,
   };
   journeyRows.push(row);
@@ -678,7 +825,9 @@ for (const count of [0, 10, 100]) {
 {
   const at = (n: number): number => Number(journeyRows.find((r) => r['journeys'] === n)?.['prompt_tokens_per_turn'] ?? NaN);
   const maxJourneyCalls = Math.max(...journeyRows.map((r) => Number(r['llm_calls_max'])));
-  console.log(`target: matching calls per turn with 0/10/100 journeys ≤ 3: ${maxJourneyCalls <= 3 ? 'met' : 'NOT met'} (max ${maxJourneyCalls}); prompt tokens 100 vs 10 journeys: ${round(at(100) / at(10))}× for 10× the journeys (${at(0)} with none)`);
+  console.log(
+    `target: matching calls per turn with 0/10/100 journeys ≤ 3: ${maxJourneyCalls <= 3 ? 'met' : 'NOT met'} (max ${maxJourneyCalls}); prompt tokens 100 vs 10 journeys: ${round(at(100) / at(10))}× for 10× the journeys (${at(0)} with none)`,
+  );
 }
 rows.push(...journeyRows);
 
@@ -733,15 +882,35 @@ for (const [variables, facts, chunks] of [
   const matcher = new GuidelineMatcher(registry, embeddings, { logger: quiet });
   const extractor = new ContextExtractor(registry);
   const memory = new CustomerMemoryStore(new InMemoryEventStore());
-  for (let i = 0; i < facts; i++) await memory.record('bench-customer', { subject: 'customer', predicate: `preference_${i}`, object: generatedGuideline(i % 900).condition, confidence: 0.9, source: { kind: 'import' } });
+  for (let i = 0; i < facts; i++)
+    await memory.record('bench-customer', {
+      subject: 'customer',
+      predicate: `preference_${i}`,
+      object: generatedGuideline(i % 900).condition,
+      confidence: 0.9,
+      source: { kind: 'import' },
+    });
   const index = new SqliteKnowledgeIndex();
   const knowledge = new KnowledgeService(index, createEmbeddingProvider({}));
   for (let s = 0; s * 10 < chunks; s++) {
     const sections = Array.from({ length: Math.min(10, chunks - s * 10) }, (_, c) => generatedGuideline((s * 10 + c) % 900));
-    await knowledge.ingest({ sourceId: `doc-${s}`, title: `Handbook ${s}`, format: 'markdown', content: sections.map((g, c) => `## Topic ${s}.${c}\n\nWhen ${g.condition.toLowerCase()}: ${g.action ?? g.condition}.`).join('\n\n') });
+    await knowledge.ingest({
+      sourceId: `doc-${s}`,
+      title: `Handbook ${s}`,
+      format: 'markdown',
+      content: sections.map((g, c) => `## Topic ${s}.${c}\n\nWhen ${g.condition.toLowerCase()}: ${g.action ?? g.condition}.`).join('\n\n'),
+    });
   }
   const agent = agentOfSize(100);
-  const stats: { calls: number; extract: number; tokens: number; extractTokens: number; composeTokens: number; recalledFacts: number; recalledChunks: number }[] = [];
+  const stats: {
+    calls: number;
+    extract: number;
+    tokens: number;
+    extractTokens: number;
+    composeTokens: number;
+    recalledFacts: number;
+    recalledChunks: number;
+  }[] = [];
   for (let i = 0; i <= MEMORY_TURNS; i++) {
     const turn = turnMessage(i);
     const sessionId = `memory-${variables}-${facts}-${chunks}-${i}`;
@@ -749,7 +918,14 @@ for (const [variables, facts, chunks] of [
     // As a turn runs them: match, extraction and recall side by side, then compose with what came back.
     const [matchReply, extracted, recalled] = await Promise.all([
       matcher.match(requestFor(agent, turn, sessionId)),
-      extractor.extract({ session_id: sessionId, agent: { id: 'bench-agent', name: 'Ada' }, message: turn.message, history: turn.history, variables: Array.from({ length: variables }, (_, v) => memoryVariable(v)), facts: true }),
+      extractor.extract({
+        session_id: sessionId,
+        agent: { id: 'bench-agent', name: 'Ada' },
+        message: turn.message,
+        history: turn.history,
+        variables: Array.from({ length: variables }, (_, v) => memoryVariable(v)),
+        facts: true,
+      }),
       recall({ message: turn.message, customer_id: 'bench-customer', agent_id: 'bench-agent', session_id: sessionId }, memory, knowledge),
     ]);
     await matcher.compose({
@@ -758,7 +934,9 @@ for (const [variables, facts, chunks] of [
       message: turn.message,
       history: turn.history,
       matched: matchReply.result.matches.filter((m) => m.action).map((m) => ({ guideline_id: m.guideline_id, action: m.action! })),
-      facts: [...extracted.facts, ...recalled.facts].slice(0, 200).map(({ subject, predicate, object, confidence }) => ({ subject, predicate, object, confidence })),
+      facts: [...extracted.facts, ...recalled.facts]
+        .slice(0, 200)
+        .map(({ subject, predicate, object, confidence }) => ({ subject, predicate, object, confidence })),
       knowledge: recalled.sources,
     } as ComposeReplyRequestV1);
     if (i === 0) continue; // the first turn embeds the agent (cold)
@@ -795,7 +973,9 @@ for (const [variables, facts, chunks] of [
 {
   const maxCalls = Math.max(...memoryRows.map((r) => Number(r['llm_calls_max'])));
   const maxExtract = Math.max(...memoryRows.map((r) => Number(r['extraction_calls_max'])));
-  console.log(`target: LLM calls per turn with extraction, memory and retrieval on ≤ 4, one extraction call at most: ${maxCalls <= 4 && maxExtract <= 1 ? 'met' : 'NOT met'} (max ${maxCalls} calls, ${maxExtract} extraction)`);
+  console.log(
+    `target: LLM calls per turn with extraction, memory and retrieval on ≤ 4, one extraction call at most: ${maxCalls <= 4 && maxExtract <= 1 ? 'met' : 'NOT met'} (max ${maxCalls} calls, ${maxExtract} extraction)`,
+  );
 }
 rows.push(...memoryRows);
 
@@ -810,8 +990,14 @@ writeFileSync(
       intents: { note: 'issue 24: 100 guidelines with 0, 10 and 100 intents classified in the same matching call', rows: intentRows },
       lexical_index: lexicalIndexCost,
       recall: recallRows,
-      neutral_ids: { note: 'recall (similarity only / with always-keep) with every guideline id renamed to a hash of itself, so that ties broken by id favour no guideline', rows: neutralRows },
-      fusion_variants: { note: 'recall similarity only (off) and with the always-keep rules (on) per fusion of the embedding cosine and BM25; on_halves: pairs kept (on) in the even- and odd-numbered messages, 44 pairs each', rows: fusionRows },
+      neutral_ids: {
+        note: 'recall (similarity only / with always-keep) with every guideline id renamed to a hash of itself, so that ties broken by id favour no guideline',
+        rows: neutralRows,
+      },
+      fusion_variants: {
+        note: 'recall similarity only (off) and with the always-keep rules (on) per fusion of the embedding cosine and BM25; on_halves: pairs kept (on) in the even- and odd-numbered messages, 44 pairs each',
+        rows: fusionRows,
+      },
       labelled: { messages: labelledMessages.length, relevant_pairs: relevantPairs },
       engine_check: engineCheck,
     },
@@ -820,4 +1006,8 @@ writeFileSync(
   )}\n`,
 );
 const recallFile = process.env['BENCH_RECALL_JSON'];
-if (recallFile) writeFileSync(recallFile, `${JSON.stringify({ messages: labelledMessages.length, relevant_pairs: relevantPairs, recall: recallRows, neutral_ids: neutralRows, fusion_variants: fusionRows, misses_at_default_k: misses }, null, 2)}\n`);
+if (recallFile)
+  writeFileSync(
+    recallFile,
+    `${JSON.stringify({ messages: labelledMessages.length, relevant_pairs: relevantPairs, recall: recallRows, neutral_ids: neutralRows, fusion_variants: fusionRows, misses_at_default_k: misses }, null, 2)}\n`,
+  );

@@ -20,4 +20,6 @@ registerHooks({
     return nextLoad(url, context);
   },
 });
-process.on('SIGUSR2', () => writeFileSync(process.env.TENET_MODULE_TRACE_OUT, [...loaded].map(([url, parent]) => `${url} ${parent}`).join('\n')));
+process.on('SIGUSR2', () =>
+  writeFileSync(process.env.TENET_MODULE_TRACE_OUT, [...loaded].map(([url, parent]) => `${url} ${parent}`).join('\n')),
+);

@@ -25,22 +25,36 @@ const child = spawn(process.execPath, ['--import', resolve(import.meta.dirname, 
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 try {
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() - started > 120_000) throw new Error(`${entry} not healthy after 120 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await new Promise((r) => setTimeout(r, Number(process.env.TENET_TRACE_IDLE_MS ?? 1000)));
   child.kill('SIGUSR2');
   await new Promise((r) => setTimeout(r, 500));
-  const lines = readFileSync(out, 'utf8').split('\n').map((line) => line.split(' '));
+  const lines = readFileSync(out, 'utf8')
+    .split('\n')
+    .map((line) => line.split(' '));
   const urls = lines.map(([url]) => url);
   const parentOf = new Map(lines);
   const byPackage = new Map();
   for (const url of urls) {
-    const inModules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url.split('node_modules/').length > 1 ? url.slice(url.lastIndexOf('node_modules/')) : '');
-    const name = inModules ? inModules[1] : url.startsWith('node:') ? 'node:' : `tenet:${/\/(?:dist\/)?((?:libs|apps)\/[^/]+(?:\/[^/]+)?)/.exec(url)?.[1] ?? url}`;
+    const inModules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(
+      url.split('node_modules/').length > 1 ? url.slice(url.lastIndexOf('node_modules/')) : '',
+    );
+    const name = inModules
+      ? inModules[1]
+      : url.startsWith('node:')
+        ? 'node:'
+        : `tenet:${/\/(?:dist\/)?((?:libs|apps)\/[^/]+(?:\/[^/]+)?)/.exec(url)?.[1] ?? url}`;
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1);
   }
   console.log(`${urls.length} modules`);
@@ -50,7 +64,8 @@ try {
   for (const why of rest.filter((a) => a.startsWith('--why=')).map((a) => a.slice(6))) {
     const first = urls.find((url) => url.includes(`node_modules/${why}/`)) ?? urls.find((url) => url.includes(why));
     console.log(`\nwhy ${why}:`);
-    for (let url = first, depth = 0; url && depth < 40; url = parentOf.get(url), depth++) console.log(`  ${url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/')}`);
+    for (let url = first, depth = 0; url && depth < 40; url = parentOf.get(url), depth++)
+      console.log(`  ${url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/')}`);
   }
 } finally {
   child.kill('SIGTERM');

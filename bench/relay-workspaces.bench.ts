@@ -16,7 +16,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, ownerStreamId, RESOURCE_ASSIGNED_EVENT_TYPE, sessionMetaStreamId, sessionStreamId, toIntegrationEvent, toWorkspaceEvent } from '@tenet/contracts';
+import {
+  ALL_V1_SUBJECTS,
+  ALL_V2_SUBJECTS,
+  ownerStreamId,
+  RESOURCE_ASSIGNED_EVENT_TYPE,
+  sessionMetaStreamId,
+  sessionStreamId,
+  toIntegrationEvent,
+  toWorkspaceEvent,
+} from '@tenet/contracts';
 import { EventLogRelay, SqliteEventStore, type EventRoute, type EventStore } from '@tenet/event-store';
 import { NatsMessageBus, namespacedStream, withSubjectNamespace } from '@tenet/messaging';
 import { EventWorkspaces, publishedEvents } from '@tenet/platform-runtime';
@@ -31,14 +40,24 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 async function seed(store: EventStore): Promise<number> {
   for (let a = 0; a < 4; a++) {
     const workspace = a % 2 === 0 ? 'acme' : 'globex';
-    await store.append(ownerStreamId('agents', `agent-${a}`), [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection: 'agents', id: `agent-${a}`, workspace_id: workspace } }]);
+    await store.append(ownerStreamId('agents', `agent-${a}`), [
+      { type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection: 'agents', id: `agent-${a}`, workspace_id: workspace } },
+    ]);
   }
   for (let s = 0; s < SESSIONS; s++) {
     const id = `s-${s}`;
     await store.append(sessionMetaStreamId(id), [{ type: 'SessionOpened', data: { id, agent_id: `agent-${s % 4}` } }]);
     await store.append(
       sessionStreamId(id),
-      Array.from({ length: PER_SESSION }, (_, i) => ({ type: 'message', data: { session_id: id, source: 'customer', correlation_id: `c-${i}`, data: { message: `message ${i} of session ${id}`, participant: { display_name: 'Ann' } } } })),
+      Array.from({ length: PER_SESSION }, (_, i) => ({
+        type: 'message',
+        data: {
+          session_id: id,
+          source: 'customer',
+          correlation_id: `c-${i}`,
+          data: { message: `message ${i} of session ${id}`, participant: { display_name: 'Ann' } },
+        },
+      })),
     );
   }
   return SESSIONS * PER_SESSION;
@@ -56,7 +75,10 @@ try {
   /** One run: a fresh namespace (fresh streams, so no message is a duplicate), a fresh relay, the whole log. */
   const run = async (route: () => EventRoute): Promise<number> => {
     const namespace = `benchrelay${randomUUID().slice(0, 8)}`;
-    const streams = [namespacedStream({ name: 'TENET_V1', subjects: [ALL_V1_SUBJECTS] }, namespace), namespacedStream({ name: 'TENET_V2', subjects: [ALL_V2_SUBJECTS] }, namespace)];
+    const streams = [
+      namespacedStream({ name: 'TENET_V1', subjects: [ALL_V1_SUBJECTS] }, namespace),
+      namespacedStream({ name: 'TENET_V2', subjects: [ALL_V2_SUBJECTS] }, namespace),
+    ];
     created.push(...streams.map((s) => s.name));
     const nats = await NatsMessageBus.connect({ servers: natsUrl, streams });
     const bus = withSubjectNamespace(nats, namespace);

@@ -93,7 +93,8 @@ function exactTopK(query: ArrayLike<number>, vectors: readonly Float32Array[], i
   return best.map((b) => b.id);
 }
 
-const recallAt = (found: readonly string[], truth: readonly string[]): number => truth.filter((id) => found.includes(id)).length / truth.length;
+const recallAt = (found: readonly string[], truth: readonly string[]): number =>
+  truth.filter((id) => found.includes(id)).length / truth.length;
 
 interface Row {
   size: number;
@@ -158,7 +159,10 @@ for (const size of SIZES) {
     continue;
   }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
-  const index = new SqliteKnowledgeIndex({ dataDir: dir, ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } } : {}) });
+  const index = new SqliteKnowledgeIndex({
+    dataDir: dir,
+    ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } } : {}),
+  });
   const service = new KnowledgeService(index, embeddings);
   const chunkTexts: string[][] = [];
   const sources = size / PER_SOURCE;
@@ -166,12 +170,18 @@ for (const size of SIZES) {
     const sections = Array.from({ length: PER_SOURCE }, (_, c) => ({ heading: `Section ${c}`, text: sentence(40) }));
     chunkTexts.push(sections.map((x) => x.text));
     const agentIds = s % 10 === 9 ? [`agent-${Math.floor(s / 10) % AGENTS}`] : [];
-    return { sourceId: `src-${s}`, title: `Document ${s}`, agentIds, content: sections.map((x) => `## ${x.heading}\n\n${x.text}`).join('\n\n') };
+    return {
+      sourceId: `src-${s}`,
+      title: `Document ${s}`,
+      agentIds,
+      content: sections.map((x) => `## ${x.heading}\n\n${x.text}`).join('\n\n'),
+    };
   });
 
   // Ingestion through the service (chunk, embed, swap in), then the chunks the agent may read, as stored.
   const started = performance.now();
-  for (const doc of documents) await service.ingest({ sourceId: doc.sourceId, title: doc.title, format: 'markdown', content: doc.content, agentIds: doc.agentIds });
+  for (const doc of documents)
+    await service.ingest({ sourceId: doc.sourceId, title: doc.title, format: 'markdown', content: doc.content, agentIds: doc.agentIds });
   const ingestPerSec = size / ((performance.now() - started) / 1000);
   // The HNSW graphs insert staged vectors in the background (searches scan the staged ones exactly meanwhile):
   // finish that now, timed, so the queries below measure the graphs.
@@ -207,7 +217,10 @@ for (const size of SIZES) {
     t = performance.now();
     const nearest = await index.nearest({ vector: qv, embeddingModel: model, agentId: AGENT, k: 4 * K });
     times.nearest.push(performance.now() - t);
-    recall += recallAt(nearest.slice(0, K).map((h) => h.chunk.chunkId), truth);
+    recall += recallAt(
+      nearest.slice(0, K).map((h) => h.chunk.chunkId),
+      truth,
+    );
 
     t = performance.now();
     await index.lexical({ text: query, agentId: AGENT, k: 4 * K });
@@ -222,9 +235,21 @@ for (const size of SIZES) {
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
   const p = (values: number[]): { p50: number; p99: number } => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
-  rows.push({ size, ingestPerSec, graphPerSec, rssMb, reopenMs, search: p(times.search), nearest: { ...p(times.nearest), recall: recall / queries.length }, lexical: p(times.lexical), exact: p(times.exact) });
+  rows.push({
+    size,
+    ingestPerSec,
+    graphPerSec,
+    rssMb,
+    reopenMs,
+    search: p(times.search),
+    nearest: { ...p(times.nearest), recall: recall / queries.length },
+    lexical: p(times.lexical),
+    exact: p(times.exact),
+  });
   // Each size's row as soon as it is measured: a long run stopped early keeps the sizes it finished.
-  console.error(`${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT}): ${rowText(rows[rows.length - 1]!)}`);
+  console.error(
+    `${size} chunks done (${queries.length} queries, ${ids.length} chunks readable by ${AGENT}): ${rowText(rows[rows.length - 1]!)}`,
+  );
 }
 
 if (LEXICAL_ONLY) process.exit(0);

@@ -30,7 +30,11 @@ const collect = async (): Promise<void> => {
   }
 };
 
-const env = Object.fromEntries(Object.entries({ TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+const env = Object.fromEntries(
+  Object.entries({ TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', ...process.env, TENET_MODE: 'embedded' }).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  ),
+);
 const host = await startAllInOne(env);
 process.once('SIGTERM', () => void host.app.close().then(() => process.exit(0)));
 
@@ -43,7 +47,16 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       // RSS split as the kernel counts it: anonymous (heaps, malloc) vs file-backed (code, mmapped files) vs shared memory (SQLite's -shm).
       const status = readFileSync('/proc/self/status', 'utf8');
       const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
-      const memory = { rss, heapUsed, heapTotal, external, arrayBuffers, rssAnon: kb('RssAnon'), rssFile: kb('RssFile'), rssShmem: kb('RssShmem') };
+      const memory = {
+        rss,
+        heapUsed,
+        heapTotal,
+        external,
+        arrayBuffers,
+        rssAnon: kb('RssAnon'),
+        rssFile: kb('RssFile'),
+        rssShmem: kb('RssShmem'),
+      };
       process.stdout.write(`memory ${JSON.stringify(memory)}\n`);
     } else if (command === 'snapshot' && argument) {
       process.stdout.write(`snapshot ${writeHeapSnapshot(argument)}\n`);

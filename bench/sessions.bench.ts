@@ -111,10 +111,11 @@ class Host {
   }
 }
 
-const dirBytes = (dir: string): number => readdirSync(dir, { recursive: true }).reduce<number>((sum, name) => {
-  const stat = statSync(join(dir, String(name)));
-  return sum + (stat.isFile() ? stat.size : 0);
-}, 0);
+const dirBytes = (dir: string): number =>
+  readdirSync(dir, { recursive: true }).reduce<number>((sum, name) => {
+    const stat = statSync(join(dir, String(name)));
+    return sum + (stat.isFile() ? stat.size : 0);
+  }, 0);
 
 interface Row {
   sessions: number;
@@ -197,7 +198,9 @@ async function measure(sizes: number[]): Promise<{ floor: Memory; rows: Row[] }>
         data_dir_per_session_bytes: (dirBytes(dataDir) - dataBefore) / sessions,
       };
       rows.push(row);
-      log(`  ${sessions}: ${JSON.stringify(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, `${mb(v - floor[k as keyof Memory])} MB`])))} more than the floor`);
+      log(
+        `  ${sessions}: ${JSON.stringify(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, `${mb(v - floor[k as keyof Memory])} MB`])))} more than the floor`,
+      );
       log(
         `${sessions} sessions: ${sessions - from} created in ${seconds.toFixed(1)} s (${Math.round(row.created_per_s)}/s); RSS ${mb(after.rss)} MB ` +
           `(+${kb(row.rss_per_session_bytes)} KB/session), heap +${kb(row.heap_per_session_bytes)} KB/session`,
@@ -232,4 +235,8 @@ process.stdout.write(
     `${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end.\n`,
 );
 const out = process.env['BENCH_JSON'];
-if (out) writeFileSync(out, `${JSON.stringify({ node: process.version, concurrency: CONCURRENCY, loadavg: [loadStart, loadEnd], floor, rows }, null, 2)}\n`);
+if (out)
+  writeFileSync(
+    out,
+    `${JSON.stringify({ node: process.version, concurrency: CONCURRENCY, loadavg: [loadStart, loadEnd], floor, rows }, null, 2)}\n`,
+  );

@@ -31,11 +31,21 @@ interface Host {
 
 export async function startHost(dataDir: string): Promise<Host> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...(process.env['BENCH_NODE_ARGS']?.split(' ').filter(Boolean) ?? []), '--import', '@swc-node/register/esm-register', 'bench/turn-process.ts', 'all-in-one'], {
-    cwd: root,
-    env: { ...process.env, TENET_DATA_DIR: dataDir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env['BENCH_NODE_ARGS']?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      '@swc-node/register/esm-register',
+      'bench/turn-process.ts',
+      'all-in-one',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, TENET_DATA_DIR: dataDir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -47,7 +57,13 @@ export async function startHost(dataDir: string): Promise<Host> {
     child.once('exit', (code) => reject(new Error(`all-in-one host exited with ${code}: ${out.slice(-2_000)}`)));
   });
   for (;;) {
-    if (await http('GET', `${url}/healthz`).then(() => true, () => false)) break;
+    if (
+      await http('GET', `${url}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 20));
   }
   return { child, url, readyMs: performance.now() - started };
@@ -64,10 +80,17 @@ export async function stopHost(host: Host): Promise<void> {
 
 export async function turn(url: string, agentId: string, sessionId?: string): Promise<string> {
   const id = sessionId ?? (await http<{ id: string }>('POST', `${url}/sessions`, { agent_id: agentId })).body.id;
-  const posted = await http<{ offset: number }>('POST', `${url}/sessions/${id}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE });
+  const posted = await http<{ offset: number }>('POST', `${url}/sessions/${id}/events`, {
+    kind: 'message',
+    source: 'customer',
+    message: CUSTOMER_MESSAGE,
+  });
   let cursor = posted.body.offset + 1;
   for (;;) {
-    const { body } = await http<{ offset: number; data: { status?: string } }[]>('GET', `${url}/sessions/${id}/events?min_offset=${cursor}&kinds=status&wait_for_data=60`);
+    const { body } = await http<{ offset: number; data: { status?: string } }[]>(
+      'GET',
+      `${url}/sessions/${id}/events?min_offset=${cursor}&kinds=status&wait_for_data=60`,
+    );
     if (body.some((e) => e.data.status === 'ready')) return id;
     if (body.some((e) => e.data.status === 'error')) throw new Error('turn ended in error');
     cursor = (body.at(-1)?.offset ?? cursor - 1) + 1;
@@ -89,7 +112,12 @@ export async function grow(dataDir: string, sessionId: string, agentId: string, 
     let last = 0;
     for (let copy = 0; added < count; copy++) {
       const newSession = `bench${String(copy).padStart(10, '0')}`;
-      const rename = (text: string): string => text.split(sessionId).join(newSession).split(agentId).join(`benchagent${copy % 100}`);
+      const rename = (text: string): string =>
+        text
+          .split(sessionId)
+          .join(newSession)
+          .split(agentId)
+          .join(`benchagent${copy % 100}`);
       for (const [streamId, events] of streams) {
         const batch = events.slice(0, count - added).map((e) => JSON.parse(rename(JSON.stringify(e))) as NewEvent);
         if (batch.length === 0) break;
@@ -149,7 +177,12 @@ export async function logSizeBench(sizes: number[], runs: number, log: (line: st
           const firstTurn = performance.now() - started;
           started = performance.now();
           await turn(t.url, agentId, session);
-          samples.push({ ready_ms: t.readyMs, first_agents_ms: firstAgents, first_turn_ms: firstTurn, second_turn_ms: performance.now() - started });
+          samples.push({
+            ready_ms: t.readyMs,
+            first_agents_ms: firstAgents,
+            first_turn_ms: firstTurn,
+            second_turn_ms: performance.now() - started,
+          });
         } finally {
           await stopHost(t);
         }
@@ -161,7 +194,9 @@ export async function logSizeBench(sizes: number[], runs: number, log: (line: st
         first_turn_ms: median(samples.map((s) => s.first_turn_ms)),
         second_turn_ms: median(samples.map((s) => s.second_turn_ms)),
       };
-      log(`  log +${size} events (last position ${total}): ready ${row.ready_ms.toFixed(0)} ms, first GET /agents ${row.first_agents_ms.toFixed(1)} ms, first turn ${row.first_turn_ms.toFixed(1)} ms, second turn ${row.second_turn_ms.toFixed(1)} ms`);
+      log(
+        `  log +${size} events (last position ${total}): ready ${row.ready_ms.toFixed(0)} ms, first GET /agents ${row.first_agents_ms.toFixed(1)} ms, first turn ${row.first_turn_ms.toFixed(1)} ms, second turn ${row.second_turn_ms.toFixed(1)} ms`,
+      );
       rows.push(row);
     } finally {
       rmSync(dir, { recursive: true, force: true });

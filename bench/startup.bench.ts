@@ -35,7 +35,12 @@ const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 // This run's own streams and BullMQ keys on the (possibly shared) NATS and Redis, removed when it ends.
 const id = randomUUID().slice(0, 8);
-const shared = { NATS_URL: natsUrl, REDIS_URL: redisUrl, TENET_NAMESPACE: `bench-startup-${id}`, TENET_REDIS_PREFIX: `bench-startup-${id}` };
+const shared = {
+  NATS_URL: natsUrl,
+  REDIS_URL: redisUrl,
+  TENET_NAMESPACE: `bench-startup-${id}`,
+  TENET_REDIS_PREFIX: `bench-startup-${id}`,
+};
 const allApps: { name: string; app: string; env: Record<string, string> }[] = [
   { name: 'tenet', app: 'tenet', env: { TENET_DEMO: 'off' } },
   // What `npm start` runs: the demo agent seeded (with its order-status tool service), no language model.
@@ -65,7 +70,12 @@ const cpuSeconds = (pid: number): number => {
 };
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-async function measure(app: string, env: Record<string, string>, variant: Variant, port: number): Promise<{ startMs: number; cpuS: number; rssMb: number }> {
+async function measure(
+  app: string,
+  env: Record<string, string>,
+  variant: Variant,
+  port: number,
+): Promise<{ startMs: number; cpuS: number; rssMb: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tenet-bench-startup-'));
   const started = performance.now();
   const child = spawn(process.execPath, args(app, variant), {
@@ -76,7 +86,13 @@ async function measure(app: string, env: Record<string, string>, variant: Varian
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${app} (${variant}) exited with ${child.exitCode}`);
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (performance.now() - started > 120_000) throw new Error(`${app} (${variant}) not healthy after 120 s`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -96,7 +112,9 @@ const built = existsSync(join(root, 'dist/apps/tenet/main.js'));
 if (!built) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
 /** TENET_BENCH_VARIANTS=compiled measures the build only. */
 const variants = [
-  ...(process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter((v): v is Variant => v === 'source' || (v === 'compiled' && built)),
+  ...(process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter(
+    (v): v is Variant => v === 'source' || (v === 'compiled' && built),
+  ),
   ...(baselineDist === undefined ? [] : (['baseline'] as const)),
 ];
 
@@ -110,7 +128,9 @@ if (sections.includes('processes')) {
     for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
     const rss = median(samples.map((s) => s.rssMb));
     const ratio = floorRss === undefined ? '1.00' : (rss / floorRss).toFixed(2);
-    console.log(`| ${name} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${rss.toFixed(0)} | ${ratio} |`);
+    console.log(
+      `| ${name} | ${variant} | ${median(samples.map((s) => s.startMs)).toFixed(0)} | ${median(samples.map((s) => s.cpuS)).toFixed(2)} | ${rss.toFixed(0)} | ${ratio} |`,
+    );
     return rss;
   };
   console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) | × floor RSS |\n|---|---|---|---|---|---|`);
@@ -120,13 +140,21 @@ if (sections.includes('processes')) {
       for (const variant of variants) await row(name, app, env, variant, floorRss);
     }
   } finally {
-    await deleteStreams(natsUrl, tenetStreamsFor({ namespace: shared.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl,
+      tenetStreamsFor({ namespace: shared.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl, shared.TENET_REDIS_PREFIX);
   }
 }
 if (sections.includes('log-size')) {
   const sizes = (process.env['TENET_BENCH_LOG_SIZES'] ?? '0,10000,100000').split(',').map(Number);
   const rows = await logSizeBench(sizes, runs, (line) => console.error(line));
-  console.log(`\n| events in the log | start-up to /healthz (ms) | first GET /agents (ms) | first turn (ms) | second turn (ms) |\n|---:|---:|---:|---:|---:|`);
-  for (const r of rows) console.log(`| ${r.events} | ${r.ready_ms.toFixed(0)} | ${r.first_agents_ms.toFixed(1)} | ${r.first_turn_ms.toFixed(1)} | ${r.second_turn_ms.toFixed(1)} |`);
+  console.log(
+    `\n| events in the log | start-up to /healthz (ms) | first GET /agents (ms) | first turn (ms) | second turn (ms) |\n|---:|---:|---:|---:|---:|`,
+  );
+  for (const r of rows)
+    console.log(
+      `| ${r.events} | ${r.ready_ms.toFixed(0)} | ${r.first_agents_ms.toFixed(1)} | ${r.first_turn_ms.toFixed(1)} | ${r.second_turn_ms.toFixed(1)} |`,
+    );
 }

@@ -148,7 +148,10 @@ async function latencyRows(mode: string, tools: ToolExecution): Promise<Row> {
   return { mode, floor: stats(floor), tenet: stats(tenet) };
 }
 
-const results: { latency: Row[]; throughput: { mode: string; replicas: number; calls_per_s: number; floor_calls_per_s: number }[] } = { latency: [], throughput: [] };
+const results: { latency: Row[]; throughput: { mode: string; replicas: number; calls_per_s: number; floor_calls_per_s: number }[] } = {
+  latency: [],
+  throughput: [],
+};
 
 if (MODES.includes('embedded')) {
   const store = SqliteEventStore.open({ dataDir: tempDir() });
@@ -169,7 +172,11 @@ async function startReplicas(count: number, env: Record<string, string>): Promis
   const children: ChildProcess[] = [];
   for (let i = 0; i < count; i++) {
     let output = '';
-    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/tool-executor/src/main.ts'], { cwd: root, env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/tool-executor/src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     for (let waited = 0; !output.includes('running tool calls'); waited += 200) {
@@ -222,7 +229,10 @@ if (MODES.includes('bullmq')) {
     await admin.obliterate({ force: true });
     await admin.close();
     // The executor processes' namespace streams (v1 and v2) on the shared NATS.
-    await deleteStreams(natsUrl, tenetStreamsFor({ namespace: env.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl,
+      tenetStreamsFor({ namespace: env.TENET_NAMESPACE, streamLimits: {} }).map((stream) => stream.name),
+    );
   }
 }
 
@@ -233,11 +243,16 @@ const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const lines = [
   `| mode | floor p50 | floor p99 | Tenet p50 | Tenet p99 | overhead p50 | overhead p99 |`,
   `|---|---|---|---|---|---|---|`,
-  ...results.latency.map((row) => `| ${row.mode} | ${ms(row.floor.p50)} | ${ms(row.floor.p99)} | ${ms(row.tenet.p50)} | ${ms(row.tenet.p99)} | ${ms(row.tenet.p50 - row.floor.p50)} | ${ms(row.tenet.p99 - row.floor.p99)} |`),
+  ...results.latency.map(
+    (row) =>
+      `| ${row.mode} | ${ms(row.floor.p50)} | ${ms(row.floor.p99)} | ${ms(row.tenet.p50)} | ${ms(row.tenet.p99)} | ${ms(row.tenet.p50 - row.floor.p50)} | ${ms(row.tenet.p99 - row.floor.p99)} |`,
+  ),
   '',
   `| mode | executor replicas | tool calls/s (${CONCURRENCY} in flight) | floor calls/s |`,
   `|---|---|---|---|`,
-  ...results.throughput.map((row) => `| ${row.mode} | ${row.replicas} | ${row.calls_per_s.toFixed(0)} | ${row.floor_calls_per_s.toFixed(0)} |`),
+  ...results.throughput.map(
+    (row) => `| ${row.mode} | ${row.replicas} | ${row.calls_per_s.toFixed(0)} | ${row.floor_calls_per_s.toFixed(0)} |`,
+  ),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 if (process.env['BENCH_JSON']) writeFileSync(process.env['BENCH_JSON'], JSON.stringify(results, null, 2));

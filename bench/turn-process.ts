@@ -30,7 +30,9 @@ process.once('SIGTERM', () => {
 
 if (role === 'matcher') {
   const config = loadPlatformConfig({ TENET_MODE: 'distributed', ...process.env }, 'guideline-matcher');
-  const app = await NestFactory.create(MatcherHostModule.forRoot(config, { provider: new ZeroLatencyProvider() }), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(MatcherHostModule.forRoot(config, { provider: new ZeroLatencyProvider() }), {
+    logger: ['error', 'warn'],
+  });
   await startMessageHandlers(app, config.serviceName);
   await app.init();
   closers.push(() => app.close());
@@ -50,13 +52,19 @@ if (role === 'matcher') {
     const msg = await nc.request(`${subject}.${kind}`, JSON.stringify(HOP_REQUEST), { timeout: 10_000 });
     return JSON.parse(decoder.decode(msg.data)) as unknown;
   });
-  closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))), () => nc.drain(), () => store.close());
+  closers.push(
+    () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+    () => nc.drain(),
+    () => store.close(),
+  );
   process.stdout.write(`ready ${url}\n`);
 } else if (role === 'all-in-one') {
   // BENCH_SLICE_MS: the event loop slice of the SQLite store (EventLoopSlices); "off" = every call at once, as before.
   const slice = process.env['BENCH_SLICE_MS'];
   if (slice !== undefined) eventLoopSlices.budgetMs = slice === 'off' ? Infinity : Number(slice);
-  const env = Object.fromEntries(Object.entries({ ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, TENET_MODE: 'embedded' }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const host = await startAllInOne(env, { provider: new ZeroLatencyProvider() });
   closers.push(() => host.app.close());
   process.stdout.write(`ready ${host.url}\n`);

@@ -30,10 +30,22 @@ export class ZeroLatencyProvider implements LlmProvider {
     let value: MatchGuidelinesOutput | ComposeReplyOutput;
     if (req.task.kind === MATCH_GUIDELINES) {
       const input = req.task.input as MatchGuidelinesInput;
-      value = { matches: input.guidelines.map((g, i) => ({ guideline_id: g.id, relevance: i < 2 ? 0.9 : 0.1, confidence: 0.9, reasoning: 'fixed', tool_arguments: [] })) };
+      value = {
+        matches: input.guidelines.map((g, i) => ({
+          guideline_id: g.id,
+          relevance: i < 2 ? 0.9 : 0.1,
+          confidence: 0.9,
+          reasoning: 'fixed',
+          tool_arguments: [],
+        })),
+      };
     } else if (req.task.kind === COMPOSE_REPLY) {
       const input = req.task.input as ComposeReplyInput;
-      value = { message: 'Thanks for reaching out. I can help with that.', cited_guideline_ids: input.matched.map((m) => m.guideline_id), canned_response_id: '' };
+      value = {
+        message: 'Thanks for reaching out. I can help with that.',
+        cited_guideline_ids: input.matched.map((m) => m.guideline_id),
+        canned_response_id: '',
+      };
     } else {
       throw new Error(`ZeroLatencyProvider: no answer for task ${req.task.kind}`);
     }
@@ -43,7 +55,10 @@ export class ZeroLatencyProvider implements LlmProvider {
 
 /** Five guidelines of the bench agent (POSTed with the tag `agent:<id>`). */
 export const GUIDELINES = [
-  { condition: 'The customer asks about refunds, returns, or money back', action: 'Explain the 30-day refund policy and offer to check the order' },
+  {
+    condition: 'The customer asks about refunds, returns, or money back',
+    action: 'Explain the 30-day refund policy and offer to check the order',
+  },
   { condition: 'The customer mentions an order number', action: 'Look up the order status and tell the customer' },
   { condition: 'The customer is angry or uses strong language', action: 'Apologise and stay calm' },
   { condition: 'The customer asks about shipping times', action: 'Say standard shipping takes 3-5 business days' },
@@ -58,9 +73,20 @@ export const HOP_REQUEST = {
   agent: { id: 'a'.repeat(20), name: 'Support' },
   message: CUSTOMER_MESSAGE,
   history: [],
-  guidelines: GUIDELINES.map((g, i) => ({ id: `guideline-${i}-${'g'.repeat(10)}`, ...g, priority: 0, enabled: true, tools: [], required_context: [] })),
+  guidelines: GUIDELINES.map((g, i) => ({
+    id: `guideline-${i}-${'g'.repeat(10)}`,
+    ...g,
+    priority: 0,
+    enabled: true,
+    tools: [],
+    required_context: [],
+  })),
 };
-export const HOP_REPLY = { message: 'Thanks for reaching out. I can help with that.', cited_guideline_ids: ['guideline-0', 'guideline-1'], usage: { input_tokens: 400, output_tokens: 40 } };
+export const HOP_REPLY = {
+  message: 'Thanks for reaching out. I can help with that.',
+  cited_guideline_ids: ['guideline-0', 'guideline-1'],
+  usage: { input_tokens: 400, output_tokens: 40 },
+};
 
 /** One request/reply hop of the floor (`match` or `compose`). */
 export type Hop = (kind: 'match' | 'compose') => Promise<unknown>;
@@ -73,19 +99,36 @@ export type Hop = (kind: 'match' | 'compose') => Promise<unknown>;
 export async function floorTurn(store: EventStore, hop: Hop, sessionId: string, reply: () => void): Promise<void> {
   const session = `session-${sessionId}`;
   const correlation = `corr_${randomUUID()}`;
-  const event = (type: string, data: Record<string, unknown>) => [{ type, data: { session_id: sessionId, source: 'ai_agent', correlation_id: correlation, data }, metadata: { trace_id: correlation } }];
+  const event = (type: string, data: Record<string, unknown>) => [
+    { type, data: { session_id: sessionId, source: 'ai_agent', correlation_id: correlation, data }, metadata: { trace_id: correlation } },
+  ];
   const status = (value: string) => store.append(session, event('status', { status: value, data: {} }));
   await store.append(session, event('message', { message: CUSTOMER_MESSAGE, participant: { display_name: 'customer' } })); // 1 customer message
   await store.append(`sessionmeta-${sessionId}`, [{ type: 'SessionActivated', data: { at: Date.now(), activity: 1 } }]); // 2 activity
   await status('acknowledged'); // 3
-  await store.append(`turnlease-${sessionId}`, [{ type: 'TurnClaimed', data: { trigger_offset: 0, owner: 'floor', lease_until: Date.now() + 180_000 } }]); // 4
+  await store.append(`turnlease-${sessionId}`, [
+    { type: 'TurnClaimed', data: { trigger_offset: 0, owner: 'floor', lease_until: Date.now() + 180_000 } },
+  ]); // 4
   await status('processing'); // 5
   await hop('match');
-  await store.append('usage-bench-agent', [{ type: 'llm_usage', data: { agent_id: 'bench-agent', session_id: sessionId, purpose: 'match_guidelines', input_tokens: 400, output_tokens: 40 } }]); // 6
+  await store.append('usage-bench-agent', [
+    {
+      type: 'llm_usage',
+      data: { agent_id: 'bench-agent', session_id: sessionId, purpose: 'match_guidelines', input_tokens: 400, output_tokens: 40 },
+    },
+  ]); // 6
   await status('typing'); // 7
   await hop('compose');
-  await store.append('usage-bench-agent', [{ type: 'llm_usage', data: { agent_id: 'bench-agent', session_id: sessionId, purpose: 'compose_reply', input_tokens: 400, output_tokens: 40 } }]); // 8
-  await store.append(session, event('message', { message: HOP_REPLY.message, participant: { id: 'bench-agent', display_name: 'Support' } })); // 9
+  await store.append('usage-bench-agent', [
+    {
+      type: 'llm_usage',
+      data: { agent_id: 'bench-agent', session_id: sessionId, purpose: 'compose_reply', input_tokens: 400, output_tokens: 40 },
+    },
+  ]); // 8
+  await store.append(
+    session,
+    event('message', { message: HOP_REPLY.message, participant: { id: 'bench-agent', display_name: 'Support' } }),
+  ); // 9
   await store.append(session, event('status', { status: 'ready', data: { matched_guidelines: HOP_REPLY.cited_guideline_ids } })); // 10
   reply();
   await store.append(`turnlease-${sessionId}`, [{ type: 'TurnReleased', data: { trigger_offset: 0, owner: 'floor', outcome: 'ready' } }]); // 11
@@ -139,6 +182,11 @@ export function http<T>(method: string, url: string, body?: unknown, key?: strin
   });
 }
 
-export const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+export const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
-export const median = (values: readonly number[]): number => quantile([...values].sort((a, b) => a - b), 0.5);
+export const median = (values: readonly number[]): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );

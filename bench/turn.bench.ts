@@ -46,7 +46,17 @@ import type { MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS, tenetStreamsFor } from '@tenet/platform-runtime';
 import { BullMqScheduler, redisOptionsFromUrl } from '@tenet/scheduling';
 import { freePort } from '@tenet/testing';
-import { CUSTOMER_MESSAGE, GUIDELINES, HOP_REPLY, http, median, quantile, serveFloor, ZeroLatencyProvider, type Hop } from './turn-support.js';
+import {
+  CUSTOMER_MESSAGE,
+  GUIDELINES,
+  HOP_REPLY,
+  http,
+  median,
+  quantile,
+  serveFloor,
+  ZeroLatencyProvider,
+  type Hop,
+} from './turn-support.js';
 
 const natsUrl = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -105,8 +115,16 @@ class TenetClient implements Target {
   ) {}
 
   async createAgent(): Promise<void> {
-    this.agentId = (await http<{ id: string }>('POST', `${this.url}/agents`, { name: 'Support', description: 'Helps customers with their orders' }, this.key)).body.id;
-    for (const guideline of GUIDELINES) await http('POST', `${this.url}/guidelines`, { ...guideline, tags: [`agent:${this.agentId}`] }, this.key);
+    this.agentId = (
+      await http<{ id: string }>(
+        'POST',
+        `${this.url}/agents`,
+        { name: 'Support', description: 'Helps customers with their orders' },
+        this.key,
+      )
+    ).body.id;
+    for (const guideline of GUIDELINES)
+      await http('POST', `${this.url}/guidelines`, { ...guideline, tags: [`agent:${this.agentId}`] }, this.key);
   }
 
   get agent(): string {
@@ -121,7 +139,12 @@ class TenetClient implements Target {
 
   async turn(sessionId: string): Promise<number> {
     const started = performance.now();
-    const posted = await http<{ offset: number }>('POST', `${this.url}/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE }, this.key);
+    const posted = await http<{ offset: number }>(
+      'POST',
+      `${this.url}/sessions/${sessionId}/events`,
+      { kind: 'message', source: 'customer', message: CUSTOMER_MESSAGE },
+      this.key,
+    );
     const took = performance.now() - started;
     this.postTimes.push(took);
     if (!this.posted.has(sessionId)) {
@@ -131,9 +154,15 @@ class TenetClient implements Target {
     let cursor = posted.body.offset + 1;
     for (;;) {
       const waited = performance.now() - started;
-      if (waited > TURN_TIMEOUT_MS) throw new Error(`turn of session ${sessionId} not ready after ${Math.round(waited)} ms (BENCH_TURN_TIMEOUT_MS)`);
+      if (waited > TURN_TIMEOUT_MS)
+        throw new Error(`turn of session ${sessionId} not ready after ${Math.round(waited)} ms (BENCH_TURN_TIMEOUT_MS)`);
       const wait = Math.max(1, Math.min(30, Math.ceil((TURN_TIMEOUT_MS - waited) / 1000)));
-      const { body: events } = await http<StatusEvent[]>('GET', `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=${wait}`, undefined, this.key);
+      const { body: events } = await http<StatusEvent[]>(
+        'GET',
+        `${this.url}/sessions/${sessionId}/events?min_offset=${cursor}&kinds=status&wait_for_data=${wait}`,
+        undefined,
+        this.key,
+      );
       this.polls++;
       const statuses = events.map((e) => e.data.status);
       const ready = events.find((e) => e.data.status === 'ready');
@@ -175,7 +204,9 @@ interface RoundResult {
  * TURNS_PER_SESSION turns one after another. Sessions are created before the clock starts.
  */
 async function round(target: Target, parallel: number, sessionsEach: number): Promise<RoundResult> {
-  const ids = await Promise.all(Array.from({ length: parallel }, () => Promise.all(Array.from({ length: sessionsEach }, () => target.newSession()))));
+  const ids = await Promise.all(
+    Array.from({ length: parallel }, () => Promise.all(Array.from({ length: sessionsEach }, () => target.newSession()))),
+  );
   const latencies: number[] = [];
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -185,7 +216,11 @@ async function round(target: Target, parallel: number, sessionsEach: number): Pr
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { latencies, turnsPerSecond: latencies.length / ((performance.now() - started) / 1000), cpuMsPerTurn: (used.user + used.system) / 1000 / latencies.length };
+  return {
+    latencies,
+    turnsPerSecond: latencies.length / ((performance.now() - started) / 1000),
+    cpuMsPerTurn: (used.user + used.system) / 1000 / latencies.length,
+  };
 }
 
 interface Stats {
@@ -212,7 +247,12 @@ interface Row {
 
 const stats = (rounds: RoundResult[]): Stats => {
   const all = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  return { p50: quantile(all, 0.5), p99: quantile(all, 0.99), turns_per_s: median(rounds.map((r) => r.turnsPerSecond)), cpu_ms_per_turn: median(rounds.map((r) => r.cpuMsPerTurn)) };
+  return {
+    p50: quantile(all, 0.5),
+    p99: quantile(all, 0.99),
+    turns_per_s: median(rounds.map((r) => r.turnsPerSecond)),
+    cpu_ms_per_turn: median(rounds.map((r) => r.cpuMsPerTurn)),
+  };
 };
 
 /** Floor and Tenet alternately, round after round (after one warm-up round each), as bench/foundation does. */
@@ -274,7 +314,12 @@ async function inProcessFloor(dir: string): Promise<{ client: FloorClient; close
 async function countCalls(store: EventStore, bus: MessageBus, client: TenetClient, turns: number): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const restore: (() => void)[] = [];
-  const wrap = <T extends object>(target: T, names: (keyof T & string)[], prefix: string, timeKey?: (name: string) => string | undefined) => {
+  const wrap = <T extends object>(
+    target: T,
+    names: (keyof T & string)[],
+    prefix: string,
+    timeKey?: (name: string) => string | undefined,
+  ) => {
     for (const name of names) {
       const original = target[name] as unknown as (...args: unknown[]) => Promise<unknown>;
       (target as Record<string, unknown>)[name] = (...args: unknown[]) => {
@@ -282,7 +327,10 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
         // Appends also by stream category (`store.append[session-]`): which writes a turn makes.
         // Appends and stream reads also by stream category (`store.append[session-]`), category reads by their filter.
         if (prefix === 'store' && (name === 'append' || name === 'readStream' || name === 'readAll')) {
-          const category = name === 'readAll' ? (args[0] as { category?: unknown } | undefined)?.category : (streamCategory(String(args[0])) ?? String(args[0]));
+          const category =
+            name === 'readAll'
+              ? (args[0] as { category?: unknown } | undefined)?.category
+              : (streamCategory(String(args[0])) ?? String(args[0]));
           const key = `store.${name}[${category === undefined ? 'all' : String(category)}]`;
           counts[key] = (counts[key] ?? 0) + 1;
         }
@@ -313,7 +361,11 @@ async function sessionGrowth(client: TenetClient, turns: number, bucket: number)
   const session = await client.newSession();
   const latencies: number[] = [];
   for (let i = 0; i < turns; i++) latencies.push(await client.turn(session));
-  return [0, Math.floor((turns - bucket) / 2), turns - bucket].map((from) => ({ from: from + 1, to: from + bucket, p50: median(latencies.slice(from, from + bucket)) }));
+  return [0, Math.floor((turns - bucket) / 2), turns - bucket].map((from) => ({
+    from: from + 1,
+    to: from + bucket,
+    p50: median(latencies.slice(from, from + bucket)),
+  }));
 }
 
 /** What the offline provider (TENET_LLM_PROVIDER=offline) would add per turn: its match + compose calls, timed directly. */
@@ -321,7 +373,15 @@ async function offlineProviderCost(): Promise<number> {
   const provider = new OfflineProvider();
   const guidelines = GUIDELINES.map((g, i) => ({ id: `g${i}`, ...g }));
   const match = matchGuidelinesRequest({ message: CUSTOMER_MESSAGE, history: [], guidelines }, { purpose: MATCH_GUIDELINES });
-  const compose = composeReplyRequest({ agentName: 'Support', message: CUSTOMER_MESSAGE, matched: guidelines.slice(0, 2).map((g) => ({ guideline_id: g.id, action: g.action })), history: [] }, { purpose: COMPOSE_REPLY });
+  const compose = composeReplyRequest(
+    {
+      agentName: 'Support',
+      message: CUSTOMER_MESSAGE,
+      matched: guidelines.slice(0, 2).map((g) => ({ guideline_id: g.id, action: g.action })),
+      history: [],
+    },
+    { purpose: COMPOSE_REPLY },
+  );
   const once = async () => {
     await provider.generate(match);
     await provider.generate(compose);
@@ -352,7 +412,10 @@ async function embedded(): Promise<EmbeddedResult> {
     try {
       const tenet = new TenetClient(host.url);
       await tenet.createAgent();
-      rows = [await compare('all-in-one', floor.client, tenet, 1, SEQUENTIAL_SESSIONS), await compare('all-in-one', floor.client, tenet, SESSIONS, 1)];
+      rows = [
+        await compare('all-in-one', floor.client, tenet, 1, SEQUENTIAL_SESSIONS),
+        await compare('all-in-one', floor.client, tenet, SESSIONS, 1),
+      ];
       loaded = await countCalls(host.app.get<EventStore>(EVENT_STORE), host.app.get<MessageBus>(MESSAGE_BUS), tenet, 20);
     } finally {
       await host.app.close();
@@ -386,7 +449,11 @@ interface Child {
 function start(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
   // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") adds Node flags to the child processes.
   const nodeArgs = (process.env['BENCH_CHILD_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', '@swc-node/register/esm-register', script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', '@swc-node/register/esm-register', script, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const ready = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -454,7 +521,14 @@ async function cleanUp(redisPrefix: string, namespace: string): Promise<void> {
 async function timerRearm(prefix: string, n = 200): Promise<number> {
   const scheduler = BullMqScheduler.fromUrl(redisUrl, { prefix });
   try {
-    const job = (i: number) => ({ queue: 'bench-timers', jobId: `idle:bench:${i}`, data: { sessionId: 'bench', timer: 'idle', activity: i }, delayMs: 300_000, attempts: 5, backoff: { type: 'exponential' as const, delayMs: 500 } });
+    const job = (i: number) => ({
+      queue: 'bench-timers',
+      jobId: `idle:bench:${i}`,
+      data: { sessionId: 'bench', timer: 'idle', activity: i },
+      delayMs: 300_000,
+      attempts: 5,
+      backoff: { type: 'exponential' as const, delayMs: 500 },
+    });
     await scheduler.schedule(job(0));
     let started = 0;
     for (let i = 1; i <= n + 20; i++) {
@@ -500,7 +574,10 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
   delete env['MONGO_URL'];
   const service = async (app: string, extra: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> => {
     const servicePort = await freePort();
-    return { child: start(`apps/${app}/src/main.ts`, [], { ...env, PORT: String(servicePort), ...extra }), url: `http://127.0.0.1:${servicePort}` };
+    return {
+      child: start(`apps/${app}/src/main.ts`, [], { ...env, PORT: String(servicePort), ...extra }),
+      url: `http://127.0.0.1:${servicePort}`,
+    };
   };
   // As start:distributed lays them out: the memory store on the gateway's log, metering and the tool executor on their own.
   const services = [
@@ -527,17 +604,20 @@ async function distributed(): Promise<{ rows: Row[]; timerRearmMs: number }> {
       ...services.map((s) => healthy(s.url, s.child, '/readyz')),
     ]);
     await tenet.createAgent();
-    log('distributed (gateway, matcher, journey engine, memory store, metering, tool executor as processes over NATS and Redis; SQLite logs; API keys required), client in the bench process');
+    log(
+      'distributed (gateway, matcher, journey engine, memory store, metering, tool executor as processes over NATS and Redis; SQLite logs; API keys required), client in the bench process',
+    );
     const floor = new FloorClient(floorUrl);
-    const rows = [await compare('distributed', floor, tenet, 1, SEQUENTIAL_SESSIONS), await compare('distributed', floor, tenet, SESSIONS, 1)];
+    const rows = [
+      await compare('distributed', floor, tenet, 1, SEQUENTIAL_SESSIONS),
+      await compare('distributed', floor, tenet, SESSIONS, 1),
+    ];
     const timerRearmMs = await timerRearm(env['TENET_REDIS_PREFIX']!);
     log(`  BullMQ idle-timer re-arm (cancel + schedule): ${timerRearmMs.toFixed(2)} ms`);
     return { rows, timerRearmMs };
   } finally {
     for (const child of children) await stop(child);
-    await cleanUp(env['TENET_REDIS_PREFIX']!, env['TENET_NAMESPACE']!).catch((error: unknown) =>
-      log(`clean-up failed: ${String(error)}`),
-    );
+    await cleanUp(env['TENET_REDIS_PREFIX']!, env['TENET_NAMESPACE']!).catch((error: unknown) => log(`clean-up failed: ${String(error)}`));
     rmSync(tenetDir, { recursive: true, force: true });
     rmSync(floorDir, { recursive: true, force: true });
   }
@@ -632,13 +712,24 @@ async function idleRound(url: string, tenet: TenetClient, healthz: number[], pos
  */
 async function underLoad(): Promise<LoadResult> {
   const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'tenet-bench-load-')));
-  const env = (dir: string, slice: string) => ({ ...process.env, TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', BENCH_SLICE_MS: slice });
-  const hosts = [start('bench/turn-process.ts', ['all-in-one'], env(dirs[0]!, 'off')), start('bench/turn-process.ts', ['all-in-one'], env(dirs[1]!, process.env['BENCH_SLICE_MS'] ?? '4'))];
+  const env = (dir: string, slice: string) => ({
+    ...process.env,
+    TENET_DATA_DIR: dir,
+    TENET_DEMO: 'off',
+    TENET_LLM_PROVIDER: 'offline',
+    BENCH_SLICE_MS: slice,
+  });
+  const hosts = [
+    start('bench/turn-process.ts', ['all-in-one'], env(dirs[0]!, 'off')),
+    start('bench/turn-process.ts', ['all-in-one'], env(dirs[1]!, process.env['BENCH_SLICE_MS'] ?? '4')),
+  ];
   try {
     const urls = await Promise.all(hosts.map(async (host) => (await host.ready).split(' ')[1]!));
     const clients = urls.map((url) => new TenetClient(url));
     for (const client of clients) await client.createAgent();
-    log(`load: all-in-one hosts in their own processes (slices off / on, alternating), ${SESSIONS} sessions at once, /healthz probed every ${PROBE_MS} ms`);
+    log(
+      `load: all-in-one hosts in their own processes (slices off / on, alternating), ${SESSIONS} sessions at once, /healthz probed every ${PROBE_MS} ms`,
+    );
     const loadavgStart = loadavg()[0]!;
     for (const client of clients) await round(client, SESSIONS, 1); // warm-up
     const healthz: number[][] = [[], []];
@@ -672,8 +763,13 @@ async function underLoad(): Promise<LoadResult> {
       unsliced: stats(0),
       sliced: stats(1),
     };
-    log(`  idle floor (as shipped, nothing else running): /healthz p50 ${result.idle.healthz.p50.toFixed(2)} p99 ${result.idle.healthz.p99.toFixed(2)} ms | accept POST p50 ${result.idle.accept_post.p50.toFixed(2)} p99 ${result.idle.accept_post.p99.toFixed(2)} ms`);
-    for (const [label, s] of [['slices off', result.unsliced], ['as shipped', result.sliced]] as const) {
+    log(
+      `  idle floor (as shipped, nothing else running): /healthz p50 ${result.idle.healthz.p50.toFixed(2)} p99 ${result.idle.healthz.p99.toFixed(2)} ms | accept POST p50 ${result.idle.accept_post.p50.toFixed(2)} p99 ${result.idle.accept_post.p99.toFixed(2)} ms`,
+    );
+    for (const [label, s] of [
+      ['slices off', result.unsliced],
+      ['as shipped', result.sliced],
+    ] as const) {
       log(
         `  load (${label}): /healthz p50 ${s.healthz.p50.toFixed(2)} p99 ${s.healthz.p99.toFixed(2)} max ${s.healthz.max.toFixed(2)} ms (${s.healthz.n} probes) | ` +
           `accept POST p50 ${s.accept_post.p50.toFixed(2)} p99 ${s.accept_post.p99.toFixed(2)} max ${s.accept_post.max.toFixed(2)} ms ` +
@@ -714,11 +810,15 @@ const perTurn = (calls: Record<string, number>): string =>
 process.stdout.write(`${table}\n\n`);
 process.stdout.write(`Turns measured per row: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.turns}`).join(', ')}\n`);
 process.stdout.write(`Long-polls per turn: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.polls_per_turn.toFixed(2)}`).join(', ')}\n`);
-process.stdout.write(`turn_time_ms reported in ready (processing to ready, inside the gateway), p50: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.server_turn_p50_ms}`).join(', ')}\n`);
+process.stdout.write(
+  `turn_time_ms reported in ready (processing to ready, inside the gateway), p50: ${rows.map((r) => `${r.mode}/${r.sessions}: ${r.server_turn_p50_ms}`).join(', ')}\n`,
+);
 if (local) {
   process.stdout.write(`All-in-one, per turn, fresh host: ${perTurn(local.calls.fresh)}\n`);
   process.stdout.write(`All-in-one, per turn, right after the timed rounds: ${perTurn(local.calls.loaded)}\n`);
-  process.stdout.write(`All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`);
+  process.stdout.write(
+    `All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`,
+  );
 }
 if (load) {
   const { machine } = load;
@@ -735,7 +835,10 @@ if (load) {
     `| as shipped, idle (floor: ${load.idle.healthz.n} probes, ${load.idle.accept_post.n} turns of one session) | ${ms(load.idle.healthz.p50)} / ${ms(load.idle.healthz.p99)} / ${ms(load.idle.healthz.max)} | ` +
       `${ms(load.idle.accept_post.p50)} / ${ms(load.idle.accept_post.p99)} / ${ms(load.idle.accept_post.max)} | | | | | |\n`,
   );
-  for (const [label, s] of [['slices off, under load (same-run reference)', load.unsliced], ['as shipped, under load', load.sliced]] as const) {
+  for (const [label, s] of [
+    ['slices off, under load (same-run reference)', load.unsliced],
+    ['as shipped, under load', load.sliced],
+  ] as const) {
     process.stdout.write(
       `| ${label} | ${ms(s.healthz.p50)} / ${ms(s.healthz.p99)} / ${ms(s.healthz.max)} | ${ms(s.accept_post.p50)} / ${ms(s.accept_post.p99)} / ${ms(s.accept_post.max)} | ` +
         `${ms(s.accept_post_burst.p50)} / ${ms(s.accept_post_burst.max)} | ${ms(s.accept_post_after_burst.p99)} | ${ms(s.turn.p50)} / ${ms(s.turn.p99)} | ${Math.round(s.turns_per_s)} | ${s.turns} |\n`,
@@ -743,8 +846,15 @@ if (load) {
   }
   process.stdout.write('\n');
 }
-if (remote) process.stdout.write(`Distributed, BullMQ idle-timer re-arm per customer message (cancel + schedule, wall time): ${ms(remote.timerRearmMs)} ms\n`);
+if (remote)
+  process.stdout.write(
+    `Distributed, BullMQ idle-timer re-arm per customer message (cancel + schedule, wall time): ${ms(remote.timerRearmMs)} ms\n`,
+  );
 process.stdout.write(`Offline provider (not used above), match + compose: ${(offlineMs * 1000).toFixed(0)} µs per turn\n`);
 log(`bench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
 const out = process.env['BENCH_JSON'];
-if (out) writeFileSync(out, `${JSON.stringify({ node: process.version, rounds: ROUNDS, rows, calls: local?.calls, growth: local?.growth, load, timer_rearm_ms: remote?.timerRearmMs, offline_provider_ms_per_turn: offlineMs }, null, 2)}\n`);
+if (out)
+  writeFileSync(
+    out,
+    `${JSON.stringify({ node: process.version, rounds: ROUNDS, rows, calls: local?.calls, growth: local?.growth, load, timer_rearm_ms: remote?.timerRearmMs, offline_provider_ms_per_turn: offlineMs }, null, 2)}\n`,
+  );

@@ -106,5 +106,7 @@ if (args[0] === '--package') {
     // The shebang lets an app be a package bin (`tenet`: apps/cli); for the others it is a comment to Node.
     writeFileSync(join(dist, projectRoot, 'main.js'), "#!/usr/bin/env node\nimport './src/main.js';\n", { mode: 0o755 });
   }
-  console.log(`built ${projectRoot}: ${sources.length} file(s)${assets.length ? `, ${assets.length} asset(s)` : ''} → ${relative(root, join(dist, projectRoot))}`);
+  console.log(
+    `built ${projectRoot}: ${sources.length} file(s)${assets.length ? `, ${assets.length} asset(s)` : ''} → ${relative(root, join(dist, projectRoot))}`,
+  );
 }

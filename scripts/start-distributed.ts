@@ -22,10 +22,14 @@ import { loadDemoAgent } from '@tenet/hosts/demo';
 const root = resolve(import.meta.dirname, '..');
 const compiled = import.meta.filename.endsWith('.js');
 /** The command line that starts `apps/<app>`: compiled JavaScript in dist/, else its TypeScript source. */
-const entry = (app: string): string[] => (compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`]);
+const entry = (app: string): string[] =>
+  compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
 // The supervisor's own variables (docs/configuration.md); each service validates its own schema when it starts.
 const settings = loadConfigOrExit('start-distributed', process.env);
-const dataDir = resolve(process.env['TENET_DATA_DIR'] === undefined ? join(root, '.tenet-data') : settings.get('TENET_DATA_DIR'), 'distributed');
+const dataDir = resolve(
+  process.env['TENET_DATA_DIR'] === undefined ? join(root, '.tenet-data') : settings.get('TENET_DATA_DIR'),
+  'distributed',
+);
 const gatewayPort = settings.get('PORT');
 const replicas = settings.get('TENET_MATCHER_REPLICAS');
 const toolExecutors = settings.get('TENET_TOOL_EXECUTOR_REPLICAS');
@@ -38,8 +42,16 @@ interface Service {
 
 const services: Service[] = [
   { name: 'gateway', args: entry('session-gateway'), env: { PORT: String(gatewayPort), TENET_DATA_DIR: join(dataDir, 'gateway') } },
-  ...Array.from({ length: replicas }, (_, i) => ({ name: `matcher-${i + 1}`, args: entry('guideline-matcher'), env: { PORT: String(gatewayPort + 1 + i) } })),
-  { name: 'metering', args: entry('metering'), env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') } },
+  ...Array.from({ length: replicas }, (_, i) => ({
+    name: `matcher-${i + 1}`,
+    args: entry('guideline-matcher'),
+    env: { PORT: String(gatewayPort + 1 + i) },
+  })),
+  {
+    name: 'metering',
+    args: entry('metering'),
+    env: { PORT: String(gatewayPort + 1 + replicas), TENET_DATA_DIR: join(dataDir, 'metering') },
+  },
   ...Array.from({ length: toolExecutors }, (_, i) => ({
     name: `tools-${i + 1}`,
     args: entry('tool-executor'),
@@ -52,7 +64,15 @@ const services: Service[] = [
   // the gateway's event log: its REST checks the same API keys and workspace ownership (ADR 0018).
   { name: 'memory', args: entry('memory-store'), env: { PORT: String(gatewayPort + 18), TENET_DATA_DIR: join(dataDir, 'gateway') } },
   // Bindings, channel connections and their inbound URLs on PORT+17; a client of the gateway above, on its log (ADR 0025).
-  { name: 'channels', args: entry('channel-gateway'), env: { PORT: String(gatewayPort + 17), TENET_DATA_DIR: join(dataDir, 'gateway'), TENET_CHANNELS_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}` } },
+  {
+    name: 'channels',
+    args: entry('channel-gateway'),
+    env: {
+      PORT: String(gatewayPort + 17),
+      TENET_DATA_DIR: join(dataDir, 'gateway'),
+      TENET_CHANNELS_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    },
+  },
 ];
 
 const children = new Map<string, ChildProcess>();
@@ -92,7 +112,9 @@ function supervise(service: Service): void {
       }
       if (Date.now() - startedAt >= RESTART_BACKOFF_MS.resetAfterMs) backoffMs = RESTART_BACKOFF_MS.first;
       restarts++;
-      logger.warn(`${service.name} exited (${signal ?? `code ${code}`}); restarting it in ${backoffMs} ms (restart ${restarts}); the other services keep serving`);
+      logger.warn(
+        `${service.name} exited (${signal ?? `code ${code}`}); restarting it in ${backoffMs} ms (restart ${restarts}); the other services keep serving`,
+      );
       setTimeout(() => {
         if (!stopping) start();
       }, backoffMs);
@@ -146,20 +168,31 @@ const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const waitingSince = Date.now();
 let lastProgress = waitingSince;
 while (!stopping) {
-  const healthy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
+  const healthy = await fetch(`${gatewayUrl}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (healthy) {
-    logger.log(`all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`);
+    logger.log(
+      `all services started: gateway on ${gatewayUrl}, ${replicas} matcher replica(s), metering, ${toolExecutors} tool executor(s); Ctrl-C stops them all`,
+    );
     if (settings.get('TENET_DEMO') !== 'off') {
       const demoFile = new URL('../examples/demo-agent.json', import.meta.url);
-      await loadDemoAgent(gatewayUrl, demoFile, logger, {}, { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}`, adminKey: settings.get('TENET_ADMIN_KEY') }).catch((error: unknown) =>
-        logger.error(`demo agent not loaded: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      await loadDemoAgent(
+        gatewayUrl,
+        demoFile,
+        logger,
+        {},
+        { knowledgeUrl: `http://127.0.0.1:${gatewayPort + 18}`, adminKey: settings.get('TENET_ADMIN_KEY') },
+      ).catch((error: unknown) => logger.error(`demo agent not loaded: ${error instanceof Error ? error.message : String(error)}`));
     }
     break;
   }
   if (Date.now() - lastProgress >= 10_000) {
     lastProgress = Date.now();
-    logger.log(`waiting for the gateway on ${gatewayUrl} to answer /healthz (${Math.round((lastProgress - waitingSince) / 1000)} s so far)`);
+    logger.log(
+      `waiting for the gateway on ${gatewayUrl} to answer /healthz (${Math.round((lastProgress - waitingSince) / 1000)} s so far)`,
+    );
   }
   await new Promise((r) => setTimeout(r, 250));
 }

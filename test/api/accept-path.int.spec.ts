@@ -29,7 +29,11 @@ describe('the accepting POST answers before its turn starts (embedded)', () => {
   });
 
   const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status >= 300) throw new Error(`${path} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -50,9 +54,13 @@ describe('the accepting POST answers before its turn starts (embedded)', () => {
       return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as typeof end;
     try {
-      const accepted = await post<{ offset: number }>(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: 'Hello' });
+      const accepted = await post<{ offset: number }>(`/sessions/${session.id}/events`, {
+        kind: 'message',
+        source: 'customer',
+        message: 'Hello',
+      });
       const statuses: string[] = [];
-      for (let offset = accepted.offset + 1; !statuses.includes('ready'); ) {
+      for (let offset = accepted.offset + 1; !statuses.includes('ready');) {
         const response = await fetch(`${url}/sessions/${session.id}/events?min_offset=${offset}&kinds=status&wait_for_data=30`);
         const events = (await response.json()) as { offset: number; data: { status: string } }[];
         statuses.push(...events.map((e) => e.data.status));

@@ -19,7 +19,12 @@ class DownProvider implements LlmProvider {
 
 interface Ready {
   status: string;
-  data: { usage?: { purpose: string; provider: string; fallback_from?: string }[]; matched_guidelines?: { guideline_id: string }[]; exception?: string; code?: string };
+  data: {
+    usage?: { purpose: string; provider: string; fallback_from?: string }[];
+    matched_guidelines?: { guideline_id: string }[];
+    exception?: string;
+    code?: string;
+  };
 }
 
 describe("an agent's fallback provider without a provider of its own", () => {
@@ -39,7 +44,11 @@ describe("an agent's fallback provider without a provider of its own", () => {
   });
 
   const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status >= 300) throw new Error(`POST ${path} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -48,8 +57,10 @@ describe("an agent's fallback provider without a provider of its own", () => {
   const turn = async (agentId: string, message: string): Promise<Ready> => {
     const session = await post<{ id: string }>('/sessions', { agent_id: agentId });
     const posted = await post<{ offset: number }>(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
-    for (let from = posted.offset + 1; ; ) {
-      const events = (await (await fetch(`${url}/sessions/${session.id}/events?min_offset=${from}&kinds=status&wait_for_data=30`)).json()) as { offset: number; data: Ready }[];
+    for (let from = posted.offset + 1; ;) {
+      const events = (await (
+        await fetch(`${url}/sessions/${session.id}/events?min_offset=${from}&kinds=status&wait_for_data=30`)
+      ).json()) as { offset: number; data: Ready }[];
       const last = events.find((e) => e.data.status === 'ready' || e.data.status === 'error');
       if (last) return last.data;
       from = (events.at(-1)?.offset ?? from - 1) + 1;
@@ -59,7 +70,11 @@ describe("an agent's fallback provider without a provider of its own", () => {
   it('given the configured provider is down, when the agent sets only `fallback`, then its turns are answered by the fallback and the usage says so', async () => {
     const agent = await post<{ id: string; fallback: unknown }>('/agents', { name: 'Resilient', fallback: { provider: 'offline' } });
     expect(agent.fallback).toEqual({ provider: 'offline' });
-    const refund = await post<{ id: string }>('/guidelines', { condition: 'The customer asks for a refund', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+    const refund = await post<{ id: string }>('/guidelines', {
+      condition: 'The customer asks for a refund',
+      action: 'Explain the refund policy',
+      tags: [`agent:${agent.id}`],
+    });
 
     const ready = await turn(agent.id, 'I want a refund please');
     expect(ready.status).toBe('ready');
@@ -74,7 +89,11 @@ describe("an agent's fallback provider without a provider of its own", () => {
 
   it('given the configured provider is down, when the agent has no fallback, then the turn ends in an error status with the outage code (not the provider text)', async () => {
     const agent = await post<{ id: string }>('/agents', { name: 'Fragile' });
-    await post('/guidelines', { condition: 'The customer asks for a refund', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+    await post('/guidelines', {
+      condition: 'The customer asks for a refund',
+      action: 'Explain the refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const ended = await turn(agent.id, 'I want a refund please');
     expect(ended.status).toBe('error');
     expect(ended.data.code).toBe('LLM.UNAVAILABLE');

@@ -16,11 +16,17 @@ interface Reply {
   headers: Headers;
 }
 
-const client = (url: () => string) => async (method: string, path: string, key?: string, body?: unknown): Promise<Reply> => {
-  const response = await fetch(`${url()}${path}`, { method, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
-};
+const client =
+  (url: () => string) =>
+  async (method: string, path: string, key?: string, body?: unknown): Promise<Reply> => {
+    const response = await fetch(`${url()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
+  };
 
 describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
   let app: INestApplication;
@@ -35,7 +41,14 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-keys-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'on', TENET_ADMIN_KEY: ADMIN_KEY }));
+    ({ app, url } = await startAllInOne({
+      TENET_MODE: 'embedded',
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'on',
+      TENET_ADMIN_KEY: ADMIN_KEY,
+    }));
   }, 120_000);
 
   afterAll(async () => {
@@ -66,7 +79,9 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
     expect((await call('DELETE', `/keys/${reader.id}`, admin.key)).body).toMatchObject({ revoked: true });
     const refused = await call('GET', '/agents', reader.key);
     expect(refused).toMatchObject({ status: 401, body: { detail: 'the API key was revoked' } });
-    expect((await call('POST', '/keys', admin.key, { name: 'x', role: 'owner' })).body).toMatchObject({ detail: [{ loc: ['body', 'role'], msg: 'role must be one of admin, agent-runtime, read-only' }] });
+    expect((await call('POST', '/keys', admin.key, { name: 'x', role: 'owner' })).body).toMatchObject({
+      detail: [{ loc: ['body', 'role'], msg: 'role must be one of admin, agent-runtime, read-only' }],
+    });
     expect((await call('POST', '/keys', admin.key, { name: 'x', role: 'admin', workspace_id: 'other' })).status).toBe(422);
   });
 
@@ -83,7 +98,8 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
 
     const posted = await call('POST', `/sessions/${mine.id}/events`, token, { kind: 'message', source: 'customer', message: 'hello' });
     expect(posted.status).toBe(201);
-    const events = (await call('GET', `/sessions/${mine.id}/events?min_offset=0&kinds=message&source=ai_agent&wait_for_data=30`, token)).body as { source: string }[];
+    const events = (await call('GET', `/sessions/${mine.id}/events?min_offset=0&kinds=message&source=ai_agent&wait_for_data=30`, token))
+      .body as { source: string }[];
     expect(events.some((e) => e.source === 'ai_agent')).toBe(true);
     expect((await call('GET', `/sessions/${other.id}/events`, token)).status).toBe(403);
     expect((await call('GET', '/agents', token)).status).toBe(403);
@@ -93,17 +109,27 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
     const before = ((await call('GET', `/sessions/${mine.id}/events?min_offset=0`, token)).body as unknown[]).length;
     for (const event of [
       { kind: 'message', source: 'human_agent', message: 'refund approved' },
-      { kind: 'message', source: 'human_agent_on_behalf_of_ai_agent', message: 'refund approved', participant: { display_name: 'Support' } },
+      {
+        kind: 'message',
+        source: 'human_agent_on_behalf_of_ai_agent',
+        message: 'refund approved',
+        participant: { display_name: 'Support' },
+      },
       { kind: 'custom', source: 'customer', data: { vip: true } },
       { kind: 'custom', source: 'customer_ui', data: { clicked: 'refund' } },
       { kind: 'custom', source: 'system', data: { verified: true } },
     ]) {
       const refused = await call('POST', `/sessions/${mine.id}/events`, token, event);
       expect(refused.status).toBe(403);
-      expect((refused.body as { detail: string }).detail).toContain('a session token may post only customer messages (kind "message", source "customer")');
+      expect((refused.body as { detail: string }).detail).toContain(
+        'a session token may post only customer messages (kind "message", source "customer")',
+      );
     }
     expect(((await call('GET', `/sessions/${mine.id}/events?min_offset=0`, token)).body as unknown[]).length).toBe(before);
-    expect((await call('POST', `/sessions/${mine.id}/events`, runtime.key, { kind: 'custom', source: 'system', data: { verified: true } })).status).toBe(201);
+    expect(
+      (await call('POST', `/sessions/${mine.id}/events`, runtime.key, { kind: 'custom', source: 'system', data: { verified: true } }))
+        .status,
+    ).toBe(201);
   }, 60_000);
 
   it("a key of one workspace gets 404 for another's resources, sees only its own lists, and its untagged guidelines stay in it", async () => {
@@ -124,10 +150,13 @@ describe('API keys, session tokens and workspaces (auth on, embedded)', () => {
     const session = (await call('POST', '/sessions', a.key, { agent_id: agentA.id })).body as { id: string };
     expect((await call('GET', `/sessions/${session.id}/events`, b.key)).status).toBe(404);
     await call('POST', `/sessions/${session.id}/events`, a.key, { kind: 'message', source: 'customer', message: 'hello' });
-    const ready = (await call('GET', `/sessions/${session.id}/events?min_offset=0&kinds=status&wait_for_data=30`, a.key)).body as { data: { status: string; data: { provenance?: { prefilter?: { guidelines?: number } } } } }[];
+    const ready = (await call('GET', `/sessions/${session.id}/events?min_offset=0&kinds=status&wait_for_data=30`, a.key)).body as {
+      data: { status: string; data: { provenance?: { prefilter?: { guidelines?: number } } } };
+    }[];
     let status = ready.find((e) => e.data.status === 'ready');
     for (let i = 0; !status && i < 20; i++) {
-      const more = (await call('GET', `/sessions/${session.id}/events?min_offset=0&kinds=status&wait_for_data=5`, a.key)).body as typeof ready;
+      const more = (await call('GET', `/sessions/${session.id}/events?min_offset=0&kinds=status&wait_for_data=5`, a.key))
+        .body as typeof ready;
       status = more.find((e) => e.data.status === 'ready');
     }
     // Team A's turn saw its own untagged guideline only, not team B's.
@@ -163,7 +192,10 @@ describeWithService(nats.available ? redis : nats, 'rate limits across two gatew
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -16,7 +16,12 @@ describe('authorization matrix: every route × (no key, each role, session token
   const keys = {} as Record<CallerName, string | undefined>;
   let sessionId: string;
 
-  const request = async (method: string, path: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: unknown }> => {
+  const request = async (
+    method: string,
+    path: string,
+    key: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
@@ -34,7 +39,15 @@ describe('authorization matrix: every route × (no key, each role, session token
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-matrix-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'on', TENET_ADMIN_KEY: ADMIN_KEY, TENET_RATE_LIMIT_PER_KEY: '0' }));
+    ({ app, url } = await startAllInOne({
+      TENET_MODE: 'embedded',
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'on',
+      TENET_ADMIN_KEY: ADMIN_KEY,
+      TENET_RATE_LIMIT_PER_KEY: '0',
+    }));
     routes = routesOf(app);
     const mint = async (by: string, body: unknown): Promise<string> => {
       const reply = await request('POST', '/keys', by, body);
@@ -67,7 +80,9 @@ describe('authorization matrix: every route × (no key, each role, session token
       for (const caller of CALLERS) {
         // The session token's own session where a route names one (nothing destructive: DELETE gets an unknown id);
         // every other id is unknown, so an authorized request ends in its handler or the workspace check (404/422).
-        const path = route.path.replace(/:(\w+)/g, (_m, name: string) => (name === 'sessionId' && route.method !== 'DELETE' ? sessionId : `nope${name}`));
+        const path = route.path.replace(/:(\w+)/g, (_m, name: string) =>
+          name === 'sessionId' && route.method !== 'DELETE' ? sessionId : `nope${name}`,
+        );
         const body = ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined;
         const { status } = await request(route.method, path, keys[caller], body);
         const expected = expectedFor(route, caller);

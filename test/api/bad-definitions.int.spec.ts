@@ -11,7 +11,11 @@ import { gatewayHttp } from './support/gateway-http.js';
 interface Event {
   kind: string;
   source: string;
-  data: { message?: string; status?: string; data?: { skipped_definitions?: { kind: string; id: string; field: string; rule: string }[]; exception?: string } };
+  data: {
+    message?: string;
+    status?: string;
+    data?: { skipped_definitions?: { kind: string; id: string; field: string; rule: string }[]; exception?: string };
+  };
 }
 
 /**
@@ -26,7 +30,11 @@ describe('one bad stored definition never fails the turns of every agent (all-in
   const { created, turn } = gatewayHttp(() => url);
 
   /** Appends an update to a resource's stream directly, as its repository would: the item's first state, changed by `mutate`. */
-  const corrupt = async (stream: string, type: string, mutate: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> => {
+  const corrupt = async (
+    stream: string,
+    type: string,
+    mutate: (data: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<void> => {
     const [first] = await store.readStream(stream);
     await store.append(stream, [{ type, data: mutate({ ...(first!.data as Record<string, unknown>) }) }]);
   };
@@ -60,10 +68,25 @@ describe('one bad stored definition never fails the turns of every agent (all-in
       await corrupt(`canned-${response.id}`, 'CannedResponseUpdated', () => ({ value: 42 }));
       const variable = await created('/context-variables', { name: 'tier', description: 'Loyalty tier' });
       await corrupt(`contextvar-${variable.id}`, 'ContextVariableUpdated', (v) => ({ ...v, tags: null }));
-      const journey = await created('/journeys', { title: 'Returns', description: 'Return an item', conditions: ['the customer wants to return an item'] });
+      const journey = await created('/journeys', {
+        title: 'Returns',
+        description: 'Return an item',
+        conditions: ['the customer wants to return an item'],
+      });
       await corrupt(`journey-${journey.id}`, 'JourneyUpdated', (j) => ({ ...j, steps: null }));
       const relationship = 'rel-bad-kind';
-      await store.append(`relationship-${relationship}`, [{ type: 'RelationshipCreated', data: { id: relationship, kind: '', source: { type: 'guideline', id: hours.id }, target: { type: 'guideline', id: hours.id }, creation_utc: new Date().toISOString() } }]);
+      await store.append(`relationship-${relationship}`, [
+        {
+          type: 'RelationshipCreated',
+          data: {
+            id: relationship,
+            kind: '',
+            source: { type: 'guideline', id: hours.id },
+            target: { type: 'guideline', id: hours.id },
+            creation_utc: new Date().toISOString(),
+          },
+        },
+      ]);
       const untaggedCapability = await created('/capabilities', { title: 'Gifts', description: 'Gift cards', signals: ['gift'] });
       await corrupt(`capability-${untaggedCapability.id}`, 'CapabilityUpdated', () => ({ tags: 'agent' }));
 
@@ -89,7 +112,8 @@ describe('one bad stored definition never fails the turns of every agent (all-in
       }
       // Logged once per bad definition, not once per turn.
       const logged = (id: string) => warnings.filter((w) => w.includes(id)).length;
-      for (const id of [capability.id, term.id, guideline.id, variable.id, journey.id, untaggedCapability.id, response.id, relationship]) expect(logged(id)).toBe(1);
+      for (const id of [capability.id, term.id, guideline.id, variable.id, journey.id, untaggedCapability.id, response.id, relationship])
+        expect(logged(id)).toBe(1);
     } finally {
       warn.mockRestore();
     }

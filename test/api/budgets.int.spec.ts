@@ -28,7 +28,8 @@ interface SessionEvent {
   data: { status?: string; message?: string; data?: Record<string, unknown> };
 }
 
-const schemaOf = (request: RecordedRequest): string => ((request.body['response_format'] as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ?? '');
+const schemaOf = (request: RecordedRequest): string =>
+  (request.body['response_format'] as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ?? '';
 const chatCalls = (wire: WireServer): number => wire.requests.filter((r) => r.url.endsWith('/chat/completions')).length;
 
 /** An OpenAI-wire stand-in answering every call (after `delayMs`) with CALL_TOKENS of usage. */
@@ -43,14 +44,19 @@ const startCountingWire = (delayMs = 0): Promise<WireServer> =>
 
 /** The tokens of the memory store's query embedding in a turn, as its `ready` status lists them (`knowledge.search`). */
 const recallEmbeddingTokens = (events: SessionEvent[]): number =>
-  ((events.find((e) => e.data.status === 'ready')?.data.data?.['usage'] as { purpose: string; input_tokens: number }[] | undefined) ?? []).filter((u) => u.purpose === 'knowledge.search').reduce((sum, u) => sum + u.input_tokens, 0);
+  ((events.find((e) => e.data.status === 'ready')?.data.data?.['usage'] as { purpose: string; input_tokens: number }[] | undefined) ?? [])
+    .filter((u) => u.purpose === 'knowledge.search')
+    .reduce((sum, u) => sum + u.input_tokens, 0);
 
 /** Posts a customer message; resolves with the turn's events once it ended (ready, error or cancelled). */
 async function turn(url: string, sessionId: string, message: string): Promise<SessionEvent[]> {
   const { call } = gatewayHttp(() => url);
-  const posted = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as SessionEvent;
+  const posted = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message }))
+    .body as SessionEvent;
   for (let attempt = 0; attempt < 200; attempt++) {
-    const events = ((await call(`/sessions/${sessionId}/events?min_offset=${posted.offset + 1}&wait_for_data=5`)).body as SessionEvent[]).filter((e) => e.correlation_id === posted.correlation_id);
+    const events = (
+      (await call(`/sessions/${sessionId}/events?min_offset=${posted.offset + 1}&wait_for_data=5`)).body as SessionEvent[]
+    ).filter((e) => e.correlation_id === posted.correlation_id);
     if (events.some((e) => ['ready', 'error', 'cancelled'].includes(e.data.status ?? ''))) return events;
   }
   throw new Error('the turn did not end');
@@ -66,7 +72,10 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
   beforeAll(async () => {
     wire = await startCountingWire();
     dir = mkdtempSync(join(tmpdir(), 'tenet-budgets-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' }, { provider: new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 }) }));
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' },
+      { provider: new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 }) },
+    ));
   });
 
   afterAll(async () => {
@@ -84,20 +93,28 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
   it('a budget smaller than one turn refuses the turn up front: no LLM call is made, the agent says its message', async () => {
     // The audit's case: a 4,000-token limit overshot 6.4× by one call. The default reply cap (2,048) alone makes
     // the turn's estimate larger than the whole budget.
-    const agent = await created('/agents', { name: 'Tiny', budget: { limits: [{ period: 'day', tokens: 4_000 }], exhausted_message: 'We have reached our limit for today.' } });
+    const agent = await created('/agents', {
+      name: 'Tiny',
+      budget: { limits: [{ period: 'day', tokens: 4_000 }], exhausted_message: 'We have reached our limit for today.' },
+    });
     await created('/guidelines', { condition: 'the customer asks anything', action: 'answer briefly', tags: [`agent:${agent.id}`] });
     const session = await created('/sessions', { agent_id: agent.id });
     const before = chatCalls(wire);
     const refused = await turn(url, session.id, 'hello');
     expect(chatCalls(wire) - before).toBe(0);
     expect(refused.find((e) => e.kind === 'message')?.data.message).toBe('We have reached our limit for today.');
-    expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: `agent:${agent.id}:day:tokens` } });
+    expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({
+      budget_exceeded: { key: `agent:${agent.id}:day:tokens` },
+    });
     expect((await call(`/agents/${agent.id}/budget`)).body).toMatchObject({ budgets: [{ used: 0, reserved: 0, limit: 4_000 }] });
   });
 
   it('a daily budget answers whole turns while one fits, then refuses the next up front — never a match without its compose', async () => {
     const limit = 20_000;
-    const agentId = await newAgent({ limits: [{ period: 'day', tokens: limit }], exhausted_message: 'We have reached our limit for today.' });
+    const agentId = await newAgent({
+      limits: [{ period: 'day', tokens: limit }],
+      exhausted_message: 'We have reached our limit for today.',
+    });
     const session = await created('/sessions', { agent_id: agentId });
     let answered = 0;
     let recallTokens = 0;
@@ -116,12 +133,24 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     }
     // ~5,300 estimated per turn: 20,000 admits four turns of 4,000 (16,000 used, 4,000 left < one turn).
     expect(answered).toBe(4);
-    const budget = (await call(`/agents/${agentId}/budget`)).body as { budgets: { period: string; limit: number; used: number; exhausted: boolean; resets_at: string }[] };
+    const budget = (await call(`/agents/${agentId}/budget`)).body as {
+      budgets: { period: string; limit: number; used: number; exhausted: boolean; resets_at: string }[];
+    };
     const midnight = new Date();
     midnight.setUTCHours(24, 0, 0, 0);
     // The two LLM calls of each answered turn and recall's query embedding (the memory store's call).
     expect(recallTokens).toBeGreaterThan(0);
-    expect(budget.budgets).toEqual([expect.objectContaining({ period: 'day', unit: 'tokens', limit, used: answered * 2 * CALL_TOKENS + recallTokens, reserved: 0, exhausted: false, resets_at: midnight.toISOString() })]);
+    expect(budget.budgets).toEqual([
+      expect.objectContaining({
+        period: 'day',
+        unit: 'tokens',
+        limit,
+        used: answered * 2 * CALL_TOKENS + recallTokens,
+        reserved: 0,
+        exhausted: false,
+        resets_at: midnight.toISOString(),
+      }),
+    ]);
 
     // Published (through the log): the 80 % warning, once.
     const store = app.get<EventStore>(EVENT_STORE, { strict: false });
@@ -133,18 +162,33 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect((await turn(url, session.id, 'a new day')).find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
   }, 120_000);
 
-  it('recall\'s query embedding (the memory store\'s call) counts in used and is listed with the turn\'s usage', async () => {
+  it("recall's query embedding (the memory store's call) counts in used and is listed with the turn's usage", async () => {
     const agentId = await newAgent({ limits: [{ period: 'day', tokens: 100_000 }] });
-    expect((await call('/knowledge/sources', 'POST', { id: `refunds-${agentId}`, title: 'Refunds', format: 'markdown', content: '# Refunds\nRefunds are paid within 30 days of delivery.', agent_ids: [agentId] })).status).toBe(201);
+    expect(
+      (
+        await call('/knowledge/sources', 'POST', {
+          id: `refunds-${agentId}`,
+          title: 'Refunds',
+          format: 'markdown',
+          content: '# Refunds\nRefunds are paid within 30 days of delivery.',
+          agent_ids: [agentId],
+        })
+      ).status,
+    ).toBe(201);
     const session = await created('/sessions', { agent_id: agentId });
     const message = 'How long do refunds take after delivery?';
     const events = await turn(url, session.id, message);
     expect(events.find((e) => e.kind === 'message')?.data.message).toBe('Happy to help.');
-    const ready = events.find((e) => e.data.status === 'ready')?.data.data as { usage: { purpose: string; provider: string; input_tokens: number; output_tokens: number }[]; memory?: Record<string, unknown> };
+    const ready = events.find((e) => e.data.status === 'ready')?.data.data as {
+      usage: { purpose: string; provider: string; input_tokens: number; output_tokens: number }[];
+      memory?: Record<string, unknown>;
+    };
     // The memory store embedded the message with the offline vectorizer (no embedding key here): its tokens, exactly.
     const embedding = (await new OfflineVectorizer().embed([message], { purpose: 'knowledge.search' })).usage.inputTokens;
     expect(embedding).toBeGreaterThan(0);
-    expect(ready.usage.filter((u) => u.purpose === 'knowledge.search')).toEqual([expect.objectContaining({ provider: 'offline', input_tokens: embedding, output_tokens: 0 })]);
+    expect(ready.usage.filter((u) => u.purpose === 'knowledge.search')).toEqual([
+      expect.objectContaining({ provider: 'offline', input_tokens: embedding, output_tokens: 0 }),
+    ]);
     const [day] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { used: number; reserved: number }[] }).budgets;
     // Two LLM calls of CALL_TOKENS, plus the embedding (once unmetered, when `used` stopped at the two calls).
     expect(day).toMatchObject({ used: 2 * CALL_TOKENS + embedding, reserved: 0 });
@@ -168,7 +212,11 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     const store = app.get<EventStore>(EVENT_STORE, { strict: false });
     const published = await store.readStream(budgetStreamId(agentId));
     expect(published.map((e) => e.type)).toEqual(['BudgetWarningReached', 'BudgetExceeded']);
-    expect(published[1]?.data).toMatchObject({ agent_id: agentId, limit: 20_000, scope: { owner: 'agent', period: 'day', unit: 'tokens' } });
+    expect(published[1]?.data).toMatchObject({
+      agent_id: agentId,
+      limit: 20_000,
+      scope: { owner: 'agent', period: 'day', unit: 'tokens' },
+    });
     // The match call, and recall's query embedding when it was charged before the exhaustion was published.
     const used = (published[1]?.data as { used: number }).used;
     expect(used).toBeGreaterThanOrEqual(30_200);
@@ -187,35 +235,53 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     expect(((await call(`/sessions/${spent.id}`)).body as { mode: string }).mode).toBe('manual');
 
     const fresh = await created('/sessions', { agent_id: agentId });
-    expect((await call(`/agents/${agentId}/budget?session_id=${fresh.id}`)).body).toMatchObject({ budgets: [{ key: `session:${fresh.id}:tokens`, used: 0, limit: 6_000 }] });
+    expect((await call(`/agents/${agentId}/budget?session_id=${fresh.id}`)).body).toMatchObject({
+      budgets: [{ key: `session:${fresh.id}:tokens`, used: 0, limit: 6_000 }],
+    });
   }, 120_000);
 
   it('a cost budget counts estimated USD from the price table', async () => {
     const agentId = await newAgent({ limits: [{ period: 'month', cost_usd: 1 }] });
     const session = await created('/sessions', { agent_id: agentId });
     await turn(url, session.id, 'hello');
-    const [month] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { unit: string; used: number; limit: number }[] }).budgets;
+    const [month] = ((await call(`/agents/${agentId}/budget`)).body as { budgets: { unit: string; used: number; limit: number }[] })
+      .budgets;
     // gpt-4o-mini: 0.15 $ per million input tokens, 0.6 $ per million output tokens; two calls of 1,800 + 200.
     expect(month).toMatchObject({ unit: 'usd', limit: 1 });
-    expect(month?.used).toBeCloseTo(2 * (1_800 * 0.15 + 200 * 0.6) / 1_000_000, 9);
+    expect(month?.used).toBeCloseTo((2 * (1_800 * 0.15 + 200 * 0.6)) / 1_000_000, 9);
   }, 120_000);
 
   it.each([
     [{ limits: [{ period: 'day', tokens: 10, cost_usd: 1 }] }, ['body', 'budget', 'limits', 0], /exactly one of tokens and cost_usd/],
     [{ limits: [{ period: 'week', tokens: 10 }] }, ['body', 'budget', 'limits', 0, 'period'], /period must be one of session, day, month/],
     [{ limits: [{ period: 'day', tokens: 0 }] }, ['body', 'budget', 'limits', 0, 'tokens'], /tokens must be a positive integer/],
-    [{ limits: [{ period: 'day', tokens: 5 }, { period: 'day', tokens: 6 }] }, ['body', 'budget', 'limits', 1], /only one tokens limit per period/],
+    [
+      {
+        limits: [
+          { period: 'day', tokens: 5 },
+          { period: 'day', tokens: 6 },
+        ],
+      },
+      ['body', 'budget', 'limits', 1],
+      /only one tokens limit per period/,
+    ],
     [{ limits: [], on_exhausted: 'panic' }, ['body', 'budget', 'on_exhausted'], /on_exhausted must be one of message, handoff/],
   ])('PATCH budget %j is refused with a 422 naming the field', async (budget, loc, msg) => {
     const agent = await created('/agents', { name: 'Any' });
     const reply = await call(`/agents/${agent.id}`, 'PATCH', { budget });
     expect(reply.status).toBe(422);
-    expect((reply.body as { detail: { loc: unknown[]; msg: string }[] }).detail).toContainEqual(expect.objectContaining({ loc, msg: expect.stringMatching(msg) as unknown }));
+    expect((reply.body as { detail: { loc: unknown[]; msg: string }[] }).detail).toContainEqual(
+      expect.objectContaining({ loc, msg: expect.stringMatching(msg) as unknown }),
+    );
   });
 
   it("a workspace's monthly budget is charged by all its agents and stops them all", async () => {
-    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'session', tokens: 5 }] } })).body).toMatchObject({ detail: [{ loc: ['body', 'budget', 'limits', 0, 'period'] }] });
-    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'month', tokens: 8_000 }], exhausted_message: 'unused' } })).body).toMatchObject({ id: 'default', budget: { limits: [{ period: 'month', tokens: 8_000 }] } });
+    expect((await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'session', tokens: 5 }] } })).body).toMatchObject({
+      detail: [{ loc: ['body', 'budget', 'limits', 0, 'period'] }],
+    });
+    expect(
+      (await call('/workspace', 'PATCH', { budget: { limits: [{ period: 'month', tokens: 8_000 }], exhausted_message: 'unused' } })).body,
+    ).toMatchObject({ id: 'default', budget: { limits: [{ period: 'month', tokens: 8_000 }] } });
     try {
       const first = await newAgent(undefined);
       const second = await newAgent(undefined);
@@ -224,9 +290,13 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
       expect(chatCalls(wire) - before).toBe(2);
       const refused = await turn(url, (await created('/sessions', { agent_id: second })).id, 'hello');
       expect(chatCalls(wire) - before).toBe(2);
-      expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ budget_exceeded: { key: 'workspace:default:month:tokens', period: 'month' } });
+      expect(refused.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({
+        budget_exceeded: { key: 'workspace:default:month:tokens', period: 'month' },
+      });
       // 4,000 (and recall's embedding) used by the first agent, < 4,000 left: less than the second agent's turn, refused before any call.
-      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({ budgets: [{ key: 'workspace:default:month:tokens', limit: 8_000, used: 4_000 + recallTokens, exhausted: false }] });
+      expect((await call(`/agents/${second}/budget`)).body).toMatchObject({
+        budgets: [{ key: 'workspace:default:month:tokens', limit: 8_000, used: 4_000 + recallTokens, exhausted: false }],
+      });
     } finally {
       await call('/workspace', 'PATCH', { budget: null });
     }
@@ -234,7 +304,9 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
 
   it('PATCH sets and clears a budget; GET /agents/{id}/budget of an unknown agent is 404', async () => {
     const agent = await created('/agents', { name: 'Any' });
-    expect((await call(`/agents/${agent.id}`, 'PATCH', { budget: { limits: [{ period: 'month', tokens: 5000 }] } })).body).toMatchObject({ budget: { limits: [{ period: 'month', tokens: 5000 }], on_exhausted: 'message' } });
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { budget: { limits: [{ period: 'month', tokens: 5000 }] } })).body).toMatchObject({
+      budget: { limits: [{ period: 'month', tokens: 5000 }], on_exhausted: 'message' },
+    });
     expect((await call(`/agents/${agent.id}`, 'PATCH', { budget: null })).body).toMatchObject({ budget: null });
     expect((await call('/agents/nobody/budget')).status).toBe(404);
   });
@@ -254,7 +326,16 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     // Slow answers, so that calls of concurrent turns overlap on both processes.
     wire = await startCountingWire(40);
     dir = mkdtempSync(join(tmpdir(), 'tenet-budgets-dist-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    const env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: natsUrl(),
+      REDIS_URL: redisUrl(),
+      TENET_REDIS_PREFIX: redisPrefix,
+      TENET_NAMESPACE: namespace,
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+    };
     const provider = () => new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 });
     hosts = [await startAllInOne(env, { provider: provider() }), await startAllInOne(env, { provider: provider() })];
   }, 180_000);
@@ -262,7 +343,10 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
     await wire.close();
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -271,7 +355,11 @@ describeWithService(nats.available ? redis : nats, 'token budgets across two gat
     const [a, b] = [hosts[0]!, hosts[1]!];
     const { created, call } = gatewayHttp(() => a.url);
     const limit = 14_000;
-    const agent = await created('/agents', { name: 'Shared budget', budget: { limits: [{ period: 'day', tokens: limit }] }, config: { max_tokens: MAX_TOKENS } });
+    const agent = await created('/agents', {
+      name: 'Shared budget',
+      budget: { limits: [{ period: 'day', tokens: limit }] },
+      config: { max_tokens: MAX_TOKENS },
+    });
     await created('/guidelines', { condition: 'the customer asks anything', action: 'answer briefly', tags: [`agent:${agent.id}`] });
     const sessions = await Promise.all(Array.from({ length: 8 }, () => created('/sessions', { agent_id: agent.id })));
     const before = chatCalls(wire);

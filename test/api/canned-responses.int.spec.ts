@@ -96,17 +96,26 @@ describe('canned responses (Parlant /canned_responses, event-sourced)', () => {
       metadata: { priority: 2 },
     });
     expect((await call(`/canned_responses/${response.id}`)).body).toEqual(patched.body);
-    expect((await store.readStream(`canned-${response.id}`)).map((e) => e.type)).toEqual(['CannedResponseCreated', 'CannedResponseUpdated']);
+    expect((await store.readStream(`canned-${response.id}`)).map((e) => e.type)).toEqual([
+      'CannedResponseCreated',
+      'CannedResponseUpdated',
+    ]);
 
     expect((await call(`/canned_responses/${response.id}`, 'DELETE')).status).toBe(204);
     expect((await call(`/canned_responses/${response.id}`)).status).toBe(404);
     expect((await call(`/canned_responses/${response.id}`, 'PATCH', { value: 'x' })).status).toBe(404);
     expect((await call(`/canned_responses/${response.id}`, 'DELETE')).status).toBe(404);
-    expect((await store.readStream(`canned-${response.id}`)).map((e) => e.type)).toEqual(['CannedResponseCreated', 'CannedResponseUpdated', 'CannedResponseDeleted']);
+    expect((await store.readStream(`canned-${response.id}`)).map((e) => e.type)).toEqual([
+      'CannedResponseCreated',
+      'CannedResponseUpdated',
+      'CannedResponseDeleted',
+    ]);
   });
 
   it('without fields, the fields are the placeholders of the value (in order, once each); a new value without fields re-derives them', async () => {
-    const response = await created<CannedResponse>('/canned_responses', { value: 'Order {{ order_id }} ships {{date}}; order {{order_id}} again' });
+    const response = await created<CannedResponse>('/canned_responses', {
+      value: 'Order {{ order_id }} ships {{date}}; order {{order_id}} again',
+    });
     expect(response).toMatchObject({
       fields: [
         { name: 'order_id', description: '', examples: [] },
@@ -122,7 +131,7 @@ describe('canned responses (Parlant /canned_responses, event-sourced)', () => {
     expect((await call(`/canned_responses/${response.id}`, 'DELETE')).status).toBe(204);
   });
 
-  it("lists by tags like Parlant: responses carrying ANY of them (?tags=a&tags=b or ?tags=a,b); no tags = all", async () => {
+  it('lists by tags like Parlant: responses carrying ANY of them (?tags=a&tags=b or ?tags=a,b); no tags = all', async () => {
     const forA = await created('/canned_responses', { value: 'A says hi', tags: [`agent:${agentA}`] });
     const forVip = await created('/canned_responses', { value: 'VIP hello', tags: [vip] });
     const plain = await created('/canned_responses', { value: 'Hello' });
@@ -137,11 +146,31 @@ describe('canned responses (Parlant /canned_responses, event-sourced)', () => {
     ['no value', { fields: [] }, ['body', 'value'], /value must be 1-5000 characters/],
     ['an empty value', { value: '', fields: [] }, ['body', 'value'], /value must be 1-5000 characters/],
     ['a value of 5001 characters', { value: 'v'.repeat(5001) }, ['body', 'value'], /value must be 1-5000 characters/],
-    ['a placeholder the fields do not declare', { value: 'Hello {{name}}', fields: [] }, ['body', 'fields'], /value uses \{\{name\}\} but fields does not declare "name"/],
-    ['a field declared twice', { value: 'Hello {{name}}', fields: [{ name: 'name' }, { name: 'name' }] }, ['body', 'fields', 1, 'name'], /declares "name" twice/],
-    ['a field name that is no identifier', { value: 'Hello', fields: [{ name: 'first name' }] }, ['body', 'fields', 0, 'name'], /fields\[\]\.name must be an identifier/],
+    [
+      'a placeholder the fields do not declare',
+      { value: 'Hello {{name}}', fields: [] },
+      ['body', 'fields'],
+      /value uses \{\{name\}\} but fields does not declare "name"/,
+    ],
+    [
+      'a field declared twice',
+      { value: 'Hello {{name}}', fields: [{ name: 'name' }, { name: 'name' }] },
+      ['body', 'fields', 1, 'name'],
+      /declares "name" twice/,
+    ],
+    [
+      'a field name that is no identifier',
+      { value: 'Hello', fields: [{ name: 'first name' }] },
+      ['body', 'fields', 0, 'name'],
+      /fields\[\]\.name must be an identifier/,
+    ],
     ['fields that are not a list', { value: 'Hello', fields: 'name' }, ['body', 'fields'], /must be an array/],
-    ['an unknown tag', { value: 'Hello', tags: ['ghost'] }, ['body', 'tags', 0], /tags must reference existing tags: tag ghost does not exist/],
+    [
+      'an unknown tag',
+      { value: 'Hello', tags: ['ghost'] },
+      ['body', 'tags', 0],
+      /tags must reference existing tags: tag ghost does not exist/,
+    ],
     ['an agent tag of no agent', { value: 'Hello', tags: ['agent:ghost'] }, ['body', 'tags', 0], /agent ghost does not exist/],
     ['metadata that is not an object', { value: 'Hello', metadata: 'x' }, ['body', 'metadata'], /metadata must be an object/],
     ['signals that are not strings', { value: 'Hello', signals: [1] }, ['body', 'signals'], /each value in signals must be a string/],
@@ -151,20 +180,32 @@ describe('canned responses (Parlant /canned_responses, event-sourced)', () => {
   });
 
   it.each<[string, Record<string, unknown>, (string | number)[], RegExp]>([
-    ['fields without a new value (Parlant)', { fields: [{ name: 'x' }] }, ['body', 'fields'], /fields cannot be updated without providing a new value/],
+    [
+      'fields without a new value (Parlant)',
+      { fields: [{ name: 'x' }] },
+      ['body', 'fields'],
+      /fields cannot be updated without providing a new value/,
+    ],
     ['a value using an undeclared field', { value: 'Bye {{who}}', fields: [] }, ['body', 'fields'], /does not declare "who"/],
     ['an unknown tag to add', { tags: { add: ['ghost'] } }, ['body', 'tags', 'add', 0], /tag ghost does not exist/],
     ['an empty value', { value: '' }, ['body', 'value'], /value must be 1-5000 characters/],
     ['metadata that is no {set, unset}', { metadata: { set: 'x' } }, ['body', 'metadata', 'set'], /must be an object/],
   ])('PATCH with %s → 422, the response unchanged and nothing written', async (_title, body, loc, msg) => {
-    const response = await created<CannedResponse>('/canned_responses', { value: 'Hello {{name}}', fields: [{ name: 'name', description: 'who', examples: ['Ann'] }] });
+    const response = await created<CannedResponse>('/canned_responses', {
+      value: 'Hello {{name}}',
+      fields: [{ name: 'name', description: 'who', examples: ['Ann'] }],
+    });
     await expectRejected(`/canned_responses/${response.id}`, 'PATCH', body, loc, msg);
     expect((await call(`/canned_responses/${response.id}`)).body).toEqual(response);
     expect((await call(`/canned_responses/${response.id}`, 'DELETE')).status).toBe(204);
   });
 
   it("forAgent(agentId): the agent's own (agent:<id>) and unscoped responses, with the value's placeholders as fields", async () => {
-    const own = await created('/canned_responses', { value: 'Order {{order_id}} is on its way, {{name}}.', fields: [{ name: 'order_id' }, { name: 'name' }, { name: 'unused' }], tags: [`agent:${agentA}`] });
+    const own = await created('/canned_responses', {
+      value: 'Order {{order_id}} is on its way, {{name}}.',
+      fields: [{ name: 'order_id' }, { name: 'name' }, { name: 'unused' }],
+      tags: [`agent:${agentA}`],
+    });
     const others = await created('/canned_responses', { value: 'B only', tags: [`agent:${agentB}`] });
     const everyone = await created('/canned_responses', { value: 'Anything else?' });
     const tagged = await created('/canned_responses', { value: 'For VIPs: {{perk}}', tags: [vip] });

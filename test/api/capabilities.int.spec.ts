@@ -36,10 +36,24 @@ describe('capabilities (Parlant /capabilities) and their use in the turn (all-in
 
   it('creates, reads, lists (by tag), updates (tags add/remove) and deletes a capability', async () => {
     const tag = await created('/tags', { name: 'retail' });
-    const capability = await created<{ id: string }>('/capabilities', { title: 'Order tracking', description: 'Look up where an order is', signals: ['where is my order'], tags: [tag.id] });
-    expect((await call(`/capabilities/${capability.id}`)).body).toMatchObject({ title: 'Order tracking', description: 'Look up where an order is', signals: ['where is my order'], tags: [tag.id] });
+    const capability = await created<{ id: string }>('/capabilities', {
+      title: 'Order tracking',
+      description: 'Look up where an order is',
+      signals: ['where is my order'],
+      tags: [tag.id],
+    });
+    expect((await call(`/capabilities/${capability.id}`)).body).toMatchObject({
+      title: 'Order tracking',
+      description: 'Look up where an order is',
+      signals: ['where is my order'],
+      tags: [tag.id],
+    });
     expect(((await call(`/capabilities?tag_id=${tag.id}`)).body as { id: string }[]).map((c) => c.id)).toEqual([capability.id]);
-    const updated = await call(`/capabilities/${capability.id}`, 'PATCH', { title: 'Track orders', signals: ['track my package'], tags: { remove: [tag.id] } });
+    const updated = await call(`/capabilities/${capability.id}`, 'PATCH', {
+      title: 'Track orders',
+      signals: ['track my package'],
+      tags: { remove: [tag.id] },
+    });
     expect(updated.body).toMatchObject({ title: 'Track orders', signals: ['track my package'], tags: [] });
     expect((await call(`/capabilities?tag_id=${tag.id}`)).body).toEqual([]);
     expect((await call(`/capabilities/${capability.id}`, 'DELETE')).status).toBe(204);
@@ -60,10 +74,31 @@ describe('capabilities (Parlant /capabilities) and their use in the turn (all-in
     const plain = (await created('/agents', { name: 'Plain' })).id;
     const agent = (await created('/agents', { name: 'Ada' })).id;
     const other = (await created('/agents', { name: 'Other' })).id;
-    const tracking = await created('/capabilities', { title: 'Order tracking', description: 'I can look up where your package is.', signals: ['where is my order', 'track my package'], tags: [`agent:${agent}`] });
-    await created('/capabilities', { title: 'Gift cards', description: 'I can sell gift cards.', signals: ['buy a gift card'], tags: [`agent:${agent}`] });
-    await created('/capabilities', { title: 'Package forwarding', description: 'Forward a package abroad.', signals: ['forward my package'], tags: [`agent:${other}`] });
-    for (let i = 0; i < 40; i++) await created('/capabilities', { title: `Service ${i}`, description: `Unrelated offer number ${i}`, signals: [`thing ${i}`], tags: [`agent:${agent}`] });
+    const tracking = await created('/capabilities', {
+      title: 'Order tracking',
+      description: 'I can look up where your package is.',
+      signals: ['where is my order', 'track my package'],
+      tags: [`agent:${agent}`],
+    });
+    await created('/capabilities', {
+      title: 'Gift cards',
+      description: 'I can sell gift cards.',
+      signals: ['buy a gift card'],
+      tags: [`agent:${agent}`],
+    });
+    await created('/capabilities', {
+      title: 'Package forwarding',
+      description: 'Forward a package abroad.',
+      signals: ['forward my package'],
+      tags: [`agent:${other}`],
+    });
+    for (let i = 0; i < 40; i++)
+      await created('/capabilities', {
+        title: `Service ${i}`,
+        description: `Unrelated offer number ${i}`,
+        signals: [`thing ${i}`],
+        tags: [`agent:${agent}`],
+      });
 
     const withCapabilities = await turn(agent, 'Where is my package? I want to track it.');
     expect(withCapabilities.ready.data.data?.capability_ids?.[0]).toBe(tracking.id);

@@ -23,7 +23,10 @@ describe('context variables as Parlant clients create them (no data_type)', () =
   });
 
   it('an untyped variable takes a Parlant-style name and stores any JSON value', async () => {
-    const variable = await created<{ id: string; name: string; data_type?: string }>('/context-variables', { name: 'UserBalance', description: 'Balance' });
+    const variable = await created<{ id: string; name: string; data_type?: string }>('/context-variables', {
+      name: 'UserBalance',
+      description: 'Balance',
+    });
     expect(variable.name).toBe('UserBalance');
     expect(variable).not.toHaveProperty('data_type');
     for (const [key, data] of [
@@ -52,24 +55,47 @@ describe('context variables as Parlant clients create them (no data_type)', () =
 
   it('values carry confidence, source_message_id and extracted_at when given, and refuse bad ones', async () => {
     const variable = await created('/context-variables', { name: 'PlanName' });
-    const stored = await call(`/context-variables/${variable.id}/guest`, 'PUT', { data: 'gold', confidence: 0.8, source_message_id: 'evt_1', extracted_at: '2026-11-23T10:00:00.000Z' });
-    expect(stored.body).toMatchObject({ data: 'gold', confidence: 0.8, source_message_id: 'evt_1', extracted_at: '2026-11-23T10:00:00.000Z' });
+    const stored = await call(`/context-variables/${variable.id}/guest`, 'PUT', {
+      data: 'gold',
+      confidence: 0.8,
+      source_message_id: 'evt_1',
+      extracted_at: '2026-11-23T10:00:00.000Z',
+    });
+    expect(stored.body).toMatchObject({
+      data: 'gold',
+      confidence: 0.8,
+      source_message_id: 'evt_1',
+      extracted_at: '2026-11-23T10:00:00.000Z',
+    });
     const bad = await call(`/context-variables/${variable.id}/guest`, 'PUT', { data: 'x', confidence: 2, extracted_at: 'yesterday' });
     expect(bad.status).toBe(422);
-    expect(details(bad).map((d) => d.loc.join('.')).sort()).toEqual(['body.confidence', 'body.extracted_at']);
+    expect(
+      details(bad)
+        .map((d) => d.loc.join('.'))
+        .sort(),
+    ).toEqual(['body.confidence', 'body.extracted_at']);
   });
 
   it("parlant-client's UserBalance flow (another name: the first test keeps UserBalance): a freshness rule without a tool is accepted, and every contextVariables call works", async () => {
     const client = new ParlantClient({ environment: url });
-    const variable = await client.contextVariables.create({ name: 'UserBalances', description: 'Stores the account balances of users', freshnessRules: '30 2 * * *' });
+    const variable = await client.contextVariables.create({
+      name: 'UserBalances',
+      description: 'Stores the account balances of users',
+      freshnessRules: '30 2 * * *',
+    });
     expect(variable).toMatchObject({ name: 'UserBalances', freshnessRules: '30 2 * * *' });
     expect((await client.contextVariables.list()).map((v) => v.id)).toContain(variable.id);
-    const value = await client.contextVariables.setValue(variable.id, 'user_1', { data: { balance: 5000.5, currency: 'USD', last_transaction: '2024-03-23T15:30:00Z', status: 'active' } });
+    const value = await client.contextVariables.setValue(variable.id, 'user_1', {
+      data: { balance: 5000.5, currency: 'USD', last_transaction: '2024-03-23T15:30:00Z', status: 'active' },
+    });
     expect(value.data).toMatchObject({ balance: 5000.5, currency: 'USD' });
     expect((await client.contextVariables.getValue(variable.id, 'user_1')).data).toMatchObject({ balance: 5000.5 });
     const read = await client.contextVariables.retrieve(variable.id);
     expect(read.contextVariable.id).toBe(variable.id);
-    const updated = await client.contextVariables.update(variable.id, { description: 'Balances, refreshed nightly', freshnessRules: '0 8,20 * * *' });
+    const updated = await client.contextVariables.update(variable.id, {
+      description: 'Balances, refreshed nightly',
+      freshnessRules: '0 8,20 * * *',
+    });
     expect(updated).toMatchObject({ description: 'Balances, refreshed nightly', freshnessRules: '0 8,20 * * *' });
     await client.contextVariables.deleteValue(variable.id, 'user_1');
     await client.contextVariables.delete(variable.id);

@@ -46,9 +46,14 @@ describe('published deletions (all-in-one, embedded adapters)', () => {
   /** Every event published for the session from now on. */
   async function publishedFor(sessionId: string): Promise<{ seen: Published[]; stop: () => Promise<void> }> {
     const seen: Published[] = [];
-    const subscription = await app.get<MessageBus>(MESSAGE_BUS).consume({ durable: `deletions-${randomUUID()}`, filterSubject: `tenet.v1.session.${sessionId}.>` }, async (message: DeliveredMessage) => {
-      seen.push(message.data as Published);
-    });
+    const subscription = await app
+      .get<MessageBus>(MESSAGE_BUS)
+      .consume(
+        { durable: `deletions-${randomUUID()}`, filterSubject: `tenet.v1.session.${sessionId}.>` },
+        async (message: DeliveredMessage) => {
+          seen.push(message.data as Published);
+        },
+      );
     return { seen, stop: () => subscription.stop() };
   }
 

@@ -9,7 +9,11 @@ describe('one error shape: { detail } for unknown routes and malformed JSON, as 
   let app: INestApplication;
   let url: string;
   const raw = async (path: string, method: string, body?: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
@@ -40,7 +44,9 @@ describe('one error shape: { detail } for unknown routes and malformed JSON, as 
     const malformed = await raw('/agents', 'POST', '{"name": "Ada",');
     expect(malformed.status).toBe(400);
     expect(Object.keys(malformed.body)).toEqual(['detail']);
-    expect(malformed.body['detail']).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_invalid', msg: expect.stringContaining('not valid JSON') })]);
+    expect(malformed.body['detail']).toEqual([
+      expect.objectContaining({ loc: ['body'], type: 'json_invalid', msg: expect.stringContaining('not valid JSON') }),
+    ]);
     const invalid = await raw('/agents', 'POST', '{}');
     expect(invalid.status).toBe(422);
     expect(Object.keys(invalid.body)).toEqual(['detail']);

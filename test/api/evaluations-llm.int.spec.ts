@@ -29,7 +29,10 @@ interface Evaluation {
   invoices: { approved: boolean; data?: { guideline: { properties_proposition: { contradictions?: Finding[]; overlaps?: Finding[] } } } }[];
 }
 
-const guideline = (condition: string, action?: string, extra: Record<string, unknown> = {}) => ({ kind: 'guideline', guideline: { content: { condition, ...(action ? { action } : {}) }, tool_ids: [], operation: 'add', ...extra } });
+const guideline = (condition: string, action?: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'guideline',
+  guideline: { content: { condition, ...(action ? { action } : {}) }, tool_ids: [], operation: 'add', ...extra },
+});
 
 describe('evaluations with a model: one batched, metered coherence call in a background job', () => {
   let dir: string;
@@ -60,16 +63,37 @@ describe('evaluations with a model: one batched, metered coherence call in a bac
 
   it('asks the model once for all payloads and turns its findings into invoices; ids it invents are dropped', async () => {
     const angry = await created('/guidelines', { condition: 'The customer is furious', action: 'Stay calm and apologise sincerely' });
-    const hours = await created('/guidelines', { condition: 'Someone wants to know when the shop opens', action: 'Give the opening hours' });
+    const hours = await created('/guidelines', {
+      condition: 'Someone wants to know when the shop opens',
+      action: 'Give the opening hours',
+    });
     provider.answerWith<CheckCoherenceInput>(CHECK_COHERENCE, (request) => {
       const { proposals, existing } = request.task.input;
       expect(proposals.map((p) => p.id)).toEqual(['proposal:0', 'proposal:1', 'proposal:2']);
       expect(existing.map((g) => g.id).sort()).toEqual([angry.id, hours.id].sort());
       return {
         findings: [
-          { proposal_id: 'proposal:0', guideline_id: angry.id, kind: 'contradiction', condition_similarity: 0.8, reason: 'mocking an upset customer breaks "stay calm and apologise"' },
-          { proposal_id: 'proposal:1', guideline_id: hours.id, kind: 'overlap', condition_similarity: 0.9, reason: 'both are about when the store is open' },
-          { proposal_id: 'proposal:2', guideline_id: 'proposal:1', kind: 'contradiction', condition_similarity: 0.7, reason: 'one promises weekend hours, the other says closed' },
+          {
+            proposal_id: 'proposal:0',
+            guideline_id: angry.id,
+            kind: 'contradiction',
+            condition_similarity: 0.8,
+            reason: 'mocking an upset customer breaks "stay calm and apologise"',
+          },
+          {
+            proposal_id: 'proposal:1',
+            guideline_id: hours.id,
+            kind: 'overlap',
+            condition_similarity: 0.9,
+            reason: 'both are about when the store is open',
+          },
+          {
+            proposal_id: 'proposal:2',
+            guideline_id: 'proposal:1',
+            kind: 'contradiction',
+            condition_similarity: 0.7,
+            reason: 'one promises weekend hours, the other says closed',
+          },
           // A model's slips: an id nobody listed, a proposal against itself, a proposal against a later one.
           { proposal_id: 'proposal:1', guideline_id: 'g-invented', kind: 'overlap', condition_similarity: 0.5, reason: 'x' },
           { proposal_id: 'proposal:2', guideline_id: 'proposal:2', kind: 'overlap', condition_similarity: 1, reason: 'x' },
@@ -90,13 +114,28 @@ describe('evaluations with a model: one batched, metered coherence call in a bac
     expect(done).toMatchObject({ status: 'completed', progress: 100 });
     expect(provider.requestsFor(CHECK_COHERENCE).length - before).toBe(1);
     const [upset, storeHours, sunday] = done.invoices.map((i) => ({ approved: i.approved, ...i.data!.guideline.properties_proposition }));
-    expect(upset).toEqual({ approved: false, contradictions: [{ guideline_id: angry.id, condition_similarity: 0.8, reason: expect.stringContaining('mocking') }], overlaps: [] });
-    expect(storeHours).toEqual({ approved: true, contradictions: [], overlaps: [{ guideline_id: hours.id, condition_similarity: 0.9, reason: expect.any(String) }] });
+    expect(upset).toEqual({
+      approved: false,
+      contradictions: [{ guideline_id: angry.id, condition_similarity: 0.8, reason: expect.stringContaining('mocking') }],
+      overlaps: [],
+    });
+    expect(storeHours).toEqual({
+      approved: true,
+      contradictions: [],
+      overlaps: [{ guideline_id: hours.id, condition_similarity: 0.9, reason: expect.any(String) }],
+    });
     // Earlier payloads of the evaluation are named payload:<index>, as the lexical check names them.
-    expect(sunday).toEqual({ approved: false, contradictions: [{ guideline_id: 'payload:1', condition_similarity: 0.7, reason: expect.any(String) }], overlaps: [] });
+    expect(sunday).toEqual({
+      approved: false,
+      contradictions: [{ guideline_id: 'payload:1', condition_similarity: 0.7, reason: expect.any(String) }],
+      overlaps: [],
+    });
 
     // The call is metered (tokens as the provider reported them) under the reserved `_evaluations` id.
-    await eventually(async () => expect((await call('/agents/_evaluations/usage')).body).toMatchObject({ calls: 1, input_tokens: 300, output_tokens: 40 }), { timeoutMs: 30_000 });
+    await eventually(
+      async () => expect((await call('/agents/_evaluations/usage')).body).toMatchObject({ calls: 1, input_tokens: 300, output_tokens: 40 }),
+      { timeoutMs: 30_000 },
+    );
     // …which no agent can take.
     expect((await call('/agents', 'POST', { id: '_evaluations', name: 'Sneaky' })).status).toBe(422);
   });
@@ -107,8 +146,14 @@ describe('evaluations with a model: one batched, metered coherence call in a bac
     provider.fail(CHECK_COHERENCE, new Error('the model is down'));
     provider.answerWith<CheckCoherenceInput>(CHECK_COHERENCE, (request) => {
       // The second call sees the first ten payloads as guidelines that will exist.
-      expect(request.task.input.existing.filter((g) => g.id.startsWith('payload:')).map((g) => g.id)).toEqual(Array.from({ length: 10 }, (_, i) => `payload:${i}`));
-      return { findings: [{ proposal_id: 'proposal:1', guideline_id: 'payload:3', kind: 'overlap', condition_similarity: 0.6, reason: 'same situation' }] };
+      expect(request.task.input.existing.filter((g) => g.id.startsWith('payload:')).map((g) => g.id)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `payload:${i}`),
+      );
+      return {
+        findings: [
+          { proposal_id: 'proposal:1', guideline_id: 'payload:3', kind: 'overlap', condition_similarity: 0.6, reason: 'same situation' },
+        ],
+      };
     });
     const payloads = Array.from({ length: 12 }, (_, i) => guideline(`Situation number ${i} arises`, `Do thing ${i}`));
     const evaluation = await created<Evaluation>('/evaluations', { payloads });
@@ -116,10 +161,14 @@ describe('evaluations with a model: one batched, metered coherence call in a bac
     expect(done).toMatchObject({ status: 'completed', progress: 100 });
     const requests = provider.requestsFor<CheckCoherenceInput>(CHECK_COHERENCE).slice(base);
     expect(requests.map((r) => r.task.input.proposals.length)).toEqual([10, 2, 2]); // the failed call, then its retry
-    expect(done.invoices[11]!.data!.guideline.properties_proposition.overlaps).toEqual([{ guideline_id: 'payload:3', condition_similarity: 0.6, reason: 'same situation' }]);
+    expect(done.invoices[11]!.data!.guideline.properties_proposition.overlaps).toEqual([
+      { guideline_id: 'payload:3', condition_similarity: 0.6, reason: 'same situation' },
+    ]);
     // The log shows the progress the job recorded: running after the first call (10 of 12), then done.
     const store = app.get<EventStore>(EVENT_STORE);
-    const progress = (await store.readStream(`evaluation-${evaluation.id}`)).map((e) => (e.data as { progress?: number }).progress).filter((p) => p !== undefined);
+    const progress = (await store.readStream(`evaluation-${evaluation.id}`))
+      .map((e) => (e.data as { progress?: number }).progress)
+      .filter((p) => p !== undefined);
     expect(progress).toEqual([0, 83, 100]);
     expect(provider.remaining()).toEqual({});
   });

@@ -15,10 +15,18 @@ interface Evaluation {
   status: string;
   progress: number;
   creation_utc: string;
-  invoices: { checksum: string; approved: boolean; payload: unknown; data?: { guideline: { action_proposition?: string; properties_proposition: { contradictions: Finding[]; overlaps: Finding[] } } } }[];
+  invoices: {
+    checksum: string;
+    approved: boolean;
+    payload: unknown;
+    data?: { guideline: { action_proposition?: string; properties_proposition: { contradictions: Finding[]; overlaps: Finding[] } } };
+  }[];
 }
 
-const guideline = (condition: string, action?: string, extra: Record<string, unknown> = {}) => ({ kind: 'guideline', guideline: { content: { condition, ...(action ? { action } : {}) }, tool_ids: [], operation: 'add', ...extra } });
+const guideline = (condition: string, action?: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'guideline',
+  guideline: { content: { condition, ...(action ? { action } : {}) }, tool_ids: [], operation: 'add', ...extra },
+});
 
 describe('evaluations: background coherence checks of proposed guidelines (all-in-one, in-process scheduler)', () => {
   let dir: string;
@@ -37,7 +45,10 @@ describe('evaluations: background coherence checks of proposed guidelines (all-i
   });
 
   it('reports contradictions and overlaps with existing guidelines and among the payloads, with progress, deterministically', async () => {
-    const refund = await created('/guidelines', { condition: 'The customer asks for a refund of their order', action: 'Offer a full refund' });
+    const refund = await created('/guidelines', {
+      condition: 'The customer asks for a refund of their order',
+      action: 'Offer a full refund',
+    });
     await created('/guidelines', { condition: 'The customer asks about the weather', action: 'Say you cannot forecast the weather' });
     const body = {
       payloads: [
@@ -62,21 +73,38 @@ describe('evaluations: background coherence checks of proposed guidelines (all-i
     expect(done.invoices[0]!.data!.guideline.action_proposition).toBe('Never offer a refund');
 
     // The same payloads against the same guidelines give the same answer (checksums included).
-    const again = (await call(`/evaluations/${(await created<Evaluation>('/evaluations', body)).id}?wait_for_completion=30`)).body as Evaluation;
+    const again = (await call(`/evaluations/${(await created<Evaluation>('/evaluations', body)).id}?wait_for_completion=30`))
+      .body as Evaluation;
     expect(again.invoices).toEqual(done.invoices);
   });
 
   it('an update is checked against the other guidelines, not the one it replaces', async () => {
-    const old = await created('/guidelines', { condition: 'The customer asks to cancel a subscription', action: 'Cancel the subscription' });
-    const evaluation = await created<Evaluation>('/evaluations', { payloads: [guideline('The customer asks to cancel the subscription', 'Do not cancel the subscription', { operation: 'update', updated_id: old.id })] });
+    const old = await created('/guidelines', {
+      condition: 'The customer asks to cancel a subscription',
+      action: 'Cancel the subscription',
+    });
+    const evaluation = await created<Evaluation>('/evaluations', {
+      payloads: [
+        guideline('The customer asks to cancel the subscription', 'Do not cancel the subscription', {
+          operation: 'update',
+          updated_id: old.id,
+        }),
+      ],
+    });
     const done = (await call(`/evaluations/${evaluation.id}?wait_for_completion=30`)).body as Evaluation;
     expect(done.invoices[0]).toMatchObject({ approved: true });
   });
 
   it('refuses bad payloads with a 422 naming the field; unknown evaluations are 404', async () => {
-    const bad = await call('/evaluations', 'POST', { payloads: [{ kind: 'journey', guideline: { content: { condition: '' }, tool_ids: [], operation: 'update' } }] });
+    const bad = await call('/evaluations', 'POST', {
+      payloads: [{ kind: 'journey', guideline: { content: { condition: '' }, tool_ids: [], operation: 'update' } }],
+    });
     expect(bad.status).toBe(422);
-    expect(details(bad).map((d) => d.loc.join('.')).sort()).toEqual(['body.payloads.0.guideline.content.condition', 'body.payloads.0.guideline.updated_id', 'body.payloads.0.kind']);
+    expect(
+      details(bad)
+        .map((d) => d.loc.join('.'))
+        .sort(),
+    ).toEqual(['body.payloads.0.guideline.content.condition', 'body.payloads.0.guideline.updated_id', 'body.payloads.0.kind']);
     const ghost = await call('/evaluations', 'POST', { payloads: [guideline('c', 'a', { operation: 'update', updated_id: 'ghost' })] });
     expect(ghost.status).toBe(422);
     expect(details(ghost)[0]!.loc).toEqual(['body', 'payloads', 0, 'guideline', 'updated_id']);

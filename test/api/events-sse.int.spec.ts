@@ -14,7 +14,13 @@ import { SessionEventsService, type EventView } from '@tenet/session-data-access
 
 /** The gateway on its own, embedded adapters, as the hosts compose it (no matcher: these tests start no turn). */
 async function startGateway(dir: string): Promise<{ app: INestApplication; url: string }> {
-  @Module({ imports: [PlatformModule.forRoot(loadPlatformConfig({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }, 'events-sse-test')), CatalogHttpModule, SessionGatewayModule] })
+  @Module({
+    imports: [
+      PlatformModule.forRoot(loadPlatformConfig({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir }, 'events-sse-test')),
+      CatalogHttpModule,
+      SessionGatewayModule,
+    ],
+  })
   class Host {}
   const app = await NestFactory.create(Host, { logger: false });
   configureGatewayHttp(app);
@@ -23,7 +29,11 @@ async function startGateway(dir: string): Promise<{ app: INestApplication; url: 
 }
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 };
@@ -76,7 +86,8 @@ describe('GET /sessions/{id}/events?sse=true (Parlant Server-Sent Events)', () =
 
   /** Wake-up listeners a session has: one per wait in progress. */
   const listeners = (sessionId: string): number => (service as unknown as { wakeups: EventEmitter }).wakeups.listenerCount(sessionId);
-  const newSession = async (): Promise<string> => ((await json(`${url}/sessions`, 'POST', { agent_id: agentId })).body as { id: string }).id;
+  const newSession = async (): Promise<string> =>
+    ((await json(`${url}/sessions`, 'POST', { agent_id: agentId })).body as { id: string }).id;
   const post = async (sessionId: string, event: Record<string, unknown>): Promise<EventView> => {
     const response = await json(`${url}/sessions/${sessionId}/events`, 'POST', event);
     expect(response.status).toBe(201);
@@ -196,7 +207,8 @@ describe('GET /sessions/{id}/events?sse=true (Parlant Server-Sent Events)', () =
   it('reads sse=false (and FastAPI spellings like 0, no, off) as the plain JSON long-poll', async () => {
     const sessionId = await newSession();
     const appended = await post(sessionId, message('hi'));
-    for (const value of ['false', '0', 'no', 'off']) expect(await json(`${url}/sessions/${sessionId}/events?sse=${value}`)).toEqual({ status: 200, body: [appended] });
+    for (const value of ['false', '0', 'no', 'off'])
+      expect(await json(`${url}/sessions/${sessionId}/events?sse=${value}`)).toEqual({ status: 200, body: [appended] });
   });
 
   it('stops waiting once the client disconnects: no wake-up listener or store wait is left', async () => {

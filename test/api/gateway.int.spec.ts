@@ -4,11 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteRedisKeys, deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import {
+  deleteRedisKeys,
+  deleteStreams,
+  describeWithService,
+  eventually,
+  inParallel,
+  natsUrl,
+  probeNats,
+  probeRedis,
+  redisUrl,
+} from '@tenet/testing';
 import { startAllInOne as startGateway } from '@tenet/hosts';
 
 const json = async (url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> => {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 };
@@ -54,7 +68,9 @@ describe('session gateway (embedded adapters)', () => {
     it('names each broken rule of a field once, even when two checks share its message', async () => {
       const response = await json(`${url}/agents`, 'POST', { name: null });
       expect(response.status).toBe(422);
-      expect((response.body as { detail: unknown[] }).detail).toEqual([{ loc: ['body', 'name'], msg: 'name must be 1-100 characters', type: expect.any(String) as unknown }]);
+      expect((response.body as { detail: unknown[] }).detail).toEqual([
+        { loc: ['body', 'name'], msg: 'name must be 1-100 characters', type: expect.any(String) as unknown },
+      ]);
     });
 
     it('creates, reads, lists, updates and deletes an agent; unknown ids are 404', async () => {
@@ -71,7 +87,11 @@ describe('session gateway (embedded adapters)', () => {
         description: 'Helps with orders',
         config: { temperature: 0.1, max_tokens: 2048, max_history_length: 50 },
       });
-      expect((await json(`${url}/agents/${agent.id}`)).body).toMatchObject({ name: 'Support 2', description: 'Helps with orders', config: { temperature: 0.1, max_tokens: 2048 } });
+      expect((await json(`${url}/agents/${agent.id}`)).body).toMatchObject({
+        name: 'Support 2',
+        description: 'Helps with orders',
+        config: { temperature: 0.1, max_tokens: 2048 },
+      });
       expect((await json(`${url}/agents/${agent.id}`, 'DELETE')).status).toBe(204);
       expect((await json(`${url}/agents/${agent.id}`)).status).toBe(404);
       expect((await json(`${url}/agents/nope`, 'PATCH', { name: 'x' })).status).toBe(404);
@@ -113,17 +133,46 @@ describe('session gateway (embedded adapters)', () => {
     // Customer messages start turns (see turns/turn.int.spec.ts); these tests use events that do not.
     it('stores events with contiguous offsets and filters them by kind, source and offset', async () => {
       await json(`${url}/customers`, 'POST', { id: 'c1', name: 'Customer 1' });
-      const session = (await json(`${url}/sessions`, 'POST', { agent_id: agentId, customer_id: 'c1' })).body as { id: string; state: string };
+      const session = (await json(`${url}/sessions`, 'POST', { agent_id: agentId, customer_id: 'c1' })).body as {
+        id: string;
+        state: string;
+      };
       expect(session.state).toBe('Active');
       const posted = [];
-      posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'human_agent_on_behalf_of_ai_agent', message: 'hello' })).body);
-      posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'customer_ui', data: { page: '/cart' } })).body);
-      posted.push((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'human_agent', message: 'hi, I am Bob', participant: { display_name: 'Bob' } })).body);
+      posted.push(
+        (
+          await json(`${url}/sessions/${session.id}/events`, 'POST', {
+            kind: 'message',
+            source: 'human_agent_on_behalf_of_ai_agent',
+            message: 'hello',
+          })
+        ).body,
+      );
+      posted.push(
+        (await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'customer_ui', data: { page: '/cart' } }))
+          .body,
+      );
+      posted.push(
+        (
+          await json(`${url}/sessions/${session.id}/events`, 'POST', {
+            kind: 'message',
+            source: 'human_agent',
+            message: 'hi, I am Bob',
+            participant: { display_name: 'Bob' },
+          })
+        ).body,
+      );
       expect(posted.map((e) => (e as { offset: number }).offset)).toEqual([0, 1, 2]);
       const all = (await json(`${url}/sessions/${session.id}/events`)).body as { kind: string; source: string }[];
-      expect(all.map((e) => `${e.kind}/${e.source}`)).toEqual(['message/human_agent_on_behalf_of_ai_agent', 'custom/customer_ui', 'message/human_agent']);
+      expect(all.map((e) => `${e.kind}/${e.source}`)).toEqual([
+        'message/human_agent_on_behalf_of_ai_agent',
+        'custom/customer_ui',
+        'message/human_agent',
+      ]);
       expect(((await json(`${url}/sessions/${session.id}/events?kinds=message&source=human_agent`)).body as unknown[]).length).toBe(1);
-      expect(((await json(`${url}/sessions/${session.id}/events?min_offset=2`)).body as { offset: number }[]).map((e) => e.offset)).toEqual([2]);
+      expect(((await json(`${url}/sessions/${session.id}/events?min_offset=2`)).body as { offset: number }[]).map((e) => e.offset)).toEqual(
+        [2],
+      );
     });
 
     it('validates events: message kind needs a message, enums are checked, unknown session is 404', async () => {
@@ -131,7 +180,9 @@ describe('session gateway (embedded adapters)', () => {
       const missing = await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer' });
       expect(missing.status).toBe(422);
       expect(JSON.stringify(missing.body)).toContain('message is required for kind');
-      expect((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'shout', source: 'customer', message: 'x' })).status).toBe(422);
+      expect((await json(`${url}/sessions/${session.id}/events`, 'POST', { kind: 'shout', source: 'customer', message: 'x' })).status).toBe(
+        422,
+      );
       expect((await json(`${url}/sessions/${session.id}/events?kinds=shout`)).status).toBe(422);
       expect((await json(`${url}/sessions/${session.id}/events`)).body).toEqual([]);
       expect((await json(`${url}/sessions/nope/events`, 'POST', { kind: 'message', source: 'customer', message: 'x' })).status).toBe(404);
@@ -160,13 +211,24 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-gw2-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
+    const env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: natsUrl(),
+      REDIS_URL: redisUrl(),
+      TENET_REDIS_PREFIX: redisPrefix,
+      TENET_NAMESPACE: namespace,
+      TENET_AUTH: 'off',
+    };
     gateways = [await startGateway(env), await startGateway(env)];
   });
 
   afterAll(async () => {
     for (const gateway of gateways) await gateway.app.close();
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -192,7 +254,10 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     expect(created).toMatchObject({ status: 201 });
     const sessionId = (created.body as { id: string }).id;
     expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
-    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Idle'), { timeoutMs: 60_000, intervalMs: 500 });
+    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Idle'), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'back again' });
     // Active again — or already AwaitingInput, if the agent's reply to the message came first.
     expect(['Active', 'AwaitingInput']).toContain(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state);
@@ -207,8 +272,15 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     expect(created).toMatchObject({ status: 201 });
     const sessionId = (created.body as { id: string }).id;
     expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Active');
-    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Expired'), { timeoutMs: 20_000, intervalMs: 200 });
-    const refused = await json(`${a.url}/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'still there?' });
+    await eventually(async () => expect(((await json(`${a.url}/sessions/${sessionId}`)).body as { state: string }).state).toBe('Expired'), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
+    const refused = await json(`${a.url}/sessions/${sessionId}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message: 'still there?',
+    });
     expect(refused.status).toBe(409);
   }, 30_000);
 
@@ -217,7 +289,8 @@ describeWithService(nats.available ? redis : nats, 'two gateway processes (distr
     const b = gateways[1]!;
     const agentId = ((await json(`${a.url}/agents`, 'POST', { name: 'Load' })).body as { id: string }).id;
     const sessionId = ((await json(`${a.url}/sessions`, 'POST', { agent_id: agentId })).body as { id: string }).id;
-    const post = (base: string, i: number) => json(`${base}/sessions/${sessionId}/events`, 'POST', { kind: 'custom', source: 'system', data: { i } });
+    const post = (base: string, i: number) =>
+      json(`${base}/sessions/${sessionId}/events`, 'POST', { kind: 'custom', source: 'system', data: { i } });
     // 1000 appends, 50 in flight at a time, alternating between the two processes: every append still races others.
     const results = await inParallel(1000, 50, (i) => (i % 2 === 0 ? post(a.url, i) : post(b.url, i)));
     expect(results.every((r) => r.status === 201)).toBe(true);

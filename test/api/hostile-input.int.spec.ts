@@ -33,7 +33,7 @@ describe('hostile and bad input (embedded gateway)', () => {
   /** The log's head once it stops moving: a turn started by an earlier test may still be appending (a loaded machine). */
   const quietLogHead = async (): Promise<number> => {
     let head = await logHead(store);
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const next = await logHead(store);
       if (next === head) return head;
@@ -56,7 +56,9 @@ describe('hostile and bad input (embedded gateway)', () => {
       const evil = `${'a'.repeat(5_000)}!`;
       const [stored, health] = await Promise.all([call(`/context-variables/${variable.id}/k1`, 'PUT', { data: evil }), call('/healthz')]);
       expect(stored.status).toBe(422);
-      expect(details(stored)).toEqual([expect.objectContaining({ loc: ['body', 'data'], msg: expect.stringContaining('must match pattern ^(a+)+$') as unknown })]);
+      expect(details(stored)).toEqual([
+        expect.objectContaining({ loc: ['body', 'data'], msg: expect.stringContaining('must match pattern ^(a+)+$') as unknown }),
+      ]);
       expect(health.status).toBe(200);
       expect((await call(`/context-variables/${variable.id}/k1`, 'PUT', { data: 'aaaa' })).status).toBe(200);
     }, 30_000);
@@ -67,16 +69,27 @@ describe('hostile and bad input (embedded gateway)', () => {
       ['[unclosed', /not a valid RE2 regular expression/],
     ])('refuses %s, which RE2 cannot run, naming validation.pattern and why', async (pattern, why) => {
       let reply!: { status: number; body: unknown };
-      await refusedWithoutWriting(422, async () => (reply = await call('/context-variables', 'POST', { name: 'bad_pattern', validation: { pattern } })));
-      expect(details(reply)).toEqual([expect.objectContaining({ loc: ['body', 'validation', 'pattern'], msg: expect.stringMatching(why) as unknown })]);
+      await refusedWithoutWriting(
+        422,
+        async () => (reply = await call('/context-variables', 'POST', { name: 'bad_pattern', validation: { pattern } })),
+      );
+      expect(details(reply)).toEqual([
+        expect.objectContaining({ loc: ['body', 'validation', 'pattern'], msg: expect.stringMatching(why) as unknown }),
+      ]);
     });
   });
 
   it("a tool parameter pattern RE2 cannot run is refused when the agent is saved, naming the tool's parameters", async () => {
-    const tool = { name: 'lookup', description: 'Looks up an order', parameters: { type: 'object', properties: { code: { type: 'string', pattern: '^(?!x)\\w+$' } } } };
+    const tool = {
+      name: 'lookup',
+      description: 'Looks up an order',
+      parameters: { type: 'object', properties: { code: { type: 'string', pattern: '^(?!x)\\w+$' } } },
+    };
     let reply!: { status: number; body: unknown };
     await refusedWithoutWriting(422, async () => (reply = await call('/agents', 'POST', { name: 'Tools', tools: [tool] })));
-    expect(details(reply)).toEqual([expect.objectContaining({ loc: ['body', 'tools', 0, 'parameters'], msg: expect.stringContaining('lookaround') as unknown })]);
+    expect(details(reply)).toEqual([
+      expect.objectContaining({ loc: ['body', 'tools', 0, 'parameters'], msg: expect.stringContaining('lookaround') as unknown }),
+    ]);
   });
 
   describe('item 10: malformed requests', () => {
@@ -87,9 +100,16 @@ describe('hostile and bad input (embedded gateway)', () => {
 
     it('JSON nested deeper than the limit is a 400 naming the rule on every body route, before parsing', async () => {
       const deep = `{"name":"x","metadata":${'['.repeat(1_500)}${']'.repeat(1_500)}}`;
-      for (const [path, method] of [['/agents', 'POST'], [`/agents/${agentId}`, 'PATCH'], ['/customers', 'POST']] as const) {
+      for (const [path, method] of [
+        ['/agents', 'POST'],
+        [`/agents/${agentId}`, 'PATCH'],
+        ['/customers', 'POST'],
+      ] as const) {
         let reply!: Response;
-        await refusedWithoutWriting(400, async () => (reply = await raw(path, { method, headers: { 'content-type': 'application/json' }, body: deep })));
+        await refusedWithoutWriting(
+          400,
+          async () => (reply = await raw(path, { method, headers: { 'content-type': 'application/json' }, body: deep })),
+        );
         expect(await reply.json()).toEqual({ detail: expect.stringContaining('nests deeper than 32 levels') as unknown });
       }
       // Brackets inside strings are text, not nesting.
@@ -107,11 +127,16 @@ describe('hostile and bad input (embedded gateway)', () => {
       expect((reply.body as { detail: string }).detail).toContain(name);
     });
 
-    it.each(['99999-01-01', '-000001-01-01T00:00:00Z', '+275760-09-13T00:00:00Z'])('usage date %s out of range is a 422 naming the parameter', async (from) => {
-      const reply = await call(`/agents/${agentId}/usage?from=${encodeURIComponent(from)}`);
-      expect(reply.status).toBe(422);
-      expect(details(reply)).toEqual([expect.objectContaining({ loc: ['query', 'from'], msg: expect.stringContaining('between 0000-01-01 and 9999-12-31') as unknown })]);
-    });
+    it.each(['99999-01-01', '-000001-01-01T00:00:00Z', '+275760-09-13T00:00:00Z'])(
+      'usage date %s out of range is a 422 naming the parameter',
+      async (from) => {
+        const reply = await call(`/agents/${agentId}/usage?from=${encodeURIComponent(from)}`);
+        expect(reply.status).toBe(422);
+        expect(details(reply)).toEqual([
+          expect.objectContaining({ loc: ['query', 'from'], msg: expect.stringContaining('between 0000-01-01 and 9999-12-31') as unknown }),
+        ]);
+      },
+    );
 
     it.each([
       [`/agents/AID`, { name: null }, ['body', 'name']],
@@ -134,7 +159,10 @@ describe('hostile and bad input (embedded gateway)', () => {
       ['application/x-www-form-urlencoded', 'name=Renamed'],
       ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nRenamed\r\n--x--\r\n'],
     ])('a %s body is refused with 415 on POST and PATCH, and changes nothing', async (type, body) => {
-      for (const [path, method] of [[`/agents/${agentId}`, 'PATCH'], ['/agents', 'POST']] as const) {
+      for (const [path, method] of [
+        [`/agents/${agentId}`, 'PATCH'],
+        ['/agents', 'POST'],
+      ] as const) {
         let reply!: Response;
         await refusedWithoutWriting(415, async () => (reply = await raw(path, { method, headers: { 'content-type': type }, body })));
         expect(((await reply.json()) as { detail: string }).detail).toContain('request bodies must be JSON');
@@ -170,7 +198,9 @@ describe('hostile and bad input (embedded gateway)', () => {
     ])('%j is refused with 422 and not stored', async (event, loc) => {
       let reply!: { status: number; body: unknown };
       await refusedWithoutWriting(422, async () => (reply = await call(`/sessions/${sessionId}/events`, 'POST', event)));
-      expect(details(reply)).toEqual([expect.objectContaining({ loc, msg: expect.stringContaining('written by the platform') as unknown })]);
+      expect(details(reply)).toEqual([
+        expect.objectContaining({ loc, msg: expect.stringContaining('written by the platform') as unknown }),
+      ]);
     });
 
     it.each([
@@ -185,7 +215,10 @@ describe('hostile and bad input (embedded gateway)', () => {
 
   describe('item 12: cross-site use', () => {
     it('sends no CORS headers by default: a preflight from another site is not allowed', async () => {
-      const preflight = await raw('/agents/x', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' } });
+      const preflight = await raw('/agents/x', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+      });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
       expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
       const simple = await raw('/agents', { headers: { origin: 'https://evil.example' } });
@@ -193,13 +226,21 @@ describe('hostile and bad input (embedded gateway)', () => {
     });
 
     it('a plain cross-site form post creates nothing (415)', async () => {
-      await refusedWithoutWriting(415, () => raw('/agents', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: 'name=Forged' }));
+      await refusedWithoutWriting(415, () =>
+        raw('/agents', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+          body: 'name=Forged',
+        }),
+      );
     });
 
     it('same-origin JSON requests, as the /chat page makes them, still work (no Origin header needed)', async () => {
       const agent = await created('/agents', { name: 'Chat' });
       const session = await created('/sessions', { agent_id: agent.id });
-      expect((await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hi' })).status).toBe(201);
+      expect((await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hi' })).status).toBe(
+        201,
+      );
     });
   });
 });
@@ -211,7 +252,12 @@ describe('CORS with TENET_CORS_ORIGINS', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-cors-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_CORS_ORIGINS: 'https://app.example, https://admin.example' }));
+    ({ app, url } = await startAllInOne({
+      TENET_MODE: 'embedded',
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_CORS_ORIGINS: 'https://app.example, https://admin.example',
+    }));
   });
 
   afterAll(async () => {
@@ -220,7 +266,10 @@ describe('CORS with TENET_CORS_ORIGINS', () => {
   });
 
   it('allows exactly the configured origins', async () => {
-    const allowed = await fetch(`${url}/agents`, { method: 'OPTIONS', headers: { origin: 'https://admin.example', 'access-control-request-method': 'POST' } });
+    const allowed = await fetch(`${url}/agents`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://admin.example', 'access-control-request-method': 'POST' },
+    });
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
     const other = await fetch(`${url}/agents`, { headers: { origin: 'https://evil.example' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();

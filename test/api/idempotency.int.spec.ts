@@ -26,11 +26,17 @@ describe('Idempotency-Key on posting an event', () => {
   });
 
   const post = async (sessionId: string, body: unknown, key?: string): Promise<Reply> => {
-    const response = await fetch(`${url}/sessions/${sessionId}/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}/sessions/${sessionId}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as unknown };
   };
-  const messages = async (sessionId: string): Promise<{ id: string; source: string }[]> => (await call(`/sessions/${sessionId}/events?kinds=message&source=human_agent`)).body as { id: string; source: string }[];
-  const newSession = async (): Promise<string> => (await created('/sessions', { agent_id: (await created('/agents', { name: 'Idem' })).id })).id;
+  const messages = async (sessionId: string): Promise<{ id: string; source: string }[]> =>
+    (await call(`/sessions/${sessionId}/events?kinds=message&source=human_agent`)).body as { id: string; source: string }[];
+  const newSession = async (): Promise<string> =>
+    (await created('/sessions', { agent_id: (await created('/agents', { name: 'Idem' })).id })).id;
   const message = { kind: 'message', source: 'human_agent', message: 'your parcel left today' };
 
   it('a retry with the same key returns the first event and stores nothing more', async () => {
@@ -51,7 +57,11 @@ describe('Idempotency-Key on posting an event', () => {
     await post(sessionId, message, 'key-x');
     const reused = await post(sessionId, { ...message, message: 'something else' }, 'key-x');
     expect(reused.status).toBe(422);
-    expect(reused.body).toEqual({ detail: [expect.objectContaining({ loc: ['header', 'Idempotency-Key'], msg: expect.stringContaining('different request body') as unknown })] });
+    expect(reused.body).toEqual({
+      detail: [
+        expect.objectContaining({ loc: ['header', 'Idempotency-Key'], msg: expect.stringContaining('different request body') as unknown }),
+      ],
+    });
     expect(await messages(sessionId)).toHaveLength(1);
   });
 
@@ -64,7 +74,11 @@ describe('Idempotency-Key on posting an event', () => {
 
   it('concurrent posts with one key write one event, and all get it', async () => {
     const sessionId = await newSession();
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? post(sessionId, { kind: 'custom', source: 'system', data: { i } }) : post(sessionId, message, 'key-race'))));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 ? post(sessionId, { kind: 'custom', source: 'system', data: { i } }) : post(sessionId, message, 'key-race'),
+      ),
+    );
     const keyed = replies.filter((_, i) => i % 2 === 0);
     expect(keyed.every((r) => r.status === 201)).toBe(true);
     expect(new Set(keyed.map((r) => (r.body as { id: string }).id)).size).toBe(1);
@@ -89,7 +103,11 @@ describe('Idempotency-Key on posting an event', () => {
     const other = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' });
     let elsewhere: Reply;
     try {
-      const response = await fetch(`${other.url}/sessions/${sessionId}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'key-there' }, body: JSON.stringify(message) });
+      const response = await fetch(`${other.url}/sessions/${sessionId}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'key-there' },
+        body: JSON.stringify(message),
+      });
       elsewhere = { status: response.status, body: (await response.json()) as unknown };
     } finally {
       await other.app.close();
@@ -107,7 +125,9 @@ describe('Idempotency-Key on posting an event', () => {
     const first = await post(sessionId, customer, 'key-turn');
     expect(await post(sessionId, customer, 'key-turn')).toEqual(first);
     const acknowledged = async (): Promise<number> =>
-      ((await call(`/sessions/${sessionId}/events?kinds=status`)).body as { data: { status: string } }[]).filter((e) => e.data.status === 'acknowledged').length;
+      ((await call(`/sessions/${sessionId}/events?kinds=status`)).body as { data: { status: string } }[]).filter(
+        (e) => e.data.status === 'acknowledged',
+      ).length;
     const ready = (await call(`/sessions/${sessionId}/events?kinds=message&source=ai_agent&wait_for_data=60`)).body as unknown[];
     expect(ready).toHaveLength(1);
     expect(await acknowledged()).toBe(1);
@@ -115,7 +135,11 @@ describe('Idempotency-Key on posting an event', () => {
 
   describe('POST /sessions', () => {
     const createSession = async (body: unknown, key: string): Promise<Reply> => {
-      const response = await fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+      const response = await fetch(`${url}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as unknown };
     };
     const sessionCount = async (): Promise<number> => ((await call('/sessions')).body as unknown[]).length;

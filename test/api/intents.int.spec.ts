@@ -17,7 +17,12 @@ interface Event {
   kind: string;
   source: string;
   correlation_id: string;
-  data: Record<string, unknown> & { message?: string; status?: string; data?: Record<string, unknown>; tool_calls?: { tool_id: string; arguments: Record<string, unknown> }[] };
+  data: Record<string, unknown> & {
+    message?: string;
+    status?: string;
+    data?: Record<string, unknown>;
+    tool_calls?: { tool_id: string; arguments: Record<string, unknown> }[];
+  };
 }
 
 const ORDER_ID = { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{4,10}$' } } };
@@ -39,8 +44,13 @@ describe('intents (embedded, offline provider)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-intents-'));
     orders = await startDemoOrderService();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline' }, { toolAllowedHosts: [orders.hostPort] }));
-    expect((await call('/services/orders', 'PUT', { kind: 'openapi', openapi: { url: orders.url, source: orders.source } })).status).toBe(200);
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline' },
+      { toolAllowedHosts: [orders.hostPort] },
+    ));
+    expect((await call('/services/orders', 'PUT', { kind: 'openapi', openapi: { url: orders.url, source: orders.source } })).status).toBe(
+      200,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -56,23 +66,66 @@ describe('intents (embedded, offline provider)', () => {
       intents: { fallback: FALLBACK, ...settings },
     });
     const tags = [`agent:${agent.id}`];
-    await created('/intents', { name: 'track_order', description: 'Find out where an order is', keywords: ['track', 'where is my order', 'delivery status'], examples: ['Where is my order?', 'Has my parcel shipped yet?'], parameters: ORDER_ID, tool: 'get_order_status', tags });
-    await created('/intents', { name: 'cancel_order', description: 'Cancel an order', keywords: ['cancel', 'call off'], examples: ['Please cancel my order', 'I no longer want the order'], tags });
-    await created('/intents', { name: 'refund', description: 'Get money back for a purchase', keywords: ['refund', 'money back', 'reimburse'], examples: ['I want my money back', 'Can I get a refund?'], tags });
+    await created('/intents', {
+      name: 'track_order',
+      description: 'Find out where an order is',
+      keywords: ['track', 'where is my order', 'delivery status'],
+      examples: ['Where is my order?', 'Has my parcel shipped yet?'],
+      parameters: ORDER_ID,
+      tool: 'get_order_status',
+      tags,
+    });
+    await created('/intents', {
+      name: 'cancel_order',
+      description: 'Cancel an order',
+      keywords: ['cancel', 'call off'],
+      examples: ['Please cancel my order', 'I no longer want the order'],
+      tags,
+    });
+    await created('/intents', {
+      name: 'refund',
+      description: 'Get money back for a purchase',
+      keywords: ['refund', 'money back', 'reimburse'],
+      examples: ['I want my money back', 'Can I get a refund?'],
+      tags,
+    });
     return agent;
   };
 
   it('creates, lists by agent, reads, patches and deletes an intent; refuses bad fields with 422s naming them, on create and PATCH', async () => {
-    const agent = await created('/agents', { name: 'Catalog', tools: [{ name: 'lookup', description: 'x', parameters: { type: 'object' } }] });
+    const agent = await created('/agents', {
+      name: 'Catalog',
+      tools: [{ name: 'lookup', description: 'x', parameters: { type: 'object' } }],
+    });
     const tags = [`agent:${agent.id}`];
-    const intent = await created<{ id: string; name: string; tool: string | null; parameters: unknown }>('/intents', { name: 'greet', description: 'Say hello', keywords: ['hello'], tags });
-    expect(intent).toMatchObject({ name: 'greet', description: 'Say hello', examples: [], keywords: ['hello'], parameters: null, tool: null, journey_id: null, tags });
+    const intent = await created<{ id: string; name: string; tool: string | null; parameters: unknown }>('/intents', {
+      name: 'greet',
+      description: 'Say hello',
+      keywords: ['hello'],
+      tags,
+    });
+    expect(intent).toMatchObject({
+      name: 'greet',
+      description: 'Say hello',
+      examples: [],
+      keywords: ['hello'],
+      parameters: null,
+      tool: null,
+      journey_id: null,
+      tags,
+    });
     expect(((await call(`/intents?tags=agent:${agent.id}`)).body as { id: string }[]).map((i) => i.id)).toEqual([intent.id]);
     expect((await call(`/intents/${intent.id}`)).body).toMatchObject({ id: intent.id });
 
-    const patched = await call(`/intents/${intent.id}`, 'PATCH', { tool: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } });
+    const patched = await call(`/intents/${intent.id}`, 'PATCH', {
+      tool: 'lookup',
+      parameters: { type: 'object', properties: { q: { type: 'string' } } },
+    });
     expect(patched).toMatchObject({ status: 200, body: { tool: 'lookup', parameters: { type: 'object' } } });
-    expect((await call(`/intents/${intent.id}`, 'PATCH', { tool: null, parameters: null })).body).toMatchObject({ tool: null, parameters: null });
+    expect((await call(`/intents/${intent.id}`, 'PATCH', { tool: null, parameters: null })).body).toMatchObject({
+      tool: null,
+      parameters: null,
+    });
 
     for (const [body, loc] of [
       [{ name: 'has space', tags }, 'body.name'],
@@ -116,7 +169,9 @@ describe('intents (embedded, offline provider)', () => {
     expect(locs(await call('/agents', 'POST', { name: 'Bad', intents: { clarify_below: 2 } }))).toContain('body.intents.clarify_below');
     expect(locs(await call(`/agents/${agent.id}`, 'PATCH', { intents: { margin: -1 } }))).toContain('body.intents.margin');
     expect(locs(await call(`/agents/${agent.id}`, 'PATCH', { intents: { fallback: '' } }))).toContain('body.intents.fallback');
-    expect((await call(`/agents/${agent.id}`, 'PATCH', { intents: { margin: 0.2 } })).body).toMatchObject({ intents: { clarify_below: 0.5, margin: 0.2 } });
+    expect((await call(`/agents/${agent.id}`, 'PATCH', { intents: { margin: 0.2 } })).body).toMatchObject({
+      intents: { clarify_below: 0.5, margin: 0.2 },
+    });
   });
 
   it('an intent mapped to a tool runs it with the extracted parameters; data.intent of the message and ready carry the intent; intent.recognized validates', async () => {
@@ -124,31 +179,50 @@ describe('intents (embedded, offline provider)', () => {
     const session = await created('/sessions', { agent_id: agent.id });
     const events = await turnEvents<Event>(session.id, 'Where is my order 55555?');
     const tool = events.find((e) => e.kind === 'tool');
-    expect(tool?.data.tool_calls).toEqual([expect.objectContaining({ tool_id: 'orders:get_order_status', arguments: { order_id: '55555' } })]);
+    expect(tool?.data.tool_calls).toEqual([
+      expect.objectContaining({ tool_id: 'orders:get_order_status', arguments: { order_id: '55555' } }),
+    ]);
     const reply = events.find((e) => e.kind === 'message' && e.source === 'ai_agent');
     expect(reply?.data.message).toContain('55555');
     expect(reply?.data).toMatchObject({ intent: { name: 'track_order', confidence: expect.any(Number) as unknown } });
     const ready = events.find((e) => e.data.status === 'ready');
-    expect(ready?.data.data).toMatchObject({ intent: { name: 'track_order', outcome: 'recognized', extracted_params: { order_id: '55555' } } });
+    expect(ready?.data.data).toMatchObject({
+      intent: { name: 'track_order', outcome: 'recognized', extracted_params: { order_id: '55555' } },
+    });
     // The matching call classified it: no call of its own (the re-match after the tool's result, with no
     // guideline to score, makes none and does not classify again), then the reply.
     // (Recall's query embedding, metered against budgets too, is not a model call of the turn's.)
-    const usage = (ready?.data.data as { usage: { purpose: string }[] }).usage.map((u) => u.purpose).filter((p) => p !== 'knowledge.search');
+    const usage = (ready?.data.data as { usage: { purpose: string }[] }).usage
+      .map((u) => u.purpose)
+      .filter((p) => p !== 'knowledge.search');
     expect(usage).toEqual(['match_guidelines', 'compose_reply']);
 
     const store = app.get<EventStore>(EVENT_STORE);
     const [recorded] = await store.readStream(intentRecognitionStreamId(agent.id));
     const published = recorded && toIntegrationEvent(recorded);
     expect(published?.subject).toBe(`tenet.v1.intent.${agent.id}.recognized`);
-    const validate = addFormats(new Ajv2020({ strict: false, allErrors: true })).compile(allContracts.find((c) => c.type === 'intent.recognized')?.schema ?? {});
+    const validate = addFormats(new Ajv2020({ strict: false, allErrors: true })).compile(
+      allContracts.find((c) => c.type === 'intent.recognized')?.schema ?? {},
+    );
     expect(validate(published?.payload)).toBe(true);
-    expect(published?.payload).toMatchObject({ data: { agent_id: agent.id, session_id: session.id, intent: 'track_order', outcome: 'recognized', parameter_names: ['order_id'], leads_to: { tool: 'get_order_status' } } });
+    expect(published?.payload).toMatchObject({
+      data: {
+        agent_id: agent.id,
+        session_id: session.id,
+        intent: 'track_order',
+        outcome: 'recognized',
+        parameter_names: ['order_id'],
+        leads_to: { tool: 'get_order_status' },
+      },
+    });
 
     // Without the order number the tool's schema (order_id required) is not met: the tool is not called, the turn goes on.
     const fresh = await created('/sessions', { agent_id: agent.id });
     const without = await turnEvents<Event>(fresh.id, 'Has my parcel been tracked?');
     expect(without.some((e) => e.kind === 'tool')).toBe(false);
-    expect(without.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ intent: { name: 'track_order', tool_skipped: expect.stringContaining('order_id') as unknown } });
+    expect(without.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({
+      intent: { name: 'track_order', tool_skipped: expect.stringContaining('order_id') as unknown },
+    });
   }, 90_000);
 
   it('an ambiguous message gets a clarification question naming the choices and no tool call; the answer resolves it', async () => {
@@ -166,7 +240,9 @@ describe('intents (embedded, offline provider)', () => {
 
     const second = await turnEvents<Event>(session.id, 'Cancel it please');
     expect(second.find((e) => e.kind === 'message' && e.source === 'ai_agent')?.data).toMatchObject({ intent: { name: 'cancel_order' } });
-    expect(second.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({ intent: { outcome: 'recognized', resolving: asked.intent.alternatives } });
+    expect(second.find((e) => e.data.status === 'ready')?.data.data).toMatchObject({
+      intent: { outcome: 'recognized', resolving: asked.intent.alternatives },
+    });
   }, 90_000);
 
   it('a message that is none of the intents gets the agent’s fallback reply, with no model call to compose it', async () => {
@@ -187,14 +263,24 @@ describe('intents (embedded, offline provider)', () => {
     await turnEvents<Event>(session.id, 'I have a problem with my order');
     await turnEvents<Event>(session.id, 'Cancel it please');
     await turnEvents<Event>(session.id, 'I want a refund');
-    const json = (await call('/admin/usage?range=24h&format=json')).body as { intents: { agent_id: string; total: Record<string, unknown> }[] };
-    expect(json.intents.find((r) => r.agent_id === agent.id)?.total).toEqual({ messages: 3, by_intent: { cancel_order: 1, refund: 1 }, clarifications: 1, unknown: 0, clarification_rate: 0.333 });
+    const json = (await call('/admin/usage?range=24h&format=json')).body as {
+      intents: { agent_id: string; total: Record<string, unknown> }[];
+    };
+    expect(json.intents.find((r) => r.agent_id === agent.id)?.total).toEqual({
+      messages: 3,
+      by_intent: { cancel_order: 1, refund: 1 },
+      clarifications: 1,
+      unknown: 0,
+      clarification_rate: 0.333,
+    });
     const html = await (await fetch(`${url}/admin/usage?range=24h`)).text();
     expect(html).toContain('Intents: what customers come for');
     expect(html).toMatch(/<td>cancel_order<\/td><td>1<\/td><td>33\.3%<\/td>/);
     expect(html).toMatch(/<td><em>asked to clarify<\/em><\/td><td>1<\/td><td>33\.3%<\/td>/);
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toMatch(new RegExp(`^tenet_intents_total\\{agent_id="${agent.id}",intent="CLARIFICATION_NEEDED",outcome="clarify"[^}]*\\} 1$`, 'm'));
+    expect(metrics).toMatch(
+      new RegExp(`^tenet_intents_total\\{agent_id="${agent.id}",intent="CLARIFICATION_NEEDED",outcome="clarify"[^}]*\\} 1$`, 'm'),
+    );
   }, 90_000);
 
   it('an intent mapped to a journey starts the journey when recognised', async () => {
@@ -211,10 +297,20 @@ describe('intents (embedded, offline provider)', () => {
       transitions: [{ from: 'ask_order', to: 'done', condition: 'the customer gave their order number' }],
       initial_step: 'ask_order',
     });
-    await created('/intents', { name: 'send_back', description: 'Send an item back', keywords: ['send back'], journey_id: journey.id, tags: [`agent:${agent.id}`] });
+    await created('/intents', {
+      name: 'send_back',
+      description: 'Send an item back',
+      keywords: ['send back'],
+      journey_id: journey.id,
+      tags: [`agent:${agent.id}`],
+    });
     const session = await created('/sessions', { agent_id: agent.id });
     const events = await turnEvents<Event>(session.id, 'I want to send back my jacket');
-    const ready = events.find((e) => e.data.status === 'ready')?.data.data as { intent: unknown; matched_journeys?: unknown; active_journey?: unknown };
+    const ready = events.find((e) => e.data.status === 'ready')?.data.data as {
+      intent: unknown;
+      matched_journeys?: unknown;
+      active_journey?: unknown;
+    };
     expect(ready.intent).toMatchObject({ name: 'send_back', outcome: 'recognized' });
     expect(ready.matched_journeys).toEqual([journey.id]);
     expect(ready.active_journey).toMatchObject({ journey_id: journey.id, step_id: 'ask_order' });

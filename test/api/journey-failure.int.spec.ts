@@ -51,7 +51,15 @@ const journeyBody = (agentId: string, extra: Record<string, unknown> = {}) => {
   return byHand
     ? {
         ...base,
-        steps: [...base.steps, { id: 'by_hand', name: 'Manual lookup', kind: 'chat', instruction: 'Tell them a colleague will look the order up by hand and email them today' }],
+        steps: [
+          ...base.steps,
+          {
+            id: 'by_hand',
+            name: 'Manual lookup',
+            kind: 'chat',
+            instruction: 'Tell them a colleague will look the order up by hand and email them today',
+          },
+        ],
         transitions: [...base.transitions, { from: 'by_hand', to: 'done', condition: 'The customer said thanks' }],
         ...extra,
       }
@@ -85,16 +93,23 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
   let deadPort: number;
   const { call, created, turnEvents } = gatewayHttp(() => url);
   const turn = (sessionId: string, message: string): Promise<Event[]> => turnEvents<Event>(sessionId, message);
-  const ready = (events: Event[]): Record<string, unknown> => events.find((e) => e.kind === 'status' && e.data.status === 'ready')?.data.data ?? {};
+  const ready = (events: Event[]): Record<string, unknown> =>
+    events.find((e) => e.kind === 'status' && e.data.status === 'ready')?.data.data ?? {};
   const reply = (events: Event[]): string | undefined => events.find((e) => e.kind === 'message' && e.source === 'ai_agent')?.data.message;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-journey-failure-'));
     orders = await startDemoOrderService();
     deadPort = await closedPort();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline', TENET_DEMO: 'off' }, { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] }));
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_LLM_PROVIDER: 'offline', TENET_DEMO: 'off' },
+      { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] },
+    ));
     // The order service's operations, served from an address where nothing listens.
-    expect((await call('/services/down', 'PUT', { kind: 'openapi', openapi: { url: `http://127.0.0.1:${deadPort}`, source: orders.source } })).status).toBe(200);
+    expect(
+      (await call('/services/down', 'PUT', { kind: 'openapi', openapi: { url: `http://127.0.0.1:${deadPort}`, source: orders.source } }))
+        .status,
+    ).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
@@ -106,9 +121,14 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
   /** Every journey event published for the session from now on. */
   async function publishedFor(sessionId: string): Promise<{ seen: Published[]; stop: () => Promise<void> }> {
     const seen: Published[] = [];
-    const subscription = await app.get<MessageBus>(MESSAGE_BUS).consume({ durable: `journey-failure-${randomUUID()}`, filterSubject: `tenet.v1.journey.${sessionId}.>` }, async (message: DeliveredMessage) => {
-      seen.push(message.data as Published);
-    });
+    const subscription = await app
+      .get<MessageBus>(MESSAGE_BUS)
+      .consume(
+        { durable: `journey-failure-${randomUUID()}`, filterSubject: `tenet.v1.journey.${sessionId}.>` },
+        async (message: DeliveredMessage) => {
+          seen.push(message.data as Published);
+        },
+      );
     return { seen, stop: () => subscription.stop() };
   }
 
@@ -124,12 +144,24 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
     const session = await created('/sessions', { agent_id: agent.id });
     const { seen, stop } = await publishedFor(session.id);
 
-    expect(ready(await turn(session.id, 'Hi, I want to return an order'))['journey_states']).toEqual([expect.objectContaining({ journey_id: journey.id, status: 'Active', step_id: 'ask_order' })]);
+    expect(ready(await turn(session.id, 'Hi, I want to return an order'))['journey_states']).toEqual([
+      expect.objectContaining({ journey_id: journey.id, status: 'Active', step_id: 'ask_order' }),
+    ]);
     const failing = await turn(session.id, 'My order number is 55555');
     const data = ready(failing);
     expect(data['journey_tool_step']).toMatchObject({ journey_id: journey.id, step_id: 'check_order', status: 'failed' });
     expect(data['journey_states']).toEqual([
-      expect.objectContaining({ journey_id: journey.id, status: 'Failed', step_id: 'check_order', failed_at: expect.any(String) as unknown, failure: { code: expect.stringMatching(/^TOOLS\./) as unknown, message: 'the tool down:get_order_status failed', step: 'check_order' } }),
+      expect.objectContaining({
+        journey_id: journey.id,
+        status: 'Failed',
+        step_id: 'check_order',
+        failed_at: expect.any(String) as unknown,
+        failure: {
+          code: expect.stringMatching(/^TOOLS\./) as unknown,
+          message: 'the tool down:get_order_status failed',
+          step: 'check_order',
+        },
+      }),
     ]);
     expect(data['active_journey']).toBeUndefined();
     // The customer gets a reply in the same turn.
@@ -140,12 +172,23 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
       expect(found).toBeDefined();
       return found!;
     });
-    expect(failed).toMatchObject({ version: 1, data: { session_id: session.id, journey_id: journey.id, step: 'check_order', outcome: 'end', reason: { code: expect.stringMatching(/^TOOLS\./) as unknown } } });
+    expect(failed).toMatchObject({
+      version: 1,
+      data: {
+        session_id: session.id,
+        journey_id: journey.id,
+        step: 'check_order',
+        outcome: 'end',
+        reason: { code: expect.stringMatching(/^TOOLS\./) as unknown },
+      },
+    });
     expect(valid(failed)).toEqual([]);
     await stop();
 
     // The journey record is listed with the session's events; the session goes on (no retry of the failed step).
-    const records = ((await call(`/sessions/${session.id}/events?kinds=journey_transition`)).body as Event[]).map((e) => (e.data as { event?: string }).event);
+    const records = ((await call(`/sessions/${session.id}/events?kinds=journey_transition`)).body as Event[]).map(
+      (e) => (e.data as { event?: string }).event,
+    );
     expect(records).toContain('journey_failed');
     const next = await turn(session.id, 'Ok. What are your opening hours?');
     expect(reply(next)).toBeTruthy();
@@ -153,7 +196,9 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
     expect(((await call(`/sessions/${session.id}`)).body as { mode: string }).mode).toBe('auto');
 
     // on_failure is a setting like any: PATCH sets it, null restores the default.
-    expect((await call(`/journeys/${journey.id}`, 'PATCH', { on_failure: { action: 'handoff' } })).body).toMatchObject({ on_failure: { action: 'handoff' } });
+    expect((await call(`/journeys/${journey.id}`, 'PATCH', { on_failure: { action: 'handoff' } })).body).toMatchObject({
+      on_failure: { action: 'handoff' },
+    });
     expect((await call(`/journeys/${journey.id}`, 'PATCH', { on_failure: null })).body).toMatchObject({ on_failure: { action: 'end' } });
   }, 120_000);
 
@@ -162,9 +207,14 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
     const journey = await created<{ id: string }>('/journeys', journeyBody(agent.id, { on_failure: { action: 'handoff' } }));
     const session = await created('/sessions', { agent_id: agent.id });
     const seen: Published[] = [];
-    const subscription = await app.get<MessageBus>(MESSAGE_BUS).consume({ durable: `journey-handoff-${randomUUID()}`, filterSubject: `tenet.v1.session.${session.id}.mode_changed` }, async (message: DeliveredMessage) => {
-      seen.push(message.data as Published);
-    });
+    const subscription = await app
+      .get<MessageBus>(MESSAGE_BUS)
+      .consume(
+        { durable: `journey-handoff-${randomUUID()}`, filterSubject: `tenet.v1.session.${session.id}.mode_changed` },
+        async (message: DeliveredMessage) => {
+          seen.push(message.data as Published);
+        },
+      );
     await turn(session.id, 'Hi, I want to return an order');
     const failing = await turn(session.id, 'My order number is 55555');
     expect(reply(failing)).toMatch(/something went wrong on our side/);
@@ -174,7 +224,10 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
       expect(seen).toHaveLength(1);
       return seen[0]!;
     });
-    expect(changed).toMatchObject({ type: 'session.mode_changed', data: { mode: 'manual', previous_mode: 'auto', reason: 'journey', journey_id: journey.id } });
+    expect(changed).toMatchObject({
+      type: 'session.mode_changed',
+      data: { mode: 'manual', previous_mode: 'auto', reason: 'journey', journey_id: journey.id },
+    });
     expect(valid(changed)).toEqual([]);
     await subscription.stop();
   }, 120_000);
@@ -185,7 +238,9 @@ describe('a journey whose tool step fails (embedded adapters, offline provider)'
     const session = await created('/sessions', { agent_id: agent.id });
     await turn(session.id, 'Hi, I want to return an order');
     const failing = await turn(session.id, 'My order number is 55555');
-    expect(ready(failing)['journey_states']).toEqual([expect.objectContaining({ journey_id: journey.id, status: 'Active', step_id: 'by_hand' })]);
+    expect(ready(failing)['journey_states']).toEqual([
+      expect.objectContaining({ journey_id: journey.id, status: 'Active', step_id: 'by_hand' }),
+    ]);
     expect(reply(failing)).toMatch(/colleague will look the order up by hand/i);
 
     const refused = await call('/journeys', 'POST', journeyBody(agent.id, { on_failure: { action: 'step', step: 'nowhere' } }));

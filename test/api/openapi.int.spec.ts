@@ -20,7 +20,9 @@ interface OpenApi {
 
 /** Every `$ref` inside a schema (nested in arrays, oneOf, additionalProperties, …). */
 const refsIn = (value: unknown): string[] =>
-  value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner))) : [];
+  value && typeof value === 'object'
+    ? Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner)))
+    : [];
 
 describe('OpenAPI description (/openapi.json)', () => {
   let dir: string;
@@ -48,7 +50,11 @@ describe('OpenAPI description (/openapi.json)', () => {
     expect(session.required).toEqual(['agent_id']);
     expect(session.properties!['agent_id']).toMatchObject({ type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' });
     expect(session.properties!['config']).toEqual({ $ref: '#/components/schemas/SessionConfigDto' });
-    expect(doc.components.schemas['SessionConfigDto']!.properties!['ttl_secs']).toMatchObject({ type: 'integer', minimum: 60, maximum: 86_400 });
+    expect(doc.components.schemas['SessionConfigDto']!.properties!['ttl_secs']).toMatchObject({
+      type: 'integer',
+      minimum: 60,
+      maximum: 86_400,
+    });
     expect(doc.components.schemas['AgentCreationDto']!.required).toContain('name');
   });
 
@@ -59,13 +65,19 @@ describe('OpenAPI description (/openapi.json)', () => {
         const ref = operation.requestBody.content['application/json']?.schema.$ref;
         if (!ref) continue;
         const name = ref.split('/').at(-1)!;
-        expect({ path, method, schema: Object.keys(doc.components.schemas[name]?.properties ?? {}).length > 0 }).toEqual({ path, method, schema: true });
+        expect({ path, method, schema: Object.keys(doc.components.schemas[name]?.properties ?? {}).length > 0 }).toEqual({
+          path,
+          method,
+          schema: true,
+        });
       }
     }
   });
 
   const operations = (): [string, string, Operation][] =>
-    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]): [string, string, Operation] => [path, method, op]));
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]): [string, string, Operation] => [path, method, op]),
+    );
 
   it('documents every operation with a summary, a resource tag, a response schema and its error responses', () => {
     expect(operations().length).toBeGreaterThan(50);
@@ -77,18 +89,36 @@ describe('OpenAPI description (/openapi.json)', () => {
       if (code !== '204') {
         const schema = success.content?.['application/json']?.schema;
         expect({ where, schema: schema !== undefined && Object.keys(schema).length > 0 }).toEqual({ where, schema: true });
-        for (const target of refsIn(schema)) expect({ where, target, defined: doc.components.schemas[target.split('/').at(-1)!] !== undefined }).toEqual({ where, target, defined: true });
+        for (const target of refsIn(schema))
+          expect({ where, target, defined: doc.components.schemas[target.split('/').at(-1)!] !== undefined }).toEqual({
+            where,
+            target,
+            defined: true,
+          });
       }
-      expect({ where, validation: op.responses['422']?.content?.['application/json']?.schema }).toEqual({ where, validation: { $ref: '#/components/schemas/ValidationError' } });
+      expect({ where, validation: op.responses['422']?.content?.['application/json']?.schema }).toEqual({
+        where,
+        validation: { $ref: '#/components/schemas/ValidationError' },
+      });
       if (path.includes('{')) expect({ where, notFound: op.responses['404'] !== undefined }).toEqual({ where, notFound: true });
       if (op.requestBody) expect({ where, malformed: op.responses['400'] !== undefined }).toEqual({ where, malformed: true });
     }
-    expect(doc.tags?.map((t) => t.name)).toEqual(expect.arrayContaining(['sessions', 'events', 'capabilities', 'evaluations', 'glossary', 'context-variables']));
+    expect(doc.tags?.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['sessions', 'events', 'capabilities', 'evaluations', 'glossary', 'context-variables']),
+    );
   });
 
   it("documents the events endpoint's query parameters and its SSE form", () => {
     const events = doc.paths['/sessions/{sessionId}/events']!['get']!;
-    expect(events.parameters!.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['min_offset', 'wait_for_data', 'kinds', 'source', 'correlation_id', 'trace_id', 'sse']);
+    expect(events.parameters!.filter((p) => p.in === 'query').map((p) => p.name)).toEqual([
+      'min_offset',
+      'wait_for_data',
+      'kinds',
+      'source',
+      'correlation_id',
+      'trace_id',
+      'sse',
+    ]);
     expect(events.parameters!.every((p) => p.in !== 'query' || p.required === false)).toBe(true);
     expect(Object.keys(events.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
     expect(events.responses['504']).toBeDefined();
@@ -100,7 +130,16 @@ describe('OpenAPI description (/openapi.json)', () => {
   it('documents the Idempotency-Key header of both creating POSTs, and leaves out the pages and preflights excluded from it', async () => {
     for (const path of ['/sessions', '/sessions/{sessionId}/events']) {
       const header = doc.paths[path]!['post']!.parameters!.find((p) => p.name === 'Idempotency-Key');
-      expect({ path, header }).toEqual({ path, header: { name: 'Idempotency-Key', in: 'header', description: expect.stringContaining('same key'), required: false, schema: { type: 'string' } } });
+      expect({ path, header }).toEqual({
+        path,
+        header: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          description: expect.stringContaining('same key'),
+          required: false,
+          schema: { type: 'string' },
+        },
+      });
     }
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/admin') || path === '/metrics')).toEqual([]);
     expect(operations().filter(([, method]) => method === 'options')).toEqual([]);

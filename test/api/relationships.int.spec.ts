@@ -42,7 +42,13 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
     const agent = await created<{ id: string }>('/agents', { name: 'Support' });
     world = {
       agent: agent.id,
-      refund: (await created('/guidelines', { condition: 'The customer asks for a refund', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] })).id,
+      refund: (
+        await created('/guidelines', {
+          condition: 'The customer asks for a refund',
+          action: 'Explain the refund policy',
+          tags: [`agent:${agent.id}`],
+        })
+      ).id,
       upsell: (await created('/guidelines', { condition: 'The customer mentions an order', action: 'Offer the premium plan' })).id,
       greet: (await created('/guidelines', { condition: 'The customer says hello' })).id,
       sales: (await created('/tags', { name: 'sales' })).id,
@@ -54,12 +60,25 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates, reads, lists and deletes a relationship in Parlant\'s shape; it lives in its own stream', async () => {
-    const relationship = await created<RelationshipWire>('/relationships', { source_guideline: world.refund, target_guideline: world.upsell, kind: 'priority' });
+  it("creates, reads, lists and deletes a relationship in Parlant's shape; it lives in its own stream", async () => {
+    const relationship = await created<RelationshipWire>('/relationships', {
+      source_guideline: world.refund,
+      target_guideline: world.upsell,
+      kind: 'priority',
+    });
     expect(relationship).toEqual({
       id: expect.any(String) as unknown,
       kind: 'priority',
-      source_guideline: expect.objectContaining({ id: world.refund, condition: 'The customer asks for a refund', action: 'Explain the refund policy', enabled: true, criticality: 'medium', tags: [`agent:${world.agent}`], metadata: {}, priority: 0 }) as unknown,
+      source_guideline: expect.objectContaining({
+        id: world.refund,
+        condition: 'The customer asks for a refund',
+        action: 'Explain the refund policy',
+        enabled: true,
+        criticality: 'medium',
+        tags: [`agent:${world.agent}`],
+        metadata: {},
+        priority: 0,
+      }) as unknown,
       target_guideline: expect.objectContaining({ id: world.upsell, condition: 'The customer mentions an order' }) as unknown,
     });
     expect((await call(`/relationships/${relationship.id}`)).body).toEqual(relationship);
@@ -70,7 +89,10 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
     expect((await call(`/relationships/${relationship.id}`)).status).toBe(404);
     expect((await call(`/relationships/${relationship.id}`, 'DELETE')).status).toBe(404);
     expect(ids(await call('/relationships'))).not.toContain(relationship.id);
-    expect((await store.readStream(`relationship-${relationship.id}`)).map((e) => e.type)).toEqual(['RelationshipCreated', 'RelationshipDeleted']);
+    expect((await store.readStream(`relationship-${relationship.id}`)).map((e) => e.type)).toEqual([
+      'RelationshipCreated',
+      'RelationshipDeleted',
+    ]);
   });
 
   it('unknown relationship ids are 404', async () => {
@@ -79,25 +101,52 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
   });
 
   it('relates tags: a tag end is shown as {id, name}; an agent:<id> tag is named after the agent', async () => {
-    const fromTag = await created<RelationshipWire>('/relationships', { source_tag: world.sales, target_guideline: world.greet, kind: 'entailment' });
-    expect(fromTag).toMatchObject({ kind: 'entailment', source_tag: { id: world.sales, name: 'sales' }, target_guideline: { id: world.greet } });
+    const fromTag = await created<RelationshipWire>('/relationships', {
+      source_tag: world.sales,
+      target_guideline: world.greet,
+      kind: 'entailment',
+    });
+    expect(fromTag).toMatchObject({
+      kind: 'entailment',
+      source_tag: { id: world.sales, name: 'sales' },
+      target_guideline: { id: world.greet },
+    });
     expect(fromTag).not.toHaveProperty('source_guideline');
-    const toAgentTag = await created<RelationshipWire>('/relationships', { source_guideline: world.greet, target_tag: `agent:${world.agent}`, kind: 'dependency' });
+    const toAgentTag = await created<RelationshipWire>('/relationships', {
+      source_guideline: world.greet,
+      target_tag: `agent:${world.agent}`,
+      kind: 'dependency',
+    });
     expect(toAgentTag.target_tag).toEqual({ id: `agent:${world.agent}`, name: 'Support' });
     for (const r of [fromTag, toAgentTag]) expect((await call(`/relationships/${r.id}`, 'DELETE')).status).toBe(204);
   });
 
-  it.each(['entailment', 'priority', 'dependency', 'dependency_any', 'disambiguation', 'reevaluation', 'overlap'])('accepts kind %s on the wire', async (kind) => {
-    const relationship = await created<RelationshipWire>('/relationships', { source_guideline: world.greet, target_guideline: world.upsell, kind });
-    expect(relationship.kind).toBe(kind);
-    expect(((await call(`/relationships?kind=${kind}`)).body as RelationshipWire[]).map((r) => r.id)).toEqual([relationship.id]);
-    expect((await call(`/relationships/${relationship.id}`, 'DELETE')).status).toBe(204);
-  });
+  it.each(['entailment', 'priority', 'dependency', 'dependency_any', 'disambiguation', 'reevaluation', 'overlap'])(
+    'accepts kind %s on the wire',
+    async (kind) => {
+      const relationship = await created<RelationshipWire>('/relationships', {
+        source_guideline: world.greet,
+        target_guideline: world.upsell,
+        kind,
+      });
+      expect(relationship.kind).toBe(kind);
+      expect(((await call(`/relationships?kind=${kind}`)).body as RelationshipWire[]).map((r) => r.id)).toEqual([relationship.id]);
+      expect((await call(`/relationships/${relationship.id}`, 'DELETE')).status).toBe(204);
+    },
+  );
 
   it('creating the same relationship twice returns the first one and writes nothing (Parlant upserts it)', async () => {
-    const first = await created<RelationshipWire>('/relationships', { source_guideline: world.refund, target_guideline: world.greet, kind: 'entailment' });
+    const first = await created<RelationshipWire>('/relationships', {
+      source_guideline: world.refund,
+      target_guideline: world.greet,
+      kind: 'entailment',
+    });
     const head = await logHead();
-    const again = await created<RelationshipWire>('/relationships', { source_guideline: world.refund, target_guideline: world.greet, kind: 'entailment' });
+    const again = await created<RelationshipWire>('/relationships', {
+      source_guideline: world.refund,
+      target_guideline: world.greet,
+      kind: 'entailment',
+    });
     expect(again).toEqual(first);
     expect(await logHead()).toBe(head);
     expect((await call(`/relationships/${first.id}`, 'DELETE')).status).toBe(204);
@@ -106,22 +155,102 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
   type Case = [title: string, body: (w: World) => Record<string, unknown>, loc: (string | number)[], msg: RegExp];
   it.each<Case>([
     ['no kind', (w) => ({ source_guideline: w.refund, target_guideline: w.upsell }), ['body', 'kind'], /kind must be one of/],
-    ['an unknown kind', (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, kind: 'likes' }), ['body', 'kind'], /kind must be one of entailment, priority, dependency, dependency_any, disambiguation, reevaluation, overlap/],
-    ['no source', (w) => ({ target_guideline: w.upsell, kind: 'priority' }), ['body', 'source_guideline'], /exactly one of source_guideline and source_tag is required/],
-    ['a guideline and a tag as source', (w) => ({ source_guideline: w.refund, source_tag: w.sales, target_guideline: w.upsell, kind: 'priority' }), ['body', 'source_guideline'], /exactly one of source_guideline and source_tag/],
-    ['no target', (w) => ({ source_guideline: w.refund, kind: 'priority' }), ['body', 'target_guideline'], /exactly one of target_guideline and target_tag is required/],
-    ['a guideline and a tag as target', (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, target_tag: w.sales, kind: 'priority' }), ['body', 'target_guideline'], /exactly one of target_guideline and target_tag/],
-    ['an unknown source guideline', (w) => ({ source_guideline: 'missing', target_guideline: w.upsell, kind: 'priority' }), ['body', 'source_guideline'], /guideline missing does not exist/],
-    ['an unknown target guideline', (w) => ({ source_guideline: w.refund, target_guideline: 'missing', kind: 'priority' }), ['body', 'target_guideline'], /guideline missing does not exist/],
-    ['an unknown source tag', (w) => ({ source_tag: 'ghost', target_guideline: w.upsell, kind: 'entailment' }), ['body', 'source_tag'], /tag ghost does not exist/],
-    ['an unknown target tag', (w) => ({ source_guideline: w.refund, target_tag: 'ghost', kind: 'entailment' }), ['body', 'target_tag'], /tag ghost does not exist/],
-    ['an agent tag of no agent', (w) => ({ source_tag: 'agent:ghost', target_guideline: w.upsell, kind: 'entailment' }), ['body', 'source_tag'], /agent ghost does not exist/],
-    ['a journey tag', (w) => ({ source_tag: 'journey:j1', target_guideline: w.upsell, kind: 'entailment' }), ['body', 'source_tag'], /journey j1 does not exist/],
-    ['a guideline related to itself', (w) => ({ source_guideline: w.refund, target_guideline: w.refund, kind: 'entailment' }), ['body', 'target_guideline'], /source and target cannot be the same entity/],
-    ['a tag related to itself', (w) => ({ source_tag: w.sales, target_tag: w.sales, kind: 'priority' }), ['body', 'target_tag'], /source and target cannot be the same entity/],
-    ['a tool end (Tenet has no tool services)', (w) => ({ source_tool: { service_name: 's', tool_name: 't' }, target_guideline: w.upsell, kind: 'reevaluation' }), ['body', 'source_tool'], /source_tool is not supported/],
-    ['a malformed guideline id', (w) => ({ source_guideline: 'no spaces', target_guideline: w.upsell, kind: 'priority' }), ['body', 'source_guideline'], /source_guideline must be 1-64 characters/],
-    ['an unknown field', (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, kind: 'priority', weight: 3 }), ['body', 'weight'], /should not exist/],
+    [
+      'an unknown kind',
+      (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, kind: 'likes' }),
+      ['body', 'kind'],
+      /kind must be one of entailment, priority, dependency, dependency_any, disambiguation, reevaluation, overlap/,
+    ],
+    [
+      'no source',
+      (w) => ({ target_guideline: w.upsell, kind: 'priority' }),
+      ['body', 'source_guideline'],
+      /exactly one of source_guideline and source_tag is required/,
+    ],
+    [
+      'a guideline and a tag as source',
+      (w) => ({ source_guideline: w.refund, source_tag: w.sales, target_guideline: w.upsell, kind: 'priority' }),
+      ['body', 'source_guideline'],
+      /exactly one of source_guideline and source_tag/,
+    ],
+    [
+      'no target',
+      (w) => ({ source_guideline: w.refund, kind: 'priority' }),
+      ['body', 'target_guideline'],
+      /exactly one of target_guideline and target_tag is required/,
+    ],
+    [
+      'a guideline and a tag as target',
+      (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, target_tag: w.sales, kind: 'priority' }),
+      ['body', 'target_guideline'],
+      /exactly one of target_guideline and target_tag/,
+    ],
+    [
+      'an unknown source guideline',
+      (w) => ({ source_guideline: 'missing', target_guideline: w.upsell, kind: 'priority' }),
+      ['body', 'source_guideline'],
+      /guideline missing does not exist/,
+    ],
+    [
+      'an unknown target guideline',
+      (w) => ({ source_guideline: w.refund, target_guideline: 'missing', kind: 'priority' }),
+      ['body', 'target_guideline'],
+      /guideline missing does not exist/,
+    ],
+    [
+      'an unknown source tag',
+      (w) => ({ source_tag: 'ghost', target_guideline: w.upsell, kind: 'entailment' }),
+      ['body', 'source_tag'],
+      /tag ghost does not exist/,
+    ],
+    [
+      'an unknown target tag',
+      (w) => ({ source_guideline: w.refund, target_tag: 'ghost', kind: 'entailment' }),
+      ['body', 'target_tag'],
+      /tag ghost does not exist/,
+    ],
+    [
+      'an agent tag of no agent',
+      (w) => ({ source_tag: 'agent:ghost', target_guideline: w.upsell, kind: 'entailment' }),
+      ['body', 'source_tag'],
+      /agent ghost does not exist/,
+    ],
+    [
+      'a journey tag',
+      (w) => ({ source_tag: 'journey:j1', target_guideline: w.upsell, kind: 'entailment' }),
+      ['body', 'source_tag'],
+      /journey j1 does not exist/,
+    ],
+    [
+      'a guideline related to itself',
+      (w) => ({ source_guideline: w.refund, target_guideline: w.refund, kind: 'entailment' }),
+      ['body', 'target_guideline'],
+      /source and target cannot be the same entity/,
+    ],
+    [
+      'a tag related to itself',
+      (w) => ({ source_tag: w.sales, target_tag: w.sales, kind: 'priority' }),
+      ['body', 'target_tag'],
+      /source and target cannot be the same entity/,
+    ],
+    [
+      'a tool end (Tenet has no tool services)',
+      (w) => ({ source_tool: { service_name: 's', tool_name: 't' }, target_guideline: w.upsell, kind: 'reevaluation' }),
+      ['body', 'source_tool'],
+      /source_tool is not supported/,
+    ],
+    [
+      'a malformed guideline id',
+      (w) => ({ source_guideline: 'no spaces', target_guideline: w.upsell, kind: 'priority' }),
+      ['body', 'source_guideline'],
+      /source_guideline must be 1-64 characters/,
+    ],
+    [
+      'an unknown field',
+      (w) => ({ source_guideline: w.refund, target_guideline: w.upsell, kind: 'priority', weight: 3 }),
+      ['body', 'weight'],
+      /should not exist/,
+    ],
   ])('%s → 422 naming the field and rule, nothing written', async (_title, body, loc, msg) => {
     const head = await logHead();
     const before = ids(await call('/relationships'));
@@ -167,7 +296,7 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
       await expectIds(`guideline_id=${c}&kind=entailment&indirect=false`, ['bc']);
     });
 
-    it('tag_id lists the tag\'s relationships; kind alone filters every relationship', async () => {
+    it("tag_id lists the tag's relationships; kind alone filters every relationship", async () => {
       await expectIds(`tag_id=${tag}&indirect=false`, ['ta']);
       await expectIds(`tag_id=${tag}&kind=entailment&indirect=false`, []);
       const priorities = (await call('/relationships?kind=priority')).body as RelationshipWire[];
@@ -178,7 +307,11 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
     it('unknown guideline or tag → 404; bad kind, indirect or a tool_id → 422 naming the query parameter', async () => {
       expect((await call('/relationships?guideline_id=ghost')).status).toBe(404);
       expect((await call('/relationships?tag_id=ghost')).status).toBe(404);
-      for (const [query, field] of [['kind=likes', 'kind'], ['indirect=maybe', 'indirect'], ['tool_id=svc:tool', 'tool_id']]) {
+      for (const [query, field] of [
+        ['kind=likes', 'kind'],
+        ['indirect=maybe', 'indirect'],
+        ['tool_id=svc:tool', 'tool_id'],
+      ]) {
         const reply = await call(`/relationships?${query}`);
         expect({ query, status: reply.status, loc: details(reply)[0]?.loc }).toEqual({ query, status: 422, loc: ['query', field] });
       }
@@ -192,14 +325,24 @@ describe('relationships (Parlant /relationships, event-sourced)', () => {
     it('the repository gives the matcher exactly { id, kind, source, target }, by guideline ids or guidelines with tags', async () => {
       const repository = app.get(RelationshipsRepository);
       const forA = await repository.forGuidelines([a]);
-      expect(forA.find((r) => r.id === rel['ta'])).toEqual({ id: rel['ta'], kind: 'dependency', source: { type: 'tag', id: tag }, target: { type: 'guideline', id: a } });
+      expect(forA.find((r) => r.id === rel['ta'])).toEqual({
+        id: rel['ta'],
+        kind: 'dependency',
+        source: { type: 'tag', id: tag },
+        target: { type: 'guideline', id: a },
+      });
       expect(forA.map((r) => r.id).sort()).toEqual([rel['ab'], rel['ac'], rel['ta']].sort());
       for (const r of forA) expect(Object.keys(r).sort()).toEqual(['id', 'kind', 'source', 'target']);
       // A guideline carrying the tag reaches the tag's relationships.
       expect((await repository.forGuidelines([{ id: 'someone-else', tags: [tag] }])).map((r) => r.id)).toEqual([rel['ta']]);
       const all = await repository.all();
       expect(all.map((r) => r.id)).toEqual(expect.arrayContaining(Object.values(rel)));
-      expect(all.find((r) => r.id === rel['ab'])).toEqual({ id: rel['ab'], kind: 'entailment', source: { type: 'guideline', id: a }, target: { type: 'guideline', id: b } });
+      expect(all.find((r) => r.id === rel['ab'])).toEqual({
+        id: rel['ab'],
+        kind: 'entailment',
+        source: { type: 'guideline', id: a },
+        target: { type: 'guideline', id: b },
+      });
     });
 
     it('deleting a guideline deletes its relationships', async () => {

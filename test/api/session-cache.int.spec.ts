@@ -40,7 +40,11 @@ describe('session record cache bound (all-in-one, TENET_SESSION_CACHE_SIZE=2)', 
 
   it('an evicted session takes a turn, shows its events, and is listed, paged, changed and deleted', async () => {
     const agent = (await created('/agents', { name: 'Support' })).id;
-    await created('/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the 30-day refund policy', tags: [`agent:${agent}`] });
+    await created('/guidelines', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the 30-day refund policy',
+      tags: [`agent:${agent}`],
+    });
     const sessions: Session[] = [];
     for (let i = 0; i < 6; i++) sessions.push(await created<Session>('/sessions', { agent_id: agent }));
     // Read the newest ones last: the oldest is evicted from a cache of two.
@@ -57,10 +61,18 @@ describe('session record cache bound (all-in-one, TENET_SESSION_CACHE_SIZE=2)', 
 
     const listed = (await call(`/sessions?agent_id=${agent}`)).body as Session[];
     expect(listed.map((s) => s.id)).toEqual(sessions.map((s) => s.id));
-    const page = (await call(`/sessions?agent_id=${agent}&limit=4`)).body as { items: Session[]; total_count: number; has_more: boolean; next_cursor: string };
+    const page = (await call(`/sessions?agent_id=${agent}&limit=4`)).body as {
+      items: Session[];
+      total_count: number;
+      has_more: boolean;
+      next_cursor: string;
+    };
     expect(page).toMatchObject({ total_count: 6, has_more: true });
     expect(page.items.map((s) => s.id)).toEqual(sessions.slice(0, 4).map((s) => s.id));
-    const rest = (await call(`/sessions?agent_id=${agent}&limit=4&cursor=${page.next_cursor}`)).body as { items: Session[]; has_more: boolean };
+    const rest = (await call(`/sessions?agent_id=${agent}&limit=4&cursor=${page.next_cursor}`)).body as {
+      items: Session[];
+      has_more: boolean;
+    };
     expect(rest).toMatchObject({ has_more: false });
     expect(rest.items.map((s) => s.id)).toEqual(sessions.slice(4).map((s) => s.id));
 

@@ -34,17 +34,38 @@ describe('session events: journey records on the wire', () => {
   it('lists journey records as custom events with contiguous offsets, filterable by kinds=journey_transition', async () => {
     const agent = await created<{ id: string }>('/agents', { name: 'Journeys on the wire' });
     const session = await created<{ id: string }>('/sessions', { agent_id: agent.id });
-    expect((await call(`/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'system', data: { note: 'before' } })).status).toBe(201);
+    expect(
+      (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'system', data: { note: 'before' } })).status,
+    ).toBe(201);
     // The journey engine's record, as the turn appends it (the engine's own path is covered by the journey suites).
-    const activated = { journeyId: 'returns', sessionId: session.id, step: 'ask_order', resumed: false, at: Date.now(), event: 'journey_activated', journey_id: 'returns' };
-    await app.get<EventStore>(EVENT_STORE).append(`session-${session.id}`, [{ type: 'journey_transition', data: { session_id: session.id, source: 'system', correlation_id: 'corr_test', data: activated } }]);
-    expect((await call(`/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'system', data: { note: 'after' } })).status).toBe(201);
+    const activated = {
+      journeyId: 'returns',
+      sessionId: session.id,
+      step: 'ask_order',
+      resumed: false,
+      at: Date.now(),
+      event: 'journey_activated',
+      journey_id: 'returns',
+    };
+    await app
+      .get<EventStore>(EVENT_STORE)
+      .append(`session-${session.id}`, [
+        { type: 'journey_transition', data: { session_id: session.id, source: 'system', correlation_id: 'corr_test', data: activated } },
+      ]);
+    expect(
+      (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'custom', source: 'system', data: { note: 'after' } })).status,
+    ).toBe(201);
 
     const client = new ParlantClient({ environment: url });
     const all = await client.sessions.listEvents(session.id, { minOffset: 0 });
     expect(strict.failures).toEqual([]);
     expect(all.map((e) => e.offset)).toEqual([0, 1, 2]);
-    expect(all[1]).toMatchObject({ kind: 'custom', source: 'system', correlationId: 'corr_test', data: { type: 'journey_transition', event: 'journey_activated', journey_id: 'returns', step: 'ask_order' } });
+    expect(all[1]).toMatchObject({
+      kind: 'custom',
+      source: 'system',
+      correlationId: 'corr_test',
+      data: { type: 'journey_transition', event: 'journey_activated', journey_id: 'returns', step: 'ask_order' },
+    });
 
     const offsets = async (kinds: string): Promise<number[]> => {
       const listed = await call(`/sessions/${session.id}/events?kinds=${kinds}`);
@@ -59,26 +80,58 @@ describe('session events: journey records on the wire', () => {
 
   it('GET /sessions/{id} shows the last activity, messages, tokens so far and the journey in progress with its history', async () => {
     const agent = await created<{ id: string }>('/agents', { name: 'Activity' });
-    await created('/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+    await created('/guidelines', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const session = await created<{ id: string; creation_utc: string }>('/sessions', { agent_id: agent.id });
     const fresh = (await call(`/sessions/${session.id}`)).body as Record<string, unknown>;
     expect(fresh).toMatchObject({ last_activity_at: session.creation_utc, message_count: 0, usage: { total_tokens: 0, turns: 0 } });
     expect(fresh).not.toHaveProperty('active_journey');
 
-    expect((await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'I want a refund' })).status).toBe(201);
+    expect(
+      (await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'I want a refund' })).status,
+    ).toBe(201);
     const ready = await call(`/sessions/${session.id}/events?min_offset=1&kinds=status&wait_for_data=30`);
     let statuses = ready.body as { offset: number; data: { status: string } }[];
     while (!statuses.some((e) => e.data.status === 'ready')) {
-      statuses = [...statuses, ...((await call(`/sessions/${session.id}/events?min_offset=${statuses.at(-1)!.offset + 1}&kinds=status&wait_for_data=30`)).body as typeof statuses)];
+      statuses = [
+        ...statuses,
+        ...((await call(`/sessions/${session.id}/events?min_offset=${statuses.at(-1)!.offset + 1}&kinds=status&wait_for_data=30`))
+          .body as typeof statuses),
+      ];
     }
-    const activated = { journeyId: 'returns', sessionId: session.id, step: 'ask_order', resumed: false, at: Date.now(), event: 'journey_activated', journey_id: 'returns' };
-    await app.get<EventStore>(EVENT_STORE).append(`session-${session.id}`, [{ type: 'journey_transition', data: { session_id: session.id, source: 'system', correlation_id: 'corr_j', data: activated } }]);
+    const activated = {
+      journeyId: 'returns',
+      sessionId: session.id,
+      step: 'ask_order',
+      resumed: false,
+      at: Date.now(),
+      event: 'journey_activated',
+      journey_id: 'returns',
+    };
+    await app
+      .get<EventStore>(EVENT_STORE)
+      .append(`session-${session.id}`, [
+        { type: 'journey_transition', data: { session_id: session.id, source: 'system', correlation_id: 'corr_j', data: activated } },
+      ]);
 
-    const view = (await call(`/sessions/${session.id}`)).body as { last_activity_at: string; message_count: number; usage: { input_tokens: number; total_tokens: number; turns: number }; active_journey: unknown };
+    const view = (await call(`/sessions/${session.id}`)).body as {
+      last_activity_at: string;
+      message_count: number;
+      usage: { input_tokens: number; total_tokens: number; turns: number };
+      active_journey: unknown;
+    };
     expect(view.message_count).toBe(2);
     expect(Date.parse(view.last_activity_at)).toBeGreaterThan(Date.parse(session.creation_utc));
     expect(view.usage.turns).toBe(1);
     expect(view.usage.total_tokens).toBeGreaterThan(0);
-    expect(view.active_journey).toMatchObject({ journey_id: 'returns', status: 'Active', step: 'ask_order', history: [{ step_id: 'ask_order', entered_at: new Date(activated.at).toISOString() }] });
+    expect(view.active_journey).toMatchObject({
+      journey_id: 'returns',
+      status: 'Active',
+      step: 'ask_order',
+      history: [{ step_id: 'ask_order', entered_at: new Date(activated.at).toISOString() }],
+    });
   });
 });

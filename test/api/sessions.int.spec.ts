@@ -44,15 +44,22 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
   let store: EventStore;
   const { call, created, details } = gatewayHttp(() => url);
   const newAgent = async (name = 'Support'): Promise<string> => (await created('/agents', { name })).id;
-  const newSession = (agentId: string, extra: Record<string, unknown> = {}): Promise<Session> => created<Session>('/sessions', { agent_id: agentId, ...extra });
-  const events = async (sessionId: string, query = ''): Promise<Event[]> => (await call(`/sessions/${sessionId}/events${query}`)).body as Event[];
-  const say = (sessionId: string, source: string, message: string): Promise<Event> => created<Event>(`/sessions/${sessionId}/events`, { kind: 'message', source, message });
+  const newSession = (agentId: string, extra: Record<string, unknown> = {}): Promise<Session> =>
+    created<Session>('/sessions', { agent_id: agentId, ...extra });
+  const events = async (sessionId: string, query = ''): Promise<Event[]> =>
+    (await call(`/sessions/${sessionId}/events${query}`)).body as Event[];
+  const say = (sessionId: string, source: string, message: string): Promise<Event> =>
+    created<Event>(`/sessions/${sessionId}/events`, { kind: 'message', source, message });
   /** Waits until every turn started in the session has ended (each `acknowledged` has its ready/cancelled/error). */
   const turnsIdle = (sessionId: string): Promise<void> =>
     eventually(
       async () => {
         const statuses = (await events(sessionId, '?kinds=status')) as (Event & { correlation_id: string })[];
-        const open = statuses.filter((e) => e.data.status === 'acknowledged' && !statuses.some((f) => f.correlation_id === e.correlation_id && ['ready', 'cancelled', 'error'].includes(f.data.status ?? '')));
+        const open = statuses.filter(
+          (e) =>
+            e.data.status === 'acknowledged' &&
+            !statuses.some((f) => f.correlation_id === e.correlation_id && ['ready', 'cancelled', 'error'].includes(f.data.status ?? '')),
+        );
         expect(open).toEqual([]);
       },
       { timeoutMs: 60_000 },
@@ -60,7 +67,8 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
 
   /** Every compose request a turn sent to the matcher, by session. */
   const composed: ComposeReplyRequestV1[] = [];
-  const historyOf = (sessionId: string): string[] => (composed.filter((r) => r.session_id === sessionId).at(-1)?.history ?? []).map((m) => `${m.role}:${m.content}`);
+  const historyOf = (sessionId: string): string[] =>
+    (composed.filter((r) => r.session_id === sessionId).at(-1)?.history ?? []).map((m) => `${m.role}:${m.content}`);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-sessions-'));
@@ -90,7 +98,14 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
       mode: 'manual',
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ title: 'Renamed', metadata: { b: 2, c: { nested: true } }, labels: ['vip', 'urgent'], consumption_offsets: { client: 3 }, mode: 'manual', status: 'active' });
+    expect(patched.body).toMatchObject({
+      title: 'Renamed',
+      metadata: { b: 2, c: { nested: true } },
+      labels: ['vip', 'urgent'],
+      consumption_offsets: { client: 3 },
+      mode: 'manual',
+      status: 'active',
+    });
     expect((await call(`/sessions/${session.id}`)).body).toEqual(patched.body);
   });
 
@@ -98,7 +113,11 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     const session = await newSession(await newAgent());
     const bad = await call(`/sessions/${session.id}`, 'PATCH', { mode: 'sleepy', consumption_offsets: { client: -1 }, agent_id: 'nope' });
     expect(bad.status).toBe(422);
-    expect(details(bad).map((d) => d.loc.join('.')).sort()).toEqual(['body.consumption_offsets.client', 'body.mode']);
+    expect(
+      details(bad)
+        .map((d) => d.loc.join('.'))
+        .sort(),
+    ).toEqual(['body.consumption_offsets.client', 'body.mode']);
     const missingAgent = await call(`/sessions/${session.id}`, 'PATCH', { agent_id: 'no-such-agent' });
     expect(missingAgent.status).toBe(422);
     expect(details(missingAgent)[0]!.loc).toEqual(['body', 'agent_id']);
@@ -113,13 +132,22 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     const listed = (await call(`/sessions?agent_id=${a}`)).body as Session[];
     expect(listed.map((s) => s.id)).toEqual(ofA.map((s) => s.id));
     expect(((await call(`/sessions?agent_id=${a}&customer_id=${customer}`)).body as Session[]).map((s) => s.id)).toEqual([ofA[1]!.id]);
-    expect(((await call(`/sessions?customer_id=${customer}`)).body as Session[])).toHaveLength(2);
+    expect((await call(`/sessions?customer_id=${customer}`)).body as Session[]).toHaveLength(2);
     expect(((await call(`/sessions?agent_id=${a}&labels=x`)).body as Session[]).map((s) => s.id)).toEqual([ofA[1]!.id]);
 
-    const first = (await call(`/sessions?agent_id=${a}&limit=2`)).body as { items: Session[]; total_count: number; has_more: boolean; next_cursor: string };
+    const first = (await call(`/sessions?agent_id=${a}&limit=2`)).body as {
+      items: Session[];
+      total_count: number;
+      has_more: boolean;
+      next_cursor: string;
+    };
     expect(first).toMatchObject({ total_count: 3, has_more: true });
     expect(first.items.map((s) => s.id)).toEqual(ofA.slice(0, 2).map((s) => s.id));
-    const second = (await call(`/sessions?agent_id=${a}&limit=2&cursor=${first.next_cursor}`)).body as { items: Session[]; has_more: boolean; next_cursor?: string };
+    const second = (await call(`/sessions?agent_id=${a}&limit=2&cursor=${first.next_cursor}`)).body as {
+      items: Session[];
+      has_more: boolean;
+      next_cursor?: string;
+    };
     expect(second.items.map((s) => s.id)).toEqual([ofA[2]!.id]);
     expect(second.has_more).toBe(false);
     expect(second.next_cursor).toBeUndefined();
@@ -137,7 +165,7 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     const kept = await newSession(b);
     expect((await call('/sessions', 'DELETE')).status).toBe(422);
     expect((await call(`/sessions?agent_id=${a}&customer_id=guest`, 'DELETE')).status).toBe(204);
-    expect(((await call(`/sessions?agent_id=${a}`)).body as Session[])).toEqual([]);
+    expect((await call(`/sessions?agent_id=${a}`)).body as Session[]).toEqual([]);
     expect((await call(`/sessions/${gone[0]!.id}`)).status).toBe(404);
     expect((await call(`/sessions/${kept.id}`)).status).toBe(200);
     const meta = await store.readStream(sessionMetaStreamId(gone[0]!.id));
@@ -153,19 +181,29 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
     expect((await call(`/sessions/${done.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hi' })).status).toBe(409);
     expect((await call(`/sessions/${done.id}`, 'PATCH', { status: 'abandoned' })).status).toBe(409);
     const left = await newSession(agent);
-    expect((await call(`/sessions/${left.id}`, 'PATCH', { status: 'abandoned' })).body).toMatchObject({ state: 'Completed', status: 'abandoned' });
+    expect((await call(`/sessions/${left.id}`, 'PATCH', { status: 'abandoned' })).body).toMatchObject({
+      state: 'Completed',
+      status: 'abandoned',
+    });
     expect((await call(`/sessions/${left.id}`, 'PATCH', { status: 'paused' })).status).toBe(422);
   });
 
   it('hand-off: manual mode silences the agent while human agents answer; back in auto the agent replies with the whole history', async () => {
     const agent = await newAgent();
-    await created('/guidelines', { condition: 'The customer asks about refunds or their money back', action: 'Explain the 30-day refund policy', tags: [`agent:${agent}`] });
+    await created('/guidelines', {
+      condition: 'The customer asks about refunds or their money back',
+      action: 'Explain the 30-day refund policy',
+      tags: [`agent:${agent}`],
+    });
     const session = await newSession(agent);
     const bus = app.get<MessageBus>(MESSAGE_BUS);
     const published: unknown[] = [];
-    const subscription = await bus.consume({ durable: `handoff-${randomUUID()}`, filterSubject: `tenet.v1.session.${session.id}.mode_changed` }, async (message: DeliveredMessage) => {
-      published.push(message.data);
-    });
+    const subscription = await bus.consume(
+      { durable: `handoff-${randomUUID()}`, filterSubject: `tenet.v1.session.${session.id}.mode_changed` },
+      async (message: DeliveredMessage) => {
+        published.push(message.data);
+      },
+    );
 
     await say(session.id, 'customer', 'Hello there');
     await turnsIdle(session.id);
@@ -225,7 +263,12 @@ describe('sessions: update, filters, pagination, ending, hand-off and event edit
 
   it('a guideline with metadata.handoff: true hands the session to a human after its reply', async () => {
     const agent = await newAgent();
-    const handoff = await created('/guidelines', { condition: 'The customer asks to talk to a human person', action: 'Tell them a person will take over', tags: [`agent:${agent}`], metadata: { handoff: true } });
+    const handoff = await created('/guidelines', {
+      condition: 'The customer asks to talk to a human person',
+      action: 'Tell them a person will take over',
+      tags: [`agent:${agent}`],
+      metadata: { handoff: true },
+    });
     expect((await call('/guidelines', 'POST', { condition: 'x', action: 'y', metadata: { handoff: 'yes' } })).status).toBe(422);
     const session = await newSession(agent);
     await say(session.id, 'customer', 'Please let me talk to a human person');

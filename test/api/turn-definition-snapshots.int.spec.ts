@@ -33,7 +33,11 @@ describe('turn definition snapshots (embedded adapters, two hosts on one log)', 
 
   it('serves unchanged definitions from one snapshot with one log read, and rebuilds on every kind of change, in both processes', async () => {
     const agent = await created<{ id: string }>('/agents', { name: 'Support' });
-    const guideline = await created<{ id: string }>('/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the policy', tags: [`agent:${agent.id}`] });
+    const guideline = await created<{ id: string }>('/guidelines', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the policy',
+      tags: [`agent:${agent.id}`],
+    });
     const other = await created<{ id: string }>('/agents', { name: 'Other' });
     await created('/guidelines', { condition: 'Only for the other agent', action: 'Say hi', tags: [`agent:${other.id}`] });
 
@@ -50,18 +54,31 @@ describe('turn definition snapshots (embedded adapters, two hosts on one log)', 
 
     // A guideline edited.
     expect((await call(`/guidelines/${guideline.id}`, 'PATCH', { condition: 'The customer wants money back' })).status).toBe(200);
-    for (const host of [writer, reader]) expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).toEqual(['The customer wants money back']);
+    for (const host of [writer, reader])
+      expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).toEqual(['The customer wants money back']);
 
     // A new tool on the agent.
     const tool = { name: 'lookup_order', description: 'Looks an order up', parameters: { type: 'object', properties: {} } };
     expect((await call(`/agents/${agent.id}`, 'PATCH', { tools: [tool] })).status).toBe(200);
-    for (const host of [writer, reader]) expect((await snapshots(host).forTurn(agent.id))?.agent.tools.map((t) => t.name)).toEqual(['lookup_order']);
+    for (const host of [writer, reader])
+      expect((await snapshots(host).forTurn(agent.id))?.agent.tools.map((t) => t.name)).toEqual(['lookup_order']);
 
     // A journey scoped to the agent: its condition guideline applies; an edit of its conditions is seen too.
-    const journey = await created<{ id: string; conditions: string[] }>('/journeys', { title: 'Returns', description: 'Walks through a return', conditions: ['The customer wants to return an item'], tags: [`agent:${agent.id}`] });
-    for (const host of [writer, reader]) expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).toContain('The customer wants to return an item');
+    const journey = await created<{ id: string; conditions: string[] }>('/journeys', {
+      title: 'Returns',
+      description: 'Walks through a return',
+      conditions: ['The customer wants to return an item'],
+      tags: [`agent:${agent.id}`],
+    });
+    for (const host of [writer, reader])
+      expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).toContain(
+        'The customer wants to return an item',
+      );
     expect((await call(`/journeys/${journey.id}`, 'PATCH', { conditions: { remove: journey.conditions } })).status).toBe(200);
-    for (const host of [writer, reader]) expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).not.toContain('The customer wants to return an item');
+    for (const host of [writer, reader])
+      expect((await snapshots(host).forTurn(agent.id))?.guidelines.map((g) => g.condition)).not.toContain(
+        'The customer wants to return an item',
+      );
 
     // A context variable and a term; then a value of the variable, which is not a definition: no rebuild.
     await created('/context-variables', { name: 'plan', description: 'The plan', tags: [`agent:${agent.id}`] });

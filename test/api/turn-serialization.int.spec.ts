@@ -41,19 +41,34 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-turns-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
+    const env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: natsUrl(),
+      REDIS_URL: redisUrl(),
+      TENET_REDIS_PREFIX: redisPrefix,
+      TENET_NAMESPACE: namespace,
+      TENET_AUTH: 'off',
+    };
     hosts = [await startAllInOne(env, { provider: slowProvider(150) }), await startAllInOne(env, { provider: slowProvider(150) })];
   });
 
   afterAll(async () => {
     for (const host of hosts) await host.app.close();
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl(), redisPrefix);
     rmSync(dir, { recursive: true, force: true });
   });
 
   const json = async <T>(url: string, method = 'GET', body?: unknown): Promise<T> => {
-    const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (response.status >= 300) throw new Error(`${method} ${url} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -62,9 +77,14 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
     const a = hosts[0]!;
     const b = hosts[1]!;
     const agent = await json<{ id: string }>(`${a.url}/agents`, 'POST', { name: 'Support' });
-    await json(`${a.url}/guidelines`, 'POST', { condition: 'The customer asks about refunds', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+    await json(`${a.url}/guidelines`, 'POST', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const session = await json<{ id: string }>(`${b.url}/sessions`, 'POST', { agent_id: agent.id });
-    const say = (host: { url: string }, message: string) => json<Event>(`${host.url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message });
+    const say = (host: { url: string }, message: string) =>
+      json<Event>(`${host.url}/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message });
 
     // Three customer messages in a burst, through both gateways.
     const posted = await Promise.all([say(a, 'I want a refund'), say(b, 'for order 12345'), say(a, 'refund it to my card please')]);
@@ -74,7 +94,9 @@ describeWithService(nats.available ? redis : nats, 'turns of one session across 
     let events: Event[] = [];
     for (let attempt = 0; attempt < 100; attempt++) {
       events = await json<Event[]>(`${a.url}/sessions/${session.id}/events`);
-      const ended = posted.filter((p) => events.some((e) => e.correlation_id === p.correlation_id && TERMINAL.includes(e.data.status ?? '')));
+      const ended = posted.filter((p) =>
+        events.some((e) => e.correlation_id === p.correlation_id && TERMINAL.includes(e.data.status ?? '')),
+      );
       if (ended.length === posted.length) break;
       await json(`${b.url}/sessions/${session.id}/events?min_offset=${events.at(-1)!.offset + 1}&wait_for_data=10`).catch(() => undefined);
     }

@@ -17,7 +17,11 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
   let app: INestApplication;
   let url: string;
   const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status >= 300) throw new Error(`${path} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -42,16 +46,32 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
       tags: [`agent:${agent.id}`],
       priority: 10,
     });
-    const weather = await post<{ id: string }>('/guidelines', { condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast weather', tags: [`agent:${agent.id}`] });
-    const foreign = await post<{ id: string }>('/guidelines', { condition: 'The customer wants a refund', action: 'Refuse every refund', tags: [`agent:${other.id}`] });
+    const weather = await post<{ id: string }>('/guidelines', {
+      condition: 'The customer asks about the weather forecast',
+      action: 'Say you cannot forecast weather',
+      tags: [`agent:${agent.id}`],
+    });
+    const foreign = await post<{ id: string }>('/guidelines', {
+      condition: 'The customer wants a refund',
+      action: 'Refuse every refund',
+      tags: [`agent:${other.id}`],
+    });
     const session = await post<{ id: string }>('/sessions', { agent_id: agent.id });
 
-    const customer = await post<Event>(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: 'I want my money back for order 12345' });
-    const ready = await get<Event[]>(`/sessions/${session.id}/events?min_offset=1&kinds=status&wait_for_data=30`).then(async function waitReady(events): Promise<Event[]> {
-      if (events.some((e) => e.data.status === 'ready' || e.data.status === 'error')) return events;
-      const next = await get<Event[]>(`/sessions/${session.id}/events?min_offset=${events.at(-1)!.offset + 1}&kinds=status&wait_for_data=30`);
-      return waitReady([...events, ...next]);
+    const customer = await post<Event>(`/sessions/${session.id}/events`, {
+      kind: 'message',
+      source: 'customer',
+      message: 'I want my money back for order 12345',
     });
+    const ready = await get<Event[]>(`/sessions/${session.id}/events?min_offset=1&kinds=status&wait_for_data=30`).then(
+      async function waitReady(events): Promise<Event[]> {
+        if (events.some((e) => e.data.status === 'ready' || e.data.status === 'error')) return events;
+        const next = await get<Event[]>(
+          `/sessions/${session.id}/events?min_offset=${events.at(-1)!.offset + 1}&kinds=status&wait_for_data=30`,
+        );
+        return waitReady([...events, ...next]);
+      },
+    );
     expect(ready.map((e) => e.data.status)).toEqual(['acknowledged', 'processing', 'typing', 'ready']);
 
     const all = await get<Event[]>(`/sessions/${session.id}/events`);
@@ -66,7 +86,11 @@ describe('a conversation turn (embedded adapters, offline provider)', () => {
     expect(matched.map((m) => m.guideline_id)).not.toContain(weather.id);
     expect(matched.map((m) => m.guideline_id)).not.toContain(foreign.id);
     // The match and compose calls, and recall's query embedding (metered against budgets too).
-    expect((ready.at(-1)!.data.data!.usage as { purpose: string }[]).map((u) => u.purpose).sort()).toEqual(['compose_reply', 'knowledge.search', 'match_guidelines']);
+    expect((ready.at(-1)!.data.data!.usage as { purpose: string }[]).map((u) => u.purpose).sort()).toEqual([
+      'compose_reply',
+      'knowledge.search',
+      'match_guidelines',
+    ]);
   });
 
   it('a human-agent message or a custom event starts no turn', async () => {

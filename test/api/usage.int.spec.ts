@@ -25,7 +25,14 @@ function openAiWireServer(): Promise<{ url: string; reported: { prompt: number; 
       const ids = (pattern: RegExp): string[] => [...prompt.matchAll(pattern)].map((m) => m[1]!);
       const content =
         task === 'guideline_matches'
-          ? { matches: ids(/^- id: (\S+)$/gm).map((id) => ({ guideline_id: id, relevance: 0.9, confidence: 0.8, reasoning: 'the customer asks exactly this' })) }
+          ? {
+              matches: ids(/^- id: (\S+)$/gm).map((id) => ({
+                guideline_id: id,
+                relevance: 0.9,
+                confidence: 0.8,
+                reasoning: 'the customer asks exactly this',
+              })),
+            }
           : { message: 'Our refund window is 30 days.', cited_guideline_ids: ids(/^- \[(\S+)\] /gm) };
       const usage = { prompt: 100 + reported.length * 7, completion: 20 + reported.length };
       reported.push(usage);
@@ -42,7 +49,11 @@ function openAiWireServer(): Promise<{ url: string; reported: { prompt: number; 
       );
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, reported, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, reported, server }),
+    ),
+  );
 }
 
 describe('token spend per agent (OpenAI adapter against a local wire-format server)', () => {
@@ -67,21 +78,36 @@ describe('token spend per agent (OpenAI adapter against a local wire-format serv
   });
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: response.status, body: (await response.json()) as T };
   };
 
   it('GET /agents/{id}/usage sums exactly the usage the provider reported, priced from the table', async () => {
     const agent = (await call<{ id: string }>('POST', '/agents', { name: 'Support' })).body;
-    await call('POST', '/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+    await call('POST', '/guidelines', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const session = (await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id })).body;
     const before = new Date().toISOString();
     for (const message of ['I want a refund', 'and another one']) {
-      const posted = (await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message })).body;
+      const posted = (
+        await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message })
+      ).body;
       let ready = false;
       let offset = posted.offset + 1;
       while (!ready) {
-        const events = (await call<{ offset: number; data: { status?: string } }[]>('GET', `/sessions/${session.id}/events?min_offset=${offset}&kinds=status&wait_for_data=30`)).body;
+        const events = (
+          await call<{ offset: number; data: { status?: string } }[]>(
+            'GET',
+            `/sessions/${session.id}/events?min_offset=${offset}&kinds=status&wait_for_data=30`,
+          )
+        ).body;
         ready = events.some((e) => e.data.status === 'ready');
         offset = events.at(-1)!.offset + 1;
       }
@@ -91,7 +117,15 @@ describe('token spend per agent (OpenAI adapter against a local wire-format serv
     const output = wire.reported.reduce((a, r) => a + r.completion, 0);
     // Token records reach metering through the published usage events, a moment after the turn.
     const usage = await eventually(async () => {
-      const summary = (await call<{ calls: number; input_tokens: number; output_tokens: number; cost_estimate_usd: number; by_model: { model: string }[] }>('GET', `/agents/${agent.id}/usage?from=${before}`)).body;
+      const summary = (
+        await call<{
+          calls: number;
+          input_tokens: number;
+          output_tokens: number;
+          cost_estimate_usd: number;
+          by_model: { model: string }[];
+        }>('GET', `/agents/${agent.id}/usage?from=${before}`)
+      ).body;
       expect(summary).toMatchObject({ calls: 4, input_tokens: input, output_tokens: output });
       return summary;
     });

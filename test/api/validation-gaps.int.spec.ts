@@ -18,7 +18,13 @@ describe('validation gaps: unknown customers, impossible dates, unbounded priori
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-validation-gaps-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'off' }));
+    ({ app, url } = await startAllInOne({
+      TENET_MODE: 'embedded',
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'off',
+    }));
     agentId = ((await call('POST', '/agents', { name: 'Usage agent' })).body as { id: string }).id;
   }, 120_000);
   afterAll(async () => {
@@ -28,7 +34,10 @@ describe('validation gaps: unknown customers, impossible dates, unbounded priori
 
   it('facts of a customer that does not exist are 404, on every memory route; of real ones (and the guest) they are kept', async () => {
     const fact = { subject: 'customer', predicate: 'prefers', object: 'email' };
-    expect(await call('POST', '/customers/nobody-here/memory', fact)).toMatchObject({ status: 404, body: { detail: 'customer nobody-here not found' } });
+    expect(await call('POST', '/customers/nobody-here/memory', fact)).toMatchObject({
+      status: 404,
+      body: { detail: 'customer nobody-here not found' },
+    });
     expect((await call('GET', '/customers/nobody-here/memory')).status).toBe(404);
     expect((await call('DELETE', '/customers/nobody-here/memory/some-fact')).status).toBe(404);
     const customer = ((await call('POST', '/customers', { name: 'Ann' })).body as { id: string }).id;
@@ -57,7 +66,9 @@ describe('validation gaps: unknown customers, impossible dates, unbounded priori
     for (const priority of [1e308, 1001, -1001]) {
       const refused = await call('POST', '/journeys', { ...journey, priority });
       expect(refused.status).toBe(422);
-      expect(refused.body).toEqual({ detail: [{ loc: ['body', 'priority'], msg: 'priority must be an integer from -1000 to 1000', type: expect.any(String) as unknown }] });
+      expect(refused.body).toEqual({
+        detail: [{ loc: ['body', 'priority'], msg: 'priority must be an integer from -1000 to 1000', type: expect.any(String) as unknown }],
+      });
     }
     const created = await call('POST', '/journeys', { ...journey, priority: 1000 });
     expect(created.status).toBe(201);
@@ -89,6 +100,9 @@ describe('validation gaps: unknown customers, impossible dates, unbounded priori
     }
     expect(await call('GET', '/agents/no-such-agent')).toMatchObject({ status: 404, body: { detail: 'agent no-such-agent not found' } });
     expect(await call('GET', '/no-such-route')).toMatchObject({ status: 404, body: { detail: 'Cannot GET /no-such-route' } });
-    expect(await call('GET', `/no-such-route/${encodeURIComponent('../../etc/passwd')}`)).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
+    expect(await call('GET', `/no-such-route/${encodeURIComponent('../../etc/passwd')}`)).toMatchObject({
+      status: 404,
+      body: { detail: 'Not Found' },
+    });
   });
 });

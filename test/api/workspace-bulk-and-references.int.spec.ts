@@ -25,9 +25,19 @@ describe('workspaces: bulk routes and references (auth on, embedded)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-bulk-routes-'));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'on', TENET_ADMIN_KEY: ADMIN_KEY, TENET_RATE_LIMIT_PER_KEY: '0' }));
+    ({ app, url } = await startAllInOne({
+      TENET_MODE: 'embedded',
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'on',
+      TENET_ADMIN_KEY: ADMIN_KEY,
+      TENET_RATE_LIMIT_PER_KEY: '0',
+    }));
     for (const name of ['acme', 'globex'] as const) {
-      ws[name].key = ((await call('POST', '/keys', ADMIN_KEY, { name: `${name} admin`, role: 'admin', workspace_id: name })).body as { key: string }).key;
+      ws[name].key = (
+        (await call('POST', '/keys', ADMIN_KEY, { name: `${name} admin`, role: 'admin', workspace_id: name })).body as { key: string }
+      ).key;
       ws[name].agent = idOf(await call('POST', '/agents', ws[name].key, { name: `${name} agent` }));
     }
   }, 120_000);
@@ -39,7 +49,9 @@ describe('workspaces: bulk routes and references (auth on, embedded)', () => {
   describe('bulk routes (item 2)', () => {
     it("DELETE /context-variables deletes the caller's variables only, with or without a tag filter", async () => {
       const tag = idOf(await call('POST', '/tags', ws.acme.key, { name: 'vip' }));
-      const acmeTagged = idOf(await call('POST', '/context-variables', ws.acme.key, { name: 'plan', description: 'the plan', tags: [tag] }));
+      const acmeTagged = idOf(
+        await call('POST', '/context-variables', ws.acme.key, { name: 'plan', description: 'the plan', tags: [tag] }),
+      );
       const acmePlain = idOf(await call('POST', '/context-variables', ws.acme.key, { name: 'region', description: 'the region' }));
       const globexOwn = idOf(await call('POST', '/context-variables', ws.globex.key, { name: 'tier', description: 'the tier' }));
 
@@ -76,27 +88,55 @@ describe('workspaces: bulk routes and references (auth on, embedded)', () => {
       const foreign = await send(foreignId);
       const unknown = await send('no-such-thing-0001');
       expect(foreign.status).toBe(unknown.status);
-      expect(JSON.stringify(foreign.body).replaceAll(foreignId, '<id>')).toBe(JSON.stringify(unknown.body).replaceAll('no-such-thing-0001', '<id>'));
+      expect(JSON.stringify(foreign.body).replaceAll(foreignId, '<id>')).toBe(
+        JSON.stringify(unknown.body).replaceAll('no-such-thing-0001', '<id>'),
+      );
       expect(foreign.status).toBeGreaterThanOrEqual(400);
       expect(foreign.status).toBeLessThan(500);
       return foreign;
     };
 
     it("another workspace's journey on a guideline, on create and on PATCH", async () => {
-      const journey = idOf(await call('POST', '/journeys', ws.acme.key, { title: 'Returns', description: 'returns', conditions: ['the customer wants a return'] }));
-      await sameAsUnknown((id) => call('POST', '/guidelines', ws.globex.key, { condition: 'the customer asks', action: 'answer', journey_id: id }), journey);
+      const journey = idOf(
+        await call('POST', '/journeys', ws.acme.key, {
+          title: 'Returns',
+          description: 'returns',
+          conditions: ['the customer wants a return'],
+        }),
+      );
+      await sameAsUnknown(
+        (id) => call('POST', '/guidelines', ws.globex.key, { condition: 'the customer asks', action: 'answer', journey_id: id }),
+        journey,
+      );
       const own = idOf(await call('POST', '/guidelines', ws.globex.key, { condition: 'the customer asks', action: 'answer' }));
       await sameAsUnknown((id) => call('PATCH', `/guidelines/${own}`, ws.globex.key, { journey_id: id }), journey);
-      expect(((await call('GET', `/guidelines/${own}`, ws.globex.key)).body as { guideline: { journey_id?: unknown } }).guideline.journey_id ?? null).toBeNull();
+      expect(
+        ((await call('GET', `/guidelines/${own}`, ws.globex.key)).body as { guideline: { journey_id?: unknown } }).guideline.journey_id ??
+          null,
+      ).toBeNull();
       // Its own journey is fine.
-      const globexJourney = idOf(await call('POST', '/journeys', ws.globex.key, { title: 'Orders', description: 'orders', conditions: ['the customer orders'] }));
+      const globexJourney = idOf(
+        await call('POST', '/journeys', ws.globex.key, { title: 'Orders', description: 'orders', conditions: ['the customer orders'] }),
+      );
       expect((await call('PATCH', `/guidelines/${own}`, ws.globex.key, { journey_id: globexJourney })).status).toBe(200);
     });
 
     it("another workspace's guideline in an evaluation", async () => {
       const guideline = idOf(await call('POST', '/guidelines', ws.acme.key, { condition: 'the customer greets', action: 'greet back' }));
       const evaluate = (id: string) =>
-        call('POST', '/evaluations', ws.globex.key, { payloads: [{ kind: 'guideline', guideline: { content: { condition: 'the customer greets', action: 'wave' }, tool_ids: [], operation: 'update', updated_id: id } }] });
+        call('POST', '/evaluations', ws.globex.key, {
+          payloads: [
+            {
+              kind: 'guideline',
+              guideline: {
+                content: { condition: 'the customer greets', action: 'wave' },
+                tool_ids: [],
+                operation: 'update',
+                updated_id: id,
+              },
+            },
+          ],
+        });
       await sameAsUnknown(evaluate, guideline);
     });
 
@@ -105,16 +145,33 @@ describe('workspaces: bulk routes and references (auth on, embedded)', () => {
       await sameAsUnknown((id) => call('PATCH', `/agents/${ws.globex.agent}`, ws.globex.key, { tags: { add: [id] } }), acmeTag);
       await sameAsUnknown((id) => call('PATCH', `/agents/${ws.globex.agent}`, ws.globex.key, { tags: { remove: [id] } }), acmeTag);
       await sameAsUnknown((id) => call('POST', '/agents', ws.globex.key, { name: 'tagged', tags: [id] }), acmeTag);
-      await sameAsUnknown((id) => call('POST', '/capabilities', ws.globex.key, { title: 'Refunds', description: 'refunds', signals: ['refund'], tags: [`agent:${id}`] }), ws.acme.agent);
+      await sameAsUnknown(
+        (id) =>
+          call('POST', '/capabilities', ws.globex.key, {
+            title: 'Refunds',
+            description: 'refunds',
+            signals: ['refund'],
+            tags: [`agent:${id}`],
+          }),
+        ws.acme.agent,
+      );
       expect(((await call('GET', `/agents/${ws.globex.agent}`, ws.globex.key)).body as { tags: string[] }).tags).toEqual([]);
       const globexTag = idOf(await call('POST', '/tags', ws.globex.key, { name: 'vip' }));
       expect((await call('PATCH', `/agents/${ws.globex.agent}`, ws.globex.key, { tags: { add: [globexTag] } })).status).toBe(200);
     });
 
     it("another workspace's guidelines and tags in relationships and list filters", async () => {
-      const acmeGuideline = idOf(await call('POST', '/guidelines', ws.acme.key, { condition: 'the customer is angry', action: 'apologise' }));
-      const globexGuideline = idOf(await call('POST', '/guidelines', ws.globex.key, { condition: 'the customer is happy', action: 'thank them' }));
-      await sameAsUnknown((id) => call('POST', '/relationships', ws.globex.key, { source_guideline: globexGuideline, target_guideline: id, kind: 'priority' }), acmeGuideline);
+      const acmeGuideline = idOf(
+        await call('POST', '/guidelines', ws.acme.key, { condition: 'the customer is angry', action: 'apologise' }),
+      );
+      const globexGuideline = idOf(
+        await call('POST', '/guidelines', ws.globex.key, { condition: 'the customer is happy', action: 'thank them' }),
+      );
+      await sameAsUnknown(
+        (id) =>
+          call('POST', '/relationships', ws.globex.key, { source_guideline: globexGuideline, target_guideline: id, kind: 'priority' }),
+        acmeGuideline,
+      );
       const acmeTag = idOf(await call('POST', '/tags', ws.acme.key, { name: 'billing' }));
       await sameAsUnknown((id) => call('GET', `/guidelines?tag_id=${id}`, ws.globex.key), acmeTag);
       await sameAsUnknown((id) => call('GET', `/relationships?guideline_id=${id}`, ws.globex.key), acmeGuideline);

@@ -69,31 +69,43 @@ describe('comments cite only what the repository holds', () => {
 
   it('links every docs/<page>.md#<anchor> in the code, tests, benchmarks and README to a heading that exists', () => {
     const self = new URL(import.meta.url).pathname; // its planted dead links below are meant to be dead
-    const sources = [...['libs', 'apps', 'scripts', 'bench', 'test'].flatMap((dir) => files(join(root, dir), /\.(ts|mts|mjs|cjs|js|md)$/)), join(root, 'README.md')].filter((file) => file !== self);
+    const sources = [
+      ...['libs', 'apps', 'scripts', 'bench', 'test'].flatMap((dir) => files(join(root, dir), /\.(ts|mts|mjs|cjs|js|md)$/)),
+      join(root, 'README.md'),
+    ].filter((file) => file !== self);
     const links = sources.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(DOC_LINK)]);
     expect(links.filter(([, page]) => page === 'data-model.md').length).toBeGreaterThan(50);
-    const dead = sources.flatMap((file) => deadLinks(readFileSync(file, 'utf8'), anchorsOf).map((link) => `${relative(root, file)}: ${link}`));
+    const dead = sources.flatMap((file) =>
+      deadLinks(readFileSync(file, 'utf8'), anchorsOf).map((link) => `${relative(root, file)}: ${link}`),
+    );
     expect(dead).toEqual([]);
   });
 
   it('would catch a seed or issue citation, and a dead anchor', () => {
-    for (const planted of ['// Seed 000 §8 step 2', '/** (seed 002 AgentDef.fallback) */', '// issue 11 item 20', '(Issue 24)', '(issue #26)', 'seed §2 rule 8']) {
+    for (const planted of [
+      '// Seed 000 §8 step 2',
+      '/** (seed 002 AgentDef.fallback) */',
+      '// issue 11 item 20',
+      '(Issue 24)',
+      '(issue #26)',
+      'seed §2 rule 8',
+    ]) {
       expect({ planted, caught: EXTERNAL.test(planted) }).toEqual({ planted, caught: true });
     }
     for (const fine of ['seeds the demo agent', 'a random seed 42', 'docs/adr/0031-intents.md', 'issues a request']) {
       expect({ fine, caught: EXTERNAL.test(fine) }).toEqual({ fine, caught: false });
     }
-    expect(deadLinks('see docs/data-model.md#matching and docs/data-model.md#no-such-section', anchorsOf)).toEqual(['docs/data-model.md#no-such-section']);
+    expect(deadLinks('see docs/data-model.md#matching and docs/data-model.md#no-such-section', anchorsOf)).toEqual([
+      'docs/data-model.md#no-such-section',
+    ]);
     expect(deadLinks('docs/nowhere.md#matching', anchorsOf)).toEqual(['docs/nowhere.md#matching']);
   });
 
   it('computes anchors the way GitHub does', () => {
-    expect([...headingAnchors('# A\n## Bad input: clients impersonating the agent\n```\n# not a heading\n```\n## Tool audit\n## Tool audit\n### `npm run start:distributed`')]).toEqual([
-      'a',
-      'bad-input-clients-impersonating-the-agent',
-      'tool-audit',
-      'tool-audit-1',
-      'npm-run-startdistributed',
-    ]);
+    expect([
+      ...headingAnchors(
+        '# A\n## Bad input: clients impersonating the agent\n```\n# not a heading\n```\n## Tool audit\n## Tool audit\n### `npm run start:distributed`',
+      ),
+    ]).toEqual(['a', 'bad-input-clients-impersonating-the-agent', 'tool-audit', 'tool-audit-1', 'npm-run-startdistributed']);
   });
 });

@@ -7,10 +7,22 @@ import { behaviourSuite, type GuidelineSpec } from './support/scenario.js';
  * including a composition mode changed mid-conversation.
  */
 
-const book: GuidelineSpec = { condition: 'The customer wants to book a flight', action: 'Ask for the departure city, destination and travel dates' };
-const change: GuidelineSpec = { condition: 'The customer wants to change the date of their booking', action: 'Check fare rules and offer new dates for the booking' };
-const cancel: GuidelineSpec = { condition: 'The customer wants to cancel their booking', action: 'Explain the cancellation fee and confirm before cancelling the booking' };
-const baggage: GuidelineSpec = { condition: 'The customer asks about baggage allowance or luggage', action: 'Explain the 23 kg checked baggage allowance' };
+const book: GuidelineSpec = {
+  condition: 'The customer wants to book a flight',
+  action: 'Ask for the departure city, destination and travel dates',
+};
+const change: GuidelineSpec = {
+  condition: 'The customer wants to change the date of their booking',
+  action: 'Check fare rules and offer new dates for the booking',
+};
+const cancel: GuidelineSpec = {
+  condition: 'The customer wants to cancel their booking',
+  action: 'Explain the cancellation fee and confirm before cancelling the booking',
+};
+const baggage: GuidelineSpec = {
+  condition: 'The customer asks about baggage allowance or luggage',
+  action: 'Explain the 23 kg checked baggage allowance',
+};
 
 const ASK_ROUTE = 'Could you share the departure city, destination and travel dates?';
 const BAGGAGE_SENTENCE = 'I will explain the 23 kg checked baggage allowance.';
@@ -62,7 +74,12 @@ behaviourSuite('booking', [
       expect(turn!.steps).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ kind: 'priority', effect: 'deactivated', guideline: 'book' }),
-          expect.objectContaining({ kind: 'dependency', effect: 'deactivated', guideline: 'seat', because: expect.stringContaining('removed by priority') }),
+          expect.objectContaining({
+            kind: 'dependency',
+            effect: 'deactivated',
+            guideline: 'seat',
+            because: expect.stringContaining('removed by priority'),
+          }),
         ]),
       );
       expect(turn!.reply).not.toContain('legroom');
@@ -135,8 +152,23 @@ behaviourSuite('booking', [
   {
     title: 'the booking reference is extracted for the lookup tool and checked against its schema',
     given: {
-      agent: { tools: [{ name: 'find_booking', description: 'Find a booking by reference', parameters: { type: 'object', properties: { booking_id: { type: 'string', pattern: '^[0-9]+$' } }, required: ['booking_id'] } }] },
-      guidelines: { lookup: { condition: 'The customer asks about the status of booking', action: 'Look up the booking and report its status', tools: ['find_booking'] }, baggage },
+      agent: {
+        tools: [
+          {
+            name: 'find_booking',
+            description: 'Find a booking by reference',
+            parameters: { type: 'object', properties: { booking_id: { type: 'string', pattern: '^[0-9]+$' } }, required: ['booking_id'] },
+          },
+        ],
+      },
+      guidelines: {
+        lookup: {
+          condition: 'The customer asks about the status of booking',
+          action: 'Look up the booking and report its status',
+          tools: ['find_booking'],
+        },
+        baggage,
+      },
     },
     when: ['What is the status of booking 778812?'],
     then: ([turn]) => {
@@ -174,7 +206,10 @@ behaviourSuite('booking', [
     given: {
       agent: { composition_mode: 'strict_canned', no_match_message: 'A travel agent will get back to you shortly.' },
       guidelines: { baggage },
-      cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE }, meal: { value: 'Meals are served on flights longer than three hours.' } },
+      cannedResponses: {
+        allowance: { value: ALLOWANCE_TEMPLATE },
+        meal: { value: 'Meals are served on flights longer than three hours.' },
+      },
     },
     when: ['What is my baggage allowance?', 'Tell me a joke about pilots'],
     then: ([known, unknown]) => {
@@ -188,7 +223,11 @@ behaviourSuite('booking', [
   },
   {
     title: "strict canned without a configured no-match message falls back to the agent's default one",
-    given: { agent: { composition_mode: 'strict_canned' }, guidelines: { baggage }, cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE } } },
+    given: {
+      agent: { composition_mode: 'strict_canned' },
+      guidelines: { baggage },
+      cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE } },
+    },
     when: ['Tell me a joke about pilots'],
     then: ([turn]) => {
       expect(turn!.reply).toBe('Not sure I understand. Could you please say that another way?');
@@ -199,7 +238,9 @@ behaviourSuite('booking', [
     title: 'strict canned: a template whose field has no value cannot be said; once the context variable has one, it is filled in',
     given: {
       agent: { composition_mode: 'strict_canned' },
-      guidelines: { reference: { condition: 'The customer asks for their booking reference', action: 'Give them their booking reference' } },
+      guidelines: {
+        reference: { condition: 'The customer asks for their booking reference', action: 'Give them their booking reference' },
+      },
       cannedResponses: {
         known: { value: 'Your booking reference is {{booking_ref}}.' },
         unknown: { value: 'Please share the email you booked with, so I can look the booking up.' },
@@ -248,7 +289,11 @@ behaviourSuite('booking', [
   {
     title: 'switching the agent to strict canned mid-conversation changes how the next reply is composed',
     given: { guidelines: { baggage }, cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE } } },
-    when: ['What is the baggage allowance?', { patchAgent: { composition_mode: 'strict_canned' } }, 'Sorry, what was the baggage allowance again?'],
+    when: [
+      'What is the baggage allowance?',
+      { patchAgent: { composition_mode: 'strict_canned' } },
+      'Sorry, what was the baggage allowance again?',
+    ],
     then: ([fluid, strict]) => {
       expect(fluid!.reply).toBe(BAGGAGE_SENTENCE);
       expect(fluid!.ready['provenance']).toEqual(expect.objectContaining({ composition_mode: 'fluid' }));
@@ -259,7 +304,10 @@ behaviourSuite('booking', [
   },
   {
     title: "a matched guideline's own composition mode (strict_canned) decides how the reply is composed",
-    given: { guidelines: { baggage: { ...baggage, composition_mode: 'strict_canned' } }, cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE } } },
+    given: {
+      guidelines: { baggage: { ...baggage, composition_mode: 'strict_canned' } },
+      cannedResponses: { allowance: { value: ALLOWANCE_TEMPLATE } },
+    },
     when: ['What is the baggage allowance?'],
     then: ([turn]) => {
       expect(turn!.matched).toEqual(['baggage']);
@@ -270,7 +318,11 @@ behaviourSuite('booking', [
   },
   {
     title: 'offline provider: a "remind them to …" action becomes a whole sentence',
-    given: { guidelines: { passport: { condition: 'The customer mentions an international flight', action: 'Remind them to bring a valid passport' } } },
+    given: {
+      guidelines: {
+        passport: { condition: 'The customer mentions an international flight', action: 'Remind them to bring a valid passport' },
+      },
+    },
     when: ['Is this an international flight?'],
     then: ([turn]) => {
       expect(turn!.matched).toEqual(['passport']);

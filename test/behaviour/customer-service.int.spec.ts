@@ -6,13 +6,18 @@ import { behaviourSuite, type GuidelineSpec } from './support/scenario.js';
  * tracking over several turns, observations, the glossary and required context.
  */
 
-const refund: GuidelineSpec = { condition: 'The customer asks for a refund or their money back', action: 'Explain the 30-day refund policy and offer to start a refund' };
-const track: GuidelineSpec = { condition: 'The customer asks where their order or package is', action: 'Share the tracking link and the delivery estimate' };
+const refund: GuidelineSpec = {
+  condition: 'The customer asks for a refund or their money back',
+  action: 'Explain the 30-day refund policy and offer to start a refund',
+};
+const track: GuidelineSpec = {
+  condition: 'The customer asks where their order or package is',
+  action: 'Share the tracking link and the delivery estimate',
+};
 const weather: GuidelineSpec = { condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast the weather' };
 const broken: GuidelineSpec = { condition: 'The customer mentions something broken', action: 'Apologise for the damaged item' };
 
 const REFUND_SENTENCE = "I will explain the 30-day refund policy. I'd be happy to start a refund.";
-
 
 behaviourSuite('customer-service', [
   {
@@ -87,7 +92,10 @@ behaviourSuite('customer-service', [
     title: 'the agent matching threshold drops a partial match that the default threshold would keep',
     given: {
       agent: { matching: { threshold: 0.6 } },
-      guidelines: { refund, orderRefund: { condition: 'The customer wants a refund for an order', action: 'Start a refund for that order' } },
+      guidelines: {
+        refund,
+        orderRefund: { condition: 'The customer wants a refund for an order', action: 'Start a refund for that order' },
+      },
     },
     when: ['Refund for my order'],
     then: ([turn]) => {
@@ -124,14 +132,22 @@ behaviourSuite('customer-service', [
     when: ['Refund for my order'],
     then: ([turn]) => {
       expect(turn!.matched).toEqual(['law']);
-      expect(turn!.steps.filter((s) => s.kind === 'priority').map((s) => s.guideline).sort()).toEqual(['coupon', 'loyalty']);
+      expect(
+        turn!.steps
+          .filter((s) => s.kind === 'priority')
+          .map((s) => s.guideline)
+          .sort(),
+      ).toEqual(['coupon', 'loyalty']);
       expect(turn!.reply).not.toMatch(/coupon|loyalty/);
     },
   },
   {
     title: 'entailment: a matched refund brings in the apology guideline the message alone would not match',
     given: {
-      guidelines: { refund, apologise: { condition: 'The service failed the customer badly', action: 'Apologise sincerely for the trouble' } },
+      guidelines: {
+        refund,
+        apologise: { condition: 'The service failed the customer badly', action: 'Apologise sincerely for the trouble' },
+      },
       relationships: [{ source: 'refund', target: 'apologise', kind: 'entailment' }],
     },
     when: ['I want a refund please'],
@@ -146,7 +162,10 @@ behaviourSuite('customer-service', [
   {
     title: 'dependency: the loyalty-points offer applies only in a turn where the refund guideline is active too',
     given: {
-      guidelines: { refund, loyalty: { condition: 'The customer mentions loyalty points', action: 'Offer loyalty points instead of cash' } },
+      guidelines: {
+        refund,
+        loyalty: { condition: 'The customer mentions loyalty points', action: 'Offer loyalty points instead of cash' },
+      },
       relationships: [{ source: 'loyalty', target: 'refund', kind: 'dependency' }],
     },
     when: ['Can I use my loyalty points?', 'I want a refund as loyalty points'],
@@ -226,7 +245,12 @@ behaviourSuite('customer-service', [
   },
   {
     title: 'low criticality is never tracked as applied, so it continues on a follow-up where the applied one does not',
-    given: { guidelines: { refund, polite: { condition: 'The customer mentions a refund', action: 'Thank them for their patience', criticality: 'low' } } },
+    given: {
+      guidelines: {
+        refund,
+        polite: { condition: 'The customer mentions a refund', action: 'Thank them for their patience', criticality: 'low' },
+      },
+    },
     when: ['Refund please', '12345'],
     then: ([first, followUp]) => {
       expect(first!.matched).toEqual(['refund', 'polite']);
@@ -249,7 +273,10 @@ behaviourSuite('customer-service', [
   {
     title: 'glossary: a synonym of a term in the message matches the guideline that uses the term',
     given: {
-      guidelines: { premium: { condition: 'The customer asks about the Premium plan', action: 'Explain the Premium plan benefits' }, refund },
+      guidelines: {
+        premium: { condition: 'The customer asks about the Premium plan', action: 'Explain the Premium plan benefits' },
+        refund,
+      },
       terms: [
         { name: 'Premium plan', description: 'Our paid subscription tier', synonyms: ['gold tier'] },
         { name: 'Express shipping', description: 'Next-day delivery', synonyms: ['priority mail'] },
@@ -265,7 +292,13 @@ behaviourSuite('customer-service', [
   {
     title: 'required context: the upgrade offer applies only once the customer has a loyalty tier',
     given: {
-      guidelines: { upgrade: { condition: 'The customer asks about upgrade offers', action: 'Offer the loyalty upgrade', required_context: ['loyalty_tier'] } },
+      guidelines: {
+        upgrade: {
+          condition: 'The customer asks about upgrade offers',
+          action: 'Offer the loyalty upgrade',
+          required_context: ['loyalty_tier'],
+        },
+      },
       context: { loyalty_tier: {} },
     },
     when: ['Are there any upgrade offers?', { setContext: { loyalty_tier: 'gold' } }, 'Are there any upgrade offers for me?'],

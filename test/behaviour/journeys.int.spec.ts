@@ -11,7 +11,10 @@ const wantsReturn: GuidelineSpec = { condition: 'The customer wants to return an
 const wantsExchange: GuidelineSpec = { condition: 'The customer wants to exchange an item for another size' };
 const wantsBooking: GuidelineSpec = { condition: 'The customer wants to book a table' };
 const wantsAccount: GuidelineSpec = { condition: 'The customer wants to open an account' };
-const baggage: GuidelineSpec = { condition: 'The customer asks about shipping costs', action: 'Explain that shipping is free above 50 euros' };
+const baggage: GuidelineSpec = {
+  condition: 'The customer asks about shipping costs',
+  action: 'Explain that shipping is free above 50 euros',
+};
 
 const returns: JourneySpec = {
   title: 'Process a return',
@@ -105,7 +108,13 @@ behaviourSuite('journeys', [
     given: { guidelines: { wantsReturn }, journeys: { returns } },
     when: [RETURN, ORDER, REASON, REFUND, 'Thank you'],
     then: (turns) => {
-      expect(turns.map((t) => t.journeys['returns'])).toEqual(['Active@ask_order', 'Active@ask_reason', 'Active@decide', 'Active@refund', 'Completed@done']);
+      expect(turns.map((t) => t.journeys['returns'])).toEqual([
+        'Active@ask_order',
+        'Active@ask_reason',
+        'Active@decide',
+        'Active@refund',
+        'Completed@done',
+      ]);
       expect(turns[1]!.reply).toMatch(/returned/i);
       expect(turns[2]!.reply).toMatch(/refund or an exchange/i);
       expect(turns[3]!.reply).toMatch(/original payment method/i);
@@ -158,7 +167,9 @@ behaviourSuite('journeys', [
     then: ([turn]) => {
       expect([...turn!.matchedJourneys].sort()).toEqual(['exchange', 'returns']);
       expect(turn!.journeys).toEqual({ returns: 'Active@ask_order', exchange: 'Active@ask_size' });
-      expect((turn!.ready['active_journey'] as { journey_id: string }).journey_id).toBe(`${scenarioSlug('journeys', 'two journeys whose conditions overlap both start; the higher priority one leads the reply')}-exchange`);
+      expect((turn!.ready['active_journey'] as { journey_id: string }).journey_id).toBe(
+        `${scenarioSlug('journeys', 'two journeys whose conditions overlap both start; the higher priority one leads the reply')}-exchange`,
+      );
       expect(turn!.reply).toMatch(/which size/i);
     },
   },
@@ -177,7 +188,12 @@ behaviourSuite('journeys', [
     given: { guidelines: { wantsBooking }, journeys: { booking } },
     when: ['I want to book a table', 'We are four guests coming', 'The date and time is Friday at 8pm', 'Yes I confirmed the reservation'],
     then: (turns) => {
-      expect(turns.map((t) => t.journeys['booking'])).toEqual(['Active@ask_party', 'Active@ask_time', 'Active@confirm', 'Completed@booked']);
+      expect(turns.map((t) => t.journeys['booking'])).toEqual([
+        'Active@ask_party',
+        'Active@ask_time',
+        'Active@confirm',
+        'Completed@booked',
+      ]);
       expect(turns[1]!.reply).toMatch(/date and time/i);
       expect(turns[2]!.reply).toMatch(/read back the reservation|confirm/i);
     },
@@ -185,11 +201,21 @@ behaviourSuite('journeys', [
   {
     title: 'a journey-scoped guideline applies only at its step of the active journey',
     given: {
-      guidelines: { wantsBooking, terrace: { condition: 'The customer asks about the terrace', action: 'Mention the terrace is open until 10pm' } },
+      guidelines: {
+        wantsBooking,
+        terrace: { condition: 'The customer asks about the terrace', action: 'Mention the terrace is open until 10pm' },
+      },
       journeys: { booking },
     },
     when: [
-      { patchGuidelines: { terrace: { journey_id: `${scenarioSlug('journeys', 'a journey-scoped guideline applies only at its step of the active journey')}-booking`, journey_step: 'ask_time' } } },
+      {
+        patchGuidelines: {
+          terrace: {
+            journey_id: `${scenarioSlug('journeys', 'a journey-scoped guideline applies only at its step of the active journey')}-booking`,
+            journey_step: 'ask_time',
+          },
+        },
+      },
       'Do you have a terrace? I ask about the terrace',
       'I want to book a table',
       'We are two guests coming',
@@ -205,7 +231,12 @@ behaviourSuite('journeys', [
   {
     title: 'onboarding waits for the required email before leaving its step',
     given: { guidelines: { wantsAccount }, journeys: { onboarding }, context: { email: { data_type: 'String' } } },
-    when: ['I want to open an account', 'I gave their email address: sam@example.com', { setContext: { email: 'sam@example.com' } }, 'I gave my email address already'],
+    when: [
+      'I want to open an account',
+      'I gave their email address: sam@example.com',
+      { setContext: { email: 'sam@example.com' } },
+      'I gave my email address already',
+    ],
     then: (turns) => {
       expect(turns[1]!.journeys['onboarding']).toBe('Active@ask_email');
       expect(turns[2]!.journeys['onboarding']).toBe('Active@ask_plan');
@@ -214,17 +245,30 @@ behaviourSuite('journeys', [
   },
   {
     title: 'onboarding takes the business branch and completes',
-    given: { guidelines: { wantsAccount }, journeys: { onboarding }, context: { email: { data_type: 'String', value: 'sam@example.com' } } },
+    given: {
+      guidelines: { wantsAccount },
+      journeys: { onboarding },
+      context: { email: { data_type: 'String', value: 'sam@example.com' } },
+    },
     when: ['I want to open an account', 'I gave my email address sam@example.com', 'Business please', 'Great'],
     then: (turns) => {
-      expect(turns.map((t) => t.journeys['onboarding'])).toEqual(['Active@ask_email', 'Active@ask_plan', 'Active@business', 'Completed@welcome']);
+      expect(turns.map((t) => t.journeys['onboarding'])).toEqual([
+        'Active@ask_email',
+        'Active@ask_plan',
+        'Active@business',
+        'Completed@welcome',
+      ]);
       expect(turns[2]!.reply).toMatch(/business plan pricing/i);
     },
   },
   {
     title: 'a completed journey starts over when its condition matches again',
     given: { guidelines: { wantsExchange }, journeys: { exchange } },
-    when: ['I want to exchange an item for another size', 'Size L, the customer named a size', 'I want to exchange an item for another size again'],
+    when: [
+      'I want to exchange an item for another size',
+      'Size L, the customer named a size',
+      'I want to exchange an item for another size again',
+    ],
     then: (turns) => {
       expect(turns[1]!.journeys['exchange']).toBe('Completed@done');
       expect(turns[2]!.journeys['exchange']).toBe('Active@ask_size');
@@ -277,7 +321,9 @@ behaviourSuite('journeys', [
     then: (turns) => {
       expect(turns[1]!.journeys['returns']).toBe('Active@ask_reason');
       expect(turns[2]!.journeys['returns']).toBe('Active@ask_order');
-      expect(turns[2]!.ready['journey_events']).toEqual([expect.objectContaining({ event: 'journey_activated', resumed: false, step: 'ask_order' })]);
+      expect(turns[2]!.ready['journey_events']).toEqual([
+        expect.objectContaining({ event: 'journey_activated', resumed: false, step: 'ask_order' }),
+      ]);
       expect(turns[2]!.reply).toMatch(/order number/i);
     },
   },

@@ -6,11 +6,28 @@ import { behaviourSuite, type GuidelineSpec } from './support/scenario.js';
  * for every customer, a default value, a value removed mid-conversation) and template fields in canned modes.
  */
 
-const signup: GuidelineSpec = { condition: 'The customer wants to sign up or create an account', action: 'Send the sign-up link and list the three setup steps' };
-const verify: GuidelineSpec = { condition: 'The customer did not receive the verification email', action: 'Resend the verification email and ask them to check spam' };
-const twoFactor: GuidelineSpec = { condition: 'The customer asks how to set up two-factor authentication', action: 'Walk them through enabling two-factor authentication in settings' };
-const welcome: GuidelineSpec = { condition: 'The customer is new and asks about getting started', action: 'Welcome them and offer the getting started guide', continuous: true };
-const invite: GuidelineSpec = { condition: 'The customer asks how to invite teammates', action: 'Explain how to invite teammates to the company workspace', required_context: ['company_name'] };
+const signup: GuidelineSpec = {
+  condition: 'The customer wants to sign up or create an account',
+  action: 'Send the sign-up link and list the three setup steps',
+};
+const verify: GuidelineSpec = {
+  condition: 'The customer did not receive the verification email',
+  action: 'Resend the verification email and ask them to check spam',
+};
+const twoFactor: GuidelineSpec = {
+  condition: 'The customer asks how to set up two-factor authentication',
+  action: 'Walk them through enabling two-factor authentication in settings',
+};
+const welcome: GuidelineSpec = {
+  condition: 'The customer is new and asks about getting started',
+  action: 'Welcome them and offer the getting started guide',
+  continuous: true,
+};
+const invite: GuidelineSpec = {
+  condition: 'The customer asks how to invite teammates',
+  action: 'Explain how to invite teammates to the company workspace',
+  required_context: ['company_name'],
+};
 
 const SIGNUP_SENTENCE = 'I will send the sign-up link and list the three setup steps.';
 
@@ -46,7 +63,9 @@ behaviourSuite('onboarding', [
     title: 'glossary: "2FA" is read as two-factor authentication',
     given: {
       guidelines: { twoFactor, verify },
-      terms: [{ name: 'two-factor authentication', description: 'A second sign-in step with a code from an app', synonyms: ['2FA', 'MFA'] }],
+      terms: [
+        { name: 'two-factor authentication', description: 'A second sign-in step with a code from an app', synonyms: ['2FA', 'MFA'] },
+      ],
     },
     when: ['How do I turn on 2FA?'],
     then: ([turn]) => {
@@ -110,7 +129,11 @@ behaviourSuite('onboarding', [
   {
     title: 'dependency_any: the security tip applies when either the sign-up or the two-factor guideline does',
     given: {
-      guidelines: { signup, twoFactor, tip: { condition: 'The customer asks about an account or authentication', action: 'Mention the premium security pack' } },
+      guidelines: {
+        signup,
+        twoFactor,
+        tip: { condition: 'The customer asks about an account or authentication', action: 'Mention the premium security pack' },
+      },
       relationships: [
         { source: 'tip', target: 'signup', kind: 'dependency_any' },
         { source: 'tip', target: 'twoFactor', kind: 'dependency_any' },
@@ -155,7 +178,8 @@ behaviourSuite('onboarding', [
     },
   },
   {
-    title: "required context: without a company name the invite guideline is no candidate, and it stops applying when the customer's value is removed",
+    title:
+      "required context: without a company name the invite guideline is no candidate, and it stops applying when the customer's value is removed",
     given: { guidelines: { invite, signup }, context: { company_name: { value: 'Globex' } } },
     when: ['How do I invite teammates?', { clearContext: ['company_name'] }, 'How do I invite my teammates?'],
     then: ([withValue, without]) => {
@@ -170,8 +194,13 @@ behaviourSuite('onboarding', [
     title: "strict canned: a variable's default value fills the template and satisfies required context",
     given: {
       agent: { composition_mode: 'strict_canned' },
-      guidelines: { plan: { condition: 'The customer asks which plan they are on', action: 'Tell them their current plan', required_context: ['plan'] } },
-      cannedResponses: { current: { value: 'You are on the {{plan}} plan.' }, upgrade: { value: 'You can upgrade at any time in billing settings.' } },
+      guidelines: {
+        plan: { condition: 'The customer asks which plan they are on', action: 'Tell them their current plan', required_context: ['plan'] },
+      },
+      cannedResponses: {
+        current: { value: 'You are on the {{plan}} plan.' },
+        upgrade: { value: 'You can upgrade at any time in billing settings.' },
+      },
       context: { plan: { default_value: 'free' } },
     },
     when: ['Which plan am I on?'],

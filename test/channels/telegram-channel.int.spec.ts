@@ -24,16 +24,24 @@ describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one,
   let support: string;
   let groupDesk: string;
   const call: ChannelHost['call'] = (...args) => host.call(...args);
-  const sessionsOf = async (agentId: string): Promise<Array<{ id: string; customer_id: string }>> => (await call<Array<{ id: string; customer_id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
+  const sessionsOf = async (agentId: string): Promise<Array<{ id: string; customer_id: string }>> =>
+    (await call<Array<{ id: string; customer_id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
   const customerMessages = async (sessionId: string): Promise<string[]> =>
-    (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body.filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
+    (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body
+      .filter((e) => e.source === 'customer')
+      .map((e) => e.data.message ?? '');
 
   beforeAll(async () => {
     telegram = await new TelegramStandIn(TOKEN).start();
     host = await startChannelHost('telegram');
     support = await host.agent('Support');
     groupDesk = await host.agent('Group desk');
-    const channel = await call<{ id: string; inbound_url: string; account_id: string }>('POST', '/channels', { kind: 'telegram', name: 'Acme bot', credentials: { bot_token: TOKEN, secret_token: SECRET_TOKEN }, settings: { api_root: telegram.apiRoot } });
+    const channel = await call<{ id: string; inbound_url: string; account_id: string }>('POST', '/channels', {
+      kind: 'telegram',
+      name: 'Acme bot',
+      credentials: { bot_token: TOKEN, secret_token: SECRET_TOKEN },
+      settings: { api_root: telegram.apiRoot },
+    });
     expect(channel.status).toBe(201);
     expect(channel.body.account_id).toBe('7000001');
     webhook = channel.body.inbound_url;
@@ -47,7 +55,13 @@ describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one,
   });
 
   it('a private message reaches the default agent and the reply comes back with sendMessage (HTML) in that chat', async () => {
-    expect(await telegram.deliverUpdate(webhook, SECRET_TOKEN, telegram.update({ id: ANN.id, type: 'private' }, ANN, 'Hello, where is my order?'))).toEqual([200]);
+    expect(
+      await telegram.deliverUpdate(
+        webhook,
+        SECRET_TOKEN,
+        telegram.update({ id: ANN.id, type: 'private' }, ANN, 'Hello, where is my order?'),
+      ),
+    ).toEqual([200]);
     await eventually(() => expect(telegram.delivered(ANN.id)).toHaveLength(1), { timeoutMs: 30_000 });
     expect(telegram.delivered(ANN.id)[0]).toMatchObject({ parse_mode: 'HTML' });
     const [session] = await sessionsOf(support);
@@ -67,50 +81,99 @@ describe('Telegram channel (grammY against a local Bot API stand-in; all-in-one,
     await eventually(() => expect(telegram.delivered(503)).toHaveLength(1), { timeoutMs: 30_000 });
     await telegram.deliverUpdate(webhook, SECRET_TOKEN, update);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const counts = await Promise.all((await sessionsOf(support)).map(async (s) => (await customerMessages(s.id)).filter((m) => m === 'Once only').length));
+    const counts = await Promise.all(
+      (await sessionsOf(support)).map(async (s) => (await customerMessages(s.id)).filter((m) => m === 'Once only').length),
+    );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
   it('a wrong or missing secret token is 401 and nothing is stored', async () => {
-    expect(await telegram.deliverUpdate(webhook, 'wrong-token', telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'))).toEqual([401]);
-    expect(await telegram.deliverUpdate(webhook, undefined, telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'))).toEqual([401]);
+    expect(
+      await telegram.deliverUpdate(
+        webhook,
+        'wrong-token',
+        telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'),
+      ),
+    ).toEqual([401]);
+    expect(
+      await telegram.deliverUpdate(
+        webhook,
+        undefined,
+        telegram.update({ id: 504, type: 'private' }, { id: 504, first_name: 'Eve' }, 'spoofed update'),
+      ),
+    ).toEqual([401]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('spoofed update');
+    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain(
+      'spoofed update',
+    );
     expect(telegram.sent.filter((m) => m.chat_id === 504)).toEqual([]);
   });
 
   it('429 with retry_after, then 200 → the reply is delivered once', async () => {
     telegram.answerNext({ status: 429, retryAfter: 1, description: 'Too Many Requests: retry after 1' });
-    await telegram.deliverUpdate(webhook, SECRET_TOKEN, telegram.update({ id: 505, type: 'private' }, { id: 505, first_name: 'Dee' }, 'Busy day?'));
+    await telegram.deliverUpdate(
+      webhook,
+      SECRET_TOKEN,
+      telegram.update({ id: 505, type: 'private' }, { id: 505, first_name: 'Dee' }, 'Busy day?'),
+    );
     await eventually(() => expect(telegram.delivered(505)).toHaveLength(1), { timeoutMs: 30_000 });
     expect(telegram.sent.filter((m) => m.chat_id === 505).map((m) => m.status)).toEqual([429, 200]);
   });
 
   it('in manual mode the human agent’s long message is delivered split at 4096, in order', async () => {
-    const sessionOfAnn = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find((x) => x.m.includes('Hello, where is my order?'))!.s;
+    const sessionOfAnn = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find(
+      (x) => x.m.includes('Hello, where is my order?'),
+    )!.s;
     expect((await call('PATCH', `/sessions/${sessionOfAnn.id}`, { mode: 'manual' })).status).toBe(200);
     const paragraphs = Array.from({ length: 9 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(190).trim()}`);
     const long = paragraphs.join('\n\n');
     expect(long.length).toBeGreaterThan(8000);
-    const posted = await call('POST', `/sessions/${sessionOfAnn.id}/events`, { kind: 'message', source: 'human_agent', message: long, participant: { display_name: 'Operator' } });
+    const posted = await call('POST', `/sessions/${sessionOfAnn.id}/events`, {
+      kind: 'message',
+      source: 'human_agent',
+      message: long,
+      participant: { display_name: 'Operator' },
+    });
     expect(posted.status).toBe(201);
     await eventually(() => expect(telegram.delivered(ANN.id).length).toBeGreaterThanOrEqual(4), { timeoutMs: 30_000 });
-    const parts = telegram.delivered(ANN.id).slice(1).map((m) => m.text);
+    const parts = telegram
+      .delivered(ANN.id)
+      .slice(1)
+      .map((m) => m.text);
     expect(parts.every((p) => p.length <= 4096)).toBe(true);
     expect(parts.join('\n\n')).toBe(long);
   });
 
   it('a photo gets a polite note; a session that ended is continued in a new one', async () => {
-    await telegram.deliverUpdate(webhook, SECRET_TOKEN, telegram.update({ id: 506, type: 'private' }, { id: 506, first_name: 'Fay' }, undefined as unknown as string, { text: undefined, photo: [{ file_id: 'f', file_unique_id: 'u', width: 1, height: 1 }] }));
+    await telegram.deliverUpdate(
+      webhook,
+      SECRET_TOKEN,
+      telegram.update({ id: 506, type: 'private' }, { id: 506, first_name: 'Fay' }, undefined as unknown as string, {
+        text: undefined,
+        photo: [{ file_id: 'f', file_unique_id: 'u', width: 1, height: 1 }],
+      }),
+    );
     await eventually(() => expect(telegram.delivered(506)[0]?.text).toMatch(/only read text/), { timeoutMs: 30_000 });
 
-    await telegram.deliverUpdate(webhook, SECRET_TOKEN, telegram.update({ id: 507, type: 'private' }, { id: 507, first_name: 'Gus' }, 'First visit'));
+    await telegram.deliverUpdate(
+      webhook,
+      SECRET_TOKEN,
+      telegram.update({ id: 507, type: 'private' }, { id: 507, first_name: 'Gus' }, 'First visit'),
+    );
     await eventually(() => expect(telegram.delivered(507)).toHaveLength(1), { timeoutMs: 30_000 });
-    const first = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find((x) => x.m.includes('First visit'))!.s;
+    const first = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find((x) =>
+      x.m.includes('First visit'),
+    )!.s;
     expect((await call('PATCH', `/sessions/${first.id}`, { status: 'completed' })).status).toBe(200);
-    await telegram.deliverUpdate(webhook, SECRET_TOKEN, telegram.update({ id: 507, type: 'private' }, { id: 507, first_name: 'Gus' }, 'Back again'));
+    await telegram.deliverUpdate(
+      webhook,
+      SECRET_TOKEN,
+      telegram.update({ id: 507, type: 'private' }, { id: 507, first_name: 'Gus' }, 'Back again'),
+    );
     await eventually(() => expect(telegram.delivered(507)).toHaveLength(2), { timeoutMs: 30_000 });
-    const next = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find((x) => x.m.includes('Back again'))!.s;
+    const next = (await Promise.all((await sessionsOf(support)).map(async (s) => ({ s, m: await customerMessages(s.id) })))).find((x) =>
+      x.m.includes('Back again'),
+    )!.s;
     expect(next.id).not.toBe(first.id);
     expect(next.customer_id).toBe(first.customer_id);
   });

@@ -39,16 +39,24 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     text,
     ...extra,
   });
-  const sessionsOf = async (agentId: string): Promise<Array<{ id: string; customer_id: string }>> => (await call<Array<{ id: string; customer_id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
+  const sessionsOf = async (agentId: string): Promise<Array<{ id: string; customer_id: string }>> =>
+    (await call<Array<{ id: string; customer_id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
   const customerMessages = async (sessionId: string): Promise<string[]> =>
-    (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body.filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
+    (await call<SessionEvent[]>('GET', `/sessions/${sessionId}/events?kinds=message`)).body
+      .filter((e) => e.source === 'customer')
+      .map((e) => e.data.message ?? '');
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver(SECRET).start();
     host = await startChannelHost('webhook');
     support = await host.agent('Support');
     vip = await host.agent('VIP desk');
-    const created = await call<{ id: string; inbound_url: string; credentials: unknown }>('POST', '/channels', { kind: 'webhook', name: 'Shop backend', credentials: { signing_secret: SECRET }, settings: { outbound_url: receiver.url } });
+    const created = await call<{ id: string; inbound_url: string; credentials: unknown }>('POST', '/channels', {
+      kind: 'webhook',
+      name: 'Shop backend',
+      credentials: { signing_secret: SECRET },
+      settings: { outbound_url: receiver.url },
+    });
     expect(created.status).toBe(201);
     channelId = created.body.id;
   }, 120_000);
@@ -59,7 +67,10 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
   });
 
   it('stores the signing secret sealed: reads show a hint, the log never holds it', async () => {
-    const read = await call<{ credentials: Record<string, { set: boolean; hint: string }>; inbound_url: string }>('GET', `/channels/${channelId}`);
+    const read = await call<{ credentials: Record<string, { set: boolean; hint: string }>; inbound_url: string }>(
+      'GET',
+      `/channels/${channelId}`,
+    );
     expect(read.body.credentials).toEqual({ signing_secret: { set: true, hint: `…${SECRET.slice(-4)}` } });
     expect(read.body.inbound_url).toBe(`${host.url}/channels/${channelId}/inbound`);
     expect(JSON.stringify((await call('GET', '/channels')).body)).not.toContain(SECRET);
@@ -73,16 +84,26 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     expect(peer.status).toBe(201);
     expect((await inbound(message('vip-1', 'Hello, I need help'))).status).toBe(200);
     expect((await inbound(message('walk-in', 'Hello there'))).status).toBe(200);
-    await eventually(() => {
-      expect(receiver.accepted().map((r) => r.conversationId).sort()).toEqual(['vip-1', 'walk-in']);
-    }, { timeoutMs: 30_000 });
+    await eventually(
+      () => {
+        expect(
+          receiver
+            .accepted()
+            .map((r) => r.conversationId)
+            .sort(),
+        ).toEqual(['vip-1', 'walk-in']);
+      },
+      { timeoutMs: 30_000 },
+    );
     const [vipSession] = await sessionsOf(vip);
     const [supportSession] = await sessionsOf(support);
     expect(await customerMessages(vipSession!.id)).toEqual(['Hello, I need help']);
     expect(await customerMessages(supportSession!.id)).toEqual(['Hello there']);
     // The same conversation keeps its session and its customer.
     await inbound(message('vip-1', 'Are you there?'));
-    await eventually(async () => expect(await customerMessages(vipSession!.id)).toEqual(['Hello, I need help', 'Are you there?']), { timeoutMs: 30_000 });
+    await eventually(async () => expect(await customerMessages(vipSession!.id)).toEqual(['Hello, I need help', 'Are you there?']), {
+      timeoutMs: 30_000,
+    });
     expect(await sessionsOf(vip)).toHaveLength(1);
   });
 
@@ -90,10 +111,14 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     const once = message('retry-conv', 'Only once please');
     const answers = await Promise.all([inbound(once), inbound(once), inbound(once)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    await eventually(() => expect(receiver.accepted().filter((r) => r.conversationId === 'retry-conv')).toHaveLength(1), { timeoutMs: 30_000 });
+    await eventually(() => expect(receiver.accepted().filter((r) => r.conversationId === 'retry-conv')).toHaveLength(1), {
+      timeoutMs: 30_000,
+    });
     await inbound(once); // again, after it was processed
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const counts = await Promise.all((await sessionsOf(support)).map(async (s) => (await customerMessages(s.id)).filter((m) => m === 'Only once please').length));
+    const counts = await Promise.all(
+      (await sessionsOf(support)).map(async (s) => (await customerMessages(s.id)).filter((m) => m === 'Only once please').length),
+    );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
@@ -103,7 +128,11 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
     const raw = JSON.stringify(forged);
     expect((await inbound(forged, signWebhook('not-the-secret-but-long-enough-0000', raw, Date.now()))).status).toBe(401);
     expect((await inbound(forged, 't=1,v1=00')).status).toBe(401);
-    const unsigned = await fetch(`${host.url}/channels/${channelId}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+    const unsigned = await fetch(`${host.url}/channels/${channelId}/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: raw,
+    });
     expect(unsigned.status).toBe(401);
     // A replayed signature (older than five minutes) is refused too.
     expect((await inbound(forged, signWebhook(SECRET, raw, Date.now() - 10 * 60_000))).status).toBe(401);
@@ -113,10 +142,21 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
 
   it('a changed signing secret acts on the next request: the old one is 401 (opened credentials are kept per sealed value)', async () => {
     const [first, second] = [randomBytes(24).toString('hex'), randomBytes(24).toString('hex')];
-    const rotated = await call<{ id: string }>('POST', '/channels', { kind: 'webhook', name: 'Rotating', credentials: { signing_secret: first }, settings: { outbound_url: receiver.url } });
+    const rotated = await call<{ id: string }>('POST', '/channels', {
+      kind: 'webhook',
+      name: 'Rotating',
+      credentials: { signing_secret: first },
+      settings: { outbound_url: receiver.url },
+    });
     const signedWith = async (secret: string): Promise<number> => {
       const raw = JSON.stringify(message('rotating', 'hello'));
-      return (await fetch(`${host.url}/channels/${rotated.body.id}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(secret, raw, Date.now()) }, body: raw })).status;
+      return (
+        await fetch(`${host.url}/channels/${rotated.body.id}/inbound`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(secret, raw, Date.now()) },
+          body: raw,
+        })
+      ).status;
     };
     expect(await signedWith(first)).toBe(200);
     expect((await call('PATCH', `/channels/${rotated.body.id}`, { credentials: { signing_secret: second } })).status).toBe(200);
@@ -138,11 +178,17 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
   it('a delivery that finally fails is listed and can be retried', async () => {
     receiver.answerNext({ status: 400 });
     await inbound(message('broken', 'Hello broken receiver'));
-    const failed = await eventually(async () => {
-      const list = await call<Array<{ event_id: string; status: string; last_error: string }>>('GET', `/channels/${channelId}/deliveries?status=failed`);
-      expect(list.body).toHaveLength(1);
-      return list.body[0]!;
-    }, { timeoutMs: 30_000 });
+    const failed = await eventually(
+      async () => {
+        const list = await call<Array<{ event_id: string; status: string; last_error: string }>>(
+          'GET',
+          `/channels/${channelId}/deliveries?status=failed`,
+        );
+        expect(list.body).toHaveLength(1);
+        return list.body[0]!;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(failed.last_error).toContain('400');
     expect((await call('POST', `/channels/${channelId}/deliveries/${failed.event_id}/retry`)).status).toBe(202);
     await eventually(() => expect(receiver.accepted().filter((r) => r.conversationId === 'broken')).toHaveLength(1), { timeoutMs: 30_000 });
@@ -161,15 +207,23 @@ describe('generic webhook channel (all-in-one, embedded)', () => {
 
   it('an attachment it cannot read gets a polite note', async () => {
     await inbound(message('photo', '', { text: undefined, attachments: [{ type: 'image', url: 'https://x.test/a.png' }] }));
-    await eventually(() => expect(receiver.accepted().find((r) => r.conversationId === 'photo')?.text).toMatch(/only read text/), { timeoutMs: 30_000 });
+    await eventually(() => expect(receiver.accepted().find((r) => r.conversationId === 'photo')?.text).toMatch(/only read text/), {
+      timeoutMs: 30_000,
+    });
   });
 
   it('no binding and no default agent → a clear refusal to the platform', async () => {
     await call('DELETE', '/bindings/default-agent');
     const resolved = await call<{ outcome: string; reason: string }>('GET', '/bindings/resolve?channel=webhook&peer_id=nobody');
-    expect(resolved.body).toMatchObject({ outcome: 'refused', reason: 'no binding matches this conversation and the workspace has no default agent' });
+    expect(resolved.body).toMatchObject({
+      outcome: 'refused',
+      reason: 'no binding matches this conversation and the workspace has no default agent',
+    });
     await inbound(message('nobody', 'Is anyone there?'));
-    await eventually(() => expect(receiver.accepted().find((r) => r.conversationId === 'nobody')?.text).toMatch(/isn't connected to an assistant/), { timeoutMs: 30_000 });
+    await eventually(
+      () => expect(receiver.accepted().find((r) => r.conversationId === 'nobody')?.text).toMatch(/isn't connected to an assistant/),
+      { timeoutMs: 30_000 },
+    );
     await call('PUT', '/bindings/default-agent', { agent_id: support });
   });
 });

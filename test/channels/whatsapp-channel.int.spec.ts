@@ -49,12 +49,19 @@ describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in
   });
 
   it('a message in → the agent by binding → the reply sent to that number', async () => {
-    expect(await meta.deliver(inboundUrl, meta.notification('4915100000001', 'Vera', { type: 'text', text: { body: 'Hallo, I need help' } }))).toBe(200);
-    expect(await meta.deliver(inboundUrl, meta.notification('4915100000002', 'Walt', { type: 'text', text: { body: 'Hi there' } }))).toBe(200);
-    await eventually(() => {
-      expect(meta.delivered('4915100000001')).toHaveLength(1);
-      expect(meta.delivered('4915100000002')).toHaveLength(1);
-    }, { timeoutMs: 30_000 });
+    expect(
+      await meta.deliver(inboundUrl, meta.notification('4915100000001', 'Vera', { type: 'text', text: { body: 'Hallo, I need help' } })),
+    ).toBe(200);
+    expect(await meta.deliver(inboundUrl, meta.notification('4915100000002', 'Walt', { type: 'text', text: { body: 'Hi there' } }))).toBe(
+      200,
+    );
+    await eventually(
+      () => {
+        expect(meta.delivered('4915100000001')).toHaveLength(1);
+        expect(meta.delivered('4915100000002')).toHaveLength(1);
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(await allCustomerMessages(vip)).toEqual(['Hallo, I need help']);
     expect(await allCustomerMessages(support)).toEqual(['Hi there']);
   });
@@ -71,7 +78,9 @@ describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in
     expect(await meta.deliver(inboundUrl, forged, `sha256=${'0'.repeat(64)}`)).toBe(401);
     expect(await meta.deliver(inboundUrl, forged, null)).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain('forged whatsapp message');
+    expect(JSON.stringify(await host.app.get<EventStore>(EVENT_STORE, { strict: false }).readAll({ limit: 100_000 }))).not.toContain(
+      'forged whatsapp message',
+    );
   });
 
   it('throttled (HTTP 429, code 130429), then 200 → delivered once', async () => {
@@ -82,7 +91,10 @@ describe('WhatsApp Cloud API channel (against a local Graph API stand-in; all-in
   });
 
   it('an image gets a polite note', async () => {
-    await meta.deliver(inboundUrl, meta.notification('4915100000006', 'Ada', { type: 'image', image: { id: 'media-1', mime_type: 'image/jpeg', sha256: 'x' } }));
+    await meta.deliver(
+      inboundUrl,
+      meta.notification('4915100000006', 'Ada', { type: 'image', image: { id: 'media-1', mime_type: 'image/jpeg', sha256: 'x' } }),
+    );
     await eventually(() => expect(meta.delivered('4915100000006')[0]?.body).toMatch(/only read text/), { timeoutMs: 30_000 });
   });
 });

@@ -17,7 +17,8 @@ describe('web widget API (all-in-one, embedded)', () => {
   beforeAll(async () => {
     host = await startChannelHost('widget-api');
     await host.call('PUT', '/bindings/default-agent', { agent_id: await host.agent('Website') });
-    channelId = (await host.call<{ id: string }>('POST', '/channels', { kind: 'widget', name: 'Shop site', credentials: {}, settings: {} })).body.id;
+    channelId = (await host.call<{ id: string }>('POST', '/channels', { kind: 'widget', name: 'Shop site', credentials: {}, settings: {} }))
+      .body.id;
   }, 120_000);
 
   afterAll(async () => {
@@ -25,11 +26,20 @@ describe('web widget API (all-in-one, embedded)', () => {
   });
 
   it('a visitor message, the agent reply by long-poll, and the history again from offset 0', async () => {
-    const token = ((await (await fetch(`${host.url}/channels/${channelId}/widget/visitors`, { method: 'POST' })).json()) as { visitor_token: string }).visitor_token;
+    const token = (
+      (await (await fetch(`${host.url}/channels/${channelId}/widget/visitors`, { method: 'POST' })).json()) as { visitor_token: string }
+    ).visitor_token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const sent = await fetch(`${host.url}/channels/${channelId}/inbound`, { method: 'POST', headers, body: JSON.stringify({ text: 'Do you ship abroad?' }) });
+    const sent = await fetch(`${host.url}/channels/${channelId}/inbound`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ text: 'Do you ship abroad?' }),
+    });
     expect(sent.status).toBe(200);
-    const read = async (after: number, wait: number): Promise<WidgetMessages> => (await (await fetch(`${host.url}/channels/${channelId}/widget/messages?after=${after}&wait=${wait}`, { headers })).json()) as WidgetMessages;
+    const read = async (after: number, wait: number): Promise<WidgetMessages> =>
+      (await (
+        await fetch(`${host.url}/channels/${channelId}/widget/messages?after=${after}&wait=${wait}`, { headers })
+      ).json()) as WidgetMessages;
     let seen: WidgetMessages['messages'] = [];
     let offset = 0;
     for (let polls = 0; polls < 10 && !seen.some((m) => m.from === 'agent'); polls++) {

@@ -28,12 +28,22 @@ withBrowser('web widget (headless Chromium, all-in-one)', () => {
     await call('PUT', '/bindings/default-agent', { agent_id: agent });
     const port = await freePort();
     siteUrl = `http://localhost:${port}`;
-    const channel = await call<{ id: string; credentials: Record<string, unknown> }>('POST', '/channels', { kind: 'widget', name: 'Shop widget', settings: { allowed_origins: siteUrl, title: 'Ask the shop' } });
+    const channel = await call<{ id: string; credentials: Record<string, unknown> }>('POST', '/channels', {
+      kind: 'widget',
+      name: 'Shop widget',
+      settings: { allowed_origins: siteUrl, title: 'Ask the shop' },
+    });
     expect(channel.status).toBe(201);
     expect(Object.keys(channel.body.credentials)).toEqual(['widget_secret']);
     channelId = channel.body.id;
     // The shop: another origin than Tenet's, so the widget works across origins (CORS) as on a real site.
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><head><title>Shop</title></head><body><h1>Our shop</h1><script src="${url}/channels/${channelId}/widget.js" async></script></body></html>`));
+    site = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><html><head><title>Shop</title></head><body><h1>Our shop</h1><script src="${url}/channels/${channelId}/widget.js" async></script></body></html>`,
+        ),
+    );
     await new Promise<void>((resolve) => site.listen(port, '127.0.0.1', resolve));
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   }, 120_000);
@@ -70,13 +80,29 @@ withBrowser('web widget (headless Chromium, all-in-one)', () => {
   }, 120_000);
 
   it('CORS only for the allowed origins; the visitor token is required and checked', async () => {
-    const allowed = await fetch(`${url}/channels/${channelId}/widget/visitors`, { method: 'OPTIONS', headers: { origin: siteUrl, 'access-control-request-method': 'POST' } });
+    const allowed = await fetch(`${url}/channels/${channelId}/widget/visitors`, {
+      method: 'OPTIONS',
+      headers: { origin: siteUrl, 'access-control-request-method': 'POST' },
+    });
     expect(allowed.headers.get('access-control-allow-origin')).toBe(siteUrl);
-    const other = await fetch(`${url}/channels/${channelId}/widget/visitors`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const other = await fetch(`${url}/channels/${channelId}/widget/visitors`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     expect((await fetch(`${url}/channels/${channelId}/widget/messages`)).status).toBe(401);
-    expect((await fetch(`${url}/channels/${channelId}/widget/messages`, { headers: { authorization: 'Bearer wv1.AAAAAAAAAAAAAAAAAAAAAA.' + 'B'.repeat(43) } })).status).toBe(401);
-    const forged = await fetch(`${url}/channels/${channelId}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify({ message_id: 'x', text: 'hi' }) });
+    expect(
+      (
+        await fetch(`${url}/channels/${channelId}/widget/messages`, {
+          headers: { authorization: 'Bearer wv1.AAAAAAAAAAAAAAAAAAAAAA.' + 'B'.repeat(43) },
+        })
+      ).status,
+    ).toBe(401);
+    const forged = await fetch(`${url}/channels/${channelId}/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer nope' },
+      body: JSON.stringify({ message_id: 'x', text: 'hi' }),
+    });
     expect(forged.status).toBe(401);
   });
 });

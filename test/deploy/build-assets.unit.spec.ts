@@ -8,12 +8,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
-const project = JSON.parse(readFileSync(join(root, 'apps/tenet/project.json'), 'utf8')) as { targets: { build: { options: { command: string }; inputs: string[] } } };
+const project = JSON.parse(readFileSync(join(root, 'apps/tenet/project.json'), 'utf8')) as {
+  targets: { build: { options: { command: string }; inputs: string[] } };
+};
 const command = project.targets.build.options.command;
 const assets = command.split('--assets')[1]?.trim().split(/\s+/) ?? [];
 
 /** Every `"file": "…"` the demo agent names, relative to examples/. */
-const demoFiles = (): string[] => [...readFileSync(join(root, 'examples/demo-agent.json'), 'utf8').matchAll(/"file"\s*:\s*"([^"]+)"/g)].map((m) => join('examples', m[1]!));
+const demoFiles = (): string[] =>
+  [...readFileSync(join(root, 'examples/demo-agent.json'), 'utf8').matchAll(/"file"\s*:\s*"([^"]+)"/g)].map((m) => join('examples', m[1]!));
 
 describe('apps/tenet build assets', () => {
   it('ship the demo agent and every file it loads, and rebuild when one changes', () => {

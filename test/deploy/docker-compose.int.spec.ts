@@ -12,9 +12,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
-interface ComposeService { image?: string; build?: unknown; command?: string[]; restart?: string; ports?: string[]; environment?: Record<string, string>; read_only?: boolean }
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  restart?: string;
+  ports?: string[];
+  environment?: Record<string, string>;
+  read_only?: boolean;
+}
 const root = resolve(import.meta.dirname, '../..');
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { version?: string; services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  version?: string;
+  services: Record<string, ComposeService>;
+};
 const tenet = Object.entries(compose.services).filter(([, s]) => s.image === 'tenet:local');
 
 /** The Compose CLI on this machine, as argv before the subcommand, or why there is none. */
@@ -26,10 +37,19 @@ function composeCli(): { argv: string[] } | { reason: string } {
   return { reason: 'neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)' };
 }
 
-function composeConfig(cli: string[], file: string, args: string[], env: Record<string, string> = USER_ENV): { status: number | null; stdout: string; stderr: string } {
+function composeConfig(
+  cli: string[],
+  file: string,
+  args: string[],
+  env: Record<string, string> = USER_ENV,
+): { status: number | null; stdout: string; stderr: string } {
   const [command, ...rest] = cli;
   // No inherited COMPOSE_* settings or .env surprises: validate exactly this file, with a fixed project name.
-  return spawnSync(command!, [...rest, '-p', 'tenet', '-f', file, 'config', ...args], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return spawnSync(command!, [...rest, '-p', 'tenet', '-f', file, 'config', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
 }
 
 /** What a user puts in .env (.env.example): the first admin key is required. */
@@ -38,7 +58,7 @@ const USER_ENV = { TENET_ADMIN_KEY: 'k'.repeat(40) };
 describe('docker-compose.yml', () => {
   const cli = composeCli();
 
-  it('passes the Compose CLI\'s own `config` validation and resolves every service', () => {
+  it("passes the Compose CLI's own `config` validation and resolves every service", () => {
     if ('reason' in cli) {
       console.warn(`skipped: ${cli.reason}`);
       return;
@@ -58,7 +78,9 @@ describe('docker-compose.yml', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/TENET_ADMIN_KEY/);
     expect(compose.services['session-gateway']?.environment?.['TENET_ADMIN_KEY']).toMatch(/^\$\{TENET_ADMIN_KEY:\?/);
-    expect(compose.services['memory-store']?.environment?.['TENET_ADMIN_KEY']).toBe(compose.services['session-gateway']?.environment?.['TENET_ADMIN_KEY']);
+    expect(compose.services['memory-store']?.environment?.['TENET_ADMIN_KEY']).toBe(
+      compose.services['session-gateway']?.environment?.['TENET_ADMIN_KEY'],
+    );
   });
 
   it('the same validation refuses a file Compose does not accept (the check can fail)', () => {
@@ -69,7 +91,10 @@ describe('docker-compose.yml', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tenet-compose-'));
     try {
       const broken = join(dir, 'docker-compose.yml');
-      writeFileSync(broken, readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('restart: unless-stopped', 'restart_policy: unless-stopped'));
+      writeFileSync(
+        broken,
+        readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('restart: unless-stopped', 'restart_policy: unless-stopped'),
+      );
       const result = composeConfig(cli.argv, broken, ['-q']);
       expect(result.status).not.toBe(0);
       expect(result.stderr).toMatch(/restart_policy/);
@@ -80,7 +105,15 @@ describe('docker-compose.yml', () => {
 
   it('uses the Compose specification (no version key) and builds the Tenet image once', () => {
     expect(compose.version).toBeUndefined();
-    expect(tenet.map(([name]) => name).sort()).toEqual(['channel-gateway', 'guideline-matcher', 'journey-engine', 'memory-store', 'metering', 'session-gateway', 'tool-executor']);
+    expect(tenet.map(([name]) => name).sort()).toEqual([
+      'channel-gateway',
+      'guideline-matcher',
+      'journey-engine',
+      'memory-store',
+      'metering',
+      'session-gateway',
+      'tool-executor',
+    ]);
     expect(Object.values(compose.services).filter((s) => s.build !== undefined)).toHaveLength(1);
   });
 
@@ -94,12 +127,16 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes only the Tenet APIs (gateway, memory store, channel gateway), never a backing service, and passes the LLM settings to the matcher', () => {
-    const published = Object.entries(compose.services).filter(([, s]) => s.ports).map(([name]) => name);
+    const published = Object.entries(compose.services)
+      .filter(([, s]) => s.ports)
+      .map(([name]) => name);
     expect(published.sort()).toEqual(['channel-gateway', 'memory-store', 'session-gateway']);
-    expect(Object.keys(compose.services['guideline-matcher']!.environment ?? {})).toEqual(expect.arrayContaining(['TENET_LLM_PROVIDER', 'TENET_LLM_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']));
+    expect(Object.keys(compose.services['guideline-matcher']!.environment ?? {})).toEqual(
+      expect.arrayContaining(['TENET_LLM_PROVIDER', 'TENET_LLM_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']),
+    );
   });
 
-  it('keeps the memory store\'s knowledge index on a named volume at its data dir', () => {
+  it("keeps the memory store's knowledge index on a named volume at its data dir", () => {
     const store = compose.services['memory-store'] as ComposeService & { volumes?: string[] };
     expect(store.environment?.['TENET_DATA_DIR']).toBe('/data');
     expect(store.volumes).toEqual(['memory-data:/data']);

@@ -22,10 +22,12 @@ const supported = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'imag
 const isMap = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function readYamlDocuments(file: string): Manifest[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
-    return doc.toJS() as Manifest;
-  }).filter((m) => m !== null);
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+      return doc.toJS() as Manifest;
+    })
+    .filter((m) => m !== null);
 }
 
 export function strategicMerge(base: unknown, patch: unknown): unknown {
@@ -45,14 +47,16 @@ export function strategicMerge(base: unknown, patch: unknown): unknown {
   return patch;
 }
 
-const sameObject = (a: Manifest, b: Manifest): boolean => a.kind === b.kind && a.metadata.name === b.metadata.name && a.apiVersion.split('/')[0] === b.apiVersion.split('/')[0];
+const sameObject = (a: Manifest, b: Manifest): boolean =>
+  a.kind === b.kind && a.metadata.name === b.metadata.name && a.apiVersion.split('/')[0] === b.apiVersion.split('/')[0];
 
 function setImages(node: unknown, images: { name: string; newName?: string; newTag?: string }[]): unknown {
   if (Array.isArray(node)) return node.map((item) => setImages(item, images));
   if (!isMap(node)) return node;
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    const image = key === 'image' && typeof value === 'string' ? images.find((i) => value === i.name || value.startsWith(`${i.name}:`)) : undefined;
+    const image =
+      key === 'image' && typeof value === 'string' ? images.find((i) => value === i.name || value.startsWith(`${i.name}:`)) : undefined;
     out[key] = image ? `${image.newName ?? image.name}:${image.newTag ?? (value as string).split(':')[1] ?? ''}` : setImages(value, images);
   }
   return out;
@@ -63,7 +67,8 @@ export function render(dir: string): Manifest[] {
   const root = resolve(dir);
   const kustomization = readYamlDocuments(join(root, 'kustomization.yaml'))[0] as unknown as Json;
   const unknown = Object.keys(kustomization).filter((key) => !supported.has(key));
-  if (unknown.length > 0) throw new Error(`${root}/kustomization.yaml uses ${unknown.join(', ')}, which the offline renderer does not support`);
+  if (unknown.length > 0)
+    throw new Error(`${root}/kustomization.yaml uses ${unknown.join(', ')}, which the offline renderer does not support`);
 
   let objects: Manifest[] = ((kustomization['resources'] as string[] | undefined) ?? []).flatMap((entry) => {
     const path = join(root, entry);

@@ -39,7 +39,10 @@ describe('npm start: inbound messages acknowledged before a kill -9 are processe
     const started = spawn('sh', ['-c', `exec ${scripts['start']}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200), { timeoutMs: 90_000, intervalMs: 250 }).catch((error: unknown) => {
+    await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200), {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    }).catch((error: unknown) => {
       throw new Error(`npm start did not become healthy: ${String(error)}\n--- output ---\n${output}`);
     });
     return started;
@@ -48,10 +51,23 @@ describe('npm start: inbound messages acknowledged before a kill -9 are processe
   it('kill -9 after the 200s, restart on the same TENET_DATA_DIR: every acknowledged message reaches the session once', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded', TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_SECRETS_KEY: generateSecretsKey(), TENET_CHANNELS_ALLOW_PRIVATE_TARGETS: 'on' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      TENET_DATA_DIR: dataDir,
+      TENET_MODE: 'embedded',
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+      TENET_SECRETS_KEY: generateSecretsKey(),
+      TENET_CHANNELS_ALLOW_PRIVATE_TARGETS: 'on',
+    };
     for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'TENET_NAMESPACE', 'TENET_PUBLIC_URL']) delete env[name];
     const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<T> => {
-      const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
       return (response.status === 204 ? undefined : await response.json()) as T;
     };
@@ -59,7 +75,12 @@ describe('npm start: inbound messages acknowledged before a kill -9 are processe
     child = await start(port, env);
     const agent = await call<{ id: string }>('/agents', 'POST', { name: 'Support' });
     await call('/bindings/default-agent', 'PUT', { agent_id: agent.id });
-    const channel = await call<{ id: string }>('/channels', 'POST', { kind: 'webhook', name: 'CRM', credentials: { signing_secret: SECRET }, settings: { outbound_url: receiver.url } });
+    const channel = await call<{ id: string }>('/channels', 'POST', {
+      kind: 'webhook',
+      name: 'CRM',
+      credentials: { signing_secret: SECRET },
+      settings: { outbound_url: receiver.url },
+    });
 
     // One conversation's messages are processed one after another, so the last ones are still jobs when the
     // process dies right after acknowledging them all.
@@ -67,7 +88,11 @@ describe('npm start: inbound messages acknowledged before a kill -9 are processe
     const statuses = await Promise.all(
       texts.map(async (text, i) => {
         const raw = JSON.stringify({ message_id: `m-${i}`, sender: { id: 'u-1' }, conversation_id: 'c-1', text });
-        const response = await fetch(`${base}/channels/${channel.id}/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(SECRET, raw, Date.now()) }, body: raw });
+        const response = await fetch(`${base}/channels/${channel.id}/inbound`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-tenet-signature': signWebhook(SECRET, raw, Date.now()) },
+          body: raw,
+        });
         return response.status;
       }),
     );
@@ -86,7 +111,9 @@ describe('npm start: inbound messages acknowledged before a kill -9 are processe
       const sessions = await call<Array<{ id: string }>>(`/sessions?agent_id=${agent.id}`);
       const texts: string[] = [];
       for (const session of sessions) {
-        const events = await call<Array<{ kind: string; source: string; data: { message?: string } }>>(`/sessions/${session.id}/events?kinds=message`);
+        const events = await call<Array<{ kind: string; source: string; data: { message?: string } }>>(
+          `/sessions/${session.id}/events?kinds=message`,
+        );
         for (const event of events) if (event.source === 'customer' && event.data.message) texts.push(event.data.message);
       }
       return texts.sort();

@@ -45,11 +45,19 @@ describe('npm start (all-in-one, embedded adapters)', () => {
       throw new Error(`npm start did not become healthy: ${String(error)}\n--- output ---\n${output}`);
     });
 
-    expect(health).toMatchObject({ status: 'ok', mode: 'embedded', bus: 'in-process', scheduler: 'in-process', relay: { state: 'running' } });
+    expect(health).toMatchObject({
+      status: 'ok',
+      mode: 'embedded',
+      bus: 'in-process',
+      scheduler: 'in-process',
+      relay: { state: 'running' },
+    });
     expect(health['event_log']).toBe('sqlite'); // no file path in public health output
     expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(true);
     // Loopback only by default (TENET_HOST opens it): another interface of this machine gets no answer.
-    const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal);
     if (external) await expect(fetch(`http://${external.address}:${port}/healthz`)).rejects.toThrow();
     else console.warn('no non-loopback IPv4 interface: the loopback-only bind is not checked here');
 
@@ -62,20 +70,33 @@ describe('npm start (all-in-one, embedded adapters)', () => {
       action: 'Explain the 30-day refund policy and offer to check their order status',
       tags: [`agent:${agent.id}`],
     });
-    const weather = await client.guidelines.create({ condition: 'The customer asks about the weather forecast', action: 'Say you cannot forecast weather', tags: [`agent:${agent.id}`] });
+    const weather = await client.guidelines.create({
+      condition: 'The customer asks about the weather forecast',
+      action: 'Say you cannot forecast weather',
+      tags: [`agent:${agent.id}`],
+    });
     const session = await client.sessions.create({ agentId: agent.id, customerId: 'guest', title: 'Refund' });
     expect(session).toMatchObject({ agentId: agent.id, customerId: 'guest', mode: 'auto' });
-    const posted = await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'I want my money back for order 12345' });
+    const posted = await client.sessions.createEvent(session.id, {
+      kind: 'message',
+      source: 'customer',
+      message: 'I want my money back for order 12345',
+    });
     expect(posted).toMatchObject({ kind: 'message', source: 'customer', offset: 0 });
     // Long-poll as Parlant clients do: the agent's reply, then the ready status naming the matched guideline.
     const reply = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'message', source: 'ai_agent', waitForData: 30 });
     expect((reply[0]?.data as { message: string }).message).toContain('30-day refund policy');
     let statuses = await client.sessions.listEvents(session.id, { minOffset: 1, kinds: 'status', waitForData: 30 });
     while (!statuses.some((e) => (e.data as { status: string }).status === 'ready')) {
-      statuses = [...statuses, ...(await client.sessions.listEvents(session.id, { minOffset: statuses.at(-1)!.offset + 1, kinds: 'status', waitForData: 30 }))];
+      statuses = [
+        ...statuses,
+        ...(await client.sessions.listEvents(session.id, { minOffset: statuses.at(-1)!.offset + 1, kinds: 'status', waitForData: 30 })),
+      ];
     }
     const ready = statuses.find((e) => (e.data as { status: string }).status === 'ready')!;
-    const matched = (ready.data as { data: { matched_guidelines: { guideline_id: string }[] } }).data.matched_guidelines.map((m) => m.guideline_id);
+    const matched = (ready.data as { data: { matched_guidelines: { guideline_id: string }[] } }).data.matched_guidelines.map(
+      (m) => m.guideline_id,
+    );
     expect(matched).toEqual([refund.id]);
     expect(matched).not.toContain(weather.id);
 
@@ -86,7 +107,9 @@ describe('npm start (all-in-one, embedded adapters)', () => {
     expect(chat.headers.get('content-type')).toContain('text/html');
     expect(await chat.text()).toContain('"demo-support"');
     const openapi = (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/agents', '/sessions', '/sessions/{sessionId}/events', '/guidelines', '/agents/{agentId}/usage']));
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(['/agents', '/sessions', '/sessions/{sessionId}/events', '/guidelines', '/agents/{agentId}/usage']),
+    );
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

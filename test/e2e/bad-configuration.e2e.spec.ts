@@ -37,7 +37,14 @@ describe('a process started with a bad configuration', () => {
   });
 
   it('npm start exits 78 before opening anything, naming every bad variable and its rule', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, TENET_DATA_DIR: dataDir, PORT: '0', TENET_TURN_LEASE_TTL_MS: 'abc', TENET_PREFILTER_RANKING: 'bm25', TENET_ADMIN_KEY: 'too-short-secret' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TENET_DATA_DIR: dataDir,
+      PORT: '0',
+      TENET_TURN_LEASE_TTL_MS: 'abc',
+      TENET_PREFILTER_RANKING: 'bm25',
+      TENET_ADMIN_KEY: 'too-short-secret',
+    };
     const { code, output } = await run(scripts['start']!, env);
     expect(code).toBe(78);
     expect(output).toContain('tenet: invalid configuration (docs/configuration.md)');
@@ -49,7 +56,7 @@ describe('a process started with a bad configuration', () => {
     expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(false);
   }, 90_000);
 
-  it("a distributed service checks its own schema: the matcher refuses a bad TENET_EMBEDDING_TIMEOUT_MS", async () => {
+  it('a distributed service checks its own schema: the matcher refuses a bad TENET_EMBEDDING_TIMEOUT_MS', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TENET_DATA_DIR: dataDir, TENET_EMBEDDING_TIMEOUT_MS: 'soon' };
     const { code, output } = await run('node --import @swc-node/register/esm-register apps/guideline-matcher/src/main.ts', env);
     expect(code).toBe(78);

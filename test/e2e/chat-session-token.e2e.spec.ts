@@ -26,7 +26,16 @@ withBrowser('the /chat page from a session token (auth on, npm start)', () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-chat-token-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, TENET_MODE: 'embedded', PORT: String(port), TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_AUTH: 'on', TENET_ADMIN_KEY: adminKey };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TENET_MODE: 'embedded',
+      PORT: String(port),
+      TENET_DATA_DIR: dir,
+      TENET_DEMO: 'off',
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_AUTH: 'on',
+      TENET_ADMIN_KEY: adminKey,
+    };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     tenet = runCommand('node --import @swc-node/register/esm-register apps/tenet/src/main.ts', { cwd: root, env });
@@ -39,7 +48,11 @@ withBrowser('the /chat page from a session token (auth on, npm start)', () => {
   });
 
   const call = async (method: string, path: string, key: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     expect(response.status).toBeLessThan(300);
     return (await response.json()) as Record<string, unknown>;
   };
@@ -49,7 +62,11 @@ withBrowser('the /chat page from a session token (auth on, npm start)', () => {
     const admin = (await call('POST', '/keys', adminKey, { name: 'shop admin', role: 'admin', workspace_id: 'shop' }))['key'] as string;
     const runtime = (await call('POST', '/keys', admin, { name: 'shop backend', role: 'agent-runtime' }))['key'] as string;
     const agent = await call('POST', '/agents', admin, { name: 'Shop helper' });
-    await call('POST', '/guidelines', admin, { condition: 'the customer greets', action: 'greet the customer back warmly', tags: [`agent:${agent['id'] as string}`] });
+    await call('POST', '/guidelines', admin, {
+      condition: 'the customer greets',
+      action: 'greet the customer back warmly',
+      tags: [`agent:${agent['id'] as string}`],
+    });
     const session = await call('POST', '/sessions', runtime, { agent_id: agent['id'], title: 'Shop chat' });
     const { token } = (await call('POST', `/sessions/${session['id'] as string}/tokens`, runtime, { ttl_secs: 300 })) as { token: string };
 

@@ -27,18 +27,31 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
   it('chat shows the reply with its guidelines, tool call, journey step and sources; --json gives one object per turn', async () => {
     const text = await tenet(['chat', 'demo-support', '-m', 'Where is my order 55555?'], cliEnv(server.url));
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^session \S+ with Ada from Acme Support — type a message, Ctrl-D to end\nAda from Acme Support: .*Your order 55555 is shipped with DHL/);
+    expect(text.stdout).toMatch(
+      /^session \S+ with Ada from Acme Support — type a message, Ctrl-D to end\nAda from Acme Support: .*Your order 55555 is shipped with DHL/,
+    );
     expect(text.stdout).toContain('  guidelines: demo-order-status (');
     expect(text.stdout).toContain('  tool: acme-orders:get_order_status(order_id="55555") succeeded');
     // While the turn ran: its status changes and the tool call, live on stderr (the reply is one event, not streamed).
-    expect(text.stderr).toMatch(/ {2}Ada from Acme Support: processing…\n(.*\n)* {2}Ada from Acme Support: called acme-orders:get_order_status\n(.*\n)* {2}Ada from Acme Support: typing…\n/);
+    expect(text.stderr).toMatch(
+      / {2}Ada from Acme Support: processing…\n(.*\n)* {2}Ada from Acme Support: called acme-orders:get_order_status\n(.*\n)* {2}Ada from Acme Support: typing…\n/,
+    );
 
-    const json = await tenet(['chat', 'demo-support', '--json'], cliEnv(server.url), { input: 'I want to return an order\nCan I get my money back?\n' });
+    const json = await tenet(['chat', 'demo-support', '--json'], cliEnv(server.url), {
+      input: 'I want to return an order\nCan I get my money back?\n',
+    });
     expect(json.code).toBe(0);
-    const turns = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const turns = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(turns).toHaveLength(2);
     expect(turns[0]).toMatchObject({ customer: 'I want to return an order', journey: { id: 'demo-return', step: 'ask_order' } });
-    expect(turns[1]).toMatchObject({ customer: 'Can I get my money back?', matched: expect.arrayContaining([expect.objectContaining({ id: 'demo-refund' })]) as unknown, citations: expect.arrayContaining([expect.objectContaining({ source: 'acme-policies' })]) as unknown });
+    expect(turns[1]).toMatchObject({
+      customer: 'Can I get my money back?',
+      matched: expect.arrayContaining([expect.objectContaining({ id: 'demo-refund' })]) as unknown,
+      citations: expect.arrayContaining([expect.objectContaining({ source: 'acme-policies' })]) as unknown,
+    });
     expect(turns[0]?.['session_id']).toBe(turns[1]?.['session_id']);
   });
 
@@ -55,7 +68,11 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
   });
 
   it('tenet test --embedded: the demo definition file alone, applied to a scratch server the CLI starts, passes the demo suite', async () => {
-    const env = cliEnv(`http://127.0.0.1:${await freePort()}`, { TENET_DEMO_ORDERS_URL: `http://127.0.0.1:${ordersPort}`, TENET_DEMO_ORDERS_SOURCE: `http://127.0.0.1:${ordersPort}/openapi.json`, TENET_LLM_PROVIDER: 'offline' });
+    const env = cliEnv(`http://127.0.0.1:${await freePort()}`, {
+      TENET_DEMO_ORDERS_URL: `http://127.0.0.1:${ordersPort}`,
+      TENET_DEMO_ORDERS_SOURCE: `http://127.0.0.1:${ordersPort}/openapi.json`,
+      TENET_LLM_PROVIDER: 'offline',
+    });
     const run = await tenet(['test', join(root, 'examples/demo-agent/tests'), '--embedded', join(root, 'examples/demo-agent')], env);
     expect(run.stderr).toBe('');
     expect(run).toMatchObject({ code: 0 });
@@ -97,9 +114,14 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     );
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="failing.test.yaml" tests="2" failures="1" errors="0">');
-    expect(xml).toContain('<failure message="turn 1: matched demo-cancel (passed 0/2)">turn 1 &quot;Hello!&quot;: matched demo-cancel — matched were [demo-greeting]</failure>');
+    expect(xml).toContain(
+      '<failure message="turn 1: matched demo-cancel (passed 0/2)">turn 1 &quot;Hello!&quot;: matched demo-cancel — matched were [demo-greeting]</failure>',
+    );
 
-    writeFileSync(file, 'agent: demo-support\nscenarios:\n  - name: typo\n    turns:\n      - customer: Hello!\n        expect: { matchd: [demo-greeting] }\n');
+    writeFileSync(
+      file,
+      'agent: demo-support\nscenarios:\n  - name: typo\n    turns:\n      - customer: Hello!\n        expect: { matchd: [demo-greeting] }\n',
+    );
     const invalid = await tenet(['test', file], cliEnv(server.url), { cwd: dir });
     expect(invalid.code).toBe(4);
     expect(invalid.stderr).toContain('failing.test.yaml:6: scenarios.0.turns.0.expect: unknown field matchd');
@@ -112,12 +134,21 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     const eventsBefore = new Map<string, number>();
     const expected: string[] = [];
     for (const session of sessions) {
-      const events = (await (await fetch(`${server.url}/sessions/${session.id}/events?min_offset=0`)).json()) as { kind: string; source: string; data: { status?: string; message?: string; data?: { matched_guidelines?: { guideline_id: string }[] } } }[];
+      const events = (await (await fetch(`${server.url}/sessions/${session.id}/events?min_offset=0`)).json()) as {
+        kind: string;
+        source: string;
+        data: { status?: string; message?: string; data?: { matched_guidelines?: { guideline_id: string }[] } };
+      }[];
       eventsBefore.set(session.id, events.length);
       let turn = 0;
       for (const event of events) {
         if (event.kind === 'message' && event.source === 'customer') turn += 1;
-        if (event.kind === 'status' && event.data.status === 'ready' && (event.data.data?.matched_guidelines ?? []).some((m) => m.guideline_id === 'demo-refund')) expected.push(`session ${session.id} turn ${turn}:`);
+        if (
+          event.kind === 'status' &&
+          event.data.status === 'ready' &&
+          (event.data.data?.matched_guidelines ?? []).some((m) => m.guideline_id === 'demo-refund')
+        )
+          expected.push(`session ${session.id} turn ${turn}:`);
       }
     }
     expect(expected.length).toBeGreaterThan(0);
@@ -125,7 +156,10 @@ describe('tenet CLI: chat, conversation tests and replay', () => {
     // The demo definition with one guideline changed: demo-refund now about gift cards.
     const definitions = join(dir, 'changed');
     const yaml = readFileSync(join(root, 'examples/demo-agent/demo-support.yaml'), 'utf8')
-      .replace("condition: The customer asks about refunds, returns, or mentions 'money back'", 'condition: The customer asks about gift cards')
+      .replace(
+        "condition: The customer asks about refunds, returns, or mentions 'money back'",
+        'condition: The customer asks about gift cards',
+      )
       .replace('file: ../acme-policies.md', `file: ${join(root, 'examples/acme-policies.md')}`);
     expect(yaml).toContain('gift cards');
     rmSync(definitions, { recursive: true, force: true });

@@ -52,7 +52,11 @@ describe('npm start: the demo return journey', () => {
 
   it("parlant-client's journeys methods (create, list, retrieve, update, mermaid, delete) work against it", async () => {
     const client = new ParlantClient({ environment: url });
-    const created = await client.journeys.create({ title: 'Reset a password', description: 'Send a reset link', conditions: ['The customer forgot their password'] });
+    const created = await client.journeys.create({
+      title: 'Reset a password',
+      description: 'Send a reset link',
+      conditions: ['The customer forgot their password'],
+    });
     expect(created.conditions).toHaveLength(1);
     expect((await client.journeys.list()).map((j) => j.id)).toEqual(expect.arrayContaining(['demo-return', created.id]));
     expect((await client.journeys.retrieve(created.id)).title).toBe('Reset a password');
@@ -73,44 +77,65 @@ describe('npm start: the demo return journey', () => {
     }
     // The journey engine's records are listed too, as Parlant's custom kind typed journey_transition (docs/session-control.md).
     expect(new Set(events.map((e) => e.kind))).toEqual(new Set(['message', 'status', 'custom']));
-    expect(events.filter((e) => e.kind === 'custom').map((e) => (e.data as { type: string }).type)).toEqual(expect.arrayContaining(['journey_transition']));
+    expect(events.filter((e) => e.kind === 'custom').map((e) => (e.data as { type: string }).type)).toEqual(
+      expect.arrayContaining(['journey_transition']),
+    );
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => events[0]!.offset + i));
     const ready = events.find((e) => e.kind === 'status' && (e.data as { status: string }).status === 'ready')!;
-    expect((ready.data as { data: Record<string, unknown> }).data).toMatchObject({ matched_journeys: ['demo-return'], journey_states: [{ journey_id: 'demo-return', status: 'Active', step_id: 'ask_order' }] });
+    expect((ready.data as { data: Record<string, unknown> }).data).toMatchObject({
+      matched_journeys: ['demo-return'],
+      journey_states: [{ journey_id: 'demo-return', status: 'Active', step_id: 'ask_order' }],
+    });
   });
 
   const browserTest = existsSync(chromiumPath) ? it : it.skip;
-  if (!existsSync(chromiumPath)) process.stdout.write(`demo-journey: no Chromium at ${chromiumPath} (set CHROMIUM_PATH); the /chat browser check is skipped\n`);
+  if (!existsSync(chromiumPath))
+    process.stdout.write(`demo-journey: no Chromium at ${chromiumPath} (set CHROMIUM_PATH); the /chat browser check is skipped\n`);
 
-  browserTest('a customer walks the return in /chat: the order is looked up by the tool step and the page shows the journey and its step', async () => {
-    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
-      await page.goto(`${url}/chat`);
-      await page.waitForSelector('#sub:not(:text("connecting…"))');
-      const say = async (text: string, replies: number): Promise<void> => {
-        await page.fill('#text', text);
-        await page.click('button');
-        await page.waitForFunction(`document.querySelectorAll('.msg.ai_agent').length >= ${replies}`, undefined, { timeout: 60_000 });
-      };
-      await say('Hi, I want to return an order', 1);
-      await page.waitForSelector('#journey:not([hidden])');
-      expect(await page.textContent('#journey')).toContain('Return an order — at Order number');
-      await say('My order number is 55555', 2);
-      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Reason')`, undefined, { timeout: 30_000 });
-      // The tool step ran through the executor against the bundled order service, shown under the reply.
-      expect(await page.textContent('#log')).toMatch(/acme-orders:get_order_status\(\{"order_id":"55555"\}\)/);
-      await say('It was too small', 3);
-      await say('I would like an exchange please', 4);
-      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Exchange')`, undefined, { timeout: 30_000 });
-      const steps = await page.$$eval('#journey li', (items) => items.map((li) => `${li.className}:${li.textContent ?? ''}`));
-      expect(steps).toEqual(['done:Order number', 'done:Look up the order', 'done:Reason', 'done:Refund or exchange', 'current:Exchange']);
-      mkdirSync(screenshots, { recursive: true });
-      await page.screenshot({ path: join(screenshots, 'chat-journey.png') });
-      await say('thanks', 5);
-      await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('completed')`, undefined, { timeout: 30_000 });
-    } finally {
-      await browser.close();
-    }
-  });
+  browserTest(
+    'a customer walks the return in /chat: the order is looked up by the tool step and the page shows the journey and its step',
+    async () => {
+      const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+      try {
+        const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+        await page.goto(`${url}/chat`);
+        await page.waitForSelector('#sub:not(:text("connecting…"))');
+        const say = async (text: string, replies: number): Promise<void> => {
+          await page.fill('#text', text);
+          await page.click('button');
+          await page.waitForFunction(`document.querySelectorAll('.msg.ai_agent').length >= ${replies}`, undefined, { timeout: 60_000 });
+        };
+        await say('Hi, I want to return an order', 1);
+        await page.waitForSelector('#journey:not([hidden])');
+        expect(await page.textContent('#journey')).toContain('Return an order — at Order number');
+        await say('My order number is 55555', 2);
+        await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Reason')`, undefined, {
+          timeout: 30_000,
+        });
+        // The tool step ran through the executor against the bundled order service, shown under the reply.
+        expect(await page.textContent('#log')).toMatch(/acme-orders:get_order_status\(\{"order_id":"55555"\}\)/);
+        await say('It was too small', 3);
+        await say('I would like an exchange please', 4);
+        await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('at Exchange')`, undefined, {
+          timeout: 30_000,
+        });
+        const steps = await page.$$eval('#journey li', (items) => items.map((li) => `${li.className}:${li.textContent ?? ''}`));
+        expect(steps).toEqual([
+          'done:Order number',
+          'done:Look up the order',
+          'done:Reason',
+          'done:Refund or exchange',
+          'current:Exchange',
+        ]);
+        mkdirSync(screenshots, { recursive: true });
+        await page.screenshot({ path: join(screenshots, 'chat-journey.png') });
+        await say('thanks', 5);
+        await page.waitForFunction(`document.querySelector('#journey')?.textContent?.includes('completed')`, undefined, {
+          timeout: 30_000,
+        });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -2,12 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePortRange, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import {
+  eventually,
+  freePortRange,
+  killGroup,
+  runCommand,
+  serviceProcess,
+  startOwnNats,
+  startOwnRedis,
+  waitHealthy,
+  type OwnServer,
+  type RunningCommand,
+} from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 const ENGINE = 'apps/journey-engine/src/main.ts';
-
 
 interface Ready {
   journey_states?: { journey_id: string; status: string; step_id?: string; step_history: string[] }[];
@@ -63,7 +73,11 @@ describe('journey engine: kill -9 mid-journey (separate processes, own NATS and 
     await waitHealthy(`http://127.0.0.1:${port + 20}`, running, boot); // tools-1
 
     const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${gateway}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const response = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
       return (await response.json()) as T;
     };
@@ -89,10 +103,17 @@ describe('journey engine: kill -9 mid-journey (separate processes, own NATS and 
     });
     const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
     const say = async (message: string): Promise<Ready> => {
-      const posted = await call<{ correlation_id: string }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
+      const posted = await call<{ correlation_id: string }>('POST', `/sessions/${session.id}/events`, {
+        kind: 'message',
+        source: 'customer',
+        message,
+      });
       return eventually(
         async () => {
-          const events = await call<{ correlation_id: string; data: { status: string; data: Ready } }[]>('GET', `/sessions/${session.id}/events?kinds=status`);
+          const events = await call<{ correlation_id: string; data: { status: string; data: Ready } }[]>(
+            'GET',
+            `/sessions/${session.id}/events?kinds=status`,
+          );
           const end = events.find((e) => e.correlation_id === posted.correlation_id && ['ready', 'error'].includes(e.data.status));
           expect(end?.data.status).toBe('ready');
           return end!.data.data;

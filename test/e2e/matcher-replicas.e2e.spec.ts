@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { startGatewayOnly } from '@tenet/hosts';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteRedisKeys, deleteStreams, describeWithService, eventually, inParallel, natsUrl, probeNats, probeRedis, redisUrl } from '@tenet/testing';
+import {
+  deleteRedisKeys,
+  deleteStreams,
+  describeWithService,
+  eventually,
+  inParallel,
+  natsUrl,
+  probeNats,
+  probeRedis,
+  redisUrl,
+} from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -30,7 +40,15 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-replicas-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off' };
+    const env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: natsUrl(),
+      REDIS_URL: redisUrl(),
+      TENET_REDIS_PREFIX: redisPrefix,
+      TENET_NAMESPACE: namespace,
+      TENET_AUTH: 'off',
+    };
     for (let i = 0; i < 2; i++) {
       let output = '';
       const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/guideline-matcher/src/main.ts'], {
@@ -67,28 +85,47 @@ describeWithService(nats.available ? redis : nats, 'guideline-matcher replicas (
         return exited.finally(() => clearTimeout(killer));
       }),
     );
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 
   const json = async <T>(path: string, method = 'GET', body?: unknown): Promise<T> => {
-    const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
 
   it('shares 200 concurrent turns between the two replicas and answers every turn exactly once', async () => {
     const agent = await json<{ id: string }>('/agents', 'POST', { name: 'Support' });
-    await json('/guidelines', 'POST', { condition: 'The customer asks about refunds or money back', action: 'Explain the 30-day refund policy', tags: [`agent:${agent.id}`] });
+    await json('/guidelines', 'POST', {
+      condition: 'The customer asks about refunds or money back',
+      action: 'Explain the 30-day refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const sessions = await inParallel(200, 50, () => json<{ id: string }>('/sessions', 'POST', { agent_id: agent.id }));
-    await inParallel(200, 50, (i) => json(`/sessions/${sessions[i]!.id}/events`, 'POST', { kind: 'message', source: 'customer', message: `I want my money back for order ${i}` }));
+    await inParallel(200, 50, (i) =>
+      json(`/sessions/${sessions[i]!.id}/events`, 'POST', {
+        kind: 'message',
+        source: 'customer',
+        message: `I want my money back for order ${i}`,
+      }),
+    );
 
     const done = await inParallel(200, 50, async (i) => {
       const s = sessions[i]!;
       let events: Event[] = [];
       for (let attempt = 0; attempt < 60 && !events.some((e) => ['ready', 'error'].includes(e.data.status ?? '')); attempt++) {
-        await json(`/sessions/${s.id}/events?min_offset=${(events.at(-1)?.offset ?? 0) + 1}&kinds=status&wait_for_data=30`).catch(() => undefined);
+        await json(`/sessions/${s.id}/events?min_offset=${(events.at(-1)?.offset ?? 0) + 1}&kinds=status&wait_for_data=30`).catch(
+          () => undefined,
+        );
         events = await json<Event[]>(`/sessions/${s.id}/events`);
       }
       return events;

@@ -3,13 +3,27 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tenetStreamsFor } from '@tenet/platform-runtime';
-import { deleteRedisKeys, deleteStreams, describeWithService, eventually, freePortRange, killGroup, natsUrl, probeNats, probeRedis, redisUrl, runCommand, type RunningCommand, serviceProcess, waitHealthy } from '@tenet/testing';
+import {
+  deleteRedisKeys,
+  deleteStreams,
+  describeWithService,
+  eventually,
+  freePortRange,
+  killGroup,
+  natsUrl,
+  probeNats,
+  probeRedis,
+  redisUrl,
+  runCommand,
+  type RunningCommand,
+  serviceProcess,
+  waitHealthy,
+} from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 const policies = readFileSync(join(root, 'examples/acme-policies.md'), 'utf8');
 const MEMORY_STORE = 'apps/memory-store/src/main.ts';
-
 
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
 
@@ -38,7 +52,10 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
   });
   afterAll(async () => {
     if (stack) killGroup(stack);
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name)).catch(() => undefined);
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    ).catch(() => undefined);
     await deleteRedisKeys(redisUrl(), redisPrefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -48,7 +65,17 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
     // Recall budget 10 s: the first recall of a restarted memory store on a loaded 2-core machine took over 2 s (the
     // turn then answers without memory, by design, and the assertion on recall fails); during the outage the recall
     // fails at once (no responder), so the larger budget does not slow that turn.
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off', TENET_MATCHER_REPLICAS: '1', TENET_RECALL_BUDGET_MS: '10000' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      TENET_DATA_DIR: dataDir,
+      TENET_REDIS_PREFIX: redisPrefix,
+      TENET_NAMESPACE: namespace,
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+      TENET_MATCHER_REPLICAS: '1',
+      TENET_RECALL_BUDGET_MS: '10000',
+    };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     delete env['TENET_MODE'];
@@ -61,36 +88,68 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
     await waitHealthy(memory, running);
 
     const call = async <T>(base: string, path: string, method = 'GET', body?: unknown): Promise<T> => {
-      const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
       return (await response.json()) as T;
     };
     const turn = async (sessionId: string, message: string): Promise<{ reply: EventView; ready: EventView }> => {
-      const posted = await call<EventView>(gateway, `/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message });
+      const posted = await call<EventView>(gateway, `/sessions/${sessionId}/events`, 'POST', {
+        kind: 'message',
+        source: 'customer',
+        message,
+      });
       let offset = posted.offset + 1;
       const seen: EventView[] = [];
       for (let i = 0; i < 60; i++) {
-        const events = await call<EventView[]>(gateway, `/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=10`).catch(() => []);
+        const events = await call<EventView[]>(gateway, `/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=10`).catch(
+          () => [],
+        );
         seen.push(...events);
         offset = (events.at(-1)?.offset ?? offset - 1) + 1;
-        const end = seen.find((e) => e.kind === 'status' && e.correlation_id === posted.correlation_id && ['ready', 'error'].includes(e.data.status ?? ''));
+        const end = seen.find(
+          (e) => e.kind === 'status' && e.correlation_id === posted.correlation_id && ['ready', 'error'].includes(e.data.status ?? ''),
+        );
         if (end) {
           expect(end.data.status).toBe('ready');
-          return { reply: seen.find((e) => e.kind === 'message' && e.source === 'ai_agent' && e.correlation_id === posted.correlation_id)!, ready: end };
+          return {
+            reply: seen.find((e) => e.kind === 'message' && e.source === 'ai_agent' && e.correlation_id === posted.correlation_id)!,
+            ready: end,
+          };
         }
       }
       throw new Error(`the turn did not end:\n${running.output().slice(-3000)}`);
     };
-    const facts = async (customerId: string): Promise<string[]> => (await call<{ predicate: string; object: string }[]>(memory, `/customers/${customerId}/memory`)).map((f) => `${f.predicate}=${f.object}`).sort();
+    const facts = async (customerId: string): Promise<string[]> =>
+      (await call<{ predicate: string; object: string }[]>(memory, `/customers/${customerId}/memory`))
+        .map((f) => `${f.predicate}=${f.object}`)
+        .sort();
 
     const agent = await call<{ id: string }>(gateway, '/agents', 'POST', { name: 'Ada', config: { auto_extract_context: true } });
-    await call(gateway, '/context-variables', 'POST', { name: 'order_number', data_type: 'String', extraction_prompt: "The customer's order number", tags: [`agent:${agent.id}`] });
-    await call(memory, '/knowledge/sources', 'POST', { id: 'policies', title: 'Acme customer policies', format: 'markdown', content: policies, agent_ids: [agent.id] });
+    await call(gateway, '/context-variables', 'POST', {
+      name: 'order_number',
+      data_type: 'String',
+      extraction_prompt: "The customer's order number",
+      tags: [`agent:${agent.id}`],
+    });
+    await call(memory, '/knowledge/sources', 'POST', {
+      id: 'policies',
+      title: 'Acme customer policies',
+      format: 'markdown',
+      content: policies,
+      agent_ids: [agent.id],
+    });
     const customer = await call<{ id: string }>(gateway, '/customers', 'POST', { name: 'Alice' });
     const session = await call<{ id: string }>(gateway, '/sessions', 'POST', { agent_id: agent.id, customer_id: customer.id });
 
     await turn(session.id, 'Hi, my name is Alice and my order number is 55555');
-    await eventually(async () => expect(await facts(customer.id)).toEqual(['name=Alice', 'order_number=55555']), { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(async () => expect(await facts(customer.id)).toEqual(['name=Alice', 'order_number=55555']), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
 
     // kill -9 the memory store, and talk on at once.
     const launcher = running.child.pid!;
@@ -103,10 +162,16 @@ describeWithService(nats.available ? redis : nats, 'memory-store: kill -9 mid-co
     expect(memoryDuring.extraction?.facts).toBe(1);
 
     // It is restarted by the launcher; the fact said during the outage is recorded from the durable stream.
-    await eventually(() => expect(serviceProcess(launcher, MEMORY_STORE)).toEqual(expect.any(Number)), { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(() => expect(serviceProcess(launcher, MEMORY_STORE)).toEqual(expect.any(Number)), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     expect(serviceProcess(launcher, MEMORY_STORE)).not.toBe(first);
     await waitHealthy(memory, running);
-    await eventually(async () => expect(await facts(customer.id)).toEqual(['address=12 Rue de la Paix, Lyon', 'name=Alice', 'order_number=55555']), { timeoutMs: 60_000, intervalMs: 250 });
+    await eventually(
+      async () => expect(await facts(customer.id)).toEqual(['address=12 Rue de la Paix, Lyon', 'name=Alice', 'order_number=55555']),
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
 
     // The next session recalls what was said before the crash and during it, and the documents are still there.
     const later = await call<{ id: string }>(gateway, '/sessions', 'POST', { agent_id: agent.id, customer_id: customer.id });

@@ -5,7 +5,20 @@ import { join } from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsPasswordVariable, renderNatsWorkspaceConfig, workspaceInboxPrefix } from '@tenet/contracts';
-import { deleteRedisKeys, describeWithService, eventually, freePort, killGroup, probeRedis, redisUrl, runCommand, startOwnNats, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import {
+  deleteRedisKeys,
+  describeWithService,
+  eventually,
+  freePort,
+  killGroup,
+  probeRedis,
+  redisUrl,
+  runCommand,
+  startOwnNats,
+  waitHealthy,
+  type OwnServer,
+  type RunningCommand,
+} from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const redis = await probeRedis();
@@ -39,7 +52,10 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     dir = mkdtempSync(join(tmpdir(), 'tenet-nats-workspaces-'));
     const config = join(dir, 'nats.conf');
     writeFileSync(config, renderNatsWorkspaceConfig({ workspaces: ['acme', 'globex'], namespace }));
-    nats = await startOwnNats({ config, env: Object.fromEntries(Object.entries(passwords).map(([user, password]) => [natsPasswordVariable(user), password])) });
+    nats = await startOwnNats({
+      config,
+      env: Object.fromEntries(Object.entries(passwords).map(([user, password]) => [natsPasswordVariable(user), password])),
+    });
   });
 
   afterAll(async () => {
@@ -51,7 +67,12 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
   });
 
   const login = async (user: keyof typeof passwords): Promise<NatsConnection> => {
-    const nc = await connect({ servers: nats.url, user, pass: passwords[user], ...(user === 'tenet' ? {} : { inboxPrefix: workspaceInboxPrefix(user) }) });
+    const nc = await connect({
+      servers: nats.url,
+      user,
+      pass: passwords[user],
+      ...(user === 'tenet' ? {} : { inboxPrefix: workspaceInboxPrefix(user) }),
+    });
     connections.push(nc);
     return nc;
   };
@@ -82,8 +103,17 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     expect(health).toMatchObject({ status: 'ok', mode: 'distributed' });
     expect(JSON.stringify(health)).not.toContain(passwords.tenet);
 
-    const call = async (method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-      const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const call = async (
+      method: string,
+      path: string,
+      key: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
       const text = await response.text();
       return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     };
@@ -96,15 +126,35 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     // acme: live subscription on its prefix, and its durable consumer on the v2 stream, filtered to its prefix.
     const acme = await login('acme');
     const live: Seen[] = [];
-    acme.subscribe(`${namespace}.tenet.v2.acme.>`, { callback: (_error, msg) => void live.push({ subject: msg.subject, payload: msg.json() }) });
+    acme.subscribe(`${namespace}.tenet.v2.acme.>`, {
+      callback: (_error, msg) => void live.push({ subject: msg.subject, payload: msg.json() }),
+    });
     await Promise.all([services.flush(), acme.flush()]);
     const acmeJsm = await jetstreamManager(acme, { checkAPI: false });
     // A consumer of acme's name with a wider filter than its create subject says is refused by the server.
-    const widened = await acme.request(`$JS.API.CONSUMER.CREATE.${stream}.acme.${namespace}.tenet.v2.acme.>`, JSON.stringify({ stream_name: stream, config: { durable_name: 'acme', filter_subject: `${namespace}.tenet.v2.>`, ack_policy: 'explicit' } }));
+    const widened = await acme.request(
+      `$JS.API.CONSUMER.CREATE.${stream}.acme.${namespace}.tenet.v2.acme.>`,
+      JSON.stringify({
+        stream_name: stream,
+        config: { durable_name: 'acme', filter_subject: `${namespace}.tenet.v2.>`, ack_policy: 'explicit' },
+      }),
+    );
     expect(widened.json<{ error?: { description: string } }>().error?.description).toBeDefined();
-    await acmeJsm.consumers.add(stream, { durable_name: 'acme', filter_subject: `${namespace}.tenet.v2.acme.>`, ack_policy: AckPolicy.Explicit });
-    await expect(acmeJsm.consumers.add(stream, { durable_name: 'acme', filter_subject: `${namespace}.tenet.v2.>`, ack_policy: AckPolicy.Explicit })).rejects.toThrow(/Permissions Violation/);
-    await expect(acmeJsm.consumers.add(stream, { durable_name: 'globex', filter_subject: `${namespace}.tenet.v2.globex.>`, ack_policy: AckPolicy.Explicit })).rejects.toThrow(/Permissions Violation/);
+    await acmeJsm.consumers.add(stream, {
+      durable_name: 'acme',
+      filter_subject: `${namespace}.tenet.v2.acme.>`,
+      ack_policy: AckPolicy.Explicit,
+    });
+    await expect(
+      acmeJsm.consumers.add(stream, { durable_name: 'acme', filter_subject: `${namespace}.tenet.v2.>`, ack_policy: AckPolicy.Explicit }),
+    ).rejects.toThrow(/Permissions Violation/);
+    await expect(
+      acmeJsm.consumers.add(stream, {
+        durable_name: 'globex',
+        filter_subject: `${namespace}.tenet.v2.globex.>`,
+        ack_policy: AckPolicy.Explicit,
+      }),
+    ).rejects.toThrow(/Permissions Violation/);
 
     // Each workspace: an admin key, an agent, a session and a customer message.
     const sessions: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
@@ -118,16 +168,32 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
       const session = await call('POST', '/sessions', key.body['key'] as string, { agent_id: agent.body['id'] });
       expect(session.status).toBe(201);
       sessions[workspace] = session.body['id'] as string;
-      expect((await call('POST', `/sessions/${sessions[workspace]}/events`, key.body['key'] as string, { kind: 'message', source: 'customer', message: `hello from ${workspace}` })).status).toBe(201);
+      expect(
+        (
+          await call('POST', `/sessions/${sessions[workspace]}/events`, key.body['key'] as string, {
+            kind: 'message',
+            source: 'customer',
+            message: `hello from ${workspace}`,
+          })
+        ).status,
+      ).toBe(201);
     }
 
     // Both customer messages were published, each under its own workspace, as v1 and v2.
     const message = (workspace: 'acme' | 'globex', major: 'v1' | 'v2') =>
-      all.find((e) => e.payload.type === 'session.message_created' && e.payload.data.session_id === sessions[workspace] && e.subject.startsWith(`${namespace}.tenet.${major}.`));
+      all.find(
+        (e) =>
+          e.payload.type === 'session.message_created' &&
+          e.payload.data.session_id === sessions[workspace] &&
+          e.subject.startsWith(`${namespace}.tenet.${major}.`),
+      );
     await eventually(
       () => {
         for (const workspace of ['acme', 'globex'] as const) {
-          expect(message(workspace, 'v2')).toMatchObject({ subject: `${namespace}.tenet.v2.${workspace}.session.${sessions[workspace]}.message_created`, payload: { version: 2, workspace_id: workspace } });
+          expect(message(workspace, 'v2')).toMatchObject({
+            subject: `${namespace}.tenet.v2.${workspace}.session.${sessions[workspace]}.message_created`,
+            payload: { version: 2, workspace_id: workspace },
+          });
           expect(message(workspace, 'v1')?.payload.id).toBe(message(workspace, 'v2')?.payload.id);
         }
       },
@@ -138,7 +204,9 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     await eventually(
       () => {
         for (const workspace of ['acme', 'globex'] as const) {
-          expect(all.some((e) => e.subject.startsWith(`${namespace}.tenet.v2.${workspace}.metering.${agents[workspace]}.llm_usage_recorded`))).toBe(true);
+          expect(
+            all.some((e) => e.subject.startsWith(`${namespace}.tenet.v2.${workspace}.metering.${agents[workspace]}.llm_usage_recorded`)),
+          ).toBe(true);
         }
       },
       { timeoutMs: 60_000, intervalMs: 200 },
@@ -173,9 +241,13 @@ describeWithService(redis, 'workspace NATS users (own nats-server with permissio
     // Everything else is refused by the server: another workspace, v1, the shared inbox, another's consumer.
     for (const subject of [`${namespace}.tenet.v2.globex.>`, `${namespace}.tenet.v1.>`, `${namespace}.tenet.>`, '_INBOX.>', '>']) {
       const refused = acme.subscribe(subject);
-      expect(String(await refused.closed)).toMatch(new RegExp(`Permissions Violation for Subscription to "${subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
+      expect(String(await refused.closed)).toMatch(
+        new RegExp(`Permissions Violation for Subscription to "${subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`),
+      );
     }
-    await expect(acme.request(`$JS.API.CONSUMER.MSG.NEXT.${stream}.globex`, JSON.stringify({ batch: 1 }), { timeout: 5_000 })).rejects.toThrow(/Permissions Violation|permission/i);
+    await expect(
+      acme.request(`$JS.API.CONSUMER.MSG.NEXT.${stream}.globex`, JSON.stringify({ batch: 1 }), { timeout: 5_000 }),
+    ).rejects.toThrow(/Permissions Violation|permission/i);
     await expect(acmeJsm.streams.info(stream)).rejects.toThrow(/Permissions Violation|permission/i);
     // The services user's password appears in no output of Tenet's.
     expect(tenet.output()).not.toContain(passwords.tenet);

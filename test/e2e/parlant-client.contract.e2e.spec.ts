@@ -31,7 +31,22 @@ const excluded = (method: string): boolean => method.split('.')[0]! in EXCLUDED;
  * a response (`*` = every list item); any other unknown field, or a declared one no response has, fails.
  */
 const TENET_FIELDS: Record<string, string[]> = {
-  Agent: ['budget', 'config', 'creation_utc', 'failure_reply', 'fallback', 'intents', 'journeys', 'matching', 'no_match_message', 'retrieval', 'soul', 'status', 'tools', 'updated_at'],
+  Agent: [
+    'budget',
+    'config',
+    'creation_utc',
+    'failure_reply',
+    'fallback',
+    'intents',
+    'journeys',
+    'matching',
+    'no_match_message',
+    'retrieval',
+    'soul',
+    'status',
+    'tools',
+    'updated_at',
+  ],
   Capability: ['creation_utc'],
   ContextVariable: ['creation_utc', 'metadata', 'required'],
   Guideline: ['creation_utc', 'required_context', 'tools'],
@@ -53,17 +68,29 @@ const PLACES: Record<string, [type: string, at: string][]> = {
   Guideline: [['Guideline', '']],
   GuidelineWithRelationshipsAndToolAssociations: [['Guideline', 'guideline.']],
   'guidelines.list.Response': [['Guideline', '*.']],
-  Relationship: [['Guideline', 'source_guideline.'], ['Guideline', 'target_guideline.']],
-  'relationships.list.Response': [['Guideline', '*.source_guideline.'], ['Guideline', '*.target_guideline.']],
+  Relationship: [
+    ['Guideline', 'source_guideline.'],
+    ['Guideline', 'target_guideline.'],
+  ],
+  'relationships.list.Response': [
+    ['Guideline', '*.source_guideline.'],
+    ['Guideline', '*.target_guideline.'],
+  ],
   Session: [['SessionDetail', '']],
-  'sessions.SessionsListResponse': [['Session', '*.'], ['Session', 'items.*.']],
+  'sessions.SessionsListResponse': [
+    ['Session', '*.'],
+    ['Session', 'items.*.'],
+  ],
   Tag: [['Tag', '']],
   'tags.list.Response': [['Tag', '*.']],
   Term: [['Term', '']],
   'glossary.listTerms.Response': [['Term', '*.']],
 };
 const EXTENSIONS: Record<string, string[]> = Object.fromEntries(
-  Object.entries(PLACES).map(([schema, places]) => [schema, places.flatMap(([type, at]) => TENET_FIELDS[type]!.map((field) => `${at}${field}`)).sort()]),
+  Object.entries(PLACES).map(([schema, places]) => [
+    schema,
+    places.flatMap(([type, at]) => TENET_FIELDS[type]!.map((field) => `${at}${field}`)).sort(),
+  ]),
 );
 
 const strict = makeSerializersStrict();
@@ -89,7 +116,13 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-contract-'));
     const port = await freePortRange(1);
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded', TENET_LLM_PROVIDER: 'offline' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      TENET_DATA_DIR: dataDir,
+      TENET_MODE: 'embedded',
+      TENET_LLM_PROVIDER: 'offline',
+    };
     delete env['OPENAI_API_KEY'];
     delete env['ANTHROPIC_API_KEY'];
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -110,7 +143,7 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('parses strictly: the client\'s schemas refuse a mistyped field, an unknown enum value and a missing field', () => {
+  it("parses strictly: the client's schemas refuse a mistyped field, an unknown enum value and a missing field", () => {
     expect(strict.schemas).toBeGreaterThan(100);
     const tag = { id: 't1', name: 'vip' };
     expect(serialization.Tag.parseOrThrow(tag)).toEqual(tag);
@@ -131,11 +164,27 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
 
   it('agents: create, list, retrieve, update, delete', async () => {
     const tag = await client.tags.create({ name: 'agents' });
-    const agent = await client.agents.create({ name: 'Support', description: 'Helps', maxEngineIterations: 2, compositionMode: 'fluid', tags: [tag.id] });
-    expect(agent).toMatchObject({ name: 'Support', description: 'Helps', maxEngineIterations: 2, compositionMode: 'fluid', tags: [tag.id] });
+    const agent = await client.agents.create({
+      name: 'Support',
+      description: 'Helps',
+      maxEngineIterations: 2,
+      compositionMode: 'fluid',
+      tags: [tag.id],
+    });
+    expect(agent).toMatchObject({
+      name: 'Support',
+      description: 'Helps',
+      maxEngineIterations: 2,
+      compositionMode: 'fluid',
+      tags: [tag.id],
+    });
     expect((await client.agents.list()).map((a) => a.id)).toEqual(expect.arrayContaining([agent.id, agentId]));
     expect((await client.agents.retrieve(agent.id)).name).toBe('Support');
-    const updated = await client.agents.update(agent.id, { name: 'Helpdesk', compositionMode: 'strict_canned', tags: { remove: [tag.id] } });
+    const updated = await client.agents.update(agent.id, {
+      name: 'Helpdesk',
+      compositionMode: 'strict_canned',
+      tags: { remove: [tag.id] },
+    });
     expect(updated).toMatchObject({ name: 'Helpdesk', compositionMode: 'strict_canned', tags: [] });
     await client.agents.delete(agent.id);
     expect(await status(client.agents.retrieve(agent.id))).toBe(404);
@@ -143,14 +192,36 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
 
   it('guidelines: create, list, retrieve, update, delete', async () => {
     const tag = await client.tags.create({ name: 'guides' });
-    const guideline = await client.guidelines.create({ condition: 'The customer asks about shipping', action: 'Explain shipping times', tags: [tag.id], metadata: { owner: 'ops' }, enabled: true });
-    expect(guideline).toMatchObject({ condition: 'The customer asks about shipping', action: 'Explain shipping times', tags: [tag.id], metadata: { owner: 'ops' }, enabled: true });
+    const guideline = await client.guidelines.create({
+      condition: 'The customer asks about shipping',
+      action: 'Explain shipping times',
+      tags: [tag.id],
+      metadata: { owner: 'ops' },
+      enabled: true,
+    });
+    expect(guideline).toMatchObject({
+      condition: 'The customer asks about shipping',
+      action: 'Explain shipping times',
+      tags: [tag.id],
+      metadata: { owner: 'ops' },
+      enabled: true,
+    });
     expect((await client.guidelines.list({ tagId: tag.id })).map((g) => g.id)).toEqual([guideline.id]);
     const read = await client.guidelines.retrieve(guideline.id);
     expect(read.guideline.id).toBe(guideline.id);
     expect(read.relationships).toEqual([]);
-    const updated = await client.guidelines.update(guideline.id, { action: 'Explain shipping times and costs', metadata: { set: { team: 'a' }, unset: ['owner'] }, tags: { remove: [tag.id] }, enabled: false });
-    expect(updated.guideline).toMatchObject({ action: 'Explain shipping times and costs', metadata: { team: 'a' }, tags: [], enabled: false });
+    const updated = await client.guidelines.update(guideline.id, {
+      action: 'Explain shipping times and costs',
+      metadata: { set: { team: 'a' }, unset: ['owner'] },
+      tags: { remove: [tag.id] },
+      enabled: false,
+    });
+    expect(updated.guideline).toMatchObject({
+      action: 'Explain shipping times and costs',
+      metadata: { team: 'a' },
+      tags: [],
+      enabled: false,
+    });
     await client.guidelines.delete(guideline.id);
     expect(await status(client.guidelines.retrieve(guideline.id))).toBe(404);
   });
@@ -167,11 +238,18 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
   });
 
   it('cannedResponses: create, list, retrieve, update, delete', async () => {
-    const canned = await client.cannedResponses.create({ value: 'Your order {{order_id}} ships today.', fields: [{ name: 'order_id', description: 'The order', examples: ['A-1'] }], tags: [`agent:${agentId}`], signals: ['when does it ship'] });
+    const canned = await client.cannedResponses.create({
+      value: 'Your order {{order_id}} ships today.',
+      fields: [{ name: 'order_id', description: 'The order', examples: ['A-1'] }],
+      tags: [`agent:${agentId}`],
+      signals: ['when does it ship'],
+    });
     expect(canned).toMatchObject({ value: 'Your order {{order_id}} ships today.', tags: [`agent:${agentId}`] });
     expect((await client.cannedResponses.list({ tags: `agent:${agentId}` })).map((c) => c.id)).toEqual([canned.id]);
     expect((await client.cannedResponses.retrieve(canned.id)).value).toBe('Your order {{order_id}} ships today.');
-    expect((await client.cannedResponses.update(canned.id, { value: 'Order {{order_id}} ships tomorrow.', metadata: { set: { v: 2 } } })).value).toBe('Order {{order_id}} ships tomorrow.');
+    expect(
+      (await client.cannedResponses.update(canned.id, { value: 'Order {{order_id}} ships tomorrow.', metadata: { set: { v: 2 } } })).value,
+    ).toBe('Order {{order_id}} ships tomorrow.');
     await client.cannedResponses.delete(canned.id);
     expect(await status(client.cannedResponses.retrieve(canned.id))).toBe(404);
   });
@@ -182,8 +260,20 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
     expect(session).toMatchObject({ agentId, customerId: customer.id, mode: 'auto', title: 'Hello' });
     expect(session.creationUtc).toBeInstanceOf(Date);
     expect((await client.sessions.retrieve(session.id)).id).toBe(session.id);
-    const updated = await client.sessions.update(session.id, { title: 'Renamed', mode: 'manual', metadata: { set: { b: 2 }, unset: ['a'] }, labels: { upsert: ['vip'] }, consumptionOffsets: { client: 2 } });
-    expect(updated).toMatchObject({ title: 'Renamed', mode: 'manual', metadata: { b: 2 }, labels: ['vip'], consumptionOffsets: { client: 2 } });
+    const updated = await client.sessions.update(session.id, {
+      title: 'Renamed',
+      mode: 'manual',
+      metadata: { set: { b: 2 }, unset: ['a'] },
+      labels: { upsert: ['vip'] },
+      consumptionOffsets: { client: 2 },
+    });
+    expect(updated).toMatchObject({
+      title: 'Renamed',
+      mode: 'manual',
+      metadata: { b: 2 },
+      labels: ['vip'],
+      consumptionOffsets: { client: 2 },
+    });
     const second = await client.sessions.create({ agentId });
     const listed = (await client.sessions.list({ agentId, customerId: customer.id })) as Parlant.Session[];
     expect(listed.map((s) => s.id)).toEqual([session.id]);
@@ -234,7 +324,12 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
     expect((await client.sessions.update(session.id, { mode: 'manual' })).mode).toBe('manual');
     for (const text of ['Are you there?', 'Hello?', 'I need a person']) {
       await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: text });
-      await client.sessions.createEvent(session.id, { kind: 'message', source: 'human_agent', message: `Human: ${text}`, participant: { displayName: 'Sam' } });
+      await client.sessions.createEvent(session.id, {
+        kind: 'message',
+        source: 'human_agent',
+        message: `Human: ${text}`,
+        participant: { displayName: 'Sam' },
+      });
     }
     expect((await client.sessions.update(session.id, { mode: 'auto' })).mode).toBe('auto');
     await client.sessions.createEvent(session.id, { kind: 'message', source: 'customer', message: 'Thanks, back to the bot' });
@@ -248,7 +343,12 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
 
   it('capabilities: create, list, retrieve, update, delete', async () => {
     const tag = await client.tags.create({ name: 'caps' });
-    const capability = await client.capabilities.create({ title: 'Order tracking', description: 'Find an order', signals: ['where is my order'], tags: [tag.id] });
+    const capability = await client.capabilities.create({
+      title: 'Order tracking',
+      description: 'Find an order',
+      signals: ['where is my order'],
+      tags: [tag.id],
+    });
     expect(capability).toMatchObject({ title: 'Order tracking', signals: ['where is my order'], tags: [tag.id] });
     expect((await client.capabilities.list({ tagId: tag.id })).map((c) => c.id)).toEqual([capability.id]);
     expect((await client.capabilities.retrieve(capability.id)).description).toBe('Find an order');
@@ -260,7 +360,16 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
   it('evaluations: create and retrieve (waiting for completion); the offline provider checks coherence lexically', async () => {
     await client.guidelines.create({ condition: 'The customer asks for a refund of their order', action: 'Offer a full refund' });
     const evaluation = await client.evaluations.create({
-      payloads: [{ kind: 'guideline', guideline: { content: { condition: 'The customer wants a refund for an order', action: 'Never offer a refund' }, toolIds: [], operation: 'add' } }],
+      payloads: [
+        {
+          kind: 'guideline',
+          guideline: {
+            content: { condition: 'The customer wants a refund for an order', action: 'Never offer a refund' },
+            toolIds: [],
+            operation: 'add',
+          },
+        },
+      ],
     });
     expect(['pending', 'running', 'completed']).toContain(evaluation.status);
     const done = await eventually(
@@ -273,7 +382,9 @@ describe('parlant-client 3.3.1 contract against `npm start` (strict wire types)'
     );
     expect(done).toMatchObject({ status: 'completed', progress: 100 });
     expect(done.invoices[0]).toMatchObject({ approved: false });
-    expect(done.invoices[0]!.data?.guideline?.propertiesProposition).toMatchObject({ contradictions: [expect.objectContaining({ reason: expect.any(String) })] });
+    expect(done.invoices[0]!.data?.guideline?.propertiesProposition).toMatchObject({
+      contradictions: [expect.objectContaining({ reason: expect.any(String) })],
+    });
   });
 
   it('customers: create, list (plain and paginated), retrieve, update, delete', async () => {

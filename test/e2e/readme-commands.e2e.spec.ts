@@ -25,16 +25,24 @@ describe("the README's commands", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tenet-readme-'));
     port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded', TENET_LLM_PROVIDER: 'offline' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      TENET_DATA_DIR: dataDir,
+      TENET_MODE: 'embedded',
+      TENET_LLM_PROVIDER: 'offline',
+    };
     delete env['TENET_DEMO'];
     delete env['TENET_AUTH'];
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     child = spawn('sh', ['-c', `exec ${scripts['start']}`], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(async () => expect(output).toContain('demo agent "'), { timeoutMs: 90_000, intervalMs: 250 }).catch((error: unknown) => {
-      throw new Error(`npm start did not seed the demo: ${String(error)}\n--- output ---\n${output}`);
-    });
+    await eventually(async () => expect(output).toContain('demo agent "'), { timeoutMs: 90_000, intervalMs: 250 }).catch(
+      (error: unknown) => {
+        throw new Error(`npm start did not seed the demo: ${String(error)}\n--- output ---\n${output}`);
+      },
+    );
   });
 
   afterAll(() => {

@@ -26,7 +26,15 @@ async function startOtlpReceiver(): Promise<{ url: string; bodies: { path: strin
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, bodies, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    bodies,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A Petstore-like API that wants `api_key` and echoes what it received in its answer. */
@@ -37,7 +45,15 @@ async function keyedApi(): Promise<{ url: string; hostPort: string; calls: () =>
     info: { title: 'Pets with a key', version: '1' },
     components: { securitySchemes: { api_key: { type: 'apiKey', name: 'api_key', in: 'header' } } },
     security: [{ api_key: [] }],
-    paths: { '/pet/{petId}': { get: { operationId: 'getPetById', summary: 'Find a pet by its id', parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }] } } },
+    paths: {
+      '/pet/{petId}': {
+        get: {
+          operationId: 'getPetById',
+          summary: 'Find a pet by its id',
+          parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
+        },
+      },
+    },
   };
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -50,7 +66,16 @@ async function keyedApi(): Promise<{ url: string; hostPort: string; calls: () =>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url, hostPort: new URL(url).host, calls: () => calls, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url,
+    hostPort: new URL(url).host,
+    calls: () => calls,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Every file under `dir`, as bytes. */
@@ -103,16 +128,39 @@ describe('a sealed tool-service credential is in no span, log line, event or sto
     await waitHealthy(gateway, stack, 300_000);
 
     const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }> => {
-      const response = await fetch(`${gateway}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const response = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, text };
     };
-    const put = await call('PUT', '/services/pets', { kind: 'openapi', openapi: { url: api.url, source: `${api.url}/openapi.json` }, auth: { scheme: 'api_key', in: 'header', name: 'api_key', value: SECRET } });
+    const put = await call('PUT', '/services/pets', {
+      kind: 'openapi',
+      openapi: { url: api.url, source: `${api.url}/openapi.json` },
+      auth: { scheme: 'api_key', in: 'header', name: 'api_key', value: SECRET },
+    });
     expect(put.status).toBe(200);
     const agent = (await call<{ id: string }>('POST', '/agents', { name: 'Pets' })).body;
-    expect((await call('POST', '/guidelines', { condition: 'The customer asks about a pet', action: 'Look the pet up and tell them its name', tools: ['pets:getPetById'], tags: [`agent:${agent.id}`] })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/guidelines', {
+          condition: 'The customer asks about a pet',
+          action: 'Look the pet up and tell them its name',
+          tools: ['pets:getPetById'],
+          tags: [`agent:${agent.id}`],
+        })
+      ).status,
+    ).toBe(201);
     const session = (await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id })).body;
-    const posted = (await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: 'Tell me about the pet 7' })).body;
+    const posted = (
+      await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, {
+        kind: 'message',
+        source: 'customer',
+        message: 'Tell me about the pet 7',
+      })
+    ).body;
     let events: { kind: string; source: string; data: { status?: string; message?: string } }[] = [];
     await eventually(
       async () => {
@@ -128,7 +176,10 @@ describe('a sealed tool-service credential is in no span, log line, event or sto
     const reads = [(await call('GET', '/services')).text, (await call('GET', '/services/pets')).text];
 
     // The turn's spans (including the executor's call of the tool) were exported.
-    await eventually(() => expect(receiver.bodies.map((b) => b.body.toString('utf8')).join('\n')).toContain('tenet.tool.execute'), { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(() => expect(receiver.bodies.map((b) => b.body.toString('utf8')).join('\n')).toContain('tenet.tool.execute'), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     stack.child.kill('SIGTERM');
     expect(await Promise.race([stack.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))])).toBe(0);
 
@@ -143,7 +194,9 @@ describe('a sealed tool-service credential is in no span, log line, event or sto
       ...filesUnder(dataDir).map((file): [string, Buffer] => [file.path, file.bytes]),
     ];
     expect(receiver.bodies.length).toBeGreaterThan(0);
-    const leaks = outputs.flatMap(([where, bytes]) => forms.filter((form) => bytes.includes(form)).map((form) => `${where} contains ${form === SECRET ? 'the secret' : 'a form of it'}`));
+    const leaks = outputs.flatMap(([where, bytes]) =>
+      forms.filter((form) => bytes.includes(form)).map((form) => `${where} contains ${form === SECRET ? 'the secret' : 'a form of it'}`),
+    );
     expect(leaks).toEqual([]);
   }, 600_000);
 });

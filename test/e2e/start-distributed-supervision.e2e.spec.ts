@@ -2,7 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childrenOf, descendantsOf, eventually, freePortRange, isAlive, killGroup, runCommand, serviceProcess, startOwnNats, startOwnRedis, waitHealthy, type OwnServer, type RunningCommand } from '@tenet/testing';
+import {
+  childrenOf,
+  descendantsOf,
+  eventually,
+  freePortRange,
+  isAlive,
+  killGroup,
+  runCommand,
+  serviceProcess,
+  startOwnNats,
+  startOwnRedis,
+  waitHealthy,
+  type OwnServer,
+  type RunningCommand,
+} from '@tenet/testing';
 
 const root = new URL('../../', import.meta.url).pathname;
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -69,21 +83,42 @@ describe('npm run start:distributed restarts a crashed service and keeps the oth
     process.kill(firstMatcher!, 'SIGKILL');
 
     // The gateway keeps serving while the matcher is down (requests that do not need it answer at once) ...
-    const agent = (await (await fetch(`${gateway}/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Support' }) })).json()) as { id: string };
+    const agent = (await (
+      await fetch(`${gateway}/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Support' }),
+      })
+    ).json()) as { id: string };
     expect(agent.id).toBeDefined();
     // ... the launcher says what happened and restarts it ...
-    await eventually(() => expect(running.output()).toMatch(/matcher-1 exited \(SIGKILL\); restarting it in 1000 ms \(restart 1\)/), { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(() => expect(running.output()).toMatch(/matcher-1 exited \(SIGKILL\); restarting it in 1000 ms \(restart 1\)/), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     await eventually(() => expect(serviceProcess(launcher, MATCHER)).toEqual(expect.any(Number)), { timeoutMs: 30_000, intervalMs: 200 });
     expect(serviceProcess(launcher, MATCHER)).not.toBe(firstMatcher);
     await waitHealthy(`http://127.0.0.1:${port + 1}`, running);
     expect(running.child.exitCode).toBeNull();
 
     // ... and turns run again through the restarted matcher.
-    const session = (await (await fetch(`${gateway}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.id }) })).json()) as { id: string };
-    await fetch(`${gateway}/sessions/${session.id}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'message', source: 'customer', message: 'hello' }) });
+    const session = (await (
+      await fetch(`${gateway}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agent.id }),
+      })
+    ).json()) as { id: string };
+    await fetch(`${gateway}/sessions/${session.id}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'message', source: 'customer', message: 'hello' }),
+    });
     await eventually(
       async () => {
-        const events = (await (await fetch(`${gateway}/sessions/${session.id}/events?kinds=status`)).json()) as { data: { status: string } }[];
+        const events = (await (await fetch(`${gateway}/sessions/${session.id}/events?kinds=status`)).json()) as {
+          data: { status: string };
+        }[];
         expect(events.map((e) => e.data.status)).toContain('ready');
       },
       { timeoutMs: 60_000, intervalMs: 250 },

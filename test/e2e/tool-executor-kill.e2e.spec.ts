@@ -51,7 +51,11 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
     };
     for (let i = 0; i < 2; i++) {
       let output = '';
-      const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/tool-executor/src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/tool-executor/src/main.ts'], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       replicas.push({ child, pid: child.pid!, output: () => output });
@@ -71,13 +75,20 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
   afterAll(async () => {
     await caller?.close();
     for (const { child } of replicas) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await Promise.all(replicas.map(({ child }) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+    await Promise.all(
+      replicas.map(({ child }) =>
+        child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)),
+      ),
+    );
     await server?.close();
     const admin = new Queue('tool-calls', { connection: redisOptionsFromUrl(redisUrl()), prefix });
     await admin.obliterate({ force: true });
     await admin.close();
     await deleteRedisKeys(redisUrl(), prefix);
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
+    await deleteStreams(
+      natsUrl(),
+      tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -85,7 +96,13 @@ describeWithService(nats.available ? redis : nats, 'tool executor: kill -9 the r
     const sessionId = `s_${randomUUID().slice(0, 8)}`;
     const args = { ms: 6_000 };
     const request: ToolCallRequestV1 = {
-      idempotency_key: toolIdempotencyKey({ session_id: sessionId, trace_id: 'trace_kill', service_name: server.service.name, tool_name: 'slow', arguments: args }),
+      idempotency_key: toolIdempotencyKey({
+        session_id: sessionId,
+        trace_id: 'trace_kill',
+        service_name: server.service.name,
+        tool_name: 'slow',
+        arguments: args,
+      }),
       session_id: sessionId,
       trace_id: 'trace_kill',
       agent_id: 'agent_kill',

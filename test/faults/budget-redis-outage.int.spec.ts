@@ -21,13 +21,17 @@ describe('budgets while Redis is down (own redis-server): fail closed with BUDGE
   const turn = async (agentId: string): Promise<{ end: Awaited<ReturnType<typeof finalStatus>>; ms: number }> => {
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agentId })).body;
     const started = Date.now();
-    const posted = (await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body;
+    const posted = (
+      await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })
+    ).body;
     const end = await finalStatus(session.id, posted.offset, 60_000);
     return { end, ms: Date.now() - started };
   };
 
   it('refuses budgeted turns with BUDGET.UNAVAILABLE while Redis is down, and answers again once it is back', async () => {
-    const budgeted = (await call<{ id: string }>('/agents', 'POST', { name: 'Budgeted', budget: { limits: [{ period: 'day', tokens: 1_000_000 }] } })).body.id;
+    const budgeted = (
+      await call<{ id: string }>('/agents', 'POST', { name: 'Budgeted', budget: { limits: [{ period: 'day', tokens: 1_000_000 }] } })
+    ).body.id;
     const unbudgeted = (await call<{ id: string }>('/agents', 'POST', { name: 'Free' })).body.id;
     expect((await turn(budgeted)).end.status).toBe('ready');
 

@@ -68,7 +68,10 @@ const mounted = mountTmpfs(dir);
 
   beforeAll(async () => {
     console.log(`disk-full test: event log on a 32 MiB tmpfs at ${dir}`);
-    host = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_MIN_FREE_DISK_MB: '2', TENET_TURN_LEASE_TTL_MS: '2000', TENET_DEMO: 'off' }, { provider: new SlowOfflineProvider() });
+    host = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_MIN_FREE_DISK_MB: '2', TENET_TURN_LEASE_TTL_MS: '2000', TENET_DEMO: 'off' },
+      { provider: new SlowOfflineProvider() },
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -78,7 +81,12 @@ const mounted = mountTmpfs(dir);
   });
 
   const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${host!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(15_000), ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${host!.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(15_000),
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: response.status, body: (await response.json()) as T };
   };
   const statuses = async (sessionId: string, correlationId: string): Promise<SessionEvent[]> =>
@@ -91,8 +99,13 @@ const mounted = mountTmpfs(dir);
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
     // A second session, made while there is space: creating it once the disk is full is refused (507).
     const other = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
-    const inFlight = (await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })).body;
-    await eventually(async () => expect((await statuses(session.id, inFlight.correlation_id)).some((e) => e.data.status === 'processing')).toBe(true), { timeoutMs: 10_000, intervalMs: 50 });
+    const inFlight = (
+      await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello' })
+    ).body;
+    await eventually(
+      async () => expect((await statuses(session.id, inFlight.correlation_id)).some((e) => e.data.status === 'processing')).toBe(true),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
     fillDisk(fill);
     return { sessionId: session.id, otherSessionId: other.id, inFlight };
   };
@@ -106,7 +119,11 @@ const mounted = mountTmpfs(dir);
     // fit is refused with 507 (it was a 500), and so is every write after it while the disk is full.
     let refused: { status: number; body: { detail: string } } | undefined;
     for (let i = 0; i < 500 && refused?.status !== 507; i++) {
-      refused = await call<{ detail: string }>(`/sessions/${other.id}/events`, 'POST', { kind: 'message', source: 'customer', message: `are you there? ${'x'.repeat(2_000)}` });
+      refused = await call<{ detail: string }>(`/sessions/${other.id}/events`, 'POST', {
+        kind: 'message',
+        source: 'customer',
+        message: `are you there? ${'x'.repeat(2_000)}`,
+      });
       expect([201, 507]).toContain(refused.status);
     }
     expect(refused?.status).toBe(507);
@@ -133,14 +150,24 @@ const mounted = mountTmpfs(dir);
     );
     expect(closed.data).toMatchObject({ status: 'error', data: { code: 'TURN.INTERRUPTED' } });
 
-    const again = (await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello again' })).body;
-    await eventually(async () => expect(final(await statuses(session.id, again.correlation_id))?.data.status).toBe('ready'), { timeoutMs: 30_000, intervalMs: 250 });
-
+    const again = (
+      await call<SessionEvent>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello again' })
+    ).body;
+    await eventually(async () => expect(final(await statuses(session.id, again.correlation_id))?.data.status).toBe('ready'), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
   }, 120_000);
 
   it('closes within its grace period while the disk is full and a turn is in flight', async () => {
     const { sessionId } = await turnCaughtByFullDisk('Closing');
-    for (let i = 0; i < 500 && (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'x'.repeat(2_000) })).status !== 507; i++);
+    for (
+      let i = 0;
+      i < 500 &&
+      (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'x'.repeat(2_000) })).status !==
+        507;
+      i++
+    );
     // What SIGTERM runs (app.close): it took more than 94 s in the audit.
     const started = Date.now();
     await host!.app.close();

@@ -22,11 +22,19 @@ describe('a turn across a NATS outage shorter than its deadline (own nats-server
 
   it('a message taken during the outage is answered once NATS is back, within the turn deadline', async () => {
     const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Support' })).body;
-    await call('/guidelines', 'POST', { condition: 'The customer asks about refunds', action: 'Explain the 30-day refund policy', tags: [`agent:${agent.id}`] });
+    await call('/guidelines', 'POST', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the 30-day refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
 
     await stack!.nats.kill();
-    const during = await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'I want a refund' });
+    const during = await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message: 'I want a refund',
+    });
     expect(during.status).toBe(201);
     await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
     await stack!.nats.start();

@@ -29,7 +29,15 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
     dir = mkdtempSync(join(tmpdir(), 'tenet-nats-outage-'));
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: namespace, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    const env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: nats.url,
+      REDIS_URL: redis.url,
+      TENET_NAMESPACE: namespace,
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+    };
     host = await startAllInOne(env, { provider: new OfflineProvider() });
   });
 
@@ -44,14 +52,22 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
 
   /** Posts a customer message and waits for its turn's final status. */
   const turn = async (sessionId: string, message: string): Promise<Awaited<ReturnType<typeof finalStatus>>> => {
-    const posted = await call<{ offset: number }>(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message });
+    const posted = await call<{ offset: number }>(`/sessions/${sessionId}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message,
+    });
     expect(posted.status).toBe(201);
     return finalStatus(sessionId, posted.body.offset);
   };
 
   it('keeps accepting messages, says not ready while NATS is down, and after it returns runs, publishes and meters turns without a restart', async () => {
     const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Support' })).body;
-    await call('/guidelines', 'POST', { condition: 'The customer asks about refunds', action: 'Explain the 30-day refund policy', tags: [`agent:${agent.id}`] });
+    await call('/guidelines', 'POST', {
+      condition: 'The customer asks about refunds',
+      action: 'Explain the 30-day refund policy',
+      tags: [`agent:${agent.id}`],
+    });
     const session = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id })).body;
     expect(await turn(session.id, 'I want a refund')).toMatchObject({ status: 'ready' });
     expect((await call<{ status: string }>('/readyz')).body.status).toBe('ok');
@@ -72,11 +88,18 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
     expect(notReady.status).toBe(503);
     expect(Object.keys(notReady.body.error)).toEqual(['nats']);
     // The log takes the message; its notification is dropped or buffered, never a 500.
-    const during = await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'are you there?' });
+    const during = await call<{ offset: number }>(`/sessions/${session.id}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message: 'are you there?',
+    });
     expect(during.status).toBe(201);
 
     await nats.start();
-    await eventually(async () => expect((await call<{ status: string }>('/readyz')).status).toBe(200), { timeoutMs: 30_000, intervalMs: 250 });
+    await eventually(async () => expect((await call<{ status: string }>('/readyz')).status).toBe(200), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
     // The turn of the message taken during the outage ends one way or the other (the matcher was unreachable).
     await finalStatus(session.id, during.body.offset);
 
@@ -88,9 +111,21 @@ describe('a NATS outage longer than the client default reconnect budget (own nat
     // A customer message after the outage starts a turn that the matcher answers over NATS, the relay publishes it,
     // and the metering consumer (a JetStream durable that lived through the outage) records its usage.
     expect(await turn(session.id, 'I still want my money back')).toMatchObject({ status: 'ready' });
-    await eventually(() => expect(published).toEqual(expect.arrayContaining([`${namespace}.tenet.v1.session.${session.id}.message_created`, `${namespace}.tenet.v1.session.${session.id}.status_changed`])), {
-      timeoutMs: 30_000,
-    });
-    await eventually(async () => expect((await call<{ calls: number }>(`/agents/${agent.id}/usage`)).body.calls).toBeGreaterThan(usageBefore), { timeoutMs: 30_000, intervalMs: 250 });
+    await eventually(
+      () =>
+        expect(published).toEqual(
+          expect.arrayContaining([
+            `${namespace}.tenet.v1.session.${session.id}.message_created`,
+            `${namespace}.tenet.v1.session.${session.id}.status_changed`,
+          ]),
+        ),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await eventually(
+      async () => expect((await call<{ calls: number }>(`/agents/${agent.id}/usage`)).body.calls).toBeGreaterThan(usageBefore),
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
   }, 240_000);
 });

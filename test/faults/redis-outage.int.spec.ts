@@ -22,7 +22,15 @@ describe('a Redis outage and a Redis restart without persistence (own redis-serv
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
     dir = mkdtempSync(join(tmpdir(), 'tenet-redis-outage-'));
-    env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: `redis-${randomUUID()}`, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+    env = {
+      TENET_MODE: 'distributed',
+      TENET_DATA_DIR: dir,
+      NATS_URL: nats.url,
+      REDIS_URL: redis.url,
+      TENET_NAMESPACE: `redis-${randomUUID()}`,
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+    };
     host = await startAllInOne(env, { provider: new OfflineProvider() });
   });
 
@@ -47,12 +55,22 @@ describe('a Redis outage and a Redis restart without persistence (own redis-serv
   it('accepts customer messages while Redis is down, and after a restart that lost every key the timers come back from the log', async () => {
     const agent = (await call<{ id: string }>('/agents', 'POST', { name: 'Support' })).body;
     // Its lifetime timer is armed in Redis while Redis is up, then lost with Redis.
-    const expiring = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id, expires_at: new Date(Date.now() + 20_000).toISOString(), config: { ttl_secs: 3_600 } })).body;
+    const expiring = (
+      await call<{ id: string }>('/sessions', 'POST', {
+        agent_id: agent.id,
+        expires_at: new Date(Date.now() + 20_000).toISOString(),
+        config: { ttl_secs: 3_600 },
+      })
+    ).body;
     // 30 s is the minimum idle timeout (docs/data-model.md#sessions).
     const chatting = (await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id, config: { idle_timeout_secs: 30 } })).body;
 
     await redis.kill();
-    const posted = await call<{ offset: number }>(`/sessions/${chatting.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'hello while Redis is down' });
+    const posted = await call<{ offset: number }>(`/sessions/${chatting.id}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message: 'hello while Redis is down',
+    });
     expect(posted.status).toBe(201);
     // Creating a session does not wait on Redis either.
     expect((await call('/sessions', 'POST', { agent_id: agent.id })).status).toBe(201);

@@ -24,7 +24,9 @@ async function changingMcpServer(): Promise<{ url: string; addTool: (name: strin
   const servers = new Set<McpServer>();
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const register = (server: McpServer, name: string, reply: string) =>
-    server.registerTool(name, { description: `Says ${reply}`, inputSchema: { person: z.string() } }, ({ person }) => ({ content: [{ type: 'text', text: `${reply}, ${person}` }] }));
+    server.registerTool(name, { description: `Says ${reply}`, inputSchema: { person: z.string() } }, ({ person }) => ({
+      content: [{ type: 'text', text: `${reply}, ${person}` }],
+    }));
   const http: Server = createServer((request, response) => {
     void (async () => {
       const sessionId = request.headers['mcp-session-id'];
@@ -34,7 +36,10 @@ async function changingMcpServer(): Promise<{ url: string; addTool: (name: strin
       const server = new McpServer({ name: 'changing-tools', version: '1.0.0' });
       register(server, 'greet', 'Hello');
       for (const tool of extra) register(server, tool.name, tool.reply);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport) });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void transports.set(id, transport),
+      });
       transport.onclose = () => {
         if (transport.sessionId) transports.delete(transport.sessionId);
         servers.delete(server);
@@ -96,7 +101,10 @@ describe('MCP tools/list_changed refreshes the stored service (embedded)', () =>
       canned_response_id: '',
       cited_chunk_ids: [],
     }));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' }, { provider, toolAllowedHosts: [new URL(mcp.url).host] }));
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' },
+      { provider, toolAllowedHosts: [new URL(mcp.url).host] },
+    ));
   }, 60_000);
 
   afterAll(async () => {
@@ -111,58 +119,118 @@ describe('MCP tools/list_changed refreshes the stored service (embedded)', () =>
     expect((registered.body as ServiceRead).tools.map((t) => t.name)).toEqual(['greet']);
 
     mcp.addTool('farewell', 'Goodbye');
-    await eventually(async () => expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet']), { timeoutMs: 15_000, intervalMs: 200 });
+    await eventually(
+      async () =>
+        expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet']),
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     // A later change reaches the gateway over the standing session's notification stream.
     mcp.addTool('thank', 'Thanks');
-    await eventually(async () => expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet', 'thank']), { timeoutMs: 15_000, intervalMs: 200 });
-    expect(((await call('/services/changing')).body as ServiceRead).tools.find((t) => t.name === 'farewell')).toMatchObject({ required: ['person'] });
+    await eventually(
+      async () =>
+        expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual([
+          'farewell',
+          'greet',
+          'thank',
+        ]),
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(((await call('/services/changing')).body as ServiceRead).tools.find((t) => t.name === 'farewell')).toMatchObject({
+      required: ['person'],
+    });
 
     const agent = (await call('/agents', 'POST', { name: 'Changing tools' })).body as { id: string };
-    expect((await call('/guidelines', 'POST', { condition: 'The customer leaves', action: 'Say goodbye with the tool', tools: ['changing:farewell'], tags: [`agent:${agent.id}`] })).status).toBe(201);
+    expect(
+      (
+        await call('/guidelines', 'POST', {
+          condition: 'The customer leaves',
+          action: 'Say goodbye with the tool',
+          tools: ['changing:farewell'],
+          tags: [`agent:${agent.id}`],
+        })
+      ).status,
+    ).toBe(201);
     const session = (await call('/sessions', 'POST', { agent_id: agent.id })).body as { id: string };
-    const events = await turnEvents<{ offset: number; kind: string; source: string; correlation_id: string; data: { status?: string; message?: string } }>(session.id, 'I am leaving now');
+    const events = await turnEvents<{
+      offset: number;
+      kind: string;
+      source: string;
+      correlation_id: string;
+      data: { status?: string; message?: string };
+    }>(session.id, 'I am leaving now');
     expect(events.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
     expect(events.find((e) => e.kind === 'message' && e.source === 'ai_agent')?.data.message).toContain('Goodbye, Ada');
   }, 60_000);
 });
 
 const [nats, redis] = await Promise.all([probeNats(), probeRedis()]);
-describeWithService(nats.available ? redis : nats, 'MCP tools/list_changed refreshes the stored service (distributed: gateway and executor apart)', () => {
-  let dir: string;
-  let gateway: { app: INestApplication; url: string };
-  let executor: INestApplication;
-  let mcp: Awaited<ReturnType<typeof changingMcpServer>>;
-  const namespace = `test-${randomUUID()}`;
-  const redisPrefix = `test-${randomUUID()}`;
-  const { call } = gatewayHttp(() => gateway.url);
+describeWithService(
+  nats.available ? redis : nats,
+  'MCP tools/list_changed refreshes the stored service (distributed: gateway and executor apart)',
+  () => {
+    let dir: string;
+    let gateway: { app: INestApplication; url: string };
+    let executor: INestApplication;
+    let mcp: Awaited<ReturnType<typeof changingMcpServer>>;
+    const namespace = `test-${randomUUID()}`;
+    const redisPrefix = `test-${randomUUID()}`;
+    const { call } = gatewayHttp(() => gateway.url);
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tenet-mcp-changed-d-'));
-    mcp = await changingMcpServer();
-    const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), TENET_REDIS_PREFIX: redisPrefix, TENET_NAMESPACE: namespace, TENET_AUTH: 'off', TENET_DEMO: 'off' };
-    executor = await NestFactory.create(ToolExecutorHostModule.forRoot(loadPlatformConfig(env, 'tool-executor-test'), { allowedHosts: [new URL(mcp.url).host] }), { logger: false });
-    await startMessageHandlers(executor, 'tool-executor');
-    await executor.init();
-    gateway = await startGatewayOnly(env);
-  }, 60_000);
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'tenet-mcp-changed-d-'));
+      mcp = await changingMcpServer();
+      const env = {
+        TENET_MODE: 'distributed',
+        TENET_DATA_DIR: dir,
+        NATS_URL: natsUrl(),
+        REDIS_URL: redisUrl(),
+        TENET_REDIS_PREFIX: redisPrefix,
+        TENET_NAMESPACE: namespace,
+        TENET_AUTH: 'off',
+        TENET_DEMO: 'off',
+      };
+      executor = await NestFactory.create(
+        ToolExecutorHostModule.forRoot(loadPlatformConfig(env, 'tool-executor-test'), { allowedHosts: [new URL(mcp.url).host] }),
+        { logger: false },
+      );
+      await startMessageHandlers(executor, 'tool-executor');
+      await executor.init();
+      gateway = await startGatewayOnly(env);
+    }, 60_000);
 
-  afterAll(async () => {
-    await gateway?.app.close();
-    await executor?.close();
-    await mcp?.close();
-    await deleteStreams(natsUrl(), tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name));
-    await deleteRedisKeys(redisUrl(), redisPrefix);
-    rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await gateway?.app.close();
+      await executor?.close();
+      await mcp?.close();
+      await deleteStreams(
+        natsUrl(),
+        tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name),
+      );
+      await deleteRedisKeys(redisUrl(), redisPrefix);
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('the executor process hears the change and the gateway process stores the new list', async () => {
-    const registered = await call('/services/changing', 'PUT', { kind: 'mcp', mcp: { url: mcp.url } });
-    expect(registered.status).toBe(200);
-    expect((registered.body as ServiceRead).tools.map((t) => t.name)).toEqual(['greet']);
-    mcp.addTool('farewell', 'Goodbye');
-    await eventually(async () => expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet']), { timeoutMs: 15_000, intervalMs: 200 });
-    // A later change reaches the gateway over the standing session's notification stream.
-    mcp.addTool('thank', 'Thanks');
-    await eventually(async () => expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet', 'thank']), { timeoutMs: 15_000, intervalMs: 200 });
-  }, 60_000);
-});
+    it('the executor process hears the change and the gateway process stores the new list', async () => {
+      const registered = await call('/services/changing', 'PUT', { kind: 'mcp', mcp: { url: mcp.url } });
+      expect(registered.status).toBe(200);
+      expect((registered.body as ServiceRead).tools.map((t) => t.name)).toEqual(['greet']);
+      mcp.addTool('farewell', 'Goodbye');
+      await eventually(
+        async () =>
+          expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual(['farewell', 'greet']),
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
+      // A later change reaches the gateway over the standing session's notification stream.
+      mcp.addTool('thank', 'Thanks');
+      await eventually(
+        async () =>
+          expect(((await call('/services/changing')).body as ServiceRead).tools.map((t) => t.name).sort()).toEqual([
+            'farewell',
+            'greet',
+            'thank',
+          ]),
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
+    }, 60_000);
+  },
+);

@@ -26,20 +26,29 @@ interface Event {
   kind: string;
   source: string;
   correlation_id: string;
-  data: { message?: string; status?: string; data?: Record<string, unknown>; tool_calls?: { tool_id: string; arguments: Record<string, unknown>; result: { data: unknown } }[] };
+  data: {
+    message?: string;
+    status?: string;
+    data?: Record<string, unknown>;
+    tool_calls?: { tool_id: string; arguments: Record<string, unknown>; result: { data: unknown } }[];
+  };
 }
 
 /** Starts server-everything in one transport mode on its own port and waits until it answers HTTP. */
 async function everything(mode: 'streamableHttp' | 'sse'): Promise<{ running: RunningCommand; port: number }> {
   const port = await freePort();
-  const running = runCommand(`${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} ${mode}`, { cwd: tmpdir(), env: { PATH: process.env['PATH'], PORT: String(port) } });
+  const running = runCommand(`${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} ${mode}`, {
+    cwd: tmpdir(),
+    env: { PATH: process.env['PATH'], PORT: String(port) },
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
       await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) });
       return { running, port };
     } catch {
-      if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`server-everything ${mode} did not start: ${running.output()}`);
+      if (Date.now() > deadline || running.child.exitCode !== null)
+        throw new Error(`server-everything ${mode} did not start: ${running.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -76,19 +85,32 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
     process.env['TENET_SECRETS_KEY'] = generateSecretsKey();
     dir = mkdtempSync(join(tmpdir(), 'tenet-interop-mcp-'));
     [http, sse] = await Promise.all([everything('streamableHttp'), everything('sse')]);
-    provider.answerAlways<{ message: string; guidelines: { id: string; condition: string; tools?: { name: string }[] }[] }>('match_guidelines', (request) => ({
-      matches: request.task.input.guidelines
-        .filter((g) => !/unrelated/.test(request.task.input.message) && request.task.input.message.includes(g.condition.split(' ').at(-1) ?? '\u0000'))
-        .map((g) => ({
-          guideline_id: g.id,
-          relevance: 1,
-          confidence: 1,
-          reasoning: 'scripted',
-          tool_arguments: (g.tools ?? []).map((tool) => ({ tool_name: tool.name, arguments_json: JSON.stringify(ARGUMENTS[tool.name.split(':').at(-1) ?? ''] ?? {}) })),
-        })),
-    }));
+    provider.answerAlways<{ message: string; guidelines: { id: string; condition: string; tools?: { name: string }[] }[] }>(
+      'match_guidelines',
+      (request) => ({
+        matches: request.task.input.guidelines
+          .filter(
+            (g) =>
+              !/unrelated/.test(request.task.input.message) &&
+              request.task.input.message.includes(g.condition.split(' ').at(-1) ?? '\u0000'),
+          )
+          .map((g) => ({
+            guideline_id: g.id,
+            relevance: 1,
+            confidence: 1,
+            reasoning: 'scripted',
+            tool_arguments: (g.tools ?? []).map((tool) => ({
+              tool_name: tool.name,
+              arguments_json: JSON.stringify(ARGUMENTS[tool.name.split(':').at(-1) ?? ''] ?? {}),
+            })),
+          })),
+      }),
+    );
     provider.answerAlways<{ tool_results?: { tool_id: string; data?: unknown; error?: string }[] }>('compose_reply', (request) => ({
-      message: (request.task.input.tool_results ?? []).length > 0 ? `The tool said: ${JSON.stringify(request.task.input.tool_results?.map((r) => r.data ?? r.error))}` : 'Happy to help with anything else.',
+      message:
+        (request.task.input.tool_results ?? []).length > 0
+          ? `The tool said: ${JSON.stringify(request.task.input.tool_results?.map((r) => r.data ?? r.error))}`
+          : 'Happy to help with anything else.',
       cited_guideline_ids: [],
       canned_response_id: '',
       cited_chunk_ids: [],
@@ -116,7 +138,11 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
   it('registers each server and lists its tools (draft-07 schemas included)', async () => {
     for (const [name, body] of Object.entries(services())) {
       const reply = await call(`/services/${name}`, 'PUT', body);
-      expect({ name, status: reply.status, body: reply.status === 200 ? undefined : reply.body }).toEqual({ name, status: 200, body: undefined });
+      expect({ name, status: reply.status, body: reply.status === 200 ? undefined : reply.body }).toEqual({
+        name,
+        status: 200,
+        body: undefined,
+      });
       const tools = (reply.body as { tools: { name: string; parameters: Record<string, { type: string }>; required: string[] }[] }).tools;
       if (name.startsWith('everything')) {
         expect(tools.find((t) => t.name === 'echo')).toMatchObject({ parameters: { message: { type: 'string' } }, required: ['message'] });
@@ -142,23 +168,36 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
     ['everything-http', 'echo', 'Please echo this', /Echo: interop hello/],
     ['everything-sse', 'get-sum', 'Please add the numbers for my sum', /42/],
     ['memory', 'create_entities', 'Please remember Ada in memory', /Ada Lovelace/],
-  ])('a turn calls %s:%s with arguments and quotes its result; an unrelated turn of the same agent is unaffected', async (service, tool, message, quoted) => {
-    expect((await call(`/services/${service}`, 'PUT', services()[service as keyof ReturnType<typeof services>])).status).toBe(200);
-    const agent = (await call('/agents', 'POST', { name: `${service} agent` })).body as { id: string };
-    const condition = `The customer asks about ${message.split(' ').at(-1) ?? ''}`;
-    expect((await call('/guidelines', 'POST', { condition, action: 'Use the tool and tell them its result', tools: [`${service}:${tool}`], tags: [`agent:${agent.id}`] })).status).toBe(201);
-    const session = (await call('/sessions', 'POST', { agent_id: agent.id })).body as { id: string };
+  ])(
+    'a turn calls %s:%s with arguments and quotes its result; an unrelated turn of the same agent is unaffected',
+    async (service, tool, message, quoted) => {
+      expect((await call(`/services/${service}`, 'PUT', services()[service as keyof ReturnType<typeof services>])).status).toBe(200);
+      const agent = (await call('/agents', 'POST', { name: `${service} agent` })).body as { id: string };
+      const condition = `The customer asks about ${message.split(' ').at(-1) ?? ''}`;
+      expect(
+        (
+          await call('/guidelines', 'POST', {
+            condition,
+            action: 'Use the tool and tell them its result',
+            tools: [`${service}:${tool}`],
+            tags: [`agent:${agent.id}`],
+          })
+        ).status,
+      ).toBe(201);
+      const session = (await call('/sessions', 'POST', { agent_id: agent.id })).body as { id: string };
 
-    const unrelated = await turn(session.id, 'Something unrelated: what are your opening hours?');
-    expect(unrelated.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
+      const unrelated = await turn(session.id, 'Something unrelated: what are your opening hours?');
+      expect(unrelated.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
 
-    const events = await turn(session.id, message);
-    expect(events.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
-    const toolEvent = events.find((e) => e.kind === 'tool');
-    expect(toolEvent?.data.tool_calls?.[0]).toMatchObject({ tool_id: `${service}:${tool}`, arguments: ARGUMENTS[tool] });
-    const reply = events.find((e) => e.kind === 'message' && e.source === 'ai_agent');
-    expect(reply?.data.message).toMatch(quoted);
-  }, 90_000);
+      const events = await turn(session.id, message);
+      expect(events.filter((e) => e.kind === 'status').at(-1)?.data.status).toBe('ready');
+      const toolEvent = events.find((e) => e.kind === 'tool');
+      expect(toolEvent?.data.tool_calls?.[0]).toMatchObject({ tool_id: `${service}:${tool}`, arguments: ARGUMENTS[tool] });
+      const reply = events.find((e) => e.kind === 'message' && e.source === 'ai_agent');
+      expect(reply?.data.message).toMatch(quoted);
+    },
+    90_000,
+  );
 
   it('an MCP URL that speaks neither transport is a 422 naming both transports and their statuses', async () => {
     const reply = await call('/services/nowhere', 'PUT', { kind: 'mcp', mcp: { url: `http://127.0.0.1:${http.port}/not-mcp` } });
@@ -171,8 +210,14 @@ describe('official MCP servers: Streamable HTTP, HTTP+SSE, stdio (embedded, scri
   it('a stdio command the operator did not allow, or one that cannot start, is a 422 naming command', async () => {
     const refused = await call('/services/shell', 'PUT', { kind: 'mcp', mcp: { command: 'sh', args: ['-c', 'echo pwned'] } });
     expect(refused.status).toBe(422);
-    expect((refused.body as { detail: { loc: string[]; msg: string }[] }).detail[0]).toMatchObject({ loc: ['body', 'mcp', 'command'], msg: expect.stringContaining('TENET_TOOL_STDIO_COMMANDS') as unknown });
-    const dies = await call('/services/dies', 'PUT', { kind: 'mcp', mcp: { command: process.execPath, args: ['-e', 'console.error("no MCP here"); process.exit(3)'] } });
+    expect((refused.body as { detail: { loc: string[]; msg: string }[] }).detail[0]).toMatchObject({
+      loc: ['body', 'mcp', 'command'],
+      msg: expect.stringContaining('TENET_TOOL_STDIO_COMMANDS') as unknown,
+    });
+    const dies = await call('/services/dies', 'PUT', {
+      kind: 'mcp',
+      mcp: { command: process.execPath, args: ['-e', 'console.error("no MCP here"); process.exit(3)'] },
+    });
     expect(dies.status).toBe(422);
     expect((dies.body as { detail: { msg: string }[] }).detail[0]?.msg).toMatch(/did not start.*no MCP here/);
     expect((await call('/services/dies')).status).toBe(404);

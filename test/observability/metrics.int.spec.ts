@@ -42,24 +42,42 @@ describe('GET /metrics after turns', () => {
   });
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     expect(response.status).toBeLessThan(300);
     return (await response.json()) as T;
   };
 
   async function turn(sessionId: string, message: string): Promise<void> {
-    const posted = await call<{ offset: number }>('POST', `/sessions/${sessionId}/events`, { kind: 'message', source: 'customer', message });
-    for (let offset = posted.offset + 1; ; ) {
-      const events = await call<{ offset: number; data: { status?: string } }[]>('GET', `/sessions/${sessionId}/events?min_offset=${offset}&kinds=status&wait_for_data=30`);
+    const posted = await call<{ offset: number }>('POST', `/sessions/${sessionId}/events`, {
+      kind: 'message',
+      source: 'customer',
+      message,
+    });
+    for (let offset = posted.offset + 1; ;) {
+      const events = await call<{ offset: number; data: { status?: string } }[]>(
+        'GET',
+        `/sessions/${sessionId}/events?min_offset=${offset}&kinds=status&wait_for_data=30`,
+      );
       if (events.some((e) => e.data.status === 'ready')) return;
       offset = events.at(-1)!.offset + 1;
     }
   }
 
   it('counts tokens and cost per agent exactly as GET /agents/{id}/usage reports them', async () => {
-    const agents = [await call<{ id: string }>('POST', '/agents', { name: 'Support' }), await call<{ id: string }>('POST', '/agents', { name: 'Sales' })];
+    const agents = [
+      await call<{ id: string }>('POST', '/agents', { name: 'Support' }),
+      await call<{ id: string }>('POST', '/agents', { name: 'Sales' }),
+    ];
     for (const [i, agent] of agents.entries()) {
-      await call('POST', '/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+      await call('POST', '/guidelines', {
+        condition: 'The customer asks about refunds',
+        action: 'Explain the refund policy',
+        tags: [`agent:${agent.id}`],
+      });
       const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
       for (let n = 0; n <= i; n++) await turn(session.id, `I want a refund for order ${n}`);
     }
@@ -67,7 +85,10 @@ describe('GET /metrics after turns', () => {
     for (const agent of agents) {
       // Metering records the calls from the published usage events, a moment after the turn.
       const { usage, metrics } = await eventually(async () => {
-        const usage = await call<{ calls: number; input_tokens: number; output_tokens: number; cost_estimate_usd: number }>('GET', `/agents/${agent.id}/usage`);
+        const usage = await call<{ calls: number; input_tokens: number; output_tokens: number; cost_estimate_usd: number }>(
+          'GET',
+          `/agents/${agent.id}/usage`,
+        );
         const metrics = await (await fetch(`${url}/metrics`)).text();
         expect(usage.calls).toBeGreaterThan(0);
         expect(sample(metrics, 'tenet_llm_calls_total', { agent_id: agent.id })).toBe(usage.calls);
@@ -88,7 +109,9 @@ describe('GET /metrics after turns', () => {
     expect(sample(metrics, 'tenet_turns_total', { outcome: 'ready' })).toBe(3);
     expect(sample(metrics, 'tenet_matcher_request_duration_seconds_count', { operation: 'match', outcome: 'ok' })).toBe(3);
     expect(sample(metrics, 'tenet_matcher_in_flight_requests', { operation: 'match' })).toBe(0);
-    expect(sample(metrics, 'tenet_http_request_duration_seconds_count', { method: 'POST', route: '/sessions/:sessionId/events', status: '201' })).toBe(3);
+    expect(
+      sample(metrics, 'tenet_http_request_duration_seconds_count', { method: 'POST', route: '/sessions/:sessionId/events', status: '201' }),
+    ).toBe(3);
     expect(metrics).not.toMatch(/route="\/sessions\/[a-zA-Z0-9_-]{6,}/);
     expect(metrics).toMatch(/^tenet_event_log_relay_leader\{service="tenet-metrics-test"\} 1$/m);
     expect(metrics).toMatch(/^tenet_process_resident_memory_bytes\{service="tenet-metrics-test"\} \d+/m);

@@ -25,7 +25,11 @@ describe('tool-call metrics and a promtool-clean /metrics (embedded, scripted mo
   const provider = new ScriptedProvider();
 
   const call = async (path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown; text: string }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     let parsed: unknown;
     try {
@@ -45,11 +49,28 @@ describe('tool-call metrics and a promtool-clean /metrics (embedded, scripted mo
         relevance: 1,
         confidence: 1,
         reasoning: 'scripted',
-        tool_arguments: (g.tools ?? []).map((tool) => ({ tool_name: tool.name, arguments_json: JSON.stringify(tool.name.endsWith('fail') ? {} : { order_id: 'A-1' }) })),
+        tool_arguments: (g.tools ?? []).map((tool) => ({
+          tool_name: tool.name,
+          arguments_json: JSON.stringify(tool.name.endsWith('fail') ? {} : { order_id: 'A-1' }),
+        })),
       })),
     }));
-    provider.answerAlways('compose_reply', () => ({ message: 'Done.', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] }));
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline', TENET_SERVICE_NAME: 'tenet-tool-metrics' }, { provider, toolAllowedHosts: [orders.hostPort] }));
+    provider.answerAlways('compose_reply', () => ({
+      message: 'Done.',
+      cited_guideline_ids: [],
+      canned_response_id: '',
+      cited_chunk_ids: [],
+    }));
+    ({ app, url } = await startAllInOne(
+      {
+        TENET_MODE: 'embedded',
+        TENET_DATA_DIR: dir,
+        TENET_DEMO: 'off',
+        TENET_LLM_PROVIDER: 'offline',
+        TENET_SERVICE_NAME: 'tenet-tool-metrics',
+      },
+      { provider, toolAllowedHosts: [orders.hostPort] },
+    ));
   }, 60_000);
 
   afterAll(async () => {
@@ -59,31 +80,54 @@ describe('tool-call metrics and a promtool-clean /metrics (embedded, scripted mo
   });
 
   async function turn(sessionId: string): Promise<void> {
-    const posted = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'Where is my order?' })).body as { offset: number };
-    for (let offset = posted.offset + 1; ; ) {
-      const events = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&kinds=status&wait_for_data=30`)).body as { offset: number; data: { status?: string } }[];
+    const posted = (
+      await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message: 'Where is my order?' })
+    ).body as { offset: number };
+    for (let offset = posted.offset + 1; ;) {
+      const events = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&kinds=status&wait_for_data=30`)).body as {
+        offset: number;
+        data: { status?: string };
+      }[];
       if (events.some((e) => e.data.status === 'ready' || e.data.status === 'error')) return;
       offset = (events.at(-1)?.offset ?? offset - 1) + 1;
     }
   }
 
   it('counts each call by tool service, tool and outcome', async () => {
-    expect((await call('/services/orders', 'PUT', { kind: 'openapi', openapi: { url: orders.service.url, source: orders.service.source } })).status).toBe(200);
+    expect(
+      (await call('/services/orders', 'PUT', { kind: 'openapi', openapi: { url: orders.service.url, source: orders.service.source } }))
+        .status,
+    ).toBe(200);
     for (const tool of ['get_order', 'fail']) {
       const agent = (await call('/agents', 'POST', { name: `metrics ${tool}` })).body as { id: string };
-      expect((await call('/guidelines', 'POST', { condition: 'The customer asks about an order', action: 'Look it up', tools: [`orders:${tool}`], tags: [`agent:${agent.id}`] })).status).toBe(201);
+      expect(
+        (
+          await call('/guidelines', 'POST', {
+            condition: 'The customer asks about an order',
+            action: 'Look it up',
+            tools: [`orders:${tool}`],
+            tags: [`agent:${agent.id}`],
+          })
+        ).status,
+      ).toBe(201);
       await turn(((await call('/sessions', 'POST', { agent_id: agent.id })).body as { id: string }).id);
     }
     const metrics = (await call('/metrics')).text;
-    expect(metrics).toMatch(/^tenet_tool_calls_total\{tool_service="orders",tool="get_order",outcome="ok",service="tenet-tool-metrics"\} 1$/m);
-    expect(metrics).toMatch(/^tenet_tool_calls_total\{tool_service="orders",tool="fail",outcome="error",service="tenet-tool-metrics"\} 1$/m);
+    expect(metrics).toMatch(
+      /^tenet_tool_calls_total\{tool_service="orders",tool="get_order",outcome="ok",service="tenet-tool-metrics"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      /^tenet_tool_calls_total\{tool_service="orders",tool="fail",outcome="error",service="tenet-tool-metrics"\} 1$/m,
+    );
   }, 90_000);
 
   it('/metrics passes promtool check metrics (no gauge with a _total suffix)', async () => {
     const metrics = (await call('/metrics')).text;
     expect(metrics).not.toMatch(/^# TYPE \S+_total gauge$/m);
     if (!promtool) {
-      console.warn('promtool not installed (Debian package "prometheus"): skipping `promtool check metrics`; the _total-gauge check above still ran');
+      console.warn(
+        'promtool not installed (Debian package "prometheus"): skipping `promtool check metrics`; the _total-gauge check above still ran',
+      );
       return;
     }
     const checked = spawnSync(promtool, ['check', 'metrics'], { input: metrics, encoding: 'utf8' });

@@ -30,7 +30,10 @@ describe('tracing', () => {
     Object.assign(process.env, { TENET_LLM_PROVIDER: 'offline' });
     orders = await startDemoOrderService();
     deadPort = await closedPort();
-    ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_SERVICE_NAME: 'tenet-trace-test' }, { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] }));
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_SERVICE_NAME: 'tenet-trace-test' },
+      { toolAllowedHosts: [orders.hostPort, `127.0.0.1:${deadPort}`] },
+    ));
   });
 
   afterAll(async () => {
@@ -51,7 +54,10 @@ describe('tracing', () => {
 
   it('gives a turn one trace, with the matcher spans as children of the turn span', async () => {
     exporter.reset();
-    const post = async <T>(path: string, body: unknown): Promise<T> => (await (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as T;
+    const post = async <T>(path: string, body: unknown): Promise<T> =>
+      (await (
+        await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json()) as T;
     const agent = await post<{ id: string }>('/agents', { name: 'Traced' });
     const session = await post<{ id: string }>('/sessions', { agent_id: agent.id });
     await post(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: 'hello there' });
@@ -71,12 +77,24 @@ describe('tracing', () => {
 
   it('marks the turn span ERROR when a tool that does not allow failure fails the turn (no exception thrown)', async () => {
     exporter.reset();
-    const call = async <T>(path: string, method: string, body: unknown): Promise<T> => (await (await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as T;
+    const call = async <T>(path: string, method: string, body: unknown): Promise<T> =>
+      (await (
+        await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json()) as T;
     await call('/services/down', 'PUT', { kind: 'openapi', openapi: { url: `http://127.0.0.1:${deadPort}`, source: orders.source } });
     const agent = await call<{ id: string }>('/agents', 'POST', { name: 'Failing' });
-    await call('/guidelines', 'POST', { condition: 'The customer asks about the status of their order', action: 'Tell them the status of their order', tools: ['down:get_order_status'], tags: [`agent:${agent.id}`] });
+    await call('/guidelines', 'POST', {
+      condition: 'The customer asks about the status of their order',
+      action: 'Tell them the status of their order',
+      tools: ['down:get_order_status'],
+      tags: [`agent:${agent.id}`],
+    });
     const session = await call<{ id: string }>('/sessions', 'POST', { agent_id: agent.id });
-    await call(`/sessions/${session.id}/events`, 'POST', { kind: 'message', source: 'customer', message: 'What is the status of my order 55555?' });
+    await call(`/sessions/${session.id}/events`, 'POST', {
+      kind: 'message',
+      source: 'customer',
+      message: 'What is the status of my order 55555?',
+    });
     const turn = await eventually(async () => {
       const span = exporter.getFinishedSpans().find((s) => s.name === 'tenet.turn' && s.attributes['tenet.session_id'] === session.id);
       expect(span).toBeDefined();

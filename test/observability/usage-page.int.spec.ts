@@ -24,7 +24,11 @@ describe('GET /admin/usage', () => {
   const agents: { id: string; name: string }[] = [];
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     expect(response.status).toBeLessThan(300);
     return (await response.json()) as T;
   };
@@ -32,17 +36,31 @@ describe('GET /admin/usage', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenet-usage-page-'));
     // The offline model is free by default; a price makes the cost chart show bars.
-    Object.assign(process.env, { TENET_LLM_PROVIDER: 'offline', TENET_PRICES: JSON.stringify({ 'offline/tenet-lexical-1': { inputPerMillion: 150, outputPerMillion: 600 } }) });
+    Object.assign(process.env, {
+      TENET_LLM_PROVIDER: 'offline',
+      TENET_PRICES: JSON.stringify({ 'offline/tenet-lexical-1': { inputPerMillion: 150, outputPerMillion: 600 } }),
+    });
     ({ app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_SERVICE_NAME: 'tenet-usage-page-test' }));
     for (const [i, name] of ['Support <Team>', 'Sales'].entries()) {
       const agent = await call<{ id: string; name: string }>('POST', '/agents', { name });
       agents.push(agent);
-      await call('POST', '/guidelines', { condition: 'The customer asks about refunds', action: 'Explain the refund policy', tags: [`agent:${agent.id}`] });
+      await call('POST', '/guidelines', {
+        condition: 'The customer asks about refunds',
+        action: 'Explain the refund policy',
+        tags: [`agent:${agent.id}`],
+      });
       const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id });
       for (let n = 0; n <= i * 2; n++) {
-        const posted = await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: `refund for order ${n}?` });
-        for (let offset = posted.offset + 1, ready = false; !ready; ) {
-          const events = await call<{ offset: number; data: { status?: string } }[]>('GET', `/sessions/${session.id}/events?min_offset=${offset}&kinds=status&wait_for_data=30`);
+        const posted = await call<{ offset: number }>('POST', `/sessions/${session.id}/events`, {
+          kind: 'message',
+          source: 'customer',
+          message: `refund for order ${n}?`,
+        });
+        for (let offset = posted.offset + 1, ready = false; !ready;) {
+          const events = await call<{ offset: number; data: { status?: string } }[]>(
+            'GET',
+            `/sessions/${session.id}/events?min_offset=${offset}&kinds=status&wait_for_data=30`,
+          );
           ready = events.some((e) => e.data.status === 'ready');
           offset = events.at(-1)!.offset + 1;
         }
@@ -51,7 +69,8 @@ describe('GET /admin/usage', () => {
     // Wait until metering has every record the turns produced.
     await eventually(async () => {
       // Each turn meters three calls: matching, composing and recall's query embedding.
-      for (const [i, agent] of agents.entries()) expect((await call<{ calls: number }>('GET', `/agents/${agent.id}/usage`)).calls).toBe((i * 2 + 1) * 3);
+      for (const [i, agent] of agents.entries())
+        expect((await call<{ calls: number }>('GET', `/agents/${agent.id}/usage`)).calls).toBe((i * 2 + 1) * 3);
     });
   });
 
@@ -69,7 +88,9 @@ describe('GET /admin/usage', () => {
     expect(html).toContain('Support &#60;Team&#62;');
     for (const agent of agents) {
       const usage = await call<{ calls: number; input_tokens: number; output_tokens: number }>('GET', `/agents/${agent.id}/usage`);
-      const row = new RegExp(`<small>${agent.id}</small></th><td>${usage.calls}</td><td>${usage.input_tokens.toLocaleString('en-US')}</td><td>${usage.output_tokens.toLocaleString('en-US')}</td>`);
+      const row = new RegExp(
+        `<small>${agent.id}</small></th><td>${usage.calls}</td><td>${usage.input_tokens.toLocaleString('en-US')}</td><td>${usage.output_tokens.toLocaleString('en-US')}</td>`,
+      );
       expect(html).toMatch(row);
     }
     // Both charts (cost and tokens) have a bar segment per agent in the current hour.
@@ -79,7 +100,9 @@ describe('GET /admin/usage', () => {
   it('refuses an unknown range with a 422 naming the parameter', async () => {
     const response = await fetch(`${url}/admin/usage?range=1y`);
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ detail: [expect.objectContaining({ loc: ['query', 'range'], msg: 'range must be one of 24h, 7d, 30d' })] });
+    expect(await response.json()).toEqual({
+      detail: [expect.objectContaining({ loc: ['query', 'range'], msg: 'range must be one of 24h, 7d, 30d' })],
+    });
   });
 
   it('renders its charts in headless Chromium (screenshot in tmp/screenshots)', async () => {

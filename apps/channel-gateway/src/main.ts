@@ -27,6 +27,8 @@ const app = await NestFactory.create(ChannelGatewayHostModule.forRoot(config), {
 configureGatewayHttp(app, env);
 await startMessageHandlers(app, config.serviceName);
 await app.listen(config.port, settings.get('TENET_HOST') ?? '0.0.0.0');
-logger.log(`channel gateway (${config.mode}) on :${config.port} — inbound URLs at /channels/{id}/inbound, session gateway ${settings.get('TENET_CHANNELS_GATEWAY_URL')}`);
+logger.log(
+  `channel gateway (${config.mode}) on :${config.port} — inbound URLs at /channels/{id}/inbound, session gateway ${settings.get('TENET_CHANNELS_GATEWAY_URL')}`,
+);
 for (const line of await inboundUrlLines(app, `http://127.0.0.1:${config.port}`)) logger.log(line);
 closeOnSignals(app, logger);

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 
 /** Flags of a command as the shell completes them (long and short forms). */
-const flagsOf = (command: Command): string[] => command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => typeof f === 'string'));
+const flagsOf = (command: Command): string[] =>
+  command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => typeof f === 'string'));
 
 /**
  * A completion script generated from the command tree itself, so it always offers the commands and options the

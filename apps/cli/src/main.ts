@@ -3,7 +3,18 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { loadConfigOrExit } from '@tenet/config';
-import { agentDefinitionJsonSchema, DefinitionError, formatProblem, liveStatus, renderBehaviourDiff, renderJunit, renderPlan, renderReport, renderTurn, scenarioPassed } from '@tenet/cli-domain';
+import {
+  agentDefinitionJsonSchema,
+  DefinitionError,
+  formatProblem,
+  liveStatus,
+  renderBehaviourDiff,
+  renderJunit,
+  renderPlan,
+  renderReport,
+  renderTurn,
+  scenarioPassed,
+} from '@tenet/cli-domain';
 import {
   allAgentIds,
   applyPlans,
@@ -61,7 +72,8 @@ program
       const unmanaged = plans[index]?.plan.unmanaged ?? [];
       if (report.done.length === 0) out(`agent ${report.agentId}: no changes (the server already matches the definitions)`);
       else out(`agent ${report.agentId}: ${report.done.length} change(s)\n${report.done.map((line) => `  ${line}`).join('\n')}`);
-      if (unmanaged.length > 0) out(`  not in the files (kept; --prune deletes them): ${unmanaged.map((u) => `${u.kind} ${u.key}`).join(', ')}`);
+      if (unmanaged.length > 0)
+        out(`  not in the files (kept; --prune deletes them): ${unmanaged.map((u) => `${u.kind} ${u.key}`).join(', ')}`);
     }
   });
 
@@ -88,16 +100,22 @@ program
     const client = api();
     const ids = options.all ? await allAgentIds(client) : agents;
     if (ids.length === 0) throw new CliError('name the agents to export, or --all');
-    const result = await exportAgents(client, ids, { ...(options.out ? { out: options.out } : {}), ...(options.knowledgeFrom ? { knowledgeFrom: options.knowledgeFrom } : {}), schemaPath: SCHEMA_PATH });
+    const result = await exportAgents(client, ids, {
+      ...(options.out ? { out: options.out } : {}),
+      ...(options.knowledgeFrom ? { knowledgeFrom: options.knowledgeFrom } : {}),
+      schemaPath: SCHEMA_PATH,
+    });
     for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
     for (const [agentId, value] of result.files) out(options.out ? `exported ${agentId} to ${value}` : value);
   });
 
-const positive = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive integer`);
-  return n;
-};
+const positive =
+  (name: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive integer`);
+    return n;
+  };
 
 program
   .command('chat')
@@ -149,7 +167,9 @@ program
   .action(async (path: string, options: { repeat: number; junit?: string; timeout: number; embedded?: string }) => {
     const scenarios = loadScenarios(path);
     const run = (client: TenetApi) => runScenarios(client, scenarios, { repeat: options.repeat, timeoutMs: options.timeout * 1000 });
-    const outcomes = options.embedded ? await withScratchServer(loadDefinitions(options.embedded, process.env), process.env, run) : await run(api());
+    const outcomes = options.embedded
+      ? await withScratchServer(loadDefinitions(options.embedded, process.env), process.env, run)
+      : await run(api());
     if (options.junit) writeFileSync(options.junit, renderJunit(outcomes));
     out(renderReport(outcomes));
     if (!outcomes.every(scenarioPassed)) process.exitCode = 1;
@@ -157,14 +177,18 @@ program
 
 program
   .command('replay')
-  .description("re-run live sessions' customer turns against changed definitions on a scratch server; report turns whose matched guidelines change")
+  .description(
+    "re-run live sessions' customer turns against changed definitions on a scratch server; report turns whose matched guidelines change",
+  )
   .requiredOption('--sessions <filter>', 'agent:<agent id> (its most recent sessions) or session ids, comma-separated')
   .requiredOption('--against <path>', 'the changed definitions (file or directory)')
   .option('--limit <n>', 'at most this many sessions of an agent', positive('--limit'), 20)
   .option('--exit-code', 'exit with 1 when any turn would change', false)
   .action(async (options: { sessions: string; against: string; limit: number; exitCode: boolean }) => {
     const definitions = loadDefinitions(options.against, process.env);
-    const result = await replay(api(), parseSessionFilter(options.sessions, options.limit), definitions, process.env, (line) => process.stderr.write(`${line}\n`));
+    const result = await replay(api(), parseSessionFilter(options.sessions, options.limit), definitions, process.env, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
     out(renderBehaviourDiff(result.differences, result.replayedTurns));
     if (options.exitCode && result.differences.length > 0) process.exitCode = 1;
   });

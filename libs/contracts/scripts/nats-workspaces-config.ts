@@ -18,4 +18,6 @@ if (workspaces.length === 0) {
   process.stderr.write('usage: npm run nats:workspaces -- <workspace>... [--namespace <ns>] [--services-user <user>]\n');
   process.exit(2);
 }
-process.stdout.write(renderNatsWorkspaceConfig({ workspaces, ...(namespace ? { namespace } : {}), ...(servicesUser ? { servicesUser } : {}) }));
+process.stdout.write(
+  renderNatsWorkspaceConfig({ workspaces, ...(namespace ? { namespace } : {}), ...(servicesUser ? { servicesUser } : {}) }),
+);

@@ -1,6 +1,16 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { allContracts, SESSION_MODE_CHANGED_EVENT_TYPE, sessionMetaStreamId, sessionStreamId, subjectFor, toIntegrationEvent, toSessionIntegrationEvent, toSessionModeChangedEvent, type LoggedSessionEvent } from './index.js';
+import {
+  allContracts,
+  SESSION_MODE_CHANGED_EVENT_TYPE,
+  sessionMetaStreamId,
+  sessionStreamId,
+  subjectFor,
+  toIntegrationEvent,
+  toSessionIntegrationEvent,
+  toSessionModeChangedEvent,
+  type LoggedSessionEvent,
+} from './index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -68,7 +78,15 @@ describe('toSessionIntegrationEvent', () => {
 
 describe('toSessionModeChangedEvent', () => {
   const data = { session_id: 's1', agent_id: 'a1', customer_id: 'guest', mode: 'manual', previous_mode: 'auto', reason: 'api' };
-  const stored = (streamId: string, type: string) => ({ id: 'evt_9', streamId, offset: 3, position: 40, type, data, recordedAt: '2026-11-23T10:00:00.000Z' });
+  const stored = (streamId: string, type: string) => ({
+    id: 'evt_9',
+    streamId,
+    offset: 3,
+    position: 40,
+    type,
+    data,
+    recordedAt: '2026-11-23T10:00:00.000Z',
+  });
 
   it('publishes a mode change of a session record on tenet.v1.session.<id>.mode_changed, valid against its contract', () => {
     const mapped = toIntegrationEvent(stored(sessionMetaStreamId('s1'), SESSION_MODE_CHANGED_EVENT_TYPE));
@@ -86,12 +104,23 @@ describe('toSessionModeChangedEvent', () => {
 });
 
 describe('toSessionDeletionEvent', () => {
-  const stored = (type: string, data: unknown) => ({ id: 'evt_10', streamId: sessionMetaStreamId('s1'), offset: 5, position: 41, type, data, recordedAt: '2026-11-23T10:00:00.000Z' });
+  const stored = (type: string, data: unknown) => ({
+    id: 'evt_10',
+    streamId: sessionMetaStreamId('s1'),
+    offset: 5,
+    position: 41,
+    type,
+    data,
+    recordedAt: '2026-11-23T10:00:00.000Z',
+  });
   const valid = (type: string, payload: unknown) => ajv.compile(allContracts.find((c) => c.type === type)!.schema)(payload);
 
   it('publishes a session tombstone as session.deleted, naming the session from its stream when an older tombstone has no data', () => {
     const mapped = toIntegrationEvent(stored('SessionDeleted', { session_id: 's1', agent_id: 'a1', customer_id: 'guest' }));
-    expect(mapped).toMatchObject({ subject: 'tenet.v1.session.s1.deleted', payload: { type: 'session.deleted', version: 1, data: { session_id: 's1', agent_id: 'a1', customer_id: 'guest' } } });
+    expect(mapped).toMatchObject({
+      subject: 'tenet.v1.session.s1.deleted',
+      payload: { type: 'session.deleted', version: 1, data: { session_id: 's1', agent_id: 'a1', customer_id: 'guest' } },
+    });
     expect(valid('session.deleted', mapped?.payload)).toBe(true);
     const older = toIntegrationEvent(stored('SessionDeleted', {}));
     expect(older?.payload).toMatchObject({ data: { session_id: 's1' } });
@@ -100,7 +129,10 @@ describe('toSessionDeletionEvent', () => {
 
   it('publishes deleted events as session.events_deleted with the hidden range', () => {
     const mapped = toIntegrationEvent(stored('SessionEventsDeleted', { min_offset: 2, before_offset: 7 }));
-    expect(mapped).toMatchObject({ subject: 'tenet.v1.session.s1.events_deleted', payload: { type: 'session.events_deleted', data: { session_id: 's1', min_offset: 2, before_offset: 7 } } });
+    expect(mapped).toMatchObject({
+      subject: 'tenet.v1.session.s1.events_deleted',
+      payload: { type: 'session.events_deleted', data: { session_id: 's1', min_offset: 2, before_offset: 7 } },
+    });
     expect(valid('session.events_deleted', mapped?.payload)).toBe(true);
   });
 });

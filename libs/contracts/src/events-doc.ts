@@ -51,7 +51,7 @@ export function renderEventsDoc(): string {
     '',
     '- **Subjects**: subscribe with wildcards, e.g. `tenet.v2.acme.session.*.message_created` or `tenet.v2.acme.>`.',
     '- **Envelope**: every event carries `id` (the event-log id, also the JetStream `Nats-Msg-Id`, so a',
-    '  republished event is dropped by the server\'s duplicate window), `type`, `version`, `stream` and `offset`',
+    "  republished event is dropped by the server's duplicate window), `type`, `version`, `stream` and `offset`",
     '  (its place in the append-only event log), `position` (global order) and `occurred_at`.',
     '- **Delivery** is at least once: the event log is the outbox, and its relay republishes until JetStream',
     '  acknowledges. Consumers should be idempotent on `id` (or on `stream` + `offset`).',

@@ -78,7 +78,13 @@ export {
   type LlmUsageData,
 } from './metering/llm-usage-recorded.v1.js';
 export { toIntegrationEvent } from './routing.js';
-export { INTENT_RECOGNIZED_EVENT_TYPE, IntentRecognizedV1, intentRecognitionStreamId, toIntentIntegrationEvent, type IntentRecognizedData } from './intents/intent-recognized.v1.js';
+export {
+  INTENT_RECOGNIZED_EVENT_TYPE,
+  IntentRecognizedV1,
+  intentRecognitionStreamId,
+  toIntentIntegrationEvent,
+  type IntentRecognizedData,
+} from './intents/intent-recognized.v1.js';
 export {
   BudgetScopeV1,
   CallUsageV1,
@@ -127,7 +133,14 @@ export {
   type ToolErrorCode,
   type ToolInvocationData,
 } from './tools/tools.v1.js';
-export { CUSTOMER_MEMORY_STREAM_PREFIX, FactForgottenV1, FactRecordedV1, FactSupersededV1, memoryEventContracts, toMemoryIntegrationEvent } from './memory/memory-events.v1.js';
+export {
+  CUSTOMER_MEMORY_STREAM_PREFIX,
+  FactForgottenV1,
+  FactRecordedV1,
+  FactSupersededV1,
+  memoryEventContracts,
+  toMemoryIntegrationEvent,
+} from './memory/memory-events.v1.js';
 export { MEMORY_RECALL_QUEUE_GROUP, MEMORY_RECALL_SUBJECT, RecallRequestV1, RecallResponseV1 } from './rpc/memory.v1.js';
 export {
   CONTEXT_EXTRACTION_STREAM_PREFIX,
@@ -138,7 +151,15 @@ export {
   toExtractionIntegrationEvent,
 } from './memory/extraction-events.v1.js';
 export { ExtractContextReplyV1, ExtractContextRequestV1, ExtractionVariableV1, MATCHER_EXTRACT_SUBJECT } from './rpc/extraction.v1.js';
-export { BUDGET_EVENT_TYPES, BudgetExceededV1, BudgetWarningV1, budgetEventContracts, budgetStreamId, toBudgetIntegrationEvent, type BudgetEventData } from './metering/budget-events.v1.js';
+export {
+  BUDGET_EVENT_TYPES,
+  BudgetExceededV1,
+  BudgetWarningV1,
+  budgetEventContracts,
+  budgetStreamId,
+  toBudgetIntegrationEvent,
+  type BudgetEventData,
+} from './metering/budget-events.v1.js';
 export {
   natsPasswordVariable,
   renderNatsWorkspaceConfig,

@@ -12,7 +12,18 @@ import { toolEventContracts } from './tools/tools.v1.js';
 import { workspaceContract } from './workspaces/workspace-events.v2.js';
 
 /** Every published integration event, in documentation order. docs/events.md is generated from this list. */
-export const allContracts: readonly IntegrationEventContract[] = [...sessionEventContracts, ...sessionModeContracts, ...sessionDeletionContracts, ...journeyEventContracts, ...meteringEventContracts, ...budgetEventContracts, ...intentEventContracts, ...toolEventContracts, ...memoryEventContracts, ...extractionEventContracts];
+export const allContracts: readonly IntegrationEventContract[] = [
+  ...sessionEventContracts,
+  ...sessionModeContracts,
+  ...sessionDeletionContracts,
+  ...journeyEventContracts,
+  ...meteringEventContracts,
+  ...budgetEventContracts,
+  ...intentEventContracts,
+  ...toolEventContracts,
+  ...memoryEventContracts,
+  ...extractionEventContracts,
+];
 
 /** The same events under major 2 (`tenet.v2.<workspace>.…`, ADR 0018), published beside v1 while v1 is deprecated. */
 export const allV2Contracts: readonly IntegrationEventContract[] = allContracts.map(workspaceContract);

@@ -11,5 +11,16 @@ import { toToolIntegrationEvent } from './tools/tools.v1.js';
 
 /** The one mapping from logged events to published integration events; `undefined` keeps an event private. */
 export function toIntegrationEvent(event: LoggedSessionEvent): { subject: string; payload: unknown } | undefined {
-  return toSessionIntegrationEvent(event) ?? toSessionModeChangedEvent(event) ?? toSessionDeletionEvent(event) ?? toJourneyIntegrationEvent(event) ?? toUsageIntegrationEvent(event) ?? toToolIntegrationEvent(event) ?? toMemoryIntegrationEvent(event) ?? toExtractionIntegrationEvent(event) ?? toBudgetIntegrationEvent(event) ?? toIntentIntegrationEvent(event);
+  return (
+    toSessionIntegrationEvent(event) ??
+    toSessionModeChangedEvent(event) ??
+    toSessionDeletionEvent(event) ??
+    toJourneyIntegrationEvent(event) ??
+    toUsageIntegrationEvent(event) ??
+    toToolIntegrationEvent(event) ??
+    toMemoryIntegrationEvent(event) ??
+    toExtractionIntegrationEvent(event) ??
+    toBudgetIntegrationEvent(event) ??
+    toIntentIntegrationEvent(event)
+  );
 }

@@ -15,11 +15,15 @@ type Options = Record<string | symbol, unknown> | undefined;
 /** TypeBox's CreateType in its default instance mode: options first, then the schema's own keys. */
 const create = (schema: Schema, options: Options): Schema => (options !== undefined ? { ...options, ...schema } : schema);
 
-const isOptional = (schema: unknown): boolean => typeof schema === 'object' && schema !== null && (schema as Schema)[OptionalKind] === 'Optional';
+const isOptional = (schema: unknown): boolean =>
+  typeof schema === 'object' && schema !== null && (schema as Schema)[OptionalKind] === 'Optional';
 
 function object(properties: Record<string, Schema>, options?: Options): Schema {
   const required = Object.keys(properties).filter((key) => !isOptional(properties[key]));
-  return create(required.length > 0 ? { [Kind]: 'Object', type: 'object', required, properties } : { [Kind]: 'Object', type: 'object', properties }, options);
+  return create(
+    required.length > 0 ? { [Kind]: 'Object', type: 'object', required, properties } : { [Kind]: 'Object', type: 'object', properties },
+    options,
+  );
 }
 
 function union(types: Schema[], options?: Options): Schema {
@@ -43,7 +47,8 @@ const builders = {
   Boolean: (options?: Options) => create({ [Kind]: 'Boolean', type: 'boolean' }, options),
   Null: (options?: Options) => create({ [Kind]: 'Null', type: 'null' }, options),
   Unknown: (options?: Options) => create({ [Kind]: 'Unknown' }, options),
-  Literal: (value: string | number | boolean, options?: Options) => create({ [Kind]: 'Literal', const: value, type: typeof value }, options),
+  Literal: (value: string | number | boolean, options?: Options) =>
+    create({ [Kind]: 'Literal', const: value, type: typeof value }, options),
   Array: (items: Schema, options?: Options) => create({ [Kind]: 'Array', type: 'array', items }, options),
   Optional: (schema: Schema) => create({ ...schema, [OptionalKind]: 'Optional' }, undefined),
   Object: object,

@@ -5,7 +5,10 @@ import { allContracts, allV2Contracts } from './registry.js';
 /** Every own key (symbols too) in order, recursively: what "the same schema object" means here. */
 const shape = (value: unknown): unknown =>
   typeof value === 'object' && value !== null
-    ? Reflect.ownKeys(value).map((key) => [typeof key === 'symbol' ? key.toString() : key, shape((value as Record<string | symbol, unknown>)[key])])
+    ? Reflect.ownKeys(value).map((key) => [
+        typeof key === 'symbol' ? key.toString() : key,
+        shape((value as Record<string | symbol, unknown>)[key]),
+      ])
     : value;
 
 describe("the contracts' schema builder", () => {

@@ -13,6 +13,10 @@ import { hostBasics } from './host-basics.js';
 export class ChannelGatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     const { imports, controllers } = hostBasics(config);
-    return { module: ChannelGatewayHostModule, imports: [...imports, PlatformModule.forRoot(config), EdgeAccessModule, ChannelsModule], controllers };
+    return {
+      module: ChannelGatewayHostModule,
+      imports: [...imports, PlatformModule.forRoot(config), EdgeAccessModule, ChannelsModule],
+      controllers,
+    };
   }
 }

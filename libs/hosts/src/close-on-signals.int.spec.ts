@@ -7,7 +7,10 @@ const fixture = fileURLToPath(new URL('./close-on-signals.fixture.ts', import.me
 describe('closeOnSignals: a process stops within its shutdown grace period', () => {
   it('exits 1 after the grace period when closing does not finish, naming the setting', async () => {
     let output = '';
-    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', fixture], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', fixture], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

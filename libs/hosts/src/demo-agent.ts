@@ -31,7 +31,9 @@ export interface DemoLoadOptions {
 /** The gateway requires a key and none (or a wrong one) was given: the demo is not loaded, the server runs on. */
 export class DemoNeedsKeyError extends Error {
   constructor(status: number) {
-    super(`the API answered ${status}: with API keys required the demo agent is seeded with TENET_ADMIN_KEY (an admin key of the default workspace); set it, or load definitions with your own key`);
+    super(
+      `the API answered ${status}: with API keys required the demo agent is seeded with TENET_ADMIN_KEY (an admin key of the default workspace); set it, or load definitions with your own key`,
+    );
     this.name = 'DemoNeedsKeyError';
   }
 }
@@ -41,9 +43,18 @@ export class DemoNeedsKeyError extends Error {
  * client's definitions), as an admin of `default` when the gateway requires keys. Idempotent: an agent or
  * guideline that already exists is left as it is.
  */
-export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, started: DemoToolServices = {}, options: DemoLoadOptions = {}): Promise<string> {
+export async function loadDemoAgent(
+  baseUrl: string,
+  file: URL,
+  logger: Logger,
+  started: DemoToolServices = {},
+  options: DemoLoadOptions = {},
+): Promise<string> {
   const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoDefinition;
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.adminKey ? { authorization: `Bearer ${options.adminKey}` } : {}) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(options.adminKey ? { authorization: `Bearer ${options.adminKey}` } : {}),
+  };
   const call = async (method: string, path: string, body?: unknown, url = baseUrl): Promise<Response> =>
     fetch(`${url}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
   const existing = await call('GET', `/agents/${demo.agent.id}`);
@@ -57,7 +68,10 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
   for (const service of demo.services ?? []) {
     const running = started[service.started];
     if (!running) continue;
-    const put = await call('PUT', `/services/${service.name}`, { kind: service.kind, [service.kind]: { url: running.url, source: running.source } });
+    const put = await call('PUT', `/services/${service.name}`, {
+      kind: service.kind,
+      [service.kind]: { url: running.url, source: running.source },
+    });
     if (put.status !== 200) throw new Error(`demo tool service ${service.name} rejected: ${put.status} ${await put.text()}`);
     registered.add(service.name);
   }
@@ -72,8 +86,15 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
   }
   // Once all guidelines exist; only with a source created just now, so a restart does not add it twice.
   for (const relationship of (demo.relationships ?? []).filter((r) => createdNow.has(r.source))) {
-    const related = await call('POST', '/relationships', { source_guideline: relationship.source, target_guideline: relationship.target, kind: relationship.kind });
-    if (related.status !== 201) throw new Error(`demo relationship ${relationship.source} → ${relationship.target} rejected: ${related.status} ${await related.text()}`);
+    const related = await call('POST', '/relationships', {
+      source_guideline: relationship.source,
+      target_guideline: relationship.target,
+      kind: relationship.kind,
+    });
+    if (related.status !== 201)
+      throw new Error(
+        `demo relationship ${relationship.source} → ${relationship.target} rejected: ${related.status} ${await related.text()}`,
+      );
   }
   // Journeys last: their tool steps name the services' tools, and they apply to the agent by its tag.
   for (const { requires_service: service, ...journey } of demo.journeys ?? []) {
@@ -89,8 +110,11 @@ export async function loadDemoAgent(baseUrl: string, file: URL, logger: Logger, 
     const created = await call('POST', '/intents', { ...intent, tags: [`agent:${demo.agent.id}`] });
     if (created.status !== 201) throw new Error(`demo intent ${intent.id} rejected: ${created.status} ${await created.text()}`);
   }
-  for (const source of demo.knowledge ?? []) await ingestKnowledge(call, options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
-  logger.log(`demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines and ${demo.intents?.length ?? 0} intents — chat at ${baseUrl}/chat`);
+  for (const source of demo.knowledge ?? [])
+    await ingestKnowledge(call, options.knowledgeUrl ?? baseUrl, demo.agent.id, source, new URL(source.file, file), logger);
+  logger.log(
+    `demo agent "${demo.agent.name}" (${demo.agent.id}) ready with ${demo.guidelines.length} guidelines and ${demo.intents?.length ?? 0} intents — chat at ${baseUrl}/chat`,
+  );
   return demo.agent.id;
 }
 
@@ -106,7 +130,14 @@ async function ingestKnowledge(
   file: URL,
   logger: Logger,
 ): Promise<void> {
-  const body = { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}), format: 'markdown', content: readFileSync(file, 'utf8'), agent_ids: [agentId] };
+  const body = {
+    id: source.id,
+    title: source.title,
+    ...(source.url ? { url: source.url } : {}),
+    format: 'markdown',
+    content: readFileSync(file, 'utf8'),
+    agent_ids: [agentId],
+  };
   let last = '';
   for (let attempt = 0; attempt < 120; attempt++) {
     const reply = await call('POST', '/knowledge/sources', body, url).catch((error: unknown) => String(error));

@@ -10,7 +10,8 @@ const ORDERS: Record<string, { status: string; carrier?: string; estimated_deliv
 
 const describeOrder = (id: string): Record<string, unknown> => {
   const order = ORDERS[id];
-  if (!order) return { order_id: id, status: 'not_found', message: `I could not find an order with the number ${id}; could you check the number?` };
+  if (!order)
+    return { order_id: id, status: 'not_found', message: `I could not find an order with the number ${id}; could you check the number?` };
   const when = order.estimated_delivery ? `, expected ${order.estimated_delivery}` : '';
   const by = order.carrier ? ` with ${order.carrier}` : '';
   return { order_id: id, ...order, message: `Your order ${id} is ${order.status}${by}${when}` };
@@ -26,7 +27,15 @@ const openApiDocument = (baseUrl: string): Record<string, unknown> => ({
       get: {
         operationId: 'get_order_status',
         summary: "Look up an order's status, carrier and expected delivery by its order number",
-        parameters: [{ name: 'order_id', in: 'path', required: true, description: 'The order number, e.g. 55555', schema: { type: 'string', pattern: '^[0-9]{4,10}$' } }],
+        parameters: [
+          {
+            name: 'order_id',
+            in: 'path',
+            required: true,
+            description: 'The order number, e.g. 55555',
+            schema: { type: 'string', pattern: '^[0-9]{4,10}$' },
+          },
+        ],
         responses: { '200': { description: 'The order status', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },

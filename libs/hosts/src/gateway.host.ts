@@ -12,6 +12,17 @@ export class GatewayHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     const { imports, controllers } = hostBasics(config);
     // Tool calls go to the tool-executor replicas (BullMQ queue, describe over NATS).
-    return { module: GatewayHostModule, imports: [...imports, PlatformModule.forRoot(config), CatalogHttpModule, SessionGatewayModule, IntentsModule, ToolExecutionClientModule.forRoot()], controllers };
+    return {
+      module: GatewayHostModule,
+      imports: [
+        ...imports,
+        PlatformModule.forRoot(config),
+        CatalogHttpModule,
+        SessionGatewayModule,
+        IntentsModule,
+        ToolExecutionClientModule.forRoot(),
+      ],
+      controllers,
+    };
   }
 }

@@ -24,6 +24,12 @@ export interface HostOptions {
  * registry per process). Each host is its own file, and each app imports only its own (`@tenet/hosts/<service>`),
  * so a process loads only the modules it runs (ADR 0035).
  */
-export function hostBasics(config: PlatformConfig): { imports: DynamicModule[]; controllers: [typeof HealthHttpController, typeof MetricsHttpController] } {
-  return { imports: [ObservabilityModule.forRoot(config.serviceName), TerminusModule.forRoot({ logger: false })], controllers: [HealthHttpController, MetricsHttpController] };
+export function hostBasics(config: PlatformConfig): {
+  imports: DynamicModule[];
+  controllers: [typeof HealthHttpController, typeof MetricsHttpController];
+} {
+  return {
+    imports: [ObservabilityModule.forRoot(config.serviceName), TerminusModule.forRoot({ logger: false })],
+    controllers: [HealthHttpController, MetricsHttpController],
+  };
 }

@@ -8,6 +8,10 @@ import { hostBasics } from './host-basics.js';
 export class JourneyEngineHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     const { imports, controllers } = hostBasics(config);
-    return { module: JourneyEngineHostModule, imports: [...imports, PlatformModule.forMessaging(config), JourneyEngineModule], controllers };
+    return {
+      module: JourneyEngineHostModule,
+      imports: [...imports, PlatformModule.forMessaging(config), JourneyEngineModule],
+      controllers,
+    };
   }
 }

@@ -8,6 +8,10 @@ import { hostBasics, type HostOptions } from './host-basics.js';
 export class MatcherHostModule {
   static forRoot(config: PlatformConfig, options: HostOptions = {}): DynamicModule {
     const { imports, controllers } = hostBasics(config);
-    return { module: MatcherHostModule, imports: [...imports, PlatformModule.forMessaging(config), GuidelineMatcherModule.forRoot(options)], controllers };
+    return {
+      module: MatcherHostModule,
+      imports: [...imports, PlatformModule.forMessaging(config), GuidelineMatcherModule.forRoot(options)],
+      controllers,
+    };
   }
 }

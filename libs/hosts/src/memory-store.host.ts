@@ -15,6 +15,10 @@ import { hostBasics } from './host-basics.js';
 export class MemoryStoreHostModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     const { imports, controllers } = hostBasics(config);
-    return { module: MemoryStoreHostModule, imports: [...imports, PlatformModule.forRoot(config), EdgeAccessModule, MemoryModule], controllers };
+    return {
+      module: MemoryStoreHostModule,
+      imports: [...imports, PlatformModule.forRoot(config), EdgeAccessModule, MemoryModule],
+      controllers,
+    };
   }
 }

@@ -31,7 +31,10 @@ export class MetricsHttpController {
       this.metrics.relayFailures.set(status.consecutiveFailures);
       this.metrics.relayLeader.set(status.role === 'leader' ? 1 : 0);
       if (this.store && status.role === 'leader') {
-        const pending = await this.store.readAll({ afterPosition: status.checkpoint, limit: PENDING_CAP }).then((events) => events.length, () => undefined);
+        const pending = await this.store.readAll({ afterPosition: status.checkpoint, limit: PENDING_CAP }).then(
+          (events) => events.length,
+          () => undefined,
+        );
         if (pending !== undefined) this.metrics.relayPending.set(pending);
       }
     }

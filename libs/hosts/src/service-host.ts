@@ -30,7 +30,11 @@ export function shutdownGraceFrom(env: Record<string, string | undefined>): numb
  * has not finished within the grace period (TENET_SHUTDOWN_GRACE_MS; e.g. a dependency or a full disk that
  * keeps a step from ending) is abandoned: the process logs it and exits 1 (docs/reliability.md#a-full-disk-under-the-event-log).
  */
-export function closeOnSignals(app: Pick<INestApplication, 'close'>, logger: LoggerService, graceMs = shutdownGraceFrom(process.env)): void {
+export function closeOnSignals(
+  app: Pick<INestApplication, 'close'>,
+  logger: LoggerService,
+  graceMs = shutdownGraceFrom(process.env),
+): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       logger.log(`${signal} received, shutting down`);

@@ -12,6 +12,10 @@ import { hostBasics } from './host-basics.js';
 export class ToolExecutorHostModule {
   static forRoot(config: PlatformConfig, options: ToolModuleOptions = {}): DynamicModule {
     const { imports, controllers } = hostBasics(config);
-    return { module: ToolExecutorHostModule, imports: [...imports, PlatformModule.forRoot(config), ToolExecutorModule.forRoot(options)], controllers };
+    return {
+      module: ToolExecutorHostModule,
+      imports: [...imports, PlatformModule.forRoot(config), ToolExecutorModule.forRoot(options)],
+      controllers,
+    };
   }
 }

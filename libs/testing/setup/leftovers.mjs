@@ -76,11 +76,15 @@ export async function teardown() {
     if (added && added.length > 0) {
       const byPrefix = new Map();
       for (const key of added) byPrefix.set(key.split(':')[0], (byPrefix.get(key.split(':')[0]) ?? 0) + 1);
-      problems.push(`${added.length} Redis key(s) without a TTL left on ${redisUrl()}, by prefix: ${[...byPrefix].map(([prefix, n]) => `${prefix} (${n})`).join(', ')}`);
+      problems.push(
+        `${added.length} Redis key(s) without a TTL left on ${redisUrl()}, by prefix: ${[...byPrefix].map(([prefix, n]) => `${prefix} (${n})`).join(', ')}`,
+      );
     }
   }
   if (problems.length === 0) return;
   const message = `the test run left data behind on the shared servers (clean up in afterAll/afterEach: deleteStreams, deleteRedisKeys from @tenet/testing):\n- ${problems.join('\n- ')}`;
   if (/^(1|true|yes)$/i.test(process.env['CI'] ?? '') || process.env['TENET_LEFTOVERS'] === 'fail') throw new Error(message);
-  console.warn(`warning: ${message}\n(not failing: set CI=true or TENET_LEFTOVERS=fail; other runs sharing these servers may have added some)`);
+  console.warn(
+    `warning: ${message}\n(not failing: set CI=true or TENET_LEFTOVERS=fail; other runs sharing these servers may have added some)`,
+  );
 }

@@ -31,7 +31,8 @@ const portIsFree = (port: number): Promise<boolean> =>
 /** A base port with it and the next `count - 1` ports free (the launcher puts matchers and metering on PORT+1…). */
 export async function freePortRange(count: number): Promise<number> {
   const stripeSize = Math.floor((ephemeralStart() - LOWEST) / STRIPES);
-  if (count < 1 || count > stripeSize / 4) throw new RangeError(`freePortRange: count must be 1..${Math.floor(stripeSize / 4)}, got ${count}`);
+  if (count < 1 || count > stripeSize / 4)
+    throw new RangeError(`freePortRange: count must be 1..${Math.floor(stripeSize / 4)}, got ${count}`);
   const worker = Number(process.env['JEST_WORKER_ID'] ?? '1');
   const stripeStart = LOWEST + (((Number.isInteger(worker) && worker > 0 ? worker : 1) - 1) % STRIPES) * stripeSize;
   for (let attempt = 0; attempt < 1_000; attempt++) {

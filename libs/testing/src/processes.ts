@@ -14,7 +14,12 @@ export interface RunningCommand {
  */
 export function runCommand(command: string, options: { cwd: string; env: NodeJS.ProcessEnv }): RunningCommand {
   let output = '';
-  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('sh', ['-c', `exec ${command}`], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -32,7 +37,8 @@ export function killGroup(running: RunningCommand): void {
 }
 
 /** The direct children of a process, from /proc (Linux). */
-export const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+export const childrenOf = (pid: number): number[] =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
 /** Every process below `pid` (children, their children, …) right now, from /proc (Linux). */
 export const descendantsOf = (pid: number): number[] =>
@@ -84,6 +90,11 @@ export async function waitHealthy(url: string, running: RunningCommand, timeoutM
   }
   const output = running.output();
   // Long outputs are shortened in the middle by CI logs: the lines that say why (exits, restarts, errors) come first.
-  const telling = output.split('\n').filter((line) => /exited|restart|error|fail|EADDRINUSE|refused|timed? ?out/i.test(line)).slice(-40);
-  throw new Error(`${url} did not become healthy (${last})\n--- errors, exits and restarts (${telling.length} lines) ---\n${telling.join('\n')}\n--- output ---\n${output}`);
+  const telling = output
+    .split('\n')
+    .filter((line) => /exited|restart|error|fail|EADDRINUSE|refused|timed? ?out/i.test(line))
+    .slice(-40);
+  throw new Error(
+    `${url} did not become healthy (${last})\n--- errors, exits and restarts (${telling.length} lines) ---\n${telling.join('\n')}\n--- output ---\n${output}`,
+  );
 }

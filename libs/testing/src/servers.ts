@@ -41,7 +41,13 @@ async function waitFor(port: number, up: boolean, what: string, output: () => st
   throw new Error(`${what} on port ${port} did not ${up ? 'start' : 'stop'} within 30 s:\n${output()}`);
 }
 
-async function ownServer(what: string, scheme: string, command: string, args: (port: number, dir: string) => string[], env?: Record<string, string>): Promise<OwnServer> {
+async function ownServer(
+  what: string,
+  scheme: string,
+  command: string,
+  args: (port: number, dir: string) => string[],
+  env?: Record<string, string>,
+): Promise<OwnServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `tenet-own-${what.toLowerCase()}-`));
   let child: ChildProcess | undefined;
@@ -78,8 +84,25 @@ async function ownServer(what: string, scheme: string, command: string, args: (p
  * configuration file too (e.g. users and permissions), `env` holding what it references (passwords).
  */
 export const startOwnNats = (options: { config?: string; env?: Record<string, string> } = {}): Promise<OwnServer> =>
-  ownServer('NATS', 'nats', 'nats-server', (port, dir) => [...(options.config ? ['-c', options.config] : []), '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], options.env);
+  ownServer(
+    'NATS',
+    'nats',
+    'nats-server',
+    (port, dir) => [...(options.config ? ['-c', options.config] : []), '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir],
+    options.env,
+  );
 
 /** `redis-server` on a free port without persistence: a restart loses every key, as an outage without AOF/RDB does. */
 export const startOwnRedis = (): Promise<OwnServer> =>
-  ownServer('Redis', 'redis', 'redis-server', (port, dir) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]);
+  ownServer('Redis', 'redis', 'redis-server', (port, dir) => [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+  ]);

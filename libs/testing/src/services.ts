@@ -35,7 +35,9 @@ export async function probeService(name: string, url: string, defaultPort: numbe
   const parsed = new URL(url);
   const port = parsed.port ? Number(parsed.port) : defaultPort;
   const error = await probeTcp(parsed.hostname.replace(/^\[|\]$/g, ''), port, 1_000);
-  return error === undefined ? { name, url, available: true } : { name, url, available: false, reason: `${name} unreachable at ${url}: ${error}` };
+  return error === undefined
+    ? { name, url, available: true }
+    : { name, url, available: false, reason: `${name} unreachable at ${url}: ${error}` };
 }
 
 export const probeNats = (): Promise<ServiceGate> => probeService('NATS', natsUrl(), 4222);

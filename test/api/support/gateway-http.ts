@@ -29,7 +29,11 @@ export interface Detail {
  */
 export function gatewayHttp(baseUrl: () => string) {
   const call = async (path: string, method = 'GET', body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${baseUrl()}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${baseUrl()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
   };
@@ -44,10 +48,11 @@ export function gatewayHttp(baseUrl: () => string) {
   const turnEvents = async <E extends TurnEvent = TurnEvent>(sessionId: string, message: string): Promise<E[]> => {
     const customer = (await call(`/sessions/${sessionId}/events`, 'POST', { kind: 'message', source: 'customer', message })).body as E;
     let events: E[] = [];
-    for (let offset = customer.offset + 1; ; ) {
+    for (let offset = customer.offset + 1; ;) {
       const next = (await call(`/sessions/${sessionId}/events?min_offset=${offset}&wait_for_data=30`)).body as E[];
       events = [...events, ...next];
-      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error'))) return events.filter((e) => e.correlation_id === customer.correlation_id);
+      if (events.some((e) => e.kind === 'status' && (e.data.status === 'ready' || e.data.status === 'error')))
+        return events.filter((e) => e.correlation_id === customer.correlation_id);
       offset = (events.at(-1)?.offset ?? offset - 1) + 1;
     }
   };
@@ -57,7 +62,10 @@ export function gatewayHttp(baseUrl: () => string) {
    * Opens a session with the agent, sends a customer message and waits for the turn to end: its `ready` or `error`
    * status, and the agent's reply when there is one.
    */
-  const turn = async <E extends Pick<TurnEvent, 'kind' | 'source' | 'data'>>(agentId: string, message: string): Promise<{ reply?: E; ready?: E; error?: E }> => {
+  const turn = async <E extends Pick<TurnEvent, 'kind' | 'source' | 'data'>>(
+    agentId: string,
+    message: string,
+  ): Promise<{ reply?: E; ready?: E; error?: E }> => {
     const session = await created('/sessions', { agent_id: agentId });
     await created(`/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message });
     return eventually(

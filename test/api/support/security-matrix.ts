@@ -9,22 +9,28 @@ export interface Route {
 
 /** Every route the app serves, from Express's router (so a new controller is in the matrix without being listed). */
 export function routesOf(app: INestApplication): Route[] {
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const express = app.getHttpAdapter().getInstance() as {
+    router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  };
   const routes: Route[] = [];
   for (const layer of express.router.stack) {
     // `{*path}` is the metrics middleware's mount, not a route.
     if (!layer.route || layer.route.path.includes('*')) continue;
-    for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
+    for (const [method, on] of Object.entries(layer.route.methods))
+      if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
   }
   const seen = new Set<string>();
-  return routes.filter((r) => !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`)).sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  return routes
+    .filter((r) => !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`))
+    .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }
 
 export const CALLERS = ['no key', ...ROLES, 'session token', 'other workspace (admin)'] as const;
 export type CallerName = (typeof CALLERS)[number];
 
 /** Collections whose ids in a path are confined to their workspace (a key of another workspace gets 404). */
-const CONFINED = /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|intents|keys)\/:|^\/knowledge\/sources\/:/;
+const CONFINED =
+  /\/(agents|sessions|customers|guidelines|tags|context-variables|terms|journeys|relationships|canned_responses|capabilities|evaluations|services|intents|keys)\/:|^\/knowledge\/sources\/:/;
 
 /** What each caller gets, by the access policy: `allowed`, 401, 403, or 404 (another workspace's resource). */
 export function expectedFor(route: Route, caller: CallerName): 'allowed' | '401' | '403' | '404' {

@@ -24,7 +24,11 @@ const canonical = (value: unknown): string =>
       : JSON.stringify(value);
 
 /** A request is identified by its task: what it asks, not how the prompt happens to be worded. */
-export const recordingKey = (request: LlmRequest): string => createHash('sha256').update(canonical({ kind: request.task.kind, input: request.task.input })).digest('hex').slice(0, 24);
+export const recordingKey = (request: LlmRequest): string =>
+  createHash('sha256')
+    .update(canonical({ kind: request.task.kind, input: request.task.input }))
+    .digest('hex')
+    .slice(0, 24);
 
 export class RecordingMissingError extends Error {
   constructor(file: string, key: string, kind: string, scenario: string | undefined) {
@@ -110,7 +114,9 @@ export class RecordedProvider implements LlmProvider {
    */
   save(): void {
     if (!this.dirty) return;
-    const kept = Object.entries(this.recordings).filter(([key, r]) => r.scenario !== undefined && (!this.ran.has(r.scenario) || this.answered.has(key)));
+    const kept = Object.entries(this.recordings).filter(
+      ([key, r]) => r.scenario !== undefined && (!this.ran.has(r.scenario) || this.answered.has(key)),
+    );
     const sorted = Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(this.file, `${JSON.stringify(sorted, null, 1)}\n`);
   }

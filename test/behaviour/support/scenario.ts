@@ -43,7 +43,14 @@ export interface ContextVariableSpec {
 export interface JourneySpec {
   title: string;
   conditions: string[];
-  steps: { id: string; name?: string; kind: 'chat' | 'tool' | 'fork' | 'final'; instruction?: string; tool?: string; required_context?: string[] }[];
+  steps: {
+    id: string;
+    name?: string;
+    kind: 'chat' | 'tool' | 'fork' | 'final';
+    instruction?: string;
+    tool?: string;
+    required_context?: string[];
+  }[];
   transitions: { from: string; to: string; condition?: string; priority?: number }[];
   initial_step: string;
   priority?: number;
@@ -54,7 +61,11 @@ export interface ScenarioWorld {
   agent?: Record<string, unknown>;
   guidelines: Record<string, GuidelineSpec>;
   /** `source`/`target` are guideline keys or `tag:<name>`. */
-  relationships?: { source: string; target: string; kind: 'entailment' | 'priority' | 'dependency' | 'dependency_any' | 'disambiguation' }[];
+  relationships?: {
+    source: string;
+    target: string;
+    kind: 'entailment' | 'priority' | 'dependency' | 'dependency_any' | 'disambiguation';
+  }[];
   cannedResponses?: Record<string, { value: string; tags?: string[] }>;
   terms?: { name: string; description: string; synonyms?: string[] }[];
   /** Context variables by name. */
@@ -153,8 +164,15 @@ interface ReadyData {
   applied_guideline_ids?: string[];
   cited_guideline_ids?: string[];
   canned_response_id?: string;
-  guideline_match_result?: { matches?: ReadyMatch[]; top_matches?: ReadyMatch[]; disambiguation?: { source_id: string; candidates: string[] } };
-  provenance?: { relationships?: { steps?: { kind: string; effect: string; guideline_id: string; because: string }[] }; glossary?: string[] };
+  guideline_match_result?: {
+    matches?: ReadyMatch[];
+    top_matches?: ReadyMatch[];
+    disambiguation?: { source_id: string; candidates: string[] };
+  };
+  provenance?: {
+    relationships?: { steps?: { kind: string; effect: string; guideline_id: string; because: string }[] };
+    glossary?: string[];
+  };
 }
 
 const AGENT_TAG = (agentId: string): string => `agent:${agentId}`;
@@ -167,7 +185,8 @@ const KEY = /^[A-Za-z0-9_]{1,24}$/;
  * so a scenario asks the same questions on every run, whatever other scenarios are added, removed or reordered.
  * Ids the gateway generates (relationships, tags, terms, sessions) never reach a provider request's task.
  */
-export const scenarioSlug = (suite: string, title: string): string => `${suite}-${createHash('sha256').update(title).digest('hex').slice(0, 8)}`;
+export const scenarioSlug = (suite: string, title: string): string =>
+  `${suite}-${createHash('sha256').update(title).digest('hex').slice(0, 8)}`;
 
 /**
  * Runs given/when/then conversation scenarios against the all-in-one host over its HTTP API, with recorded
@@ -185,7 +204,11 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
 
   describe(`behaviour: ${suite}`, () => {
     const mode = process.env['TENET_BEHAVIOUR'] === 'record' ? 'record' : 'replay';
-    const provider = new RecordedProvider(join(import.meta.dirname, '..', 'recordings', `${suite}.json`), mode, mode === 'record' ? createLlmProvider(process.env) : undefined);
+    const provider = new RecordedProvider(
+      join(import.meta.dirname, '..', 'recordings', `${suite}.json`),
+      mode,
+      mode === 'record' ? createLlmProvider(process.env) : undefined,
+    );
     let dir: string;
     let app: INestApplication;
     let url: string;
@@ -202,7 +225,11 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
     });
 
     const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
       if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status} ${await response.text()}`);
       return (response.status === 204 ? undefined : await response.json()) as T;
     };
@@ -215,10 +242,19 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
     const play = async (scenario: Scenario, cleanup: (() => Promise<unknown>)[]): Promise<TurnOutcome[]> => {
       const { given } = scenario;
       const slug = scenarioSlug(suite, scenario.title);
-      for (const key of [...Object.keys(given.guidelines), ...Object.keys(given.cannedResponses ?? {}), ...Object.keys(given.context ?? {})]) {
+      for (const key of [
+        ...Object.keys(given.guidelines),
+        ...Object.keys(given.cannedResponses ?? {}),
+        ...Object.keys(given.context ?? {}),
+      ]) {
         if (!KEY.test(key)) throw new Error(`scenario "${scenario.title}": key "${key}" must match ${String(KEY)}`);
       }
-      const agent = await call<{ id: string }>('POST', '/agents', { id: slug, name: 'Ada', description: 'A customer-service agent', ...given.agent });
+      const agent = await call<{ id: string }>('POST', '/agents', {
+        id: slug,
+        name: 'Ada',
+        description: 'A customer-service agent',
+        ...given.agent,
+      });
       const customer = await call<{ id: string }>('POST', '/customers', { id: `${slug}-customer`, name: 'Sam' });
 
       // Context variables first: a guideline's required_context must name defined variables.
@@ -252,7 +288,12 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
       for (const [key, g] of Object.entries(given.guidelines)) {
         const { continuous, tags, ...fields } = g;
         const tagList = [AGENT_TAG(agent.id), ...(await tagIdsOf(tags))];
-        const created = await call<{ id: string }>('POST', '/guidelines', { id: `${slug}-${key}`, ...fields, ...(continuous ? { metadata: { continuous: true } } : {}), tags: tagList });
+        const created = await call<{ id: string }>('POST', '/guidelines', {
+          id: `${slug}-${key}`,
+          ...fields,
+          ...(continuous ? { metadata: { continuous: true } } : {}),
+          tags: tagList,
+        });
         ids.set(key, created.id);
         keys.set(created.id, key);
       }
@@ -273,7 +314,11 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
       }
       const cannedKeys = new Map<string, string>();
       for (const [key, c] of Object.entries(given.cannedResponses ?? {})) {
-        const created = await call<{ id: string }>('POST', '/canned_responses', { id: `${slug}-${key}`, value: c.value, tags: [AGENT_TAG(agent.id), ...(await tagIdsOf(c.tags))] });
+        const created = await call<{ id: string }>('POST', '/canned_responses', {
+          id: `${slug}-${key}`,
+          value: c.value,
+          tags: [AGENT_TAG(agent.id), ...(await tagIdsOf(c.tags))],
+        });
         cannedKeys.set(created.id, key);
       }
       for (const t of given.terms ?? []) await call('POST', '/terms', { ...t, tags: [AGENT_TAG(agent.id)] });
@@ -281,9 +326,17 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
       for (const [key, j] of Object.entries(given.journeys ?? {})) {
         const { conditions, steps, ...rest } = j;
         const id = `${slug}-${key}`;
-        await call('POST', '/journeys', { id, description: j.title, conditions: [], ...rest, steps: steps.map((st) => ({ name: st.id.replace(/_/g, ' '), ...st })), tags: [AGENT_TAG(agent.id)] });
+        await call('POST', '/journeys', {
+          id,
+          description: j.title,
+          conditions: [],
+          ...rest,
+          steps: steps.map((st) => ({ name: st.id.replace(/_/g, ' '), ...st })),
+          tags: [AGENT_TAG(agent.id)],
+        });
         const missing = conditions.filter((c) => !ids.has(c));
-        if (missing.length > 0) throw new Error(`scenario "${scenario.title}": journey ${key} conditions ${missing.join(', ')} are no guideline keys`);
+        if (missing.length > 0)
+          throw new Error(`scenario "${scenario.title}": journey ${key} conditions ${missing.join(', ')} are no guideline keys`);
         await call('PATCH', `/journeys/${id}`, { conditions: { add: conditions.map((c) => ids.get(c)) } });
         journeyKeys.set(id, key);
       }
@@ -294,14 +347,19 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
       };
 
       const change = async (step: WorldChange): Promise<void> => {
-        if ('setContext' in step) for (const [name, data] of Object.entries(step.setContext)) await call('PUT', `/context-variables/${variable(name)}/${customer.id}`, { data });
-        else if ('clearContext' in step) for (const name of step.clearContext) await call('DELETE', `/context-variables/${variable(name)}/${customer.id}`);
+        if ('setContext' in step)
+          for (const [name, data] of Object.entries(step.setContext))
+            await call('PUT', `/context-variables/${variable(name)}/${customer.id}`, { data });
+        else if ('clearContext' in step)
+          for (const name of step.clearContext) await call('DELETE', `/context-variables/${variable(name)}/${customer.id}`);
         else if ('patchAgent' in step) await call('PATCH', `/agents/${agent.id}`, step.patchAgent);
         else if ('journeyTimer' in step) {
           const { journey, timer, afterSecs } = step.journeyTimer;
-          await app.get(JourneyTimers).fire({ sessionId: session.id, journeyId: `${slug}-${journey}`, timer }, Date.now() + afterSecs * 1000);
-        }
-        else for (const [key, patch] of Object.entries(step.patchGuidelines)) await call('PATCH', `/guidelines/${ids.get(key) ?? key}`, patch);
+          await app
+            .get(JourneyTimers)
+            .fire({ sessionId: session.id, journeyId: `${slug}-${journey}`, timer }, Date.now() + afterSecs * 1000);
+        } else
+          for (const [key, patch] of Object.entries(step.patchGuidelines)) await call('PATCH', `/guidelines/${ids.get(key) ?? key}`, patch);
       };
 
       const session = await call<{ id: string }>('POST', '/sessions', { agent_id: agent.id, customer_id: customer.id, ...given.session });
@@ -312,16 +370,25 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
           await change(step);
           continue;
         }
-        const posted = await call<SessionEvent>('POST', `/sessions/${session.id}/events`, { kind: 'message', source: 'customer', message: step });
-        const isEnd = (e: SessionEvent): boolean => e.correlation_id === posted.correlation_id && ['ready', 'error', 'cancelled'].includes(e.data.status ?? '');
+        const posted = await call<SessionEvent>('POST', `/sessions/${session.id}/events`, {
+          kind: 'message',
+          source: 'customer',
+          message: step,
+        });
+        const isEnd = (e: SessionEvent): boolean =>
+          e.correlation_id === posted.correlation_id && ['ready', 'error', 'cancelled'].includes(e.data.status ?? '');
         let events: SessionEvent[] = [];
         while (!events.some(isEnd)) {
-          const next = await call<SessionEvent[]>('GET', `/sessions/${session.id}/events?min_offset=${(events.at(-1)?.offset ?? posted.offset) + 1}&wait_for_data=30`);
+          const next = await call<SessionEvent[]>(
+            'GET',
+            `/sessions/${session.id}/events?min_offset=${(events.at(-1)?.offset ?? posted.offset) + 1}&wait_for_data=30`,
+          );
           events = [...events, ...next];
         }
         const ours = events.filter((e) => e.correlation_id === posted.correlation_id);
         const end = ours.find(isEnd)!;
-        if (end.data.status !== 'ready') throw new Error(`turn for "${step}" ended ${end.data.status ?? '?'}: ${JSON.stringify(end.data.data)}`);
+        if (end.data.status !== 'ready')
+          throw new Error(`turn for "${step}" ended ${end.data.status ?? '?'}: ${JSON.stringify(end.data.data)}`);
         const ready = (end.data.data ?? {}) as ReadyData;
         const result = ready.guideline_match_result ?? {};
         turns.push({
@@ -333,19 +400,34 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
           applied: (ready.applied_guideline_ids ?? []).map(toKey),
           cited: (ready.cited_guideline_ids ?? []).map(toKey),
           cannedResponse: ready.canned_response_id ? (cannedKeys.get(ready.canned_response_id) ?? ready.canned_response_id) : undefined,
-          disambiguation: result.disambiguation ? { source: toKey(result.disambiguation.source_id), candidates: result.disambiguation.candidates.map(toKey) } : undefined,
-          steps: (ready.provenance?.relationships?.steps ?? []).map((s) => ({ kind: s.kind, effect: s.effect, guideline: toKey(s.guideline_id), because: s.because })),
+          disambiguation: result.disambiguation
+            ? { source: toKey(result.disambiguation.source_id), candidates: result.disambiguation.candidates.map(toKey) }
+            : undefined,
+          steps: (ready.provenance?.relationships?.steps ?? []).map((s) => ({
+            kind: s.kind,
+            effect: s.effect,
+            guideline: toKey(s.guideline_id),
+            because: s.because,
+          })),
           glossary: ready.provenance?.glossary ?? [],
           details: Object.fromEntries(
             (result.top_matches ?? []).map((m) => [
               toKey(m.guideline_id),
-              { score: m.relevance_score, reasoning: m.reasoning, matched_context: m.matched_context ?? {}, previously_applied: m.previously_applied === true },
+              {
+                score: m.relevance_score,
+                reasoning: m.reasoning,
+                matched_context: m.matched_context ?? {},
+                previously_applied: m.previously_applied === true,
+              },
             ]),
           ),
           ready: ready as Record<string, unknown>,
           matchedJourneys: ((ready as { matched_journeys?: string[] }).matched_journeys ?? []).map((id) => journeyKeys.get(id) ?? id),
           journeys: Object.fromEntries(
-            ((ready as { journey_states?: { journey_id: string; status: string; step_id?: string }[] }).journey_states ?? []).map((st) => [journeyKeys.get(st.journey_id) ?? st.journey_id, `${st.status}@${st.step_id ?? ''}`]),
+            ((ready as { journey_states?: { journey_id: string; status: string; step_id?: string }[] }).journey_states ?? []).map((st) => [
+              journeyKeys.get(st.journey_id) ?? st.journey_id,
+              `${st.status}@${st.step_id ?? ''}`,
+            ]),
           ),
         });
       }
@@ -368,7 +450,9 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
       }
       const unused = provider.endScenario(slug);
       if (unused.length > 0) {
-        throw new Error(`scenario "${scenario.title}" did not ask for ${unused.length} recorded answer(s) (${unused.join(', ')}): the engine made other provider calls than when recorded`);
+        throw new Error(
+          `scenario "${scenario.title}" did not ask for ${unused.length} recorded answer(s) (${unused.join(', ')}): the engine made other provider calls than when recorded`,
+        );
       }
       return turns;
     };
@@ -397,7 +481,9 @@ export function behaviourSuite(suite: string, scenarios: Scenario[], knownIssues
           if ((error as { matcherResult?: unknown }).matcherResult !== undefined) return; // still wrong, as documented
           throw error;
         }
-        throw new Error(`known issue "${known.title}" now behaves as its scenario expects (${known.issue}): move it to the suite's scenarios`);
+        throw new Error(
+          `known issue "${known.title}" now behaves as its scenario expects (${known.issue}): move it to the suite's scenarios`,
+        );
       });
     }
   });

@@ -29,7 +29,12 @@ export async function startChannelHost(prefix: string): Promise<ChannelHost> {
   // The platform stand-ins and webhook receivers listen on 127.0.0.1: allowed only with this setting.
   process.env['TENET_CHANNELS_ALLOW_PRIVATE_TARGETS'] = 'on';
   const dir = mkdtempSync(join(tmpdir(), `tenet-${prefix}-`));
-  const { app, url } = await startAllInOne({ TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off', TENET_LLM_PROVIDER: 'offline' });
+  const { app, url } = await startAllInOne({
+    TENET_MODE: 'embedded',
+    TENET_DATA_DIR: dir,
+    TENET_DEMO: 'off',
+    TENET_LLM_PROVIDER: 'offline',
+  });
   const call = jsonClient(() => url);
   return {
     app,
@@ -37,13 +42,25 @@ export async function startChannelHost(prefix: string): Promise<ChannelHost> {
     call,
     agent: async (name) => {
       const id = (await call<{ id: string }>('POST', '/agents', { name })).body.id;
-      await call('POST', '/guidelines', { condition: 'the customer says anything', action: 'greet them and offer help', tags: [`agent:${id}`] });
+      await call('POST', '/guidelines', {
+        condition: 'the customer says anything',
+        action: 'greet them and offer help',
+        tags: [`agent:${id}`],
+      });
       return id;
     },
     customerMessages: async (agentId) => {
       const sessions = (await call<Array<{ id: string }>>('GET', `/sessions?agent_id=${agentId}`)).body;
-      const events = await Promise.all(sessions.map(async (s) => (await call<Array<{ source: string; data: { message?: string } }>>('GET', `/sessions/${s.id}/events?kinds=message`)).body));
-      return events.flat().filter((e) => e.source === 'customer').map((e) => e.data.message ?? '');
+      const events = await Promise.all(
+        sessions.map(
+          async (s) =>
+            (await call<Array<{ source: string; data: { message?: string } }>>('GET', `/sessions/${s.id}/events?kinds=message`)).body,
+        ),
+      );
+      return events
+        .flat()
+        .filter((e) => e.source === 'customer')
+        .map((e) => e.data.message ?? '');
     },
     close: async () => {
       await app.close();

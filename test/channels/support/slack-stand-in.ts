@@ -30,7 +30,9 @@ export class SlackStandIn {
   async start(): Promise<this> {
     const port = await freePort();
     this.server = createServer((req, res) => {
-      void this.handle(req).then(({ status, body, headers }) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)));
+      void this.handle(req).then(({ status, body, headers }) =>
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)),
+      );
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.apiUrl = `http://127.0.0.1:${port}/api/`;
@@ -52,11 +54,23 @@ export class SlackStandIn {
   /** An event_callback envelope around a message event. */
   messageEvent(event: Record<string, unknown>): Record<string, unknown> {
     const ts = `${this.clock++}.000100`;
-    return { token: 'legacy', team_id: 'T0ACME', api_app_id: 'A0TENET', type: 'event_callback', event_id: `Ev${ts.replace('.', '')}`, event_time: Math.floor(Date.now() / 1000), event: { type: 'message', ts, event_ts: ts, ...event } };
+    return {
+      token: 'legacy',
+      team_id: 'T0ACME',
+      api_app_id: 'A0TENET',
+      type: 'event_callback',
+      event_id: `Ev${ts.replace('.', '')}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event: { type: 'message', ts, event_ts: ts, ...event },
+    };
   }
 
   /** Sends an Events API request as Slack does: signed now (or with the given signature), retried while not 2xx. */
-  async deliverEvent(url: string, body: Record<string, unknown>, options: { attempts?: number; signature?: string | null } = {}): Promise<Array<{ status: number; body: string; ms: number }>> {
+  async deliverEvent(
+    url: string,
+    body: Record<string, unknown>,
+    options: { attempts?: number; signature?: string | null } = {},
+  ): Promise<Array<{ status: number; body: string; ms: number }>> {
     const raw = JSON.stringify(body);
     const answers: Array<{ status: number; body: string; ms: number }> = [];
     for (let retry = 0; retry < (options.attempts ?? 1); retry++) {
@@ -86,9 +100,16 @@ export class SlackStandIn {
     const raw = Buffer.concat(chunks).toString('utf8');
     if (req.headers.authorization !== `Bearer ${this.token}`) return { status: 200, body: { ok: false, error: 'invalid_auth' } };
     if (req.url !== '/api/chat.postMessage') return { status: 200, body: { ok: false, error: 'unknown_method' } };
-    const params = (req.headers['content-type'] ?? '').startsWith('application/json') ? (JSON.parse(raw) as Record<string, string>) : Object.fromEntries(new URLSearchParams(raw));
+    const params = (req.headers['content-type'] ?? '').startsWith('application/json')
+      ? (JSON.parse(raw) as Record<string, string>)
+      : Object.fromEntries(new URLSearchParams(raw));
     const record = (status: number): PostedMessage => {
-      const message: PostedMessage = { channel: String(params['channel']), text: String(params['text'] ?? ''), status, ...(params['thread_ts'] ? { thread_ts: String(params['thread_ts']) } : {}) };
+      const message: PostedMessage = {
+        channel: String(params['channel']),
+        text: String(params['text'] ?? ''),
+        status,
+        ...(params['thread_ts'] ? { thread_ts: String(params['thread_ts']) } : {}),
+      };
       this.posted.push(message);
       return message;
     };
@@ -101,8 +122,17 @@ export class SlackStandIn {
       record(400);
       return { status: 200, body: { ok: false, error: scripted.error } };
     }
-    if (!params['channel'] || !params['text']) return { status: 200, body: { ok: false, error: params['channel'] ? 'no_text' : 'channel_not_found' } };
+    if (!params['channel'] || !params['text'])
+      return { status: 200, body: { ok: false, error: params['channel'] ? 'no_text' : 'channel_not_found' } };
     const message = record(200);
-    return { status: 200, body: { ok: true, channel: message.channel, ts: `${this.clock++}.000200`, message: { text: message.text, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) } } };
+    return {
+      status: 200,
+      body: {
+        ok: true,
+        channel: message.channel,
+        ts: `${this.clock++}.000200`,
+        message: { text: message.text, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+      },
+    };
   }
 }

@@ -29,7 +29,9 @@ export class TelegramStandIn {
   async start(): Promise<this> {
     const port = await freePort();
     this.server = createServer((req, res) => {
-      void this.handle(req).then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+      void this.handle(req).then(({ status, body }) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+      );
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.apiRoot = `http://127.0.0.1:${port}`;
@@ -49,18 +51,42 @@ export class TelegramStandIn {
   }
 
   /** A text Update from a user in a chat (private when the chat is the user, else a group). */
-  update(chat: { id: number; type: 'private' | 'group' | 'supergroup'; title?: string }, from: { id: number; first_name: string }, text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  update(
+    chat: { id: number; type: 'private' | 'group' | 'supergroup'; title?: string },
+    from: { id: number; first_name: string },
+    text: string,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> {
     return {
       update_id: this.nextUpdateId++,
-      message: { message_id: this.nextMessageId++, date: Math.floor(Date.now() / 1000), chat, from: { ...from, is_bot: false }, text, ...extra },
+      message: {
+        message_id: this.nextMessageId++,
+        date: Math.floor(Date.now() / 1000),
+        chat,
+        from: { ...from, is_bot: false },
+        text,
+        ...extra,
+      },
     };
   }
 
   /** Posts an Update the way Telegram does, repeating it (up to `attempts`) while the answer is not 2xx. */
-  async deliverUpdate(webhookUrl: string, secretToken: string | undefined, update: Record<string, unknown>, attempts = 1): Promise<number[]> {
+  async deliverUpdate(
+    webhookUrl: string,
+    secretToken: string | undefined,
+    update: Record<string, unknown>,
+    attempts = 1,
+  ): Promise<number[]> {
     const statuses: number[] = [];
     for (let i = 0; i < attempts; i++) {
-      const response = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(secretToken !== undefined ? { 'x-telegram-bot-api-secret-token': secretToken } : {}) }, body: JSON.stringify(update) });
+      const response = await fetch(webhookUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(secretToken !== undefined ? { 'x-telegram-bot-api-secret-token': secretToken } : {}),
+        },
+        body: JSON.stringify(update),
+      });
       statuses.push(response.status);
       await response.arrayBuffer();
       if (response.ok) break;
@@ -73,15 +99,31 @@ export class TelegramStandIn {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
     if (!match || match[1] !== this.token) return { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } };
-    if (match[2] !== 'sendMessage') return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found: method not found' } };
+    if (match[2] !== 'sendMessage')
+      return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found: method not found' } };
     const params = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Omit<SentMessage, 'status'>;
-    if (typeof params.text !== 'string' || params.text.length === 0) return this.record(params, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
-    if (params.text.length > 4096) return this.record(params, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
+    if (typeof params.text !== 'string' || params.text.length === 0)
+      return this.record(params, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+    if (params.text.length > 4096)
+      return this.record(params, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
     const scripted = this.script.shift();
     if (scripted) {
-      return this.record(params, scripted.status, { ok: false, error_code: scripted.status, description: scripted.description, ...(scripted.retryAfter !== undefined ? { parameters: { retry_after: scripted.retryAfter } } : {}) });
+      return this.record(params, scripted.status, {
+        ok: false,
+        error_code: scripted.status,
+        description: scripted.description,
+        ...(scripted.retryAfter !== undefined ? { parameters: { retry_after: scripted.retryAfter } } : {}),
+      });
     }
-    return this.record(params, 200, { ok: true, result: { message_id: this.nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: params.chat_id, type: 'private' }, text: params.text } });
+    return this.record(params, 200, {
+      ok: true,
+      result: {
+        message_id: this.nextMessageId++,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: params.chat_id, type: 'private' },
+        text: params.text,
+      },
+    });
   }
 
   private record(params: Omit<SentMessage, 'status'>, status: number, body: unknown): { status: number; body: unknown } {

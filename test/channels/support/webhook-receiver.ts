@@ -65,8 +65,19 @@ export class WebhookReceiver {
     this.held = undefined;
     const scripted = signed && !hold ? this.script.shift() : undefined;
     const status = !signed ? 401 : hold ? 0 : (scripted?.status ?? 200);
-    this.received.push({ idempotencyKey: String(req.headers['idempotency-key']), conversationId: body.conversation_id, text: body.text, status });
+    this.received.push({
+      idempotencyKey: String(req.headers['idempotency-key']),
+      conversationId: body.conversation_id,
+      text: body.text,
+      status,
+    });
     hold?.();
-    return { status, headers: { 'content-type': 'application/json', ...(scripted?.retryAfter !== undefined ? { 'retry-after': scripted.retryAfter } : {}) } };
+    return {
+      status,
+      headers: {
+        'content-type': 'application/json',
+        ...(scripted?.retryAfter !== undefined ? { 'retry-after': scripted.retryAfter } : {}),
+      },
+    };
   }
 }

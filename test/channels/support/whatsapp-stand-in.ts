@@ -30,7 +30,9 @@ export class WhatsAppStandIn {
   async start(): Promise<this> {
     const port = await freePort();
     this.server = createServer((req, res) => {
-      void this.handle(req).then(({ status, body, headers }) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)));
+      void this.handle(req).then(({ status, body, headers }) =>
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)),
+      );
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.apiUrl = `http://127.0.0.1:${port}/v21.0`;
@@ -75,7 +77,11 @@ export class WhatsAppStandIn {
   async deliver(url: string, body: Record<string, unknown>, signature?: string | null): Promise<number> {
     const raw = JSON.stringify(body);
     const sig = signature === undefined ? signWhatsApp(this.appSecret, raw) : signature;
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(sig !== null ? { [WHATSAPP_SIGNATURE_HEADER]: sig } : {}) }, body: raw });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(sig !== null ? { [WHATSAPP_SIGNATURE_HEADER]: sig } : {}) },
+      body: raw,
+    });
     await response.arrayBuffer();
     return response.status;
   }
@@ -83,15 +89,39 @@ export class WhatsAppStandIn {
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.headers.authorization !== `Bearer ${this.accessToken}`) return { status: 401, body: { error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 } } };
-    if (req.url !== `/v21.0/${this.phoneNumberId}/messages`) return { status: 400, body: { error: { message: 'Unsupported post request.', type: 'GraphMethodException', code: 100 } } };
-    const params = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messaging_product?: string; to?: string; type?: string; text?: { body?: string } };
-    if (params.messaging_product !== 'whatsapp' || params.type !== 'text' || !params.to || !params.text?.body) return { status: 400, body: { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } } };
-    if (params.text.body.length > 4096) return { status: 400, body: { error: { message: 'Param text[\'body\'] must be at most 4096 characters long.', type: 'OAuthException', code: 100 } } };
+    if (req.headers.authorization !== `Bearer ${this.accessToken}`)
+      return { status: 401, body: { error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 } } };
+    if (req.url !== `/v21.0/${this.phoneNumberId}/messages`)
+      return { status: 400, body: { error: { message: 'Unsupported post request.', type: 'GraphMethodException', code: 100 } } };
+    const params = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      messaging_product?: string;
+      to?: string;
+      type?: string;
+      text?: { body?: string };
+    };
+    if (params.messaging_product !== 'whatsapp' || params.type !== 'text' || !params.to || !params.text?.body)
+      return { status: 400, body: { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } } };
+    if (params.text.body.length > 4096)
+      return {
+        status: 400,
+        body: { error: { message: "Param text['body'] must be at most 4096 characters long.", type: 'OAuthException', code: 100 } },
+      };
     const scripted = this.script.shift();
     const status = scripted?.status ?? 200;
     this.sent.push({ to: params.to, body: params.text.body, status });
-    if (scripted) return { status: scripted.status, body: { error: { message: 'scripted failure', type: 'OAuthException', code: scripted.code } }, ...(scripted.retryAfter !== undefined ? { headers: { 'retry-after': String(scripted.retryAfter) } } : {}) };
-    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: params.to, wa_id: params.to }], messages: [{ id: `wamid.out${this.seq++}` }] } };
+    if (scripted)
+      return {
+        status: scripted.status,
+        body: { error: { message: 'scripted failure', type: 'OAuthException', code: scripted.code } },
+        ...(scripted.retryAfter !== undefined ? { headers: { 'retry-after': String(scripted.retryAfter) } } : {}),
+      };
+    return {
+      status: 200,
+      body: {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: params.to, wa_id: params.to }],
+        messages: [{ id: `wamid.out${this.seq++}` }],
+      },
+    };
   }
 }

@@ -15,7 +15,12 @@ import { ParlantClient, serialization } from 'parlant-client';
  * in `extensions`, for the suite to compare with the extensions it declares — an undeclared field fails there.
  * Every other error (missing, mistyped, unknown enum value or union member) fails the call.
  */
-export const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedUnionMembers: false, allowUnrecognizedEnumValues: false, skipValidation: false } as const;
+export const STRICT = {
+  unrecognizedObjectKeys: 'fail',
+  allowUnrecognizedUnionMembers: false,
+  allowUnrecognizedEnumValues: false,
+  skipValidation: false,
+} as const;
 
 interface SchemaLike {
   parse: (raw: unknown, opts?: unknown) => { ok: true; value: unknown } | { ok: false; errors: { path: string[]; message: string }[] };
@@ -24,7 +29,11 @@ interface SchemaLike {
 }
 
 const isSchema = (value: unknown): value is SchemaLike =>
-  typeof value === 'object' && value !== null && typeof (value as SchemaLike).parse === 'function' && typeof (value as SchemaLike).parseOrThrow === 'function' && typeof (value as SchemaLike).getType === 'function';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as SchemaLike).parse === 'function' &&
+  typeof (value as SchemaLike).parseOrThrow === 'function' &&
+  typeof (value as SchemaLike).getType === 'function';
 
 /** Every response that failed strict parsing, with the schema's export path (also thrown to the caller). */
 export interface StrictFailure {
@@ -84,7 +93,8 @@ export function clientMethods(client: ParlantClient): string[] {
     if (descriptor.get) {
       const resource = (client as unknown as Record<string, object>)[name]!;
       for (const method of Object.getOwnPropertyNames(Object.getPrototypeOf(resource))) {
-        if (method !== 'constructor' && !method.startsWith('_') && typeof (resource as Record<string, unknown>)[method] === 'function') methods.push(`${name}.${method}`);
+        if (method !== 'constructor' && !method.startsWith('_') && typeof (resource as Record<string, unknown>)[method] === 'function')
+          methods.push(`${name}.${method}`);
       }
     }
   }
@@ -118,7 +128,8 @@ export function trackedClient(environment: string): { client: ParlantClient; cov
         if (!resources.has(property)) resources.set(property, wrap(Reflect.get(object, property, receiver) as object, property));
         return resources.get(property);
       }
-      if (descriptor && typeof descriptor.value === 'function') return wrap({ [property as string]: (descriptor.value as () => unknown).bind(object) }, '')[property as string];
+      if (descriptor && typeof descriptor.value === 'function')
+        return wrap({ [property as string]: (descriptor.value as () => unknown).bind(object) }, '')[property as string];
       return Reflect.get(object, property, receiver) as unknown;
     },
   });

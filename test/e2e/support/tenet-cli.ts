@@ -13,7 +13,11 @@ export interface CliRun {
 /** Runs the `tenet` bin as a user would (`npx tenet …` runs this file), in its own process. */
 export function tenet(args: readonly string[], env: NodeJS.ProcessEnv, options: { cwd?: string; input?: string } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}apps/cli/bin/tenet.mjs`, ...args], { cwd: options.cwd ?? root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${root}apps/cli/bin/tenet.mjs`, ...args], {
+      cwd: options.cwd ?? root,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -32,7 +36,14 @@ export interface TenetServer {
 /** The all-in-one host (`npm start`'s command) on a free port, the offline provider, with the given environment. */
 export async function startTenet(dataDir: string, env: Record<string, string>): Promise<TenetServer> {
   const port = await freePort();
-  const full: NodeJS.ProcessEnv = { ...process.env, TENET_MODE: 'embedded', PORT: String(port), TENET_DATA_DIR: dataDir, TENET_LLM_PROVIDER: 'offline', ...env };
+  const full: NodeJS.ProcessEnv = {
+    ...process.env,
+    TENET_MODE: 'embedded',
+    PORT: String(port),
+    TENET_DATA_DIR: dataDir,
+    TENET_LLM_PROVIDER: 'offline',
+    ...env,
+  };
   delete full['OPENAI_API_KEY'];
   delete full['ANTHROPIC_API_KEY'];
   const running = runCommand('node --import @swc-node/register/esm-register apps/tenet/src/main.ts', { cwd: root, env: full });

@@ -18,7 +18,12 @@ export interface StatusEvent {
 /** HTTP against a host whose URL may change (a restarted host): JSON in and out, with a client deadline. */
 export function faultHttp(url: () => string, timeoutMs = 30_000) {
   const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url()}${path}`, { method, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs), ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: response.status, body: (await response.json()) as T };
   };
   /** The final status (`ready` or `error`, with its data) of the first turn that ends after `offset`. */
@@ -46,7 +51,15 @@ export interface OwnStack {
 export async function startOwnStack(name: string): Promise<OwnStack> {
   const [nats, redis] = await Promise.all([startOwnNats(), startOwnRedis()]);
   const dir = mkdtempSync(join(tmpdir(), `tenet-${name}-`));
-  const env = { TENET_MODE: 'distributed', TENET_DATA_DIR: dir, NATS_URL: nats.url, REDIS_URL: redis.url, TENET_NAMESPACE: `${name}-${randomUUID()}`, TENET_DEMO: 'off', TENET_AUTH: 'off' };
+  const env = {
+    TENET_MODE: 'distributed',
+    TENET_DATA_DIR: dir,
+    NATS_URL: nats.url,
+    REDIS_URL: redis.url,
+    TENET_NAMESPACE: `${name}-${randomUUID()}`,
+    TENET_DEMO: 'off',
+    TENET_AUTH: 'off',
+  };
   const host = await startAllInOne(env, { provider: new OfflineProvider() });
   return {
     nats,

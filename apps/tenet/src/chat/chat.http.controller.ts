@@ -21,6 +21,8 @@ export class ChatHttpController {
   @Header('cache-control', 'no-store')
   page(@Query('agent_id') agentId?: string, @Query('session_id') sessionId?: string): string {
     const valid = (id: string | undefined): id is string => typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id);
-    return chatPage(valid(agentId) ? agentId : 'demo-support', valid(sessionId) ? sessionId : undefined, { offlineProvider: this.options.offlineProvider });
+    return chatPage(valid(agentId) ? agentId : 'demo-support', valid(sessionId) ? sessionId : undefined, {
+      offlineProvider: this.options.offlineProvider,
+    });
   }
 }

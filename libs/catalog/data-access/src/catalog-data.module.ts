@@ -44,7 +44,12 @@ const repositories = [
   imports: [EdgeAccessModule],
   // The tool services' stored tool lists follow their servers' list_changed notifications.
   // A turn reads an agent's definitions through AGENT_DEFINITIONS: one snapshot per agent, one log read per turn.
-  providers: [...repositories, ToolListRefresh, AgentDefinitionSnapshots, { provide: AGENT_DEFINITIONS, useExisting: AgentDefinitionSnapshots }],
+  providers: [
+    ...repositories,
+    ToolListRefresh,
+    AgentDefinitionSnapshots,
+    { provide: AGENT_DEFINITIONS, useExisting: AgentDefinitionSnapshots },
+  ],
   exports: [...repositories, AGENT_DEFINITIONS],
 })
 export class CatalogDataModule {}

@@ -29,7 +29,14 @@ export interface InboundOrigin {
 }
 
 export type Resolution =
-  | { outcome: 'binding'; agent_id: string; binding: BindingRule; rank: MatchField; reason: string; considered: Array<{ binding_id: string; matched: boolean; reason: string }> }
+  | {
+      outcome: 'binding';
+      agent_id: string;
+      binding: BindingRule;
+      rank: MatchField;
+      reason: string;
+      considered: Array<{ binding_id: string; matched: boolean; reason: string }>;
+    }
   | { outcome: 'default'; agent_id: string; reason: string; considered: Array<{ binding_id: string; matched: boolean; reason: string }> }
   | { outcome: 'refused'; reason: string; considered: Array<{ binding_id: string; matched: boolean; reason: string }> };
 
@@ -62,12 +69,17 @@ export function resolveBinding(bindings: readonly BindingRule[], origin: Inbound
     const mismatch = fields.find((field) => binding[field] !== origin[field]);
     if (mismatch !== undefined) {
       const actual = origin[mismatch];
-      considered.push({ binding_id: binding.id, matched: false, reason: `${mismatch} is "${binding[mismatch] as string}", the message's is ${actual === undefined ? 'not set' : `"${actual}"`}` });
+      considered.push({
+        binding_id: binding.id,
+        matched: false,
+        reason: `${mismatch} is "${binding[mismatch] as string}", the message's is ${actual === undefined ? 'not set' : `"${actual}"`}`,
+      });
       continue;
     }
     const rankIndex = MATCH_FIELDS.indexOf(fields[0] as MatchField);
     considered.push({ binding_id: binding.id, matched: true, reason: `matches on ${fields.join(', ')} (rank: ${fields[0] as string})` });
-    if (best === undefined || better({ binding, rankIndex, fields: fields.length }, best)) best = { binding, rankIndex, fields: fields.length };
+    if (best === undefined || better({ binding, rankIndex, fields: fields.length }, best))
+      best = { binding, rankIndex, fields: fields.length };
   }
   if (best) {
     const rank = MATCH_FIELDS[best.rankIndex] as MatchField;
@@ -75,11 +87,20 @@ export function resolveBinding(bindings: readonly BindingRule[], origin: Inbound
     const reason = `binding ${best.binding.id} matches on ${rank}${rivals > 0 ? ` and outranks ${rivals} other matching binding${rivals === 1 ? '' : 's'} (order: ${MATCH_FIELDS.join(' → ')} → default agent)` : ''}`;
     return { outcome: 'binding', agent_id: best.binding.agent_id, binding: best.binding, rank, reason, considered };
   }
-  if (defaultAgentId !== undefined) return { outcome: 'default', agent_id: defaultAgentId, reason: `no binding matches; the workspace's default agent ${defaultAgentId} answers`, considered };
+  if (defaultAgentId !== undefined)
+    return {
+      outcome: 'default',
+      agent_id: defaultAgentId,
+      reason: `no binding matches; the workspace's default agent ${defaultAgentId} answers`,
+      considered,
+    };
   return { outcome: 'refused', reason: 'no binding matches this conversation and the workspace has no default agent', considered };
 }
 
-function better(a: { binding: BindingRule; rankIndex: number; fields: number }, b: { binding: BindingRule; rankIndex: number; fields: number }): boolean {
+function better(
+  a: { binding: BindingRule; rankIndex: number; fields: number },
+  b: { binding: BindingRule; rankIndex: number; fields: number },
+): boolean {
   if (a.rankIndex !== b.rankIndex) return a.rankIndex < b.rankIndex;
   if (a.fields !== b.fields) return a.fields > b.fields;
   if (a.binding.creation_utc !== b.binding.creation_utc) return a.binding.creation_utc < b.binding.creation_utc;

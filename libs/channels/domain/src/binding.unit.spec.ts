@@ -1,7 +1,12 @@
 import { bindingMatchProblem, resolveBinding, type BindingRule, type InboundOrigin } from './binding.js';
 
 const at = (n: number): string => `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`;
-const rule = (id: string, agent: string, fields: Partial<BindingRule>, created = 0): BindingRule => ({ id, agent_id: agent, creation_utc: at(created), ...fields });
+const rule = (id: string, agent: string, fields: Partial<BindingRule>, created = 0): BindingRule => ({
+  id,
+  agent_id: agent,
+  creation_utc: at(created),
+  ...fields,
+});
 
 // A message from peer u1 in guild g1 / team t1 through account a1 of telegram: every rank of binding applies to it.
 const message: InboundOrigin = { channel: 'telegram', account_id: 'a1', peer_id: 'u1', guild_id: 'g1', team_id: 't1' };
@@ -20,7 +25,10 @@ describe('binding resolution (peer → guild → team → account → channel �
   });
 
   it('row 2: without a peer binding, the guild binding wins', () => {
-    expect(resolveBinding([channel, account, team, guild], message, 'fallback')).toMatchObject({ agent_id: 'agent-guild', rank: 'guild_id' });
+    expect(resolveBinding([channel, account, team, guild], message, 'fallback')).toMatchObject({
+      agent_id: 'agent-guild',
+      rank: 'guild_id',
+    });
   });
 
   it('row 3: without peer and guild bindings, the team binding wins', () => {
@@ -43,13 +51,19 @@ describe('binding resolution (peer → guild → team → account → channel �
 
   it('no binding and no default agent → a refusal that says why', () => {
     const r = resolveBinding([], message, undefined);
-    expect(r).toEqual({ outcome: 'refused', reason: 'no binding matches this conversation and the workspace has no default agent', considered: [] });
+    expect(r).toEqual({
+      outcome: 'refused',
+      reason: 'no binding matches this conversation and the workspace has no default agent',
+      considered: [],
+    });
   });
 
   it('a binding applies only when every field it sets matches', () => {
     const peerElsewhere = rule('p2', 'agent-x', { peer_id: 'u1', channel: 'slack' });
     expect(resolveBinding([peerElsewhere, account], message, undefined)).toMatchObject({ agent_id: 'agent-account' });
-    expect(resolveBinding([rule('acc', 'a', { account_id: 'a1' })], { channel: 'telegram' }, undefined)).toMatchObject({ outcome: 'refused' });
+    expect(resolveBinding([rule('acc', 'a', { account_id: 'a1' })], { channel: 'telegram' }, undefined)).toMatchObject({
+      outcome: 'refused',
+    });
   });
 
   it('within one rank the narrower binding wins, then the older one', () => {

@@ -6,7 +6,13 @@
 export type MarkupTarget = 'slack' | 'telegram' | 'whatsapp' | 'plain' | 'markdown';
 
 /** Platform limits on one message's text (Telegram 4096, Slack 40 000 — Slack recommends ≤ 4000 —, WhatsApp 4096). */
-export const MESSAGE_LIMITS: Readonly<Record<string, number>> = { telegram: 4096, slack: 4000, whatsapp: 4096, webhook: 16_000, widget: 16_000 };
+export const MESSAGE_LIMITS: Readonly<Record<string, number>> = {
+  telegram: 4096,
+  slack: 4000,
+  whatsapp: 4096,
+  webhook: 16_000,
+  widget: 16_000,
+};
 
 /**
  * Splits `text` into parts of at most `limit` UTF-16 code units, preferring a paragraph break, then a line
@@ -45,10 +51,26 @@ export function formatFor(target: MarkupTarget, markdown: string): string {
     case 'markdown':
       return markdown;
     case 'plain':
-      return inline(markdown, { bold: (t) => t, italic: (t) => t, strike: (t) => t, code: (t) => t, block: (t) => t, link: (t, u) => (t === u ? u : `${t} (${u})`), escape: (t) => t });
+      return inline(markdown, {
+        bold: (t) => t,
+        italic: (t) => t,
+        strike: (t) => t,
+        code: (t) => t,
+        block: (t) => t,
+        link: (t, u) => (t === u ? u : `${t} (${u})`),
+        escape: (t) => t,
+      });
     case 'slack':
       // mrkdwn: *bold*, _italic_, ~strike~, <url|text>; &, < and > must be escaped.
-      return inline(markdown, { bold: (t) => `*${t}*`, italic: (t) => `_${t}_`, strike: (t) => `~${t}~`, code: (t) => `\`${t}\``, block: (t) => `\`\`\`${t}\`\`\``, link: (t, u) => `<${u}|${t}>`, escape: escapeHtml });
+      return inline(markdown, {
+        bold: (t) => `*${t}*`,
+        italic: (t) => `_${t}_`,
+        strike: (t) => `~${t}~`,
+        code: (t) => `\`${t}\``,
+        block: (t) => `\`\`\`${t}\`\`\``,
+        link: (t, u) => `<${u}|${t}>`,
+        escape: escapeHtml,
+      });
     case 'telegram':
       // parse_mode HTML: the subset Telegram accepts, everything else escaped.
       return inline(markdown, {
@@ -61,7 +83,15 @@ export function formatFor(target: MarkupTarget, markdown: string): string {
         escape: escapeHtml,
       });
     case 'whatsapp':
-      return inline(markdown, { bold: (t) => `*${t}*`, italic: (t) => `_${t}_`, strike: (t) => `~${t}~`, code: (t) => `\`${t}\``, block: (t) => `\`\`\`${t}\`\`\``, link: (t, u) => (t === u ? u : `${t} (${u})`), escape: (t) => t });
+      return inline(markdown, {
+        bold: (t) => `*${t}*`,
+        italic: (t) => `_${t}_`,
+        strike: (t) => `~${t}~`,
+        code: (t) => `\`${t}\``,
+        block: (t) => `\`\`\`${t}\`\`\``,
+        link: (t, u) => (t === u ? u : `${t} (${u})`),
+        escape: (t) => t,
+      });
   }
 }
 
@@ -86,7 +116,10 @@ function inline(markdown: string, m: Markup): string {
   // A heading becomes bold markdown first, so the bold rule (not the italic one) reads it.
   text = text.replace(/^#{1,6}[ \t]+(.+)$/gm, (_, t: string) => `**${t}**`);
   // Italic before bold: `**x**` is not italic (its inner `*` are excluded), and bold's output must not be re-read as italic.
-  text = text.replace(/(^|[^\w*])\*([^*\n]+)\*(?!\w)|(^|[^\w_])_([^_\n]+)_(?!\w)/g, (_, p1?: string, a?: string, p2?: string, b?: string) => `${p1 ?? p2 ?? ''}${m.italic(a ?? b ?? '')}`);
+  text = text.replace(
+    /(^|[^\w*])\*([^*\n]+)\*(?!\w)|(^|[^\w_])_([^_\n]+)_(?!\w)/g,
+    (_, p1?: string, a?: string, p2?: string, b?: string) => `${p1 ?? p2 ?? ''}${m.italic(a ?? b ?? '')}`,
+  );
   text = text.replace(/\*\*([^*\n]+)\*\*|__([^_\n]+)__/g, (_, a?: string, b?: string) => m.bold(a ?? b ?? ''));
   text = text.replace(/~~([^~\n]+)~~/g, (_, t: string) => m.strike(t));
   // eslint-disable-next-line no-control-regex

@@ -29,15 +29,21 @@ describe('formatFor', () => {
   const md = '# Refunds\n**Bold** and *italic* and ~~old~~, `a<b`, see [the policy](https://x.test/p?a=1&b=2) & more';
 
   it('Slack mrkdwn', () => {
-    expect(formatFor('slack', md)).toBe('*Refunds*\n*Bold* and _italic_ and ~old~, `a&lt;b`, see <https://x.test/p?a=1&b=2|the policy> &amp; more');
+    expect(formatFor('slack', md)).toBe(
+      '*Refunds*\n*Bold* and _italic_ and ~old~, `a&lt;b`, see <https://x.test/p?a=1&b=2|the policy> &amp; more',
+    );
   });
 
   it('Telegram HTML', () => {
-    expect(formatFor('telegram', md)).toBe('<b>Refunds</b>\n<b>Bold</b> and <i>italic</i> and <s>old</s>, <code>a&lt;b</code>, see <a href="https://x.test/p?a=1&b=2">the policy</a> &amp; more');
+    expect(formatFor('telegram', md)).toBe(
+      '<b>Refunds</b>\n<b>Bold</b> and <i>italic</i> and <s>old</s>, <code>a&lt;b</code>, see <a href="https://x.test/p?a=1&b=2">the policy</a> &amp; more',
+    );
   });
 
   it('WhatsApp', () => {
-    expect(formatFor('whatsapp', md)).toBe('*Refunds*\n*Bold* and _italic_ and ~old~, `a<b`, see the policy (https://x.test/p?a=1&b=2) & more');
+    expect(formatFor('whatsapp', md)).toBe(
+      '*Refunds*\n*Bold* and _italic_ and ~old~, `a<b`, see the policy (https://x.test/p?a=1&b=2) & more',
+    );
   });
 
   it('plain text and markdown', () => {
@@ -57,6 +63,8 @@ describe('sessionKey', () => {
   });
 
   it('escapes ":" so two conversations never share a key', () => {
-    expect(sessionKey({ agent_id: 'a', channel: 'c', account: 'x:y', peer: 'z' })).not.toBe(sessionKey({ agent_id: 'a', channel: 'c', account: 'x', peer: 'y:z' }));
+    expect(sessionKey({ agent_id: 'a', channel: 'c', account: 'x:y', peer: 'z' })).not.toBe(
+      sessionKey({ agent_id: 'a', channel: 'c', account: 'x', peer: 'y:z' }),
+    );
   });
 });

@@ -30,7 +30,18 @@ export interface Outbox {
 }
 
 export type OutboxEvent =
-  | { type: 'DeliveryQueued'; data: { session_id: string; connection_id: string; event_id: string; offset: number; source: string; text: string; occurred_at: string } }
+  | {
+      type: 'DeliveryQueued';
+      data: {
+        session_id: string;
+        connection_id: string;
+        event_id: string;
+        offset: number;
+        source: string;
+        text: string;
+        occurred_at: string;
+      };
+    }
   | { type: 'DeliveryPartSent'; data: { event_id: string; part: number } }
   | { type: 'DeliveryAttemptFailed'; data: { event_id: string; error: string } }
   | { type: 'DeliverySucceeded'; data: { event_id: string; at: string } }
@@ -52,7 +63,24 @@ export function evolveOutbox(current: Outbox | undefined, stored: LoggedEvent): 
       const { session_id, connection_id, event_id, offset, source, text, occurred_at } = event.data;
       const outbox = current ?? { session_id, connection_id, entries: {} };
       if (outbox.entries[event_id]) return outbox;
-      return { ...outbox, entries: { ...outbox.entries, [event_id]: { event_id, offset, source, text, status: 'queued', parts_sent: 0, attempts: 0, last_error: null, occurred_at, settled_at: null } } };
+      return {
+        ...outbox,
+        entries: {
+          ...outbox.entries,
+          [event_id]: {
+            event_id,
+            offset,
+            source,
+            text,
+            status: 'queued',
+            parts_sent: 0,
+            attempts: 0,
+            last_error: null,
+            occurred_at,
+            settled_at: null,
+          },
+        },
+      };
     }
     case 'DeliveryPartSent':
       return current && withEntry(current, event.data.event_id, (e) => ({ ...e, parts_sent: Math.max(e.parts_sent, event.data.part + 1) }));
@@ -61,9 +89,20 @@ export function evolveOutbox(current: Outbox | undefined, stored: LoggedEvent): 
     case 'DeliverySucceeded':
       return current && withEntry(current, event.data.event_id, (e) => ({ ...e, status: 'delivered', settled_at: event.data.at }));
     case 'DeliveryFailed':
-      return current && withEntry(current, event.data.event_id, (e) => ({ ...e, status: 'failed', last_error: event.data.error, settled_at: event.data.at }));
+      return (
+        current &&
+        withEntry(current, event.data.event_id, (e) => ({
+          ...e,
+          status: 'failed',
+          last_error: event.data.error,
+          settled_at: event.data.at,
+        }))
+      );
     case 'DeliveryRetried':
-      return current && withEntry(current, event.data.event_id, (e) => (e.status === 'failed' ? { ...e, status: 'queued', settled_at: null } : e));
+      return (
+        current &&
+        withEntry(current, event.data.event_id, (e) => (e.status === 'failed' ? { ...e, status: 'queued', settled_at: null } : e))
+      );
     default:
       return current;
   }

@@ -6,7 +6,8 @@ export interface ConversationAddress {
   peer?: string | undefined;
 }
 
-const part = (value: string | undefined, fallback: string): string => (value === undefined || value === '' ? fallback : value.replaceAll(':', '%3A'));
+const part = (value: string | undefined, fallback: string): string =>
+  value === undefined || value === '' ? fallback : value.replaceAll(':', '%3A');
 
 /** ':' inside a part is escaped, so two different conversations never share a key. */
 export function sessionKey(address: ConversationAddress): string {

@@ -36,11 +36,18 @@ export function channelsConfigOf(config: TenetConfig): ChannelsConfig {
     gatewayUrl: config.get('TENET_CHANNELS_GATEWAY_URL'),
     gatewayApiKey: config.get('TENET_CHANNELS_API_KEY') || config.get('TENET_ADMIN_KEY'),
     publicUrl: config.get('TENET_PUBLIC_URL'),
-    secrets: secretBoxFromEnv({ TENET_SECRETS_KEY: config.get('TENET_SECRETS_KEY'), TENET_SECRETS_KEY_PREVIOUS: config.get('TENET_SECRETS_KEY_PREVIOUS') }),
+    secrets: secretBoxFromEnv({
+      TENET_SECRETS_KEY: config.get('TENET_SECRETS_KEY'),
+      TENET_SECRETS_KEY_PREVIOUS: config.get('TENET_SECRETS_KEY_PREVIOUS'),
+    }),
     deliveryAttempts: config.get('TENET_CHANNELS_DELIVERY_ATTEMPTS'),
     maxRetryAfterMs: config.get('TENET_CHANNELS_MAX_RETRY_AFTER_MS'),
     allowPrivateTargets: config.get('TENET_CHANNELS_ALLOW_PRIVATE_TARGETS') === 'on',
   };
 }
 
-export const channelsConfigProvider = { provide: CHANNELS_CONFIG, useFactory: (config: TenetConfig) => channelsConfigOf(config), inject: [TENET_CONFIG] };
+export const channelsConfigProvider = {
+  provide: CHANNELS_CONFIG,
+  useFactory: (config: TenetConfig) => channelsConfigOf(config),
+  inject: [TENET_CONFIG],
+};

@@ -28,10 +28,18 @@ import { WidgetHttpController } from './widget/widget.http.controller.js';
     {
       provide: SessionGatewayClient,
       useFactory: (config: ChannelsConfig, http: HttpAdapterHost) =>
-        new SessionGatewayClient(() => config.gatewayUrl ?? `http://127.0.0.1:${(http.httpAdapter.getHttpServer() as { address(): AddressInfo }).address().port}`, config.gatewayApiKey),
+        new SessionGatewayClient(
+          () => config.gatewayUrl ?? `http://127.0.0.1:${(http.httpAdapter.getHttpServer() as { address(): AddressInfo }).address().port}`,
+          config.gatewayApiKey,
+        ),
       inject: [CHANNELS_CONFIG, HttpAdapterHost],
     },
-    { provide: AdapterRegistry, useFactory: (config: ChannelsConfig) => new AdapterRegistry(AdapterRegistry.standard({ allowPrivateTargets: config.allowPrivateTargets })), inject: [CHANNELS_CONFIG] },
+    {
+      provide: AdapterRegistry,
+      useFactory: (config: ChannelsConfig) =>
+        new AdapterRegistry(AdapterRegistry.standard({ allowPrivateTargets: config.allowPrivateTargets })),
+      inject: [CHANNELS_CONFIG],
+    },
     ChannelMetrics,
     BindingsRepository,
     ChannelsRepository,

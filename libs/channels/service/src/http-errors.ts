@@ -4,7 +4,8 @@ import type { Request } from 'express';
 /** The gateway's error shape: `{ detail: [{ loc, msg, type }] }` for a broken rule, `{ detail: "…" }` otherwise. */
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error'): HttpException =>
   new HttpException({ detail: [{ loc, msg, type }] }, HttpStatus.UNPROCESSABLE_ENTITY);
-export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
+export const notFound = (what: string, id: string): HttpException =>
+  new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
 
 /**
  * The caller's workspace as the edge guard established it (ADR 0018: the guard attaches the caller under this

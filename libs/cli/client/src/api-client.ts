@@ -34,7 +34,8 @@ export class ApiError extends CliError {
 
 const describeDetail = (detail: unknown): string => {
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join('.')}: ${d.msg ?? JSON.stringify(d)}`).join('; ');
+  if (Array.isArray(detail))
+    return detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join('.')}: ${d.msg ?? JSON.stringify(d)}`).join('; ');
   return JSON.stringify(detail);
 };
 
@@ -45,19 +46,33 @@ export function connectionFrom(env: NodeJS.ProcessEnv, options: { url?: string; 
   const workspaceKey = options.workspace ? env[`TENET_API_KEY_${options.workspace.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] : undefined;
   const apiKey = workspaceKey ?? settings.TENET_API_KEY;
   const knowledgeUrl = settings.TENET_KNOWLEDGE_URL;
-  return { url, ...(knowledgeUrl ? { knowledgeUrl } : {}), ...(apiKey ? { apiKey } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
+  return {
+    url,
+    ...(knowledgeUrl ? { knowledgeUrl } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+  };
 }
 
 /** A thin JSON client over Tenet's public REST API, with errors a person can act on. */
 export class TenetApi {
   constructor(readonly connection: Connection) {}
 
-  async request<T = unknown>(method: string, path: string, body?: unknown, options: { allow404?: boolean; signal?: AbortSignal } = {}): Promise<T | undefined> {
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { allow404?: boolean; signal?: AbortSignal } = {},
+  ): Promise<T | undefined> {
     let response: Response;
     try {
       response = await fetch(`${this.baseFor(path)}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(this.connection.apiKey ? { authorization: `Bearer ${this.connection.apiKey}` } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(this.connection.apiKey ? { authorization: `Bearer ${this.connection.apiKey}` } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -65,7 +80,10 @@ export class TenetApi {
       if (options.signal?.aborted) throw error;
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
       const setting = this.baseFor(path) === this.connection.url ? 'TENET_URL or --url' : 'TENET_KNOWLEDGE_URL';
-      throw new CliError(`cannot reach Tenet at ${this.baseFor(path)} (${cause}); is the server running? Set ${setting} to its address.`, 2);
+      throw new CliError(
+        `cannot reach Tenet at ${this.baseFor(path)} (${cause}); is the server running? Set ${setting} to its address.`,
+        2,
+      );
     }
     if (response.status === 404 && options.allow404) return undefined;
     if (response.status === 204) return undefined;
@@ -74,9 +92,16 @@ export class TenetApi {
     if (response.ok) return parsed as T;
     const detail = (parsed as { detail?: unknown } | undefined)?.detail ?? text;
     if (response.status === 401) {
-      throw new CliError(`${this.connection.url} refused the request (401 unauthenticated: ${describeDetail(detail)}). ${this.connection.apiKey ? 'TENET_API_KEY is wrong, revoked or expired.' : 'Set TENET_API_KEY to an API key (tnt_…).'}`, 3);
+      throw new CliError(
+        `${this.connection.url} refused the request (401 unauthenticated: ${describeDetail(detail)}). ${this.connection.apiKey ? 'TENET_API_KEY is wrong, revoked or expired.' : 'Set TENET_API_KEY to an API key (tnt_…).'}`,
+        3,
+      );
     }
-    if (response.status === 403) throw new CliError(`the API key may not ${method} ${path} (403 forbidden: ${describeDetail(detail)}); it needs a role that may (admin for definitions).`, 3);
+    if (response.status === 403)
+      throw new CliError(
+        `the API key may not ${method} ${path} (403 forbidden: ${describeDetail(detail)}); it needs a role that may (admin for definitions).`,
+        3,
+      );
     throw new ApiError(response.status, method, path, detail);
   }
 
@@ -96,7 +121,10 @@ export class TenetApi {
   async checkWorkspace(): Promise<string> {
     const workspace = await this.get<{ id: string }>('/workspace');
     if (this.connection.workspace && workspace.id !== this.connection.workspace) {
-      throw new CliError(`the API key belongs to workspace ${workspace.id}, not ${this.connection.workspace}; set TENET_API_KEY_${this.connection.workspace.toUpperCase().replace(/[^A-Z0-9]/g, '_')} or TENET_API_KEY to a key of ${this.connection.workspace}.`, 3);
+      throw new CliError(
+        `the API key belongs to workspace ${workspace.id}, not ${this.connection.workspace}; set TENET_API_KEY_${this.connection.workspace.toUpperCase().replace(/[^A-Z0-9]/g, '_')} or TENET_API_KEY to a key of ${this.connection.workspace}.`,
+        3,
+      );
     }
     return workspace.id;
   }

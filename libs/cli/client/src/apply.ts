@@ -25,7 +25,11 @@ export interface AgentPlan {
 }
 
 /** Reads the server's state of each agent the files define and plans the changes (what `tenet diff` prints). */
-export async function planDefinitions(api: TenetApi, definitions: readonly LoadedDefinition[], options: { prune: boolean }): Promise<AgentPlan[]> {
+export async function planDefinitions(
+  api: TenetApi,
+  definitions: readonly LoadedDefinition[],
+  options: { prune: boolean },
+): Promise<AgentPlan[]> {
   const plans: AgentPlan[] = [];
   for (const definition of definitions) {
     const services = (definition.document.definition.tool_services ?? []).map((s) => s.name);
@@ -38,7 +42,8 @@ export async function planDefinitions(api: TenetApi, definitions: readonly Loade
 /** The requests of one change, in order. */
 export function requestsOf(change: Change, definition: LoadedDefinition, current: readonly Resource[]): ApiRequest[] {
   if (change.action === 'create') return [createRequest(change.kind, change.desired, definition.agentId, definition.inputs)];
-  if (change.action === 'delete') return [deleteRequest(change.kind, change.key, current.find((r) => r.kind === change.kind && r.key === change.key)?.serverId)];
+  if (change.action === 'delete')
+    return [deleteRequest(change.kind, change.key, current.find((r) => r.kind === change.kind && r.key === change.key)?.serverId)];
   return updateRequests(change, definition.agentId, definition.inputs);
 }
 
@@ -55,11 +60,16 @@ class ServerSchemas {
     const schemas = { ...(components.schemas ?? {}) };
     // A reference the document does not define (class-validator-jsonschema writes `#/components/schemas/Array` for
     // some nested arrays) accepts anything here: the server's own answer decides for that value.
-    for (const match of JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) if (match[1] && !(match[1] in schemas)) schemas[match[1]] = {};
+    for (const match of JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g))
+      if (match[1] && !(match[1] in schemas)) schemas[match[1]] = {};
     // An unconstrained property (class-validator's @Allow) is listed as required by the document, yet may be absent.
     for (const [name, schema] of Object.entries(schemas)) {
       const { required, properties } = (schema ?? {}) as { required?: string[]; properties?: Record<string, object> };
-      if (required && properties) schemas[name] = { ...(schema as object), required: required.filter((field) => Object.keys(properties[field] ?? { any: 1 }).length > 0) };
+      if (required && properties)
+        schemas[name] = {
+          ...(schema as object),
+          required: required.filter((field) => Object.keys(properties[field] ?? { any: 1 }).length > 0),
+        };
     }
     this.ajv.addSchema({ components: { ...components, schemas } }, 'openapi');
   }
@@ -76,7 +86,13 @@ class ServerSchemas {
       this.compiled.set(schema, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((e) => ({ path: e.instancePath.split('/').slice(1), message: e.keyword === 'required' ? `${String((e.params as { missingProperty: string }).missingProperty)} is required` : (e.message ?? e.keyword) }));
+    return (validate.errors ?? []).map((e) => ({
+      path: e.instancePath.split('/').slice(1),
+      message:
+        e.keyword === 'required'
+          ? `${String((e.params as { missingProperty: string }).missingProperty)} is required`
+          : (e.message ?? e.keyword),
+    }));
   }
 }
 
@@ -104,14 +120,35 @@ export async function preflight(api: TenetApi, plans: readonly AgentPlan[]): Pro
       const deferred = change.kind === 'tool_services' ? definition.deferred.get(change.key) : undefined;
       if (deferred) problems.push(deferred);
       // PUT /services replaces the whole registration: credentials the server holds and the file does not give would be dropped.
-      const service = change.kind === 'tool_services' ? (definition.document.definition.tool_services ?? []).find((s) => s.name === change.key) : undefined;
+      const service =
+        change.kind === 'tool_services'
+          ? (definition.document.definition.tool_services ?? []).find((s) => s.name === change.key)
+          : undefined;
       if (service && change.action === 'update' && change.current['auth'] && !service.auth && !service.env) {
-        const give = service.command !== undefined ? "add env with each value as { env: NAME } (the stdio server's environment)" : 'add auth with the secret as { env: NAME }';
-        problems.push(problemAt(definition, change, [], `tool service ${change.key} has credentials on the server that the file does not give; re-registering it would drop them: ${give}`));
+        const give =
+          service.command !== undefined
+            ? "add env with each value as { env: NAME } (the stdio server's environment)"
+            : 'add auth with the secret as { env: NAME }';
+        problems.push(
+          problemAt(
+            definition,
+            change,
+            [],
+            `tool service ${change.key} has credentials on the server that the file does not give; re-registering it would drop them: ${give}`,
+          ),
+        );
       }
       if (change.kind !== 'agent') {
         ((change.desired['tags'] as string[] | undefined) ?? []).forEach((tag, index) => {
-          if (!tags.has(tag) && !/^(agent|journey):/.test(tag)) problems.push(problemAt(definition, change, ['tags', String(index)], `tag ${tag} does not exist on the server (create it with POST /tags, or use agent:<id> / journey:<id>)`));
+          if (!tags.has(tag) && !/^(agent|journey):/.test(tag))
+            problems.push(
+              problemAt(
+                definition,
+                change,
+                ['tags', String(index)],
+                `tag ${tag} does not exist on the server (create it with POST /tags, or use agent:<id> / journey:<id>)`,
+              ),
+            );
         });
       }
       for (const request of requestsOf(change, definition, current)) {
@@ -120,7 +157,8 @@ export async function preflight(api: TenetApi, plans: readonly AgentPlan[]): Pro
       if (change.kind === 'relationships') {
         for (const end of ['source', 'target'] as const) {
           const id = String(change.desired[end]);
-          if (!guidelines.has(id) && !(await api.find(`/guidelines/${encodeURIComponent(id)}`))) problems.push(problemAt(definition, change, [end], `guideline ${id} is neither in the files nor on the server`));
+          if (!guidelines.has(id) && !(await api.find(`/guidelines/${encodeURIComponent(id)}`)))
+            problems.push(problemAt(definition, change, [end], `guideline ${id} is neither in the files nor on the server`));
         }
       }
     }
@@ -150,18 +188,27 @@ export async function applyPlans(api: TenetApi, plans: readonly AgentPlan[]): Pr
         for (const request of requestsOf(change, definition, current)) await send(api, request, change);
       } catch (error) {
         if (error instanceof ApiError && error.status === 422) {
-          const details = Array.isArray(error.detail) ? (error.detail as { loc?: (string | number)[]; msg?: string }[]) : [{ msg: String(error.detail) }];
+          const details = Array.isArray(error.detail)
+            ? (error.detail as { loc?: (string | number)[]; msg?: string }[])
+            : [{ msg: String(error.detail) }];
           const done = reports.flatMap((r) => r.done);
           throw new DefinitionError(
             details.map((d) => ({
-              ...problemAt(definition, change, (d.loc ?? []).filter((s) => s !== 'body').map(String), `${d.msg ?? ''} (refused by the server)`),
+              ...problemAt(
+                definition,
+                change,
+                (d.loc ?? []).filter((s) => s !== 'body').map(String),
+                `${d.msg ?? ''} (refused by the server)`,
+              ),
             })),
             done,
           );
         }
         throw error;
       }
-      report.done.push(`${change.action === 'create' ? 'created' : change.action === 'update' ? 'updated' : 'deleted'} ${change.kind} ${change.key}`);
+      report.done.push(
+        `${change.action === 'create' ? 'created' : change.action === 'update' ? 'updated' : 'deleted'} ${change.kind} ${change.key}`,
+      );
     }
   }
   return reports;
@@ -175,7 +222,8 @@ async function send(api: TenetApi, request: ApiRequest, change: Change): Promise
   }
   const journey = await api.get<{ conditions: string[] }>(request.path);
   const texts = new Map<string, string>();
-  for (const id of journey.conditions) texts.set(((await api.get<{ guideline: { condition: string } }>(`/guidelines/${encodeURIComponent(id)}`)).guideline.condition), id);
+  for (const id of journey.conditions)
+    texts.set((await api.get<{ guideline: { condition: string } }>(`/guidelines/${encodeURIComponent(id)}`)).guideline.condition, id);
   const add: string[] = [];
   for (const text of request.journeyConditions.add) {
     const created = await api.request<{ id: string }>('POST', '/guidelines', { condition: text, tags: [`journey:${change.key}`] });

@@ -10,7 +10,11 @@ export class Conversation {
   ) {}
 
   static async open(api: TenetApi, agentId: string, options: { customerId?: string; title?: string } = {}): Promise<Conversation> {
-    const session = await api.request<{ id: string; customer_id?: string }>('POST', '/sessions', { agent_id: agentId, ...(options.customerId ? { customer_id: options.customerId } : {}), ...(options.title ? { title: options.title } : {}) });
+    const session = await api.request<{ id: string; customer_id?: string }>('POST', '/sessions', {
+      agent_id: agentId,
+      ...(options.customerId ? { customer_id: options.customerId } : {}),
+      ...(options.title ? { title: options.title } : {}),
+    });
     if (!session) throw new CliError(`no session was opened for agent ${agentId}`);
     return new Conversation(api, session.id, session.customer_id);
   }
@@ -20,7 +24,11 @@ export class Conversation {
    * the turn is passed to `onEvent` as soon as the long-poll returns it (statuses, tool calls, the reply).
    */
   async say(message: string, timeoutMs = 120_000, onEvent?: (event: SessionEvent) => void): Promise<TurnObservation> {
-    const posted = await this.api.request<SessionEvent>('POST', `/sessions/${this.sessionId}/events`, { kind: 'message', source: 'customer', message });
+    const posted = await this.api.request<SessionEvent>('POST', `/sessions/${this.sessionId}/events`, {
+      kind: 'message',
+      source: 'customer',
+      message,
+    });
     if (!posted) throw new CliError('the message was not accepted');
     const events: SessionEvent[] = [];
     const deadline = Date.now() + timeoutMs;
@@ -28,7 +36,8 @@ export class Conversation {
     while (!events.some((e) => endsTurn(e) && (!posted.correlation_id || e.correlation_id === posted.correlation_id))) {
       const waitSecs = Math.max(1, Math.min(30, Math.floor((deadline - Date.now()) / 1000)));
       if (Date.now() >= deadline) throw new CliError(`no answer within ${Math.round(timeoutMs / 1000)} s (session ${this.sessionId})`);
-      const batch = (await this.api.get<SessionEvent[]>(`/sessions/${this.sessionId}/events?min_offset=${offset}&wait_for_data=${waitSecs}`)) ?? [];
+      const batch =
+        (await this.api.get<SessionEvent[]>(`/sessions/${this.sessionId}/events?min_offset=${offset}&wait_for_data=${waitSecs}`)) ?? [];
       for (const event of batch) {
         events.push(event);
         offset = Math.max(offset, event.offset + 1);
@@ -41,7 +50,9 @@ export class Conversation {
   /** The stored value of a context variable for this conversation's customer (the guest's: this session's key). */
   async variable(variableId: string): Promise<unknown> {
     const key = this.customerId && this.customerId !== 'guest' ? this.customerId : `session:${this.sessionId}`;
-    const value = await this.api.find<{ data?: unknown }>(`/context-variables/${encodeURIComponent(variableId)}/${encodeURIComponent(key)}`);
+    const value = await this.api.find<{ data?: unknown }>(
+      `/context-variables/${encodeURIComponent(variableId)}/${encodeURIComponent(key)}`,
+    );
     return value?.data;
   }
 }

@@ -40,7 +40,16 @@ export async function startEmbeddedServer(env: NodeJS.ProcessEnv, timeoutMs = 18
   const args = existsSync(sources) ? ['--import', '@swc-node/register/esm-register', sources] : [join(REPOSITORY, 'apps/tenet/main.js')];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: REPOSITORY,
-    env: { ...env, PORT: String(port), TENET_HOST: '127.0.0.1', TENET_DATA_DIR: dataDir, TENET_MODE: 'embedded', TENET_DEMO: 'off', TENET_AUTH: 'off', SWC_NODE_PROJECT: join(REPOSITORY, 'tsconfig.json') },
+    env: {
+      ...env,
+      PORT: String(port),
+      TENET_HOST: '127.0.0.1',
+      TENET_DATA_DIR: dataDir,
+      TENET_MODE: 'embedded',
+      TENET_DEMO: 'off',
+      TENET_AUTH: 'off',
+      SWC_NODE_PROJECT: join(REPOSITORY, 'tsconfig.json'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));

@@ -12,7 +12,16 @@ export interface ExportResult {
   warnings: string[];
 }
 
-const documentFormat = (name: string): string | undefined => (/\.pdf$/i.test(name) ? 'pdf' : /\.html?$/i.test(name) ? 'html' : /\.(md|markdown)$/i.test(name) ? 'markdown' : /\.txt$/i.test(name) ? 'text' : undefined);
+const documentFormat = (name: string): string | undefined =>
+  /\.pdf$/i.test(name)
+    ? 'pdf'
+    : /\.html?$/i.test(name)
+      ? 'html'
+      : /\.(md|markdown)$/i.test(name)
+        ? 'markdown'
+        : /\.txt$/i.test(name)
+          ? 'text'
+          : undefined;
 
 /** Files under the directories (not recursive), by their knowledge content hash. */
 function documentsByHash(directories: readonly string[]): Map<string, string> {
@@ -30,13 +39,16 @@ function documentsByHash(directories: readonly string[]): Map<string, string> {
   return found;
 }
 
-
 /**
  * Writes each agent's current definitions to `<out>/<agent id>.yaml` (or returns the YAML when `out` is absent).
  * The API does not return a knowledge document's content, so each one is taken from a file whose content hash
  * matches — in `<out>/knowledge/` or a `--knowledge-from` directory — and copied to `<out>/knowledge/`.
  */
-export async function exportAgents(api: TenetApi, agentIds: readonly string[], options: { out?: string; knowledgeFrom?: string[]; schemaPath?: string }): Promise<ExportResult> {
+export async function exportAgents(
+  api: TenetApi,
+  agentIds: readonly string[],
+  options: { out?: string; knowledgeFrom?: string[]; schemaPath?: string },
+): Promise<ExportResult> {
   const result: ExportResult = { files: new Map(), warnings: [] };
   const out = options.out ? resolve(options.out) : undefined;
   const knowledgeDir = out ? join(out, 'knowledge') : undefined;
@@ -49,7 +61,10 @@ export async function exportAgents(api: TenetApi, agentIds: readonly string[], o
       const found = documents.get(String(source.entry['content_hash']));
       const name = found ? basename(found) : `${source.key}.md`;
       knowledgeFiles.set(source.key, `knowledge/${name}`);
-      if (!found) result.warnings.push(`knowledge ${source.key}: the API does not return a document's content and no file with its content was found; put it at knowledge/${name} (or pass --knowledge-from DIR)`);
+      if (!found)
+        result.warnings.push(
+          `knowledge ${source.key}: the API does not return a document's content and no file with its content was found; put it at knowledge/${name} (or pass --knowledge-from DIR)`,
+        );
       else if (knowledgeDir && resolve(found) !== resolve(knowledgeDir, name)) {
         mkdirSync(knowledgeDir, { recursive: true });
         copyFileSync(found, join(knowledgeDir, name));

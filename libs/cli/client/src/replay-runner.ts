@@ -26,7 +26,10 @@ async function conditionNames(api: TenetApi, ids: readonly string[], stable: Rea
 
 export function parseSessionFilter(text: string, limit: number): SessionFilter {
   if (text.startsWith('agent:')) return { agent: text.slice('agent:'.length), limit };
-  const ids = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (ids.length === 0) throw new CliError('--sessions takes agent:<agent id> or a comma-separated list of session ids');
   return { ids, limit };
 }
@@ -42,10 +45,26 @@ export interface ReplayResult {
  * (sessions and their events); the definitions are applied to a scratch all-in-one server the CLI starts and
  * removes, and each session's customer messages are sent there, in order, in a new session.
  */
-export async function replay(live: TenetApi, filter: SessionFilter, definitions: readonly LoadedDefinition[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ReplayResult> {
+export async function replay(
+  live: TenetApi,
+  filter: SessionFilter,
+  definitions: readonly LoadedDefinition[],
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<ReplayResult> {
   const sessions = filter.ids
-    ? await Promise.all(filter.ids.map(async (id) => (await live.get<{ id: string; agent_id: string; creation_utc: string }>(`/sessions/${encodeURIComponent(id)}`))))
-    : ((await live.get<{ id: string; agent_id: string; creation_utc: string }[]>(`/sessions?agent_id=${encodeURIComponent(filter.agent ?? '')}`)) ?? []).sort((a, b) => b.creation_utc.localeCompare(a.creation_utc)).slice(0, filter.limit);
+    ? await Promise.all(
+        filter.ids.map(
+          async (id) => await live.get<{ id: string; agent_id: string; creation_utc: string }>(`/sessions/${encodeURIComponent(id)}`),
+        ),
+      )
+    : (
+        (await live.get<{ id: string; agent_id: string; creation_utc: string }[]>(
+          `/sessions?agent_id=${encodeURIComponent(filter.agent ?? '')}`,
+        )) ?? []
+      )
+        .sort((a, b) => b.creation_utc.localeCompare(a.creation_utc))
+        .slice(0, filter.limit);
   const defined = new Set(definitions.map((d) => d.agentId));
   const missing = [...new Set(sessions.map((s) => s.agent_id))].filter((agent) => !defined.has(agent));
   if (missing.length > 0) throw new CliError(`the definitions do not define agent ${missing.join(', ')} of the selected sessions`);
@@ -63,8 +82,21 @@ export async function replay(live: TenetApi, filter: SessionFilter, definitions:
     }
     // A journey's condition guidelines get server-generated ids, different on the scratch server: compared by text.
     const stable = new Set(definitions.flatMap((d) => d.resources.filter((r) => r.kind === 'guidelines').map((r) => r.key)));
-    const [liveNames, scratchNames] = [await conditionNames(live, replayed.flatMap((t) => t.recorded.matched.map((m) => m.id)), stable), await conditionNames(api, replayed.flatMap((t) => t.replayed.matched.map((m) => m.id)), stable)];
-    const rename = (names: Map<string, string>) => (turn: TurnObservation): TurnObservation => ({ ...turn, matched: turn.matched.map((m) => ({ ...m, id: names.get(m.id) ?? m.id })) });
+    const [liveNames, scratchNames] = [
+      await conditionNames(
+        live,
+        replayed.flatMap((t) => t.recorded.matched.map((m) => m.id)),
+        stable,
+      ),
+      await conditionNames(
+        api,
+        replayed.flatMap((t) => t.replayed.matched.map((m) => m.id)),
+        stable,
+      ),
+    ];
+    const rename =
+      (names: Map<string, string>) =>
+      (turn: TurnObservation): TurnObservation => ({ ...turn, matched: turn.matched.map((m) => ({ ...m, id: names.get(m.id) ?? m.id })) });
     const comparable = replayed.map((t) => ({ ...t, recorded: rename(liveNames)(t.recorded), replayed: rename(scratchNames)(t.replayed) }));
     return { differences: behaviourDiff(comparable), replayedTurns: replayed.length, sessions: sessions.length };
   });
@@ -75,8 +107,18 @@ export async function replay(live: TenetApi, filter: SessionFilter, definitions:
  * server calls the definitions' tool services for this user, from this machine: their hosts are allowed there even
  * on private addresses (a live server's allow-list guards against its API callers instead).
  */
-export async function withScratchServer<T>(definitions: readonly LoadedDefinition[], env: NodeJS.ProcessEnv, work: (api: TenetApi) => Promise<T>): Promise<T> {
-  const serviceHosts = definitions.flatMap((d) => [...d.inputs.services.values()]).flatMap((body) => Object.values(body).flatMap((params) => (typeof params === 'object' && params ? Object.values(params as Record<string, unknown>) : [])));
+export async function withScratchServer<T>(
+  definitions: readonly LoadedDefinition[],
+  env: NodeJS.ProcessEnv,
+  work: (api: TenetApi) => Promise<T>,
+): Promise<T> {
+  const serviceHosts = definitions
+    .flatMap((d) => [...d.inputs.services.values()])
+    .flatMap((body) =>
+      Object.values(body).flatMap((params) =>
+        typeof params === 'object' && params ? Object.values(params as Record<string, unknown>) : [],
+      ),
+    );
   const hosts = [...new Set(serviceHosts.flatMap((url) => (typeof url === 'string' && URL.canParse(url) ? [new URL(url).host] : [])))];
   const allowed = [env['TENET_TOOL_ALLOWED_HOSTS'], ...hosts].filter(Boolean).join(',');
   const scratch = await startEmbeddedServer({ ...env, ...(allowed ? { TENET_TOOL_ALLOWED_HOSTS: allowed } : {}) });

@@ -44,7 +44,10 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
   for (const { kind, path } of TAGGED) for (const item of mine(await api.get<Tagged[]>(path))) add(kind, item.id, item);
 
   const ids = new Set(guidelines.map((g) => g.id));
-  const relationships = await api.get<{ id: string; kind: string; source_guideline?: { id: string }; target_guideline?: { id: string } }[]>('/relationships?indirect=false');
+  const relationships =
+    await api.get<{ id: string; kind: string; source_guideline?: { id: string }; target_guideline?: { id: string } }[]>(
+      '/relationships?indirect=false',
+    );
   for (const r of relationships) {
     const source = r.source_guideline?.id;
     const target = r.target_guideline?.id;
@@ -55,9 +58,11 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
   }
 
   const named = new Set(serviceNames);
-  for (const guideline of guidelines) for (const tool of (guideline['tools'] as string[] | undefined) ?? []) named.add(tool.split(':')[0] ?? tool);
+  for (const guideline of guidelines)
+    for (const tool of (guideline['tools'] as string[] | undefined) ?? []) named.add(tool.split(':')[0] ?? tool);
   for (const journey of resources.filter((r) => r.kind === 'journeys')) {
-    for (const step of (journey.entry['steps'] as { tool?: string }[] | undefined) ?? []) if (step.tool) named.add(step.tool.split(':')[0] ?? step.tool);
+    for (const step of (journey.entry['steps'] as { tool?: string }[] | undefined) ?? [])
+      if (step.tool) named.add(step.tool.split(':')[0] ?? step.tool);
   }
   for (const intent of resources.filter((r) => r.kind === 'intents')) {
     const tool = intent.entry['tool'];
@@ -69,9 +74,13 @@ export async function readAgentState(api: TenetApi, agentId: string, serviceName
     if (service) named.add(service);
   }
   for (const name of [...named].sort()) {
-    const service = await api.find<{ name: string; kind: string; url: string; auth?: { scheme: string; secret_hint?: string } }>(`/services/${encodeURIComponent(name)}`);
+    const service = await api.find<{ name: string; kind: string; url: string; auth?: { scheme: string; secret_hint?: string } }>(
+      `/services/${encodeURIComponent(name)}`,
+    );
     // Credentials are write-only: the server shows their scheme and the secret's hint, never the values.
-    const auth = service?.auth ? { scheme: service.auth.scheme, ...(service.auth.secret_hint ? { secret_hint: service.auth.secret_hint } : {}) } : undefined;
+    const auth = service?.auth
+      ? { scheme: service.auth.scheme, ...(service.auth.secret_hint ? { secret_hint: service.auth.secret_hint } : {}) }
+      : undefined;
     if (service) add('tool_services', name, { name: service.name, kind: service.kind, url: service.url, ...(auth ? { auth } : {}) });
   }
 

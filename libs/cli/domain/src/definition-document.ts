@@ -35,10 +35,15 @@ export interface DefinitionDocument {
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateFile = ajv.compile<AgentDefinition>(AgentDefinitionSchema);
 
-const ajvPath = (error: ErrorObject): string[] => error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+const ajvPath = (error: ErrorObject): string[] =>
+  error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 const ajvMessage = (error: ErrorObject): string => {
-  if (error.keyword === 'additionalProperties') return `unknown field ${String((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'additionalProperties')
+    return `unknown field ${String((error.params as { additionalProperty: string }).additionalProperty)}`;
   if (error.keyword === 'required') return `${String((error.params as { missingProperty: string }).missingProperty)} is required`;
   return error.message ?? error.keyword;
 };
@@ -72,7 +77,9 @@ export function parseChecked<T>(text: string, file: string, validate: ValidateFu
     return line;
   };
   if (document.errors.length > 0) {
-    throw new DefinitionError(document.errors.map((e) => ({ file, line: lineAt(e.pos[0]), path: '', message: e.message.split('\n')[0] ?? e.message })));
+    throw new DefinitionError(
+      document.errors.map((e) => ({ file, line: lineAt(e.pos[0]), path: '', message: e.message.split('\n')[0] ?? e.message })),
+    );
   }
   const value: unknown = document.toJS();
   if (!validate(value)) {
@@ -141,7 +148,10 @@ export function desiredResources(doc: DefinitionDocument, resolved: ResolvedValu
     ((definition[kind] as Entry[] | undefined) ?? []).forEach((entry, index) => {
       if (kind === 'tool_services') {
         const values = resolved.services.get(String(entry['name']));
-        add(kind, { name: entry['name'], kind: entry['kind'], url: values?.url, ...(values?.auth ? { auth: values.auth } : {}) }, [kind, index]);
+        add(kind, { name: entry['name'], kind: entry['kind'], url: values?.url, ...(values?.auth ? { auth: values.auth } : {}) }, [
+          kind,
+          index,
+        ]);
       } else if (kind === 'knowledge') {
         const { file: _file, ...rest } = entry;
         add(kind, { ...rest, content_hash: resolved.knowledgeHashes.get(String(entry['id'])) }, [kind, index]);

@@ -29,12 +29,18 @@ export function definitionFromResources(resources: readonly Resource[], knowledg
           const { auth: _credentials, ...service } = r.entry;
           const url = String(service['url'] ?? '');
           // A stdio MCP server is shown as `stdio:<command>`: the file names the command (its args and env are not returned).
-          if (url.startsWith(STDIO_PREFIX)) return { name: service['name'], kind: service['kind'], command: decodeURIComponent(url.slice(STDIO_PREFIX.length)) };
+          if (url.startsWith(STDIO_PREFIX))
+            return { name: service['name'], kind: service['kind'], command: decodeURIComponent(url.slice(STDIO_PREFIX.length)) };
           return { ...service, ...(r.entry['kind'] === 'openapi' ? { source: { env: serviceSourceVariable(r.key) } } : {}) };
         }
         if (kind === 'knowledge') {
           const { content_hash: _hash, ...rest } = r.entry;
-          return { id: rest['id'], title: rest['title'], file: knowledgeFiles.get(r.key) ?? `knowledge/${r.key}.md`, ...Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'id' && k !== 'title')) };
+          return {
+            id: rest['id'],
+            title: rest['title'],
+            file: knowledgeFiles.get(r.key) ?? `knowledge/${r.key}.md`,
+            ...Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'id' && k !== 'title')),
+          };
         }
         return r.entry;
       });
@@ -57,9 +63,18 @@ export function credentialNotes(resources: readonly Resource[]): string[] {
     .flatMap((r) => {
       const auth = r.entry['auth'] as { scheme: string; secret_hint?: string } | undefined;
       const notes: string[] = [];
-      if (String(r.entry['url'] ?? '').startsWith(STDIO_PREFIX)) notes.push(`tool service ${r.key}: a stdio MCP server; the API does not return its args: add them to the file if the command takes any`);
-      if (auth?.scheme === 'env') notes.push(`tool service ${r.key}: has an environment for its command on the server (sealed), not exported; the file leaves it as it is — to manage it from the file, add env with each value as { env: NAME }`);
-      else if (auth) notes.push(`tool service ${r.key}: has ${auth.scheme} credentials on the server${auth.secret_hint ? ` (secret ${auth.secret_hint})` : ''}, not exported (secrets are never written); the file leaves them as they are — to manage them from the file, add auth with the secret as { env: NAME }`);
+      if (String(r.entry['url'] ?? '').startsWith(STDIO_PREFIX))
+        notes.push(
+          `tool service ${r.key}: a stdio MCP server; the API does not return its args: add them to the file if the command takes any`,
+        );
+      if (auth?.scheme === 'env')
+        notes.push(
+          `tool service ${r.key}: has an environment for its command on the server (sealed), not exported; the file leaves it as it is — to manage it from the file, add env with each value as { env: NAME }`,
+        );
+      else if (auth)
+        notes.push(
+          `tool service ${r.key}: has ${auth.scheme} credentials on the server${auth.secret_hint ? ` (secret ${auth.secret_hint})` : ''}, not exported (secrets are never written); the file leaves them as they are — to manage them from the file, add auth with the secret as { env: NAME }`,
+        );
       return notes;
     });
 }

@@ -64,14 +64,22 @@ export function planChanges(desired: readonly Resource[], current: readonly Reso
       if (!now) changes.push({ action: 'create', kind, key: resource.key, desired: resource.entry });
       else {
         const fields = fieldChanges(now.entry, kind === 'tool_services' ? comparableService(resource.entry, now.entry) : resource.entry);
-        if (fields.length > 0) changes.push({ action: 'update', kind, key: resource.key, desired: resource.entry, current: now.entry, fields });
+        if (fields.length > 0)
+          changes.push({ action: 'update', kind, key: resource.key, desired: resource.entry, current: now.entry, fields });
       }
     }
   }
   const unmanaged: Plan['unmanaged'] = [];
   for (const kind of [...RESOURCE_KINDS].reverse()) {
     for (const resource of current.filter((r) => r.kind === kind && !wanted.has(`${kind}\u0000${r.key}`))) {
-      if (options.prune && kind !== 'tool_services' && kind !== 'agent') changes.push({ action: 'delete', kind, key: resource.key, current: resource.entry, ...(resource.serverId ? { serverId: resource.serverId } : {}) });
+      if (options.prune && kind !== 'tool_services' && kind !== 'agent')
+        changes.push({
+          action: 'delete',
+          kind,
+          key: resource.key,
+          current: resource.entry,
+          ...(resource.serverId ? { serverId: resource.serverId } : {}),
+        });
       else unmanaged.push({ kind, key: resource.key });
     }
   }
@@ -84,7 +92,8 @@ const show = (value: unknown): string => (value === undefined ? '(default)' : JS
 function credentialsChange(before: unknown, after: unknown): string {
   const of = (value: unknown) => value as { scheme: string; secret_hint?: string } | undefined;
   const [was, will] = [of(before), of(after)];
-  const described = (auth: { scheme: string; secret_hint?: string }) => `${auth.scheme}${auth.secret_hint ? `, secret ${auth.secret_hint}` : ''}`;
+  const described = (auth: { scheme: string; secret_hint?: string }) =>
+    `${auth.scheme}${auth.secret_hint ? `, secret ${auth.secret_hint}` : ''}`;
   if (!will) return 'credentials set on the server, not in the files (kept)';
   if (!was) return `credentials will be set (${described(will)})`;
   return `credentials set (${described(was)}) will be replaced (${described(will)})`;
@@ -101,7 +110,8 @@ export function renderPlan(plan: Plan): string {
     else {
       lines.push(`~ ${label}`);
       const credentials = change.fields.filter((field) => field.path === 'auth' || field.path.startsWith('auth.'));
-      for (const field of change.fields) if (!credentials.includes(field)) lines.push(`    ${field.path}: ${show(field.before)} → ${show(field.after)}`);
+      for (const field of change.fields)
+        if (!credentials.includes(field)) lines.push(`    ${field.path}: ${show(field.before)} → ${show(field.after)}`);
       if (credentials.length > 0) lines.push(`    auth: ${credentialsChange(change.current['auth'], change.desired['auth'])}`);
     }
   }

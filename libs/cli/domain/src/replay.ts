@@ -30,7 +30,17 @@ export function behaviourDiff(turns: readonly ReplayedTurn[]): TurnDifference[] 
     const added = [...after].filter((id) => !before.has(id)).sort();
     const removed = [...before].filter((id) => !after.has(id)).sort();
     if (added.length === 0 && removed.length === 0) return [];
-    return [{ session: t.session, turn: t.turn, customer: t.recorded.customer, added, removed, recordedReply: t.recorded.reply, replayedReply: t.replayed.reply }];
+    return [
+      {
+        session: t.session,
+        turn: t.turn,
+        customer: t.recorded.customer,
+        added,
+        removed,
+        recordedReply: t.recorded.reply,
+        replayedReply: t.replayed.reply,
+      },
+    ];
   });
 }
 

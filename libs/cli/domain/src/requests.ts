@@ -12,7 +12,10 @@ export interface ApiRequest {
 }
 
 /** Collection path and request schemas of each kind (Parlant's routes and Tenet's extensions). */
-const ROUTES: Record<Exclude<ResourceKind, 'relationships' | 'tool_services' | 'knowledge'>, { path: string; create: string; update: string }> = {
+const ROUTES: Record<
+  Exclude<ResourceKind, 'relationships' | 'tool_services' | 'knowledge'>,
+  { path: string; create: string; update: string }
+> = {
   agent: { path: '/agents', create: 'AgentCreationDto', update: 'AgentUpdateDto' },
   guidelines: { path: '/guidelines', create: 'GuidelineCreationDto', update: 'GuidelineUpdateDto' },
   journeys: { path: '/journeys', create: 'JourneyCreationDto', update: 'JourneyUpdateDto' },
@@ -24,7 +27,11 @@ const ROUTES: Record<Exclude<ResourceKind, 'relationships' | 'tool_services' | '
 };
 
 /** Fields PATCH cannot change on the server: a change to one is refused before anything is written. */
-export const NOT_UPDATABLE: Partial<Record<ResourceKind, string[]>> = { guidelines: ['track'], canned_responses: ['field_dependencies'], relationships: ['source', 'target', 'kind'] };
+export const NOT_UPDATABLE: Partial<Record<ResourceKind, string[]>> = {
+  guidelines: ['track'],
+  canned_responses: ['field_dependencies'],
+  relationships: ['source', 'target', 'kind'],
+};
 
 /** Tool services and knowledge sources carry values resolved by the client (environment, file contents). */
 export interface ResolvedInputs {
@@ -48,11 +55,26 @@ const tagsPatch = (current: unknown, desired: unknown): { add: string[]; remove:
 export function createRequest(kind: ResourceKind, entry: Entry, agentId: string, inputs: ResolvedInputs): ApiRequest {
   switch (kind) {
     case 'tool_services':
-      return { method: 'PUT', path: `/services/${enc(String(entry['name']))}`, body: inputs.services.get(String(entry['name'])) ?? {}, schema: 'ServiceUpdateDto' };
+      return {
+        method: 'PUT',
+        path: `/services/${enc(String(entry['name']))}`,
+        body: inputs.services.get(String(entry['name'])) ?? {},
+        schema: 'ServiceUpdateDto',
+      };
     case 'knowledge':
-      return { method: 'POST', path: '/knowledge/sources', body: inputs.knowledge.get(String(entry['id'])) ?? {}, schema: 'KnowledgeSourceDto' };
+      return {
+        method: 'POST',
+        path: '/knowledge/sources',
+        body: inputs.knowledge.get(String(entry['id'])) ?? {},
+        schema: 'KnowledgeSourceDto',
+      };
     case 'relationships':
-      return { method: 'POST', path: '/relationships', body: { source_guideline: entry['source'], target_guideline: entry['target'], kind: entry['kind'] }, schema: 'RelationshipCreationDto' };
+      return {
+        method: 'POST',
+        path: '/relationships',
+        body: { source_guideline: entry['source'], target_guideline: entry['target'], kind: entry['kind'] },
+        schema: 'RelationshipCreationDto',
+      };
     case 'agent':
       return { method: 'POST', path: ROUTES.agent.path, body: entry, schema: ROUTES.agent.create };
     default:
@@ -100,7 +122,13 @@ export function updateRequests(change: Extract<Change, { action: 'update' }>, ag
   }
   const requests: ApiRequest[] = [];
   if (Object.keys(body).length > 0 || journeyConditions) {
-    requests.push({ method: 'PATCH', path: `${route.path}/${enc(change.key)}`, body, schema: route.update, ...(journeyConditions ? { journeyConditions } : {}) });
+    requests.push({
+      method: 'PATCH',
+      path: `${route.path}/${enc(change.key)}`,
+      body,
+      schema: route.update,
+      ...(journeyConditions ? { journeyConditions } : {}),
+    });
   }
   return requests;
 }
@@ -123,7 +151,12 @@ export function deleteRequest(kind: ResourceKind, key: string, serverId?: string
 export function unsupportedChanges(changes: readonly Change[]): string[] {
   return changes.flatMap((change) =>
     change.action === 'update'
-      ? change.fields.filter((f) => (NOT_UPDATABLE[change.kind] ?? []).includes(f.path.split('.')[0] ?? '')).map((f) => `${change.kind} ${change.key}: ${f.path} cannot be changed in place; delete the entry, apply with --prune, then add it back`)
+      ? change.fields
+          .filter((f) => (NOT_UPDATABLE[change.kind] ?? []).includes(f.path.split('.')[0] ?? ''))
+          .map(
+            (f) =>
+              `${change.kind} ${change.key}: ${f.path} cannot be changed in place; delete the entry, apply with --prune, then add it back`,
+          )
       : [],
   );
 }

@@ -9,7 +9,19 @@ import { DEFAULT_BUDGET_EXHAUSTED_MESSAGE } from '@tenet/metering-domain';
  * before it: guidelines name services' tools, journeys' steps name tools and guidelines, intents name the agent's or
  * services' tools and journeys, relationships name guidelines). Deletes run in the reverse order.
  */
-export const RESOURCE_KINDS = ['tool_services', 'agent', 'context_variables', 'guidelines', 'journeys', 'intents', 'relationships', 'canned_responses', 'capabilities', 'terms', 'knowledge'] as const;
+export const RESOURCE_KINDS = [
+  'tool_services',
+  'agent',
+  'context_variables',
+  'guidelines',
+  'journeys',
+  'intents',
+  'relationships',
+  'canned_responses',
+  'capabilities',
+  'terms',
+  'knowledge',
+] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 export type Entry = Record<string, unknown>;
@@ -23,7 +35,14 @@ export interface Resource {
   serverId?: string;
 }
 
-const AGENT_CONFIG = { max_history_length: 50, temperature: 0.7, max_tokens: 2048, tool_timeout_secs: 30, auto_extract_context: false, enable_journeys: true };
+const AGENT_CONFIG = {
+  max_history_length: 50,
+  temperature: 0.7,
+  max_tokens: 2048,
+  tool_timeout_secs: 30,
+  auto_extract_context: false,
+  enable_journeys: true,
+};
 const AGENT_MATCHING = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
 const AGENT_RETRIEVAL = { max_results: 5, threshold: 0.5, sources: [] };
 
@@ -52,7 +71,17 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
     status: 'active',
     soul: null,
   },
-  guidelines: { criticality: 'medium', enabled: true, metadata: {}, track: true, labels: [], priority: 0, tools: [], required_context: [], tags: [] },
+  guidelines: {
+    criticality: 'medium',
+    enabled: true,
+    metadata: {},
+    track: true,
+    labels: [],
+    priority: 0,
+    tools: [],
+    required_context: [],
+    tags: [],
+  },
   journeys: { tags: [], labels: [], priority: 0, timeouts: { ...defaultJourneyTimeouts }, on_failure: { action: 'end' } },
   context_variables: { tags: [], metadata: {}, required: false },
   intents: { description: '', examples: [], keywords: [], parameters: null, tool: null, journey_id: null, tags: [] },
@@ -66,7 +95,10 @@ export const SERVER_DEFAULTS: Record<ResourceKind, Entry> = {
 
 /** Defaults inside nested values that are not plain objects of the kind (array items, nullable objects). */
 const NESTED_DEFAULTS: Partial<Record<ResourceKind, Record<string, Entry>>> = {
-  agent: { budget: { on_exhausted: 'message', exhausted_message: DEFAULT_BUDGET_EXHAUSTED_MESSAGE }, soul: { restrictions: [], forbidden_topics: [] } },
+  agent: {
+    budget: { on_exhausted: 'message', exhausted_message: DEFAULT_BUDGET_EXHAUSTED_MESSAGE },
+    soul: { restrictions: [], forbidden_topics: [] },
+  },
   journeys: { steps: { required_context: [], guidelines: [] }, transitions: { priority: 0 } },
   canned_responses: { fields: { description: '', examples: [] } },
 };

@@ -10,7 +10,14 @@ export const TurnExpectation = Type.Object(
   {
     matched: Type.Optional(Type.Array(Type.String(), { description: 'Guideline ids that must be matched.' })),
     not_matched: Type.Optional(Type.Array(Type.String(), { description: 'Guideline ids that must not be matched.' })),
-    tool_called: Type.Optional(Type.Array(Type.Object({ tool: Type.String({ description: '<service>:<tool>' }), arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, strict))),
+    tool_called: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { tool: Type.String({ description: '<service>:<tool>' }), arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+          strict,
+        ),
+      ),
+    ),
     journey: Type.Optional(Type.Object({ id: Type.String(), step: Type.Optional(Type.String()) }, strict)),
     reply_contains: Type.Optional(Strings),
     reply_matches: Type.Optional(Type.String({ description: 'A regular expression (JavaScript syntax, case-insensitive).' })),
@@ -27,13 +34,19 @@ export const ScenarioSchema = Type.Object(
     name: Type.String(),
     agent: Type.Optional(Type.String()),
     customer: Type.Optional(Type.String({ description: 'Customer id (default: the guest customer).' })),
-    turns: Type.Array(Type.Object({ customer: Type.String({ description: "The customer's message." }), expect: Type.Optional(TurnExpectation) }, strict), { minItems: 1 }),
+    turns: Type.Array(
+      Type.Object({ customer: Type.String({ description: "The customer's message." }), expect: Type.Optional(TurnExpectation) }, strict),
+      { minItems: 1 },
+    ),
   },
   strict,
 );
 
 /** A scenario file: a default agent and its scenarios. */
-export const ScenarioFileSchema = Type.Object({ agent: Type.Optional(Type.String()), scenarios: Type.Array(ScenarioSchema, { minItems: 1 }) }, strict);
+export const ScenarioFileSchema = Type.Object(
+  { agent: Type.Optional(Type.String()), scenarios: Type.Array(ScenarioSchema, { minItems: 1 }) },
+  strict,
+);
 
 export type TurnExpectationT = Static<typeof TurnExpectation>;
 export type Scenario = Static<typeof ScenarioSchema>;
@@ -49,7 +62,8 @@ export interface ExpectationResult {
 }
 
 /** Whether every key of `expected` has an equal value in `actual` (extra arguments are allowed). */
-const argumentsMatch = (expected: Record<string, unknown>, actual: Record<string, unknown>): boolean => Object.entries(expected).every(([k, v]) => deepEqual(v, isPlainObject(actual) ? actual[k] : undefined));
+const argumentsMatch = (expected: Record<string, unknown>, actual: Record<string, unknown>): boolean =>
+  Object.entries(expected).every(([k, v]) => deepEqual(v, isPlainObject(actual) ? actual[k] : undefined));
 
 /**
  * Checks a turn against its expectations. `variableValue` is the variable's stored value after the turn (read by
@@ -73,13 +87,30 @@ export function checkTurn(expect: TurnExpectationT | undefined, turn: TurnObserv
   if (e.journey) {
     const label = `journey ${e.journey.id}${e.journey.step ? ` at ${e.journey.step}` : ''}`;
     const at = turn.journey;
-    check(label, at?.id === e.journey.id && (e.journey.step === undefined || at.step === e.journey.step), at ? `the journey was ${at.id} at ${at.step}` : 'no journey was active');
+    check(
+      label,
+      at?.id === e.journey.id && (e.journey.step === undefined || at.step === e.journey.step),
+      at ? `the journey was ${at.id} at ${at.step}` : 'no journey was active',
+    );
   }
   const reply = turn.reply.toLowerCase();
-  for (const text of e.reply_contains ?? []) check(`reply contains "${text}"`, reply.includes(text.toLowerCase()), `the reply was "${turn.reply}"`);
-  for (const text of e.reply_not_contains ?? []) check(`reply does not contain "${text}"`, !reply.includes(text.toLowerCase()), `the reply was "${turn.reply}"`);
-  if (e.reply_matches !== undefined) check(`reply matches /${e.reply_matches}/`, new RegExp(e.reply_matches, 'i').test(turn.reply), `the reply was "${turn.reply}"`);
-  for (const source of e.cited ?? []) check(`cites ${source}`, turn.citations.some((c) => c.source === source), `cited were [${[...new Set(turn.citations.map((c) => c.source))].join(', ')}]`);
-  if (e.variable) check(`variable ${e.variable.id} = ${JSON.stringify(e.variable.equals)}`, deepEqual(variableValue, e.variable.equals), `its value was ${variableValue === undefined ? 'not set' : JSON.stringify(variableValue)}`);
+  for (const text of e.reply_contains ?? [])
+    check(`reply contains "${text}"`, reply.includes(text.toLowerCase()), `the reply was "${turn.reply}"`);
+  for (const text of e.reply_not_contains ?? [])
+    check(`reply does not contain "${text}"`, !reply.includes(text.toLowerCase()), `the reply was "${turn.reply}"`);
+  if (e.reply_matches !== undefined)
+    check(`reply matches /${e.reply_matches}/`, new RegExp(e.reply_matches, 'i').test(turn.reply), `the reply was "${turn.reply}"`);
+  for (const source of e.cited ?? [])
+    check(
+      `cites ${source}`,
+      turn.citations.some((c) => c.source === source),
+      `cited were [${[...new Set(turn.citations.map((c) => c.source))].join(', ')}]`,
+    );
+  if (e.variable)
+    check(
+      `variable ${e.variable.id} = ${JSON.stringify(e.variable.equals)}`,
+      deepEqual(variableValue, e.variable.equals),
+      `its value was ${variableValue === undefined ? 'not set' : JSON.stringify(variableValue)}`,
+    );
   return results;
 }

@@ -42,7 +42,8 @@ export function tally(outcome: ScenarioOutcome): ExpectationTally[] {
   return [...byKey.values()];
 }
 
-export const scenarioPassed = (outcome: ScenarioOutcome): boolean => outcome.runs.every((r) => r.error === undefined) && tally(outcome).every((t) => t.passed === t.runs && t.runs === outcome.runs.length);
+export const scenarioPassed = (outcome: ScenarioOutcome): boolean =>
+  outcome.runs.every((r) => r.error === undefined) && tally(outcome).every((t) => t.passed === t.runs && t.runs === outcome.runs.length);
 
 /** The report a person reads: each scenario PASS/FAIL, failed and flaky expectations with what happened instead. */
 export function renderReport(outcomes: readonly ScenarioOutcome[]): string {
@@ -76,7 +77,10 @@ export function renderJunit(outcomes: readonly ScenarioOutcome[]): string {
       const time = seconds(o.runs.reduce((sum, r) => sum + r.durationMs, 0));
       if (scenarioPassed(o)) return `    <testcase classname="${xml(file)}" name="${xml(o.name)}" time="${time}"/>`;
       const failed = tally(o).filter((t) => t.passed < o.runs.length);
-      const message = [...o.runs.flatMap((r) => (r.error ? [r.error] : [])), ...failed.map((t) => `turn ${t.turn}: ${t.label} (passed ${t.passed}/${o.runs.length})`)].join('; ');
+      const message = [
+        ...o.runs.flatMap((r) => (r.error ? [r.error] : [])),
+        ...failed.map((t) => `turn ${t.turn}: ${t.label} (passed ${t.passed}/${o.runs.length})`),
+      ].join('; ');
       const text = failed.map((t) => `turn ${t.turn} "${t.customer}": ${t.label}${t.detail ? ` — ${t.detail}` : ''}`).join('\n');
       return `    <testcase classname="${xml(file)}" name="${xml(o.name)}" time="${time}">\n      <failure message="${xml(message)}">${xml(text)}</failure>\n    </testcase>`;
     });

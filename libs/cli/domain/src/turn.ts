@@ -22,11 +22,13 @@ export interface TurnObservation {
   lastOffset: number;
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** The status that ends a turn: ready (its report), or error. */
-export const endsTurn = (event: SessionEvent): boolean => event.kind === 'status' && (event.data['status'] === 'ready' || event.data['status'] === 'error');
+export const endsTurn = (event: SessionEvent): boolean =>
+  event.kind === 'status' && (event.data['status'] === 'ready' || event.data['status'] === 'error');
 
 /**
  * Folds the events of one turn (after the customer's message, up to the status that ends it) into an observation:
@@ -52,7 +54,11 @@ export function observeTurn(customer: string, events: readonly SessionEvent[]): 
   const citations = messages.flatMap((m) =>
     list(m.data['sources']).map((s) => {
       const source = record(s);
-      return { source: String(source['source_id']), ...(typeof source['title'] === 'string' ? { title: source['title'] } : {}), ...(typeof source['heading'] === 'string' ? { heading: source['heading'] } : {}) };
+      return {
+        source: String(source['source_id']),
+        ...(typeof source['title'] === 'string' ? { title: source['title'] } : {}),
+        ...(typeof source['heading'] === 'string' ? { heading: source['heading'] } : {}),
+      };
     }),
   );
   const error = end?.data['status'] === 'error' ? JSON.stringify(end.data['data'] ?? {}) : undefined;
@@ -71,10 +77,17 @@ export function observeTurn(customer: string, events: readonly SessionEvent[]): 
 /** One line per aspect, for a terminal: the reply, then what drove it. */
 export function renderTurn(turn: TurnObservation, agentName: string): string {
   const lines = [`${agentName}: ${turn.reply || '(no reply)'}`];
-  if (turn.matched.length > 0) lines.push(`  guidelines: ${turn.matched.map((m) => (m.score !== undefined ? `${m.id} (${m.score})` : m.id)).join(', ')}`);
-  for (const tool of turn.tools) lines.push(`  tool: ${tool.tool}(${Object.entries(tool.arguments).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})${tool.status ? ` ${tool.status}` : ''}`);
+  if (turn.matched.length > 0)
+    lines.push(`  guidelines: ${turn.matched.map((m) => (m.score !== undefined ? `${m.id} (${m.score})` : m.id)).join(', ')}`);
+  for (const tool of turn.tools)
+    lines.push(
+      `  tool: ${tool.tool}(${Object.entries(tool.arguments)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ')})${tool.status ? ` ${tool.status}` : ''}`,
+    );
   if (turn.journey) lines.push(`  journey: ${turn.journey.id} at ${turn.journey.step}`);
-  if (turn.citations.length > 0) lines.push(`  sources: ${[...new Set(turn.citations.map((c) => (c.heading ? `${c.source} › ${c.heading}` : c.source)))].join('; ')}`);
+  if (turn.citations.length > 0)
+    lines.push(`  sources: ${[...new Set(turn.citations.map((c) => (c.heading ? `${c.source} › ${c.heading}` : c.source)))].join('; ')}`);
   if (turn.error) lines.push(`  error: ${turn.error}`);
   return lines.join('\n');
 }

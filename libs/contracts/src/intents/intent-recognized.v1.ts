@@ -18,9 +18,18 @@ export const IntentRecognizedV1 = envelopeSchema(
       intent: Type.String({ minLength: 1, description: 'The intent name, CLARIFICATION_NEEDED or UNKNOWN' }),
       confidence: Type.Number({ minimum: 0, maximum: 1 }),
       outcome: Type.Union([Type.Literal('recognized'), Type.Literal('clarify'), Type.Literal('unknown')]),
-      alternatives: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false })),
+      alternatives: Type.Array(
+        Type.Object(
+          { name: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
+          { additionalProperties: false },
+        ),
+      ),
       parameter_names: Type.Array(Type.String({ minLength: 1 }), { description: 'The parameters extracted for the intent (names only)' }),
-      leads_to: Type.Union([Type.Object({ tool: Type.String({ minLength: 1 }) }, { additionalProperties: false }), Type.Object({ journey_id: Type.String({ minLength: 1 }) }, { additionalProperties: false }), Type.Null()]),
+      leads_to: Type.Union([
+        Type.Object({ tool: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+        Type.Object({ journey_id: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+        Type.Null(),
+      ]),
       correlation_id: Type.String({ minLength: 1 }),
     },
     { additionalProperties: false },
@@ -33,21 +42,37 @@ export type IntentRecognizedData = IntentRecognizedV1['data'];
 export const intentRecognitionStreamId = (agentId: string): string => `recognition-${agentId}`;
 export const INTENT_RECOGNIZED_EVENT_TYPE = 'IntentRecognized';
 
-export function toIntentIntegrationEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: IntentRecognizedV1 }
-  | undefined {
+export function toIntentIntegrationEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: IntentRecognizedV1 } | undefined {
   if (!event.streamId.startsWith('recognition-') || event.type !== INTENT_RECOGNIZED_EVENT_TYPE) return undefined;
   const data = event.data as IntentRecognizedData;
   return {
     subject: subjectFor('intent', data.agent_id, 'recognized'),
-    payload: { id: event.id, type: 'intent.recognized', version: 1, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data },
+    payload: {
+      id: event.id,
+      type: 'intent.recognized',
+      version: 1,
+      stream: event.streamId,
+      offset: event.offset,
+      position: event.position,
+      occurred_at: event.recordedAt,
+      data,
+    },
   };
 }
 
 export const intentEventContracts: IntegrationEventContract[] = [
   {
     type: 'intent.recognized',
-    description: "A customer message was classified into one of the agent's intents (or CLARIFICATION_NEEDED / UNKNOWN), with its confidence and what the turn did.",
+    description:
+      "A customer message was classified into one of the agent's intents (or CLARIFICATION_NEEDED / UNKNOWN), with its confidence and what the turn did.",
     subjectPattern: 'tenet.v1.intent.{agent_id}.recognized',
     schema: IntentRecognizedV1,
     example: {

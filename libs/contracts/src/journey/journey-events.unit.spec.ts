@@ -18,7 +18,16 @@ const logged = (data: Record<string, unknown>): LoggedSessionEvent => ({
 describe('journey integration events', () => {
   it('publishes a logged journey_transition on tenet.v1.journey.<session>.<event>, valid against its schema, without the private context', () => {
     const published = toIntegrationEvent(
-      logged({ event: 'journey_transitioned', journey_id: 'returns', from: 'ask_order', to: 'ask_reason', cause: 'condition', condition: 'gave the order number', context: { order_number: 'A-1', email: 'x@y.z' }, at: 1 }),
+      logged({
+        event: 'journey_transitioned',
+        journey_id: 'returns',
+        from: 'ask_order',
+        to: 'ask_reason',
+        cause: 'condition',
+        condition: 'gave the order number',
+        context: { order_number: 'A-1', email: 'x@y.z' },
+        at: 1,
+      }),
     )!;
     expect(published.subject).toBe('tenet.v1.journey.s1.transitioned');
     expect(published.payload).toEqual({
@@ -29,15 +38,31 @@ describe('journey integration events', () => {
       offset: 7,
       position: 70,
       occurred_at: '2026-11-22T10:00:00.000Z',
-      data: { session_id: 's1', journey_id: 'returns', correlation_id: 'c1', from: 'ask_order', to: 'ask_reason', cause: 'condition', condition: 'gave the order number' },
+      data: {
+        session_id: 's1',
+        journey_id: 'returns',
+        correlation_id: 'c1',
+        from: 'ask_order',
+        to: 'ask_reason',
+        cause: 'condition',
+        condition: 'gave the order number',
+      },
     });
     expect(ajv.compile(contractFor('journey.transitioned')!.schema)(published.payload)).toBe(true);
   });
 
   it.each([
-    [{ event: 'journey_activated', journey_id: 'returns', step: 'ask_order', resumed: true, sessionId: 's1', at: 1 }, 'tenet.v1.journey.s1.activated', 'journey.activated'],
+    [
+      { event: 'journey_activated', journey_id: 'returns', step: 'ask_order', resumed: true, sessionId: 's1', at: 1 },
+      'tenet.v1.journey.s1.activated',
+      'journey.activated',
+    ],
     [{ event: 'journey_completed', journey_id: 'returns', step: 'confirm', at: 1 }, 'tenet.v1.journey.s1.completed', 'journey.completed'],
-    [{ event: 'journey_abandoned', journey_id: 'returns', step: 'ask_reason', reason: 'expired', at: 1 }, 'tenet.v1.journey.s1.abandoned', 'journey.abandoned'],
+    [
+      { event: 'journey_abandoned', journey_id: 'returns', step: 'ask_reason', reason: 'expired', at: 1 },
+      'tenet.v1.journey.s1.abandoned',
+      'journey.abandoned',
+    ],
   ])('maps a logged %j', (data, subject, type) => {
     const published = toIntegrationEvent(logged(data))!;
     expect(published.subject).toBe(subject);
@@ -50,6 +75,17 @@ describe('journey integration events', () => {
 
   it('the advance request contract names a broken field', () => {
     const validate = rpcValidator(AdvanceJourneysRequestV1);
-    expect(() => validate({ session_id: 's1', correlation_id: 'c', now: 1, journeys: [], recorded: {}, matched: ['bad id'], evaluated: {}, context: {} })).toThrow(/\/matched\/0/);
+    expect(() =>
+      validate({
+        session_id: 's1',
+        correlation_id: 'c',
+        now: 1,
+        journeys: [],
+        recorded: {},
+        matched: ['bad id'],
+        evaluated: {},
+        context: {},
+      }),
+    ).toThrow(/\/matched\/0/);
   });
 });

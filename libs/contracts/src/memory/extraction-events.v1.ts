@@ -59,38 +59,73 @@ export const FactsExtractedV1 = envelopeSchema(
 );
 export type FactsExtractedV1 = Static<typeof FactsExtractedV1>;
 
-const EVENT_NAMES: Record<string, 'variable_update' | 'facts_extracted'> = { VariableUpdated: 'variable_update', FactsExtracted: 'facts_extracted' };
+const EVENT_NAMES: Record<string, 'variable_update' | 'facts_extracted'> = {
+  VariableUpdated: 'variable_update',
+  FactsExtracted: 'facts_extracted',
+};
 
-export function toExtractionIntegrationEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: unknown }
-  | undefined {
+export function toExtractionIntegrationEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: unknown } | undefined {
   const name = EVENT_NAMES[event.type];
   if (!event.streamId.startsWith(CONTEXT_EXTRACTION_STREAM_PREFIX) || !name) return undefined;
   const customerId = event.streamId.slice(CONTEXT_EXTRACTION_STREAM_PREFIX.length);
   return {
     subject: subjectFor('memory', customerId, name),
-    payload: { id: event.id, type: `memory.${name}`, version: 1, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data: event.data },
+    payload: {
+      id: event.id,
+      type: `memory.${name}`,
+      version: 1,
+      stream: event.streamId,
+      offset: event.offset,
+      position: event.position,
+      occurred_at: event.recordedAt,
+      data: event.data,
+    },
   };
 }
 
-const envelope = { id: '5d1c0a7e-2b8f-4c1d-9e3a-7f6b5a4c3d2e', version: 1 as const, stream: 'context-extraction:cust_42', position: 3120, occurred_at: '2026-11-23T10:00:01.000Z' };
+const envelope = {
+  id: '5d1c0a7e-2b8f-4c1d-9e3a-7f6b5a4c3d2e',
+  version: 1 as const,
+  stream: 'context-extraction:cust_42',
+  position: 3120,
+  occurred_at: '2026-11-23T10:00:01.000Z',
+};
 
 export const extractionEventContracts: IntegrationEventContract[] = [
   {
     type: 'memory.variable_update',
-    description: "A context variable's value was extracted from a customer message, checked against its data_type and validation, and stored for the customer.",
+    description:
+      "A context variable's value was extracted from a customer message, checked against its data_type and validation, and stored for the customer.",
     subjectPattern: 'tenet.v1.memory.{customer_id}.variable_update',
     schema: VariableUpdateV1,
     example: {
       ...envelope,
       type: 'memory.variable_update',
       offset: 0,
-      data: { customerId: 'cust_42', sessionId: 's_8f2c', variableId: 'cv_order', name: 'order_number', value: '55555', confidence: 0.9, sourceMessageId: 'ev_1a2b', extractedAt: '2026-11-23T10:00:01.000Z' },
+      data: {
+        customerId: 'cust_42',
+        sessionId: 's_8f2c',
+        variableId: 'cv_order',
+        name: 'order_number',
+        value: '55555',
+        confidence: 0.9,
+        sourceMessageId: 'ev_1a2b',
+        extractedAt: '2026-11-23T10:00:01.000Z',
+      },
     },
   },
   {
     type: 'memory.facts_extracted',
-    description: 'Facts about the customer were extracted from a message; the memory store records them (a contradicting fact supersedes the current one).',
+    description:
+      'Facts about the customer were extracted from a message; the memory store records them (a contradicting fact supersedes the current one).',
     subjectPattern: 'tenet.v1.memory.{customer_id}.facts_extracted',
     schema: FactsExtractedV1,
     example: {

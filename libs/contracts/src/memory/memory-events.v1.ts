@@ -38,7 +38,12 @@ export type FactRecordedV1 = Static<typeof FactRecordedV1>;
 export const FactSupersededV1 = envelopeSchema(
   'memory.fact_superseded',
   Type.Object(
-    { factId: Type.String({ minLength: 1 }), customerId: Type.String({ minLength: 1 }), supersededBy: Type.String({ minLength: 1 }), at: Type.Number({ description: 'epoch milliseconds' }) },
+    {
+      factId: Type.String({ minLength: 1 }),
+      customerId: Type.String({ minLength: 1 }),
+      supersededBy: Type.String({ minLength: 1 }),
+      at: Type.Number({ description: 'epoch milliseconds' }),
+    },
     { additionalProperties: false },
   ),
 );
@@ -47,7 +52,12 @@ export type FactSupersededV1 = Static<typeof FactSupersededV1>;
 export const FactForgottenV1 = envelopeSchema(
   'memory.fact_forgotten',
   Type.Object(
-    { factId: Type.String({ minLength: 1 }), customerId: Type.String({ minLength: 1 }), reason: Type.Optional(Type.String()), at: Type.Number({ description: 'epoch milliseconds' }) },
+    {
+      factId: Type.String({ minLength: 1 }),
+      customerId: Type.String({ minLength: 1 }),
+      reason: Type.Optional(Type.String()),
+      at: Type.Number({ description: 'epoch milliseconds' }),
+    },
     { additionalProperties: false },
   ),
 );
@@ -60,19 +70,40 @@ const EVENT_NAMES: Record<string, 'fact_recorded' | 'fact_superseded' | 'fact_fo
   FactForgotten: 'fact_forgotten',
 };
 
-export function toMemoryIntegrationEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: unknown }
-  | undefined {
+export function toMemoryIntegrationEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: unknown } | undefined {
   const name = EVENT_NAMES[event.type];
   if (!event.streamId.startsWith(CUSTOMER_MEMORY_STREAM_PREFIX) || !name) return undefined;
   const customerId = event.streamId.slice(CUSTOMER_MEMORY_STREAM_PREFIX.length);
   return {
     subject: subjectFor('memory', customerId, name),
-    payload: { id: event.id, type: `memory.${name}`, version: 1, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data: event.data },
+    payload: {
+      id: event.id,
+      type: `memory.${name}`,
+      version: 1,
+      stream: event.streamId,
+      offset: event.offset,
+      position: event.position,
+      occurred_at: event.recordedAt,
+      data: event.data,
+    },
   };
 }
 
-const envelope = { id: '0b7f3a9c-6a0e-4f4e-9c1e-2d5e8f1a3b4c', version: 1 as const, stream: 'customer-memory:cust_42', position: 2210, occurred_at: '2026-11-23T10:00:00.000Z' };
+const envelope = {
+  id: '0b7f3a9c-6a0e-4f4e-9c1e-2d5e8f1a3b4c',
+  version: 1 as const,
+  stream: 'customer-memory:cust_42',
+  position: 2210,
+  occurred_at: '2026-11-23T10:00:00.000Z',
+};
 
 export const memoryEventContracts: IntegrationEventContract[] = [
   {
@@ -84,7 +115,16 @@ export const memoryEventContracts: IntegrationEventContract[] = [
       ...envelope,
       type: 'memory.fact_recorded',
       offset: 3,
-      data: { factId: 'f_lyon', customerId: 'cust_42', subject: 'customer', predicate: 'lives_in', object: 'Lyon', confidence: 0.9, source: { kind: 'conversation', sessionId: 's_8f2c' }, recordedAt: 1795428000000 },
+      data: {
+        factId: 'f_lyon',
+        customerId: 'cust_42',
+        subject: 'customer',
+        predicate: 'lives_in',
+        object: 'Lyon',
+        confidence: 0.9,
+        source: { kind: 'conversation', sessionId: 's_8f2c' },
+        recordedAt: 1795428000000,
+      },
     },
   },
   {
@@ -92,13 +132,23 @@ export const memoryEventContracts: IntegrationEventContract[] = [
     description: 'A newer contradicting fact replaced this one as the current value (the old fact stays, for "true at time T").',
     subjectPattern: 'tenet.v1.memory.{customer_id}.fact_superseded',
     schema: FactSupersededV1,
-    example: { ...envelope, type: 'memory.fact_superseded', offset: 4, data: { factId: 'f_paris', customerId: 'cust_42', supersededBy: 'f_lyon', at: 1795428000000 } },
+    example: {
+      ...envelope,
+      type: 'memory.fact_superseded',
+      offset: 4,
+      data: { factId: 'f_paris', customerId: 'cust_42', supersededBy: 'f_lyon', at: 1795428000000 },
+    },
   },
   {
     type: 'memory.fact_forgotten',
     description: 'A fact was forgotten (tombstone): consumers must drop its content; it is absent from every answer, present or past.',
     subjectPattern: 'tenet.v1.memory.{customer_id}.fact_forgotten',
     schema: FactForgottenV1,
-    example: { ...envelope, type: 'memory.fact_forgotten', offset: 5, data: { factId: 'f_lyon', customerId: 'cust_42', reason: 'customer request', at: 1795428060000 } },
+    example: {
+      ...envelope,
+      type: 'memory.fact_forgotten',
+      offset: 5,
+      data: { factId: 'f_lyon', customerId: 'cust_42', reason: 'customer request', at: 1795428060000 },
+    },
   },
 ];

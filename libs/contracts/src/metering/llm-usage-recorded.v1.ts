@@ -17,7 +17,9 @@ export const LlmUsageRecordedV1 = envelopeSchema(
       output_tokens: Type.Integer({ minimum: 0 }),
       cost_estimate_usd: Type.Number({ minimum: 0 }),
       latency_ms: Type.Number({ minimum: 0 }),
-      fallback_from: Type.Optional(Type.String({ minLength: 1, description: 'provider/model of the primary that failed when the agent\'s fallback provider answered' })),
+      fallback_from: Type.Optional(
+        Type.String({ minLength: 1, description: "provider/model of the primary that failed when the agent's fallback provider answered" }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -29,14 +31,29 @@ export type LlmUsageData = LlmUsageRecordedV1['data'];
 export const usageStreamId = (agentId: string): string => `usage-${agentId}`;
 export const LLM_USAGE_EVENT_TYPE = 'LlmUsageRecorded';
 
-export function toUsageIntegrationEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: LlmUsageRecordedV1 }
-  | undefined {
+export function toUsageIntegrationEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: LlmUsageRecordedV1 } | undefined {
   if (!event.streamId.startsWith('usage-') || event.type !== LLM_USAGE_EVENT_TYPE) return undefined;
   const data = event.data as LlmUsageData;
   return {
     subject: subjectFor('metering', data.agent_id, 'llm_usage_recorded'),
-    payload: { id: event.id, type: 'metering.llm_usage_recorded', version: 1, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data },
+    payload: {
+      id: event.id,
+      type: 'metering.llm_usage_recorded',
+      version: 1,
+      stream: event.streamId,
+      offset: event.offset,
+      position: event.position,
+      occurred_at: event.recordedAt,
+      data,
+    },
   };
 }
 

@@ -18,7 +18,16 @@ export const ExtractionVariableV1 = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 50 }),
     extraction_prompt: Type.String({ minLength: 1, maxLength: 1000 }),
     description: Type.Optional(Type.String()),
-    data_type: Type.Optional(Type.Union([Type.Literal('String'), Type.Literal('Number'), Type.Literal('Boolean'), Type.Literal('Date'), Type.Literal('Array'), Type.Literal('Object')])),
+    data_type: Type.Optional(
+      Type.Union([
+        Type.Literal('String'),
+        Type.Literal('Number'),
+        Type.Literal('Boolean'),
+        Type.Literal('Date'),
+        Type.Literal('Array'),
+        Type.Literal('Object'),
+      ]),
+    ),
     allowed_values: Type.Optional(Type.Array(Type.Unknown())),
     pattern: Type.Optional(Type.String()),
   },
@@ -32,7 +41,13 @@ export const ExtractContextRequestV1 = Type.Object(
     agent: Type.Object({ id: Id, name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
     /** The customer message to extract from (earlier turns are context only). */
     message: Type.String({ minLength: 1, maxLength: 20_000 }),
-    history: Type.Array(Type.Object({ role: Type.Union([Type.Literal('customer'), Type.Literal('agent')]), content: Type.String() }, { additionalProperties: false }), { maxItems: 20 }),
+    history: Type.Array(
+      Type.Object(
+        { role: Type.Union([Type.Literal('customer'), Type.Literal('agent')]), content: Type.String() },
+        { additionalProperties: false },
+      ),
+      { maxItems: 20 },
+    ),
     variables: Type.Array(ExtractionVariableV1, { maxItems: 200 }),
     /** Also extract facts (subject · predicate · object) about the customer. */
     facts: Type.Boolean(),
@@ -41,13 +56,17 @@ export const ExtractContextRequestV1 = Type.Object(
         {
           provider: Type.Optional(Provider),
           model: Type.Optional(Type.String({ minLength: 1 })),
-          fallback: Type.Optional(Type.Object({ provider: Provider, model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
+          fallback: Type.Optional(
+            Type.Object({ provider: Provider, model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     /** The token budgets the extraction call is charged to (as for match and compose): refused once one is spent. */
-    budget: Type.Optional(Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false })),
+    budget: Type.Optional(
+      Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,7 +75,14 @@ export type ExtractContextRequestV1 = Static<typeof ExtractContextRequestV1>;
 export const ExtractContextReplyV1 = Type.Object({
   /** Values found in the message for the requested variables (names from the request only), not yet validated. */
   values: Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), confidence: Type.Number({ minimum: 0, maximum: 1 }) })),
-  facts: Type.Array(Type.Object({ subject: Type.String(), predicate: Type.String(), object: Type.String(), confidence: Type.Number({ minimum: 0, maximum: 1 }) })),
+  facts: Type.Array(
+    Type.Object({
+      subject: Type.String(),
+      predicate: Type.String(),
+      object: Type.String(),
+      confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    }),
+  ),
   /** The one call's usage (absent when nothing was asked for and no call was made). */
   usage: Type.Optional(CallUsageV1),
   /** Every billed call (a repair after an answer out of schema, a failed primary), when more than `usage`. */

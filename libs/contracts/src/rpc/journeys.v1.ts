@@ -33,7 +33,9 @@ export const JourneyDefinitionV1 = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    transitions: Type.Array(Type.Object({ from: Id, to: Id, condition: Type.Optional(Text), priority: Type.Integer() }, { additionalProperties: false })),
+    transitions: Type.Array(
+      Type.Object({ from: Id, to: Id, condition: Type.Optional(Text), priority: Type.Integer() }, { additionalProperties: false }),
+    ),
     initial_step: Type.Optional(Id),
     /** What a failed tool step leads to (absent: end). */
     on_failure: Type.Optional(
@@ -43,7 +45,10 @@ export const JourneyDefinitionV1 = Type.Object(
         Type.Object({ action: Type.Literal('step'), step: Id }, { additionalProperties: false }),
       ]),
     ),
-    timeouts: Type.Object({ abandon_after_secs: Type.Integer({ minimum: 1 }), expire_after_secs: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    timeouts: Type.Object(
+      { abandon_after_secs: Type.Integer({ minimum: 1 }), expire_after_secs: Type.Integer({ minimum: 1 }) },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );
@@ -51,7 +56,13 @@ export const JourneyDefinitionV1 = Type.Object(
 /** One journey event as recorded in a `journey_transition` (the domain's JourneyEvent; `at` in epoch ms). */
 export const RecordedJourneyEventV1 = Type.Object(
   {
-    type: Type.Union([Type.Literal('journey_activated'), Type.Literal('journey_transitioned'), Type.Literal('journey_completed'), Type.Literal('journey_abandoned'), Type.Literal('journey_failed')]),
+    type: Type.Union([
+      Type.Literal('journey_activated'),
+      Type.Literal('journey_transitioned'),
+      Type.Literal('journey_completed'),
+      Type.Literal('journey_abandoned'),
+      Type.Literal('journey_failed'),
+    ]),
     data: Type.Record(Type.String(), Type.Unknown()),
   },
   { additionalProperties: false },
@@ -78,7 +89,12 @@ export const AdvanceJourneysRequestV1 = Type.Object(
     /** A tool step whose tool failed, timed out or could not run: the journey's `on_failure` decides what follows. */
     tool_failure: Type.Optional(
       Type.Object(
-        { journey_id: Id, step_id: Id, code: Type.String({ minLength: 1, maxLength: 100 }), message: Type.String({ minLength: 1, maxLength: 500, description: 'Customer-safe: never the tool\'s own error text' }) },
+        {
+          journey_id: Id,
+          step_id: Id,
+          code: Type.String({ minLength: 1, maxLength: 100 }),
+          message: Type.String({ minLength: 1, maxLength: 500, description: "Customer-safe: never the tool's own error text" }),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -87,7 +103,9 @@ export const AdvanceJourneysRequestV1 = Type.Object(
     /** The customer's latest activity (epoch ms), for the abandon/expire timers. */
     last_activity_at: Type.Optional(Type.Integer({ minimum: 0 })),
     /** A timer fired instead of a turn. */
-    timer: Type.Optional(Type.Object({ journey_id: Id, kind: Type.Union([Type.Literal('abandon'), Type.Literal('expire')]) }, { additionalProperties: false })),
+    timer: Type.Optional(
+      Type.Object({ journey_id: Id, kind: Type.Union([Type.Literal('abandon'), Type.Literal('expire')]) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -114,12 +132,23 @@ export const AdvanceJourneysReplyV1 = Type.Object(
       Type.Object(
         {
           journey_id: Id,
-          status: Type.Union([Type.Literal('Active'), Type.Literal('Abandoned'), Type.Literal('Completed'), Type.Literal('Expired'), Type.Literal('Failed')]),
+          status: Type.Union([
+            Type.Literal('Active'),
+            Type.Literal('Abandoned'),
+            Type.Literal('Completed'),
+            Type.Literal('Expired'),
+            Type.Literal('Failed'),
+          ]),
           step_id: Type.Optional(Id),
           step_history: Type.Array(Type.String()),
           /** Status Failed: when (ISO 8601) and why. */
           failed_at: Type.Optional(Type.String()),
-          failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String(), step: Type.Optional(Type.String()) }, { additionalProperties: false })),
+          failure: Type.Optional(
+            Type.Object(
+              { code: Type.String(), message: Type.String(), step: Type.Optional(Type.String()) },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),

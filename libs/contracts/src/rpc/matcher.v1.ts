@@ -12,7 +12,10 @@ export const MATCHER_COMPOSE_SUBJECT = 'tenet.rpc.v1.matcher.compose_reply';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
-const Turn = Type.Object({ role: Type.Union([Type.Literal('customer'), Type.Literal('agent')]), content: Type.String() }, { additionalProperties: false });
+const Turn = Type.Object(
+  { role: Type.Union([Type.Literal('customer'), Type.Literal('agent')]), content: Type.String() },
+  { additionalProperties: false },
+);
 
 /**
  * The agent as the model sees it. `system_prompt` reaches both calls; `temperature` and `max_tokens` are the
@@ -61,20 +64,37 @@ const Guideline = Type.Object(
   { additionalProperties: false },
 );
 
-const Endpoint = Type.Object({ type: Type.Union([Type.Literal('guideline'), Type.Literal('tag')]), id: Type.String({ minLength: 1 }) }, { additionalProperties: false });
-
-/** A relationship between guidelines or tags (Parlant's relationships), resolved by the matcher each turn. */
-const Relationship = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type.String({ minLength: 1 }), source: Endpoint, target: Endpoint }, { additionalProperties: false });
-
-const Term = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), synonyms: Type.Array(Type.String()) }, { additionalProperties: false });
-
-/** An agent's tool definition (the parts matching needs; docs/data-model.md#tools): arguments are extracted and checked against `parameters`. */
-const Capability = Type.Object(
-  { id: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }), description: Type.String(), signals: Type.Array(Type.String()) },
+const Endpoint = Type.Object(
+  { type: Type.Union([Type.Literal('guideline'), Type.Literal('tag')]), id: Type.String({ minLength: 1 }) },
   { additionalProperties: false },
 );
 
-const Tool = Type.Object({ name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
+/** A relationship between guidelines or tags (Parlant's relationships), resolved by the matcher each turn. */
+const Relationship = Type.Object(
+  { id: Type.String({ minLength: 1 }), kind: Type.String({ minLength: 1 }), source: Endpoint, target: Endpoint },
+  { additionalProperties: false },
+);
+
+const Term = Type.Object(
+  { name: Type.String({ minLength: 1 }), description: Type.String(), synonyms: Type.Array(Type.String()) },
+  { additionalProperties: false },
+);
+
+/** An agent's tool definition (the parts matching needs; docs/data-model.md#tools): arguments are extracted and checked against `parameters`. */
+const Capability = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    title: Type.String({ minLength: 1 }),
+    description: Type.String(),
+    signals: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Tool = Type.Object(
+  { name: Type.String({ minLength: 1 }), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) },
+  { additionalProperties: false },
+);
 
 /**
  * What a tool called in this turn returned (the gateway runs tools through the tool executor between matcher
@@ -97,7 +117,15 @@ const ProviderChoice = Type.Object(
   {
     provider: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')])),
     model: Type.Optional(Type.String({ minLength: 1 })),
-    fallback: Type.Optional(Type.Object({ provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]), model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
+    fallback: Type.Optional(
+      Type.Object(
+        {
+          provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('offline')]),
+          model: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -123,7 +151,10 @@ const MatchingSettings = Type.Object(
 export const BudgetScopeV1 = Type.Object(
   {
     key: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_:-]+$' }),
-    owner: Type.Object({ kind: Type.Union([Type.Literal('agent'), Type.Literal('session'), Type.Literal('workspace')]), id: Id }, { additionalProperties: false }),
+    owner: Type.Object(
+      { kind: Type.Union([Type.Literal('agent'), Type.Literal('session'), Type.Literal('workspace')]), id: Id },
+      { additionalProperties: false },
+    ),
     period: Type.Union([Type.Literal('session'), Type.Literal('day'), Type.Literal('month')]),
     period_id: Type.String({ minLength: 1, maxLength: 20 }),
     unit: Type.Union([Type.Literal('tokens'), Type.Literal('usd')], { description: 'usd limits are counted in micro-dollars' }),
@@ -174,7 +205,12 @@ export const IntentClassificationV1 = Type.Object(
     name: Type.String({ minLength: 1 }),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     extracted_params: Type.Record(Type.String(), Type.Unknown()),
-    alternatives: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false })),
+    alternatives: Type.Array(
+      Type.Object(
+        { name: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -197,7 +233,9 @@ export const MatchGuidelinesRequestV1 = Type.Object(
     settings: Type.Optional(MatchingSettings),
     llm: Type.Optional(ProviderChoice),
     /** The session's journey position (matching step 2); absent: no journey is active. */
-    active_journey: Type.Optional(Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false })),
+    active_journey: Type.Optional(
+      Type.Object({ journey_id: Type.String(), step_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    ),
     /** Results of the tools already called in this turn (a re-evaluation round after tool calls). */
     tool_results: Type.Optional(Type.Array(ToolResult)),
     budget: Type.Optional(Budget),
@@ -229,7 +267,12 @@ export const MatchGuidelinesReplyV1 = Type.Object({
     top_matches: Type.Array(Match),
     combined_action: Type.Optional(Type.String()),
     tools_to_execute: Type.Array(
-      Type.Object({ tool_name: Type.String(), priority: Type.Integer(), guideline_id: Type.String(), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+      Type.Object({
+        tool_name: Type.String(),
+        priority: Type.Integer(),
+        guideline_id: Type.String(),
+        parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
     ),
     evaluation_time_ms: Type.Number({ minimum: 0 }),
     /** Ask the customer to choose (a disambiguation relationship fired). */
@@ -250,7 +293,12 @@ export type MatchGuidelinesReplyV1 = Static<typeof MatchGuidelinesReplyV1>;
 
 /** A fact about the customer (docs/data-model.md#semantic-memory) the reply may use. */
 const ComposeFact = Type.Object(
-  { subject: Type.String({ minLength: 1 }), predicate: Type.String({ minLength: 1 }), object: Type.String({ minLength: 1 }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
+  {
+    subject: Type.String({ minLength: 1 }),
+    predicate: Type.String({ minLength: 1 }),
+    object: Type.String({ minLength: 1 }),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  },
   { additionalProperties: false },
 );
 
@@ -270,13 +318,23 @@ const ComposeKnowledge = Type.Object(
   { additionalProperties: false },
 );
 
-const CannedResponse = Type.Object({ id: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }), fields: Type.Array(Type.String()) }, { additionalProperties: false });
+const CannedResponse = Type.Object(
+  { id: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }), fields: Type.Array(Type.String()) },
+  { additionalProperties: false },
+);
 
 /**
  * The stored definitions a turn sends, one item each, by kind: the gateway checks every item against its
  * schema before a request, so one bad stored definition is skipped instead of failing the whole request.
  */
-export const TurnDefinitionSchemasV1 = { guideline: Guideline, relationship: Relationship, term: Term, capability: Capability, tool: Tool, canned_response: CannedResponse } as const;
+export const TurnDefinitionSchemasV1 = {
+  guideline: Guideline,
+  relationship: Relationship,
+  term: Term,
+  capability: Capability,
+  tool: Tool,
+  canned_response: CannedResponse,
+} as const;
 
 export const ComposeReplyRequestV1 = Type.Object(
   {
@@ -284,12 +342,21 @@ export const ComposeReplyRequestV1 = Type.Object(
     agent: AgentRef,
     message: Type.String(),
     history: Type.Array(Turn),
-    matched: Type.Array(Type.Object({ guideline_id: Type.String({ minLength: 1 }), action: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
-    composition_mode: Type.Optional(Type.Union([Type.Literal('fluid'), Type.Literal('canned_fluid'), Type.Literal('composited_canned'), Type.Literal('strict_canned')])),
+    matched: Type.Array(
+      Type.Object({ guideline_id: Type.String({ minLength: 1 }), action: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    ),
+    composition_mode: Type.Optional(
+      Type.Union([Type.Literal('fluid'), Type.Literal('canned_fluid'), Type.Literal('composited_canned'), Type.Literal('strict_canned')]),
+    ),
     canned_responses: Type.Optional(Type.Array(CannedResponse)),
     field_values: Type.Optional(Type.Record(Type.String(), Type.String())),
     terms: Type.Optional(Type.Array(Term)),
-    disambiguation: Type.Optional(Type.Object({ candidates: Type.Array(Type.Object({ guideline_id: Type.String(), condition: Type.String() }, { additionalProperties: false })) }, { additionalProperties: false })),
+    disambiguation: Type.Optional(
+      Type.Object(
+        { candidates: Type.Array(Type.Object({ guideline_id: Type.String(), condition: Type.String() }, { additionalProperties: false })) },
+        { additionalProperties: false },
+      ),
+    ),
     /** strict_canned's reply when no template fits. */
     no_match_message: Type.Optional(Type.String({ minLength: 1 })),
     llm: Type.Optional(ProviderChoice),
@@ -303,7 +370,9 @@ export const ComposeReplyRequestV1 = Type.Object(
     knowledge: Type.Optional(Type.Array(ComposeKnowledge, { maxItems: 50 })),
     budget: Type.Optional(Budget),
     /** The intent is unclear: the reply asks which of these (in customer words) the customer means (ADR 0031). */
-    clarification: Type.Optional(Type.Object({ alternatives: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }, { additionalProperties: false })),
+    clarification: Type.Optional(
+      Type.Object({ alternatives: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }, { additionalProperties: false }),
+    ),
     /** The message is none of the agent's intents and nothing applies: this is the reply, no model is asked. */
     fallback_reply: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -334,13 +403,19 @@ export type ComposeReplyReplyV1 = Static<typeof ComposeReplyReplyV1>;
  */
 export const MATCHER_CHECK_COHERENCE_SUBJECT = 'tenet.rpc.v1.matcher.check_coherence';
 
-const CoherenceSubject = Type.Object({ id: Type.String({ minLength: 1 }), condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) }, { additionalProperties: false });
+const CoherenceSubject = Type.Object(
+  { id: Type.String({ minLength: 1 }), condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const CheckCoherenceRequestV1 = Type.Object(
   {
     evaluation_id: Id,
     /** Proposed guidelines in order; each is judged against `existing` and the proposals before it. */
-    proposals: Type.Array(Type.Object({ condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
+    proposals: Type.Array(
+      Type.Object({ condition: Type.String({ minLength: 1 }), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 100 },
+    ),
     existing: Type.Array(CoherenceSubject),
     llm: Type.Optional(ProviderChoice),
   },

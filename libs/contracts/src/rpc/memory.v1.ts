@@ -32,7 +32,9 @@ export const RecallRequestV1 = Type.Object(
      * The turn's token budgets: the query's embedding is charged to them like the matcher's calls. A spent budget
      * (or no budget store) leaves the knowledge search out — facts only — rather than make the call uncounted.
      */
-    budget: Type.Optional(Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false })),
+    budget: Type.Optional(
+      Type.Object({ scopes: Type.Array(BudgetScopeV1, { minItems: 1, maxItems: 8 }) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,7 +43,17 @@ export type RecallRequestV1 = Static<typeof RecallRequestV1>;
 export const RecallResponseV1 = Type.Object(
   {
     facts: Type.Array(
-      Type.Object({ fact_id: Type.String(), subject: Type.String(), predicate: Type.String(), object: Type.String(), confidence: Type.Number(), recorded_at: Type.String() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          fact_id: Type.String(),
+          subject: Type.String(),
+          predicate: Type.String(),
+          object: Type.String(),
+          confidence: Type.Number(),
+          recorded_at: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
     ),
     sources: Type.Array(
       Type.Object(

@@ -29,7 +29,8 @@ export class RpcValidationError extends Error {
 
 const describe = (error: ErrorObject): { field: string; rule: string } => {
   const missing = error.keyword === 'required' ? `/${String((error.params as { missingProperty?: string }).missingProperty)}` : '';
-  const extra = error.keyword === 'additionalProperties' ? `/${String((error.params as { additionalProperty?: string }).additionalProperty)}` : '';
+  const extra =
+    error.keyword === 'additionalProperties' ? `/${String((error.params as { additionalProperty?: string }).additionalProperty)}` : '';
   return { field: `${error.instancePath}${missing}${extra}` || '/', rule: error.message ?? error.keyword };
 };
 

@@ -26,7 +26,11 @@ const SessionEventsDeletedData = Type.Object(
   {
     session_id: Type.String({ minLength: 1 }),
     min_offset: Type.Integer({ minimum: 0, description: 'The first deleted offset' }),
-    before_offset: Type.Integer({ minimum: 0, description: 'The deletion covers offsets up to (not including) this one: the session\'s length when it was asked. Later events are not affected.' }),
+    before_offset: Type.Integer({
+      minimum: 0,
+      description:
+        "The deletion covers offsets up to (not including) this one: the session's length when it was asked. Later events are not affected.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -43,17 +47,31 @@ export function toSessionDeletionEvent(event: Logged): { subject: string; payloa
   if (!event.streamId.startsWith(META_PREFIX)) return undefined;
   // Older tombstones carry no ids: the session is the stream's.
   const session_id = event.streamId.slice(META_PREFIX.length);
-  const envelope = { id: event.id, version: 1 as const, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt };
+  const envelope = {
+    id: event.id,
+    version: 1 as const,
+    stream: event.streamId,
+    offset: event.offset,
+    position: event.position,
+    occurred_at: event.recordedAt,
+  };
   if (event.type === SESSION_DELETED_EVENT_TYPE) {
     const { agent_id, customer_id } = (event.data ?? {}) as { agent_id?: string; customer_id?: string };
     return {
       subject: subjectFor('session', session_id, 'deleted'),
-      payload: { ...envelope, type: 'session.deleted', data: { session_id, ...(agent_id ? { agent_id } : {}), ...(customer_id ? { customer_id } : {}) } },
+      payload: {
+        ...envelope,
+        type: 'session.deleted',
+        data: { session_id, ...(agent_id ? { agent_id } : {}), ...(customer_id ? { customer_id } : {}) },
+      },
     };
   }
   if (event.type === SESSION_EVENTS_DELETED_EVENT_TYPE) {
     const { min_offset, before_offset } = event.data as { min_offset: number; before_offset: number };
-    return { subject: subjectFor('session', session_id, 'events_deleted'), payload: { ...envelope, type: 'session.events_deleted', data: { session_id, min_offset, before_offset } } };
+    return {
+      subject: subjectFor('session', session_id, 'events_deleted'),
+      payload: { ...envelope, type: 'session.events_deleted', data: { session_id, min_offset, before_offset } },
+    };
   }
   return undefined;
 }

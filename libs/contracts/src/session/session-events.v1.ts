@@ -23,7 +23,10 @@ export const MessageCreatedV1 = envelopeSchema(
       message: Type.String(),
       participant: Type.Object({ id: Type.Optional(Type.String()), display_name: Type.String() }, { additionalProperties: false }),
       error_type: Type.Optional(
-        Type.String({ description: "Set on the agent's failure reply: why the turn could not complete (tool_failed, tool_timeout, provider_unavailable, deadline, …)." }),
+        Type.String({
+          description:
+            "Set on the agent's failure reply: why the turn could not complete (tool_failed, tool_timeout, provider_unavailable, deadline, …).",
+        }),
       ),
     },
     { additionalProperties: false },
@@ -57,7 +60,11 @@ export const ToolCalledV1 = envelopeSchema(
             tool_id: Type.String({ minLength: 1 }),
             arguments: Type.Record(Type.String(), Type.Unknown()),
             /** Parlant's ToolResult: the data the model reads, metadata for the UI, and `control` (Parlant's lifespan/mode hints). */
-            result: Type.Object({ data: Type.Unknown(), metadata: Type.Record(Type.String(), Type.Unknown()), control: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+            result: Type.Object({
+              data: Type.Unknown(),
+              metadata: Type.Record(Type.String(), Type.Unknown()),
+              control: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+            }),
           },
           { additionalProperties: false },
         ),
@@ -146,10 +153,18 @@ export function toSessionIntegrationEvent(event: LoggedSessionEvent): { subject:
         return {
           ...base,
           type: 'session.status_changed' as const,
-          data: { ...common, status: d['status'] as StatusChangedV1['data']['status'], details: (d['data'] as Record<string, unknown>) ?? {} },
+          data: {
+            ...common,
+            status: d['status'] as StatusChangedV1['data']['status'],
+            details: (d['data'] as Record<string, unknown>) ?? {},
+          },
         };
       case 'tool':
-        return { ...base, type: 'session.tool_called' as const, data: { ...common, tool_calls: (d['tool_calls'] as ToolCalledV1['data']['tool_calls']) ?? [] } };
+        return {
+          ...base,
+          type: 'session.tool_called' as const,
+          data: { ...common, tool_calls: (d['tool_calls'] as ToolCalledV1['data']['tool_calls']) ?? [] },
+        };
       case 'custom':
         return { ...base, type: 'session.custom_event_recorded' as const, data: { ...common, payload: d } };
     }
@@ -176,7 +191,11 @@ export const sessionEventContracts: IntegrationEventContract[] = [
     example: {
       ...example,
       type: 'session.message_created',
-      data: { ...exampleCommon, message: 'Our refund window is 30 days. Shall I check your order?', participant: { id: 'agent_1', display_name: 'Support' } },
+      data: {
+        ...exampleCommon,
+        message: 'Our refund window is 30 days. Shall I check your order?',
+        participant: { id: 'agent_1', display_name: 'Support' },
+      },
     } satisfies MessageCreatedV1,
   },
   {
@@ -198,7 +217,10 @@ export const sessionEventContracts: IntegrationEventContract[] = [
     example: {
       ...example,
       type: 'session.tool_called',
-      data: { ...exampleCommon, tool_calls: [{ tool_id: 'check_order', arguments: { order_id: '12345' }, result: { data: { status: 'shipped' }, metadata: {} } }] },
+      data: {
+        ...exampleCommon,
+        tool_calls: [{ tool_id: 'check_order', arguments: { order_id: '12345' }, result: { data: { status: 'shipped' }, metadata: {} } }],
+      },
     } satisfies ToolCalledV1,
   },
   {

@@ -9,7 +9,9 @@ export const SESSION_MODE_CHANGED_EVENT_TYPE = 'SessionModeChanged';
 /** The stream a session's own record (mode, title, lifecycle, edits of its events) is kept in. */
 export const sessionMetaStreamId = (sessionId: string): string => `sessionmeta-${sessionId}`;
 
-const ModeSchema = Type.Union([Type.Literal('auto'), Type.Literal('manual'), Type.Literal('paused')], { description: 'auto: the agent replies; manual: a human agent does; paused: nobody' });
+const ModeSchema = Type.Union([Type.Literal('auto'), Type.Literal('manual'), Type.Literal('paused')], {
+  description: 'auto: the agent replies; manual: a human agent does; paused: nobody',
+});
 
 const ModeChangedData = Type.Object(
   {
@@ -33,14 +35,29 @@ export type SessionModeChangedV1 = Static<typeof SessionModeChangedV1>;
 export type SessionModeChangedData = Static<typeof ModeChangedData>;
 
 /** Maps a logged mode change to its published event; `undefined` for anything else. */
-export function toSessionModeChangedEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: SessionModeChangedV1 }
-  | undefined {
+export function toSessionModeChangedEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: SessionModeChangedV1 } | undefined {
   if (!event.streamId.startsWith('sessionmeta-') || event.type !== SESSION_MODE_CHANGED_EVENT_TYPE) return undefined;
   const data = event.data as SessionModeChangedData;
   return {
     subject: subjectFor('session', data.session_id, 'mode_changed'),
-    payload: { id: event.id, type: 'session.mode_changed', version: 1, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data },
+    payload: {
+      id: event.id,
+      type: 'session.mode_changed',
+      version: 1,
+      stream: event.streamId,
+      offset: event.offset,
+      position: event.position,
+      occurred_at: event.recordedAt,
+      data,
+    },
   };
 }
 
@@ -59,7 +76,15 @@ export const sessionModeContracts: IntegrationEventContract[] = [
       offset: 4,
       position: 1050,
       occurred_at: '2026-11-22T10:31:00.000Z',
-      data: { session_id: 's_8f2c', agent_id: 'agent_1', customer_id: 'guest', mode: 'manual', previous_mode: 'auto', reason: 'guideline', guideline_id: 'g_human' },
+      data: {
+        session_id: 's_8f2c',
+        agent_id: 'agent_1',
+        customer_id: 'guest',
+        mode: 'manual',
+        previous_mode: 'auto',
+        reason: 'guideline',
+        guideline_id: 'g_human',
+      },
     } satisfies SessionModeChangedV1,
   },
 ];

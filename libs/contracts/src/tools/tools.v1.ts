@@ -68,7 +68,16 @@ export const ToolServiceV1 = Type.Object(
      * The service's credentials, sealed by the gateway with TENET_SECRETS_KEY (`@tenet/secrets`, owner
      * `owner`): only the executor opens them, so no plaintext secret travels on the bus or the work queue.
      */
-    auth: Type.Optional(Type.Object({ scheme: Type.String({ minLength: 1, maxLength: 64 }), sealed: Type.String({ minLength: 1, maxLength: 65536 }), owner: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })),
+    auth: Type.Optional(
+      Type.Object(
+        {
+          scheme: Type.String({ minLength: 1, maxLength: 64 }),
+          sealed: Type.String({ minLength: 1, maxLength: 65536 }),
+          owner: Type.String({ minLength: 1, maxLength: 256 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -113,7 +122,14 @@ export interface ServiceDescriptionV1 {
 
 /** Reply of `TOOLS_DESCRIBE_SUBJECT`: the tools, or a stable error (the gateway answers 4xx naming it). */
 export const DescribeToolsReplyV1 = Type.Union([
-  Type.Object({ tools: Type.Array(ToolDescriptorV1), skipped: Type.Optional(Type.Array(SkippedOperationV1)), served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      tools: Type.Array(ToolDescriptorV1),
+      skipped: Type.Optional(Type.Array(SkippedOperationV1)),
+      served_by: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object({ error: ToolErrorV1, served_by: Type.Optional(Type.String()) }, { additionalProperties: false }),
 ]);
 export type DescribeToolsReplyV1 = Static<typeof DescribeToolsReplyV1>;
@@ -195,7 +211,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The idempotency key of one tool call in one turn: equal inputs, equal key; any difference, another key. */
-export function toolIdempotencyKey(input: { session_id: string; trace_id: string; service_name: string; tool_name: string; arguments: Record<string, unknown> }): string {
+export function toolIdempotencyKey(input: {
+  session_id: string;
+  trace_id: string;
+  service_name: string;
+  tool_name: string;
+  arguments: Record<string, unknown>;
+}): string {
   const digest = createHash('sha256').update(canonicalJson(input)).digest('hex');
   return `tool_${digest}`;
 }
@@ -232,18 +254,40 @@ export const ToolInvocationFailedV1 = envelopeSchema('tool.invocation_failed', i
 export type ToolInvocationCompletedV1 = Static<typeof ToolInvocationCompletedV1>;
 export type ToolInvocationFailedV1 = Static<typeof ToolInvocationFailedV1>;
 
-export function toToolIntegrationEvent(event: { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string }):
-  | { subject: string; payload: ToolInvocationCompletedV1 | ToolInvocationFailedV1 }
-  | undefined {
+export function toToolIntegrationEvent(event: {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}): { subject: string; payload: ToolInvocationCompletedV1 | ToolInvocationFailedV1 } | undefined {
   if (!event.streamId.startsWith('tools-')) return undefined;
-  const name = event.type === TOOL_INVOCATION_COMPLETED ? 'invocation_completed' : event.type === TOOL_INVOCATION_FAILED ? 'invocation_failed' : undefined;
+  const name =
+    event.type === TOOL_INVOCATION_COMPLETED
+      ? 'invocation_completed'
+      : event.type === TOOL_INVOCATION_FAILED
+        ? 'invocation_failed'
+        : undefined;
   if (!name) return undefined;
   const data = event.data as ToolInvocationData;
   const type = `tool.${name}` as const;
-  const envelope = { id: event.id, version: 1 as const, stream: event.streamId, offset: event.offset, position: event.position, occurred_at: event.recordedAt, data };
+  const envelope = {
+    id: event.id,
+    version: 1 as const,
+    stream: event.streamId,
+    offset: event.offset,
+    position: event.position,
+    occurred_at: event.recordedAt,
+    data,
+  };
   return {
     subject: subjectFor('tool', data.session_id, name),
-    payload: type === 'tool.invocation_completed' ? { ...envelope, type: 'tool.invocation_completed' } : { ...envelope, type: 'tool.invocation_failed' },
+    payload:
+      type === 'tool.invocation_completed'
+        ? { ...envelope, type: 'tool.invocation_completed' }
+        : { ...envelope, type: 'tool.invocation_failed' },
   };
 }
 
@@ -270,11 +314,21 @@ export const toolEventContracts: IntegrationEventContract[] = [
     description: 'A tool call succeeded (its invocation record): tool, arguments, result, attempts and duration. One per idempotency key.',
     subjectPattern: 'tenet.v1.tool.{session_id}.invocation_completed',
     schema: ToolInvocationCompletedV1,
-    example: { id: '9a3e0f2c-7b1d-4c8e-a5f6-0d9c8b7a6e51', type: 'tool.invocation_completed', version: 1, stream: 'tools-s_8f2c', offset: 0, position: 1051, occurred_at: '2026-11-23T10:30:01.000Z', data: exampleData },
+    example: {
+      id: '9a3e0f2c-7b1d-4c8e-a5f6-0d9c8b7a6e51',
+      type: 'tool.invocation_completed',
+      version: 1,
+      stream: 'tools-s_8f2c',
+      offset: 0,
+      position: 1051,
+      occurred_at: '2026-11-23T10:30:01.000Z',
+      data: exampleData,
+    },
   },
   {
     type: 'tool.invocation_failed',
-    description: 'A tool call failed after its retries (its invocation record): the stable error code and a customer-safe message. Whether the turn goes on is the agent\'s allow_failure.',
+    description:
+      "A tool call failed after its retries (its invocation record): the stable error code and a customer-safe message. Whether the turn goes on is the agent's allow_failure.",
     subjectPattern: 'tenet.v1.tool.{session_id}.invocation_failed',
     schema: ToolInvocationFailedV1,
     example: {
@@ -285,7 +339,13 @@ export const toolEventContracts: IntegrationEventContract[] = [
       offset: 1,
       position: 1060,
       occurred_at: '2026-11-23T10:31:05.000Z',
-      data: { ...failedExample, invocation_id: 'tool_9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e', error: { code: 'TOOLS.TIMEOUT', message: 'orders:get_order_status did not answer within 10s' }, attempts: 3, duration_ms: 30_120 },
+      data: {
+        ...failedExample,
+        invocation_id: 'tool_9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e',
+        error: { code: 'TOOLS.TIMEOUT', message: 'orders:get_order_status did not answer within 10s' },
+        attempts: 3,
+        duration_ms: 30_120,
+      },
     },
   },
 ];

@@ -58,7 +58,8 @@ export function renderNatsWorkspaceConfig(options: NatsWorkspaceConfigOptions): 
   subjectToken(services, 'services user');
   for (const workspace of options.workspaces) {
     if (!WORKSPACE_ID_PATTERN.test(workspace)) throw new TypeError(`workspace "${workspace}" must match ${WORKSPACE_ID_PATTERN.source}`);
-    if (workspace === services) throw new TypeError(`workspace "${workspace}" has the services user's name: choose another --services-user`);
+    if (workspace === services)
+      throw new TypeError(`workspace "${workspace}" has the services user's name: choose another --services-user`);
   }
   const users = options.workspaces.map((workspace) => {
     const permissions = workspacePermissions(workspace, options.namespace);

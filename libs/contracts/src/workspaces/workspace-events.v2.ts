@@ -43,7 +43,15 @@ export interface ResourceAssignedData {
  */
 export type WorkspaceAnchor = { collection: 'sessions' | 'agents' | 'customers'; id: string };
 
-const CONTEXT_ANCHORS: Record<string, WorkspaceAnchor['collection']> = { session: 'sessions', journey: 'sessions', tool: 'sessions', metering: 'agents', budget: 'agents', intent: 'agents', memory: 'customers' };
+const CONTEXT_ANCHORS: Record<string, WorkspaceAnchor['collection']> = {
+  session: 'sessions',
+  journey: 'sessions',
+  tool: 'sessions',
+  metering: 'agents',
+  budget: 'agents',
+  intent: 'agents',
+  memory: 'customers',
+};
 
 export function workspaceAnchorOf(published: { subject: string; payload: unknown }): WorkspaceAnchor | undefined {
   const [, , context, aggregateId] = published.subject.split('.');
@@ -58,7 +66,10 @@ export function workspaceAnchorOf(published: { subject: string; payload: unknown
 }
 
 /** The v2 twin of a published v1 event: the workspace in the subject and in the envelope, `version: 2`. */
-export function toWorkspaceEvent(published: { subject: string; payload: unknown }, workspaceId: string): { subject: string; payload: unknown } {
+export function toWorkspaceEvent(
+  published: { subject: string; payload: unknown },
+  workspaceId: string,
+): { subject: string; payload: unknown } {
   if (!published.subject.startsWith(`${SUBJECT_ROOT}.`)) throw new TypeError(`"${published.subject}" is not a ${SUBJECT_ROOT} subject`);
   return {
     subject: `${SUBJECT_ROOT_V2}.${subjectToken(workspaceId, 'workspace id')}.${published.subject.slice(SUBJECT_ROOT.length + 1)}`,
@@ -73,7 +84,10 @@ export function workspaceContract(v1: IntegrationEventContract): IntegrationEven
     {
       ...properties,
       version: Type.Literal(2),
-      workspace_id: Type.String({ pattern: WORKSPACE_ID_PATTERN.source, description: 'The workspace the event belongs to; also the subject\'s second token' }),
+      workspace_id: Type.String({
+        pattern: WORKSPACE_ID_PATTERN.source,
+        description: "The workspace the event belongs to; also the subject's second token",
+      }),
     },
     { additionalProperties: false },
   );

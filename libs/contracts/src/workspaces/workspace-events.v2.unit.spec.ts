@@ -1,6 +1,14 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { allContracts, allV2Contracts, sessionStreamId, toIntegrationEvent, toWorkspaceEvent, workspaceAnchorOf, workspaceSubjects } from '../index.js';
+import {
+  allContracts,
+  allV2Contracts,
+  sessionStreamId,
+  toIntegrationEvent,
+  toWorkspaceEvent,
+  workspaceAnchorOf,
+  workspaceSubjects,
+} from '../index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -46,12 +54,16 @@ describe('workspace events (v2)', () => {
     expect(at('tenet.v1.metering.a1.llm_usage_recorded')).toEqual({ collection: 'agents', id: 'a1' });
     expect(at('tenet.v1.budget.a1.budget_exceeded')).toEqual({ collection: 'agents', id: 'a1' });
     expect(at('tenet.v1.memory.c1.facts_extracted', { sessionId: 's9' })).toEqual({ collection: 'sessions', id: 's9' });
-    expect(at('tenet.v1.memory.c1.fact_recorded', { source: { kind: 'conversation', sessionId: 's8' } })).toEqual({ collection: 'sessions', id: 's8' });
+    expect(at('tenet.v1.memory.c1.fact_recorded', { source: { kind: 'conversation', sessionId: 's8' } })).toEqual({
+      collection: 'sessions',
+      id: 's8',
+    });
     expect(at('tenet.v1.memory.c1.fact_recorded', { source: { kind: 'operator' } })).toEqual({ collection: 'customers', id: 'c1' });
     expect(at('tenet.v1.unknown.x.y')).toBeUndefined();
   });
 
   it('has an anchor for every published context', () => {
-    for (const contract of allContracts) expect(workspaceAnchorOf({ subject: contract.subjectPattern, payload: contract.example })).toBeDefined();
+    for (const contract of allContracts)
+      expect(workspaceAnchorOf({ subject: contract.subjectPattern, payload: contract.example })).toBeDefined();
   });
 });

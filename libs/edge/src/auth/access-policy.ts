@@ -31,7 +31,15 @@ const RUNTIME: readonly Role[] = ['admin', 'agent-runtime'];
  * token), channels' inbound URLs, which platforms call with their own signatures instead, and the web widget's script,
  * visitor tokens and conversation, whose credential is the visitor token (ADR 0025).
  */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(-yaml|\/.*)?$/, /^\/chat$/, /^\/channels\/:channelId\/(inbound|widget\.js|widget\/visitors|widget\/messages)$/];
+const PUBLIC_PATHS = [
+  /^\/healthz$/,
+  /^\/readyz$/,
+  /^\/metrics$/,
+  /^\/openapi\.json$/,
+  /^\/docs(-yaml|\/.*)?$/,
+  /^\/chat$/,
+  /^\/channels\/:channelId\/(inbound|widget\.js|widget\/visitors|widget\/messages)$/,
+];
 
 /** The access a request needs, from its route pattern (`/sessions/:sessionId/events`) and method. */
 export function accessFor(method: string, route: string): RouteAccess {
@@ -43,13 +51,18 @@ export function accessFor(method: string, route: string): RouteAccess {
   if (route === '/sessions/:sessionId' && read) return { roles: ALL, sessionToken: true };
   if (route === '/sessions/:sessionId/events' && (read || m === 'POST')) return { roles: read ? ALL : RUNTIME, sessionToken: true };
   if (route === '/sessions' && m === 'DELETE') return { roles: ADMIN };
-  if (route === '/sessions' || route.startsWith('/sessions/') || route === '/customers' || route.startsWith('/customers/')) return { roles: read ? ALL : RUNTIME };
+  if (route === '/sessions' || route.startsWith('/sessions/') || route === '/customers' || route.startsWith('/customers/'))
+    return { roles: read ? ALL : RUNTIME };
   if (read) return { roles: ALL };
   return { roles: ADMIN };
 }
 
 /** Whether a caller may make a request: `allowed`, or refused as `unauthenticated` (401) / `forbidden` (403). */
-export function authorize(access: RouteAccess, caller: Caller | undefined, params: Record<string, string | undefined>): 'allowed' | 'unauthenticated' | 'forbidden' {
+export function authorize(
+  access: RouteAccess,
+  caller: Caller | undefined,
+  params: Record<string, string | undefined>,
+): 'allowed' | 'unauthenticated' | 'forbidden' {
   if (access.public) return 'allowed';
   if (!caller) return 'unauthenticated';
   if (caller.kind === 'session-token') return access.sessionToken && params['sessionId'] === caller.sessionId ? 'allowed' : 'forbidden';
@@ -64,6 +77,7 @@ export function authorize(access: RouteAccess, caller: Caller | undefined, param
 export function sessionTokenPostRefusal(body: unknown): string | undefined {
   const event = (typeof body === 'object' && body !== null ? body : {}) as { kind?: unknown; source?: unknown };
   // A missing kind or source is the body validation's to refuse (422); any event that passes it has both.
-  if ((event.kind === undefined || event.kind === 'message') && (event.source === undefined || event.source === 'customer')) return undefined;
+  if ((event.kind === undefined || event.kind === 'message') && (event.source === undefined || event.source === 'customer'))
+    return undefined;
   return `a session token may post only customer messages (kind "message", source "customer"), not kind ${JSON.stringify(event.kind ?? null)} with source ${JSON.stringify(event.source ?? null)}`;
 }

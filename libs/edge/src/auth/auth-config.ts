@@ -32,6 +32,7 @@ export function authConfigFrom(env: Record<string, string | undefined>, mode: 'e
   const host = settings.TENET_HOST ?? defaultHost;
   const withKey = bootstrapKey !== undefined ? { bootstrapKey } : {};
   if (setting === 'off') return { enforced: false, reason: 'TENET_AUTH=off', ...withKey };
-  if (setting === 'on' || mode === 'distributed' || !LOOPBACK.has(host)) return { enforced: true, reason: setting === 'on' ? 'TENET_AUTH=on' : `${mode} mode on ${host}`, ...withKey };
+  if (setting === 'on' || mode === 'distributed' || !LOOPBACK.has(host))
+    return { enforced: true, reason: setting === 'on' ? 'TENET_AUTH=on' : `${mode} mode on ${host}`, ...withKey };
   return { enforced: false, reason: `embedded mode on loopback (${host})`, ...withKey };
 }

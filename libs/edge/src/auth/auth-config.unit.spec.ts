@@ -13,7 +13,9 @@ describe('when the gateway runs open', () => {
     expect(authConfigFrom({ TENET_AUTH: 'off' }, 'distributed', '0.0.0.0')).toMatchObject({ enforced: false, reason: 'TENET_AUTH=off' });
     expect(authConfigFrom({ TENET_AUTH: 'on' }, 'embedded', '127.0.0.1')).toMatchObject({ enforced: true });
     expect(() => authConfigFrom({ TENET_AUTH: 'no' }, 'distributed', '0.0.0.0')).toThrow(/TENET_AUTH must be "on" or "off"/);
-    expect(() => authConfigFrom({ TENET_ADMIN_KEY: 'short' }, 'distributed', '0.0.0.0')).toThrow(/TENET_ADMIN_KEY must be at least 32 characters/);
+    expect(() => authConfigFrom({ TENET_ADMIN_KEY: 'short' }, 'distributed', '0.0.0.0')).toThrow(
+      /TENET_ADMIN_KEY must be at least 32 characters/,
+    );
   });
 });
 

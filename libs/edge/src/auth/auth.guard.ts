@@ -1,7 +1,15 @@
 import { HttpException, HttpStatus, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PLATFORM_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
 import type { Request, Response } from 'express';
-import { CLAIMED_BY_PUT, COLLECTION_ROUTES, referencedItem, REFERENCE_PATHS, TRACKED_COLLECTIONS, valuesAt, WorkspaceDirectory } from '../workspaces/workspace-directory.js';
+import {
+  CLAIMED_BY_PUT,
+  COLLECTION_ROUTES,
+  referencedItem,
+  REFERENCE_PATHS,
+  TRACKED_COLLECTIONS,
+  valuesAt,
+  WorkspaceDirectory,
+} from '../workspaces/workspace-directory.js';
 import { accessFor, authorize, sessionTokenPostRefusal, type Caller } from './access-policy.js';
 import { parseToken, sameSecret, secretMatches } from './api-keys.js';
 import { AccessSettings } from './access-settings.js';
@@ -36,8 +44,12 @@ export class AuthGuard implements CanActivate {
     const access = accessFor(request.method, route);
     const config = this.settings.of(request).auth;
     if (access.public) return true;
-    const caller = (await this.authenticate(request, config)) ?? (config.enforced ? undefined : ({ kind: 'open', role: 'admin', workspaceId: DEFAULT_WORKSPACE } as const));
-    const asPolicy: Caller | undefined = caller && (caller.kind === 'session-token' ? { kind: 'session-token', sessionId: caller.sessionId } : { kind: 'key', role: caller.role });
+    const caller =
+      (await this.authenticate(request, config)) ??
+      (config.enforced ? undefined : ({ kind: 'open', role: 'admin', workspaceId: DEFAULT_WORKSPACE } as const));
+    const asPolicy: Caller | undefined =
+      caller &&
+      (caller.kind === 'session-token' ? { kind: 'session-token', sessionId: caller.sessionId } : { kind: 'key', role: caller.role });
     const params = request.params as Record<string, string | undefined>;
     const decision = authorize(access, asPolicy, params);
     if (decision === 'unauthenticated') {
@@ -55,7 +67,14 @@ export class AuthGuard implements CanActivate {
     }
     await this.rateLimits.take(caller, this.settings.of(request).rateLimits, context.switchToHttp().getResponse<Response>());
     setCaller(request, caller);
-    await this.confine(caller.workspaceId, route, params, request.body as unknown, request.query as Record<string, unknown>, request.method);
+    await this.confine(
+      caller.workspaceId,
+      route,
+      params,
+      request.body as unknown,
+      request.query as Record<string, unknown>,
+      request.method,
+    );
     return true;
   }
 
@@ -66,7 +85,8 @@ export class AuthGuard implements CanActivate {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) throw unauthenticated('Authorization must be "Bearer <key>"');
     const presented = match[1];
-    if (config.bootstrapKey !== undefined && sameSecret(presented, config.bootstrapKey)) return { kind: 'key', role: 'admin', workspaceId: DEFAULT_WORKSPACE, keyId: 'bootstrap' };
+    if (config.bootstrapKey !== undefined && sameSecret(presented, config.bootstrapKey))
+      return { kind: 'key', role: 'admin', workspaceId: DEFAULT_WORKSPACE, keyId: 'bootstrap' };
     const parsed = parseToken(presented);
     if (!parsed) throw unauthenticated('the API key is not valid');
     if (parsed.prefix === 'tnt') {
@@ -83,19 +103,28 @@ export class AuthGuard implements CanActivate {
   }
 
   /** 404 for any resource of another workspace the request names: path parameters, body and query references. */
-  private async confine(workspaceId: string, route: string, params: Record<string, string | undefined>, body: unknown, query: Record<string, unknown>, method: string): Promise<void> {
+  private async confine(
+    workspaceId: string,
+    route: string,
+    params: Record<string, string | undefined>,
+    body: unknown,
+    query: Record<string, unknown>,
+    method: string,
+  ): Promise<void> {
     const segments = route.split('/').filter(Boolean);
     for (let i = 1; i < segments.length; i++) {
       const segment = segments[i] ?? '';
       const previous = segments[i - 1] ?? '';
-      const collection = COLLECTION_ROUTES[`/${segments.slice(0, i).join('/')}`] ?? (TRACKED_COLLECTIONS.has(previous) ? previous : undefined);
+      const collection =
+        COLLECTION_ROUTES[`/${segments.slice(0, i).join('/')}`] ?? (TRACKED_COLLECTIONS.has(previous) ? previous : undefined);
       if (!segment.startsWith(':') || collection === undefined) continue;
       const id = params[segment.slice(1)];
       if (id === undefined) continue;
       const recorded = await this.directory.recordedOwner(collection, id);
       if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && CLAIMED_BY_PUT.has(collection)) continue;
       // A PUT may create what it names: only the default workspace may claim a name nobody has claimed (ADR 0018).
-      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
+      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE)
+        throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
     }
     // A customer's memory (served by the memory store, which knows no customers) is of an existing customer only.
@@ -123,7 +152,15 @@ export class AuthGuard implements CanActivate {
       const agentIds = (body as { agent_ids?: unknown } | undefined)?.agent_ids;
       if (!Array.isArray(agentIds) || agentIds.length === 0) {
         throw new HttpException(
-          { detail: [{ loc: ['body', 'agent_ids'], msg: `agent_ids must name at least one agent of workspace ${workspaceId}: an untagged knowledge source would apply to every workspace's agents`, type: 'value_error' }] },
+          {
+            detail: [
+              {
+                loc: ['body', 'agent_ids'],
+                msg: `agent_ids must name at least one agent of workspace ${workspaceId}: an untagged knowledge source would apply to every workspace's agents`,
+                type: 'value_error',
+              },
+            ],
+          },
           HttpStatus.UNPROCESSABLE_ENTITY,
         );
       }
@@ -141,7 +178,15 @@ export class AuthGuard implements CanActivate {
     const limit = this.platform.knowledgeLimits.maxAgentIdsPerSource;
     if (agentIds.length > limit) {
       throw new HttpException(
-        { detail: [{ loc: ['body', 'agent_ids'], msg: `agent_ids may name at most ${limit} agents per source (TENET_KNOWLEDGE_MAX_AGENT_IDS), got ${agentIds.length}`, type: 'value_error.limit' }] },
+        {
+          detail: [
+            {
+              loc: ['body', 'agent_ids'],
+              msg: `agent_ids may name at most ${limit} agents per source (TENET_KNOWLEDGE_MAX_AGENT_IDS), got ${agentIds.length}`,
+              type: 'value_error.limit',
+            },
+          ],
+        },
         HttpStatus.UNPROCESSABLE_ENTITY,
       );
     }

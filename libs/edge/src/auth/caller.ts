@@ -11,7 +11,8 @@ export type AuthenticatedCaller =
 
 const CALLER = REQUEST_CALLER;
 
-export const callerOf = (request: Request): AuthenticatedCaller | undefined => (request as unknown as Record<symbol, AuthenticatedCaller | undefined>)[CALLER];
+export const callerOf = (request: Request): AuthenticatedCaller | undefined =>
+  (request as unknown as Record<symbol, AuthenticatedCaller | undefined>)[CALLER];
 
 export const setCaller = (request: Request, caller: AuthenticatedCaller): void => {
   (request as unknown as Record<symbol, AuthenticatedCaller>)[CALLER] = caller;

@@ -61,9 +61,20 @@ export class CredentialsRepository {
     this.tokens = new ResourceStreams(store, 'sessiontoken-', 'SessionToken', crudEvolve<StoredSessionToken>('SessionToken'));
   }
 
-  async createKey(input: { workspace_id: string; name: string; role: Role; created_by?: string }, now: Date): Promise<{ view: KeyView; key: string }> {
+  async createKey(
+    input: { workspace_id: string; name: string; role: Role; created_by?: string },
+    now: Date,
+  ): Promise<{ view: KeyView; key: string }> {
     const issued = issueSecret(KEY_PREFIX);
-    const stored: StoredKey = { id: issued.id, workspace_id: input.workspace_id, name: input.name, role: input.role, hash: issued.hash, created_at: now.toISOString(), ...(input.created_by ? { created_by: input.created_by } : {}) };
+    const stored: StoredKey = {
+      id: issued.id,
+      workspace_id: input.workspace_id,
+      name: input.name,
+      role: input.role,
+      hash: issued.hash,
+      created_at: now.toISOString(),
+      ...(input.created_by ? { created_by: input.created_by } : {}),
+    };
     await this.keys.create(issued.id, stored);
     return { view: this.view(stored, null), key: issued.token };
   }
@@ -89,10 +100,20 @@ export class CredentialsRepository {
     return this.keys.update(id, () => ({ revoked_at: now.toISOString() }));
   }
 
-  async mintSessionToken(input: { workspace_id: string; session_id: string; minted_by: string; ttlSecs: number }, now: Date): Promise<{ token: string; expires_at: string }> {
+  async mintSessionToken(
+    input: { workspace_id: string; session_id: string; minted_by: string; ttlSecs: number },
+    now: Date,
+  ): Promise<{ token: string; expires_at: string }> {
     const issued = issueSecret(SESSION_TOKEN_PREFIX);
     const expires = new Date(now.getTime() + input.ttlSecs * 1000).toISOString();
-    await this.tokens.create(issued.id, { id: issued.id, workspace_id: input.workspace_id, session_id: input.session_id, hash: issued.hash, expires_at: expires, minted_by: input.minted_by });
+    await this.tokens.create(issued.id, {
+      id: issued.id,
+      workspace_id: input.workspace_id,
+      session_id: input.session_id,
+      hash: issued.hash,
+      expires_at: expires,
+      minted_by: input.minted_by,
+    });
     return { token: issued.token, expires_at: expires };
   }
 

@@ -35,9 +35,23 @@ export class KeysHttpController {
     const caller = callerIn(request);
     const workspace = body.workspace_id ?? caller.workspaceId;
     if (workspace !== caller.workspaceId && caller.workspaceId !== DEFAULT_WORKSPACE) {
-      throw new HttpException({ detail: [{ loc: ['body', 'workspace_id'], msg: 'only an admin of the default workspace may create keys of another workspace', type: 'value_error' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
+      throw new HttpException(
+        {
+          detail: [
+            {
+              loc: ['body', 'workspace_id'],
+              msg: 'only an admin of the default workspace may create keys of another workspace',
+              type: 'value_error',
+            },
+          ],
+        },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
     }
-    const { view, key } = await this.credentials.createKey({ workspace_id: workspace, name: body.name, role: body.role, ...(caller.kind === 'key' ? { created_by: caller.keyId } : {}) }, new Date());
+    const { view, key } = await this.credentials.createKey(
+      { workspace_id: workspace, name: body.name, role: body.role, ...(caller.kind === 'key' ? { created_by: caller.keyId } : {}) },
+      new Date(),
+    );
     return { ...view, key };
   }
 
@@ -63,11 +77,20 @@ export class KeysHttpController {
 
   @Post('sessions/:sessionId/tokens')
   @HttpCode(HttpStatus.CREATED)
-  async mint(@Param('sessionId') sessionId: string, @Body() body: SessionTokenCreationDto, @Req() request: Request): Promise<{ token: string; session_id: string; expires_at: string }> {
+  async mint(
+    @Param('sessionId') sessionId: string,
+    @Body() body: SessionTokenCreationDto,
+    @Req() request: Request,
+  ): Promise<{ token: string; session_id: string; expires_at: string }> {
     const caller = callerIn(request);
     if (!(await this.sessions.get(sessionId))) throw notFound('session', sessionId);
     const minted = await this.credentials.mintSessionToken(
-      { workspace_id: caller.workspaceId, session_id: sessionId, minted_by: caller.kind === 'key' ? caller.keyId : caller.kind, ttlSecs: body.ttl_secs ?? 900 },
+      {
+        workspace_id: caller.workspaceId,
+        session_id: sessionId,
+        minted_by: caller.kind === 'key' ? caller.keyId : caller.kind,
+        ttlSecs: body.ttl_secs ?? 900,
+      },
       new Date(),
     );
     return { ...minted, session_id: sessionId };

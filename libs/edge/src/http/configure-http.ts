@@ -21,7 +21,10 @@ export function corsOrigins(env: Record<string, string | undefined>): string[] {
 export function configureGatewayHttp(app: INestApplication, env: Record<string, string | undefined> = process.env): void {
   // API keys and rate limits follow this environment (ADR 0018); a setting that would run open against the rules throws
   // here. A host without the gateway module (the memory store alone) has no guard to configure.
-  (app as NestExpressApplication).set(ACCESS_SETTINGS_KEY, accessConfigFrom(env, app.get<PlatformConfig>(PLATFORM_CONFIG, { strict: false }).mode));
+  (app as NestExpressApplication).set(
+    ACCESS_SETTINGS_KEY,
+    accessConfigFrom(env, app.get<PlatformConfig>(PLATFORM_CONFIG, { strict: false }).mode),
+  );
   (app as NestExpressApplication).disable('x-powered-by');
   // No ETag on API answers: Express hashes every response body for one (a SHA-1 per request, about 3 % of an inbound
   // channel message's CPU in bench:channels), and no Tenet route answers a conditional GET with 304 — event lists,

@@ -41,12 +41,15 @@ export class DetailExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
-      if (typeof response === 'object' && response !== null && 'detail' in response) return { status, body: response as { detail: unknown } };
+      if (typeof response === 'object' && response !== null && 'detail' in response)
+        return { status, body: response as { detail: unknown } };
       // Health checks (terminus) answer with their own documented shape: {status, info, error, details}.
-      if (typeof response === 'object' && response !== null && 'status' in response && 'details' in response) return { status, body: response as unknown as { detail: unknown } };
+      if (typeof response === 'object' && response !== null && 'status' in response && 'details' in response)
+        return { status, body: response as unknown as { detail: unknown } };
       // An unknown route: Nest's "Cannot GET <path>", or FastAPI's (Parlant's) "Not Found" when the path holds
       // anything an error must not echo (`..`, markup).
-      if (exception instanceof NotFoundException && /^Cannot [A-Z]+ /.test(exception.message) && !routeEchoable(exception.message)) return { status, body: { detail: 'Not Found' } };
+      if (exception instanceof NotFoundException && /^Cannot [A-Z]+ /.test(exception.message) && !routeEchoable(exception.message))
+        return { status, body: { detail: 'Not Found' } };
       const cause = exception.cause as ParserError | undefined;
       if (status === HttpStatus.BAD_REQUEST && cause?.type === 'entity.parse.failed') return malformedJson(cause.message);
       const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
@@ -57,8 +60,13 @@ export class DetailExceptionFilter implements ExceptionFilter {
     const status = parser?.status ?? parser?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return { status, body: { detail: parser?.message ?? 'Bad request' } };
     if (isStorageFull(exception)) {
-      this.logger.error(`a write was refused because the event log's disk is full: ${exception instanceof Error ? exception.message : String(exception)}`);
-      return { status: INSUFFICIENT_STORAGE, body: { detail: "Insufficient storage: the server's disk is full, so nothing of this request was stored. Try again later." } };
+      this.logger.error(
+        `a write was refused because the event log's disk is full: ${exception instanceof Error ? exception.message : String(exception)}`,
+      );
+      return {
+        status: INSUFFICIENT_STORAGE,
+        body: { detail: "Insufficient storage: the server's disk is full, so nothing of this request was stored. Try again later." },
+      };
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { detail: 'Internal server error' } };
@@ -120,9 +128,11 @@ function withoutEchoes(body: { detail: unknown }, request: { params?: unknown; q
   const hidden = unechoable(request);
   if (hidden.length === 0) return body;
   const scrub = (node: unknown): unknown => {
-    if (typeof node === 'string') return hidden.reduce((text, value) => (text.includes(value) ? text.split(value).join(NOT_SHOWN) : text), node);
+    if (typeof node === 'string')
+      return hidden.reduce((text, value) => (text.includes(value) ? text.split(value).join(NOT_SHOWN) : text), node);
     if (Array.isArray(node)) return node.map(scrub);
-    if (typeof node === 'object' && node !== null) return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, scrub(value)]));
+    if (typeof node === 'object' && node !== null)
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, scrub(value)]));
     return node;
   };
   return scrub(body) as { detail: unknown };

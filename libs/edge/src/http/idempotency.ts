@@ -10,7 +10,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -40,6 +43,7 @@ export class IdempotencyKeyReusedError extends Error {
 }
 
 /** The 422s of a keyed request: a malformed key, or a key already used with another body. */
-export const malformedKey = (): UnprocessableEntity => new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: IDEMPOTENCY_KEY_RULE, type: 'value_error' }]);
+export const malformedKey = (): UnprocessableEntity =>
+  new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: IDEMPOTENCY_KEY_RULE, type: 'value_error' }]);
 export const reusedKey = (error: IdempotencyKeyReusedError): UnprocessableEntity =>
   new UnprocessableEntity([{ loc: ['header', 'Idempotency-Key'], msg: error.message, type: 'value_error.idempotency_key_reused' }]);

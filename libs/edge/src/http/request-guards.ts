@@ -17,7 +17,8 @@ export function jsonDepthExceeds(raw: Uint8Array, limit: number): boolean {
   for (let i = 0; i < raw.length; i++) {
     const byte = raw[i];
     if (inString) {
-      if (byte === 0x5c) i++; // backslash: skip the escaped character
+      if (byte === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x5b || byte === 0x7b) {
@@ -45,7 +46,8 @@ function jsonBodiesOnly(req: Request, res: Response, next: Next): void {
 const jsonOptions = {
   type: ['application/json', 'application/*+json'],
   verify: (req: Request & { rawBody?: Buffer }, _res: unknown, raw: Buffer) => {
-    if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw new TooDeep(`JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+    if (jsonDepthExceeds(raw, MAX_JSON_DEPTH))
+      throw new TooDeep(`JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
     // Kept for the routes that verify a signature over the exact bytes (channel inbound URLs, ADR 0025); Nest's name.
     req.rawBody = raw;
   },
@@ -72,7 +74,9 @@ function jsonParser(req: Request, res: Response, next: Next): void {
     if (status >= 500) return next(error);
     // Malformed JSON gets FastAPI's detail list naming the body, like every other body error (one error shape).
     if (failure.type === 'entity.parse.failed') {
-      res.status(400).json({ detail: [{ loc: ['body'], msg: `the request body is not valid JSON: ${failure.message ?? 'unreadable'}`, type: 'json_invalid' }] });
+      res.status(400).json({
+        detail: [{ loc: ['body'], msg: `the request body is not valid JSON: ${failure.message ?? 'unreadable'}`, type: 'json_invalid' }],
+      });
       return;
     }
     refuse(res, status, failure.message ?? 'the request body could not be read');

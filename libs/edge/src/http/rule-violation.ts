@@ -13,7 +13,11 @@ export class RuleViolationError extends Error {
   }
 }
 
-export const violation = (path: (string | number)[], msg: string, type: string): ValidationDetail => ({ loc: ['body', ...path], msg, type });
+export const violation = (path: (string | number)[], msg: string, type: string): ValidationDetail => ({
+  loc: ['body', ...path],
+  msg,
+  type,
+});
 
 /** Throws a `RuleViolationError` carrying every violation found, or returns when there are none. */
 export function assertNoViolations(details: ValidationDetail[]): void {
@@ -24,7 +28,10 @@ export function assertNoViolations(details: ValidationDetail[]): void {
 export function catalogErrorToHttp(error: unknown): unknown {
   if (error instanceof RuleViolationError) return new UnprocessableEntity(error.details);
   if (error instanceof ResourceIdTakenError) {
-    return new HttpException({ detail: [{ loc: ['body', 'id'], msg: error.message, type: 'value_error.unique' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
+    return new HttpException(
+      { detail: [{ loc: ['body', 'id'], msg: error.message, type: 'value_error.unique' }] },
+      HttpStatus.UNPROCESSABLE_ENTITY,
+    );
   }
   return error;
 }

@@ -1,4 +1,11 @@
-import { BadRequestException, HttpException, HttpStatus, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import {
+  BadRequestException,
+  HttpException,
+  HttpStatus,
+  ValidationPipe,
+  type ArgumentMetadata,
+  type ValidationError,
+} from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
 import { createRuleErrors } from '@tenet/platform-runtime';
 
@@ -56,7 +63,8 @@ class EdgeValidationPipe extends ValidationPipe {
   }
 }
 
-export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
+export const notFound = (what: string, id: string): HttpException =>
+  new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
 export const badRequest = (detail: string): BadRequestException => new BadRequestException({ detail });
 
 /**

@@ -10,7 +10,14 @@ import type { OpenAPIObject } from '@nestjs/swagger';
  */
 
 type Schema = Record<string, unknown>;
-type Operation = { summary?: string; tags?: string[]; parameters?: Schema[]; responses?: Record<string, Schema>; requestBody?: unknown; description?: string };
+type Operation = {
+  summary?: string;
+  tags?: string[];
+  parameters?: Schema[];
+  responses?: Record<string, Schema>;
+  requestBody?: unknown;
+  description?: string;
+};
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str: Schema = { type: 'string' };
@@ -19,16 +26,52 @@ const bool: Schema = { type: 'boolean' };
 const date: Schema = { type: 'string', format: 'date-time' };
 const strings: Schema = { type: 'array', items: str };
 const record: Schema = { type: 'object', additionalProperties: true };
-const EVENT_SOURCE: Schema = { type: 'string', enum: ['customer', 'customer_ui', 'human_agent', 'human_agent_on_behalf_of_ai_agent', 'ai_agent', 'system'] };
-const object = (properties: Record<string, Schema>, required: string[], open = false): Schema => ({ type: 'object', properties, required, additionalProperties: open });
+const EVENT_SOURCE: Schema = {
+  type: 'string',
+  enum: ['customer', 'customer_ui', 'human_agent', 'human_agent_on_behalf_of_ai_agent', 'ai_agent', 'system'],
+};
+const object = (properties: Record<string, Schema>, required: string[], open = false): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: open,
+});
 const listOf = (name: string): Schema => ({ type: 'array', items: ref(name) });
-const page = (name: string): Schema => object({ items: listOf(name), total_count: int, has_more: bool, next_cursor: str }, ['items', 'total_count', 'has_more']);
+const page = (name: string): Schema =>
+  object({ items: listOf(name), total_count: int, has_more: bool, next_cursor: str }, ['items', 'total_count', 'has_more']);
 
 /** Response bodies, by component name. */
 const SCHEMAS: Record<string, Schema> = {
   HTTPError: object({ detail: str }, ['detail']),
-  ValidationError: object({ detail: { type: 'array', items: object({ loc: { type: 'array', items: { oneOf: [str, int] } }, msg: str, type: str }, ['loc', 'msg', 'type']) } }, ['detail']),
-  Agent: object({ id: str, name: str, description: str, composition_mode: str, message_output_mode: str, max_engine_iterations: int, tags: strings, config: record, matching: record, tools: { type: 'array', items: record }, no_match_message: str, failure_reply: str, creation_utc: date, updated_at: date }, ['id', 'name', 'tags', 'creation_utc'], true),
+  ValidationError: object(
+    {
+      detail: {
+        type: 'array',
+        items: object({ loc: { type: 'array', items: { oneOf: [str, int] } }, msg: str, type: str }, ['loc', 'msg', 'type']),
+      },
+    },
+    ['detail'],
+  ),
+  Agent: object(
+    {
+      id: str,
+      name: str,
+      description: str,
+      composition_mode: str,
+      message_output_mode: str,
+      max_engine_iterations: int,
+      tags: strings,
+      config: record,
+      matching: record,
+      tools: { type: 'array', items: record },
+      no_match_message: str,
+      failure_reply: str,
+      creation_utc: date,
+      updated_at: date,
+    },
+    ['id', 'name', 'tags', 'creation_utc'],
+    true,
+  ),
   Session: object(
     {
       id: str,
@@ -46,8 +89,15 @@ const SCHEMAS: Record<string, Schema> = {
       expires_at: date,
       last_activity_at: { ...date, description: 'GET /sessions/{id} only: the last message, else the creation time' },
       message_count: { ...int, description: 'GET /sessions/{id} only: messages not deleted' },
-      usage: { ...record, description: 'GET /sessions/{id} only: input/output/total tokens, cost estimate and turns so far, from the turns\' ready statuses' },
-      active_journey: { ...record, description: 'GET /sessions/{id} only, while in a journey: journey_id, status, step, started_at, updated_at, history of steps with times, collected context' },
+      usage: {
+        ...record,
+        description: "GET /sessions/{id} only: input/output/total tokens, cost estimate and turns so far, from the turns' ready statuses",
+      },
+      active_journey: {
+        ...record,
+        description:
+          'GET /sessions/{id} only, while in a journey: journey_id, status, step, started_at, updated_at, history of steps with times, collected context',
+      },
     },
     ['id', 'agent_id', 'customer_id', 'creation_utc', 'mode', 'consumption_offsets', 'metadata', 'labels'],
   ),
@@ -66,16 +116,101 @@ const SCHEMAS: Record<string, Schema> = {
     },
     ['id', 'source', 'kind', 'offset', 'creation_utc', 'correlation_id', 'trace_id', 'metadata', 'deleted'],
   ),
-  Customer: object({ id: str, name: str, metadata: { type: 'object', additionalProperties: str }, tags: strings, creation_utc: date }, ['id', 'name', 'metadata', 'tags', 'creation_utc']),
+  Customer: object({ id: str, name: str, metadata: { type: 'object', additionalProperties: str }, tags: strings, creation_utc: date }, [
+    'id',
+    'name',
+    'metadata',
+    'tags',
+    'creation_utc',
+  ]),
   Tag: object({ id: str, name: str, creation_utc: date }, ['id', 'name', 'creation_utc']),
-  Guideline: object({ id: str, condition: str, action: str, description: str, title: str, criticality: str, enabled: bool, tags: strings, metadata: record, priority: int, labels: strings, tools: strings, required_context: strings, creation_utc: date }, ['id', 'condition', 'enabled', 'tags', 'metadata'], true),
-  ContextVariable: object({ id: str, name: str, description: str, tool_id: object({ service_name: str, tool_name: str }, ['service_name', 'tool_name']), freshness_rules: str, tags: strings, data_type: { type: 'string', enum: ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'], description: 'Absent: any JSON value' }, required: bool, metadata: record, creation_utc: date }, ['id', 'name', 'tags'], true),
-  ContextVariableValue: object({ id: str, last_modified: date, data: {}, confidence: { type: 'number', minimum: 0, maximum: 1 }, source_message_id: str, extracted_at: date }, ['id', 'last_modified', 'data']),
-  ContextVariableReadResult: object({ context_variable: ref('ContextVariable'), key_value_pairs: { type: 'object', additionalProperties: ref('ContextVariableValue') } }, ['context_variable']),
-  Term: object({ id: str, name: str, description: str, synonyms: strings, tags: strings, creation_utc: date }, ['id', 'name', 'description', 'synonyms', 'tags']),
-  Capability: object({ id: str, title: str, description: str, signals: strings, tags: strings, creation_utc: date }, ['id', 'title', 'description', 'signals', 'tags']),
-  Relationship: object({ id: str, kind: str, source: record, target: record, creation_utc: date }, ['id', 'kind', 'source', 'target'], true),
-  CannedResponse: object({ id: str, value: str, fields: { type: 'array', items: record }, tags: strings, signals: strings, metadata: record, field_dependencies: strings, creation_utc: date }, ['id', 'value', 'tags']),
+  Guideline: object(
+    {
+      id: str,
+      condition: str,
+      action: str,
+      description: str,
+      title: str,
+      criticality: str,
+      enabled: bool,
+      tags: strings,
+      metadata: record,
+      priority: int,
+      labels: strings,
+      tools: strings,
+      required_context: strings,
+      creation_utc: date,
+    },
+    ['id', 'condition', 'enabled', 'tags', 'metadata'],
+    true,
+  ),
+  ContextVariable: object(
+    {
+      id: str,
+      name: str,
+      description: str,
+      tool_id: object({ service_name: str, tool_name: str }, ['service_name', 'tool_name']),
+      freshness_rules: str,
+      tags: strings,
+      data_type: {
+        type: 'string',
+        enum: ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'],
+        description: 'Absent: any JSON value',
+      },
+      required: bool,
+      metadata: record,
+      creation_utc: date,
+    },
+    ['id', 'name', 'tags'],
+    true,
+  ),
+  ContextVariableValue: object(
+    {
+      id: str,
+      last_modified: date,
+      data: {},
+      confidence: { type: 'number', minimum: 0, maximum: 1 },
+      source_message_id: str,
+      extracted_at: date,
+    },
+    ['id', 'last_modified', 'data'],
+  ),
+  ContextVariableReadResult: object(
+    { context_variable: ref('ContextVariable'), key_value_pairs: { type: 'object', additionalProperties: ref('ContextVariableValue') } },
+    ['context_variable'],
+  ),
+  Term: object({ id: str, name: str, description: str, synonyms: strings, tags: strings, creation_utc: date }, [
+    'id',
+    'name',
+    'description',
+    'synonyms',
+    'tags',
+  ]),
+  Capability: object({ id: str, title: str, description: str, signals: strings, tags: strings, creation_utc: date }, [
+    'id',
+    'title',
+    'description',
+    'signals',
+    'tags',
+  ]),
+  Relationship: object(
+    { id: str, kind: str, source: record, target: record, creation_utc: date },
+    ['id', 'kind', 'source', 'target'],
+    true,
+  ),
+  CannedResponse: object(
+    {
+      id: str,
+      value: str,
+      fields: { type: 'array', items: record },
+      tags: strings,
+      signals: strings,
+      metadata: record,
+      field_dependencies: strings,
+      creation_utc: date,
+    },
+    ['id', 'value', 'tags'],
+  ),
   Intent: object(
     {
       id: str,
@@ -83,7 +218,11 @@ const SCHEMAS: Record<string, Schema> = {
       description: str,
       examples: strings,
       keywords: strings,
-      parameters: { type: ['object', 'null'], additionalProperties: true, description: 'JSON Schema (type object) of the parameters extracted from the conversation' },
+      parameters: {
+        type: ['object', 'null'],
+        additionalProperties: true,
+        description: 'JSON Schema (type object) of the parameters extracted from the conversation',
+      },
       tool: { type: ['string', 'null'], description: 'The agent tool a recognised intent runs with the extracted parameters' },
       journey_id: { type: ['string', 'null'], description: 'The journey a recognised intent activates' },
       tags: strings,
@@ -98,7 +237,10 @@ const SCHEMAS: Record<string, Schema> = {
       progress: { type: 'number', minimum: 0, maximum: 100 },
       creation_utc: date,
       error: str,
-      invoices: { type: 'array', items: object({ payload: record, checksum: str, approved: bool, data: record, error: str }, ['payload', 'checksum', 'approved']) },
+      invoices: {
+        type: 'array',
+        items: object({ payload: record, checksum: str, approved: bool, data: record, error: str }, ['payload', 'checksum', 'approved']),
+      },
     },
     ['id', 'status', 'progress', 'creation_utc', 'invoices'],
   ),
@@ -109,14 +251,43 @@ const SCHEMAS: Record<string, Schema> = {
       session_id: str,
       budgets: {
         type: 'array',
-        items: object({ key: str, period: { type: 'string', enum: ['session', 'day', 'month'] }, period_id: str, unit: { type: 'string', enum: ['tokens', 'usd'] }, limit: { type: 'number' }, used: { type: 'number' }, reserved: { type: 'number' }, remaining: { type: 'number' }, exhausted: bool, period_start: date, resets_at: date }, ['key', 'period', 'period_id', 'unit', 'limit', 'used', 'reserved', 'remaining', 'exhausted']),
+        items: object(
+          {
+            key: str,
+            period: { type: 'string', enum: ['session', 'day', 'month'] },
+            period_id: str,
+            unit: { type: 'string', enum: ['tokens', 'usd'] },
+            limit: { type: 'number' },
+            used: { type: 'number' },
+            reserved: { type: 'number' },
+            remaining: { type: 'number' },
+            exhausted: bool,
+            period_start: date,
+            resets_at: date,
+          },
+          ['key', 'period', 'period_id', 'unit', 'limit', 'used', 'reserved', 'remaining', 'exhausted'],
+        ),
       },
       exhausted_message: { type: ['string', 'null'] },
       on_exhausted: { type: ['string', 'null'] },
     },
     ['agent_id', 'budgets'],
   ),
-  ApiKey: object({ id: str, workspace_id: str, name: str, role: { type: 'string', enum: ['admin', 'agent-runtime', 'read-only'] }, created_at: date, revoked: bool, revoked_at: date, last_used_at: { type: ['string', 'null'], format: 'date-time' }, prefix: str, key: { type: 'string', description: 'The key itself: in the answer to POST /keys only' } }, ['id', 'workspace_id', 'name', 'role', 'created_at', 'revoked', 'last_used_at', 'prefix']),
+  ApiKey: object(
+    {
+      id: str,
+      workspace_id: str,
+      name: str,
+      role: { type: 'string', enum: ['admin', 'agent-runtime', 'read-only'] },
+      created_at: date,
+      revoked: bool,
+      revoked_at: date,
+      last_used_at: { type: ['string', 'null'], format: 'date-time' },
+      prefix: str,
+      key: { type: 'string', description: 'The key itself: in the answer to POST /keys only' },
+    },
+    ['id', 'workspace_id', 'name', 'role', 'created_at', 'revoked', 'last_used_at', 'prefix'],
+  ),
   SessionToken: object({ token: str, session_id: str, expires_at: date }, ['token', 'session_id', 'expires_at']),
   Workspace: object({ id: str, budget: { type: ['object', 'null'], additionalProperties: true } }, ['id', 'budget']),
   Health: record,
@@ -182,8 +353,20 @@ const SUMMARIES: Record<string, string> = {
 };
 
 const EVENTS_QUERY: Schema[] = [
-  { name: 'min_offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Only events at or after this offset' },
-  { name: 'wait_for_data', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 300 }, description: 'Seconds to wait for a matching event (then 504); in SSE mode, how long the stream may stay without one (default 60)' },
+  {
+    name: 'min_offset',
+    in: 'query',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'Only events at or after this offset',
+  },
+  {
+    name: 'wait_for_data',
+    in: 'query',
+    required: false,
+    schema: { type: 'integer', minimum: 0, maximum: 300 },
+    description: 'Seconds to wait for a matching event (then 504); in SSE mode, how long the stream may stay without one (default 60)',
+  },
   { name: 'kinds', in: 'query', required: false, schema: str, description: 'Comma-separated event kinds: message, tool, status, custom' },
   { name: 'source', in: 'query', required: false, schema: EVENT_SOURCE, description: 'Only events from this source' },
   { name: 'correlation_id', in: 'query', required: false, schema: str },
@@ -193,12 +376,22 @@ const EVENTS_QUERY: Schema[] = [
 
 /** Headers a handler reads by hand, documented after the parameters Nest derives from its signature. */
 const HEADERS: Record<string, Schema[]> = {
-  'POST /sessions': [{ name: 'Idempotency-Key', in: 'header', description: 'Creating again with the same key returns the session the first request created; the same key with a different body is a 422. The key is kept in the event log.', required: false, schema: str }],
+  'POST /sessions': [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      description:
+        'Creating again with the same key returns the session the first request created; the same key with a different body is a 422. The key is kept in the event log.',
+      required: false,
+      schema: str,
+    },
+  ],
   'POST /sessions/{sessionId}/events': [
     {
       name: 'Idempotency-Key',
       in: 'header',
-      description: 'Posting again with the same key returns the first event (same id and offset) and writes nothing; the same key with a different body is a 422. Keys are kept in the session\'s event log, so they hold across restarts and gateway replicas.',
+      description:
+        "Posting again with the same key returns the first event (same id and offset) and writes nothing; the same key with a different body is a 422. Keys are kept in the session's event log, so they hold across restarts and gateway replicas.",
       required: false,
       schema: str,
     },
@@ -214,7 +407,13 @@ const QUERY_SCHEMAS: Record<string, Schema> = {
   sse: bool,
 };
 
-const ACTIONS: Record<string, [string, string]> = { get: ['List', 'Read'], post: ['Create', 'Create'], patch: ['Update', 'Update'], put: ['Set', 'Set'], delete: ['Delete all', 'Delete'] };
+const ACTIONS: Record<string, [string, string]> = {
+  get: ['List', 'Read'],
+  post: ['Create', 'Create'],
+  patch: ['Update', 'Update'],
+  put: ['Set', 'Set'],
+  delete: ['Delete all', 'Delete'],
+};
 
 const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 const words = (component: string): string => component.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
@@ -241,35 +440,75 @@ export function describeOperations(document: OpenAPIObject): void {
       if (!ACTIONS[method]) continue;
       const operation = raw;
       const headers = HEADERS[`${method.toUpperCase()} ${path}`];
-      if (headers) operation.parameters = [...(operation.parameters ?? []), ...headers.map((header) => ({ ...header, schema: { ...(header['schema'] as Schema) } }))];
+      if (headers)
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          ...headers.map((header) => ({ ...header, schema: { ...(header['schema'] as Schema) } })),
+        ];
       operation.tags = [tag];
       const [plural, single] = ACTIONS[method];
-      operation.summary ??= SUMMARIES[`${method.toUpperCase()} ${path}`] ?? (endsWithParam ? `${single} ${article(words(component))} ${words(component)}` : `${plural} ${words(component)}s`);
+      operation.summary ??=
+        SUMMARIES[`${method.toUpperCase()} ${path}`] ??
+        (endsWithParam ? `${single} ${article(words(component))} ${words(component)}` : `${plural} ${words(component)}s`);
       const responses = (operation.responses ??= {});
-      const success = Object.keys(responses).find((code) => code.startsWith('2')) ?? (method === 'post' ? '201' : method === 'delete' ? '204' : '200');
+      const success =
+        Object.keys(responses).find((code) => code.startsWith('2')) ?? (method === 'post' ? '201' : method === 'delete' ? '204' : '200');
       const schema = successSchema(method, component, endsWithParam, success === '200');
-      responses[success] = component === 'ChatPage'
-        ? { description: 'HTML page', content: { 'text/html': { schema: str } } }
-        : schema
-        ? { description: 'Success', content: { 'application/json': { schema }, ...(path.endsWith('/events') && method === 'get' ? { 'text/event-stream': { schema: str } } : {}) } }
-        : { description: 'Done (no content)' };
-      responses['422'] = { description: 'A field or parameter breaks a rule (loc names it)', content: { 'application/json': { schema: ref('ValidationError') } } };
-      if (path.includes('{')) responses['404'] = { description: 'Unknown resource', content: { 'application/json': { schema: ref('HTTPError') } } };
-      if (operation.requestBody) responses['400'] = { description: 'The body is not valid JSON', content: { 'application/json': { schema: ref('ValidationError') } } };
+      responses[success] =
+        component === 'ChatPage'
+          ? { description: 'HTML page', content: { 'text/html': { schema: str } } }
+          : schema
+            ? {
+                description: 'Success',
+                content: {
+                  'application/json': { schema },
+                  ...(path.endsWith('/events') && method === 'get' ? { 'text/event-stream': { schema: str } } : {}),
+                },
+              }
+            : { description: 'Done (no content)' };
+      responses['422'] = {
+        description: 'A field or parameter breaks a rule (loc names it)',
+        content: { 'application/json': { schema: ref('ValidationError') } },
+      };
+      if (path.includes('{'))
+        responses['404'] = { description: 'Unknown resource', content: { 'application/json': { schema: ref('HTTPError') } } };
+      if (operation.requestBody)
+        responses['400'] = {
+          description: 'The body is not valid JSON',
+          content: { 'application/json': { schema: ref('ValidationError') } },
+        };
       if ((path === '/sessions/{sessionId}/events' && method === 'post') || (path === '/sessions/{sessionId}' && method === 'patch')) {
-        responses['409'] = { description: 'The session has ended, or its agent is archived', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['409'] = {
+          description: 'The session has ended, or its agent is archived',
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
       }
       if ((path === '/sessions' && method === 'post') || (path === '/agents/{agentId}' && method === 'patch')) {
-        responses['409'] = { description: 'The agent is not active (new sessions), or archived (changes)', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['409'] = {
+          description: 'The agent is not active (new sessions), or archived (changes)',
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
       }
       // The auth guard (ADR 0018, docs/security.md): probes and the API description are public.
       if (!['health', 'chat'].includes(tag) && !/^\/(readyz|metrics)/.test(path)) {
-        responses['401'] ??= { description: 'No valid API key or session token (Authorization: Bearer <key>)', content: { 'application/json': { schema: ref('HTTPError') } } };
-        responses['403'] ??= { description: 'The key\'s role (or the session token) may not do this', content: { 'application/json': { schema: ref('HTTPError') } } };
-        responses['429'] ??= { description: 'Rate limit reached; retry after the retry-after header\'s seconds', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['401'] ??= {
+          description: 'No valid API key or session token (Authorization: Bearer <key>)',
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
+        responses['403'] ??= {
+          description: "The key's role (or the session token) may not do this",
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
+        responses['429'] ??= {
+          description: "Rate limit reached; retry after the retry-after header's seconds",
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
       }
       if (path === '/sessions/{sessionId}/events' && method === 'get') {
-        responses['504'] = { description: 'No matching event within wait_for_data', content: { 'application/json': { schema: ref('HTTPError') } } };
+        responses['504'] = {
+          description: 'No matching event within wait_for_data',
+          content: { 'application/json': { schema: ref('HTTPError') } },
+        };
         operation.parameters = [...(operation.parameters ?? []).filter((p) => p['in'] !== 'query'), ...EVENTS_QUERY];
       }
       for (const parameter of operation.parameters ?? []) {
@@ -280,5 +519,11 @@ export function describeOperations(document: OpenAPIObject): void {
       }
     }
   }
-  document.tags = [...new Set(Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, Operation>).flatMap((op) => op.tags ?? [])))].sort().map((name) => ({ name }));
+  document.tags = [
+    ...new Set(
+      Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, Operation>).flatMap((op) => op.tags ?? [])),
+    ),
+  ]
+    .sort()
+    .map((name) => ({ name }));
 }

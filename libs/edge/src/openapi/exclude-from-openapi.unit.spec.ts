@@ -24,8 +24,12 @@ class Theirs {
 
 describe('ExcludedControllerFromOpenApi / ExcludedEndpointFromOpenApi', () => {
   it("set the same metadata as @nestjs/swagger's ApiExcludeController / ApiExcludeEndpoint", () => {
-    expect(Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, Ours)).toEqual(Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, Theirs));
-    expect(Reflect.getMetadata(DECORATORS.API_EXCLUDE_ENDPOINT, Ours.prototype.handle)).toEqual(Reflect.getMetadata(DECORATORS.API_EXCLUDE_ENDPOINT, Theirs.prototype.handle));
+    expect(Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, Ours)).toEqual(
+      Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, Theirs),
+    );
+    expect(Reflect.getMetadata(DECORATORS.API_EXCLUDE_ENDPOINT, Ours.prototype.handle)).toEqual(
+      Reflect.getMetadata(DECORATORS.API_EXCLUDE_ENDPOINT, Theirs.prototype.handle),
+    );
     expect(Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, Ours)).toEqual([true]);
   });
 });

@@ -36,12 +36,22 @@ async function mountDocs(app: INestApplication, router: Router): Promise<void> {
   const { DocumentBuilder, SwaggerModule } = await import('@nestjs/swagger');
   const document = SwaggerModule.createDocument(
     app,
-    new DocumentBuilder().setTitle('Tenet').setDescription("Parlant-compatible REST API of Tenet's session gateway").setVersion('1').build(),
+    new DocumentBuilder()
+      .setTitle('Tenet')
+      .setDescription("Parlant-compatible REST API of Tenet's session gateway")
+      .setVersion('1')
+      .build(),
   );
   // Request-body schemas come from the same class-validator rules that validate the requests, so the published
   // description cannot drift from what the gateway accepts (no second set of `@ApiProperty` decorators).
-  const fromRules = validationMetadatasToSchemas({ classValidatorMetadataStorage: getMetadataStorage(), refPointerPrefix: '#/components/schemas/' });
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) } };
+  const fromRules = validationMetadatasToSchemas({
+    classValidatorMetadataStorage: getMetadataStorage(),
+    refPointerPrefix: '#/components/schemas/',
+  });
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...(fromRules as NonNullable<typeof document.components>['schemas']) },
+  };
   describeOperations(document);
   const docsApp = await NestFactory.create<NestExpressApplication>(OpenApiDocsModule, new ExpressAdapter(router));
   SwaggerModule.setup('docs', docsApp, document, { jsonDocumentUrl: 'openapi.json' });

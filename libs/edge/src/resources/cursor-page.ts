@@ -27,10 +27,12 @@ export class InvalidCursorError extends Error {
 
 export const MAX_PAGE = 100;
 
-export const compareKeys = (sort: SortDirection) => (a: PageKey, b: PageKey): number => {
-  const order = a.creation_utc < b.creation_utc ? -1 : a.creation_utc > b.creation_utc ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  return sort === 'asc' ? order : -order;
-};
+export const compareKeys =
+  (sort: SortDirection) =>
+  (a: PageKey, b: PageKey): number => {
+    const order = a.creation_utc < b.creation_utc ? -1 : a.creation_utc > b.creation_utc ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return sort === 'asc' ? order : -order;
+  };
 
 export function encodeCursor(key: PageKey): string {
   return Buffer.from(JSON.stringify({ creation_utc: key.creation_utc, id: key.id } satisfies PageKey)).toString('base64url');
@@ -39,7 +41,8 @@ export function encodeCursor(key: PageKey): string {
 export function decodeCursor(cursor: string): PageKey {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<PageKey>;
-    if (typeof parsed.creation_utc === 'string' && typeof parsed.id === 'string') return { creation_utc: parsed.creation_utc, id: parsed.id };
+    if (typeof parsed.creation_utc === 'string' && typeof parsed.id === 'string')
+      return { creation_utc: parsed.creation_utc, id: parsed.id };
   } catch {
     // falls through to the typed error below
   }
@@ -66,8 +69,10 @@ export function pageOf<T>(all: readonly T[], keyOf: (item: T) => PageKey, reques
 export function pageRequestOf(limit: string | undefined, cursor: string | undefined, sort: string | undefined): PageRequest {
   const size = limit === undefined ? MAX_PAGE : Number(limit);
   const problems: ValidationDetail[] = [];
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE) problems.push({ loc: ['query', 'limit'], msg: `limit must be an integer 1-${MAX_PAGE}`, type: 'value_error.number' });
-  if (sort !== undefined && sort !== 'asc' && sort !== 'desc') problems.push({ loc: ['query', 'sort'], msg: 'sort must be one of: asc, desc', type: 'value_error.enum' });
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE)
+    problems.push({ loc: ['query', 'limit'], msg: `limit must be an integer 1-${MAX_PAGE}`, type: 'value_error.number' });
+  if (sort !== undefined && sort !== 'asc' && sort !== 'desc')
+    problems.push({ loc: ['query', 'sort'], msg: 'sort must be one of: asc, desc', type: 'value_error.enum' });
   if (problems.length > 0) throw new UnprocessableEntity(problems);
   return { limit: size, cursor, sort: (sort ?? 'asc') as SortDirection };
 }
@@ -77,7 +82,8 @@ export async function withCursor<T>(read: () => T | Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new UnprocessableEntity([{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error.cursor' }]);
+    if (error instanceof InvalidCursorError)
+      throw new UnprocessableEntity([{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error.cursor' }]);
     throw error;
   }
 }

@@ -1,4 +1,12 @@
-import { atIdle, currentLane, InMemoryEventStore, SqliteEventStore, type EventStore, type ReadAllOptions, type StoredEvent } from '@tenet/event-store';
+import {
+  atIdle,
+  currentLane,
+  InMemoryEventStore,
+  SqliteEventStore,
+  type EventStore,
+  type ReadAllOptions,
+  type StoredEvent,
+} from '@tenet/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +48,11 @@ describe.each([
 
   it('reads only its own category of the log: other streams cost it nothing, however many there are', async () => {
     await store.append('agent-1', [{ type: 'AgentCreated', data: { name: 'Ada' } }]);
-    for (let i = 0; i < 300; i++) await store.append(`session-${i}`, [{ type: 'message', data: { name: 'noise' } }, { type: 'status', data: { name: 'noise' } }]);
+    for (let i = 0; i < 300; i++)
+      await store.append(`session-${i}`, [
+        { type: 'message', data: { name: 'noise' } },
+        { type: 'status', data: { name: 'noise' } },
+      ]);
     await store.append('agent-2', [{ type: 'AgentCreated', data: { name: 'Bob' } }]);
     const spy = counting(store);
     const catalog = new StreamCatalog(spy.store, 'agent-', names);

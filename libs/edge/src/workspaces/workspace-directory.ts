@@ -99,7 +99,9 @@ export function valuesAt(root: unknown, path: string): string[] {
   for (const step of path.split('.')) {
     nodes = nodes.flatMap((node) => {
       if (step === '*') return Array.isArray(node) ? node : [];
-      return typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, step) ? [(node as Record<string, unknown>)[step]] : [];
+      return typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, step)
+        ? [(node as Record<string, unknown>)[step]]
+        : [];
     });
   }
   return nodes.flatMap((node) => (Array.isArray(node) ? node : [node])).filter((value): value is string => typeof value === 'string');
@@ -121,9 +123,17 @@ export class WorkspaceDirectory {
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     // The event-log relay reads the same index to publish each event under its workspace (EventWorkspaces).
-    this.assignments = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
-    const lifecycle = (kind: string) => (current: true | undefined, event: { type: string }) => (event.type === `${kind}Created` ? true : event.type === `${kind}Deleted` ? undefined : current);
-    this.existing = { agents: new StreamCatalog<true>(store, 'agent-', lifecycle('Agent')), customers: new StreamCatalog<true>(store, 'customer-', lifecycle('Customer')) };
+    this.assignments = new StreamCatalog(
+      store,
+      OWNER_STREAM_PREFIX,
+      (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined),
+    );
+    const lifecycle = (kind: string) => (current: true | undefined, event: { type: string }) =>
+      event.type === `${kind}Created` ? true : event.type === `${kind}Deleted` ? undefined : current;
+    this.existing = {
+      agents: new StreamCatalog<true>(store, 'agent-', lifecycle('Agent')),
+      customers: new StreamCatalog<true>(store, 'customer-', lifecycle('Customer')),
+    };
   }
 
   /** Whether an agent or customer of this id exists (in any workspace: pair with `ownerOf`); the guest always does. */
@@ -158,7 +168,11 @@ export class WorkspaceDirectory {
   async assign(collection: string, id: string, workspaceId: string): Promise<void> {
     if (workspaceId === DEFAULT_WORKSPACE && !RECORDED_FOR_DEFAULT.has(collection)) return;
     try {
-      await this.store.append(this.stream(collection, id), [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection, id, workspace_id: workspaceId } }], { expectedVersion: 'no_stream' });
+      await this.store.append(
+        this.stream(collection, id),
+        [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection, id, workspace_id: workspaceId } }],
+        { expectedVersion: 'no_stream' },
+      );
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }

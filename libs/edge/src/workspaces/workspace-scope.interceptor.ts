@@ -26,7 +26,12 @@ export class WorkspaceScopeInterceptor implements NestInterceptor {
       const visible = async (body: unknown): Promise<unknown> => {
         if (Array.isArray(body)) return this.directory.visible(caller.workspaceId, results.collection, body, idOf);
         const items = results.itemsField !== undefined ? (body as Record<string, unknown> | undefined)?.[results.itemsField] : undefined;
-        return Array.isArray(items) ? { ...(body as Record<string, unknown>), [results.itemsField as string]: await this.directory.visible(caller.workspaceId, results.collection, items, idOf) } : body;
+        return Array.isArray(items)
+          ? {
+              ...(body as Record<string, unknown>),
+              [results.itemsField as string]: await this.directory.visible(caller.workspaceId, results.collection, items, idOf),
+            }
+          : body;
       };
       return next.handle().pipe(mergeMap((body: unknown) => from(visible(body))));
     }
@@ -37,7 +42,8 @@ export class WorkspaceScopeInterceptor implements NestInterceptor {
         from(
           (async () => {
             const item = body as { id?: unknown; name?: unknown } | undefined;
-            if (request.method === 'POST' && listed !== undefined && typeof item?.id === 'string') await this.directory.assign(collection, item.id, workspace);
+            if (request.method === 'POST' && listed !== undefined && typeof item?.id === 'string')
+              await this.directory.assign(collection, item.id, workspace);
             if (request.method === 'PUT' && segments.length === 2 && listed === undefined) {
               const id = (request.params as Record<string, string | undefined>)[(segments[1] ?? '').slice(1)];
               if (id !== undefined) await this.directory.assign(collection, id, workspace);
@@ -47,7 +53,8 @@ export class WorkspaceScopeInterceptor implements NestInterceptor {
               const idOf = (i: unknown): unknown => (i as { id?: unknown }).id ?? (i as { name?: unknown }).name;
               if (Array.isArray(body)) return this.directory.visible(workspace, collection, body, idOf);
               const page = body as { items?: unknown[] } | undefined;
-              if (page && Array.isArray(page.items)) return { ...page, items: await this.directory.visible(workspace, collection, page.items, idOf) };
+              if (page && Array.isArray(page.items))
+                return { ...page, items: await this.directory.visible(workspace, collection, page.items, idOf) };
             }
             return body;
           })(),

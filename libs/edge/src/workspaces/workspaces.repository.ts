@@ -27,12 +27,33 @@ export class WorkspacesRepository {
   async setBudget(id: string, budget: AgentBudgetDto | null | undefined): Promise<WorkspaceView> {
     if (budget) {
       assertNoViolations([
-        ...budgetProblems({ limits: budget.limits }).map((p) => violation(p.field.split(/[.[\]]+/).filter(Boolean).map((x) => (/^\d+$/.test(x) ? Number(x) : x)), p.rule, 'value_error')),
-        ...budget.limits.flatMap((l, i) => (l.period === 'session' ? [violation(['budget', 'limits', i, 'period'], 'a workspace budget is per day or month, not per session', 'value_error')] : [])),
+        ...budgetProblems({ limits: budget.limits }).map((p) =>
+          violation(
+            p.field
+              .split(/[.[\]]+/)
+              .filter(Boolean)
+              .map((x) => (/^\d+$/.test(x) ? Number(x) : x)),
+            p.rule,
+            'value_error',
+          ),
+        ),
+        ...budget.limits.flatMap((l, i) =>
+          l.period === 'session'
+            ? [violation(['budget', 'limits', i, 'period'], 'a workspace budget is per day or month, not per session', 'value_error')]
+            : [],
+        ),
       ]);
     }
     const stored: WorkspaceView['budget'] = budget
-      ? { limits: budget.limits.map((l) => ({ period: l.period, ...(l.tokens !== undefined ? { tokens: l.tokens } : {}), ...(l.cost_usd !== undefined ? { cost_usd: l.cost_usd } : {}) })), exhausted_message: budget.exhausted_message ?? DEFAULT_BUDGET_EXHAUSTED_MESSAGE, on_exhausted: budget.on_exhausted ?? 'message' }
+      ? {
+          limits: budget.limits.map((l) => ({
+            period: l.period,
+            ...(l.tokens !== undefined ? { tokens: l.tokens } : {}),
+            ...(l.cost_usd !== undefined ? { cost_usd: l.cost_usd } : {}),
+          })),
+          exhausted_message: budget.exhausted_message ?? DEFAULT_BUDGET_EXHAUSTED_MESSAGE,
+          on_exhausted: budget.on_exhausted ?? 'message',
+        }
       : null;
     const updated = await this.streams.update(id, () => ({ budget: stored }));
     if (updated) return updated;

@@ -80,11 +80,16 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
  * candidates (best first, only names the agent defines) → clarify when the best is under `clarify_below` or the
  * runner-up is within `margin` of it; else recognised. A candidate with no confidence at all is never offered.
  */
-export function decideIntent(classification: IntentClassification | undefined, settings: IntentSettings, defined: ReadonlySet<string>): IntentDecision {
+export function decideIntent(
+  classification: IntentClassification | undefined,
+  settings: IntentSettings,
+  defined: ReadonlySet<string>,
+): IntentDecision {
   if (!classification || classification.name === UNKNOWN_INTENT || !defined.has(classification.name)) {
     const best = classification?.alternatives.filter((a) => defined.has(a.name)).sort((a, b) => b.confidence - a.confidence)[0];
     // An UNKNOWN with a defined alternative worth asking about is a question, not a fallback.
-    if (best && best.confidence >= settings.clarify_below / 2) return { kind: 'clarify', confidence: round(best.confidence), candidates: [best] };
+    if (best && best.confidence >= settings.clarify_below / 2)
+      return { kind: 'clarify', confidence: round(best.confidence), candidates: [best] };
     return { kind: 'unknown', confidence: round(classification?.confidence ?? 0) };
   }
   const seen = new Set<string>();
@@ -120,11 +125,18 @@ export const intentAppliesTo = (intent: Pick<IntentView, 'tags'>, agentId: strin
  * Whether two intents can both apply to one agent (so may not share a name): either is untagged, they share a
  * tag, or one names an agent that the other's tags reach. `agentTagsOf` gives an agent's own tags.
  */
-export function intentsOverlap(a: Pick<IntentView, 'tags'>, b: Pick<IntentView, 'tags'>, agentTagsOf: (agentId: string) => readonly string[]): boolean {
+export function intentsOverlap(
+  a: Pick<IntentView, 'tags'>,
+  b: Pick<IntentView, 'tags'>,
+  agentTagsOf: (agentId: string) => readonly string[],
+): boolean {
   if (a.tags.length === 0 || b.tags.length === 0) return true;
   if (a.tags.some((tag) => b.tags.includes(tag))) return true;
   const agentsOf = (tags: readonly string[]) => tags.filter((t) => t.startsWith('agent:')).map((t) => t.slice('agent:'.length));
-  return agentsOf(a.tags).some((id) => intentAppliesTo(b, id, agentTagsOf(id))) || agentsOf(b.tags).some((id) => intentAppliesTo(a, id, agentTagsOf(id)));
+  return (
+    agentsOf(a.tags).some((id) => intentAppliesTo(b, id, agentTagsOf(id))) ||
+    agentsOf(b.tags).some((id) => intentAppliesTo(a, id, agentTagsOf(id)))
+  );
 }
 
 /** The customer words for an intent in a clarification question: its description, else its name spelled out. */

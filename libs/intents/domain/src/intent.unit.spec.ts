@@ -1,25 +1,64 @@
 import { decideIntent, DEFAULT_INTENT_SETTINGS, intentsOverlap, reportedIntentName, customerWords } from './intent.js';
 
 const defined = new Set(['cancel_order', 'track_order', 'refund']);
-const classification = (name: string, confidence: number, alternatives: { name: string; confidence: number }[] = [], extracted_params: Record<string, unknown> = {}) => ({ name, confidence, alternatives, extracted_params });
+const classification = (
+  name: string,
+  confidence: number,
+  alternatives: { name: string; confidence: number }[] = [],
+  extracted_params: Record<string, unknown> = {},
+) => ({ name, confidence, alternatives, extracted_params });
 
 describe('decideIntent', () => {
   it('recognises a confident, clear intent with its parameters', () => {
-    const decision = decideIntent(classification('cancel_order', 0.9, [{ name: 'track_order', confidence: 0.3 }], { order_id: '123' }), DEFAULT_INTENT_SETTINGS, defined);
-    expect(decision).toEqual({ kind: 'recognized', name: 'cancel_order', confidence: 0.9, extracted_params: { order_id: '123' }, alternatives: [{ name: 'track_order', confidence: 0.3 }] });
+    const decision = decideIntent(
+      classification('cancel_order', 0.9, [{ name: 'track_order', confidence: 0.3 }], { order_id: '123' }),
+      DEFAULT_INTENT_SETTINGS,
+      defined,
+    );
+    expect(decision).toEqual({
+      kind: 'recognized',
+      name: 'cancel_order',
+      confidence: 0.9,
+      extracted_params: { order_id: '123' },
+      alternatives: [{ name: 'track_order', confidence: 0.3 }],
+    });
     expect(reportedIntentName(decision)).toBe('cancel_order');
   });
 
   it('asks when the best is under clarify_below', () => {
-    const decision = decideIntent(classification('refund', 0.4, [{ name: 'cancel_order', confidence: 0.2 }]), DEFAULT_INTENT_SETTINGS, defined);
-    expect(decision).toEqual({ kind: 'clarify', confidence: 0.4, candidates: [{ name: 'refund', confidence: 0.4 }, { name: 'cancel_order', confidence: 0.2 }] });
+    const decision = decideIntent(
+      classification('refund', 0.4, [{ name: 'cancel_order', confidence: 0.2 }]),
+      DEFAULT_INTENT_SETTINGS,
+      defined,
+    );
+    expect(decision).toEqual({
+      kind: 'clarify',
+      confidence: 0.4,
+      candidates: [
+        { name: 'refund', confidence: 0.4 },
+        { name: 'cancel_order', confidence: 0.2 },
+      ],
+    });
     expect(reportedIntentName(decision)).toBe('CLARIFICATION_NEEDED');
   });
 
   it('asks when the top two are within the margin, whatever the confidence', () => {
-    const decision = decideIntent(classification('refund', 0.85, [{ name: 'cancel_order', confidence: 0.8 }, { name: 'track_order', confidence: 0.1 }]), DEFAULT_INTENT_SETTINGS, defined);
+    const decision = decideIntent(
+      classification('refund', 0.85, [
+        { name: 'cancel_order', confidence: 0.8 },
+        { name: 'track_order', confidence: 0.1 },
+      ]),
+      DEFAULT_INTENT_SETTINGS,
+      defined,
+    );
     expect(decision).toMatchObject({ kind: 'clarify', candidates: [{ name: 'refund' }, { name: 'cancel_order' }] });
-    expect(decideIntent(classification('refund', 0.85, [{ name: 'cancel_order', confidence: 0.8 }]), { ...DEFAULT_INTENT_SETTINGS, margin: 0.01 }, defined).kind).toBe('recognized');
+    expect(
+      decideIntent(
+        classification('refund', 0.85, [{ name: 'cancel_order', confidence: 0.8 }]),
+        { ...DEFAULT_INTENT_SETTINGS, margin: 0.01 },
+        defined,
+      ).kind,
+    ).toBe('recognized');
   });
 
   it('falls back on UNKNOWN, on a name the agent does not define, and on no classification', () => {
@@ -29,7 +68,11 @@ describe('decideIntent', () => {
   });
 
   it('turns UNKNOWN with a defined alternative worth asking about into a question', () => {
-    expect(decideIntent(classification('UNKNOWN', 0.5, [{ name: 'refund', confidence: 0.3 }]), DEFAULT_INTENT_SETTINGS, defined)).toEqual({ kind: 'clarify', confidence: 0.3, candidates: [{ name: 'refund', confidence: 0.3 }] });
+    expect(decideIntent(classification('UNKNOWN', 0.5, [{ name: 'refund', confidence: 0.3 }]), DEFAULT_INTENT_SETTINGS, defined)).toEqual({
+      kind: 'clarify',
+      confidence: 0.3,
+      candidates: [{ name: 'refund', confidence: 0.3 }],
+    });
   });
 });
 

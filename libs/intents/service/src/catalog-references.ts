@@ -17,7 +17,8 @@ interface ServiceFacts {
   tools: { name: string; parameters?: Record<string, unknown> }[];
 }
 
-const serviceEvolve: Evolve<ServiceFacts> = (current, event) => (event.type === 'ServiceRegistered' ? (event.data as ServiceFacts) : event.type === 'ServiceDeleted' ? undefined : current);
+const serviceEvolve: Evolve<ServiceFacts> = (current, event) =>
+  event.type === 'ServiceRegistered' ? (event.data as ServiceFacts) : event.type === 'ServiceDeleted' ? undefined : current;
 
 /** `service:tool` → its parts (Parlant's ToolId); `undefined` for a bare agent-tool name. */
 export function parseServiceTool(id: string): { service: string; tool: string } | undefined {
@@ -42,7 +43,11 @@ export class CatalogReferences {
     this.tags = new ResourceStreams(store, 'tag-', 'Tag', crudEvolve<{ id: string }>('Tag'));
     this.journeys = new ResourceStreams(store, 'journey-', 'Journey', crudEvolve<{ id: string; conditions?: string[] }>('Journey'));
     this.services = new ResourceStreams(store, 'service-', 'Service', serviceEvolve);
-    this.owners = new StreamCatalog(store, OWNER_STREAM_PREFIX, (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined));
+    this.owners = new StreamCatalog(
+      store,
+      OWNER_STREAM_PREFIX,
+      (current, event) => current ?? (event.type === RESOURCE_ASSIGNED_EVENT_TYPE ? (event.data as ResourceAssignedData) : undefined),
+    );
   }
 
   agent(id: string): Promise<AgentFacts | undefined> {

@@ -36,7 +36,11 @@ export class IntentReports {
   constructor(private readonly store: EventStore) {}
 
   /** The page section for these reports (`intentsSection`). */
-  section(reports: readonly (AgentIntentReport & { name: string })[], buckets: readonly { from: string; to: string }[], label: (bucket: { from: string; to: string }) => string): string {
+  section(
+    reports: readonly (AgentIntentReport & { name: string })[],
+    buckets: readonly { from: string; to: string }[],
+    label: (bucket: { from: string; to: string }) => string,
+  ): string {
     return intentsSection(reports, buckets, label);
   }
 
@@ -65,13 +69,21 @@ const percent = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
  * clarifications and unknowns included), and a table per agent of each intent's count and share with the
  * clarification rate. Inline SVG and HTML, like the rest of the page.
  */
-export function intentsSection(reports: readonly (AgentIntentReport & { name: string })[], buckets: readonly { from: string; to: string }[], label: (bucket: { from: string; to: string }) => string): string {
+export function intentsSection(
+  reports: readonly (AgentIntentReport & { name: string })[],
+  buckets: readonly { from: string; to: string }[],
+  label: (bucket: { from: string; to: string }) => string,
+): string {
   const withMessages = reports.filter((r) => r.total.messages > 0);
-  if (withMessages.length === 0) return '<section><h2>Intents</h2><p class="empty">No messages classified into intents in this window.</p></section>';
+  if (withMessages.length === 0)
+    return '<section><h2>Intents</h2><p class="empty">No messages classified into intents in this window.</p></section>';
   const series = [...new Set(withMessages.flatMap((r) => Object.keys(r.total.by_intent)))].sort();
   const keys = [...series, 'CLARIFICATION_NEEDED', 'UNKNOWN'];
-  const valueOf = (counts: IntentCounts, key: string): number => (key === 'CLARIFICATION_NEEDED' ? counts.clarifications : key === 'UNKNOWN' ? counts.unknown : (counts.by_intent[key] ?? 0));
-  const perBucket = buckets.map((_, i) => keys.map((key) => withMessages.reduce((sum, r) => sum + valueOf(r.buckets[i] ?? empty(), key), 0)));
+  const valueOf = (counts: IntentCounts, key: string): number =>
+    key === 'CLARIFICATION_NEEDED' ? counts.clarifications : key === 'UNKNOWN' ? counts.unknown : (counts.by_intent[key] ?? 0);
+  const perBucket = buckets.map((_, i) =>
+    keys.map((key) => withMessages.reduce((sum, r) => sum + valueOf(r.buckets[i] ?? empty(), key), 0)),
+  );
   const max = Math.max(0, ...perBucket.map((values) => values.reduce((a, b) => a + b, 0)));
   const [width, height, left, bottom] = [760, 200, 50, 28];
   const slot = (width - left - 10) / Math.max(1, buckets.length);
@@ -81,18 +93,32 @@ export function intentsSection(reports: readonly (AgentIntentReport & { name: st
     let base = 0;
     return values.map((v, k) => {
       const h = y(v);
-      const rect = v > 0 ? `<rect x="${(left + i * slot + (slot - bar) / 2).toFixed(1)}" y="${(height - bottom - base - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[k % COLORS.length]}"><title>${escape(keys[k] ?? '')}: ${v}</title></rect>` : '';
+      const rect =
+        v > 0
+          ? `<rect x="${(left + i * slot + (slot - bar) / 2).toFixed(1)}" y="${(height - bottom - base - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[k % COLORS.length]}"><title>${escape(keys[k] ?? '')}: ${v}</title></rect>`
+          : '';
       base += h;
       return rect;
     });
   });
-  const ticks = buckets.map((bucket, i) => (i % Math.ceil(buckets.length / 12) === 0 ? `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height - 10}" text-anchor="middle">${escape(label(bucket))}</text>` : '')).join('');
-  const legend = keys.map((key, k) => `<li><span class="swatch" style="background:${COLORS[k % COLORS.length]}"></span>${escape(key)}</li>`).join('');
+  const ticks = buckets
+    .map((bucket, i) =>
+      i % Math.ceil(buckets.length / 12) === 0
+        ? `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height - 10}" text-anchor="middle">${escape(label(bucket))}</text>`
+        : '',
+    )
+    .join('');
+  const legend = keys
+    .map((key, k) => `<li><span class="swatch" style="background:${COLORS[k % COLORS.length]}"></span>${escape(key)}</li>`)
+    .join('');
   const rows = withMessages
     .flatMap((r) => [
       ...Object.entries(r.total.by_intent)
         .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-        .map(([name, n]) => `<tr><th scope="row">${escape(r.name)}</th><td>${escape(name)}</td><td>${n}</td><td>${percent(n / r.total.messages)}</td></tr>`),
+        .map(
+          ([name, n]) =>
+            `<tr><th scope="row">${escape(r.name)}</th><td>${escape(name)}</td><td>${n}</td><td>${percent(n / r.total.messages)}</td></tr>`,
+        ),
       `<tr><th scope="row">${escape(r.name)}</th><td><em>asked to clarify</em></td><td>${r.total.clarifications}</td><td>${percent(r.total.clarification_rate)}</td></tr>`,
       `<tr><th scope="row">${escape(r.name)}</th><td><em>none of its intents</em></td><td>${r.total.unknown}</td><td>${percent(r.total.unknown / r.total.messages)}</td></tr>`,
     ])

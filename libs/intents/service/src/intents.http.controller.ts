@@ -12,7 +12,11 @@ async function httpCall<R>(call: () => Promise<R>): Promise<R> {
     return await call();
   } catch (error) {
     if (error instanceof IntentRuleViolation) throw new HttpException({ detail: error.details }, HttpStatus.UNPROCESSABLE_ENTITY);
-    if (error instanceof IntentIdTaken) throw new HttpException({ detail: [{ loc: ['body', 'id'], msg: error.message, type: 'value_error.unique' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
+    if (error instanceof IntentIdTaken)
+      throw new HttpException(
+        { detail: [{ loc: ['body', 'id'], msg: error.message, type: 'value_error.unique' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
     throw error;
   }
 }

@@ -23,13 +23,18 @@ export const INTENT_REPORTS = Symbol.for('tenet.intents.reports');
   controllers: [IntentsHttpController],
   providers: [
     { provide: CatalogReferences, useFactory: (store: EventStore) => new CatalogReferences(store), inject: [EVENT_STORE] },
-    { provide: IntentsRepository, useFactory: (store: EventStore, catalog: CatalogReferences) => new IntentsRepository(store, catalog), inject: [EVENT_STORE, CatalogReferences] },
+    {
+      provide: IntentsRepository,
+      useFactory: (store: EventStore, catalog: CatalogReferences) => new IntentsRepository(store, catalog),
+      inject: [EVENT_STORE, CatalogReferences],
+    },
     { provide: IntentReports, useFactory: (store: EventStore) => new IntentReports(store), inject: [EVENT_STORE] },
     { provide: INTENT_TURNS, useExisting: TurnIntents },
     { provide: INTENT_REPORTS, useExisting: IntentReports },
     {
       provide: TurnIntents,
-      useFactory: (intents: IntentsRepository, catalog: CatalogReferences, store: EventStore, metrics?: TenetMetrics) => new TurnIntents(intents, catalog, store, metrics),
+      useFactory: (intents: IntentsRepository, catalog: CatalogReferences, store: EventStore, metrics?: TenetMetrics) =>
+        new TurnIntents(intents, catalog, store, metrics),
       inject: [IntentsRepository, CatalogReferences, EVENT_STORE, { token: TenetMetrics, optional: true }],
     },
   ],

@@ -70,7 +70,13 @@ export class IntentsRepository {
       tags: [...new Set(input.tags ?? [])],
       creation_utc: now.toISOString(),
     };
-    await this.assertValid(intent, workspace, { tags: { values: intent.tags, path: ['tags'] }, name: true, tool: true, journey: true, parameters: true });
+    await this.assertValid(intent, workspace, {
+      tags: { values: intent.tags, path: ['tags'] },
+      name: true,
+      tool: true,
+      journey: true,
+      parameters: true,
+    });
     try {
       return await this.streams.create(id, intent);
     } catch (error) {
@@ -129,20 +135,42 @@ export class IntentsRepository {
 
   private async assertValid(intent: IntentView, workspace: string | undefined, introduced: Introduced): Promise<void> {
     const details: IntentViolation[] = [];
-    if (introduced.name && RESERVED_INTENT_NAMES.has(intent.name)) details.push(violation(['name'], `name ${intent.name} is reserved for the classifier's own outcomes`, 'value_error'));
+    if (introduced.name && RESERVED_INTENT_NAMES.has(intent.name))
+      details.push(violation(['name'], `name ${intent.name} is reserved for the classifier's own outcomes`, 'value_error'));
     for (const [index, tag] of introduced.tags.values.entries()) {
       const missing = await this.catalog.missingTag(tag);
-      if (missing) details.push(violation([...introduced.tags.path, index], `tags must reference existing tags: ${missing}`, 'value_error.reference'));
+      if (missing)
+        details.push(violation([...introduced.tags.path, index], `tags must reference existing tags: ${missing}`, 'value_error.reference'));
     }
     if (intent.tool !== null && intent.journey_id !== null && (introduced.tool || introduced.journey)) {
-      details.push(violation([introduced.tool ? 'tool' : 'journey_id'], 'an intent leads to a tool or a journey, not both: give one of tool and journey_id', 'value_error'));
+      details.push(
+        violation(
+          [introduced.tool ? 'tool' : 'journey_id'],
+          'an intent leads to a tool or a journey, not both: give one of tool and journey_id',
+          'value_error',
+        ),
+      );
     }
     if (introduced.parameters && intent.parameters !== null) {
-      const problem = intent.parameters['type'] !== 'object' ? 'parameters must be a JSON Schema of type object' : toolSchemaProblem(intent.parameters);
-      if (problem) details.push(violation(['parameters'], problem.startsWith('parameters') ? problem : `parameters must be a valid JSON Schema: ${problem}`, 'value_error'));
+      const problem =
+        intent.parameters['type'] !== 'object' ? 'parameters must be a JSON Schema of type object' : toolSchemaProblem(intent.parameters);
+      if (problem)
+        details.push(
+          violation(
+            ['parameters'],
+            problem.startsWith('parameters') ? problem : `parameters must be a valid JSON Schema: ${problem}`,
+            'value_error',
+          ),
+        );
     }
     if (introduced.journey && intent.journey_id !== null && !(await this.catalog.journeyExists(intent.journey_id))) {
-      details.push(violation(['journey_id'], `journey_id must reference an existing journey: ${intent.journey_id} does not exist`, 'value_error.reference'));
+      details.push(
+        violation(
+          ['journey_id'],
+          `journey_id must reference an existing journey: ${intent.journey_id} does not exist`,
+          'value_error.reference',
+        ),
+      );
     }
     const agents = details.length === 0 && (introduced.tool || introduced.name) ? await this.agentsInScope(workspace) : [];
     const serviceTool = intent.tool !== null ? parseServiceTool(intent.tool) : undefined;
@@ -150,12 +178,24 @@ export class IntentsRepository {
       // Parlant's `service:tool`: a tool of a service registered in the caller's workspace.
       const ours = workspace === undefined || (await this.catalog.ownerOf('services', serviceTool.service)) === workspace;
       if (!ours || !(await this.catalog.serviceHasTool(serviceTool.service, serviceTool.tool))) {
-        details.push(violation(['tool'], `tool must name a tool defined on the agent or a registered service's tool (service:tool): ${intent.tool} is neither`, 'value_error.reference'));
+        details.push(
+          violation(
+            ['tool'],
+            `tool must name a tool defined on the agent or a registered service's tool (service:tool): ${intent.tool} is neither`,
+            'value_error.reference',
+          ),
+        );
       }
     } else if (introduced.tool && intent.tool !== null && details.length === 0) {
       const reached = agents.filter((a) => intentAppliesTo(intent, a.id, a.tags ?? []));
       if (!reached.some((a) => (a.tools ?? []).some((t) => t.name === intent.tool))) {
-        details.push(violation(['tool'], `tool must name a tool defined on an agent the intent applies to: ${intent.tool} is not defined`, 'value_error.reference'));
+        details.push(
+          violation(
+            ['tool'],
+            `tool must name a tool defined on an agent the intent applies to: ${intent.tool} is not defined`,
+            'value_error.reference',
+          ),
+        );
       }
     }
     if (introduced.name && details.length === 0) {
@@ -164,7 +204,13 @@ export class IntentsRepository {
       for (const other of sameName) {
         if (workspace !== undefined && (await this.catalog.ownerOf('intents', other.id)) !== workspace) continue;
         if (intentsOverlap(intent, other, (agentId) => tagsOf.get(agentId) ?? [])) {
-          details.push(violation(['name'], `name must be unique per agent: intent ${other.id} is already named ${intent.name} for an agent this one applies to`, 'value_error.unique'));
+          details.push(
+            violation(
+              ['name'],
+              `name must be unique per agent: intent ${other.id} is already named ${intent.name} for an agent this one applies to`,
+              'value_error.unique',
+            ),
+          );
           break;
         }
       }

@@ -1,4 +1,10 @@
-import { INTENT_RECOGNIZED_EVENT_TYPE, intentRecognitionStreamId, type IntentRecognizedData, type IntentToMatchV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
+import {
+  INTENT_RECOGNIZED_EVENT_TYPE,
+  intentRecognitionStreamId,
+  type IntentRecognizedData,
+  type IntentToMatchV1,
+  type MatchGuidelinesReplyV1,
+} from '@tenet/contracts';
 import type { EventStore } from '@tenet/event-store';
 import { checkArguments, describeProblems } from '@tenet/json-schema';
 import {
@@ -24,7 +30,10 @@ export interface TailMessage {
 }
 
 /** The agent's `intents` settings with the defaults filled in. */
-export const intentSettingsOf = (stored: Partial<IntentSettings> | null | undefined): IntentSettings => ({ ...DEFAULT_INTENT_SETTINGS, ...(stored ?? {}) });
+export const intentSettingsOf = (stored: Partial<IntentSettings> | null | undefined): IntentSettings => ({
+  ...DEFAULT_INTENT_SETTINGS,
+  ...(stored ?? {}),
+});
 
 /** The alternatives the agent's last message asked the customer to choose from, when it was a clarification question. */
 export function pendingClarification(messages: readonly TailMessage[]): string[] | undefined {
@@ -112,7 +121,13 @@ export class IntentTurn {
       this.toolSkipped = `${tool} not called: ${describeProblems(check.problems)}`;
       return result;
     }
-    return { ...result, tools_to_execute: [...result.tools_to_execute, { tool_name: tool, priority: 0, guideline_id: `intent:${decision.name}`, parameters: decision.extracted_params }] };
+    return {
+      ...result,
+      tools_to_execute: [
+        ...result.tools_to_execute,
+        { tool_name: tool, priority: 0, guideline_id: `intent:${decision.name}`, parameters: decision.extracted_params },
+      ],
+    };
   }
 
   /**
@@ -124,7 +139,16 @@ export class IntentTurn {
     const journeyId = this.intentOf(this.decision.name)?.journey_id;
     const condition = journeyId ? this.journeyConditions.get(journeyId) : undefined;
     if (!condition) return [];
-    const match = { guideline_id: condition, priority: 0, relevance_score: this.decision.confidence, confidence: this.decision.confidence, condition: `intent ${this.decision.name}`, tools: [], matched_context: {}, reasoning: `intent ${this.decision.name} recognised` };
+    const match = {
+      guideline_id: condition,
+      priority: 0,
+      relevance_score: this.decision.confidence,
+      confidence: this.decision.confidence,
+      condition: `intent ${this.decision.name}`,
+      tools: [],
+      matched_context: {},
+      reasoning: `intent ${this.decision.name} recognised`,
+    };
     return [{ matches: [match], top_matches: [], tools_to_execute: [], evaluation_time_ms: 0 }];
   }
 
@@ -134,7 +158,12 @@ export class IntentTurn {
    */
   composeFields(somethingApplies: boolean): { clarification?: { alternatives: string[] }; fallback_reply?: string } {
     const decision = this.decision;
-    if (decision?.kind === 'clarify') return { clarification: { alternatives: decision.candidates.map((c) => customerWords(this.intentOf(c.name) ?? { name: c.name, description: '' })) } };
+    if (decision?.kind === 'clarify')
+      return {
+        clarification: {
+          alternatives: decision.candidates.map((c) => customerWords(this.intentOf(c.name) ?? { name: c.name, description: '' })),
+        },
+      };
     if (decision?.kind === 'unknown' && !somethingApplies) return { fallback_reply: this.settings.fallback };
     return {};
   }
@@ -143,7 +172,13 @@ export class IntentTurn {
   messageData(): { intent: { name: string; confidence: number; alternatives?: string[] } } | undefined {
     const decision = this.decision;
     if (!decision) return undefined;
-    return { intent: { name: reportedIntentName(decision), confidence: decision.confidence, ...(decision.kind === 'clarify' ? { alternatives: decision.candidates.map((c) => c.name) } : {}) } };
+    return {
+      intent: {
+        name: reportedIntentName(decision),
+        confidence: decision.confidence,
+        ...(decision.kind === 'clarify' ? { alternatives: decision.candidates.map((c) => c.name) } : {}),
+      },
+    };
   }
 
   /** The `ready` status's `intent`: the classification and what the turn did with it. */
@@ -157,7 +192,12 @@ export class IntentTurn {
         outcome: decision.kind,
         confidence: decision.confidence,
         extracted_params: decision.kind === 'recognized' ? decision.extracted_params : {},
-        alternatives: decision.kind === 'clarify' ? decision.candidates : decision.kind === 'recognized' ? decision.alternatives : (classified?.alternatives ?? []),
+        alternatives:
+          decision.kind === 'clarify'
+            ? decision.candidates
+            : decision.kind === 'recognized'
+              ? decision.alternatives
+              : (classified?.alternatives ?? []),
         ...(classified ? { classified: { name: classified.name, confidence: classified.confidence } } : {}),
         ...(this.pending ? { resolving: this.pending } : {}),
         ...(this.toolSkipped ? { tool_skipped: this.toolSkipped } : {}),
@@ -216,6 +256,15 @@ export class TurnIntents {
       const schema = await this.catalog.toolParameters(agent, tool);
       if (schema) schemas.set(tool, schema);
     }
-    return new IntentTurn(agentId, intents, intentSettingsOf(agent?.intents), pendingClarification(tail), conditions, this.store, this.metrics, schemas);
+    return new IntentTurn(
+      agentId,
+      intents,
+      intentSettingsOf(agent?.intents),
+      pendingClarification(tail),
+      conditions,
+      this.store,
+      this.metrics,
+      schemas,
+    );
   }
 }

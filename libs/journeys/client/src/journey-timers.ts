@@ -1,12 +1,24 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { JOURNEY_TRANSITION_EVENT_TYPE, JOURNEYS_ADVANCE_SUBJECT, sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1 } from '@tenet/contracts';
+import {
+  JOURNEY_TRANSITION_EVENT_TYPE,
+  JOURNEYS_ADVANCE_SUBJECT,
+  sessionStreamId,
+  type AdvanceJourneysReplyV1,
+  type AdvanceJourneysRequestV1,
+} from '@tenet/contracts';
 import { atIdle, type EventStore } from '@tenet/event-store';
 import { foldJourney, pendingJourneyTimer, type JourneyEvent } from '@tenet/journeys-domain';
 import { requestWithinDeadline, type MessageBus } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS, SCHEDULER } from '@tenet/platform-runtime';
 import { BackgroundArming, armBackoffMs, type Scheduler } from '@tenet/scheduling';
 import { newId } from '@tenet/edge';
-import { journeyDefinition, journeyTransitionRecords, lastCustomerActivity, recordedJourneys, JourneysRepository } from '@tenet/catalog-data-access';
+import {
+  journeyDefinition,
+  journeyTransitionRecords,
+  lastCustomerActivity,
+  recordedJourneys,
+  JourneysRepository,
+} from '@tenet/catalog-data-access';
 import { SESSION_JOURNAL, type SessionJournal } from './session-journal.js';
 
 const QUEUE = 'journey-timers';
@@ -37,7 +49,12 @@ const ENGINE_DEADLINE_MS = 30_000;
 @Injectable()
 export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(JourneyTimers.name);
-  private readonly arming = new BackgroundArming({ attempts: ARM_ATTEMPTS, attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS, log: this.logger, whenLost: 'the journey stays resumable but is not abandoned on time' });
+  private readonly arming = new BackgroundArming({
+    attempts: ARM_ATTEMPTS,
+    attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS,
+    log: this.logger,
+    whenLost: 'the journey stays resumable but is not abandoned on time',
+  });
 
   constructor(
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
@@ -75,7 +92,15 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
         if (!definitions.has(journeyId)) definitions.set(journeyId, await this.journeys.get(journeyId));
         const journey = definitions.get(journeyId);
         const timer = journey ? pendingJourneyTimer(foldJourney(recorded as JourneyEvent[]), journeyDefinition(journey), now) : undefined;
-        if (timer?.kind === 'Schedule') effects.push({ kind: 'Schedule', timer: timer.timer, session_id: timer.sessionId, journey_id: timer.journeyId, job_id: timer.jobId, delay_ms: timer.delayMs });
+        if (timer?.kind === 'Schedule')
+          effects.push({
+            kind: 'Schedule',
+            timer: timer.timer,
+            session_id: timer.sessionId,
+            journey_id: timer.journeyId,
+            job_id: timer.jobId,
+            delay_ms: timer.delayMs,
+          });
       }
     }
     let next = 0;
@@ -87,7 +112,9 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
           await this.arming.attempt(() => this.apply([effect]));
         }
       } catch (error) {
-        this.logger.warn(`re-arming journey timers from the event log paused at ${next}/${effects.length} (${error instanceof Error ? error.message : String(error)}); retrying`);
+        this.logger.warn(
+          `re-arming journey timers from the event log paused at ${next}/${effects.length} (${error instanceof Error ? error.message : String(error)}); retrying`,
+        );
         await this.arming.pause(armBackoffMs(Math.min(attempt, 6)));
       }
     }
@@ -110,7 +137,14 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
       if (effect.kind === 'Cancel') await this.scheduler.cancel(QUEUE, effect.job_id);
       else {
         const data: JourneyTimerJob = { sessionId: effect.session_id, journeyId: effect.journey_id, timer: effect.timer };
-        await this.scheduler.schedule({ queue: QUEUE, jobId: effect.job_id, data, delayMs: effect.delay_ms ?? 0, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
+        await this.scheduler.schedule({
+          queue: QUEUE,
+          jobId: effect.job_id,
+          data,
+          delayMs: effect.delay_ms ?? 0,
+          attempts: 5,
+          backoff: { type: 'exponential', delayMs: 500 },
+        });
       }
     }
   }
@@ -140,7 +174,12 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
       timer: { journey_id: journey.id, kind: job.timer },
       ...(lastActivityAt !== undefined ? { last_activity_at: lastActivityAt } : {}),
     };
-    const reply = await requestWithinDeadline<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(this.bus, JOURNEYS_ADVANCE_SUBJECT, request, { deadlineAt: Date.now() + ENGINE_DEADLINE_MS, attemptTimeoutMs: 10_000 });
+    const reply = await requestWithinDeadline<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(
+      this.bus,
+      JOURNEYS_ADVANCE_SUBJECT,
+      request,
+      { deadlineAt: Date.now() + ENGINE_DEADLINE_MS, attemptTimeoutMs: 10_000 },
+    );
     const records = journeyTransitionRecords(reply, job.sessionId, correlationId);
     if (records.length === 0) return;
     // Guarded by the stream's version: a turn that moved the journey meanwhile makes this attempt retry and re-decide.

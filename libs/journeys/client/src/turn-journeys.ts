@@ -1,10 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionStreamId, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type MatchGuidelinesReplyV1 } from '@tenet/contracts';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
-import { evaluateJourneyConditions, foldJourney, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition, type JourneyDefinition, type JourneyEvent, type JourneyState } from '@tenet/journeys-domain';
+import {
+  evaluateJourneyConditions,
+  foldJourney,
+  isJourneyConditionId,
+  JOURNEY_CONDITION_ID_PREFIX,
+  journeyConditions,
+  type JourneyCondition,
+  type JourneyDefinition,
+  type JourneyEvent,
+  type JourneyState,
+} from '@tenet/journeys-domain';
 import { rankWithout, type CompositionMode, type GuidelineMatch } from '@tenet/matching-domain';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { journeyDefinition, journeyTransitionRecords, lastCustomerActivity, recordedJourneys, type JourneyRecord, JourneysRepository } from '@tenet/catalog-data-access';
+import {
+  journeyDefinition,
+  journeyTransitionRecords,
+  lastCustomerActivity,
+  recordedJourneys,
+  type JourneyRecord,
+  JourneysRepository,
+} from '@tenet/catalog-data-access';
 import { JourneyTimers } from './journey-timers.js';
 import { SESSION_JOURNAL, type SessionJournal } from './session-journal.js';
 
@@ -47,7 +64,10 @@ export interface JourneyProgress {
 }
 
 /** Runs a tool step's tool through the turn's executor; `undefined` when the agent has no such runnable tool. */
-export type StepToolRunner = (tool: string, args: Record<string, unknown>) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown; error?: { code: string } } | undefined>;
+export type StepToolRunner = (
+  tool: string,
+  args: Record<string, unknown>,
+) => Promise<{ tool_id: string; status: 'succeeded' | 'failed'; result: unknown; error?: { code: string } } | undefined>;
 
 /**
  * The session's journeys in one turn (docs/data-model.md#journeys, matching step 2; docs/adr/0011). Before matching it folds the
@@ -103,14 +123,17 @@ export class JourneyTurn {
     this.recorded = recordedJourneys(stream);
     for (const journey of this.definitions) this.states.set(journey.id, foldJourney((this.recorded[journey.id] ?? []) as JourneyEvent[]));
     this.lastActivityAt = lastCustomerActivity(stream);
-    this.conditions = this.definitions.flatMap((journey) => journeyConditions(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }));
+    this.conditions = this.definitions.flatMap((journey) =>
+      journeyConditions(journey, this.states.get(journey.id) ?? { status: 'NotStarted' }),
+    );
   }
 
   /** The highest-priority active journey and its step: the matcher scopes journey guidelines to it. */
   get activeJourney(): { journey_id: string; step_id?: string } | undefined {
     for (const journey of this.definitions) {
       const state = this.states.get(journey.id);
-      if (state?.status === 'Active') return { journey_id: journey.id, ...(state.currentStep !== undefined ? { step_id: state.currentStep } : {}) };
+      if (state?.status === 'Active')
+        return { journey_id: journey.id, ...(state.currentStep !== undefined ? { step_id: state.currentStep } : {}) };
     }
     return undefined;
   }
@@ -146,10 +169,18 @@ export class JourneyTurn {
    */
   async advance(
     request: (reply: AdvanceJourneysRequestV1) => Promise<AdvanceJourneysReplyV1>,
-    input: { correlationId: string; matches: readonly MatchResult[]; context: Record<string, unknown>; now: number; runTool: StepToolRunner },
+    input: {
+      correlationId: string;
+      matches: readonly MatchResult[];
+      context: Record<string, unknown>;
+      now: number;
+      runTool: StepToolRunner;
+    },
   ): Promise<JourneyProgress> {
     const matchedIds = new Set(input.matches.flatMap((r) => r.matches.map((m) => m.guideline_id)));
-    const parameters = new Map(input.matches.flatMap((r) => (r.matches as GuidelineMatch[]).map((m) => [m.guideline_id, m.tool_parameters] as const)));
+    const parameters = new Map(
+      input.matches.flatMap((r) => (r.matches as GuidelineMatch[]).map((m) => [m.guideline_id, m.tool_parameters] as const)),
+    );
     const matched = [...this.byId.values()].filter((j) => j.conditions.some((id) => matchedIds.has(id))).map((j) => j.id);
     const { held, evaluated, backtrack } = evaluateJourneyConditions(this.conditions, matchedIds);
     const involved = this.definitions.filter((j) => this.recorded[j.id] !== undefined || matched.includes(j.id));
@@ -177,7 +208,12 @@ export class JourneyTurn {
       const entry = held.find((c) => c.journeyId === step.journey_id && c.to === step.step_id && c.tool !== undefined);
       const extracted = entry ? ((parameters.get(entry.id) ?? {})[step.tool] as Record<string, unknown> | undefined) : undefined;
       const ran = await input.runTool(step.tool, { ...input.context, ...(extracted ?? {}) });
-      toolStep = { journey_id: step.journey_id, step_id: step.step_id, tool_id: ran?.tool_id ?? step.tool, status: ran ? ran.status : 'unrunnable' };
+      toolStep = {
+        journey_id: step.journey_id,
+        step_id: step.step_id,
+        tool_id: ran?.tool_id ?? step.tool,
+        status: ran ? ran.status : 'unrunnable',
+      };
       const recorded = { ...base.recorded };
       for (const e of reply.events) (recorded[e.journey_id] ??= []).push(e.event);
       // Succeeded: the engine moves on with the result. Failed or not runnable (ADR 0030): the journey's on_failure
@@ -185,7 +221,12 @@ export class JourneyTurn {
       const second = await request(
         ran?.status === 'succeeded'
           ? { ...base, recorded, matched: [], tool_result: { journey_id: step.journey_id, step_id: step.step_id, result: ran.result } }
-          : { ...base, recorded, matched: [], tool_failure: { journey_id: step.journey_id, step_id: step.step_id, ...stepFailure(step.tool, ran) } },
+          : {
+              ...base,
+              recorded,
+              matched: [],
+              tool_failure: { journey_id: step.journey_id, step_id: step.step_id, ...stepFailure(step.tool, ran) },
+            },
       );
       await this.record(second, input.correlationId);
       reply = { ...second, events: [...reply.events, ...second.events], rejected: [...reply.rejected, ...second.rejected] };
@@ -199,7 +240,11 @@ export class JourneyTurn {
       matched,
       evaluated,
       states: reply.states,
-      events: reply.events.map(({ journey_id, event }) => ({ journey_id, event: event.type, ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition', 'reason', 'outcome']) })),
+      events: reply.events.map(({ journey_id, event }) => ({
+        journey_id,
+        event: event.type,
+        ...pick(event.data, ['step', 'resumed', 'from', 'to', 'cause', 'condition', 'reason', 'outcome']),
+      })),
       ...(active ? { active } : {}),
       ...(journey && step?.instruction
         ? { instruction: { guideline_id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_step_${step.id}`, action: step.instruction } }
@@ -225,7 +270,10 @@ export class JourneyTurn {
  * Why a tool step failed, as the journey records and publishes it: the executor's stable code, and a sentence of
  * our own — never the tool's error text, which may carry whatever the tool server said.
  */
-export function stepFailure(tool: string, ran: { status: string; error?: { code: string } } | undefined): { code: string; message: string } {
+export function stepFailure(
+  tool: string,
+  ran: { status: string; error?: { code: string } } | undefined,
+): { code: string; message: string } {
   if (!ran) return { code: 'TOOLS.UNRUNNABLE', message: `the agent has no runnable tool ${tool}` };
   const code = ran.error?.code ?? 'TOOLS.FAILED';
   return { code, message: code === 'TOOLS.TIMEOUT' ? `the tool ${tool} did not answer in time` : `the tool ${tool} failed` };
@@ -237,4 +285,5 @@ const failureInstruction = (journey: JourneyRecord): { guideline_id: string; act
   action: `Say: "I'm sorry, something went wrong on our side and I couldn't complete this (${journey.title}) just now. Is there anything else I can help you with?"`,
 });
 
-const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));
+const pick = (data: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(fields.flatMap((f) => (data[f] !== undefined ? [[f, data[f]]] : [])));

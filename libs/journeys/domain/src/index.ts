@@ -39,5 +39,11 @@ export {
   type JourneyStatus,
   type StepHistoryEntry,
 } from './journey-state.js';
-export { evaluateJourneyConditions, isJourneyConditionId, JOURNEY_CONDITION_ID_PREFIX, journeyConditions, type JourneyCondition } from './journey-conditions.js';
+export {
+  evaluateJourneyConditions,
+  isJourneyConditionId,
+  JOURNEY_CONDITION_ID_PREFIX,
+  journeyConditions,
+  type JourneyCondition,
+} from './journey-conditions.js';
 export { journeyMermaid } from './mermaid.js';

@@ -43,7 +43,15 @@ export function journeyConditions(journey: JourneyDefinition, state: JourneyStat
   journey.transitions.forEach((t, index) => {
     if (t.from !== current || t.condition === undefined || !pending.includes(t.condition)) return;
     const tool = toolOf(t.to);
-    out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_${kind}_${index}`, journeyId: journey.id, kind, condition: t.condition, from: t.from, to: t.to, ...(tool !== undefined ? { tool } : {}) });
+    out.push({
+      id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_${kind}_${index}`,
+      journeyId: journey.id,
+      kind,
+      condition: t.condition,
+      from: t.from,
+      to: t.to,
+      ...(tool !== undefined ? { tool } : {}),
+    });
   });
   if (state.status !== 'Active') return out;
   // Branches not taken at the steps already walked (the step after each in the history is the one taken).
@@ -52,7 +60,14 @@ export function journeyConditions(journey: JourneyDefinition, state: JourneyStat
     const taken = walked[i + 1];
     journey.transitions.forEach((t, index) => {
       if (t.from !== stepId || t.to === taken || t.condition === undefined || out.some((c) => c.condition === t.condition)) return;
-      out.push({ id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_backtrack_${index}`, journeyId: journey.id, kind: 'backtrack', condition: t.condition, from: stepId, to: t.to });
+      out.push({
+        id: `${JOURNEY_CONDITION_ID_PREFIX}${journey.id}_backtrack_${index}`,
+        journeyId: journey.id,
+        kind: 'backtrack',
+        condition: t.condition,
+        from: stepId,
+        to: t.to,
+      });
     });
   });
   return out;

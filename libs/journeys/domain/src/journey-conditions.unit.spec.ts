@@ -4,7 +4,10 @@ import { foldJourney, type JourneyEvent } from './journey-state.js';
 
 describe('journey conditions', () => {
   const journey = returns();
-  const activated: JourneyEvent = { type: 'journey_activated', data: { journeyId: journey.id, sessionId: 's1', step: 'ask_order', resumed: false, at: 1 } };
+  const activated: JourneyEvent = {
+    type: 'journey_activated',
+    data: { journeyId: journey.id, sessionId: 's1', step: 'ask_order', resumed: false, at: 1 },
+  };
 
   it('asks nothing of a journey not started', () => {
     expect(journeyConditions(journey, foldJourney([]))).toEqual([]);

@@ -76,13 +76,15 @@ const TRANSITION_PRIORITY = { min: -100, max: 100 };
 const ABANDON_RANGE = { min: 60, max: 604_800 };
 const EXPIRE_RANGE = { min: 60, max: 2_592_000 };
 
-const length = (value: unknown, min: number, max: number): boolean => typeof value === 'string' && value.length >= min && value.length <= max;
+const length = (value: unknown, min: number, max: number): boolean =>
+  typeof value === 'string' && value.length >= min && value.length <= max;
 const integerIn = (value: unknown, range: { min: number; max: number }): boolean =>
   typeof value === 'number' && Number.isInteger(value) && value >= range.min && value <= range.max;
 
 export const terminalSteps = (journey: Pick<JourneyDefinition, 'steps'>): JourneyStep[] => journey.steps.filter((s) => s.kind === 'final');
 
-export const outgoing = (journey: Pick<JourneyDefinition, 'transitions'>, stepId: string): JourneyTransition[] => journey.transitions.filter((t) => t.from === stepId);
+export const outgoing = (journey: Pick<JourneyDefinition, 'transitions'>, stepId: string): JourneyTransition[] =>
+  journey.transitions.filter((t) => t.from === stepId);
 
 /**
  * Every journey rule (docs/data-model.md#journeys), returning all violations at once:
@@ -104,9 +106,12 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
   if (!length(journey.id, 1, 64)) fail('id', 'must be 1-64 characters');
   if (!length(journey.title, 1, 100)) fail('title', 'must be 1-100 characters');
   if (!length(journey.description, 1, 1000)) fail('description', 'must be 1-1000 characters');
-  if (!integerIn(journey.timeouts.abandon_after_secs, ABANDON_RANGE)) fail('timeouts.abandon_after_secs', `must be an integer from ${ABANDON_RANGE.min} to ${ABANDON_RANGE.max}`);
-  if (!integerIn(journey.timeouts.expire_after_secs, EXPIRE_RANGE)) fail('timeouts.expire_after_secs', `must be an integer from ${EXPIRE_RANGE.min} to ${EXPIRE_RANGE.max}`);
-  else if (journey.timeouts.expire_after_secs < journey.timeouts.abandon_after_secs) fail('timeouts.expire_after_secs', 'must not be shorter than timeouts.abandon_after_secs');
+  if (!integerIn(journey.timeouts.abandon_after_secs, ABANDON_RANGE))
+    fail('timeouts.abandon_after_secs', `must be an integer from ${ABANDON_RANGE.min} to ${ABANDON_RANGE.max}`);
+  if (!integerIn(journey.timeouts.expire_after_secs, EXPIRE_RANGE))
+    fail('timeouts.expire_after_secs', `must be an integer from ${EXPIRE_RANGE.min} to ${EXPIRE_RANGE.max}`);
+  else if (journey.timeouts.expire_after_secs < journey.timeouts.abandon_after_secs)
+    fail('timeouts.expire_after_secs', 'must not be shorter than timeouts.abandon_after_secs');
 
   const steps = new Map<string, JourneyStep>();
   journey.steps.forEach((step, i) => {
@@ -120,22 +125,28 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     if (step.kind === 'chat' && step.instruction === undefined) fail(`${at}.instruction`, 'is required for a chat step');
     if (step.kind === 'tool') {
       if (step.tool === undefined) fail(`${at}.tool`, 'is required for a tool step');
-      else if (refs.tools && !refs.tools.has(step.tool)) fail(`${at}.tool`, `must name a tool defined on the agent: ${step.tool} is not defined`);
+      else if (refs.tools && !refs.tools.has(step.tool))
+        fail(`${at}.tool`, `must name a tool defined on the agent: ${step.tool} is not defined`);
     } else if (step.tool !== undefined) fail(`${at}.tool`, 'is allowed only on a tool step');
     step.required_context.forEach((name, j) => {
-      if (refs.contextVariables && !refs.contextVariables.has(name)) fail(`${at}.required_context[${j}]`, `must name a defined context variable: ${name} is not defined`);
+      if (refs.contextVariables && !refs.contextVariables.has(name))
+        fail(`${at}.required_context[${j}]`, `must name a defined context variable: ${name} is not defined`);
     });
     step.guidelines.forEach((id, j) => {
-      if (refs.guidelines && !refs.guidelines.has(id)) fail(`${at}.guidelines[${j}]`, `must reference an existing guideline: ${id} does not exist`);
+      if (refs.guidelines && !refs.guidelines.has(id))
+        fail(`${at}.guidelines[${j}]`, `must reference an existing guideline: ${id} does not exist`);
     });
   });
 
   const failure = journey.on_failure as { action?: unknown; step?: unknown } | undefined;
   if (failure !== undefined) {
-    if (!(FAILURE_ACTIONS as readonly unknown[]).includes(failure.action)) fail('on_failure.action', `must be one of ${FAILURE_ACTIONS.join(', ')}`);
+    if (!(FAILURE_ACTIONS as readonly unknown[]).includes(failure.action))
+      fail('on_failure.action', `must be one of ${FAILURE_ACTIONS.join(', ')}`);
     else if (failure.action === 'step') {
-      if (typeof failure.step !== 'string' || !steps.has(failure.step)) fail('on_failure.step', `must reference an existing step: ${String(failure.step)} does not exist`);
-      else if (steps.get(failure.step)?.kind === 'tool') fail('on_failure.step', `must not be a tool step: ${failure.step} could fail again`);
+      if (typeof failure.step !== 'string' || !steps.has(failure.step))
+        fail('on_failure.step', `must reference an existing step: ${String(failure.step)} does not exist`);
+      else if (steps.get(failure.step)?.kind === 'tool')
+        fail('on_failure.step', `must not be a tool step: ${failure.step} could fail again`);
     } else if (failure.step !== undefined) fail('on_failure.step', 'is allowed only with action step');
   }
 
@@ -145,7 +156,8 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     return violations;
   }
   if (journey.initial_step === undefined) fail('initial_step', 'is required when the journey has steps');
-  else if (!steps.has(journey.initial_step)) fail('initial_step', `must reference an existing step: ${journey.initial_step} does not exist`);
+  else if (!steps.has(journey.initial_step))
+    fail('initial_step', `must reference an existing step: ${journey.initial_step} does not exist`);
 
   const pairs = new Set<string>();
   journey.transitions.forEach((t, i) => {
@@ -153,7 +165,8 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     if (!steps.has(t.from)) fail(`${at}.from`, `must reference an existing step: ${String(t.from)} does not exist`);
     if (!steps.has(t.to)) fail(`${at}.to`, `must reference an existing step: ${String(t.to)} does not exist`);
     if (t.condition !== undefined && !length(t.condition, 1, 1000)) fail(`${at}.condition`, 'must be 1-1000 characters');
-    if (!integerIn(t.priority, TRANSITION_PRIORITY)) fail(`${at}.priority`, `must be an integer from ${TRANSITION_PRIORITY.min} to ${TRANSITION_PRIORITY.max}`);
+    if (!integerIn(t.priority, TRANSITION_PRIORITY))
+      fail(`${at}.priority`, `must be an integer from ${TRANSITION_PRIORITY.min} to ${TRANSITION_PRIORITY.max}`);
     const pair = `${t.from}\u0000${t.to}`;
     if (pairs.has(pair)) fail(`${at}`, `must not repeat another transition from ${t.from} to ${t.to}`);
     pairs.add(pair);
@@ -163,12 +176,15 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     if (steps.get(step.id) !== step) return;
     const at = `steps[${i}]`;
     const out = outgoing(journey, step.id);
-    if (step.kind === 'final' && out.length > 0) fail(`${at}.kind`, `a final step ends the journey: ${step.id} must have no outgoing transitions`);
-    if (step.kind !== 'final' && out.length === 0) fail(`${at}`, `must have an outgoing transition or be of kind final: ${step.id} is a dead end`);
+    if (step.kind === 'final' && out.length > 0)
+      fail(`${at}.kind`, `a final step ends the journey: ${step.id} must have no outgoing transitions`);
+    if (step.kind !== 'final' && out.length === 0)
+      fail(`${at}`, `must have an outgoing transition or be of kind final: ${step.id} is a dead end`);
     if (step.kind === 'fork') {
       if (out.length < 2) fail(`${at}`, `a fork must have at least two outgoing transitions: ${step.id} has ${out.length}`);
       out.forEach((t) => {
-        if (t.condition === undefined) fail(`transitions[${journey.transitions.indexOf(t)}].condition`, `is required on a branch of fork ${step.id}`);
+        if (t.condition === undefined)
+          fail(`transitions[${journey.transitions.indexOf(t)}].condition`, `is required on a branch of fork ${step.id}`);
       });
     } else if (out.filter((t) => t.condition === undefined).length > 1) {
       fail(`${at}`, `must have at most one unconditional outgoing transition: ${step.id} has several, so the next step is ambiguous`);
@@ -177,9 +193,13 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
 
   if (journey.initial_step !== undefined && steps.has(journey.initial_step)) {
     // A failed tool step leads to on_failure's step (when it names one): an edge of the graph like a transition.
-    const failureStep = failure?.action === 'step' && typeof failure.step === 'string' && steps.has(failure.step) ? failure.step : undefined;
+    const failureStep =
+      failure?.action === 'step' && typeof failure.step === 'string' && steps.has(failure.step) ? failure.step : undefined;
     const toolSteps = journey.steps.filter((s) => s.kind === 'tool').map((s) => s.id);
-    const reachable = closure([journey.initial_step], (id) => [...outgoing(journey, id).map((t) => t.to), ...(failureStep !== undefined && toolSteps.includes(id) ? [failureStep] : [])]);
+    const reachable = closure([journey.initial_step], (id) => [
+      ...outgoing(journey, id).map((t) => t.to),
+      ...(failureStep !== undefined && toolSteps.includes(id) ? [failureStep] : []),
+    ]);
     const canFinish = closure(
       terminalSteps(journey).map((s) => s.id),
       (id) => [...journey.transitions.filter((t) => t.to === id).map((t) => t.from), ...(id === failureStep ? toolSteps : [])],
@@ -187,8 +207,10 @@ export function validateJourney(journey: JourneyDefinition, refs: JourneyReferen
     if (terminalSteps(journey).length === 0) fail('steps', 'must include a final step so the journey can complete');
     journey.steps.forEach((step, i) => {
       if (steps.get(step.id) !== step) return;
-      if (!reachable.has(step.id)) fail(`steps[${i}]`, `must be reachable from the initial step ${journey.initial_step}: ${step.id} is not`);
-      else if (terminalSteps(journey).length > 0 && !canFinish.has(step.id)) fail(`steps[${i}]`, `must lead to a final step: from ${step.id} the journey can never complete`);
+      if (!reachable.has(step.id))
+        fail(`steps[${i}]`, `must be reachable from the initial step ${journey.initial_step}: ${step.id} is not`);
+      else if (terminalSteps(journey).length > 0 && !canFinish.has(step.id))
+        fail(`steps[${i}]`, `must lead to a final step: from ${step.id} the journey can never complete`);
     });
   }
   return violations;
@@ -210,13 +232,17 @@ function closure(start: readonly string[], next: (id: string) => string[]): Set<
 }
 
 /** An agent's journeys have unique names (`journeys[i]` paths; docs/data-model.md#agents). */
-export function validateAgentJourneys(journeys: readonly Pick<JourneyDefinition, 'id' | 'title'>[], field = 'journeys'): JourneyRuleViolation[] {
+export function validateAgentJourneys(
+  journeys: readonly Pick<JourneyDefinition, 'id' | 'title'>[],
+  field = 'journeys',
+): JourneyRuleViolation[] {
   const violations: JourneyRuleViolation[] = [];
   const titles = new Set<string>();
   const ids = new Set<string>();
   journeys.forEach((j, i) => {
     if (ids.has(j.id)) violations.push({ field: `${field}[${i}]`, rule: `must not list journey ${j.id} twice` });
-    else if (titles.has(j.title)) violations.push({ field: `${field}[${i}]`, rule: `journey names must be unique within the agent: ${j.title} is used twice` });
+    else if (titles.has(j.title))
+      violations.push({ field: `${field}[${i}]`, rule: `journey names must be unique within the agent: ${j.title} is used twice` });
     ids.add(j.id);
     titles.add(j.title);
   });

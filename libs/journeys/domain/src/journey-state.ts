@@ -1,5 +1,11 @@
 import { JourneyDomainError } from './errors.js';
-import { DEFAULT_FAILURE_POLICY, outgoing, type JourneyDefinition, type JourneyStep, type JourneyTransition } from './journey-definition.js';
+import {
+  DEFAULT_FAILURE_POLICY,
+  outgoing,
+  type JourneyDefinition,
+  type JourneyStep,
+  type JourneyTransition,
+} from './journey-definition.js';
 
 /**
  * A session's progress through one journey (docs/data-model.md#journeys) as a decider: `decide(command, state)`
@@ -20,7 +26,10 @@ export type JourneyStatus = 'Active' | 'Abandoned' | 'Completed' | 'Expired' | '
 
 type Event<T extends string, D> = { type: T; data: D };
 
-export type JourneyActivated = Event<'journey_activated', { journeyId: string; sessionId: string; step?: string; resumed: boolean; at: number }>;
+export type JourneyActivated = Event<
+  'journey_activated',
+  { journeyId: string; sessionId: string; step?: string; resumed: boolean; at: number }
+>;
 export type JourneyTransitioned = Event<
   'journey_transitioned',
   {
@@ -46,7 +55,10 @@ export interface JourneyFailureReason {
   code: string;
   message: string;
 }
-export type JourneyFailed = Event<'journey_failed', { journeyId: string; step?: string; reason: JourneyFailureReason; outcome: 'end' | 'handoff'; at: number }>;
+export type JourneyFailed = Event<
+  'journey_failed',
+  { journeyId: string; step?: string; reason: JourneyFailureReason; outcome: 'end' | 'handoff'; at: number }
+>;
 
 export type JourneyEvent = JourneyActivated | JourneyTransitioned | JourneyCompleted | JourneyAbandoned | JourneyFailed;
 
@@ -101,20 +113,23 @@ export const initialJourneyState = (): JourneyState => ({ status: 'NotStarted' }
 
 function started(state: JourneyState, journey: JourneyDefinition): Started {
   if (state.status === 'NotStarted') throw new JourneyDomainError('JOURNEY.NOT_ACTIVE', `journey ${journey.id} has not been activated`);
-  if (state.journeyId !== journey.id) throw new JourneyDomainError('JOURNEY.WRONG_JOURNEY', `this state belongs to journey ${state.journeyId}, not ${journey.id}`);
+  if (state.journeyId !== journey.id)
+    throw new JourneyDomainError('JOURNEY.WRONG_JOURNEY', `this state belongs to journey ${state.journeyId}, not ${journey.id}`);
   return state;
 }
 
 function active(state: JourneyState, journey: JourneyDefinition, command: string): Started {
   const current = started(state, journey);
-  if (current.status !== 'Active') throw new JourneyDomainError('JOURNEY.NOT_ACTIVE', `${command} needs an active journey; ${journey.id} is ${current.status}`);
+  if (current.status !== 'Active')
+    throw new JourneyDomainError('JOURNEY.NOT_ACTIVE', `${command} needs an active journey; ${journey.id} is ${current.status}`);
   return current;
 }
 
 function stepOf(journey: JourneyDefinition, id: string | undefined): JourneyStep | undefined {
   if (id === undefined) return undefined;
   const step = journey.steps.find((s) => s.id === id);
-  if (!step) throw new JourneyDomainError('JOURNEY.UNKNOWN_STEP', `journey ${journey.id} has no step ${id} (was it removed from the definition?)`);
+  if (!step)
+    throw new JourneyDomainError('JOURNEY.UNKNOWN_STEP', `journey ${journey.id} has no step ${id} (was it removed from the definition?)`);
   return step;
 }
 
@@ -122,7 +137,10 @@ function stepOf(journey: JourneyDefinition, id: string | undefined): JourneyStep
 export function transitionOrder(journey: JourneyDefinition, stepId: string): JourneyTransition[] {
   return outgoing(journey, stepId)
     .map((t, index) => ({ t, index }))
-    .sort((a, b) => b.t.priority - a.t.priority || Number(a.t.condition === undefined) - Number(b.t.condition === undefined) || a.index - b.index)
+    .sort(
+      (a, b) =>
+        b.t.priority - a.t.priority || Number(a.t.condition === undefined) - Number(b.t.condition === undefined) || a.index - b.index,
+    )
     .map(({ t }) => t);
 }
 
@@ -137,7 +155,9 @@ export function resumeConditions(journey: JourneyDefinition, state: JourneyState
 }
 
 const stepConditions = (journey: JourneyDefinition, stepId: string | undefined): string[] =>
-  stepId === undefined ? [] : [...new Set(transitionOrder(journey, stepId).flatMap((t) => (t.condition === undefined ? [] : [t.condition])))];
+  stepId === undefined
+    ? []
+    : [...new Set(transitionOrder(journey, stepId).flatMap((t) => (t.condition === undefined ? [] : [t.condition])))];
 
 const missingContext = (step: JourneyStep, context: Record<string, unknown>): string[] =>
   step.required_context.filter((name) => context[name] === undefined || context[name] === null);
@@ -147,11 +167,19 @@ function firstHolding(journey: JourneyDefinition, stepId: string, evaluated: Eva
 }
 
 /** The transition event, plus completion when it lands on a final step. */
-function move(journey: JourneyDefinition, from: string, t: Pick<JourneyTransition, 'to' | 'condition'>, cause: JourneyTransitioned['data']['cause'], context: Record<string, unknown>, now: number): JourneyEvent[] {
+function move(
+  journey: JourneyDefinition,
+  from: string,
+  t: Pick<JourneyTransition, 'to' | 'condition'>,
+  cause: JourneyTransitioned['data']['cause'],
+  context: Record<string, unknown>,
+  now: number,
+): JourneyEvent[] {
   const data: JourneyTransitioned['data'] = { journeyId: journey.id, from, to: t.to, cause, context, at: now };
   if (t.condition !== undefined) data.condition = t.condition;
   const events: JourneyEvent[] = [{ type: 'journey_transitioned', data }];
-  if (stepOf(journey, t.to)?.kind === 'final') events.push({ type: 'journey_completed', data: { journeyId: journey.id, step: t.to, at: now } });
+  if (stepOf(journey, t.to)?.kind === 'final')
+    events.push({ type: 'journey_completed', data: { journeyId: journey.id, step: t.to, at: now } });
   return events;
 }
 
@@ -176,7 +204,11 @@ export function decide(command: JourneyCommand, state: JourneyState): JourneyEve
       const current = active(state, journey, command.type);
       const step = stepOf(journey, current.currentStep);
       if (!step || step.kind === 'final') return [];
-      if (step.kind === 'tool') throw new JourneyDomainError('JOURNEY.AT_TOOL_STEP', `step ${step.id} runs tool ${step.tool ?? ''}; complete it with CompleteToolStep`);
+      if (step.kind === 'tool')
+        throw new JourneyDomainError(
+          'JOURNEY.AT_TOOL_STEP',
+          `step ${step.id} runs tool ${step.tool ?? ''}; complete it with CompleteToolStep`,
+        );
       const context = { ...current.context, ...command.context };
       if (missingContext(step, context).length > 0) return [];
       const next = firstHolding(journey, step.id, command.evaluated);
@@ -185,7 +217,8 @@ export function decide(command: JourneyCommand, state: JourneyState): JourneyEve
     case 'ChooseBranch': {
       const current = active(state, journey, command.type);
       const step = stepOf(journey, current.currentStep);
-      if (!step || step.kind !== 'fork') throw new JourneyDomainError('JOURNEY.NOT_A_FORK', `the journey is at ${step?.id ?? 'no step'}, which is not a fork`);
+      if (!step || step.kind !== 'fork')
+        throw new JourneyDomainError('JOURNEY.NOT_A_FORK', `the journey is at ${step?.id ?? 'no step'}, which is not a fork`);
       const branch = outgoing(journey, step.id).find((t) => t.to === command.to);
       if (!branch) throw new JourneyDomainError('JOURNEY.INVALID_BRANCH', `fork ${step.id} has no branch to ${command.to}`);
       return move(journey, step.id, branch, 'branch', current.context, now);
@@ -193,33 +226,69 @@ export function decide(command: JourneyCommand, state: JourneyState): JourneyEve
     case 'CompleteToolStep': {
       const current = active(state, journey, command.type);
       const step = stepOf(journey, current.currentStep);
-      if (!step || step.kind !== 'tool') throw new JourneyDomainError('JOURNEY.NOT_A_TOOL_STEP', `the journey is at ${step?.id ?? 'no step'}, which is not a tool step`);
+      if (!step || step.kind !== 'tool')
+        throw new JourneyDomainError('JOURNEY.NOT_A_TOOL_STEP', `the journey is at ${step?.id ?? 'no step'}, which is not a tool step`);
       const next = firstHolding(journey, step.id, command.evaluated ?? {});
-      if (!next) throw new JourneyDomainError('JOURNEY.INVALID_BRANCH', `no transition from tool step ${step.id} holds; evaluate its conditions first`);
+      if (!next)
+        throw new JourneyDomainError(
+          'JOURNEY.INVALID_BRANCH',
+          `no transition from tool step ${step.id} holds; evaluate its conditions first`,
+        );
       return move(journey, step.id, next, 'tool', { ...current.context, [step.id]: command.result }, now);
     }
     case 'FailToolStep': {
       const current = active(state, journey, command.type);
       const step = stepOf(journey, current.currentStep);
-      if (!step || step.kind !== 'tool') throw new JourneyDomainError('JOURNEY.NOT_A_TOOL_STEP', `the journey is at ${step?.id ?? 'no step'}, which is not a tool step`);
+      if (!step || step.kind !== 'tool')
+        throw new JourneyDomainError('JOURNEY.NOT_A_TOOL_STEP', `the journey is at ${step?.id ?? 'no step'}, which is not a tool step`);
       const policy = journey.on_failure ?? DEFAULT_FAILURE_POLICY;
       if (policy.action === 'step') {
         stepOf(journey, policy.step);
         return move(journey, step.id, { to: policy.step }, 'failure', current.context, now);
       }
-      return [{ type: 'journey_failed', data: { journeyId: journey.id, step: step.id, reason: { code: command.reason.code, message: command.reason.message }, outcome: policy.action, at: now } }];
+      return [
+        {
+          type: 'journey_failed',
+          data: {
+            journeyId: journey.id,
+            step: step.id,
+            reason: { code: command.reason.code, message: command.reason.message },
+            outcome: policy.action,
+            at: now,
+          },
+        },
+      ];
     }
     case 'Backtrack': {
       const current = active(state, journey, command.type);
       stepOf(journey, command.to);
       if (command.to === current.currentStep || !current.history.some((h) => h.step_id === command.to)) {
-        throw new JourneyDomainError('JOURNEY.NOT_VISITED', `can only go back to an earlier step; ${command.to} was not visited before ${current.currentStep ?? ''}`);
+        throw new JourneyDomainError(
+          'JOURNEY.NOT_VISITED',
+          `can only go back to an earlier step; ${command.to} was not visited before ${current.currentStep ?? ''}`,
+        );
       }
-      return [{ type: 'journey_transitioned', data: { journeyId: journey.id, from: current.currentStep as string, to: command.to, cause: 'backtrack', context: current.context, at: now } }];
+      return [
+        {
+          type: 'journey_transitioned',
+          data: {
+            journeyId: journey.id,
+            from: current.currentStep as string,
+            to: command.to,
+            cause: 'backtrack',
+            context: current.context,
+            at: now,
+          },
+        },
+      ];
     }
     case 'Complete': {
       const current = active(state, journey, command.type);
-      if (journey.steps.length > 0) throw new JourneyDomainError('JOURNEY.NOT_AT_FINAL_STEP', `journey ${journey.id} completes by reaching a final step; it is at ${current.currentStep ?? 'no step'}`);
+      if (journey.steps.length > 0)
+        throw new JourneyDomainError(
+          'JOURNEY.NOT_AT_FINAL_STEP',
+          `journey ${journey.id} completes by reaching a final step; it is at ${current.currentStep ?? 'no step'}`,
+        );
       return [{ type: 'journey_completed', data: { journeyId: journey.id, at: now } }];
     }
     case 'Abandon': {
@@ -242,7 +311,8 @@ export function decide(command: JourneyCommand, state: JourneyState): JourneyEve
   }
 }
 
-const withStep = <D extends object>(data: D, step: string | undefined): D & { step?: string } => (step === undefined ? data : { ...data, step });
+const withStep = <D extends object>(data: D, step: string | undefined): D & { step?: string } =>
+  step === undefined ? data : { ...data, step };
 
 /** When an active journey counts as abandoned: `abandon_after_secs` after the later of its last step change and the customer's last activity. */
 export const abandonDueAt = (state: Started, journey: Pick<JourneyDefinition, 'timeouts'>, lastActivityAt = 0): number =>
@@ -277,15 +347,30 @@ export function evolve(state: JourneyState, event: JourneyEvent): JourneyState {
       let history = exitLast(state.history, at);
       // Going back forgets the steps after the revisited one: they will be walked again with the new answer.
       if (cause === 'backtrack') history = history.slice(0, history.map((h) => h.step_id).lastIndexOf(to));
-      return { ...state, currentStep: to, context, lastTransitionAt: at, history: [...history, { step_id: to, entered_at: at }], moves: state.moves + 1 };
+      return {
+        ...state,
+        currentStep: to,
+        context,
+        lastTransitionAt: at,
+        history: [...history, { step_id: to, entered_at: at }],
+        moves: state.moves + 1,
+      };
     }
     case 'journey_completed':
       return { ...state, status: 'Completed', history: exitLast(state.history, event.data.at) };
     case 'journey_abandoned':
-      return event.data.reason === 'inactive' ? { ...state, status: 'Abandoned', abandonedAt: event.data.at } : { ...state, status: 'Expired' };
+      return event.data.reason === 'inactive'
+        ? { ...state, status: 'Abandoned', abandonedAt: event.data.at }
+        : { ...state, status: 'Expired' };
     case 'journey_failed': {
       const { step, reason, at } = event.data;
-      return { ...state, status: 'Failed', failedAt: at, failure: { code: reason.code, message: reason.message, ...(step !== undefined ? { step } : {}) }, history: exitLast(state.history, at) };
+      return {
+        ...state,
+        status: 'Failed',
+        failedAt: at,
+        failure: { code: reason.code, message: reason.message, ...(step !== undefined ? { step } : {}) },
+        history: exitLast(state.history, at),
+      };
     }
     default: {
       const exhaustive: never = event;
@@ -294,14 +379,16 @@ export function evolve(state: JourneyState, event: JourneyEvent): JourneyState {
   }
 }
 
-export const foldJourney = (events: readonly JourneyEvent[], from: JourneyState = initialJourneyState()): JourneyState => events.reduce(evolve, from);
+export const foldJourney = (events: readonly JourneyEvent[], from: JourneyState = initialJourneyState()): JourneyState =>
+  events.reduce(evolve, from);
 
 /** Timer effects as data; the app dispatches them to the scheduling port (BullMQ or in-process). */
 export type JourneyEffect =
   | { kind: 'Schedule'; timer: 'abandon' | 'expire'; sessionId: string; journeyId: string; jobId: string; delayMs: number }
   | { kind: 'Cancel'; timer: 'abandon' | 'expire'; sessionId: string; journeyId: string; jobId: string };
 
-export const journeyTimerId = (timer: 'abandon' | 'expire', sessionId: string, journeyId: string, moves: number): string => `journey-${timer}-${sessionId}-${journeyId}-${moves}`;
+export const journeyTimerId = (timer: 'abandon' | 'expire', sessionId: string, journeyId: string, moves: number): string =>
+  `journey-${timer}-${sessionId}-${journeyId}-${moves}`;
 
 /**
  * The timer a journey should have pending at `now`, from its state alone: an active journey's abandon timer at
@@ -311,15 +398,34 @@ export const journeyTimerId = (timer: 'abandon' | 'expire', sessionId: string, j
  * when the due time is the move's own, else suffixed with the due time, so a timer still firing under the move's
  * id is never deduplicated against it; duplicates are harmless (a timer in the wrong state is a no-op).
  */
-export function pendingJourneyTimer(state: JourneyState, journey: Pick<JourneyDefinition, 'timeouts'>, now: number, lastActivityAt = 0): JourneyEffect | undefined {
+export function pendingJourneyTimer(
+  state: JourneyState,
+  journey: Pick<JourneyDefinition, 'timeouts'>,
+  now: number,
+  lastActivityAt = 0,
+): JourneyEffect | undefined {
   if (state.status === 'Active') {
     const due = abandonDueAt(state, journey, lastActivityAt);
     const moveId = journeyTimerId('abandon', state.sessionId, state.journeyId, state.moves);
-    return { kind: 'Schedule', timer: 'abandon', sessionId: state.sessionId, journeyId: state.journeyId, jobId: due === abandonDueAt(state, journey) ? moveId : `${moveId}-at-${due}`, delayMs: Math.max(0, due - now) };
+    return {
+      kind: 'Schedule',
+      timer: 'abandon',
+      sessionId: state.sessionId,
+      journeyId: state.journeyId,
+      jobId: due === abandonDueAt(state, journey) ? moveId : `${moveId}-at-${due}`,
+      delayMs: Math.max(0, due - now),
+    };
   }
   if (state.status === 'Abandoned') {
     const due = (state.abandonedAt ?? state.lastTransitionAt) + journey.timeouts.expire_after_secs * 1000;
-    return { kind: 'Schedule', timer: 'expire', sessionId: state.sessionId, journeyId: state.journeyId, jobId: journeyTimerId('expire', state.sessionId, state.journeyId, state.moves), delayMs: Math.max(0, due - now) };
+    return {
+      kind: 'Schedule',
+      timer: 'expire',
+      sessionId: state.sessionId,
+      journeyId: state.journeyId,
+      jobId: journeyTimerId('expire', state.sessionId, state.journeyId, state.moves),
+      delayMs: Math.max(0, due - now),
+    };
   }
   return undefined;
 }
@@ -329,7 +435,11 @@ export function pendingJourneyTimer(state: JourneyState, journey: Pick<JourneyDe
  * (deterministic id per move, so re-arming never collides with one already firing) and cancels the previous;
  * abandonment arms the expiry timer; completion and expiry cancel what is left.
  */
-export function effectsOf(before: JourneyState, events: readonly JourneyEvent[], journey: Pick<JourneyDefinition, 'timeouts'>): JourneyEffect[] {
+export function effectsOf(
+  before: JourneyState,
+  events: readonly JourneyEvent[],
+  journey: Pick<JourneyDefinition, 'timeouts'>,
+): JourneyEffect[] {
   const effects: JourneyEffect[] = [];
   let state = before;
   for (const event of events) {

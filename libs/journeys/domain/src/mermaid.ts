@@ -21,16 +21,24 @@ export function journeyMermaid(journey: JourneyDefinition): string {
   }
   const alias = new Map(journey.steps.map((s, i) => [s.id, `S${i}`]));
   for (const step of journey.steps) lines.push(`    state "${label(step.name)}" as ${alias.get(step.id) ?? ''}`);
-  if (journey.initial_step !== undefined && alias.has(journey.initial_step)) lines.push(`    [*] --> ${alias.get(journey.initial_step) ?? ''}`);
+  if (journey.initial_step !== undefined && alias.has(journey.initial_step))
+    lines.push(`    [*] --> ${alias.get(journey.initial_step) ?? ''}`);
   for (const t of journey.transitions) {
     const from = alias.get(t.from);
     const to = alias.get(t.to);
     if (from === undefined || to === undefined) continue;
-    const text = [t.condition === undefined ? '' : label(t.condition), t.priority !== 0 ? `(priority ${t.priority})` : ''].filter(Boolean).join(' ');
+    const text = [t.condition === undefined ? '' : label(t.condition), t.priority !== 0 ? `(priority ${t.priority})` : '']
+      .filter(Boolean)
+      .join(' ');
     lines.push(text ? `    ${from} --> ${to}: ${text}` : `    ${from} --> ${to}`);
   }
   for (const step of journey.steps) if (step.kind === 'final') lines.push(`    ${alias.get(step.id) ?? ''} --> [*]`);
-  const kinds = { chat: 'fill:#006e53,color:#ffffff', tool: 'fill:#ffeeaa,color:#dd6600', fork: 'fill:#dde6ff,color:#1f3b8a', final: 'fill:#eeeeee,color:#333333' } as const;
+  const kinds = {
+    chat: 'fill:#006e53,color:#ffffff',
+    tool: 'fill:#ffeeaa,color:#dd6600',
+    fork: 'fill:#dde6ff,color:#1f3b8a',
+    final: 'fill:#eeeeee,color:#333333',
+  } as const;
   for (const [kind, style] of Object.entries(kinds)) {
     const members = journey.steps.filter((s) => s.kind === kind).map((s) => alias.get(s.id) ?? '');
     if (members.length > 0) lines.push(`    classDef ${kind} ${style}`, `    class ${members.join(',')} ${kind}`);

@@ -56,9 +56,15 @@ export class JourneyEngine {
       // still be abandoned if the customer goes quiet now: re-arm it at the due time the activity moved it to.
       if (request.timer?.journey_id === journey.id && request.timer.kind === 'abandon' && produced.length === 0) {
         const rearm = pendingJourneyTimer(state, journey, request.now, request.last_activity_at);
-        if (rearm?.kind === 'Schedule' && rearm.timer === 'abandon') effects.push({ ...rearm, jobId: rearm.jobId.includes('-at-') ? rearm.jobId : `${rearm.jobId}-at-${request.now + rearm.delayMs}` });
+        if (rearm?.kind === 'Schedule' && rearm.timer === 'abandon')
+          effects.push({
+            ...rearm,
+            jobId: rearm.jobId.includes('-at-') ? rearm.jobId : `${rearm.jobId}-at-${request.now + rearm.delayMs}`,
+          });
       }
-      reply.events.push(...produced.map((event) => ({ journey_id: journey.id, event: { type: event.type, data: event.data as Record<string, unknown> } })));
+      reply.events.push(
+        ...produced.map((event) => ({ journey_id: journey.id, event: { type: event.type, data: event.data as Record<string, unknown> } })),
+      );
       reply.effects.push(
         ...effects.map((e) => ({
           kind: e.kind,
@@ -83,16 +89,24 @@ export class JourneyEngine {
     // The request lists journeys highest priority first (the gateway's order); the first active one scopes matching.
     const lead = active[0];
     if (lead) {
-      reply.active_journey = { journey_id: lead.journey.id, ...(lead.state.currentStep !== undefined ? { step_id: lead.state.currentStep } : {}) };
+      reply.active_journey = {
+        journey_id: lead.journey.id,
+        ...(lead.state.currentStep !== undefined ? { step_id: lead.state.currentStep } : {}),
+      };
       const step = lead.journey.steps.find((s) => s.id === lead.state.currentStep);
-      if (step?.kind === 'tool' && step.tool !== undefined) reply.tool_step = { journey_id: lead.journey.id, step_id: step.id, tool: step.tool };
+      if (step?.kind === 'tool' && step.tool !== undefined)
+        reply.tool_step = { journey_id: lead.journey.id, step_id: step.id, tool: step.tool };
     }
     reply.pending_conditions = [...new Set(active.flatMap(({ journey, state }) => pendingConditions(journey, state)))];
     return reply;
   }
 
   /** The commands a request implies for one journey; `current` reads the state as earlier commands left it. */
-  private *commandsFor(journey: JourneyDefinition, request: AdvanceJourneysRequestV1, current: () => JourneyState): Generator<JourneyCommand> {
+  private *commandsFor(
+    journey: JourneyDefinition,
+    request: AdvanceJourneysRequestV1,
+    current: () => JourneyState,
+  ): Generator<JourneyCommand> {
     const now = request.now;
     if (request.timer) {
       if (request.timer.journey_id !== journey.id) return;
@@ -126,7 +140,7 @@ export class JourneyEngine {
     yield { type: 'Advance', journey, evaluated: request.evaluated, context: request.context, now };
     // The turn may already have run the tool of the step it just reached (the transition's guideline asked for it).
     const reached = current().status === 'Active' ? atStep() : undefined;
-    if (toolResult && reached?.kind === 'tool' && reached.id === toolResult.step_id) yield { type: 'CompleteToolStep', journey, result: toolResult.result, evaluated: request.evaluated, now };
+    if (toolResult && reached?.kind === 'tool' && reached.id === toolResult.step_id)
+      yield { type: 'CompleteToolStep', journey, result: toolResult.result, evaluated: request.evaluated, now };
   }
 }
-

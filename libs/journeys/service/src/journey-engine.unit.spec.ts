@@ -1,7 +1,15 @@
 import type { AdvanceJourneysRequestV1 } from '@tenet/contracts';
 import { JourneyEngine } from './journey-engine.js';
 
-const step = (id: string, kind: 'chat' | 'tool' | 'fork' | 'final', extra: Record<string, unknown> = {}) => ({ id, name: id, kind, required_context: [], guidelines: [], ...(kind === 'chat' ? { instruction: `do ${id}` } : {}), ...extra });
+const step = (id: string, kind: 'chat' | 'tool' | 'fork' | 'final', extra: Record<string, unknown> = {}) => ({
+  id,
+  name: id,
+  kind,
+  required_context: [],
+  guidelines: [],
+  ...(kind === 'chat' ? { instruction: `do ${id}` } : {}),
+  ...extra,
+});
 const journey = {
   id: 'returns',
   title: 'Returns',
@@ -17,8 +25,21 @@ const journey = {
   timeouts: { abandon_after_secs: 600, expire_after_secs: 6000 },
 } as AdvanceJourneysRequestV1['journeys'][number];
 
-const request = (extra: Partial<AdvanceJourneysRequestV1>): AdvanceJourneysRequestV1 => ({ session_id: 's1', correlation_id: 'c', now: 10, journeys: [journey], recorded: {}, matched: [], evaluated: {}, context: {}, ...extra });
-const activated = { type: 'journey_activated' as const, data: { journeyId: 'returns', sessionId: 's1', step: 'ask_order', resumed: false, at: 1 } };
+const request = (extra: Partial<AdvanceJourneysRequestV1>): AdvanceJourneysRequestV1 => ({
+  session_id: 's1',
+  correlation_id: 'c',
+  now: 10,
+  journeys: [journey],
+  recorded: {},
+  matched: [],
+  evaluated: {},
+  context: {},
+  ...extra,
+});
+const activated = {
+  type: 'journey_activated' as const,
+  data: { journeyId: 'returns', sessionId: 's1', step: 'ask_order', resumed: false, at: 1 },
+};
 
 describe('JourneyEngine.advance', () => {
   const engine = new JourneyEngine();
@@ -36,7 +57,13 @@ describe('JourneyEngine.advance', () => {
   });
 
   it('a tool result for the step the same request reaches completes it at once', () => {
-    const reply = engine.advance(request({ recorded: { returns: [activated] }, evaluated: { 'gave the order number': true }, tool_result: { journey_id: 'returns', step_id: 'lookup', result: { ok: true } } }));
+    const reply = engine.advance(
+      request({
+        recorded: { returns: [activated] },
+        evaluated: { 'gave the order number': true },
+        tool_result: { journey_id: 'returns', step_id: 'lookup', result: { ok: true } },
+      }),
+    );
     expect(reply.events.map((e) => [e.event.type, e.event.data['to']])).toEqual([
       ['journey_transitioned', 'lookup'],
       ['journey_transitioned', 'reason'],

@@ -12,7 +12,14 @@ const returns: Definition = {
   title: 'Process a return',
   description: 'Take an item back for a refund or an exchange',
   steps: [
-    { id: 'ask_order', name: 'Order number', kind: 'chat', instruction: 'Ask for the order number', required_context: ['order_number'], guidelines: [] },
+    {
+      id: 'ask_order',
+      name: 'Order number',
+      kind: 'chat',
+      instruction: 'Ask for the order number',
+      required_context: ['order_number'],
+      guidelines: [],
+    },
     { id: 'decide', name: 'Refund or exchange', kind: 'fork', instruction: 'Ask refund or exchange', required_context: [], guidelines: [] },
     { id: 'refund', name: 'Refund', kind: 'tool', tool: 'issue_refund', required_context: [], guidelines: [] },
     { id: 'exchange', name: 'Exchange', kind: 'chat', instruction: 'Offer an exchange', required_context: [], guidelines: [] },
@@ -83,20 +90,39 @@ describe('journey engine over the bus (in-process bus)', () => {
     expect(first.events.map((e) => e.event.type)).toEqual(['journey_activated']);
     expect(first.active_journey).toEqual({ journey_id: 'returns', step_id: 'ask_order' });
     expect(first.pending_conditions).toEqual(['the customer gave their order number']);
-    expect(first.effects).toEqual([{ kind: 'Schedule', timer: 'abandon', session_id: 's1', journey_id: 'returns', job_id: 'journey-abandon-s1-returns-1', delay_ms: 600_000 }]);
+    expect(first.effects).toEqual([
+      {
+        kind: 'Schedule',
+        timer: 'abandon',
+        session_id: 's1',
+        journey_id: 'returns',
+        job_id: 'journey-abandon-s1-returns-1',
+        delay_ms: 600_000,
+      },
+    ]);
 
     // The condition holds but the order number is not known yet: the journey stays.
     expect((await s.turn({ now: t0 + 1_000, evaluated: { 'the customer gave their order number': true } })).events).toEqual([]);
-    const second = await s.turn({ now: t0 + 2_000, evaluated: { 'the customer gave their order number': true }, context: { order_number: 'A-1' } });
+    const second = await s.turn({
+      now: t0 + 2_000,
+      evaluated: { 'the customer gave their order number': true },
+      context: { order_number: 'A-1' },
+    });
     expect(second.active_journey).toEqual({ journey_id: 'returns', step_id: 'decide' });
     expect(second.pending_conditions).toEqual(['the customer wants their money back', 'the customer wants another item']);
 
-    const third = await s.turn({ now: t0 + 3_000, evaluated: { 'the customer wants their money back': true, 'the customer wants another item': true }, context: { order_number: 'A-1' } });
+    const third = await s.turn({
+      now: t0 + 3_000,
+      evaluated: { 'the customer wants their money back': true, 'the customer wants another item': true },
+      context: { order_number: 'A-1' },
+    });
     expect(third.tool_step).toEqual({ journey_id: 'returns', step_id: 'refund', tool: 'issue_refund' });
 
     const done = await s.turn({ now: t0 + 4_000, tool_result: { journey_id: 'returns', step_id: 'refund', result: { refund_id: 'R-1' } } });
     expect(done.events.map((e) => e.event.type)).toEqual(['journey_transitioned', 'journey_completed']);
-    expect(done.states).toEqual([{ journey_id: 'returns', status: 'Completed', step_id: 'confirm', step_history: ['ask_order', 'decide', 'refund', 'confirm'] }]);
+    expect(done.states).toEqual([
+      { journey_id: 'returns', status: 'Completed', step_id: 'confirm', step_history: ['ask_order', 'decide', 'refund', 'confirm'] },
+    ]);
     expect(done.active_journey).toBeUndefined();
   });
 
@@ -115,7 +141,11 @@ describe('journey engine over the bus (in-process bus)', () => {
     await s.turn({ now: t0, matched: ['returns'] });
     await s.turn({ now: t0 + 1, evaluated: { 'the customer gave their order number': true }, context: { order_number: 'A-1' } });
     await s.turn({ now: t0 + 2, evaluated: { 'the customer wants another item': true } });
-    const back = await s.turn({ now: t0 + 3, backtrack: { journey_id: 'returns', to: 'decide' }, evaluated: { 'the customer wants their money back': true } });
+    const back = await s.turn({
+      now: t0 + 3,
+      backtrack: { journey_id: 'returns', to: 'decide' },
+      evaluated: { 'the customer wants their money back': true },
+    });
     expect(back.events.map((e) => [e.event.type, e.event.data['to'], e.event.data['cause']])).toEqual([
       ['journey_transitioned', 'decide', 'backtrack'],
       ['journey_transitioned', 'refund', 'condition'],
@@ -126,12 +156,18 @@ describe('journey engine over the bus (in-process bus)', () => {
   it('abandons on the timer, resumes when the customer answers the step, expires if they never do', async () => {
     const s = session();
     await s.turn({ now: t0, matched: ['returns'] });
-    expect((await s.turn({ now: t0 + 599_999, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 })).events).toEqual([]);
+    expect((await s.turn({ now: t0 + 599_999, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 })).events).toEqual(
+      [],
+    );
     const abandoned = await s.turn({ now: t0 + 600_000, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 });
     expect(abandoned.states[0]).toMatchObject({ status: 'Abandoned', step_id: 'ask_order' });
     expect(abandoned.effects).toEqual([expect.objectContaining({ kind: 'Schedule', timer: 'expire', delay_ms: 3_600_000 })]);
 
-    const resumed = await s.turn({ now: t0 + 700_000, evaluated: { 'the customer gave their order number': true }, context: { order_number: 'A-1' } });
+    const resumed = await s.turn({
+      now: t0 + 700_000,
+      evaluated: { 'the customer gave their order number': true },
+      context: { order_number: 'A-1' },
+    });
     expect(resumed.events.map((e) => e.event.type)).toEqual(['journey_activated', 'journey_transitioned']);
     expect(resumed.events[0]!.event.data['resumed']).toBe(true);
     expect(resumed.active_journey).toEqual({ journey_id: 'returns', step_id: 'decide' });
@@ -150,12 +186,27 @@ describe('journey engine over the bus (in-process bus)', () => {
     // The customer talked at t0 + 300 s without moving the journey; the move's timer fires at t0 + 600 s.
     const stale = await s.turn({ now: t0 + 600_000, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 });
     expect(stale.events).toEqual([]);
-    expect(stale.effects).toEqual([{ kind: 'Schedule', timer: 'abandon', session_id: 's1', journey_id: 'returns', job_id: 'journey-abandon-s1-returns-1-at-1800000900000', delay_ms: 300_000 }]);
+    expect(stale.effects).toEqual([
+      {
+        kind: 'Schedule',
+        timer: 'abandon',
+        session_id: 's1',
+        journey_id: 'returns',
+        job_id: 'journey-abandon-s1-returns-1-at-1800000900000',
+        delay_ms: 300_000,
+      },
+    ]);
     // The re-armed timer abandons the journey when it fires, if the customer stayed away.
-    const abandoned = await s.turn({ now: t0 + 900_000, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 });
+    const abandoned = await s.turn({
+      now: t0 + 900_000,
+      timer: { journey_id: 'returns', kind: 'abandon' },
+      last_activity_at: t0 + 300_000,
+    });
     expect(abandoned.states[0]).toMatchObject({ status: 'Abandoned' });
     // A fired timer on a journey no longer active re-arms nothing.
-    expect((await s.turn({ now: t0 + 900_001, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 })).effects).toEqual([]);
+    expect(
+      (await s.turn({ now: t0 + 900_001, timer: { journey_id: 'returns', kind: 'abandon' }, last_activity_at: t0 + 300_000 })).effects,
+    ).toEqual([]);
   });
 
   it('two journeys whose conditions overlap both activate; the first listed (highest priority) scopes matching, both advance', async () => {

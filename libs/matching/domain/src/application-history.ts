@@ -15,7 +15,10 @@ import type { Criticality, MatchableGuideline } from './guideline-matching.js';
  */
 
 /** Step before prefiltering: flags each candidate that a reply already applied, so the prompt can ask whether its condition arose anew. */
-export function withApplicationHistory<G extends MatchableGuideline>(guidelines: readonly G[], appliedIds: Iterable<string>): (G & { previously_applied: boolean })[] {
+export function withApplicationHistory<G extends MatchableGuideline>(
+  guidelines: readonly G[],
+  appliedIds: Iterable<string>,
+): (G & { previously_applied: boolean })[] {
   const applied = new Set(appliedIds);
   return guidelines.map((g) => ({ ...g, previously_applied: applied.has(g.id) && g.action !== undefined && g.continuous !== true }));
 }

@@ -1,7 +1,16 @@
 import { appliedAfterReply, withApplicationHistory } from './application-history.js';
 import { toMatch, type MatchableGuideline } from './guideline-matching.js';
 
-const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: id, action: `do ${id}`, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
+const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
+  id,
+  condition: id,
+  action: `do ${id}`,
+  priority: 0,
+  enabled: true,
+  tools: [],
+  required_context: [],
+  ...extra,
+});
 
 describe('applied-guideline tracking', () => {
   describe('withApplicationHistory', () => {

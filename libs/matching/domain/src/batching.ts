@@ -24,8 +24,10 @@ export interface BatchPlanOptions<G> {
  * Throws `MATCHING.INVALID_OPTION` for a non-positive budget or fewer than one batch.
  */
 export function planBatches<G>(candidates: readonly G[], options: BatchPlanOptions<G>): G[][] {
-  if (!(options.maxBatchTokens > 0)) throw new MatchingDomainError('MATCHING.INVALID_OPTION', `maxBatchTokens must be positive, got ${options.maxBatchTokens}`);
-  if (!(options.maxBatches >= 1)) throw new MatchingDomainError('MATCHING.INVALID_OPTION', `maxBatches must be at least 1, got ${options.maxBatches}`);
+  if (!(options.maxBatchTokens > 0))
+    throw new MatchingDomainError('MATCHING.INVALID_OPTION', `maxBatchTokens must be positive, got ${options.maxBatchTokens}`);
+  if (!(options.maxBatches >= 1))
+    throw new MatchingDomainError('MATCHING.INVALID_OPTION', `maxBatches must be at least 1, got ${options.maxBatches}`);
   if (candidates.length === 0) return [];
 
   const sizes = candidates.map((g) => Math.max(0, options.estimateTokens(g) || 0));

@@ -52,7 +52,11 @@ describe('planBatches', () => {
   });
 
   it('given a non-positive budget or no batches allowed, when planning, then it refuses', () => {
-    expect(() => planBatches(ten, { maxBatchTokens: 0, maxBatches: 2, estimateTokens })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
-    expect(() => planBatches(ten, { maxBatchTokens: 100, maxBatches: 0, estimateTokens })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
+    expect(() => planBatches(ten, { maxBatchTokens: 0, maxBatches: 2, estimateTokens })).toThrow(
+      expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }),
+    );
+    expect(() => planBatches(ten, { maxBatchTokens: 100, maxBatches: 0, estimateTokens })).toThrow(
+      expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }),
+    );
   });
 });

@@ -31,12 +31,34 @@ export const CONTRADICTION_CONDITION_THRESHOLD = 0.3;
 /** …and the actions must be about the same thing: this share of their content words in common. */
 export const CONTRADICTION_ACTION_THRESHOLD = 0.3;
 
-const NEGATIONS = new Set(['not', 'never', 'no', 'dont', 'doesnt', 'cannot', 'cant', 'refuse', 'decline', 'deny', 'avoid', 'without', 'nor', 'stop', 'forbid', 'prohibit']);
+const NEGATIONS = new Set([
+  'not',
+  'never',
+  'no',
+  'dont',
+  'doesnt',
+  'cannot',
+  'cant',
+  'refuse',
+  'decline',
+  'deny',
+  'avoid',
+  'without',
+  'nor',
+  'stop',
+  'forbid',
+  'prohibit',
+]);
 
 /** The text's words, with "n't" read as "not" ("don't" → do not, "can't" → ca not) so the negation survives the split. */
 const tokens = (text: string): string[] => words(text.replace(/n['’]t\b/gi, ' not'));
 
-const contentWords = (text: string): Set<string> => new Set(tokens(text).filter((w) => !STOP_WORDS.has(w) && !NEGATIONS.has(w) && w.length > 1).map(stem));
+const contentWords = (text: string): Set<string> =>
+  new Set(
+    tokens(text)
+      .filter((w) => !STOP_WORDS.has(w) && !NEGATIONS.has(w) && w.length > 1)
+      .map(stem),
+  );
 const negated = (text: string): boolean => tokens(text).some((w) => NEGATIONS.has(w));
 
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -58,14 +80,22 @@ export function checkCoherence(candidate: CoherenceGuideline, others: readonly C
     const similarity = jaccard(condition, contentWords(other.condition));
     const otherAction = contentWords(other.action ?? '');
     const sharedTopic = [...action].filter((w) => otherAction.has(w));
-    if (similarity >= CONTRADICTION_CONDITION_THRESHOLD && jaccard(action, otherAction) >= CONTRADICTION_ACTION_THRESHOLD && negated(candidate.action ?? '') !== negated(other.action ?? '')) {
+    if (
+      similarity >= CONTRADICTION_CONDITION_THRESHOLD &&
+      jaccard(action, otherAction) >= CONTRADICTION_ACTION_THRESHOLD &&
+      negated(candidate.action ?? '') !== negated(other.action ?? '')
+    ) {
       report.contradictions.push({
         guideline_id: other.id,
         condition_similarity: round(similarity),
         reason: `in similar situations one action says to do what the other rules out (${sharedTopic.join(', ')})`,
       });
     } else if (similarity >= OVERLAP_THRESHOLD) {
-      report.overlaps.push({ guideline_id: other.id, condition_similarity: round(similarity), reason: 'the conditions describe much the same situation' });
+      report.overlaps.push({
+        guideline_id: other.id,
+        condition_similarity: round(similarity),
+        reason: 'the conditions describe much the same situation',
+      });
     }
   }
   return report;

@@ -31,7 +31,10 @@ const RESTRICTIVENESS: Readonly<Record<CompositionMode, number>> = { fluid: 0, c
  * restrictive canned mode any matched guideline asks for wins, even over the agent's own canned mode; a
  * guideline's `fluid` asks for nothing; with no guideline asking, the agent's mode applies.
  */
-export function effectiveCompositionMode(agentMode: CompositionMode, matchedModes: readonly (CompositionMode | undefined)[]): CompositionMode {
+export function effectiveCompositionMode(
+  agentMode: CompositionMode,
+  matchedModes: readonly (CompositionMode | undefined)[],
+): CompositionMode {
   if (agentMode === 'strict_canned') return 'strict_canned';
   let chosen: CompositionMode | undefined;
   for (const mode of matchedModes) {

@@ -6,14 +6,16 @@ describe('canned response templates', () => {
   });
 
   it('given field values, when rendering, then it renders only if every field has a value', () => {
-    expect(renderTemplate('Hi {{name}}, order {{order_id}} is on its way.', { name: 'Ann', order_id: '42' })).toBe('Hi Ann, order 42 is on its way.');
+    expect(renderTemplate('Hi {{name}}, order {{order_id}} is on its way.', { name: 'Ann', order_id: '42' })).toBe(
+      'Hi Ann, order 42 is on its way.',
+    );
     expect(renderTemplate('Hi {{name}}', {})).toBeUndefined();
     expect(renderTemplate('No fields here.', {})).toBe('No fields here.');
   });
 });
 
 describe('effective composition mode (Parlant: the most restrictive mode among the matched guidelines)', () => {
-  it('given no matched guideline sets a mode, then the agent\'s mode applies', () => {
+  it("given no matched guideline sets a mode, then the agent's mode applies", () => {
     expect(effectiveCompositionMode('fluid', [])).toBe('fluid');
     expect(effectiveCompositionMode('canned_fluid', [undefined, undefined])).toBe('canned_fluid');
   });
@@ -22,12 +24,12 @@ describe('effective composition mode (Parlant: the most restrictive mode among t
     expect(effectiveCompositionMode('fluid', [undefined, 'strict_canned'])).toBe('strict_canned');
   });
 
-  it('given several guideline modes, then the most restrictive canned one wins, and a guideline\'s fluid asks for nothing', () => {
+  it("given several guideline modes, then the most restrictive canned one wins, and a guideline's fluid asks for nothing", () => {
     expect(effectiveCompositionMode('fluid', ['canned_fluid', 'composited_canned', 'fluid'])).toBe('composited_canned');
     expect(effectiveCompositionMode('composited_canned', ['fluid'])).toBe('composited_canned');
   });
 
-  it('given a canned agent, when a guideline asks for a less restrictive canned mode, then the guideline\'s mode wins (as in Parlant)', () => {
+  it("given a canned agent, when a guideline asks for a less restrictive canned mode, then the guideline's mode wins (as in Parlant)", () => {
     expect(effectiveCompositionMode('composited_canned', ['canned_fluid'])).toBe('canned_fluid');
   });
 

@@ -183,7 +183,13 @@ export function rankMatches(matches: readonly GuidelineMatch[], topN: number = d
   const tools = new Map<string, ToolExecution>();
   for (const match of top) {
     for (const tool of match.tools) {
-      if (!tools.has(tool)) tools.set(tool, { tool_name: tool, priority: match.priority, guideline_id: match.guideline_id, parameters: match.tool_parameters[tool] ?? {} });
+      if (!tools.has(tool))
+        tools.set(tool, {
+          tool_name: tool,
+          priority: match.priority,
+          guideline_id: match.guideline_id,
+          parameters: match.tool_parameters[tool] ?? {},
+        });
     }
   }
   return {
@@ -198,8 +204,15 @@ export function rankMatches(matches: readonly GuidelineMatch[], topN: number = d
  * The ranking again without the matches `excluded` names (a journey's conditions: evaluated in the same call,
  * but with no action to take a top-N place with).
  */
-export function rankWithout(matches: readonly GuidelineMatch[], excluded: (guidelineId: string) => boolean, topN: number = defaultMatchingOptions.topN): GuidelineMatchResult {
-  return rankMatches(matches.filter((m) => !excluded(m.guideline_id)), topN);
+export function rankWithout(
+  matches: readonly GuidelineMatch[],
+  excluded: (guidelineId: string) => boolean,
+  topN: number = defaultMatchingOptions.topN,
+): GuidelineMatchResult {
+  return rankMatches(
+    matches.filter((m) => !excluded(m.guideline_id)),
+    topN,
+  );
 }
 
 /**

@@ -1,4 +1,12 @@
-import { candidatesFor, rankMatches, scoredMatches, selectMatches, toMatch, type MatchableGuideline, type RelevanceScore } from './index.js';
+import {
+  candidatesFor,
+  rankMatches,
+  scoredMatches,
+  selectMatches,
+  toMatch,
+  type MatchableGuideline,
+  type RelevanceScore,
+} from './index.js';
 
 const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
   id,
@@ -10,7 +18,13 @@ const g = (id: string, priority: number, extra: Partial<MatchableGuideline> = {}
   required_context: [],
   ...extra,
 });
-const s = (guideline_id: string, relevance: number, extra: Partial<RelevanceScore> = {}): RelevanceScore => ({ guideline_id, relevance, confidence: 0.9, reasoning: `why ${guideline_id}`, ...extra });
+const s = (guideline_id: string, relevance: number, extra: Partial<RelevanceScore> = {}): RelevanceScore => ({
+  guideline_id,
+  relevance,
+  confidence: 0.9,
+  reasoning: `why ${guideline_id}`,
+  ...extra,
+});
 const ids = (matches: { guideline_id: string }[]) => matches.map((m) => m.guideline_id);
 
 describe('guideline matching (priority, relevance, top N)', () => {
@@ -41,7 +55,11 @@ describe('guideline matching (priority, relevance, top N)', () => {
     });
 
     it('given a continuous or previously-applied guideline, when it matches, then the match says so (applied tracking reads it)', () => {
-      const [continuous, applied, plain] = scoredMatches([g('c', 0, { continuous: true }), g('p', 0, { previously_applied: true }), g('x', 0)], [s('c', 0.9), s('p', 0.9), s('x', 0.9)], {});
+      const [continuous, applied, plain] = scoredMatches(
+        [g('c', 0, { continuous: true }), g('p', 0, { previously_applied: true }), g('x', 0)],
+        [s('c', 0.9), s('p', 0.9), s('x', 0.9)],
+        {},
+      );
       expect(continuous).toMatchObject({ continuous: true, criticality: 'medium' });
       expect(applied).toMatchObject({ previously_applied: true });
       expect(plain).not.toHaveProperty('continuous');
@@ -51,7 +69,11 @@ describe('guideline matching (priority, relevance, top N)', () => {
 
   describe('rankMatches — steps 6, 7 and 9', () => {
     it('given matches of different priority and relevance, when ranked, then priority comes first, then relevance', () => {
-      const result = selectMatches([g('low-hi', 1), g('high-lo', 10), g('high-hi', 10)], [s('low-hi', 0.99), s('high-lo', 0.5), s('high-hi', 0.8)], {});
+      const result = selectMatches(
+        [g('low-hi', 1), g('high-lo', 10), g('high-hi', 10)],
+        [s('low-hi', 0.99), s('high-lo', 0.5), s('high-hi', 0.8)],
+        {},
+      );
       expect(ids(result.matches)).toEqual(['high-hi', 'high-lo', 'low-hi']);
     });
 
@@ -64,7 +86,11 @@ describe('guideline matching (priority, relevance, top N)', () => {
     });
 
     it('given top matches with and without actions, when combining, then their actions join in rank order and observations add none', () => {
-      const result = selectMatches([g('a', 5), g('b', 1), g('obs', 3, { action: undefined })], [s('a', 0.9), s('b', 0.9), s('obs', 0.9)], {});
+      const result = selectMatches(
+        [g('a', 5), g('b', 1), g('obs', 3, { action: undefined })],
+        [s('a', 0.9), s('b', 0.9), s('obs', 0.9)],
+        {},
+      );
       expect(result.combined_action).toBe('action a\naction b');
       expect(selectMatches([g('obs', 3, { action: undefined })], [s('obs', 0.9)], {})).not.toHaveProperty('combined_action');
     });
@@ -95,7 +121,10 @@ describe('guideline matching (priority, relevance, top N)', () => {
     it('given two guidelines naming one tool, when selecting, then it runs once, with the parameters of the higher-priority guideline', () => {
       const result = selectMatches(
         [g('first', 9, { tools: ['check_order'] }), g('second', 1, { tools: ['check_order', 'refund_policy'] })],
-        [s('first', 0.9, { tool_parameters: { check_order: { order_id: '123' } } }), s('second', 0.9, { tool_parameters: { check_order: { order_id: '999' }, refund_policy: { region: 'EU' } } })],
+        [
+          s('first', 0.9, { tool_parameters: { check_order: { order_id: '123' } } }),
+          s('second', 0.9, { tool_parameters: { check_order: { order_id: '999' }, refund_policy: { region: 'EU' } } }),
+        ],
         {},
       );
       expect(result.tools_to_execute).toEqual([
@@ -105,11 +134,17 @@ describe('guideline matching (priority, relevance, top N)', () => {
     });
 
     it('given a tool without extracted parameters, when selecting, then it runs with none', () => {
-      expect(selectMatches([g('a', 0, { tools: ['faq'] })], [s('a', 0.9)], {}).tools_to_execute).toEqual([{ tool_name: 'faq', priority: 0, guideline_id: 'a', parameters: {} }]);
+      expect(selectMatches([g('a', 0, { tools: ['faq'] })], [s('a', 0.9)], {}).tools_to_execute).toEqual([
+        { tool_name: 'faq', priority: 0, guideline_id: 'a', parameters: {} },
+      ]);
     });
 
     it('given the LLM extracted arguments for a tool the guideline does not name, when matching, then they are dropped', () => {
-      const [match] = scoredMatches([g('a', 0, { tools: ['faq'] })], [s('a', 0.9, { tool_parameters: { faq: { q: 'x' }, delete_account: { id: '1' } } })], {});
+      const [match] = scoredMatches(
+        [g('a', 0, { tools: ['faq'] })],
+        [s('a', 0.9, { tool_parameters: { faq: { q: 'x' }, delete_account: { id: '1' } } })],
+        {},
+      );
       expect(match?.tool_parameters).toEqual({ faq: { q: 'x' } });
     });
 
@@ -122,7 +157,12 @@ describe('guideline matching (priority, relevance, top N)', () => {
   describe('selectMatches options', () => {
     it('given only a threshold, when selecting, then top N keeps its default of 3', () => {
       const candidates = ['a', 'b', 'c', 'd', 'e'].map((id) => g(id, 0));
-      const result = selectMatches(candidates, candidates.map((x, i) => s(x.id, 0.5 + i * 0.1)), {}, { threshold: 0.65 });
+      const result = selectMatches(
+        candidates,
+        candidates.map((x, i) => s(x.id, 0.5 + i * 0.1)),
+        {},
+        { threshold: 0.65 },
+      );
       expect(ids(result.matches)).toEqual(['e', 'd', 'c']);
       expect(result.top_matches).toHaveLength(3);
     });

@@ -1,7 +1,16 @@
 import type { MatchableGuideline } from './guideline-matching.js';
 import { scopeToJourneys } from './journey-scope.js';
 
-const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: id, action: id, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
+const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
+  id,
+  condition: id,
+  action: id,
+  priority: 0,
+  enabled: true,
+  tools: [],
+  required_context: [],
+  ...extra,
+});
 
 describe('scopeToJourneys — matching step 2: journey-scoped guidelines', () => {
   const free = g('free');

@@ -8,13 +8,19 @@ describe('topicWords', () => {
 });
 
 describe('isTopicFree', () => {
-  it.each(['yes', 'ok', 'OK!', '12345', 'Yes please, go ahead', 'thanks', '👍', '', 'Sure, 4471'])('given "%s", when checking for a topic, then it has none', (message) => {
-    expect(isTopicFree(message)).toBe(true);
-  });
+  it.each(['yes', 'ok', 'OK!', '12345', 'Yes please, go ahead', 'thanks', '👍', '', 'Sure, 4471'])(
+    'given "%s", when checking for a topic, then it has none',
+    (message) => {
+      expect(isTopicFree(message)).toBe(true);
+    },
+  );
 
-  it.each(['I want a refund', 'yes, cancel it', 'And can I get a receipt for that?', 'SUMMER10 gets rejected'])('given "%s", when checking for a topic, then it has one', (message) => {
-    expect(isTopicFree(message)).toBe(false);
-  });
+  it.each(['I want a refund', 'yes, cancel it', 'And can I get a receipt for that?', 'SUMMER10 gets rejected'])(
+    'given "%s", when checking for a topic, then it has one',
+    (message) => {
+      expect(isTopicFree(message)).toBe(false);
+    },
+  );
 });
 
 describe('lexicalSimilarity (BM25)', () => {

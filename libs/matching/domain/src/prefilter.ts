@@ -12,7 +12,11 @@ export type KeptBecause = 'similarity' | 'high_criticality' | 'previously_applie
  */
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length === 0 || b.length === 0) return 0;
-  if (a.length !== b.length) throw new MatchingDomainError('MATCHING.VECTOR_DIMENSION', `cannot compare a ${a.length}-dimension vector with a ${b.length}-dimension one`);
+  if (a.length !== b.length)
+    throw new MatchingDomainError(
+      'MATCHING.VECTOR_DIMENSION',
+      `cannot compare a ${a.length}-dimension vector with a ${b.length}-dimension one`,
+    );
   let dot = 0;
   let na = 0;
   let nb = 0;
@@ -121,11 +125,14 @@ export function prefilterCandidates(input: PrefilterInput): PrefilterResult {
   if (Number.isNaN(input.k)) throw new MatchingDomainError('MATCHING.INVALID_OPTION', 'k must be a number, got NaN');
   const k = Math.max(0, Math.floor(Number.isFinite(input.k) ? input.k : input.candidates.length));
   const limit = input.alwaysKeepCap ?? defaultAlwaysKeepCap(k);
-  if (Number.isNaN(limit) || limit < 0) throw new MatchingDomainError('MATCHING.INVALID_OPTION', `alwaysKeepCap must be a non-negative number, got ${limit}`);
+  if (Number.isNaN(limit) || limit < 0)
+    throw new MatchingDomainError('MATCHING.INVALID_OPTION', `alwaysKeepCap must be a non-negative number, got ${limit}`);
 
   const given = input.similarity;
   const query = input.query ?? [];
-  const similarity = new Map(input.candidates.map((g) => [g.id, given ? (given.get(g.id) ?? 0) : cosineSimilarity(query, input.vectors?.get(g.id) ?? [])]));
+  const similarity = new Map(
+    input.candidates.map((g) => [g.id, given ? (given.get(g.id) ?? 0) : cosineSimilarity(query, input.vectors?.get(g.id) ?? [])]),
+  );
   const score = (id: string): number => similarity.get(id) ?? 0;
   const reasons = new Map<string, KeptBecause>();
   const bySimilarity = (a: MatchableGuideline, b: MatchableGuideline): number => score(b.id) - score(a.id) || a.id.localeCompare(b.id);
@@ -151,7 +158,8 @@ export function prefilterCandidates(input: PrefilterInput): PrefilterResult {
 
   // Relationship partners, to a fixed point: each round can only add, so it ends within |candidates| rounds.
   const candidateIds = new Set(input.candidates.map((g) => g.id));
-  const members = (endpoint: GuidelineRelationship['source']): string[] => endpointMembers(endpoint, input.candidates).filter((id) => candidateIds.has(id));
+  const members = (endpoint: GuidelineRelationship['source']): string[] =>
+    endpointMembers(endpoint, input.candidates).filter((id) => candidateIds.has(id));
   const keep = (ids: readonly string[]): boolean => {
     let added = false;
     for (const id of ids) {
@@ -161,7 +169,7 @@ export function prefilterCandidates(input: PrefilterInput): PrefilterResult {
     }
     return added;
   };
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const r of relationships) {
       const sources = members(r.source);

@@ -2,8 +2,22 @@ import type { MatchableGuideline } from './guideline-matching.js';
 import { cosineSimilarity, defaultAlwaysKeepCap, prefilterCandidates, type PrefilterInput } from './prefilter.js';
 import type { GuidelineRelationship } from './relationships.js';
 
-const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: id, action: id, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
-const rel = (id: string, kind: string, source: string, target: string): GuidelineRelationship => ({ id, kind, source: { type: 'guideline', id: source }, target: { type: 'guideline', id: target } });
+const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
+  id,
+  condition: id,
+  action: id,
+  priority: 0,
+  enabled: true,
+  tools: [],
+  required_context: [],
+  ...extra,
+});
+const rel = (id: string, kind: string, source: string, target: string): GuidelineRelationship => ({
+  id,
+  kind,
+  source: { type: 'guideline', id: source },
+  target: { type: 'guideline', id: target },
+});
 const NEAR = [1, 0];
 const MID = [0.7, 0.7];
 const FAR = [0, 1];
@@ -22,7 +36,11 @@ function given(entries: [MatchableGuideline, number[]][]) {
 
 describe('prefilterCandidates', () => {
   it('given candidates of varying similarity, when keeping k = 2, then the two most similar are kept and a merely dissimilar one is dropped', () => {
-    const { kept, reasons, result } = given([[g('far'), FAR], [g('near'), NEAR], [g('mid'), MID]]).whenPrefiltered({ k: 2 });
+    const { kept, reasons, result } = given([
+      [g('far'), FAR],
+      [g('near'), NEAR],
+      [g('mid'), MID],
+    ]).whenPrefiltered({ k: 2 });
     expect(kept).toEqual(['near', 'mid']);
     expect(reasons).toEqual({ near: 'similarity', mid: 'similarity' });
     expect(result.similarity.get('mid')).toBeCloseTo(Math.SQRT1_2);
@@ -40,11 +58,22 @@ describe('prefilterCandidates', () => {
       [g('plain'), FAR],
     ]).whenPrefiltered({ k: 1, alwaysKeep: { previouslyApplied: ['applied'], activeJourneyId: 'j1' } });
     expect(kept).toEqual(['near', 'critical', 'applied', 'flagged', 'always', 'journey']);
-    expect(reasons).toEqual({ near: 'similarity', critical: 'high_criticality', applied: 'previously_applied', flagged: 'previously_applied', always: 'continuous', journey: 'journey_active' });
+    expect(reasons).toEqual({
+      near: 'similarity',
+      critical: 'high_criticality',
+      applied: 'previously_applied',
+      flagged: 'previously_applied',
+      always: 'continuous',
+      journey: 'journey_active',
+    });
   });
 
   it('given the older top-level spelling of the always-keep inputs, when prefiltering, then it works the same', () => {
-    const { kept } = given([[g('near'), NEAR], [g('applied'), FAR], [g('journey', { journey_id: 'j1' }), FAR]]).whenPrefiltered({ k: 1, previouslyApplied: new Set(['applied']), activeJourneyId: 'j1' });
+    const { kept } = given([
+      [g('near'), NEAR],
+      [g('applied'), FAR],
+      [g('journey', { journey_id: 'j1' }), FAR],
+    ]).whenPrefiltered({ k: 1, previouslyApplied: new Set(['applied']), activeJourneyId: 'j1' });
     expect(kept).toEqual(['near', 'applied', 'journey']);
   });
 
@@ -80,13 +109,27 @@ describe('prefilterCandidates', () => {
 
     it('given a disambiguation, when either end is kept, then all its ends are kept', () => {
       const ambiguity = [rel('x1', 'disambiguation', 'unclear', 'near'), rel('x2', 'disambiguation', 'unclear', 'other_option')];
-      const { kept } = given([[g('near'), NEAR], [g('unclear', { action: undefined }), FAR], [g('other_option'), FAR]]).whenPrefiltered({ k: 1, alwaysKeep: { relationships: ambiguity } });
+      const { kept } = given([
+        [g('near'), NEAR],
+        [g('unclear', { action: undefined }), FAR],
+        [g('other_option'), FAR],
+      ]).whenPrefiltered({ k: 1, alwaysKeep: { relationships: ambiguity } });
       expect(kept).toEqual(['near', 'unclear', 'other_option']);
     });
 
     it('given a tag endpoint, when its source is kept, then every candidate with the tag is kept', () => {
-      const tagged: [MatchableGuideline, number[]][] = [[g('near'), NEAR], [g('a', { tags: ['t'] }), FAR], [g('b', { tags: ['t'] }), FAR], [g('c'), FAR]];
-      const { kept } = given(tagged).whenPrefiltered({ k: 1, alwaysKeep: { relationships: [{ id: 'd', kind: 'dependency', source: { type: 'guideline', id: 'near' }, target: { type: 'tag', id: 't' } }] } });
+      const tagged: [MatchableGuideline, number[]][] = [
+        [g('near'), NEAR],
+        [g('a', { tags: ['t'] }), FAR],
+        [g('b', { tags: ['t'] }), FAR],
+        [g('c'), FAR],
+      ];
+      const { kept } = given(tagged).whenPrefiltered({
+        k: 1,
+        alwaysKeep: {
+          relationships: [{ id: 'd', kind: 'dependency', source: { type: 'guideline', id: 'near' }, target: { type: 'tag', id: 't' } }],
+        },
+      });
       expect(kept).toEqual(['near', 'a', 'b']);
     });
   });
@@ -101,7 +144,11 @@ describe('prefilterCandidates', () => {
 describe('prefilterCandidates with k at or above the number of candidates', () => {
   it('given k equal to or larger than the candidates, when prefiltering, then every candidate is kept by similarity and nothing is dropped', () => {
     for (const k of [3, 4, 1000, Infinity]) {
-      const { kept, reasons, result } = given([[g('far', { criticality: 'high' }), FAR], [g('near'), NEAR], [g('mid', { continuous: true }), MID]]).whenPrefiltered({ k });
+      const { kept, reasons, result } = given([
+        [g('far', { criticality: 'high' }), FAR],
+        [g('near'), NEAR],
+        [g('mid', { continuous: true }), MID],
+      ]).whenPrefiltered({ k });
       expect(kept).toEqual(['far', 'near', 'mid']);
       expect(Object.values(reasons)).toEqual(['similarity', 'similarity', 'similarity']);
       expect(result.cap.dropped).toEqual([]);
@@ -109,17 +156,32 @@ describe('prefilterCandidates with k at or above the number of candidates', () =
   });
 
   it('given k = 0 or a nonsensical k or cap, when prefiltering, then k = 0 keeps only the rules, and NaN or a negative cap is refused', () => {
-    const { kept } = given([[g('near'), NEAR], [g('critical', { criticality: 'high' }), FAR]]).whenPrefiltered({ k: 0 });
+    const { kept } = given([
+      [g('near'), NEAR],
+      [g('critical', { criticality: 'high' }), FAR],
+    ]).whenPrefiltered({ k: 0 });
     expect(kept).toEqual(['critical']);
-    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: Number.NaN })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
-    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: 1, alwaysKeepCap: -1 })).toThrow(expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }));
+    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: Number.NaN })).toThrow(
+      expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }),
+    );
+    expect(() => given([[g('near'), NEAR]]).whenPrefiltered({ k: 1, alwaysKeepCap: -1 })).toThrow(
+      expect.objectContaining({ code: 'MATCHING.INVALID_OPTION' }),
+    );
   });
 });
 
 describe('prefilterCandidates with precomputed similarity (the lexical ranking when embeddings fail)', () => {
   it('given scores instead of vectors, when prefiltering, then the k best scored are kept and the rules still apply', () => {
     const candidates = [g('a'), g('b'), g('c'), g('critical', { criticality: 'high' })];
-    const result = prefilterCandidates({ candidates, similarity: new Map([['a', 0.1], ['b', 0.9], ['c', 0.5]]), k: 2 });
+    const result = prefilterCandidates({
+      candidates,
+      similarity: new Map([
+        ['a', 0.1],
+        ['b', 0.9],
+        ['c', 0.5],
+      ]),
+      k: 2,
+    });
     expect(result.kept.map((x) => x.id)).toEqual(['b', 'c', 'critical']);
     expect(result.similarity.get('critical')).toBe(0);
   });
@@ -129,11 +191,17 @@ describe('the always-keep cap', () => {
   /** 1 similar guideline, then `count` high-criticality ones whose similarity falls with their number. */
   const manyCritical = (count: number): [MatchableGuideline, number[]][] => [
     [g('near'), NEAR],
-    ...Array.from({ length: count }, (_, i): [MatchableGuideline, number[]] => [g(`c${String(i).padStart(3, '0')}`, { criticality: 'high' }), [Math.max(0, 0.5 - i / 1000), 1]]),
+    ...Array.from({ length: count }, (_, i): [MatchableGuideline, number[]] => [
+      g(`c${String(i).padStart(3, '0')}`, { criticality: 'high' }),
+      [Math.max(0, 0.5 - i / 1000), 1],
+    ]),
   ];
 
   it('given 400 high-criticality guidelines and no cap set, when prefiltering with k = 40, then at most max(k, 40) are kept by the rule, the most similar ones, and the rest are reported as dropped', () => {
-    const entries = [...manyCritical(400), ...Array.from({ length: 600 }, (_, i): [MatchableGuideline, number[]] => [g(`plain${i}`), [0.9, 0.1 + i / 100]])];
+    const entries = [
+      ...manyCritical(400),
+      ...Array.from({ length: 600 }, (_, i): [MatchableGuideline, number[]] => [g(`plain${i}`), [0.9, 0.1 + i / 100]]),
+    ];
     const { result, reasons } = given(entries).whenPrefiltered({ k: 40 });
     const byRule = Object.values(reasons).filter((r) => r === 'high_criticality');
     expect(result.kept.length).toBe(80);

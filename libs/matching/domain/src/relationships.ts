@@ -121,7 +121,8 @@ export function resolveRelationships(
   const byId = new Map(all.map((g) => [g.id, g]));
   const tagsOf = (id: string): readonly string[] => byId.get(id)?.tags ?? [];
   const members = (endpoint: RelationshipEndpoint): string[] => endpointMembers(endpoint, all);
-  const appliesTo = (endpoint: RelationshipEndpoint, id: string): boolean => (endpoint.type === 'guideline' ? endpoint.id === id : tagsOf(id).includes(endpoint.id));
+  const appliesTo = (endpoint: RelationshipEndpoint, id: string): boolean =>
+    endpoint.type === 'guideline' ? endpoint.id === id : tagsOf(id).includes(endpoint.id);
   const ofKind = (kind: RelationshipKind): GuidelineRelationship[] => relationships.filter((r) => r.kind === kind);
   const dependencies = ofKind('dependency');
   const anyDependencies = ofKind('dependency_any');
@@ -165,7 +166,8 @@ export function resolveRelationships(
     return and.every((r) => allMet(r, active)) && groups.every(([, group]) => group.some((r) => anyMet(r, active)));
   };
   /** A met dependency: `activated` if it had deactivated the guideline, else `kept` (recorded the first time only). */
-  const restored = (key: string): ResolutionStep['effect'] => (lastEffect.get(key) === 'deactivated' ? 'activated' : (lastEffect.get(key) ?? 'kept'));
+  const restored = (key: string): ResolutionStep['effect'] =>
+    lastEffect.get(key) === 'deactivated' ? 'activated' : (lastEffect.get(key) ?? 'kept');
   const describe = (r: GuidelineRelationship): string => (r.target.type === 'tag' ? `tag ${r.target.id}` : r.target.id);
 
   let current = new Set(candidates.keys());
@@ -179,7 +181,7 @@ export function resolveRelationships(
     // 1. Dependencies: from all candidates not removed by priority, drop the unmet until none is left.
     const pool = [...candidates.keys()].filter((id) => !removedByPriority.has(id));
     const surviving = new Set(pool);
-    for (let dropped = true; dropped; ) {
+    for (let dropped = true; dropped;) {
       dropped = false;
       for (const id of surviving) {
         if (!dependenciesMet(id, surviving)) {
@@ -194,15 +196,47 @@ export function resolveRelationships(
       const stays = surviving.has(id);
       for (const r of and) {
         const met = allMet(r, surviving);
-        if (stays) record(`${r.id}|${id}`, { iteration, relationship_id: r.id, kind: 'dependency', effect: restored(`${r.id}|${id}`), guideline_id: id, because: `depends on ${describe(r)}, which is active` });
-        else if (!met) record(`${r.id}|${id}`, { iteration, relationship_id: r.id, kind: 'dependency', effect: 'deactivated', guideline_id: id, because: `depends on ${describe(r)}, which is not ${r.target.type === 'tag' ? 'all ' : ''}active` });
+        if (stays)
+          record(`${r.id}|${id}`, {
+            iteration,
+            relationship_id: r.id,
+            kind: 'dependency',
+            effect: restored(`${r.id}|${id}`),
+            guideline_id: id,
+            because: `depends on ${describe(r)}, which is active`,
+          });
+        else if (!met)
+          record(`${r.id}|${id}`, {
+            iteration,
+            relationship_id: r.id,
+            kind: 'dependency',
+            effect: 'deactivated',
+            guideline_id: id,
+            because: `depends on ${describe(r)}, which is not ${r.target.type === 'tag' ? 'all ' : ''}active`,
+          });
       }
       for (const [groupId, group] of groups) {
         const key = `any:${groupId}|${id}`;
         const first = group.find((r) => anyMet(r, surviving)) ?? (group[0] as GuidelineRelationship);
         const names = group.map(describe).join(', ');
-        if (stays) record(key, { iteration, relationship_id: first.id, kind: 'dependency_any', effect: restored(key), guideline_id: id, because: `depends on any of [${names}]; ${describe(first)} is active` });
-        else if (!group.some((r) => anyMet(r, surviving))) record(key, { iteration, relationship_id: first.id, kind: 'dependency_any', effect: 'deactivated', guideline_id: id, because: `depends on any of [${names}], none active` });
+        if (stays)
+          record(key, {
+            iteration,
+            relationship_id: first.id,
+            kind: 'dependency_any',
+            effect: restored(key),
+            guideline_id: id,
+            because: `depends on any of [${names}]; ${describe(first)} is active`,
+          });
+        else if (!group.some((r) => anyMet(r, surviving)))
+          record(key, {
+            iteration,
+            relationship_id: first.id,
+            kind: 'dependency_any',
+            effect: 'deactivated',
+            guideline_id: id,
+            because: `depends on any of [${names}], none active`,
+          });
       }
     }
 
@@ -221,10 +255,17 @@ export function resolveRelationships(
     for (const [id, { by, r }] of deprioritized) {
       surviving.delete(id);
       removedByPriority.add(id);
-      record(`${r.id}|${id}`, { iteration, relationship_id: r.id, kind: 'priority', effect: 'deactivated', guideline_id: id, because: `${by} takes priority` });
+      record(`${r.id}|${id}`, {
+        iteration,
+        relationship_id: r.id,
+        kind: 'priority',
+        effect: 'deactivated',
+        guideline_id: id,
+        because: `${by} takes priority`,
+      });
     }
     const gone = (t: string): boolean => removedByPriority.has(t);
-    for (let dropped = deprioritized.size > 0; dropped; ) {
+    for (let dropped = deprioritized.size > 0; dropped;) {
       dropped = false;
       for (const id of surviving) {
         const { and, groups } = dependencyChecksOf(id);
@@ -237,7 +278,14 @@ export function resolveRelationships(
         dropped = true;
         const lost = lostAll ? members(lostAll.target).filter(gone) : (lostGroup ?? []).flatMap((r) => members(r.target));
         const key = lostAll ? `${cause.id}|${id}` : `any:${cause.group_id ?? ''}|${id}`;
-        record(key, { iteration, relationship_id: cause.id, kind: lostAll ? 'dependency' : 'dependency_any', effect: 'deactivated', guideline_id: id, because: `depends on ${[...new Set(lost)].join(', ')}, removed by priority` });
+        record(key, {
+          iteration,
+          relationship_id: cause.id,
+          kind: lostAll ? 'dependency' : 'dependency_any',
+          effect: 'deactivated',
+          guideline_id: id,
+          because: `depends on ${[...new Set(lost)].join(', ')}, removed by priority`,
+        });
       }
     }
 
@@ -255,14 +303,27 @@ export function resolveRelationships(
           if (!guideline || !guideline.enabled || candidates.has(target) || removedByPriority.has(target) || entailed.has(target)) continue;
           const because = `entailed by ${source.guideline_id}`;
           const match = {
-            ...toMatch(guideline, source.relevance_score, source.confidence, source.reasoning ? `${because} (${source.reasoning})` : because, context),
+            ...toMatch(
+              guideline,
+              source.relevance_score,
+              source.confidence,
+              source.reasoning ? `${because} (${source.reasoning})` : because,
+              context,
+            ),
             entailed_by: source.guideline_id,
           };
           candidates.set(target, match);
           entailed.add(target);
           surviving.add(target);
           active.push(match);
-          record(`${r.id}|${target}`, { iteration, relationship_id: r.id, kind: 'entailment', effect: 'activated', guideline_id: target, because });
+          record(`${r.id}|${target}`, {
+            iteration,
+            relationship_id: r.id,
+            kind: 'entailment',
+            effect: 'activated',
+            guideline_id: target,
+            because,
+          });
         }
       }
     }
@@ -277,7 +338,14 @@ export function resolveRelationships(
 
   if (!converged) {
     for (const id of changedInLast) {
-      steps.push({ iteration, relationship_id: '', kind: 'cycle', effect: 'kept', guideline_id: id, because: `still changing after ${iteration} iterations (the limit); the state after the last one is kept` });
+      steps.push({
+        iteration,
+        relationship_id: '',
+        kind: 'cycle',
+        effect: 'kept',
+        guideline_id: id,
+        because: `still changing after ${iteration} iterations (the limit); the state after the last one is kept`,
+      });
     }
   }
 
@@ -290,19 +358,40 @@ export function resolveRelationships(
     const own = ofKind('disambiguation').filter((r) => appliesTo(r.source, source));
     const first = own[0] as GuidelineRelationship;
     if (candidates.get(source)?.action !== undefined) {
-      record(`${first.id}|${source}`, { iteration: iteration + 1, relationship_id: first.id, kind: 'disambiguation', effect: 'kept', guideline_id: source, because: 'has an action; only an observation can ask the customer to choose' });
+      record(`${first.id}|${source}`, {
+        iteration: iteration + 1,
+        relationship_id: first.id,
+        kind: 'disambiguation',
+        effect: 'kept',
+        guideline_id: source,
+        because: 'has an action; only an observation can ask the customer to choose',
+      });
       continue;
     }
     const competing = [...new Set(own.flatMap((r) => members(r.target)))].filter((id) => id !== source && current.has(id));
     if (competing.length < 2) {
-      record(`${first.id}|${source}`, { iteration: iteration + 1, relationship_id: first.id, kind: 'disambiguation', effect: 'kept', guideline_id: source, because: competing.length === 1 ? `only ${competing[0]} is active: nothing to ask` : 'no target is active: nothing to ask' });
+      record(`${first.id}|${source}`, {
+        iteration: iteration + 1,
+        relationship_id: first.id,
+        kind: 'disambiguation',
+        effect: 'kept',
+        guideline_id: source,
+        because: competing.length === 1 ? `only ${competing[0]} is active: nothing to ask` : 'no target is active: nothing to ask',
+      });
       continue;
     }
     disambiguations.push({ source_id: source, candidates: competing });
     for (const id of competing) {
       current.delete(id);
       const r = own.find((x) => members(x.target).includes(id)) ?? first;
-      record(`${r.id}|${id}`, { iteration: iteration + 1, relationship_id: r.id, kind: 'disambiguation', effect: 'deactivated', guideline_id: id, because: `ambiguous with ${competing.filter((c) => c !== id).join(', ')} (${source}): ask the customer to choose` });
+      record(`${r.id}|${id}`, {
+        iteration: iteration + 1,
+        relationship_id: r.id,
+        kind: 'disambiguation',
+        effect: 'deactivated',
+        guideline_id: id,
+        because: `ambiguous with ${competing.filter((c) => c !== id).join(', ')} (${source}): ask the customer to choose`,
+      });
     }
   }
 

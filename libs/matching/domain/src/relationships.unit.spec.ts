@@ -1,8 +1,18 @@
 import { toMatch, type GuidelineMatch, type MatchableGuideline } from './guideline-matching.js';
 import { resolveRelationships, type GuidelineRelationship, type RelationshipResolution } from './relationships.js';
 
-const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({ id, condition: `when ${id}`, action: `do ${id}`, priority: 0, enabled: true, tools: [], required_context: [], ...extra });
-const endpoint = (ref: string): GuidelineRelationship['source'] => (ref.startsWith('tag:') ? { type: 'tag', id: ref.slice(4) } : { type: 'guideline', id: ref });
+const g = (id: string, extra: Partial<MatchableGuideline> = {}): MatchableGuideline => ({
+  id,
+  condition: `when ${id}`,
+  action: `do ${id}`,
+  priority: 0,
+  enabled: true,
+  tools: [],
+  required_context: [],
+  ...extra,
+});
+const endpoint = (ref: string): GuidelineRelationship['source'] =>
+  ref.startsWith('tag:') ? { type: 'tag', id: ref.slice(4) } : { type: 'guideline', id: ref };
 const rel = (id: string, kind: string, source: string, target: string, group_id?: string): GuidelineRelationship => ({
   id,
   kind,
@@ -12,7 +22,8 @@ const rel = (id: string, kind: string, source: string, target: string, group_id?
 });
 
 /** Step as `iteration relationship effect guideline`, e.g. `1 p1 deactivated upsell`. */
-const brief = (result: RelationshipResolution): string[] => result.steps.map((s) => `${s.iteration} ${s.relationship_id || s.kind} ${s.effect} ${s.guideline_id}`);
+const brief = (result: RelationshipResolution): string[] =>
+  result.steps.map((s) => `${s.iteration} ${s.relationship_id || s.kind} ${s.effect} ${s.guideline_id}`);
 
 /**
  * given(guidelines, relationships).whenMatched({ id: relevance }) resolves the LLM's matches (in the order given)
@@ -22,7 +33,9 @@ function given(guidelines: MatchableGuideline[], relationships: GuidelineRelatio
   return {
     whenMatched(relevances: Record<string, number>, maxIterations?: number) {
       const byId = new Map(guidelines.map((x) => [x.id, x]));
-      const matched: GuidelineMatch[] = Object.entries(relevances).map(([id, relevance]) => toMatch(byId.get(id) ?? g(id), relevance, 0.9, `llm: ${id}`, {}));
+      const matched: GuidelineMatch[] = Object.entries(relevances).map(([id, relevance]) =>
+        toMatch(byId.get(id) ?? g(id), relevance, 0.9, `llm: ${id}`, {}),
+      );
       const result = resolveRelationships(matched, guidelines, relationships, {}, maxIterations);
       return {
         result,
@@ -42,12 +55,23 @@ describe('resolveRelationships', () => {
       const result = given([g('refund'), g('upsell')], [rel('p1', 'priority', 'refund', 'upsell')])
         .whenMatched({ refund: 0.9, upsell: 0.8 })
         .then({ active: ['refund'] });
-      expect(result.steps).toEqual([{ iteration: 1, relationship_id: 'p1', kind: 'priority', effect: 'deactivated', guideline_id: 'upsell', because: 'refund takes priority' }]);
+      expect(result.steps).toEqual([
+        {
+          iteration: 1,
+          relationship_id: 'p1',
+          kind: 'priority',
+          effect: 'deactivated',
+          guideline_id: 'upsell',
+          because: 'refund takes priority',
+        },
+      ]);
       expect(result).toMatchObject({ iterations: 2, capped: false, disambiguations: [] });
     });
 
     it('given refund > upsell, when only upsell matches, then it stays (an inactive source overrides nothing)', () => {
-      given([g('refund'), g('upsell')], [rel('p1', 'priority', 'refund', 'upsell')]).whenMatched({ upsell: 0.8 }).then({ active: ['upsell'], steps: [] });
+      given([g('refund'), g('upsell')], [rel('p1', 'priority', 'refund', 'upsell')])
+        .whenMatched({ upsell: 0.8 })
+        .then({ active: ['upsell'], steps: [] });
     });
 
     it('given a > b > c, when all three match, then b and c both go: priority is judged against the set as a whole', () => {
@@ -57,7 +81,9 @@ describe('resolveRelationships', () => {
     });
 
     it('given a > b > c, when only a and c match, then c stays: priority does not pass through an inactive guideline', () => {
-      given([g('a'), g('b'), g('c')], [rel('ab', 'priority', 'a', 'b'), rel('bc', 'priority', 'b', 'c')]).whenMatched({ a: 0.8, c: 0.9 }).then({ active: ['a', 'c'], steps: [] });
+      given([g('a'), g('b'), g('c')], [rel('ab', 'priority', 'a', 'b'), rel('bc', 'priority', 'b', 'c')])
+        .whenMatched({ a: 0.8, c: 0.9 })
+        .then({ active: ['a', 'c'], steps: [] });
     });
 
     it('given tag endpoints, then a tag target covers every tagged guideline and a tag source any other tagged one', () => {
@@ -79,25 +105,60 @@ describe('resolveRelationships', () => {
 
   describe('entailment: source active ⇒ target activated', () => {
     it('given refund entails explain_policy, when only refund matches, then explain_policy is activated with refund’s score and reason', () => {
-      const { result } = given([g('refund'), g('explain_policy', { tools: ['get_policy'] })], [rel('e1', 'entailment', 'refund', 'explain_policy')]).whenMatched({ refund: 0.7 });
+      const { result } = given(
+        [g('refund'), g('explain_policy', { tools: ['get_policy'] })],
+        [rel('e1', 'entailment', 'refund', 'explain_policy')],
+      ).whenMatched({ refund: 0.7 });
       expect(result.active.map((m) => m.guideline_id)).toEqual(['refund', 'explain_policy']);
-      expect(result.active[1]).toMatchObject({ guideline_id: 'explain_policy', relevance_score: 0.7, confidence: 0.9, entailed_by: 'refund', reasoning: 'entailed by refund (llm: refund)', tools: ['get_policy'], tool_parameters: {} });
-      expect(result.steps).toEqual([{ iteration: 1, relationship_id: 'e1', kind: 'entailment', effect: 'activated', guideline_id: 'explain_policy', because: 'entailed by refund' }]);
+      expect(result.active[1]).toMatchObject({
+        guideline_id: 'explain_policy',
+        relevance_score: 0.7,
+        confidence: 0.9,
+        entailed_by: 'refund',
+        reasoning: 'entailed by refund (llm: refund)',
+        tools: ['get_policy'],
+        tool_parameters: {},
+      });
+      expect(result.steps).toEqual([
+        {
+          iteration: 1,
+          relationship_id: 'e1',
+          kind: 'entailment',
+          effect: 'activated',
+          guideline_id: 'explain_policy',
+          because: 'entailed by refund',
+        },
+      ]);
     });
 
     it('given a chain a → b → c, then one iteration activates both, each scored like a', () => {
-      const { result } = given([g('a'), g('b'), g('c')], [rel('ab', 'entailment', 'a', 'b'), rel('bc', 'entailment', 'b', 'c')]).whenMatched({ a: 0.6 });
+      const { result } = given(
+        [g('a'), g('b'), g('c')],
+        [rel('ab', 'entailment', 'a', 'b'), rel('bc', 'entailment', 'b', 'c')],
+      ).whenMatched({ a: 0.6 });
       expect(brief(result)).toEqual(['1 ab activated b', '1 bc activated c']);
-      expect(result.active.map((m) => [m.guideline_id, m.relevance_score])).toEqual([['a', 0.6], ['b', 0.6], ['c', 0.6]]);
+      expect(result.active.map((m) => [m.guideline_id, m.relevance_score])).toEqual([
+        ['a', 0.6],
+        ['b', 0.6],
+        ['c', 0.6],
+      ]);
     });
 
     it('given two entailers of one target, then the strongest one lends its score', () => {
-      const { result } = given([g('weak'), g('strong'), g('t')], [rel('w', 'entailment', 'weak', 't'), rel('s', 'entailment', 'strong', 't')]).whenMatched({ weak: 0.4, strong: 0.95 });
+      const { result } = given(
+        [g('weak'), g('strong'), g('t')],
+        [rel('w', 'entailment', 'weak', 't'), rel('s', 'entailment', 'strong', 't')],
+      ).whenMatched({ weak: 0.4, strong: 0.95 });
       expect(result.active.find((m) => m.guideline_id === 't')).toMatchObject({ relevance_score: 0.95, entailed_by: 'strong' });
     });
 
     it('given a tag target, then every tagged usable guideline is activated — never a disabled one or one outside the usable set', () => {
-      const usable = [g('checkout'), g('upsell', { tags: ['sales'] }), g('promo', { tags: ['sales'] }), g('off', { tags: ['sales'], enabled: false })];
+      const usable = [
+        g('checkout'),
+        g('upsell', { tags: ['sales'] }),
+        g('promo', { tags: ['sales'] }),
+        g('off', { tags: ['sales'], enabled: false }),
+      ];
       given(usable, [rel('e1', 'entailment', 'checkout', 'tag:sales'), rel('e2', 'entailment', 'checkout', 'not_usable')])
         .whenMatched({ checkout: 0.8 })
         .then({ active: ['checkout', 'upsell', 'promo'], steps: ['1 e1 activated upsell', '1 e1 activated promo'] });
@@ -115,19 +176,29 @@ describe('resolveRelationships', () => {
     const deps = [rel('d1', 'dependency', 'no_order_number', 'return'), rel('d2', 'dependency', 'order_number', 'return')];
 
     it('given specific guidelines depend on a baseline, when the baseline matches too, then they stay', () => {
-      given(guidelines, deps).whenMatched({ return: 0.9, no_order_number: 0.7 }).then({ active: ['return', 'no_order_number'], steps: ['1 d1 kept no_order_number'] });
+      given(guidelines, deps)
+        .whenMatched({ return: 0.9, no_order_number: 0.7 })
+        .then({ active: ['return', 'no_order_number'], steps: ['1 d1 kept no_order_number'] });
     });
 
     it('given the same, when the baseline does not match, then the dependant is deactivated', () => {
-      given(guidelines, deps).whenMatched({ no_order_number: 0.7 }).then({ active: [], steps: ['1 d1 deactivated no_order_number'] });
+      given(guidelines, deps)
+        .whenMatched({ no_order_number: 0.7 })
+        .then({ active: [], steps: ['1 d1 deactivated no_order_number'] });
     });
 
     it('given a tag target, then every tagged guideline must be active, and an empty tag is never met', () => {
       const tagged = [g('vip'), g('kyc', { tags: ['verified'] }), g('aml', { tags: ['verified'] })];
       const dep = [rel('d', 'dependency', 'vip', 'tag:verified')];
-      given(tagged, dep).whenMatched({ vip: 0.9, kyc: 0.8, aml: 0.8 }).then({ active: ['vip', 'kyc', 'aml'] });
-      given(tagged, dep).whenMatched({ vip: 0.9, kyc: 0.8 }).then({ active: ['kyc'], steps: ['1 d deactivated vip'] });
-      given(tagged, [rel('d', 'dependency', 'vip', 'tag:nobody')]).whenMatched({ vip: 0.9 }).then({ active: [] });
+      given(tagged, dep)
+        .whenMatched({ vip: 0.9, kyc: 0.8, aml: 0.8 })
+        .then({ active: ['vip', 'kyc', 'aml'] });
+      given(tagged, dep)
+        .whenMatched({ vip: 0.9, kyc: 0.8 })
+        .then({ active: ['kyc'], steps: ['1 d deactivated vip'] });
+      given(tagged, [rel('d', 'dependency', 'vip', 'tag:nobody')])
+        .whenMatched({ vip: 0.9 })
+        .then({ active: [] });
     });
 
     it('given a tag source, then the dependency applies to every guideline with the tag', () => {
@@ -150,21 +221,31 @@ describe('resolveRelationships', () => {
     });
 
     it('given a > b, b > c and c depends on b (Parlant: cascading priorities), then only a and d remain; c goes for good with b', () => {
-      given([g('a'), g('b'), g('c'), g('d')], [rel('ab', 'priority', 'a', 'b'), rel('bc', 'priority', 'b', 'c'), rel('cb', 'dependency', 'c', 'b')])
+      given(
+        [g('a'), g('b'), g('c'), g('d')],
+        [rel('ab', 'priority', 'a', 'b'), rel('bc', 'priority', 'b', 'c'), rel('cb', 'dependency', 'c', 'b')],
+      )
         .whenMatched({ a: 0.8, b: 0.7, c: 0.6, d: 0.5 })
         .then({ active: ['a', 'd'], steps: ['1 cb kept c', '1 ab deactivated b', '1 bc deactivated c'] });
     });
 
     it('given a dependant of a dependant of a deprioritized guideline, then the whole chain goes in the same iteration', () => {
-      given([g('boss'), g('b'), g('c'), g('d')], [rel('p', 'priority', 'boss', 'b'), rel('cb', 'dependency', 'c', 'b'), rel('dc', 'dependency', 'd', 'c')])
+      given(
+        [g('boss'), g('b'), g('c'), g('d')],
+        [rel('p', 'priority', 'boss', 'b'), rel('cb', 'dependency', 'c', 'b'), rel('dc', 'dependency', 'd', 'c')],
+      )
         .whenMatched({ boss: 0.9, b: 0.8, c: 0.7, d: 0.6 })
         .then({ active: ['boss'], steps: ['1 cb kept c', '1 dc kept d', '1 p deactivated b', '1 cb deactivated c', '1 dc deactivated d'] });
     });
 
     it('given mutually dependent guidelines, then they hold each other up — and fall together', () => {
       const loop = [rel('ab', 'dependency', 'a', 'b'), rel('ba', 'dependency', 'b', 'a')];
-      given([g('a'), g('b')], loop).whenMatched({ a: 0.9, b: 0.8 }).then({ active: ['a', 'b'] });
-      given([g('a'), g('b'), g('c')], [...loop, rel('bc', 'dependency', 'b', 'c')]).whenMatched({ a: 0.9, b: 0.8 }).then({ active: [] });
+      given([g('a'), g('b')], loop)
+        .whenMatched({ a: 0.9, b: 0.8 })
+        .then({ active: ['a', 'b'] });
+      given([g('a'), g('b'), g('c')], [...loop, rel('bc', 'dependency', 'b', 'c')])
+        .whenMatched({ a: 0.9, b: 0.8 })
+        .then({ active: [] });
     });
   });
 
@@ -173,23 +254,41 @@ describe('resolveRelationships', () => {
 
     it('given card_limits depends on any of atm or credit, when one matches, then it stays', () => {
       const any = [rel('a1', 'dependency_any', 'card_limits', 'atm'), rel('a2', 'dependency_any', 'card_limits', 'credit')];
-      given(guidelines, any).whenMatched({ card_limits: 0.9, credit: 0.6 }).then({ active: ['card_limits', 'credit'], steps: ['1 a2 kept card_limits'] });
-      given(guidelines, any).whenMatched({ card_limits: 0.9 }).then({ active: [], steps: ['1 a1 deactivated card_limits'] });
+      given(guidelines, any)
+        .whenMatched({ card_limits: 0.9, credit: 0.6 })
+        .then({ active: ['card_limits', 'credit'], steps: ['1 a2 kept card_limits'] });
+      given(guidelines, any)
+        .whenMatched({ card_limits: 0.9 })
+        .then({ active: [], steps: ['1 a1 deactivated card_limits'] });
     });
 
     it('given two groups (group_id), then each group needs one active target', () => {
-      const groups = [rel('a1', 'dependency_any', 'card_limits', 'atm', 'kind'), rel('a2', 'dependency_any', 'card_limits', 'credit', 'kind'), rel('b1', 'dependency_any', 'card_limits', 'x', 'who'), rel('b2', 'dependency_any', 'card_limits', 'y', 'who')];
-      given(guidelines, groups).whenMatched({ card_limits: 0.9, atm: 0.5, y: 0.5 }).then({ active: ['card_limits', 'atm', 'y'] });
-      given(guidelines, groups).whenMatched({ card_limits: 0.9, atm: 0.5, credit: 0.5 }).then({ active: ['atm', 'credit'], steps: ['1 b1 deactivated card_limits'] });
+      const groups = [
+        rel('a1', 'dependency_any', 'card_limits', 'atm', 'kind'),
+        rel('a2', 'dependency_any', 'card_limits', 'credit', 'kind'),
+        rel('b1', 'dependency_any', 'card_limits', 'x', 'who'),
+        rel('b2', 'dependency_any', 'card_limits', 'y', 'who'),
+      ];
+      given(guidelines, groups)
+        .whenMatched({ card_limits: 0.9, atm: 0.5, y: 0.5 })
+        .then({ active: ['card_limits', 'atm', 'y'] });
+      given(guidelines, groups)
+        .whenMatched({ card_limits: 0.9, atm: 0.5, credit: 0.5 })
+        .then({ active: ['atm', 'credit'], steps: ['1 b1 deactivated card_limits'] });
     });
 
     it('given a tag target, then any active tagged guideline meets it', () => {
       const tagged = [g('s'), g('m1', { tags: ['members'] }), g('m2', { tags: ['members'] })];
-      given(tagged, [rel('a', 'dependency_any', 's', 'tag:members')]).whenMatched({ s: 0.9, m2: 0.4 }).then({ active: ['s', 'm2'] });
+      given(tagged, [rel('a', 'dependency_any', 's', 'tag:members')])
+        .whenMatched({ s: 0.9, m2: 0.4 })
+        .then({ active: ['s', 'm2'] });
     });
 
     it('given one target removed by priority, then a surviving sibling still meets the group', () => {
-      given([g('g1'), g('g2'), g('g3'), g('g4')], [rel('a2', 'dependency_any', 'g1', 'g2'), rel('a3', 'dependency_any', 'g1', 'g3'), rel('p', 'priority', 'g4', 'g2')])
+      given(
+        [g('g1'), g('g2'), g('g3'), g('g4')],
+        [rel('a2', 'dependency_any', 'g1', 'g2'), rel('a3', 'dependency_any', 'g1', 'g3'), rel('p', 'priority', 'g4', 'g2')],
+      )
         .whenMatched({ g1: 0.9, g2: 0.8, g3: 0.7, g4: 0.6 })
         .then({ active: ['g1', 'g3', 'g4'] });
     });
@@ -201,16 +300,28 @@ describe('resolveRelationships', () => {
     });
 
     it('given both a dependency and a dependency_any, then both must hold', () => {
-      const mixed = [rel('d', 'dependency', 'card_limits', 'x'), rel('a1', 'dependency_any', 'card_limits', 'atm'), rel('a2', 'dependency_any', 'card_limits', 'credit')];
-      given(guidelines, mixed).whenMatched({ card_limits: 0.9, x: 0.5, atm: 0.5 }).then({ active: ['card_limits', 'x', 'atm'] });
-      given(guidelines, mixed).whenMatched({ card_limits: 0.9, atm: 0.5 }).then({ active: ['atm'], steps: ['1 d deactivated card_limits'] });
+      const mixed = [
+        rel('d', 'dependency', 'card_limits', 'x'),
+        rel('a1', 'dependency_any', 'card_limits', 'atm'),
+        rel('a2', 'dependency_any', 'card_limits', 'credit'),
+      ];
+      given(guidelines, mixed)
+        .whenMatched({ card_limits: 0.9, x: 0.5, atm: 0.5 })
+        .then({ active: ['card_limits', 'x', 'atm'] });
+      given(guidelines, mixed)
+        .whenMatched({ card_limits: 0.9, atm: 0.5 })
+        .then({ active: ['atm'], steps: ['1 d deactivated card_limits'] });
     });
   });
 
   describe('disambiguation: an ambiguity observation with ≥2 active targets asks the customer to choose', () => {
     const unclear = g('unclear_limits', { action: undefined });
     const options = [unclear, g('atm_limits'), g('card_limits'), g('loan_limits')];
-    const rels = [rel('x1', 'disambiguation', 'unclear_limits', 'atm_limits'), rel('x2', 'disambiguation', 'unclear_limits', 'card_limits'), rel('x3', 'disambiguation', 'unclear_limits', 'loan_limits')];
+    const rels = [
+      rel('x1', 'disambiguation', 'unclear_limits', 'atm_limits'),
+      rel('x2', 'disambiguation', 'unclear_limits', 'card_limits'),
+      rel('x3', 'disambiguation', 'unclear_limits', 'loan_limits'),
+    ];
 
     it('given two targets active, then both are deactivated, the observation stays, and the result names the choice', () => {
       const result = given(options, rels)
@@ -222,13 +333,17 @@ describe('resolveRelationships', () => {
     });
 
     it('given one target active, then there is nothing to ask', () => {
-      const result = given(options, rels).whenMatched({ unclear_limits: 0.8, atm_limits: 0.7 }).then({ active: ['unclear_limits', 'atm_limits'], steps: ['2 x1 kept unclear_limits'] });
+      const result = given(options, rels)
+        .whenMatched({ unclear_limits: 0.8, atm_limits: 0.7 })
+        .then({ active: ['unclear_limits', 'atm_limits'], steps: ['2 x1 kept unclear_limits'] });
       expect(result.disambiguation).toBeUndefined();
     });
 
     it('given a source with an action, then it never disambiguates (only observations do)', () => {
       const actionable = [g('unclear_limits'), ...options.slice(1)];
-      given(actionable, rels).whenMatched({ unclear_limits: 0.8, atm_limits: 0.7, card_limits: 0.6 }).then({ active: ['unclear_limits', 'atm_limits', 'card_limits'], steps: ['2 x1 kept unclear_limits'] });
+      given(actionable, rels)
+        .whenMatched({ unclear_limits: 0.8, atm_limits: 0.7, card_limits: 0.6 })
+        .then({ active: ['unclear_limits', 'atm_limits', 'card_limits'], steps: ['2 x1 kept unclear_limits'] });
     });
 
     it('given a target removed by priority, then it is no candidate', () => {
@@ -240,7 +355,9 @@ describe('resolveRelationships', () => {
 
     it('given a tag target, then its active guidelines are the candidates', () => {
       const tagged = [unclear, g('atm_limits', { tags: ['limits'] }), g('card_limits', { tags: ['limits'] })];
-      const result = given(tagged, [rel('x', 'disambiguation', 'unclear_limits', 'tag:limits')]).whenMatched({ unclear_limits: 0.8, atm_limits: 0.7, card_limits: 0.6 }).then({ active: ['unclear_limits'] });
+      const result = given(tagged, [rel('x', 'disambiguation', 'unclear_limits', 'tag:limits')])
+        .whenMatched({ unclear_limits: 0.8, atm_limits: 0.7, card_limits: 0.6 })
+        .then({ active: ['unclear_limits'] });
       expect(result.disambiguation).toEqual({ source_id: 'unclear_limits', candidates: ['atm_limits', 'card_limits'] });
     });
   });
@@ -259,30 +376,60 @@ describe('resolveRelationships', () => {
     const matched = { a: 0.9, c: 0.8, e: 0.7, g: 0.6 };
 
     it('given no relationships, then one iteration confirms the matches', () => {
-      expect(given([g('a')], []).whenMatched({ a: 0.9 }).then({ active: ['a'], steps: [] })).toMatchObject({ iterations: 1, capped: false });
+      expect(
+        given([g('a')], [])
+          .whenMatched({ a: 0.9 })
+          .then({ active: ['a'], steps: [] }),
+      ).toMatchObject({ iterations: 1, capped: false });
     });
 
     it('given a chain longer than the limit (default 3, Parlant’s), then the state after the last iteration is kept and a cycle step names what still changed', () => {
-      const result = given(chain, links).whenMatched(matched).then({
-        active: ['a', 'c', 'e', 'b', 'd', 'f'],
-        steps: ['1 cb deactivated c', '1 ed deactivated e', '1 gf deactivated g', '1 ab activated b', '2 cb activated c', '2 cd activated d', '3 ed activated e', '3 ef activated f', '3 cycle kept e', '3 cycle kept f'],
-      });
+      const result = given(chain, links)
+        .whenMatched(matched)
+        .then({
+          active: ['a', 'c', 'e', 'b', 'd', 'f'],
+          steps: [
+            '1 cb deactivated c',
+            '1 ed deactivated e',
+            '1 gf deactivated g',
+            '1 ab activated b',
+            '2 cb activated c',
+            '2 cd activated d',
+            '3 ed activated e',
+            '3 ef activated f',
+            '3 cycle kept e',
+            '3 cycle kept f',
+          ],
+        });
       expect(result).toMatchObject({ iterations: 3, capped: true });
-      expect(result.steps.at(-1)).toEqual({ iteration: 3, relationship_id: '', kind: 'cycle', effect: 'kept', guideline_id: 'f', because: 'still changing after 3 iterations (the limit); the state after the last one is kept' });
+      expect(result.steps.at(-1)).toEqual({
+        iteration: 3,
+        relationship_id: '',
+        kind: 'cycle',
+        effect: 'kept',
+        guideline_id: 'f',
+        because: 'still changing after 3 iterations (the limit); the state after the last one is kept',
+      });
     });
 
     it('given the same chain and a higher limit, then it reaches the fixed point', () => {
-      const result = given(chain, links).whenMatched(matched, 10).then({ active: ['a', 'c', 'e', 'g', 'b', 'd', 'f'] });
+      const result = given(chain, links)
+        .whenMatched(matched, 10)
+        .then({ active: ['a', 'c', 'e', 'g', 'b', 'd', 'f'] });
       expect(result).toMatchObject({ iterations: 5, capped: false });
     });
 
     it('given a loop across kinds (a entails b, b > a), then it settles: priority removal is final', () => {
-      const result = given([g('a'), g('b')], [rel('e', 'entailment', 'a', 'b'), rel('p', 'priority', 'b', 'a')]).whenMatched({ a: 0.9 }).then({ active: ['b'], steps: ['1 e activated b', '2 p deactivated a'] });
+      const result = given([g('a'), g('b')], [rel('e', 'entailment', 'a', 'b'), rel('p', 'priority', 'b', 'a')])
+        .whenMatched({ a: 0.9 })
+        .then({ active: ['b'], steps: ['1 e activated b', '2 p deactivated a'] });
       expect(result).toMatchObject({ iterations: 3, capped: false });
     });
 
     it('given unknown relationship kinds (Parlant’s tool-level reevaluation), then they are ignored', () => {
-      given([g('a'), g('b')], [rel('r', 'reevaluation', 'a', 'b')]).whenMatched({ a: 0.9, b: 0.8 }).then({ active: ['a', 'b'], steps: [] });
+      given([g('a'), g('b')], [rel('r', 'reevaluation', 'a', 'b')])
+        .whenMatched({ a: 0.9, b: 0.8 })
+        .then({ active: ['a', 'b'], steps: [] });
     });
   });
 });

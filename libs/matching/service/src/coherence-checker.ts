@@ -1,7 +1,16 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import type { CheckCoherenceReplyV1, CheckCoherenceRequestV1 } from '@tenet/contracts';
-import { CHECK_COHERENCE, checkCoherenceRequest, generateWithRecovery, proposalId, registerOfflineTask, type CheckCoherenceInput, type CheckCoherenceOutput, type LlmResponse } from '@tenet/llm';
+import {
+  CHECK_COHERENCE,
+  checkCoherenceRequest,
+  generateWithRecovery,
+  proposalId,
+  registerOfflineTask,
+  type CheckCoherenceInput,
+  type CheckCoherenceOutput,
+  type LlmResponse,
+} from '@tenet/llm';
 import { failedWithCalls, usagesOf } from './guideline-matcher.js';
 import { checkCoherenceOffline } from './offline-coherence.js';
 import { ProviderRegistry } from './provider-registry.js';
@@ -28,13 +37,21 @@ export class CoherenceChecker {
   async check(request: CheckCoherenceRequestV1, options: { signal?: AbortSignal } = {}): Promise<CheckCoherenceReplyV1> {
     const provider = this.providers.for(request.llm);
     const input: CheckCoherenceInput = {
-      proposals: request.proposals.map((p, i) => ({ id: proposalId(i), condition: p.condition, ...(p.action ? { action: p.action } : {}) })),
+      proposals: request.proposals.map((p, i) => ({
+        id: proposalId(i),
+        condition: p.condition,
+        ...(p.action ? { action: p.action } : {}),
+      })),
       existing: request.existing.map((g) => ({ id: g.id, condition: g.condition, ...(g.action ? { action: g.action } : {}) })),
     };
     const call = checkCoherenceRequest(input, { purpose: PURPOSE });
     let response: LlmResponse<CheckCoherenceOutput>;
     try {
-      ({ response } = await generateWithRecovery<CheckCoherenceInput, CheckCoherenceOutput>(provider, { ...call, ...(options.signal ? { signal: options.signal } : {}) }, 0.3));
+      ({ response } = await generateWithRecovery<CheckCoherenceInput, CheckCoherenceOutput>(
+        provider,
+        { ...call, ...(options.signal ? { signal: options.signal } : {}) },
+        0.3,
+      ));
     } catch (error) {
       // Calls billed before the failure still go back to the gateway to be metered.
       throw failedWithCalls(error, PURPOSE, []);
@@ -54,7 +71,11 @@ export class CoherenceChecker {
       const result = results[at];
       if (!result || !known || reported.has(pair)) continue;
       reported.set(pair, finding.kind);
-      const entry = { guideline_id: finding.guideline_id, condition_similarity: round(finding.condition_similarity), reason: finding.reason };
+      const entry = {
+        guideline_id: finding.guideline_id,
+        condition_similarity: round(finding.condition_similarity),
+        reason: finding.reason,
+      };
       (finding.kind === 'contradiction' ? result.contradictions : result.overlaps).push(entry);
     }
     const calls = usagesOf(PURPOSE, response);

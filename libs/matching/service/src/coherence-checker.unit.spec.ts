@@ -11,20 +11,41 @@ const existing = [
 describe('CoherenceChecker', () => {
   it('asks the model once for every proposal, with the proposals numbered and the existing guidelines listed', async () => {
     const provider = new ScriptedProvider({ usage: { inputTokens: 120, outputTokens: 30 } }).answer(CHECK_COHERENCE, { findings: [] });
-    const reply = await new CoherenceChecker(new ProviderRegistry(provider)).check({ evaluation_id: 'e1', proposals: [{ condition: 'A' }, { condition: 'B', action: 'b' }], existing });
+    const reply = await new CoherenceChecker(new ProviderRegistry(provider)).check({
+      evaluation_id: 'e1',
+      proposals: [{ condition: 'A' }, { condition: 'B', action: 'b' }],
+      existing,
+    });
     const [request] = provider.requestsFor<CheckCoherenceInput>(CHECK_COHERENCE);
     expect(provider.requests).toHaveLength(1);
-    expect(request!.task.input).toEqual({ proposals: [{ id: 'proposal:0', condition: 'A' }, { id: 'proposal:1', condition: 'B', action: 'b' }], existing });
+    expect(request!.task.input).toEqual({
+      proposals: [
+        { id: 'proposal:0', condition: 'A' },
+        { id: 'proposal:1', condition: 'B', action: 'b' },
+      ],
+      existing,
+    });
     expect(request!.messages?.[0]?.content).toContain('g-refund');
-    expect(reply.results).toEqual([{ contradictions: [], overlaps: [] }, { contradictions: [], overlaps: [] }]);
-    expect(reply.calls).toEqual([expect.objectContaining({ purpose: 'check_coherence', provider: 'scripted', input_tokens: 120, output_tokens: 30 })]);
+    expect(reply.results).toEqual([
+      { contradictions: [], overlaps: [] },
+      { contradictions: [], overlaps: [] },
+    ]);
+    expect(reply.calls).toEqual([
+      expect.objectContaining({ purpose: 'check_coherence', provider: 'scripted', input_tokens: 120, output_tokens: 30 }),
+    ]);
   });
 
   it('keeps findings about listed guidelines and earlier proposals only, once per pair, a contradiction over an overlap', async () => {
     const provider = new ScriptedProvider().answer(CHECK_COHERENCE, {
       findings: [
         { proposal_id: 'proposal:1', guideline_id: 'g-hours', kind: 'overlap', condition_similarity: 0.456, reason: 'same situation' },
-        { proposal_id: 'proposal:1', guideline_id: 'g-hours', kind: 'contradiction', condition_similarity: 0.9, reason: 'opposite answers' },
+        {
+          proposal_id: 'proposal:1',
+          guideline_id: 'g-hours',
+          kind: 'contradiction',
+          condition_similarity: 0.9,
+          reason: 'opposite answers',
+        },
         { proposal_id: 'proposal:1', guideline_id: 'proposal:0', kind: 'overlap', condition_similarity: 0.5, reason: 'earlier proposal' },
         { proposal_id: 'proposal:0', guideline_id: 'proposal:1', kind: 'overlap', condition_similarity: 0.5, reason: 'a later proposal' },
         { proposal_id: 'proposal:0', guideline_id: 'proposal:0', kind: 'overlap', condition_similarity: 1, reason: 'itself' },
@@ -32,10 +53,17 @@ describe('CoherenceChecker', () => {
         { proposal_id: 'proposal:7', guideline_id: 'g-refund', kind: 'contradiction', condition_similarity: 1, reason: 'no such proposal' },
       ],
     });
-    const reply = await new CoherenceChecker(new ProviderRegistry(provider)).check({ evaluation_id: 'e1', proposals: [{ condition: 'A' }, { condition: 'B' }], existing });
+    const reply = await new CoherenceChecker(new ProviderRegistry(provider)).check({
+      evaluation_id: 'e1',
+      proposals: [{ condition: 'A' }, { condition: 'B' }],
+      existing,
+    });
     expect(reply.results).toEqual([
       { contradictions: [], overlaps: [] },
-      { contradictions: [{ guideline_id: 'g-hours', condition_similarity: 0.9, reason: 'opposite answers' }], overlaps: [{ guideline_id: 'proposal:0', condition_similarity: 0.5, reason: 'earlier proposal' }] },
+      {
+        contradictions: [{ guideline_id: 'g-hours', condition_similarity: 0.9, reason: 'opposite answers' }],
+        overlaps: [{ guideline_id: 'proposal:0', condition_similarity: 0.5, reason: 'earlier proposal' }],
+      },
     ]);
   });
 

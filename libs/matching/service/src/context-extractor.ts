@@ -1,7 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { BudgetGate } from '@tenet/metering-gate';
 import type { ExtractContextReplyV1, ExtractContextRequestV1 } from '@tenet/contracts';
-import { EXTRACT_CONTEXT, extractContextRequest, generateWithRecovery, type ExtractContextInput, type ExtractContextOutput } from '@tenet/llm';
+import {
+  EXTRACT_CONTEXT,
+  extractContextRequest,
+  generateWithRecovery,
+  type ExtractContextInput,
+  type ExtractContextOutput,
+} from '@tenet/llm';
 import { failedWithCalls, usageOf, usagesOf, type StepOptions } from './guideline-matcher.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { hostname } from 'node:os';
@@ -40,7 +46,11 @@ export class ContextExtractor {
       facts: request.facts,
     };
     const call = extractContextRequest(input, { purpose: EXTRACT_CONTEXT, sessionId: request.session_id, agentId: request.agent.id });
-    const { response } = await generateWithRecovery<ExtractContextInput, ExtractContextOutput>(this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes), { ...call, ...(options.signal ? { signal: options.signal } : {}) }, 0.3).catch((error: unknown) => {
+    const { response } = await generateWithRecovery<ExtractContextInput, ExtractContextOutput>(
+      this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes),
+      { ...call, ...(options.signal ? { signal: options.signal } : {}) },
+      0.3,
+    ).catch((error: unknown) => {
       throw failedWithCalls(error, EXTRACT_CONTEXT, []);
     });
     const asked = new Set(request.variables.map((v) => v.name));

@@ -5,7 +5,14 @@ import { OfflineProvider } from '@tenet/llm';
 import { ContextExtractor } from './context-extractor.js';
 import { ProviderRegistry } from './provider-registry.js';
 
-const scope = (limit: number): BudgetScopeV1 => ({ key: 'agent:a:day:tokens', owner: { kind: 'agent', id: 'a' }, period: 'day', period_id: '2026-11-26', unit: 'tokens', limit });
+const scope = (limit: number): BudgetScopeV1 => ({
+  key: 'agent:a:day:tokens',
+  owner: { kind: 'agent', id: 'a' },
+  period: 'day',
+  period_id: '2026-11-26',
+  unit: 'tokens',
+  limit,
+});
 const request = (budget?: BudgetScopeV1[]): ExtractContextRequestV1 => ({
   session_id: 's1',
   agent: { id: 'a', name: 'Ada' },
@@ -32,7 +39,10 @@ describe('ContextExtractor within token budgets', () => {
     const extractor = new ContextExtractor(new ProviderRegistry(new OfflineProvider()), new BudgetGate({ store, prices: {} }));
     // A budget smaller than one call's estimate: the call is refused before it is made (nothing is charged).
     await expect(extractor.extract(request([scope(10)]))).rejects.toMatchObject({ code: 'BUDGET.EXCEEDED' });
-    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({ used: 0, reserved: 0 });
+    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({
+      used: 0,
+      reserved: 0,
+    });
   });
 
   it('refuses a request that carries a budget when the matcher has no budget store (never runs it unchecked)', async () => {

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { CallUsageV1 } from '@tenet/contracts';
 import { LRUCache } from 'lru-cache';
-import { InvalidStructuredOutputError, ProviderUnavailableError, type EmbeddingProvider, type EmbeddingResponse, type LlmCallContext } from '@tenet/llm';
+import {
+  InvalidStructuredOutputError,
+  ProviderUnavailableError,
+  type EmbeddingProvider,
+  type EmbeddingResponse,
+  type LlmCallContext,
+} from '@tenet/llm';
 import { EmbeddingBreaker } from './embedding-breaker.js';
 import { DEFAULT_EMBEDDING_CACHE_OPTIONS, embeddingCacheOptionsFrom, type EmbeddingCacheOptions } from './matcher-options.js';
 
@@ -43,13 +49,19 @@ export class EmbeddingCache {
     options: EmbeddingCacheOptions = embeddingCacheOptionsFrom(process.env),
   ) {
     const settings = { ...DEFAULT_EMBEDDING_CACHE_OPTIONS, ...options };
-    if (!Number.isInteger(settings.maxEntries) || settings.maxEntries < 1) throw new RangeError(`EmbeddingCache maxEntries must be an integer ≥ 1, got ${settings.maxEntries}`);
-    if (!Number.isInteger(settings.maxQueryEntries) || settings.maxQueryEntries < 0) throw new RangeError(`EmbeddingCache maxQueryEntries must be an integer ≥ 0, got ${settings.maxQueryEntries}`);
+    if (!Number.isInteger(settings.maxEntries) || settings.maxEntries < 1)
+      throw new RangeError(`EmbeddingCache maxEntries must be an integer ≥ 1, got ${settings.maxEntries}`);
+    if (!Number.isInteger(settings.maxQueryEntries) || settings.maxQueryEntries < 0)
+      throw new RangeError(`EmbeddingCache maxQueryEntries must be an integer ≥ 0, got ${settings.maxQueryEntries}`);
     if (!(settings.timeoutMs > 0)) throw new RangeError(`EmbeddingCache timeoutMs must be positive, got ${settings.timeoutMs}`);
     this.guidelineVectors = new LRUCache({ max: settings.maxEntries });
     this.queryVectors = settings.maxQueryEntries > 0 ? new LRUCache({ max: settings.maxQueryEntries }) : undefined;
     this.timeoutMs = settings.timeoutMs;
-    this.breaker = new EmbeddingBreaker({ initialMs: settings.backoffMs, maxMs: settings.backoffMaxMs, ...(options.now ? { now: options.now } : {}) });
+    this.breaker = new EmbeddingBreaker({
+      initialMs: settings.backoffMs,
+      maxMs: settings.backoffMaxMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
   }
 
   get model(): string {
@@ -91,7 +103,9 @@ export class EmbeddingCache {
       // Checked and cached when it answers, even after this lookup timed out: the next turn finds the vectors.
       const stored = call.then((response) => {
         const vectors = this.checked(response, sent.length);
-        sent.forEach(([key, s], i) => (s.guideline ? this.guidelineVectors : this.queryVectors)?.set(key, vectors[i] ?? new Float32Array(0)));
+        sent.forEach(([key, s], i) =>
+          (s.guideline ? this.guidelineVectors : this.queryVectors)?.set(key, vectors[i] ?? new Float32Array(0)),
+        );
         return { response, vectors };
       });
       stored.catch(() => undefined);
@@ -105,19 +119,36 @@ export class EmbeddingCache {
       this.breaker.succeeded();
       const { response, vectors } = answered;
       sent.forEach(([key], i) => found.set(key, vectors[i] ?? new Float32Array(0)));
-      usage = { purpose: context.purpose, provider: response.provider, model: response.model, input_tokens: response.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(response.latencyMs * 1000) / 1000 };
+      usage = {
+        purpose: context.purpose,
+        provider: response.provider,
+        model: response.model,
+        input_tokens: response.usage.inputTokens,
+        output_tokens: 0,
+        latency_ms: Math.round(response.latencyMs * 1000) / 1000,
+      };
     }
     const vectorOf = (key: string): Float32Array => found.get(key) ?? new Float32Array(0);
-    return { guidelines: guidelineKeys.map(vectorOf), queries: queryKeys.map(vectorOf), ...(usage ? { usage } : {}), computed: toSend.size };
+    return {
+      guidelines: guidelineKeys.map(vectorOf),
+      queries: queryKeys.map(vectorOf),
+      ...(usage ? { usage } : {}),
+      computed: toSend.size,
+    };
   }
 
   /** One finite vector of the provider's length per text sent, as Float32; anything else is `LLM.INVALID_OUTPUT`. */
   private checked(response: EmbeddingResponse, count: number): Float32Array[] {
-    const invalid = (path: string, problem: string): InvalidStructuredOutputError => new InvalidStructuredOutputError(this.provider.name, 'embeddings', path, [problem]);
-    if (!Array.isArray(response.vectors) || response.vectors.length !== count) throw invalid('/vectors', `expected ${count} vectors, got ${Array.isArray(response.vectors) ? response.vectors.length : 'none'}`);
+    const invalid = (path: string, problem: string): InvalidStructuredOutputError =>
+      new InvalidStructuredOutputError(this.provider.name, 'embeddings', path, [problem]);
+    if (!Array.isArray(response.vectors) || response.vectors.length !== count)
+      throw invalid('/vectors', `expected ${count} vectors, got ${Array.isArray(response.vectors) ? response.vectors.length : 'none'}`);
     return response.vectors.map((vector, i) => {
       if (!Array.isArray(vector) || vector.length !== this.provider.dimensions || !vector.every(Number.isFinite)) {
-        throw invalid(`/vectors/${i}`, `expected ${this.provider.dimensions} finite numbers, got ${Array.isArray(vector) ? vector.length : typeof vector}`);
+        throw invalid(
+          `/vectors/${i}`,
+          `expected ${this.provider.dimensions} finite numbers, got ${Array.isArray(vector) ? vector.length : typeof vector}`,
+        );
       }
       return Float32Array.from(vector);
     });
@@ -126,7 +157,10 @@ export class EmbeddingCache {
   private async withinTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ProviderUnavailableError(this.provider.name, `no embeddings within ${this.timeoutMs} ms`, true)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new ProviderUnavailableError(this.provider.name, `no embeddings within ${this.timeoutMs} ms`, true)),
+        this.timeoutMs,
+      );
       timer.unref();
     });
     try {

@@ -12,7 +12,13 @@ class RecordingEmbeddings implements EmbeddingProvider {
 
   async embed(texts: string[]): Promise<EmbeddingResponse> {
     this.calls.push(texts);
-    return { vectors: await this.answer(texts), usage: { inputTokens: texts.length }, provider: this.name, model: this.model, latencyMs: 1 };
+    return {
+      vectors: await this.answer(texts),
+      usage: { inputTokens: texts.length },
+      provider: this.name,
+      model: this.model,
+      latencyMs: 1,
+    };
   }
 }
 

@@ -1,7 +1,14 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { words } from '@tenet/text';
-import type { BudgetScopeV1, CallUsageV1, ComposeReplyReplyV1, ComposeReplyRequestV1, MatchGuidelinesReplyV1, MatchGuidelinesRequestV1 } from '@tenet/contracts';
+import type {
+  BudgetScopeV1,
+  CallUsageV1,
+  ComposeReplyReplyV1,
+  ComposeReplyRequestV1,
+  MatchGuidelinesReplyV1,
+  MatchGuidelinesRequestV1,
+} from '@tenet/contracts';
 import {
   agentInstructions,
   billedCallsOf,
@@ -37,7 +44,12 @@ import { BudgetGate } from '@tenet/metering-gate';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DEFAULT_PREFILTER_RANKING, hybridSimilarity, type PrefilterRanking } from './hybrid-ranking.js';
 import { DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES, LexicalIndexCache } from './lexical-index-cache.js';
-import { GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsFrom, type GuidelineMatcherOptions, type MatcherLogger } from './matcher-options.js';
+import {
+  GUIDELINE_MATCHER_OPTIONS,
+  guidelineMatcherOptionsFrom,
+  type GuidelineMatcherOptions,
+  type MatcherLogger,
+} from './matcher-options.js';
 import { combineQueryVectors, glossaryTermsUsed, prefilterQuery, type PrefilterQuery } from './prefilter-query.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { ToolParameterValidator, type ToolParameterIssue } from './tool-parameters.js';
@@ -53,7 +65,14 @@ export const composeTemperatures = (agentTemperature: number | undefined): numbe
   agentTemperature === undefined ? [0.3, 0.7] : [agentTemperature, Math.min(2, agentTemperature + 0.4)];
 
 /** The agent's matching settings when it sets none (threshold 0.3, top 3: docs/data-model.md#matching; and Tenet's cost controls). */
-export const DEFAULT_MATCHING_SETTINGS = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
+export const DEFAULT_MATCHING_SETTINGS = {
+  threshold: 0.3,
+  top_n: 3,
+  prefilter_k: 40,
+  max_batch_tokens: 12_000,
+  max_batches: 3,
+  temperatures: [0, 0.3],
+};
 
 /** Templates offered to one composition call; more are ranked by overlap with the matched actions first. */
 const MAX_TEMPLATES = 25;
@@ -61,9 +80,19 @@ const MAX_TEMPLATES = 25;
 export const MAX_CAPABILITIES = 3;
 
 /** The calls an answer cost: the billed calls before it (an answer out of schema, a failed primary), then its own. */
-export const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)), usageOf(purpose, response)];
+export const usagesOf = (purpose: string, response: LlmResponse): CallUsageV1[] => [
+  ...(response.billedBefore ?? []).map((b) => billedUsage(purpose, b)),
+  usageOf(purpose, response),
+];
 
-const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpose, provider: call.provider, model: call.model, input_tokens: call.usage.inputTokens, output_tokens: call.usage.outputTokens, latency_ms: 0 });
+const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({
+  purpose,
+  provider: call.provider,
+  model: call.model,
+  input_tokens: call.usage.inputTokens,
+  output_tokens: call.usage.outputTokens,
+  latency_ms: 0,
+});
 
 /**
  * A step that failed after the provider billed some of its calls: the error goes back to the gateway with those
@@ -71,7 +100,8 @@ const billedUsage = (purpose: string, call: BilledCall): CallUsageV1 => ({ purpo
  */
 export function failedWithCalls(error: unknown, purpose: string, calls: readonly CallUsageV1[]): unknown {
   const all = [...calls, ...billedCallsOf(error).map((b) => billedUsage(purpose, b))];
-  if (all.length > 0 && typeof error === 'object' && error !== null) Object.assign(error, { details: { ...(error as { details?: object }).details, calls: all } });
+  if (all.length > 0 && typeof error === 'object' && error !== null)
+    Object.assign(error, { details: { ...(error as { details?: object }).details, calls: all } });
   return error;
 }
 
@@ -91,17 +121,22 @@ export const usageOf = (purpose: string, response: LlmResponse): CallUsageV1 => 
 });
 
 /** Rough prompt size of one guideline in a matching call: ~4 characters per token, plus its framing. */
-const tokensOf = (g: MatchableGuideline, toolText: number): number => Math.ceil((g.condition.length + (g.action?.length ?? 0) + toolText) / 4) + 24;
+const tokensOf = (g: MatchableGuideline, toolText: number): number =>
+  Math.ceil((g.condition.length + (g.action?.length ?? 0) + toolText) / 4) + 24;
 
 /** The length of each tool's JSON, serialized once per turn rather than once per guideline that names it. */
-export const toolTextLengths = (tools: readonly { name: string }[]): ReadonlyMap<string, number> => new Map(tools.map((t) => [t.name, JSON.stringify(t).length]));
+export const toolTextLengths = (tools: readonly { name: string }[]): ReadonlyMap<string, number> =>
+  new Map(tools.map((t) => [t.name, JSON.stringify(t).length]));
 
 /** A tool name the agent does not define still costs its placeholder (`""`). */
 const UNKNOWN_TOOL_TEXT = JSON.stringify('').length;
 
 /** The estimated prompt size of a guideline in a matching call, with the schemas of its tools (batching, budget cap). */
 export const guidelineTokens = (g: MatchableGuideline, toolText: ReadonlyMap<string, number>): number =>
-  tokensOf(g, g.tools.reduce((sum, name) => sum + (toolText.get(name) ?? UNKNOWN_TOOL_TEXT), 0));
+  tokensOf(
+    g,
+    g.tools.reduce((sum, name) => sum + (toolText.get(name) ?? UNKNOWN_TOOL_TEXT), 0),
+  );
 
 /** The text a guideline is compared with in the prefilter: its condition and action. */
 const guidelineText = (g: MatchableGuideline): string => `${g.condition}\n${g.action ?? ''}`;
@@ -150,7 +185,11 @@ function degradationOf(error: unknown): PrefilterDegradation {
  * similarity. Only past that budget does the cap bind, keeping the most important first (see
  * `prefilterCandidates`); never below the domain's floor, max(k, 40).
  */
-export function budgetCap(candidates: readonly MatchableGuideline[], settings: { prefilter_k: number; max_batches: number; max_batch_tokens: number }, estimateTokens: (g: MatchableGuideline) => number): number {
+export function budgetCap(
+  candidates: readonly MatchableGuideline[],
+  settings: { prefilter_k: number; max_batches: number; max_batch_tokens: number },
+  estimateTokens: (g: MatchableGuideline) => number,
+): number {
   const average = candidates.reduce((sum, g) => sum + estimateTokens(g), 0) / Math.max(1, candidates.length);
   const fitting = Math.floor((settings.max_batches * settings.max_batch_tokens) / Math.max(1, average)) - settings.prefilter_k;
   return Math.max(defaultAlwaysKeepCap(settings.prefilter_k), fitting);
@@ -222,7 +261,12 @@ export class GuidelineMatcher {
     const toolsByName = new Map(tools.map((t) => [t.name, t]));
     const toolText = toolTextLengths(tools);
     let kept: MatchableGuideline[] = candidates;
-    const prefilter: Record<string, unknown> = { guidelines: request.guidelines.length, candidates: candidates.length, kept: candidates.length, used: false };
+    const prefilter: Record<string, unknown> = {
+      guidelines: request.guidelines.length,
+      candidates: candidates.length,
+      kept: candidates.length,
+      used: false,
+    };
     // k ≥ the candidates: every candidate is evaluated, no embedding is needed (planBatches still holds the calls
     // to max_batches).
     if (candidates.length > settings.prefilter_k) {
@@ -251,16 +295,33 @@ export class GuidelineMatcher {
         ...(ranking.lexicalIndex ? { lexical_index: ranking.lexicalIndex } : {}),
         embedded_now: ranking.embeddedNow,
         ...(ranking.embedded ? { embedding_model: this.embeddings.model } : {}),
-        query: { parts: Object.fromEntries(query.parts.map((p) => [p.source, p.weight])), topic_free: query.topicFree, glossary: query.glossary },
+        query: {
+          parts: Object.fromEntries(query.parts.map((p) => [p.source, p.weight])),
+          topic_free: query.topicFree,
+          glossary: query.glossary,
+        },
         // `limit` is null when the cap is off (JSON has no Infinity).
-        always_keep_cap: { limit: Number.isFinite(filtered.cap.limit) ? filtered.cap.limit : null, wanted: filtered.cap.wanted, dropped: filtered.cap.dropped.length, ...(filtered.cap.dropped.length > 0 ? { dropped_reasons: droppedReasons } : {}) },
+        always_keep_cap: {
+          limit: Number.isFinite(filtered.cap.limit) ? filtered.cap.limit : null,
+          wanted: filtered.cap.wanted,
+          dropped: filtered.cap.dropped.length,
+          ...(filtered.cap.dropped.length > 0 ? { dropped_reasons: droppedReasons } : {}),
+        },
         ...(ranking.degraded ? { degraded: ranking.degraded } : {}),
       });
     }
 
-    const terms = glossaryTermsUsed(request.terms ?? [], [request.message, ...request.history.map((t) => t.content), ...kept.map((g) => g.condition)]);
+    const terms = glossaryTermsUsed(request.terms ?? [], [
+      request.message,
+      ...request.history.map((t) => t.content),
+      ...kept.map((g) => g.condition),
+    ]);
     const instructions = agentInstructions(request.agent.system_prompt, request.agent.soul);
-    const planned = planBatches(kept, { maxBatchTokens: settings.max_batch_tokens, maxBatches: settings.max_batches, estimateTokens: (g) => guidelineTokens(g, toolText) });
+    const planned = planBatches(kept, {
+      maxBatchTokens: settings.max_batch_tokens,
+      maxBatches: settings.max_batches,
+      estimateTokens: (g) => guidelineTokens(g, toolText),
+    });
     // Intents ride in the first batch's call (ADR 0031: no call of their own), the prefilter's few most similar.
     const intents = request.intents?.length ? intentsForCall(request.intents, request, this.lexicalIndexes) : undefined;
     const batches = intents && planned.length === 0 ? [[]] : planned;
@@ -293,7 +354,13 @@ export class GuidelineMatcher {
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     for (const outcome of outcomes) calls.push(...usagesOf('match_guidelines', outcome.response));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failedWithCalls(failed.reason, 'match_guidelines', [...calls, ...settled.flatMap((s) => (s.status === 'rejected' && s !== failed ? billedCallsOf(s.reason).map((b) => billedUsage('match_guidelines', b)) : []))]);
+    if (failed)
+      throw failedWithCalls(failed.reason, 'match_guidelines', [
+        ...calls,
+        ...settled.flatMap((s) =>
+          s.status === 'rejected' && s !== failed ? billedCallsOf(s.reason).map((b) => billedUsage('match_guidelines', b)) : [],
+        ),
+      ]);
 
     const byId = new Map(kept.map((g) => [g.id, g]));
     const toolIssues: ToolParameterIssue[] = [];
@@ -303,14 +370,27 @@ export class GuidelineMatcher {
         if (!guideline) return [];
         const checked = this.validator.validate(guideline.id, tools, m.tool_arguments, guideline.tools);
         toolIssues.push(...checked.issues);
-        return [{ guideline_id: m.guideline_id, relevance: m.relevance, confidence: m.confidence, reasoning: m.reasoning, tool_parameters: checked.parameters }];
+        return [
+          {
+            guideline_id: m.guideline_id,
+            relevance: m.relevance,
+            confidence: m.confidence,
+            reasoning: m.reasoning,
+            tool_parameters: checked.parameters,
+          },
+        ];
       }),
     );
     const aboveThreshold = scoredMatches(kept, scores, context, settings.threshold);
     const resolution = resolveRelationships(aboveThreshold, candidates, relationships, context);
     const ranked = rankMatches(resolution.active, settings.top_n);
     // Tools with arguments that failed their schema are not executed with them.
-    const result = { ...ranked, tools_to_execute: ranked.tools_to_execute.filter((t) => !toolIssues.some((i) => i.guideline_id === t.guideline_id && i.tool_name === t.tool_name)) };
+    const result = {
+      ...ranked,
+      tools_to_execute: ranked.tools_to_execute.filter(
+        (t) => !toolIssues.some((i) => i.guideline_id === t.guideline_id && i.tool_name === t.tool_name),
+      ),
+    };
 
     const llmCall = calls.find((c) => c.purpose === 'match_guidelines');
     const answered = outcomes.find((o) => o.response.value.intent !== undefined)?.response.value.intent;
@@ -326,8 +406,14 @@ export class GuidelineMatcher {
       calls,
       provenance: {
         prefilter,
-        batches: batches.map((b) => ({ guidelines: b.length, estimated_tokens: b.reduce((sum, g) => sum + guidelineTokens(g, toolText), 0) })),
-        attempts: outcomes.map((o) => ({ repaired: o.repaired, ...(o.response.fallbackFrom ? { fallback_from: o.response.fallbackFrom } : {}) })),
+        batches: batches.map((b) => ({
+          guidelines: b.length,
+          estimated_tokens: b.reduce((sum, g) => sum + guidelineTokens(g, toolText), 0),
+        })),
+        attempts: outcomes.map((o) => ({
+          repaired: o.repaired,
+          ...(o.response.fallbackFrom ? { fallback_from: o.response.fallbackFrom } : {}),
+        })),
         relationships: { iterations: resolution.iterations, capped: resolution.capped, steps: resolution.steps },
         glossary: terms.map((t) => t.name),
         ...(toolIssues.length > 0 ? { tool_parameter_issues: toolIssues } : {}),
@@ -370,9 +456,23 @@ export class GuidelineMatcher {
     const [embedProvider, embedModel] = [this.embeddings.model.slice(0, slash), this.embeddings.model.slice(slash + 1)];
     const pending = this.budgets.run(
       budget,
-      { provider: embedProvider, model: embedModel, input: Math.ceil([...texts.guidelines, ...texts.queries].reduce((sum, t) => sum + t.length, 0) / 3), output: 0 },
+      {
+        provider: embedProvider,
+        model: embedModel,
+        input: Math.ceil([...texts.guidelines, ...texts.queries].reduce((sum, t) => sum + t.length, 0) / 3),
+        output: 0,
+      },
       () => this.embeddings.embed(texts, context),
-      (embedded) => (embedded.usage ? [{ provider: embedded.usage.provider, model: embedded.usage.model, usage: { inputTokens: embedded.usage.input_tokens, outputTokens: embedded.usage.output_tokens } }] : []),
+      (embedded) =>
+        embedded.usage
+          ? [
+              {
+                provider: embedded.usage.provider,
+                model: embedded.usage.model,
+                usage: { inputTokens: embedded.usage.input_tokens, outputTokens: embedded.usage.output_tokens },
+              },
+            ]
+          : [],
     );
     pending.catch(() => undefined);
     const bm25 = this.ranking === 'hybrid' ? lexical() : undefined;
@@ -417,7 +517,9 @@ export class GuidelineMatcher {
     const all = request.capabilities ?? [];
     if (all.length === 0) return [];
     const query = prefilterQuery({ message: request.message, history: request.history, terms: request.terms ?? [] });
-    const { index } = this.lexicalIndexes.indexFor(all.map((c) => ({ id: `capability:${c.id}`, text: [c.title, c.description, ...c.signals].join('\n') })));
+    const { index } = this.lexicalIndexes.indexFor(
+      all.map((c) => ({ id: `capability:${c.id}`, text: [c.title, c.description, ...c.signals].join('\n') })),
+    );
     const scores = index.score(query.parts);
     const scoreOf = (id: string): number => scores.get(`capability:${id}`) ?? 0;
     return all
@@ -429,7 +531,13 @@ export class GuidelineMatcher {
   async compose(request: ComposeReplyRequestV1, options: StepOptions = {}): Promise<ComposeReplyReplyV1> {
     // The message is none of the agent's intents and nothing applies: the agent's fallback, no model asked (ADR 0031).
     if (request.fallback_reply !== undefined) {
-      return { message: request.fallback_reply, cited_guideline_ids: [], usage: { purpose: 'compose_reply', provider: 'none', model: 'intent-fallback', input_tokens: 0, output_tokens: 0, latency_ms: 0 }, calls: [], served_by: replica };
+      return {
+        message: request.fallback_reply,
+        cited_guideline_ids: [],
+        usage: { purpose: 'compose_reply', provider: 'none', model: 'intent-fallback', input_tokens: 0, output_tokens: 0, latency_ms: 0 },
+        calls: [],
+        served_by: replica,
+      };
     }
     const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const mode = request.composition_mode ?? 'fluid';
@@ -452,11 +560,22 @@ export class GuidelineMatcher {
       ...(request.terms?.length ? { terms: request.terms } : {}),
       ...(request.disambiguation ? { disambiguation: request.disambiguation } : {}),
       // An unclear intent is asked about like a disambiguation: which of these (customer words) is meant.
-      ...(request.clarification ? { disambiguation: { candidates: request.clarification.alternatives.map((words, i) => ({ guideline_id: `intent-choice-${i + 1}`, condition: words })) } } : {}),
+      ...(request.clarification
+        ? {
+            disambiguation: {
+              candidates: request.clarification.alternatives.map((words, i) => ({
+                guideline_id: `intent-choice-${i + 1}`,
+                condition: words,
+              })),
+            },
+          }
+        : {}),
       ...(capabilities.length > 0 ? { capabilities: capabilities.map(({ title, description }) => ({ title, description })) } : {}),
       ...(request.tool_results?.length ? { tool_results: request.tool_results } : {}),
       ...(request.facts?.length ? { facts: request.facts.map(({ subject, predicate, object }) => ({ subject, predicate, object })) } : {}),
-      ...(request.knowledge?.length ? { knowledge: request.knowledge.map((k) => ({ chunk_id: k.chunk_id, title: k.title, heading: k.heading, text: k.chunk_text })) } : {}),
+      ...(request.knowledge?.length
+        ? { knowledge: request.knowledge.map((k) => ({ chunk_id: k.chunk_id, title: k.title, heading: k.heading, text: k.chunk_text })) }
+        : {}),
     };
     const { agent } = request;
     const composeOptions = {
@@ -466,7 +585,11 @@ export class GuidelineMatcher {
     };
     const [temperature, repairTemperature] = composeTemperatures(agent.temperature);
     const call = composeReplyRequest(input, { purpose: 'compose_reply', sessionId: request.session_id, agentId: agent.id }, composeOptions);
-    const { response } = await generateWithRecovery<ComposeReplyInput, ComposeReplyOutput>(provider, { ...call, temperature: temperature ?? 0.3, ...(options.signal ? { signal: options.signal } : {}) }, repairTemperature).catch((error: unknown) => {
+    const { response } = await generateWithRecovery<ComposeReplyInput, ComposeReplyOutput>(
+      provider,
+      { ...call, temperature: temperature ?? 0.3, ...(options.signal ? { signal: options.signal } : {}) },
+      repairTemperature,
+    ).catch((error: unknown) => {
       throw failedWithCalls(error, 'compose_reply', []);
     });
     const chosen = usable.find((c) => c.id === response.value.canned_response_id);

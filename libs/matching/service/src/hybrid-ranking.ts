@@ -37,7 +37,11 @@ export const HYBRID_RRF_C = 3;
  * cluster differently from another's, BM25 is unbounded — so the fusion needs no per-model calibration. Scaled so
  * a candidate ranked first alone by every signal scores 1; a candidate no signal ranks scores 0.
  */
-export function reciprocalRankFusion(signals: readonly RankingSignal[], c: number, ties: 'average' | 'min' = 'average'): Map<string, number> {
+export function reciprocalRankFusion(
+  signals: readonly RankingSignal[],
+  c: number,
+  ties: 'average' | 'min' = 'average',
+): Map<string, number> {
   if (!(c >= 0)) throw new RangeError(`reciprocal rank fusion needs c ≥ 0, got ${c}`);
   const fused = new Map<string, number>();
   let best = 0;
@@ -65,7 +69,7 @@ function ranksOf(scores: ReadonlyMap<string, number>, ties: 'average' | 'min'): 
   const n = ascending.length;
   const rankOf = new Map<number, number>();
   // Walk from the best score down; a run of equal scores ascending[j..i] holds positions n − i … n − j (1-based, best first).
-  for (let i = n - 1; i >= 0; ) {
+  for (let i = n - 1; i >= 0;) {
     const score = ascending[i] ?? 0;
     let j = i;
     while (j > 0 && ascending[j - 1] === score) j -= 1;

@@ -1,7 +1,8 @@
 import { HYBRID_RRF_C, hybridSimilarity, reciprocalRankFusion, RRF_C, weightedScoreFusion } from './hybrid-ranking.js';
 
 const scores = (entries: Record<string, number>): Map<string, number> => new Map(Object.entries(entries));
-const order = (fused: Map<string, number>): string[] => [...fused].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
+const order = (fused: Map<string, number>): string[] =>
+  [...fused].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
 
 describe('reciprocalRankFusion', () => {
   it('given two rankings, when fused, then each candidate scores the sum of weight / (c + rank), scaled so first in both scores 1', () => {
@@ -14,7 +15,7 @@ describe('reciprocalRankFusion', () => {
     expect(fused.get('c')).toBeCloseTo((1 / 63 + 1 / 62) / best, 12);
   });
 
-  it('given a candidate one signal ranks first and the other 101st, when fused with the matcher\'s c, then it stays near the top; with the literature\'s c = 60, candidates both signals rank middling push it out', () => {
+  it("given a candidate one signal ranks first and the other 101st, when fused with the matcher's c, then it stays near the top; with the literature's c = 60, candidates both signals rank middling push it out", () => {
     // "refund" shares a rare word with the message (BM25 first) but the embedding ranks it 101st of 201; g20…g79 are
     // ranked 21st–80th by the embedding and 2nd–61st by BM25.
     const ids = Array.from({ length: 200 }, (_, i) => `g${i}`);
@@ -48,7 +49,7 @@ describe('reciprocalRankFusion', () => {
     expect(rank(reciprocalRankFusion([{ scores: embedding }, { scores: lexical }], HYBRID_RRF_C, 'min'))).toBeGreaterThan(3);
   });
 
-  it('given a signal rescaled (another model\'s cosines, or raw BM25), when fused, then nothing changes: only ranks count', () => {
+  it("given a signal rescaled (another model's cosines, or raw BM25), when fused, then nothing changes: only ranks count", () => {
     const embedding = scores({ a: 0.31, b: 0.29, c: 0.05, d: 0.3 });
     const lexical = scores({ a: 0.2, b: 1, c: 0.6, d: 0 });
     const rescaled = new Map([...embedding].map(([id, s]) => [id, s * 7 + 1]));
@@ -61,7 +62,10 @@ describe('reciprocalRankFusion', () => {
   });
 
   it('given a weight of 0 for a signal, when fused, then that signal does not count', () => {
-    const fused = reciprocalRankFusion([{ scores: scores({ a: 1, b: 0.5 }), weight: 0 }, { scores: scores({ a: 0.1, b: 0.9 }) }], HYBRID_RRF_C);
+    const fused = reciprocalRankFusion(
+      [{ scores: scores({ a: 1, b: 0.5 }), weight: 0 }, { scores: scores({ a: 0.1, b: 0.9 }) }],
+      HYBRID_RRF_C,
+    );
     expect(order(fused)).toEqual(['b', 'a']);
     expect(fused.get('b')).toBeCloseTo(1, 12);
   });

@@ -11,17 +11,24 @@ import { prefilterQuery } from './prefilter-query.js';
  */
 export const INTENT_PREFILTER_K = 8;
 
-const intentText = (intent: IntentToMatchV1): string => [intent.name.replace(/_/g, ' '), intent.description, ...intent.keywords, ...intent.examples].join('\n');
+const intentText = (intent: IntentToMatchV1): string =>
+  [intent.name.replace(/_/g, ' '), intent.description, ...intent.keywords, ...intent.examples].join('\n');
 
 /** The intents the call classifies into: all of them up to `INTENT_PREFILTER_K`, else the k most similar (ties: given order). */
-export function intentsForCall(intents: readonly IntentToMatchV1[], request: Pick<MatchGuidelinesRequestV1, 'message' | 'history' | 'terms'>, indexes: LexicalIndexCache): IntentToMatchV1[] {
+export function intentsForCall(
+  intents: readonly IntentToMatchV1[],
+  request: Pick<MatchGuidelinesRequestV1, 'message' | 'history' | 'terms'>,
+  indexes: LexicalIndexCache,
+): IntentToMatchV1[] {
   if (intents.length <= INTENT_PREFILTER_K) return [...intents];
   const query = prefilterQuery({ message: request.message, history: request.history, terms: request.terms ?? [] });
   const { index } = indexes.indexFor(intents.map((intent) => ({ id: `intent:${intent.name}`, text: intentText(intent) })));
   const scores = index.score(query.parts);
   const scoreOf = (intent: IntentToMatchV1): number => scores.get(`intent:${intent.name}`) ?? 0;
   const order = new Map(intents.map((intent, i) => [intent.name, i]));
-  return [...intents].sort((a, b) => scoreOf(b) - scoreOf(a) || (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0)).slice(0, INTENT_PREFILTER_K);
+  return [...intents]
+    .sort((a, b) => scoreOf(b) - scoreOf(a) || (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0))
+    .slice(0, INTENT_PREFILTER_K);
 }
 
 const clamp = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0);
@@ -31,10 +38,16 @@ const clamp = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.max(
  * if offered), confidences clamped to 0..1, and parameters that break the intent's schema are not passed on
  * (a tool would refuse them) — the intent then stands with no parameters.
  */
-export function classifiedIntent(answer: IntentAnswer, offered: readonly IntentToMatchV1[], params: Record<string, unknown>): IntentClassificationV1 {
+export function classifiedIntent(
+  answer: IntentAnswer,
+  offered: readonly IntentToMatchV1[],
+  params: Record<string, unknown>,
+): IntentClassificationV1 {
   const byName = new Map(offered.map((intent) => [intent.name, intent]));
   const intent = byName.get(answer.name);
-  const alternatives = answer.alternatives.filter((a) => byName.has(a.name) && a.name !== answer.name).map((a) => ({ name: a.name, confidence: clamp(a.confidence) }));
+  const alternatives = answer.alternatives
+    .filter((a) => byName.has(a.name) && a.name !== answer.name)
+    .map((a) => ({ name: a.name, confidence: clamp(a.confidence) }));
   if (!intent) return { name: 'UNKNOWN', confidence: clamp(answer.confidence), extracted_params: {}, alternatives };
   const valid = !intent.parameters || checkArguments(intent.parameters, params).ok;
   return { name: intent.name, confidence: clamp(answer.confidence), extracted_params: valid ? params : {}, alternatives };

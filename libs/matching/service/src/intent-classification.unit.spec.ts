@@ -2,7 +2,12 @@ import type { IntentToMatchV1 } from '@tenet/contracts';
 import { classifiedIntent, INTENT_PREFILTER_K, intentsForCall } from './intent-classification.js';
 import { LexicalIndexCache } from './lexical-index-cache.js';
 
-const intent = (name: string, description: string, keywords: string[] = []): IntentToMatchV1 => ({ name, description, examples: [], keywords });
+const intent = (name: string, description: string, keywords: string[] = []): IntentToMatchV1 => ({
+  name,
+  description,
+  examples: [],
+  keywords,
+});
 
 describe('intentsForCall', () => {
   it('offers every intent up to the limit, else the most similar to the conversation', () => {
@@ -17,9 +22,26 @@ describe('intentsForCall', () => {
 });
 
 describe('classifiedIntent', () => {
-  const offered = [{ ...intent('track', 'Track'), parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]+$' } } } }, intent('cancel', 'Cancel')];
+  const offered = [
+    { ...intent('track', 'Track'), parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]+$' } } } },
+    intent('cancel', 'Cancel'),
+  ];
   it('keeps an offered intent with parameters that pass its schema, and clamps confidences', () => {
-    expect(classifiedIntent({ name: 'track', confidence: 1.4, extracted_params_json: '', alternatives: [{ name: 'cancel', confidence: -1 }, { name: 'nope', confidence: 0.5 }] }, offered, { order_id: '123' })).toEqual({
+    expect(
+      classifiedIntent(
+        {
+          name: 'track',
+          confidence: 1.4,
+          extracted_params_json: '',
+          alternatives: [
+            { name: 'cancel', confidence: -1 },
+            { name: 'nope', confidence: 0.5 },
+          ],
+        },
+        offered,
+        { order_id: '123' },
+      ),
+    ).toEqual({
       name: 'track',
       confidence: 1,
       extracted_params: { order_id: '123' },
@@ -27,7 +49,16 @@ describe('classifiedIntent', () => {
     });
   });
   it('drops parameters that break the schema, and reads a name it was not offered as UNKNOWN', () => {
-    expect(classifiedIntent({ name: 'track', confidence: 0.9, extracted_params_json: '', alternatives: [] }, offered, { order_id: 'abc' }).extracted_params).toEqual({});
-    expect(classifiedIntent({ name: 'invented', confidence: 0.9, extracted_params_json: '', alternatives: [{ name: 'cancel', confidence: 0.3 }] }, offered, {})).toEqual({ name: 'UNKNOWN', confidence: 0.9, extracted_params: {}, alternatives: [{ name: 'cancel', confidence: 0.3 }] });
+    expect(
+      classifiedIntent({ name: 'track', confidence: 0.9, extracted_params_json: '', alternatives: [] }, offered, { order_id: 'abc' })
+        .extracted_params,
+    ).toEqual({});
+    expect(
+      classifiedIntent(
+        { name: 'invented', confidence: 0.9, extracted_params_json: '', alternatives: [{ name: 'cancel', confidence: 0.3 }] },
+        offered,
+        {},
+      ),
+    ).toEqual({ name: 'UNKNOWN', confidence: 0.9, extracted_params: {}, alternatives: [{ name: 'cancel', confidence: 0.3 }] });
   });
 });

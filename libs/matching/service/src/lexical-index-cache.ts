@@ -16,7 +16,8 @@ export class LexicalIndexCache {
   private readonly indexes: LRUCache<string, LexicalIndex>;
 
   constructor(readonly maxEntries: number = DEFAULT_LEXICAL_INDEX_CACHE_ENTRIES) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`LexicalIndexCache maxEntries must be an integer ≥ 1, got ${maxEntries}`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError(`LexicalIndexCache maxEntries must be an integer ≥ 1, got ${maxEntries}`);
     this.indexes = new LRUCache({ max: maxEntries });
   }
 

@@ -4,7 +4,9 @@ import { LexicalIndex, topicWords, type RankedDocument, type WeightedText } from
 /** BM25 as the matcher computed it per turn before the index was cached (every document tokenised each time). */
 function referenceBm25(query: readonly WeightedText[], docs: readonly RankedDocument[]): Map<string, number> {
   const queryWeights = new Map<string, number>();
-  for (const part of query) if (part.weight > 0) for (const word of new Set(topicWords(part.text))) queryWeights.set(word, (queryWeights.get(word) ?? 0) + part.weight);
+  for (const part of query)
+    if (part.weight > 0)
+      for (const word of new Set(topicWords(part.text))) queryWeights.set(word, (queryWeights.get(word) ?? 0) + part.weight);
   const counted = docs.map((d) => {
     const counts = new Map<string, number>();
     const words = topicWords(d.text);
@@ -19,7 +21,10 @@ function referenceBm25(query: readonly WeightedText[], docs: readonly RankedDocu
       const tf = d.counts.get(word) ?? 0;
       if (tf === 0) continue;
       const n = df(word);
-      score += weight * Math.log(1 + (counted.length - n + 0.5) / (n + 0.5)) * ((tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * d.length) / Math.max(1, average))));
+      score +=
+        weight *
+        Math.log(1 + (counted.length - n + 0.5) / (n + 0.5)) *
+        ((tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * d.length) / Math.max(1, average))));
     }
     return [d.id, score] as const;
   });
@@ -41,7 +46,12 @@ const query = [
 describe('LexicalIndex', () => {
   it('given an index built once, when several queries are scored against it, then each scores exactly as BM25 computed from scratch per turn did', () => {
     const index = new LexicalIndex(documents);
-    for (const q of [query, [{ text: 'refund', weight: 1 }], [{ text: 'hotel reservation cancellation', weight: 1 }], [{ text: '?!', weight: 1 }]]) {
+    for (const q of [
+      query,
+      [{ text: 'refund', weight: 1 }],
+      [{ text: 'hotel reservation cancellation', weight: 1 }],
+      [{ text: '?!', weight: 1 }],
+    ]) {
       expect([...index.score(q)]).toEqual([...referenceBm25(q, documents)]);
     }
     expect(index.size).toBe(4);
@@ -68,7 +78,9 @@ describe('LexicalIndexCache', () => {
   it('given a guideline whose text changes, when its set is indexed, then it is a new index that ranks the new text, and the old one is still there for the old version', () => {
     const cache = new LexicalIndexCache(4);
     const before = cache.indexFor(documents);
-    const edited = documents.map((d) => (d.id === 'track' ? { ...d, text: 'The customer asks for a refund status\nLook up the refund payout date' } : d));
+    const edited = documents.map((d) =>
+      d.id === 'track' ? { ...d, text: 'The customer asks for a refund status\nLook up the refund payout date' } : d,
+    );
     const after = cache.indexFor(edited);
     expect(after.cached).toBe(false);
     expect(after.index).not.toBe(before.index);

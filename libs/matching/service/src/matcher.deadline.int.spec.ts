@@ -1,6 +1,13 @@
 import { MATCHER_COMPOSE_SUBJECT, type ComposeReplyRequestV1 } from '@tenet/contracts';
 import { OfflineVectorizer, OpenAiProvider } from '@tenet/llm';
-import { InProcessMessageBus, RemoteHandlerError, RequestCancelledError, requestWithinDeadline, RpcCancellations, TenetContext } from '@tenet/messaging';
+import {
+  InProcessMessageBus,
+  RemoteHandlerError,
+  RequestCancelledError,
+  requestWithinDeadline,
+  RpcCancellations,
+  TenetContext,
+} from '@tenet/messaging';
 import { openAiCompletion, startWireServer, type WireServer } from '@tenet/llm/testing';
 import { CoherenceChecker } from './coherence-checker.js';
 import { EmbeddingCache } from './embedding-cache.js';
@@ -8,17 +15,34 @@ import { GuidelineMatcher } from './guideline-matcher.js';
 import { MatcherRpcController } from './matcher.rpc.controller.js';
 import { ProviderRegistry } from './provider-registry.js';
 
-const compose: ComposeReplyRequestV1 = { session_id: 's1', agent: { id: 'a1', name: 'Ada' }, message: 'Where is my order?', history: [], matched: [] };
+const compose: ComposeReplyRequestV1 = {
+  session_id: 's1',
+  agent: { id: 'a1', name: 'Ada' },
+  message: 'Where is my order?',
+  history: [],
+  matched: [],
+};
 
 /** The real controller answering on an in-process bus, with the request's headers as its context (as TenetTransport does). */
-async function matcherOn(bus: InProcessMessageBus, wire: WireServer, providerOptions: { timeoutMs?: number; maxRetries?: number } = {}): Promise<void> {
-  const provider = new OpenAiProvider({ apiKey: 'sk-test', baseURL: `${wire.url}/v1`, retryPolicy: { baseDelayMs: 10, maxDelayMs: 20 }, ...providerOptions });
+async function matcherOn(
+  bus: InProcessMessageBus,
+  wire: WireServer,
+  providerOptions: { timeoutMs?: number; maxRetries?: number } = {},
+): Promise<void> {
+  const provider = new OpenAiProvider({
+    apiKey: 'sk-test',
+    baseURL: `${wire.url}/v1`,
+    retryPolicy: { baseDelayMs: 10, maxDelayMs: 20 },
+    ...providerOptions,
+  });
   const registry = new ProviderRegistry(provider);
   const matcher = new GuidelineMatcher(registry, new EmbeddingCache(new OfflineVectorizer()), { logger: { warn: () => undefined } });
   const cancellations = new RpcCancellations(bus);
   await cancellations.start();
   const controller = new MatcherRpcController(matcher, new CoherenceChecker(registry), undefined, cancellations);
-  await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) => controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])));
+  await bus.reply(MATCHER_COMPOSE_SUBJECT, 'guideline-matcher', (data, headers) =>
+    controller.compose(data, new TenetContext([MATCHER_COMPOSE_SUBJECT, headers, 1, undefined])),
+  );
 }
 
 describe('the turn deadline reaches the LLM calls', () => {
@@ -64,7 +88,9 @@ describe('the turn deadline reaches the LLM calls', () => {
 
   it('given answers out of schema that the provider billed, when the step fails, then the error carries every billed call for metering', async () => {
     // `message` must be a non-empty string: both the first answer and the repair break the schema.
-    wire = await startWireServer(() => openAiCompletion({ message: 7, cited_guideline_ids: [], canned_response_id: '' }, { prompt_tokens: 123, completion_tokens: 45 }));
+    wire = await startWireServer(() =>
+      openAiCompletion({ message: 7, cited_guideline_ids: [], canned_response_id: '' }, { prompt_tokens: 123, completion_tokens: 45 }),
+    );
     await matcherOn(bus, wire);
     const failed = requestWithinDeadline(bus, MATCHER_COMPOSE_SUBJECT, compose, { deadlineAt: Date.now() + 30_000 });
     await expect(failed).rejects.toMatchObject({ remoteCode: 'LLM.INVALID_OUTPUT' });

@@ -10,7 +10,13 @@ import { CoherenceChecker } from './coherence-checker.js';
 import { ContextExtractor } from './context-extractor.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { GuidelineMatcher } from './guideline-matcher.js';
-import { EMBEDDING_CACHE_VARIABLES, embeddingCacheOptionsOf, GUIDELINE_MATCHER_OPTIONS, guidelineMatcherOptionsOf, MATCHER_VARIABLES } from './matcher-options.js';
+import {
+  EMBEDDING_CACHE_VARIABLES,
+  embeddingCacheOptionsOf,
+  GUIDELINE_MATCHER_OPTIONS,
+  guidelineMatcherOptionsOf,
+  MATCHER_VARIABLES,
+} from './matcher-options.js';
 import { MatcherRpcController } from './matcher.rpc.controller.js';
 import { ProviderRegistry } from './provider-registry.js';
 
@@ -39,8 +45,16 @@ export class GuidelineMatcherModule {
         CoherenceChecker,
         ContextExtractor,
         // The settings come from the process's validated configuration, at the composition root: a bad value fails the start, not a turn.
-        { provide: MATCHER_CONFIG, inject: [{ token: TENET_CONFIG, optional: true }], useFactory: (config: TenetConfig | undefined) => config ?? loadConfig('guideline-matcher', process.env) },
-        { provide: GUIDELINE_MATCHER_OPTIONS, inject: [MATCHER_CONFIG], useFactory: (config: TenetConfig) => guidelineMatcherOptionsOf(config.pick(MATCHER_VARIABLES)) },
+        {
+          provide: MATCHER_CONFIG,
+          inject: [{ token: TENET_CONFIG, optional: true }],
+          useFactory: (config: TenetConfig | undefined) => config ?? loadConfig('guideline-matcher', process.env),
+        },
+        {
+          provide: GUIDELINE_MATCHER_OPTIONS,
+          inject: [MATCHER_CONFIG],
+          useFactory: (config: TenetConfig) => guidelineMatcherOptionsOf(config.pick(MATCHER_VARIABLES)),
+        },
         { provide: ProviderRegistry, useFactory: () => new ProviderRegistry(options.provider ?? createLlmProvider(process.env)) },
         // Requesters (the gateway) cancel a step they no longer want: its LLM calls are aborted. Without the
         // platform's bus (a host that wires its own transport) only the requests' deadlines apply.
@@ -58,12 +72,17 @@ export class GuidelineMatcherModule {
         {
           provide: BudgetGate,
           inject: [{ token: BUDGET_STORE, optional: true }, MATCHER_CONFIG],
-          useFactory: (store: BudgetStore | undefined, config: TenetConfig) => new BudgetGate({ store, prices: priceTableWith(config.get('TENET_PRICES'), defaultPriceTable) }),
+          useFactory: (store: BudgetStore | undefined, config: TenetConfig) =>
+            new BudgetGate({ store, prices: priceTableWith(config.get('TENET_PRICES'), defaultPriceTable) }),
         },
         {
           provide: EmbeddingCache,
           inject: [MATCHER_CONFIG],
-          useFactory: (config: TenetConfig) => new EmbeddingCache(options.embeddings ?? createEmbeddingProvider(process.env), embeddingCacheOptionsOf(config.pick(EMBEDDING_CACHE_VARIABLES))),
+          useFactory: (config: TenetConfig) =>
+            new EmbeddingCache(
+              options.embeddings ?? createEmbeddingProvider(process.env),
+              embeddingCacheOptionsOf(config.pick(EMBEDDING_CACHE_VARIABLES)),
+            ),
         },
       ],
       exports: [GuidelineMatcher, CoherenceChecker],

@@ -71,7 +71,11 @@ export class MatcherRpcController {
     const request = validExtractRequest(payload);
     const extractor = this.extractor;
     if (!extractor) throw new Error('context extraction is not configured in this matcher');
-    return withRemoteParent(context.getHeaders(), () => traced('tenet.matcher.extract', { 'messaging.system': 'nats' }, () => this.withSignal(context, (options) => extractor.extract(request, options))));
+    return withRemoteParent(context.getHeaders(), () =>
+      traced('tenet.matcher.extract', { 'messaging.system': 'nats' }, () =>
+        this.withSignal(context, (options) => extractor.extract(request, options)),
+      ),
+    );
   }
 
   /**
@@ -79,7 +83,8 @@ export class MatcherRpcController {
    * metric (KEDA, k8s/base/guideline-matcher.yaml).
    */
   private measured<T>(operation: 'match' | 'compose' | 'check_coherence', context: TenetContext, work: () => Promise<T>): Promise<T> {
-    const span = () => traced(`tenet.matcher.${operation}`, { 'messaging.system': 'nats', 'messaging.destination.name': context.getSubject() }, work);
+    const span = () =>
+      traced(`tenet.matcher.${operation}`, { 'messaging.system': 'nats', 'messaging.destination.name': context.getSubject() }, work);
     return withRemoteParent(context.getHeaders(), () => (this.metrics ? this.metrics.matcherRequest(operation, span) : span()));
   }
 

@@ -12,8 +12,22 @@ export function checkCoherenceOffline(input: CheckCoherenceInput): CheckCoherenc
     const id = proposalId(i);
     const others = [...input.existing, ...input.proposals.slice(0, i).map((p, j) => ({ ...p, id: proposalId(j) }))];
     const report = checkCoherence({ ...proposal, id }, others);
-    for (const f of report.contradictions) findings.push({ proposal_id: id, guideline_id: f.guideline_id, kind: 'contradiction', condition_similarity: f.condition_similarity, reason: f.reason });
-    for (const f of report.overlaps) findings.push({ proposal_id: id, guideline_id: f.guideline_id, kind: 'overlap', condition_similarity: f.condition_similarity, reason: f.reason });
+    for (const f of report.contradictions)
+      findings.push({
+        proposal_id: id,
+        guideline_id: f.guideline_id,
+        kind: 'contradiction',
+        condition_similarity: f.condition_similarity,
+        reason: f.reason,
+      });
+    for (const f of report.overlaps)
+      findings.push({
+        proposal_id: id,
+        guideline_id: f.guideline_id,
+        kind: 'overlap',
+        condition_similarity: f.condition_similarity,
+        reason: f.reason,
+      });
   });
   return { findings };
 }

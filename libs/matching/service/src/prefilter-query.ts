@@ -69,7 +69,11 @@ function expandWithGlossary(text: string, terms: readonly GlossaryTerm[], used: 
  * customer's previous message, weighted by `QUERY_WEIGHTS`, each expanded with the glossary terms it uses so that
  * "can I get my cash back" finds a guideline written about "refunds" when the glossary says so.
  */
-export function prefilterQuery(input: { message: string; history: readonly ConversationTurn[]; terms?: readonly GlossaryTerm[] }): PrefilterQuery {
+export function prefilterQuery(input: {
+  message: string;
+  history: readonly ConversationTurn[];
+  terms?: readonly GlossaryTerm[];
+}): PrefilterQuery {
   const topicFree = isTopicFree(input.message);
   const weights = QUERY_WEIGHTS[topicFree ? 'topicFree' : 'topical'];
   const lastOf = (role: ConversationTurn['role']): string => [...input.history].reverse().find((t) => t.role === role)?.content ?? '';
@@ -81,7 +85,9 @@ export function prefilterQuery(input: { message: string; history: readonly Conve
       ['last_agent', lastOf('agent')],
       ['previous_customer', lastOf('customer')],
     ] as const
-  ).flatMap(([source, text]): QueryPart[] => (text.trim() === '' ? [] : [{ source, text: expandWithGlossary(text, terms, used), weight: weights[source] }]));
+  ).flatMap(([source, text]): QueryPart[] =>
+    text.trim() === '' ? [] : [{ source, text: expandWithGlossary(text, terms, used), weight: weights[source] }],
+  );
   return { parts, topicFree, glossary: terms.filter((t) => used.has(t.name)).map((t) => t.name) };
 }
 

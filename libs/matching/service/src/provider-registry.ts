@@ -30,10 +30,17 @@ export class ProviderRegistry {
   }
 
   private build(choice: ProviderChoice): LlmProvider {
-    const fallback = choice.fallback ? { provider: choice.fallback.provider, ...(choice.fallback.model ? { model: choice.fallback.model } : {}) } : undefined;
+    const fallback = choice.fallback
+      ? { provider: choice.fallback.provider, ...(choice.fallback.model ? { model: choice.fallback.model } : {}) }
+      : undefined;
     // No provider of its own: the configured default, with the agent's fallback (docs/data-model.md#fallback) if set.
-    if (!choice.provider) return fallback ? withFallback(this.fallbackDefault, createLlmProviderFor(fallback, this.env)) : this.fallbackDefault;
-    const spec: LlmProviderSpec = { provider: choice.provider, ...(choice.model ? { model: choice.model } : {}), ...(fallback ? { fallback } : {}) };
+    if (!choice.provider)
+      return fallback ? withFallback(this.fallbackDefault, createLlmProviderFor(fallback, this.env)) : this.fallbackDefault;
+    const spec: LlmProviderSpec = {
+      provider: choice.provider,
+      ...(choice.model ? { model: choice.model } : {}),
+      ...(fallback ? { fallback } : {}),
+    };
     return createLlmProviderFor(spec, this.env);
   }
 }

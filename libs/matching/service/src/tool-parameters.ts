@@ -20,7 +20,12 @@ export interface ToolParameterIssue {
  * missing or wrong, or whose schema cannot be used, is reported, never executed, and never fails the turn.
  */
 export class ToolParameterValidator {
-  validate(guidelineId: string, tools: readonly ToolDefinition[], proposed: readonly ToolArguments[] | undefined, wanted: readonly string[]): { parameters: Record<string, Record<string, unknown>>; issues: ToolParameterIssue[] } {
+  validate(
+    guidelineId: string,
+    tools: readonly ToolDefinition[],
+    proposed: readonly ToolArguments[] | undefined,
+    wanted: readonly string[],
+  ): { parameters: Record<string, Record<string, unknown>>; issues: ToolParameterIssue[] } {
     const parameters: Record<string, Record<string, unknown>> = {};
     const issues: ToolParameterIssue[] = [];
     for (const toolName of wanted) {
@@ -31,7 +36,11 @@ export class ToolParameterValidator {
       }
       const schema = compileToolSchema(tool.parameters);
       if (!schema.ok) {
-        issues.push({ guideline_id: guidelineId, tool_name: toolName, problem: `the tool's parameter schema cannot be used: ${schema.reason}` });
+        issues.push({
+          guideline_id: guidelineId,
+          tool_name: toolName,
+          problem: `the tool's parameter schema cannot be used: ${schema.reason}`,
+        });
         continue;
       }
       const entry = proposed?.find((p) => p.tool_name === toolName);

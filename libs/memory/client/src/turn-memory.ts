@@ -13,12 +13,27 @@ import {
 } from '@tenet/contracts';
 import type { TenetConfig } from '@tenet/config';
 import type { EventStore } from '@tenet/event-store';
-import { clampConfidence, mergedFacts, normalizedFacts, recallSettings, scalarFieldValues, typedValue, type ExtractedFact, type RetrievalSettings } from '@tenet/memory-domain';
+import {
+  clampConfidence,
+  mergedFacts,
+  normalizedFacts,
+  recallSettings,
+  scalarFieldValues,
+  typedValue,
+  type ExtractedFact,
+  type RetrievalSettings,
+} from '@tenet/memory-domain';
 import { extractsContext, TurnCancelled } from '@tenet/session-domain';
 import { redactSecrets } from '@tenet/llm';
 import { traceHeaders } from '@tenet/observability';
 import { EVENT_STORE, TENET_CONFIG } from '@tenet/platform-runtime';
-import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, scopedToAgent } from '@tenet/catalog-data-access';
+import {
+  type ContextVariableView,
+  ContextVariablesRepository,
+  GUEST_CUSTOMER_ID,
+  guestSessionKey,
+  scopedToAgent,
+} from '@tenet/catalog-data-access';
 
 /**
  * After a failed recall, turns recall for this long with the short probe budget only: a memory store that is down
@@ -44,7 +59,13 @@ type KnowledgeHit = RecallResponseV1['sources'][number];
  */
 export interface TurnDeadline {
   readonly at: number;
-  requestWithin<TRes, TReq>(budgetMs: number, subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, options?: { cancellable?: boolean; headers?: Record<string, string> }): Promise<TRes>;
+  requestWithin<TRes, TReq>(
+    budgetMs: number,
+    subject: string,
+    data: TReq,
+    billed: (calls: CallUsageV1[]) => Promise<unknown>,
+    options?: { cancellable?: boolean; headers?: Record<string, string> },
+  ): Promise<TRes>;
 }
 
 export interface TurnMemoryInput {
@@ -133,13 +154,22 @@ export class TurnMemory {
       const workspaceId = await this.workspaces?.ownerOf('agents', input.agent.id);
       if (workspaceId !== undefined) request.workspace_id = workspaceId;
       const budgetMs = probing ? Math.min(RECALL_PROBE_MS, this.recallBudgetMs) : this.recallBudgetMs;
-      const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(budgetMs, MEMORY_RECALL_SUBJECT, request, async () => [], { headers: traceHeaders() });
+      const recalled = await input.deadline.requestWithin<RecallResponseV1, RecallRequestV1>(
+        budgetMs,
+        MEMORY_RECALL_SUBJECT,
+        request,
+        async () => [],
+        { headers: traceHeaders() },
+      );
       this.recallBackoffUntil = 0;
       const billed = recalled.calls && recalled.calls.length > 0 ? await input.billed(recalled.calls) : [];
       return { ...(await this.ownWorkspaceOnly(workspaceId, recalled)), billed };
     } catch (error) {
       if (error instanceof TurnCancelled) throw error;
-      if (!probing) this.logger.warn(`recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`);
+      if (!probing)
+        this.logger.warn(
+          `recall for session ${input.sessionId} failed, replying without memory (the next ${RECALL_BACKOFF_MS} ms of turns wait at most ${RECALL_PROBE_MS} ms for it): ${redactSecrets(String(error))}`,
+        );
       this.recallBackoffUntil = Date.now() + RECALL_BACKOFF_MS;
       return undefined;
     }
@@ -162,7 +192,8 @@ export class TurnMemory {
   }
 
   async extract(input: TurnMemoryInput): Promise<{ reply?: ExtractContextReplyV1; variables: ContextVariableView[]; calls: Priced[] }> {
-    if (!extractsContext(input.sessionConfig ?? { auto_extract: null }, input.agent.config) || input.message.trim() === '') return { variables: [], calls: [] };
+    if (!extractsContext(input.sessionConfig ?? { auto_extract: null }, input.agent.config) || input.message.trim() === '')
+      return { variables: [], calls: [] };
     const variables = await this.extractable(input.agent.id);
     const request: ExtractContextRequestV1 = {
       session_id: input.sessionId,
@@ -198,7 +229,11 @@ export class TurnMemory {
   }
 
   /** Stores and publishes what was extracted; returns what was kept and what the variables' rules refused. */
-  async store(input: TurnMemoryInput, reply: ExtractContextReplyV1, variables: readonly ContextVariableView[]): Promise<{ outcome: ExtractionOutcome; values: Record<string, unknown> }> {
+  async store(
+    input: TurnMemoryInput,
+    reply: ExtractContextReplyV1,
+    variables: readonly ContextVariableView[],
+  ): Promise<{ outcome: ExtractionOutcome; values: Record<string, unknown> }> {
     const byName = new Map(variables.map((v) => [v.name, v]));
     const outcome: ExtractionOutcome = { stored: [], rejected: [], facts: 0 };
     const values: Record<string, unknown> = {};
@@ -217,7 +252,11 @@ export class TurnMemory {
       const confidence = clampConfidence(extracted.confidence);
       try {
         // A guest's values are kept for its session only (the shared guest customer would leak them to the next visitor).
-        await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, { confidence, source_message_id: input.messageId, extracted_at: extractedAt });
+        await this.variables.setValue(variable.id, guest ? guestSessionKey(input.sessionId) : input.customerId, data, now, {
+          confidence,
+          source_message_id: input.messageId,
+          extracted_at: extractedAt,
+        });
       } catch (error) {
         if (!(error instanceof RuleViolationError)) throw error;
         outcome.rejected.push({ name: variable.name, reason: error.message });
@@ -227,7 +266,16 @@ export class TurnMemory {
       outcome.stored.push({ name: variable.name, confidence });
       events.push({
         type: 'VariableUpdated',
-        data: { customerId: input.customerId, sessionId: input.sessionId, variableId: variable.id, name: variable.name, value: data, confidence, sourceMessageId: input.messageId, extractedAt },
+        data: {
+          customerId: input.customerId,
+          sessionId: input.sessionId,
+          variableId: variable.id,
+          name: variable.name,
+          value: data,
+          confidence,
+          sourceMessageId: input.messageId,
+          extractedAt,
+        },
       });
     }
     const facts = normalizedFacts(reply.facts);
@@ -236,9 +284,23 @@ export class TurnMemory {
       const factIds = facts.map((_, i) => `x-${input.messageId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64));
       // The memory store records these facts in a log of its own: it stamps them with this workspace (ADR 0018).
       const workspaceId = await this.workspaces?.ownerOf('agents', input.agent.id);
-      events.push({ type: 'FactsExtracted', data: { customerId: input.customerId, sessionId: input.sessionId, ...(workspaceId !== undefined ? { workspaceId } : {}), sourceMessageId: input.messageId, extractedAt, facts: facts.map((f, i) => ({ factId: factIds[i], ...f })) } });
+      events.push({
+        type: 'FactsExtracted',
+        data: {
+          customerId: input.customerId,
+          sessionId: input.sessionId,
+          ...(workspaceId !== undefined ? { workspaceId } : {}),
+          sourceMessageId: input.messageId,
+          extractedAt,
+          facts: facts.map((f, i) => ({ factId: factIds[i], ...f })),
+        },
+      });
     }
-    if (!guest && events.length > 0) await this.events.append(contextExtractionStream(input.customerId), events.map((e) => ({ ...e, metadata: { sessionId: input.sessionId } })));
+    if (!guest && events.length > 0)
+      await this.events.append(
+        contextExtractionStream(input.customerId),
+        events.map((e) => ({ ...e, metadata: { sessionId: input.sessionId } })),
+      );
     return { outcome, values };
   }
 }
@@ -246,7 +308,11 @@ export class TurnMemory {
 /** One turn's memory work, started before matching. */
 export class TurnMemoryRun {
   private readonly recalled: Promise<(RecallResponseV1 & { billed?: Priced[] }) | undefined>;
-  private readonly extracted: Promise<{ reply?: ExtractContextReplyV1; calls: Priced[]; stored?: { outcome: ExtractionOutcome; values: Record<string, unknown> } }>;
+  private readonly extracted: Promise<{
+    reply?: ExtractContextReplyV1;
+    calls: Priced[];
+    stored?: { outcome: ExtractionOutcome; values: Record<string, unknown> };
+  }>;
   private knowledge: KnowledgeHit[] = [];
   private outcome: ExtractionOutcome | undefined;
   private recallServed = false;
@@ -254,7 +320,9 @@ export class TurnMemoryRun {
   constructor(memory: TurnMemory, input: TurnMemoryInput) {
     this.recalled = memory.recall(input);
     // Stored as soon as it is back, whether or not the turn gets to compose (a newer message may supersede it).
-    this.extracted = memory.extract(input).then(async (x) => (x.reply ? { ...x, stored: await memory.store(input, x.reply, x.variables) } : x));
+    this.extracted = memory
+      .extract(input)
+      .then(async (x) => (x.reply ? { ...x, stored: await memory.store(input, x.reply, x.variables) } : x));
     // Awaited in forCompose; a rejection before then must not be unhandled.
     this.recalled.catch(() => undefined);
     this.extracted.catch(() => undefined);

@@ -5,7 +5,9 @@ import type { ContextVariablesRepository } from '@tenet/catalog-data-access';
 import { TurnMemory, type TurnDeadline, type TurnMemoryInput } from './turn-memory.js';
 
 const recalled: RecallResponseV1 = {
-  facts: [{ fact_id: 'f1', subject: 'customer', predicate: 'name', object: 'Alice', confidence: 0.9, recorded_at: '2026-11-24T10:00:00.000Z' }],
+  facts: [
+    { fact_id: 'f1', subject: 'customer', predicate: 'name', object: 'Alice', confidence: 0.9, recorded_at: '2026-11-24T10:00:00.000Z' },
+  ],
   sources: [
     { source_id: 's', chunk_id: 's:1', title: 'Policies', url: null, heading: 'Policies › Warranty', score: 0.8, chunk_text: 'Two years.' },
     { source_id: 's', chunk_id: 's:2', title: 'Policies', url: null, heading: 'Policies › Shipping', score: 0.4, chunk_text: '3-5 days.' },
@@ -17,8 +19,15 @@ const recalled: RecallResponseV1 = {
 function setup(answer: () => Promise<unknown>) {
   let requests = 0;
   const budgets: number[] = [];
-  const deadline = { at: Date.now() + 60_000, requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()) } as unknown as TurnDeadline;
-  const memory = new TurnMemory({ list: async () => [] } as unknown as ContextVariablesRepository, {} as EventStore, loadConfig('session-gateway', { TENET_RECALL_BUDGET_MS: '5000' }));
+  const deadline = {
+    at: Date.now() + 60_000,
+    requestWithin: async (budgetMs: number) => (requests++, budgets.push(budgetMs), answer()),
+  } as unknown as TurnDeadline;
+  const memory = new TurnMemory(
+    { list: async () => [] } as unknown as ContextVariablesRepository,
+    {} as EventStore,
+    loadConfig('session-gateway', { TENET_RECALL_BUDGET_MS: '5000' }),
+  );
   const input: TurnMemoryInput = {
     agent: { id: 'a1', name: 'Ada', config: {} },
     sessionId: 's1',
@@ -41,7 +50,9 @@ describe('TurnMemory', () => {
     expect(remembered.compose.facts).toEqual([{ subject: 'customer', predicate: 'name', object: 'Alice', confidence: 0.9 }]);
     expect(remembered.compose.knowledge?.map((k) => k.chunk_id)).toEqual(['s:1', 's:2']);
     expect(remembered.calls).toEqual([]);
-    expect(run.messageData(['s:2', 'unknown'])).toEqual({ sources: [{ source_id: 's', title: 'Policies', url: null, heading: 'Policies › Shipping', score: 0.4, chunk_text: '3-5 days.' }] });
+    expect(run.messageData(['s:2', 'unknown'])).toEqual({
+      sources: [{ source_id: 's', title: 'Policies', url: null, heading: 'Policies › Shipping', score: 0.4, chunk_text: '3-5 days.' }],
+    });
     expect(run.messageData([])).toEqual({});
     expect(run.readyData()).toEqual({ memory: { recalled: true, knowledge_chunks: ['s:1', 's:2'] } });
   });

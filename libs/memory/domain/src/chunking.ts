@@ -42,7 +42,21 @@ interface Section {
   body: string;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '\u2013', mdash: '\u2014', hellip: '\u2026', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+};
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
@@ -56,7 +70,10 @@ function decodeEntities(text: string): string {
 export function htmlToMarkdown(html: string): string {
   const withoutInvisible = html.replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, '').replace(/<!--[\s\S]*?-->/g, '');
   const headings = withoutInvisible.replace(/<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1\s*>/gi, (_, level: string, inner: string) => {
-    const text = inner.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+    const text = inner
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     return `\n\n${'#'.repeat(Number(level))} ${text}\n\n`;
   });
   const blocks = headings.replace(/<\/?(p|div|section|article|li|ul|ol|table|tr|br|blockquote|pre)\b[^>]*>/gi, '\n\n');
@@ -137,7 +154,13 @@ export function chunkSource(
     for (const text of pieces(section.body, maxChars)) {
       const nth = seen.get(heading) ?? 0;
       seen.set(heading, nth + 1);
-      chunks.push({ chunkId: `${source.sourceId}:${fnv1a(`${heading}\u0000${nth}`)}`, sourceId: source.sourceId, heading, text, ordinal: chunks.length });
+      chunks.push({
+        chunkId: `${source.sourceId}:${fnv1a(`${heading}\u0000${nth}`)}`,
+        sourceId: source.sourceId,
+        heading,
+        text,
+        ordinal: chunks.length,
+      });
     }
   }
   if (chunks.length === 0) throw new MemoryDomainError('MEMORY.INVALID_SOURCE', 'content must contain some text');

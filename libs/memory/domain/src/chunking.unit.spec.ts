@@ -48,11 +48,17 @@ describe('chunking by heading', () => {
     const chunks = chunkSource({ sourceId: 's1', title: 'T', format: 'markdown', content: `# Long\n${body}` }, { maxChars: 400 });
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.text.length <= 400 && c.heading === 'Long')).toBe(true);
-    expect(chunks.map((c) => c.text).join('\n\n').replace(/\s+/g, ' ')).toEqual(body.replace(/\s+/g, ' ').trim());
+    expect(
+      chunks
+        .map((c) => c.text)
+        .join('\n\n')
+        .replace(/\s+/g, ' '),
+    ).toEqual(body.replace(/\s+/g, ' ').trim());
   });
 
   it('reads HTML headings, drops scripts and decodes entities', () => {
-    const html = '<html><head><title>x</title></head><body><script>var a = "<h1>no</h1>";</script><h1>FAQ</h1><p>Tom &amp; Jerry&#39;s <b>shop</b></p><h2 class="x">Hours</h2><p>9&ndash;5</p></body></html>';
+    const html =
+      '<html><head><title>x</title></head><body><script>var a = "<h1>no</h1>";</script><h1>FAQ</h1><p>Tom &amp; Jerry&#39;s <b>shop</b></p><h2 class="x">Hours</h2><p>9&ndash;5</p></body></html>';
     expect(htmlToMarkdown(html)).toContain('# FAQ');
     const chunks = chunkSource({ sourceId: 'h', title: 'Site', format: 'html', content: html });
     expect(chunks.map((c) => [c.heading, c.text])).toEqual([
@@ -62,13 +68,17 @@ describe('chunking by heading', () => {
   });
 
   it('keeps plain text under the title', () => {
-    expect(chunkSource({ sourceId: 't', title: 'Notes', format: 'text', content: 'Just text.' })).toMatchObject([{ heading: 'Notes', text: 'Just text.' }]);
+    expect(chunkSource({ sourceId: 't', title: 'Notes', format: 'text', content: 'Just text.' })).toMatchObject([
+      { heading: 'Notes', text: 'Just text.' },
+    ]);
   });
 
   it('refuses empty content and unknown formats with a code', () => {
     expect(() => chunkSource({ sourceId: 't', title: 'N', format: 'markdown', content: '# Only a heading\n' })).toThrow(
       expect.objectContaining({ code: 'MEMORY.INVALID_SOURCE', message: 'content must contain some text' }),
     );
-    expect(() => chunkSource({ sourceId: 't', title: 'N', format: 'pdf' as never, content: 'x' })).toThrow(/format must be one of markdown, html, text/);
+    expect(() => chunkSource({ sourceId: 't', title: 'N', format: 'pdf' as never, content: 'x' })).toThrow(
+      /format must be one of markdown, html, text/,
+    );
   });
 });

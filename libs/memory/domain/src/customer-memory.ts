@@ -90,12 +90,23 @@ export function decide(command: MemoryCommand, state: CustomerMemoryState): Memo
         throw new MemoryDomainError('MEMORY.INVALID_FACT', 'confidence must be a number from 0 to 1');
       if (state.forgotten.includes(command.factId) || state.facts.some((f) => f.factId === command.factId))
         throw new MemoryDomainError('MEMORY.INVALID_FACT', `fact_id ${command.factId} is already used`);
-      const samePredicate = state.facts.filter((f) => isCurrent(f) && key(f.subject) === key(subject) && key(f.predicate) === key(predicate));
+      const samePredicate = state.facts.filter(
+        (f) => isCurrent(f) && key(f.subject) === key(subject) && key(f.predicate) === key(predicate),
+      );
       // Saying again what is already known changes nothing (extraction repeats itself every turn).
       if (samePredicate.some((f) => key(f.object) === key(object))) return [];
       const recorded: FactRecorded = {
         type: 'FactRecorded',
-        data: { factId: command.factId, customerId: command.customerId, subject, predicate, object, confidence: command.confidence, source: command.source, recordedAt: command.now },
+        data: {
+          factId: command.factId,
+          customerId: command.customerId,
+          subject,
+          predicate,
+          object,
+          confidence: command.confidence,
+          source: command.source,
+          recordedAt: command.now,
+        },
       };
       if ((command.cardinality ?? 'single') === 'multiple') return [recorded];
       const superseded: FactSuperseded[] = samePredicate.map((f) => ({
@@ -107,8 +118,21 @@ export function decide(command: MemoryCommand, state: CustomerMemoryState): Memo
     case 'ForgetFact': {
       if (state.forgotten.includes(command.factId)) return [];
       if (!state.facts.some((f) => f.factId === command.factId))
-        throw new MemoryDomainError('MEMORY.FACT_NOT_FOUND', `fact ${command.factId} is not in the memory of customer ${command.customerId}`);
-      return [{ type: 'FactForgotten', data: { factId: command.factId, customerId: command.customerId, ...(command.reason ? { reason: command.reason } : {}), at: command.now } }];
+        throw new MemoryDomainError(
+          'MEMORY.FACT_NOT_FOUND',
+          `fact ${command.factId} is not in the memory of customer ${command.customerId}`,
+        );
+      return [
+        {
+          type: 'FactForgotten',
+          data: {
+            factId: command.factId,
+            customerId: command.customerId,
+            ...(command.reason ? { reason: command.reason } : {}),
+            at: command.now,
+          },
+        },
+      ];
     }
     default: {
       const exhaustive: never = command;
@@ -124,7 +148,9 @@ export function evolve(state: CustomerMemoryState, event: MemoryEvent): Customer
     case 'FactSuperseded':
       return {
         ...state,
-        facts: state.facts.map((f) => (f.factId === event.data.factId ? { ...f, supersededAt: event.data.at, supersededBy: event.data.supersededBy } : f)),
+        facts: state.facts.map((f) =>
+          f.factId === event.data.factId ? { ...f, supersededAt: event.data.at, supersededBy: event.data.supersededBy } : f,
+        ),
       };
     case 'FactForgotten':
       return { facts: state.facts.filter((f) => f.factId !== event.data.factId), forgotten: [...state.forgotten, event.data.factId] };

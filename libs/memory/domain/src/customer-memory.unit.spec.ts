@@ -35,18 +35,27 @@ const recorded = (factId: string, object: string, at: number, predicate = 'lives
 
 describe('customer memory (semantic facts: record, supersede, forget)', () => {
   it('records a new fact', () => {
-    spec.given([]).when(record('f1', 'Paris', t0)).then([recorded('f1', 'Paris', t0)]);
+    spec
+      .given([])
+      .when(record('f1', 'Paris', t0))
+      .then([recorded('f1', 'Paris', t0)]);
   });
 
   it('supersedes the current value of a single-valued predicate, keeping the old fact', () => {
     spec
       .given([recorded('f1', 'Paris', t0)])
       .when(record('f2', 'Lyon', t0 + 10))
-      .then([recorded('f2', 'Lyon', t0 + 10), { type: 'FactSuperseded', data: { factId: 'f1', customerId: 'c1', supersededBy: 'f2', at: t0 + 10 } }]);
+      .then([
+        recorded('f2', 'Lyon', t0 + 10),
+        { type: 'FactSuperseded', data: { factId: 'f1', customerId: 'c1', supersededBy: 'f2', at: t0 + 10 } },
+      ]);
   });
 
   it('matches subject and predicate without case or surrounding space', () => {
-    const events = decide(record('f2', 'Lyon', t0 + 10, { subject: ' Customer', predicate: 'LIVES_IN ' }), foldMemory([recorded('f1', 'Paris', t0)]));
+    const events = decide(
+      record('f2', 'Lyon', t0 + 10, { subject: ' Customer', predicate: 'LIVES_IN ' }),
+      foldMemory([recorded('f1', 'Paris', t0)]),
+    );
     expect(events.map((e) => e.type)).toEqual(['FactRecorded', 'FactSuperseded']);
   });
 
@@ -58,11 +67,17 @@ describe('customer memory (semantic facts: record, supersede, forget)', () => {
   });
 
   it('ignores a fact already believed', () => {
-    spec.given([recorded('f1', 'Paris', t0)]).when(record('f2', 'paris', t0 + 10)).thenNothingHappens();
+    spec
+      .given([recorded('f1', 'Paris', t0)])
+      .when(record('f2', 'paris', t0 + 10))
+      .thenNothingHappens();
   });
 
   it('does not let a superseded value come back silently: re-stating it supersedes the newer one', () => {
-    const past: MemoryEvent[] = [recorded('f1', 'Paris', t0), ...decide(record('f2', 'Lyon', t0 + 10), foldMemory([recorded('f1', 'Paris', t0)]))];
+    const past: MemoryEvent[] = [
+      recorded('f1', 'Paris', t0),
+      ...decide(record('f2', 'Lyon', t0 + 10), foldMemory([recorded('f1', 'Paris', t0)])),
+    ];
     expect(decide(record('f3', 'Paris', t0 + 20), foldMemory(past)).map((e) => [e.type, e.data.factId])).toEqual([
       ['FactRecorded', 'f3'],
       ['FactSuperseded', 'f2'],
@@ -76,13 +91,22 @@ describe('customer memory (semantic facts: record, supersede, forget)', () => {
     [{ confidence: 1.5 }, /confidence must be a number from 0 to 1/],
     [{ confidence: Number.NaN }, /confidence/],
   ] as const)('rejects %p naming the field', (override, message) => {
-    spec.given([]).when(record('f1', 'Paris', t0, override)).thenThrows('MEMORY.INVALID_FACT', message);
+    spec
+      .given([])
+      .when(record('f1', 'Paris', t0, override))
+      .thenThrows('MEMORY.INVALID_FACT', message);
   });
 
   it('refuses to reuse a fact id, even a forgotten one', () => {
     const forgotten: MemoryEvent = { type: 'FactForgotten', data: { factId: 'f1', customerId: 'c1', at: t0 + 5 } };
-    spec.given([recorded('f1', 'Paris', t0)]).when(record('f1', 'Lyon', t0 + 1)).thenThrows('MEMORY.INVALID_FACT', /already used/);
-    spec.given([recorded('f1', 'Paris', t0), forgotten]).when(record('f1', 'Lyon', t0 + 10)).thenThrows('MEMORY.INVALID_FACT', /already used/);
+    spec
+      .given([recorded('f1', 'Paris', t0)])
+      .when(record('f1', 'Lyon', t0 + 1))
+      .thenThrows('MEMORY.INVALID_FACT', /already used/);
+    spec
+      .given([recorded('f1', 'Paris', t0), forgotten])
+      .when(record('f1', 'Lyon', t0 + 10))
+      .thenThrows('MEMORY.INVALID_FACT', /already used/);
   });
 
   describe('forgetting', () => {
@@ -95,12 +119,18 @@ describe('customer memory (semantic facts: record, supersede, forget)', () => {
 
     it('is idempotent and refuses an unknown fact', () => {
       const forgotten: MemoryEvent = { type: 'FactForgotten', data: { factId: 'f1', customerId: 'c1', at: t0 + 5 } };
-      spec.given([recorded('f1', 'Paris', t0), forgotten]).when({ type: 'ForgetFact', factId: 'f1', customerId: 'c1', now: t0 + 6 }).thenNothingHappens();
+      spec
+        .given([recorded('f1', 'Paris', t0), forgotten])
+        .when({ type: 'ForgetFact', factId: 'f1', customerId: 'c1', now: t0 + 6 })
+        .thenNothingHappens();
       spec.given([]).when({ type: 'ForgetFact', factId: 'nope', customerId: 'c1', now: t0 }).thenThrows('MEMORY.FACT_NOT_FOUND', /nope/);
     });
 
     it('erases the fact from the present and the past', () => {
-      const state = foldMemory([recorded('f1', 'Paris', t0), { type: 'FactForgotten', data: { factId: 'f1', customerId: 'c1', at: t0 + 5 } }]);
+      const state = foldMemory([
+        recorded('f1', 'Paris', t0),
+        { type: 'FactForgotten', data: { factId: 'f1', customerId: 'c1', at: t0 + 5 } },
+      ]);
       expect(factsTrueNow(state)).toEqual([]);
       expect(factsTrueAt(state, t0 + 1)).toEqual([]);
       expect(state.forgotten).toEqual(['f1']);

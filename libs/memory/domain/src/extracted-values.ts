@@ -23,7 +23,9 @@ export function typedValue(variable: { data_type?: VariableDataType | undefined 
     case 'Object':
       try {
         const parsed: unknown = JSON.parse(value);
-        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+        return (variable.data_type === 'Array') === Array.isArray(parsed) && typeof parsed === 'object' && parsed !== null
+          ? parsed
+          : undefined;
       } catch {
         return undefined;
       }
@@ -59,11 +61,18 @@ const factKey = (f: Pick<ExtractedFact, 'subject' | 'predicate'>): string => `${
 /** The facts a reply may use: this message's are the newest and win over recalled ones with the same subject and predicate. */
 export function mergedFacts(fromMessage: readonly ExtractedFact[], recalled: readonly ExtractedFact[]): ExtractedFact[] {
   const facts = new Map<string, ExtractedFact>();
-  for (const f of fromMessage) facts.set(factKey(f), { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
-  for (const f of recalled) if (!facts.has(factKey(f))) facts.set(factKey(f), { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+  for (const f of fromMessage)
+    facts.set(factKey(f), { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
+  for (const f of recalled)
+    if (!facts.has(factKey(f)))
+      facts.set(factKey(f), { subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence });
   return [...facts.values()];
 }
 
 /** Values usable as template fields (`{{name}}`): strings, numbers and booleans as text. */
 export const scalarFieldValues = (values: Readonly<Record<string, unknown>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
+  Object.fromEntries(
+    Object.entries(values).flatMap(([k, v]) =>
+      typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [],
+    ),
+  );

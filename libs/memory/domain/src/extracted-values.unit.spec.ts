@@ -1,7 +1,7 @@
 import { mergedFacts, normalizedFacts, scalarFieldValues, typedValue } from './extracted-values.js';
 
 describe('extracted values', () => {
-  it('reads extracted text as the variable\'s data_type, or refuses it', () => {
+  it("reads extracted text as the variable's data_type, or refuses it", () => {
     expect(typedValue({ data_type: 'Number' }, '1,200')).toBe(1200);
     expect(typedValue({ data_type: 'Number' }, 'twelve')).toBeUndefined();
     expect(typedValue({ data_type: 'Boolean' }, 'Yes')).toBe(true);
@@ -11,9 +11,12 @@ describe('extracted values', () => {
   });
 
   it('normalises facts as stored: trimmed, snake_case predicate, confidence within 0..1, empty ones dropped', () => {
-    expect(normalizedFacts([{ subject: ' Ada ', predicate: 'Prefers Contact By', object: ' email ', confidence: 1.4 }, { subject: 'Ada', predicate: ' ', object: 'x', confidence: 0.5 }])).toEqual([
-      { subject: 'Ada', predicate: 'prefers_contact_by', object: 'email', confidence: 1 },
-    ]);
+    expect(
+      normalizedFacts([
+        { subject: ' Ada ', predicate: 'Prefers Contact By', object: ' email ', confidence: 1.4 },
+        { subject: 'Ada', predicate: ' ', object: 'x', confidence: 0.5 },
+      ]),
+    ).toEqual([{ subject: 'Ada', predicate: 'prefers_contact_by', object: 'email', confidence: 1 }]);
   });
 
   it("merges this message's facts over recalled ones with the same subject and predicate (case-insensitive)", () => {

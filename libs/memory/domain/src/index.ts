@@ -18,6 +18,22 @@ export {
   type PredicateCardinality,
   type RecordFact,
 } from './customer-memory.js';
-export { chunkSource, htmlToMarkdown, DEFAULT_MAX_CHUNK_CHARS, SOURCE_FORMATS, type ChunkingOptions, type KnowledgeChunk, type SourceFormat } from './chunking.js';
+export {
+  chunkSource,
+  htmlToMarkdown,
+  DEFAULT_MAX_CHUNK_CHARS,
+  SOURCE_FORMATS,
+  type ChunkingOptions,
+  type KnowledgeChunk,
+  type SourceFormat,
+} from './chunking.js';
 export { DEFAULT_RETRIEVAL, RETRIEVAL_LIMITS, recallSettings, retrievalOf, type RetrievalSettings } from './retrieval.js';
-export { clampConfidence, mergedFacts, normalizedFacts, scalarFieldValues, typedValue, type ExtractedFact, type VariableDataType } from './extracted-values.js';
+export {
+  clampConfidence,
+  mergedFacts,
+  normalizedFacts,
+  scalarFieldValues,
+  typedValue,
+  type ExtractedFact,
+  type VariableDataType,
+} from './extracted-values.js';

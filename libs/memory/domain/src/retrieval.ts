@@ -19,11 +19,23 @@ export const DEFAULT_RETRIEVAL: Readonly<RetrievalSettings> = Object.freeze({ ma
 
 /** The settings with the defaults filled in (agents stored before `retrieval` existed read with the defaults). */
 export function retrievalOf(stored: Partial<RetrievalSettings> | undefined): RetrievalSettings {
-  return { max_results: stored?.max_results ?? DEFAULT_RETRIEVAL.max_results, threshold: stored?.threshold ?? DEFAULT_RETRIEVAL.threshold, sources: [...(stored?.sources ?? DEFAULT_RETRIEVAL.sources)] };
+  return {
+    max_results: stored?.max_results ?? DEFAULT_RETRIEVAL.max_results,
+    threshold: stored?.threshold ?? DEFAULT_RETRIEVAL.threshold,
+    sources: [...(stored?.sources ?? DEFAULT_RETRIEVAL.sources)],
+  };
 }
 
 /** The recall request's fields for an agent's settings (`source_ids` only when the agent narrows its sources). */
-export function recallSettings(stored: Partial<RetrievalSettings> | undefined): { max_results: number; threshold: number; source_ids?: string[] } {
+export function recallSettings(stored: Partial<RetrievalSettings> | undefined): {
+  max_results: number;
+  threshold: number;
+  source_ids?: string[];
+} {
   const settings = retrievalOf(stored);
-  return { max_results: settings.max_results, threshold: settings.threshold, ...(settings.sources.length > 0 ? { source_ids: settings.sources } : {}) };
+  return {
+    max_results: settings.max_results,
+    threshold: settings.threshold,
+    ...(settings.sources.length > 0 ? { source_ids: settings.sources } : {}),
+  };
 }

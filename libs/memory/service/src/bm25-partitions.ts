@@ -9,7 +9,13 @@ export const termsOf = (text: string): string[] => words(text).map(stem);
 /** Nothing outside ASCII (the NFKD/accent step of `words` only changes such characters). */
 const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** `words(text)`, without its Unicode normalisation when the text is ASCII (where that changes nothing): most chunks. */
-const wordsOf = (text: string): string[] => (!NON_ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '') : words(text));
+const wordsOf = (text: string): string[] =>
+  !NON_ASCII.test(text)
+    ? text
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w !== '')
+    : words(text);
 
 /** Postings of one term in one partition, sorted by document: document, term frequency, document length. */
 class Postings {
@@ -285,7 +291,8 @@ export class Bm25Index {
       if (lists.length === 0) continue;
       const frequency = lists.reduce((n, p) => n + p.live, 0);
       // FTS5's idf, floored the same way for terms in more than half the documents.
-      const idf = Math.log((docs - frequency + 0.5) / (frequency + 0.5)) > 0 ? Math.log((docs - frequency + 0.5) / (frequency + 0.5)) : 1e-6;
+      const idf =
+        Math.log((docs - frequency + 0.5) / (frequency + 0.5)) > 0 ? Math.log((docs - frequency + 0.5) / (frequency + 0.5)) : 1e-6;
       const maxTf = Math.max(...lists.map((p) => p.maxTf));
       const minLength = Math.min(...lists.map((p) => p.minLength));
       // The most any document can get from this term (a hair above, so summation order never makes it an underestimate).

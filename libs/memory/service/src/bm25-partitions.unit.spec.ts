@@ -29,7 +29,12 @@ const frequenciesOf = (h: Held): Map<string, number> => {
 };
 
 /** Unbounded BM25 (FTS5's formula) over every held document of the searched scopes: the reference the pruned top k must equal. */
-function bruteForce(held: readonly Held[], text: string, k: number, searched: (scope: string) => boolean): { doc: number; score: number }[] {
+function bruteForce(
+  held: readonly Held[],
+  text: string,
+  k: number,
+  searched: (scope: string) => boolean,
+): { doc: number; score: number }[] {
   const docs = held.filter((h) => searched(h.scope));
   const average = docs.reduce((n, d) => n + d.terms.length, 0) / docs.length;
   const scores = new Map<number, number>();
@@ -85,7 +90,8 @@ describe('Bm25Index: MaxScore top k equals unbounded BM25', () => {
   ];
 
   it.each(filters)('on a Zipf corpus of 3,000 documents, 30 queries, k 1/5/20/100, searched: %s', (_name, searched) => {
-    for (const query of queries) for (const k of [1, 5, 20, 100]) expectSameTopK(index.search(query, k, searched), bruteForce(held, query, k, searched));
+    for (const query of queries)
+      for (const k of [1, 5, 20, 100]) expectSameTopK(index.search(query, k, searched), bruteForce(held, query, k, searched));
   });
 
   it('stays exact after removals (statistics undone, postings compacted) and re-adds', () => {
@@ -99,7 +105,8 @@ describe('Bm25Index: MaxScore top k equals unbounded BM25', () => {
     copy.add(later.doc, later.scope, later.text);
     const now = [...kept, later];
     expect(copy.size).toBe(now.length);
-    for (const query of [...queries.slice(0, 20), later.text]) for (const [, searched] of filters) expectSameTopK(copy.search(query, 10, searched), bruteForce(now, query, 10, searched));
+    for (const query of [...queries.slice(0, 20), later.text])
+      for (const [, searched] of filters) expectSameTopK(copy.search(query, 10, searched), bruteForce(now, query, 10, searched));
   });
 
   it('reads words as the shared tokenizer does: accents dropped, case folded, stemmed, in ASCII and other texts alike', () => {
@@ -107,7 +114,8 @@ describe('Bm25Index: MaxScore top k equals unbounded BM25', () => {
     small.add(1, 'w|*', 'Café REFUNDS, shipped');
     small.add(2, 'w|*', 'Cafe refund shipping');
     small.add(3, 'w|*', 'unrelated words here');
-    for (const query of ['cafe', 'CAFÉ', 'refunded', 'shipping']) expect(small.search(query, 5, () => true).map((h) => h.doc)).toEqual([1, 2]);
+    for (const query of ['cafe', 'CAFÉ', 'refunded', 'shipping'])
+      expect(small.search(query, 5, () => true).map((h) => h.doc)).toEqual([1, 2]);
   });
 
   it('finds nothing for no terms, unknown terms or no searched partition', () => {

@@ -25,7 +25,11 @@ export const factView = (f: Fact): FactView => ({
   predicate: f.predicate,
   object: f.object,
   confidence: f.confidence,
-  source: { kind: f.source.kind, ...(f.source.sessionId ? { session_id: f.source.sessionId } : {}), ...(f.source.messageId ? { message_id: f.source.messageId } : {}) },
+  source: {
+    kind: f.source.kind,
+    ...(f.source.sessionId ? { session_id: f.source.sessionId } : {}),
+    ...(f.source.messageId ? { message_id: f.source.messageId } : {}),
+  },
   recorded_at: new Date(f.recordedAt).toISOString(),
   superseded_at: f.supersededAt === undefined ? null : new Date(f.supersededAt).toISOString(),
   superseded_by: f.supersededBy ?? null,
@@ -48,7 +52,8 @@ export class CustomerMemoryHttpController {
     let when: Date | undefined;
     if (at !== undefined) {
       // Strict: a date that does not exist (2024-02-30) is refused, not rolled over into the next month.
-      when = typeof at === 'string' && /^\d{4}-\d{2}-\d{2}/.test(at) && isISO8601(at, { strict: true }) ? new Date(at) : new Date(Number.NaN);
+      when =
+        typeof at === 'string' && /^\d{4}-\d{2}-\d{2}/.test(at) && isISO8601(at, { strict: true }) ? new Date(at) : new Date(Number.NaN);
       if (Number.isNaN(when.getTime())) throw invalid(['query', 'at'], 'at must be an ISO-8601 date-time');
     }
     return (await this.memory.facts(customerId, when)).map(factView);
@@ -57,7 +62,10 @@ export class CustomerMemoryHttpController {
   /** Records a fact (until extraction does it from conversations); a fact already believed is not duplicated (200 with none). */
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  async record(@Param('customerId') customerId: string, @Body() body: FactCreationDto): Promise<{ fact: FactView | null; superseded: string[] }> {
+  async record(
+    @Param('customerId') customerId: string,
+    @Body() body: FactCreationDto,
+  ): Promise<{ fact: FactView | null; superseded: string[] }> {
     assertCustomerId(customerId);
     const { fact, events } = await memoryCall(() =>
       this.memory.record(customerId, {

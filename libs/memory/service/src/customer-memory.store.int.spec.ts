@@ -19,7 +19,14 @@ describe('CustomerMemoryStore (facts as events in the SQLite event log)', () => 
     await events.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const lives = (object: string, factId: string) => ({ factId, subject: 'customer', predicate: 'lives_in', object, confidence: 0.8, source: { kind: 'operator' as const } });
+  const lives = (object: string, factId: string) => ({
+    factId,
+    subject: 'customer',
+    predicate: 'lives_in',
+    object,
+    confidence: 0.8,
+    source: { kind: 'operator' as const },
+  });
 
   it('records, supersedes and answers now and at a past time, from the log', async () => {
     await store.record('c1', lives('Paris', 'f1'));
@@ -27,7 +34,11 @@ describe('CustomerMemoryStore (facts as events in the SQLite event log)', () => 
     await store.record('c1', lives('Lyon', 'f2'));
     expect((await store.facts('c1')).map((f) => f.object)).toEqual(['Lyon']);
     expect((await store.facts('c1', new Date('2026-11-23T10:00:30Z'))).map((f) => f.object)).toEqual(['Paris']);
-    expect((await events.readStream(customerMemoryStream('c1'))).map((e) => e.type)).toEqual(['FactRecorded', 'FactRecorded', 'FactSuperseded']);
+    expect((await events.readStream(customerMemoryStream('c1'))).map((e) => e.type)).toEqual([
+      'FactRecorded',
+      'FactRecorded',
+      'FactSuperseded',
+    ]);
     expect(await store.facts('c2')).toEqual([]);
   });
 
@@ -49,13 +60,20 @@ describe('CustomerMemoryStore (facts as events in the SQLite event log)', () => 
     await store.forget('c1', 'f1', 'customer request');
     expect(await store.facts('c1')).toEqual([]);
     expect(await store.facts('c1', new Date(clock))).toEqual([]);
-    expect((await events.readStream(customerMemoryStream('c1'))).at(-1)).toMatchObject({ type: 'FactForgotten', data: { factId: 'f1', reason: 'customer request' } });
+    expect((await events.readStream(customerMemoryStream('c1'))).at(-1)).toMatchObject({
+      type: 'FactForgotten',
+      data: { factId: 'f1', reason: 'customer request' },
+    });
     await expect(store.forget('c1', 'nope')).rejects.toMatchObject({ code: 'MEMORY.FACT_NOT_FOUND' });
   });
 
   it('serialises concurrent contradicting facts: exactly one stays current', async () => {
     await store.record('c1', lives('Paris', 'f0'));
-    await Promise.all([store.record('c1', lives('Lyon', 'f1')), store.record('c1', lives('Nice', 'f2')), store.record('c1', lives('Lille', 'f3'))]);
+    await Promise.all([
+      store.record('c1', lives('Lyon', 'f1')),
+      store.record('c1', lives('Nice', 'f2')),
+      store.record('c1', lives('Lille', 'f3')),
+    ]);
     const current = await store.facts('c1');
     expect(current).toHaveLength(1);
     const stream = await events.readStream(customerMemoryStream('c1'));

@@ -40,7 +40,11 @@ export class CustomerMemoryStore {
   ) {}
 
   /** `stamp.workspaceId`: published under that workspace (ADR 0018) — this log may not hold the ownership index. */
-  async record(customerId: string, input: RecordFactInput, stamp: { workspaceId?: string } = {}): Promise<{ fact: Fact | undefined; events: MemoryEvent[] }> {
+  async record(
+    customerId: string,
+    input: RecordFactInput,
+    stamp: { workspaceId?: string } = {},
+  ): Promise<{ fact: Fact | undefined; events: MemoryEvent[] }> {
     const factId = input.factId ?? randomUUID();
     const events = await this.execute(customerId, (now) => ({ type: 'RecordFact', customerId, factId, ...input, now }), stamp);
     const recorded = events.find((e) => e.type === 'FactRecorded');
@@ -61,7 +65,11 @@ export class CustomerMemoryStore {
     return (await this.events.readStream(customerMemoryStream(customerId))).map(toMemoryEvent);
   }
 
-  private async execute(customerId: string, command: (now: number) => MemoryCommand, stamp: { workspaceId?: string } = {}): Promise<MemoryEvent[]> {
+  private async execute(
+    customerId: string,
+    command: (now: number) => MemoryCommand,
+    stamp: { workspaceId?: string } = {},
+  ): Promise<MemoryEvent[]> {
     const streamId = customerMemoryStream(customerId);
     for (let attempt = 1; ; attempt++) {
       const stored = await this.events.readStream(streamId);
@@ -71,7 +79,11 @@ export class CustomerMemoryStore {
       try {
         await this.events.append(
           streamId,
-          decided.map((e) => ({ type: e.type, data: e.data, metadata: { customerId, ...(stamp.workspaceId !== undefined ? { workspace_id: stamp.workspaceId } : {}) } })),
+          decided.map((e) => ({
+            type: e.type,
+            data: e.data,
+            metadata: { customerId, ...(stamp.workspaceId !== undefined ? { workspace_id: stamp.workspaceId } : {}) },
+          })),
           { expectedVersion: version },
         );
         return decided;

@@ -34,17 +34,22 @@ export class FactsExtractedConsumer {
     const { customerId, sessionId, workspaceId, sourceMessageId, facts } = event.data;
     for (const fact of facts) {
       try {
-        await this.memory.record(customerId, {
-          factId: fact.factId,
-          subject: fact.subject,
-          predicate: fact.predicate,
-          object: fact.object,
-          confidence: fact.confidence,
-          source: { kind: 'conversation', sessionId, messageId: sourceMessageId },
-        }, workspaceId !== undefined ? { workspaceId } : {});
+        await this.memory.record(
+          customerId,
+          {
+            factId: fact.factId,
+            subject: fact.subject,
+            predicate: fact.predicate,
+            object: fact.object,
+            confidence: fact.confidence,
+            source: { kind: 'conversation', sessionId, messageId: sourceMessageId },
+          },
+          workspaceId !== undefined ? { workspaceId } : {},
+        );
       } catch (error) {
         // Already recorded (a redelivery) or refused by the decider: retrying cannot change that.
-        if (error instanceof MemoryDomainError) this.logger.debug(`fact ${fact.factId} of customer ${customerId} not recorded: ${error.message}`);
+        if (error instanceof MemoryDomainError)
+          this.logger.debug(`fact ${fact.factId} of customer ${customerId} not recorded: ${error.message}`);
         else throw error;
       }
     }

@@ -74,11 +74,22 @@ export class HnswPartition {
     readonly dims: number,
     private readonly params: HnswParameters,
   ) {
-    this.index = new Index({ dimensions: dims, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: params.connectivity, expansion_add: params.expansionAdd, expansion_search: params.expansionSearch, multi: false });
+    this.index = new Index({
+      dimensions: dims,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.F32,
+      connectivity: params.connectivity,
+      expansion_add: params.expansionAdd,
+      expansion_search: params.expansionSearch,
+      multi: false,
+    });
   }
 
   get fileKey(): string {
-    return createHash('sha256').update(`${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}`).digest('hex').slice(0, 32);
+    return createHash('sha256')
+      .update(`${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}`)
+      .digest('hex')
+      .slice(0, 32);
   }
 
   /** Stages a vector for the graph (searchable at once); a key already in the graph is left alone, so replaying a log twice is harmless. */
@@ -114,7 +125,11 @@ export class HnswPartition {
       if (batch.length === 0) break;
       const matrix = new Float32Array(batch.length * this.dims);
       batch.forEach(([, staged], i) => matrix.set(staged.vector, i * this.dims));
-      this.index.add(BigUint64Array.from(batch, ([key]) => BigInt(key)), matrix, bulk ? 0 : 1);
+      this.index.add(
+        BigUint64Array.from(batch, ([key]) => BigInt(key)),
+        matrix,
+        bulk ? 0 : 1,
+      );
       for (const [key] of batch) this.staged.delete(key);
       if (performance.now() - started >= budgetMs) break;
     }
@@ -127,7 +142,8 @@ export class HnswPartition {
     if (this.index.size() > 0) {
       // usearch keeps max(k, its expansion) candidates: asking for the expansion's worth sets it per search.
       const matches = this.index.search(vector, Math.max(k, searchExpansion(this.params, this.index.size())), 1);
-      for (let i = 0; i < Math.min(k, matches.keys.length); i++) found.push({ key: Number(matches.keys[i]), distance: matches.distances[i] ?? 2 });
+      for (let i = 0; i < Math.min(k, matches.keys.length); i++)
+        found.push({ key: Number(matches.keys[i]), distance: matches.distances[i] ?? 2 });
     }
     if (this.staged.size === 0) return found;
     const queryNorm = norm(vector);
@@ -152,7 +168,8 @@ export class HnswPartition {
     const tmp = join(dir, `${name}.tmp-${process.pid}`);
     this.index.save(tmp);
     renameSync(tmp, join(dir, name));
-    for (const other of readdirSync(dir)) if (other !== name && other.startsWith(`${this.fileKey}.`)) rmSync(join(dir, other), { force: true });
+    for (const other of readdirSync(dir))
+      if (other !== name && other.startsWith(`${this.fileKey}.`)) rmSync(join(dir, other), { force: true });
     this.dirty = false;
   }
 
@@ -181,7 +198,9 @@ function persistedFiles(dir: string): { name: string; key: string; at: Watermark
   }
   return names.flatMap((name) => {
     const match = FILE_PATTERN.exec(name);
-    return match?.[1] !== undefined && Number(match[2]) === FILE_FORMAT ? [{ name, key: match[1], at: { adds: Number(match[3]), removes: Number(match[4]) } }] : [];
+    return match?.[1] !== undefined && Number(match[2]) === FILE_FORMAT
+      ? [{ name, key: match[1], at: { adds: Number(match[3]), removes: Number(match[4]) } }]
+      : [];
   });
 }
 

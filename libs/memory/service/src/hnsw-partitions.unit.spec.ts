@@ -23,7 +23,12 @@ describe('HNSW search expansion (ADR 0034)', () => {
     const random = prng(7);
     const dims = 16;
     const vectors = Array.from({ length: 400 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
-    const graph = new HnswPartition('epoch', 'scope', dims, { connectivity: 8, expansionAdd: 16, expansionSearch: 8, expansionSearchPerThousand: 1_000 });
+    const graph = new HnswPartition('epoch', 'scope', dims, {
+      connectivity: 8,
+      expansionAdd: 16,
+      expansionSearch: 8,
+      expansionSearchPerThousand: 1_000,
+    });
     vectors.forEach((v, key) => graph.stage(key, v));
     expect(graph.drain(Infinity)).toBe(0);
     expect(graph.size).toBe(vectors.length);

@@ -4,7 +4,8 @@ import { MemoryDomainError } from '@tenet/memory-domain';
 /** The gateway's error shape: `{ detail: [{ loc, msg, type }] }` for a broken rule, `{ detail: "…" }` otherwise. */
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error'): HttpException =>
   new HttpException({ detail: [{ loc, msg, type }] }, HttpStatus.UNPROCESSABLE_ENTITY);
-export const notFound = (what: string, id: string): HttpException => new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
+export const notFound = (what: string, id: string): HttpException =>
+  new HttpException({ detail: `${what} ${id} not found` }, HttpStatus.NOT_FOUND);
 
 /** Runs a use case and maps the memory domain's typed errors to HTTP once. */
 export async function memoryCall<T>(run: () => Promise<T>, field: (string | number)[] = ['body']): Promise<T> {

@@ -84,7 +84,10 @@ export class KnowledgeHttpController {
   async ingest(@Body() body: KnowledgeSourceDto, @Req() request: Request): Promise<KnowledgeSourceView> {
     const workspaceId = callerWorkspaceOf(request);
     if (!(INGESTIBLE_FORMATS as readonly string[]).includes(body.format))
-      throw new HttpException({ detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')}` }, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+      throw new HttpException(
+        { detail: `format "${body.format}" is not supported; supported formats: ${INGESTIBLE_FORMATS.join(', ')}` },
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+      );
     const source = await memoryCall(() =>
       this.knowledge.ingest({
         ...(body.id !== undefined ? { sourceId: body.id } : {}),
@@ -126,18 +129,33 @@ export class KnowledgeHttpController {
     @Query('threshold') threshold?: string,
   ): Promise<KnowledgeSearchView> {
     const problems: HttpException[] = [];
-    if (typeof q !== 'string' || q.trim() === '' || q.length > 2_000) problems.push(invalid(['query', 'q'], 'q must be a non-blank string of at most 2000 characters'));
+    if (typeof q !== 'string' || q.trim() === '' || q.length > 2_000)
+      problems.push(invalid(['query', 'q'], 'q must be a non-blank string of at most 2000 characters'));
     const limit = maxResults === undefined ? DEFAULT_RESULTS : Number(maxResults);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RESULTS) problems.push(invalid(['query', 'max_results'], `max_results must be an integer 1-${MAX_RESULTS}`));
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RESULTS)
+      problems.push(invalid(['query', 'max_results'], `max_results must be an integer 1-${MAX_RESULTS}`));
     const floor = threshold === undefined ? 0 : Number(threshold);
-    if (threshold !== undefined && (threshold.trim() === '' || !Number.isFinite(floor) || floor < 0 || floor > 1)) problems.push(invalid(['query', 'threshold'], 'threshold must be a number from 0 to 1'));
+    if (threshold !== undefined && (threshold.trim() === '' || !Number.isFinite(floor) || floor < 0 || floor > 1))
+      problems.push(invalid(['query', 'threshold'], 'threshold must be a number from 0 to 1'));
     if (agentId !== undefined && typeof agentId !== 'string') problems.push(invalid(['query', 'agent_id'], 'agent_id must be given once'));
-    if (problems[0]) throw problems.length === 1 ? problems[0] : new HttpException({ detail: problems.flatMap((p) => (p.getResponse() as { detail: unknown[] }).detail) }, HttpStatus.UNPROCESSABLE_ENTITY);
+    if (problems[0])
+      throw problems.length === 1
+        ? problems[0]
+        : new HttpException(
+            { detail: problems.flatMap((p) => (p.getResponse() as { detail: unknown[] }).detail) },
+            HttpStatus.UNPROCESSABLE_ENTITY,
+          );
     const started = performance.now();
     const timestamp = new Date().toISOString();
     // Only the caller's workspace's sources (ADR 0034); no guard on this host: every workspace's.
     const workspaceId = callerWorkspaceOf(request);
-    const hits = await this.knowledge.search({ query: q as string, ...(agentId ? { agentId } : {}), ...(workspaceId !== undefined ? { workspaceId } : {}), maxResults: limit, threshold: floor });
+    const hits = await this.knowledge.search({
+      query: q as string,
+      ...(agentId ? { agentId } : {}),
+      ...(workspaceId !== undefined ? { workspaceId } : {}),
+      maxResults: limit,
+      threshold: floor,
+    });
     return { query: q as string, chunks: hits.map(hitView), latency_ms: Math.round((performance.now() - started) * 100) / 100, timestamp };
   }
 }

@@ -31,7 +31,12 @@ describe('KnowledgeService (hybrid retrieval over the SQLite index)', () => {
     const source = await service.ingest({ title: 'Help centre', url: 'https://shop.example/help', format: 'markdown', content: handbook });
     expect(source).toMatchObject({ chunkCount: 3, embeddingModel: 'offline/tenet-hashing-1/512' });
     const hits = await service.search({ query: 'how long does delivery take?', maxResults: 2, threshold: 0 });
-    expect(hits[0]).toMatchObject({ sourceId: source.sourceId, title: 'Help centre', url: 'https://shop.example/help', heading: 'Shipping › Delivery times' });
+    expect(hits[0]).toMatchObject({
+      sourceId: source.sourceId,
+      title: 'Help centre',
+      url: 'https://shop.example/help',
+      heading: 'Shipping › Delivery times',
+    });
     expect(hits[0]?.chunkText).toContain('3 to 5 working days');
     expect(hits.length).toBeLessThanOrEqual(2);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]?.score ?? 0);
@@ -63,15 +68,28 @@ describe('KnowledgeService (hybrid retrieval over the SQLite index)', () => {
   it('keeps the old version searchable when embedding the new one fails', async () => {
     await service.ingest({ sourceId: 'faq', title: 'FAQ', format: 'markdown', content: handbook });
     jest.spyOn(embeddings, 'embed').mockRejectedValueOnce(new Error('provider down'));
-    await expect(service.ingest({ sourceId: 'faq', title: 'FAQ', format: 'markdown', content: '# New\nnothing' })).rejects.toThrow('provider down');
+    await expect(service.ingest({ sourceId: 'faq', title: 'FAQ', format: 'markdown', content: '# New\nnothing' })).rejects.toThrow(
+      'provider down',
+    );
     expect((await service.search({ query: 'refund', maxResults: 1, threshold: 0 }))[0]?.heading).toBe('Returns › Refund window');
   });
 
   it('retrieves only from sources tagged to the agent or to none', async () => {
-    await service.ingest({ sourceId: 'a1-only', title: 'Internal', format: 'text', content: 'Refund override code procedure.', agentIds: ['a1'] });
+    await service.ingest({
+      sourceId: 'a1-only',
+      title: 'Internal',
+      format: 'text',
+      content: 'Refund override code procedure.',
+      agentIds: ['a1'],
+    });
     await service.ingest({ sourceId: 'public', title: 'Public', format: 'text', content: 'Refunds within 30 days.' });
-    expect((await service.search({ query: 'refund', agentId: 'a2', maxResults: 5, threshold: 0 })).map((h) => h.sourceId)).toEqual(['public']);
-    expect((await service.search({ query: 'refund', agentId: 'a1', maxResults: 5, threshold: 0 })).map((h) => h.sourceId).sort()).toEqual(['a1-only', 'public']);
+    expect((await service.search({ query: 'refund', agentId: 'a2', maxResults: 5, threshold: 0 })).map((h) => h.sourceId)).toEqual([
+      'public',
+    ]);
+    expect((await service.search({ query: 'refund', agentId: 'a1', maxResults: 5, threshold: 0 })).map((h) => h.sourceId).sort()).toEqual([
+      'a1-only',
+      'public',
+    ]);
   });
 
   it('still ranks chunks embedded by another model, on BM25 alone', async () => {

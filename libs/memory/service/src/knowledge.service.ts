@@ -87,7 +87,8 @@ const DEFAULT_WORKSPACE = 'default';
 const UNTAGGED = '*';
 const tagsOf = (agentIds: readonly string[]): string[] => (agentIds.length > 0 ? [...agentIds] : [UNTAGGED]);
 /** Vector bytes a source stores: a float32 vector per chunk and agent tag (`embeddingModel` ends in its dimensions). */
-const vectorBytes = (chunkCount: number, agentIds: readonly string[], embeddingModel: string): number => chunkCount * tagsOf(agentIds).length * (Number(/\/(\d+)$/.exec(embeddingModel)?.[1]) || 0) * 4;
+const vectorBytes = (chunkCount: number, agentIds: readonly string[], embeddingModel: string): number =>
+  chunkCount * tagsOf(agentIds).length * (Number(/\/(\d+)$/.exec(embeddingModel)?.[1]) || 0) * 4;
 const megabytes = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 /**
@@ -123,8 +124,14 @@ export class KnowledgeService {
       existing.url === input.url &&
       JSON.stringify(existing.agentIds) === JSON.stringify(agentIds);
     if (unchanged) return existing;
-    const text = input.format === 'pdf' ? { format: 'markdown' as const, content: await pdfToMarkdown(pdfBytes(input.content)) } : { format: input.format, content: input.content };
-    const chunks = chunkSource({ sourceId, title: input.title, ...text }, this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {});
+    const text =
+      input.format === 'pdf'
+        ? { format: 'markdown' as const, content: await pdfToMarkdown(pdfBytes(input.content)) }
+        : { format: input.format, content: input.content };
+    const chunks = chunkSource(
+      { sourceId, title: input.title, ...text },
+      this.options.maxChunkChars ? { maxChars: this.options.maxChunkChars } : {},
+    );
     // Before the embedding is paid for: the workspace's quota with this source in place of its previous version.
     await this.checkQuota(sourceId, input.workspaceId ?? DEFAULT_WORKSPACE, agentIds, chunks.length);
     // Embed before touching the index: a failed embedding leaves the previous version searchable.
@@ -158,7 +165,9 @@ export class KnowledgeService {
   private async checkQuota(sourceId: string, workspaceId: string, agentIds: readonly string[], chunkCount: number): Promise<void> {
     const quota = this.options.quota;
     if (!quota) return;
-    const others = (await this.index.listSources()).filter((s) => s.sourceId !== sourceId && (s.workspaceId ?? DEFAULT_WORKSPACE) === workspaceId);
+    const others = (await this.index.listSources()).filter(
+      (s) => s.sourceId !== sourceId && (s.workspaceId ?? DEFAULT_WORKSPACE) === workspaceId,
+    );
     const partitions = new Set([...others.flatMap((s) => tagsOf(s.agentIds)), ...tagsOf(agentIds)]);
     if (partitions.size > quota.maxPartitionsPerWorkspace) {
       throw new MemoryDomainError(
@@ -166,7 +175,9 @@ export class KnowledgeService {
         `agent_ids would give workspace ${workspaceId}'s knowledge ${partitions.size} agent partitions, over its limit of ${quota.maxPartitionsPerWorkspace} (TENET_KNOWLEDGE_MAX_PARTITIONS)`,
       );
     }
-    const bytes = others.reduce((sum, s) => sum + vectorBytes(s.chunkCount, s.agentIds, s.embeddingModel), 0) + vectorBytes(chunkCount, agentIds, embeddingKey(this.embeddings));
+    const bytes =
+      others.reduce((sum, s) => sum + vectorBytes(s.chunkCount, s.agentIds, s.embeddingModel), 0) +
+      vectorBytes(chunkCount, agentIds, embeddingKey(this.embeddings));
     if (bytes > quota.maxVectorBytesPerWorkspace) {
       throw new MemoryDomainError(
         'MEMORY.LIMIT_EXCEEDED',
@@ -202,14 +213,28 @@ export class KnowledgeService {
       budget,
       { provider: this.embeddings.name, model: this.embeddings.model, input: Math.ceil(query.query.length / 3), output: 0 },
       () => this.embeddings.embed([query.query], { purpose: 'knowledge.search', ...(query.agentId ? { agentId: query.agentId } : {}) }),
-      (response) => [{ provider: response.provider, model: response.model, usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } }],
+      (response) => [
+        { provider: response.provider, model: response.model, usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } },
+      ],
     );
-    const calls: CallUsageV1[] = [{ purpose: 'knowledge.search', provider: embedded.provider, model: embedded.model, input_tokens: embedded.usage.inputTokens, output_tokens: 0, latency_ms: Math.round(embedded.latencyMs) }];
+    const calls: CallUsageV1[] = [
+      {
+        purpose: 'knowledge.search',
+        provider: embedded.provider,
+        model: embedded.model,
+        input_tokens: embedded.usage.inputTokens,
+        output_tokens: 0,
+        latency_ms: Math.round(embedded.latencyMs),
+      },
+    ];
     const [queryVector = []] = embedded.vectors;
     // Each side's top k, from the index; a chunk found by one side only scores 0 on the other.
     const only = query.sourceIds && query.sourceIds.length > 0 ? new Set(query.sourceIds) : undefined;
     const k = Math.max(query.maxResults * this.candidateFactor, MIN_CANDIDATES) * (only ? SOURCE_FILTER_FACTOR : 1);
-    const scope = { ...(query.agentId !== undefined ? { agentId: query.agentId } : {}), ...(query.workspaceId !== undefined ? { workspaceId: query.workspaceId } : {}) };
+    const scope = {
+      ...(query.agentId !== undefined ? { agentId: query.agentId } : {}),
+      ...(query.workspaceId !== undefined ? { workspaceId: query.workspaceId } : {}),
+    };
     const [nearest, lexical] = await Promise.all([
       this.index.nearest({ vector: queryVector, embeddingModel: embeddingKey(this.embeddings), k, ...scope }),
       this.index.lexical({ text: query.query, k, ...scope }),

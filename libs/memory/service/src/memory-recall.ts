@@ -4,7 +4,11 @@ import type { RecallRequestV1, RecallResponseV1 } from '@tenet/contracts';
 import type { CustomerMemoryStore } from './customer-memory.store.js';
 import type { KnowledgeService } from './knowledge.service.js';
 
-export const RECALL_DEFAULTS = { maxResults: DEFAULT_RETRIEVAL.max_results, threshold: DEFAULT_RETRIEVAL.threshold, maxTokens: 1_500 } as const;
+export const RECALL_DEFAULTS = {
+  maxResults: DEFAULT_RETRIEVAL.max_results,
+  threshold: DEFAULT_RETRIEVAL.threshold,
+  maxTokens: 1_500,
+} as const;
 /** The share of the recall budget facts may take before the chunks have theirs. */
 const FACT_SHARE = 0.5;
 
@@ -19,7 +23,11 @@ const tokensOf = (text: string): number => Math.ceil(text.length / 4);
  * and `truncated` says so. The query's embedding is charged to the turn's budgets (`request.budget`) and returned in
  * `calls`; a spent budget leaves the passages out (`truncated`) rather than make the call uncounted.
  */
-export async function recall(request: RecallRequestV1, memory: CustomerMemoryStore, knowledge: KnowledgeService): Promise<RecallResponseV1> {
+export async function recall(
+  request: RecallRequestV1,
+  memory: CustomerMemoryStore,
+  knowledge: KnowledgeService,
+): Promise<RecallResponseV1> {
   const budget = request.max_tokens ?? RECALL_DEFAULTS.maxTokens;
   const [facts, searched] = await Promise.all([
     request.customer_id ? memory.facts(request.customer_id) : Promise.resolve([]),
@@ -42,7 +50,8 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
             (found) => ({ ...found, refused: false }),
             // A spent budget (or none to count against): no embedding call, so no passages — the facts still come.
             (error: unknown) => {
-              if (error instanceof BudgetExceededError || error instanceof BudgetStoreMissingError) return { hits: [], calls: [], refused: true };
+              if (error instanceof BudgetExceededError || error instanceof BudgetStoreMissingError)
+                return { hits: [], calls: [], refused: true };
               throw error;
             },
           ),
@@ -67,7 +76,24 @@ export async function recall(request: RecallRequestV1, memory: CustomerMemorySto
   const truncated = kept.size < facts.length || keptHits.length < hits.length || searched.refused;
   const keptFacts = byRecency
     .filter((f) => kept.has(f))
-    .map((f) => ({ fact_id: f.factId, subject: f.subject, predicate: f.predicate, object: f.object, confidence: f.confidence, recorded_at: new Date(f.recordedAt).toISOString() }));
-  const keptSources = keptHits.map((h) => ({ source_id: h.sourceId, chunk_id: h.chunkId, title: h.title, url: h.url ?? null, heading: h.heading, section_path: h.sectionPath, chunk_index: h.chunkIndex, score: h.score, chunk_text: h.chunkText }));
+    .map((f) => ({
+      fact_id: f.factId,
+      subject: f.subject,
+      predicate: f.predicate,
+      object: f.object,
+      confidence: f.confidence,
+      recorded_at: new Date(f.recordedAt).toISOString(),
+    }));
+  const keptSources = keptHits.map((h) => ({
+    source_id: h.sourceId,
+    chunk_id: h.chunkId,
+    title: h.title,
+    url: h.url ?? null,
+    heading: h.heading,
+    section_path: h.sectionPath,
+    chunk_index: h.chunkIndex,
+    score: h.score,
+    chunk_text: h.chunkText,
+  }));
   return { facts: keptFacts, sources: keptSources, estimated_tokens: used, truncated, ...(calls.length > 0 ? { calls } : {}) };
 }

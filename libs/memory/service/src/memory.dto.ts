@@ -1,5 +1,19 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsIn,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ID_RULE = '1-64 characters of [A-Za-z0-9_-]';
@@ -15,11 +29,16 @@ export class KnowledgeSourceDto {
   @IsOmittable() @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'url must be an http(s) URL' }) url?: string;
   @IsString() @Length(1, 64, { message: 'format must be one of: markdown, html, text, pdf' }) format!: string;
   @IsString() @Length(1, 2_000_000, { message: 'content must be 1-2000000 characters' }) content!: string;
-  @IsOmittable() @IsArray() @IsString({ each: true }) @Matches(ID, { each: true, message: `each agent id must be ${ID_RULE}` }) agent_ids?: string[];
+  @IsOmittable()
+  @IsArray()
+  @IsString({ each: true })
+  @Matches(ID, { each: true, message: `each agent id must be ${ID_RULE}` })
+  agent_ids?: string[];
 }
 
 export class FactSourceDto {
-  @IsIn(['conversation', 'operator', 'import'], { message: 'kind must be one of: conversation, operator, import' }) kind!: 'conversation' | 'operator' | 'import';
+  @IsIn(['conversation', 'operator', 'import'], { message: 'kind must be one of: conversation, operator, import' }) kind!:
+    'conversation' | 'operator' | 'import';
   @IsOmittable() @IsString() @Length(1, 64) session_id?: string;
   @IsOmittable() @IsString() @Length(1, 64) message_id?: string;
 }
@@ -29,7 +48,12 @@ export class FactCreationDto {
   @IsString() @Length(1, 500, { message: 'subject must be 1-500 characters' }) subject!: string;
   @IsString() @Length(1, 500, { message: 'predicate must be 1-500 characters' }) predicate!: string;
   @IsString() @Length(1, 500, { message: 'object must be 1-500 characters' }) object!: string;
-  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0, { message: 'confidence must be from 0 to 1' }) @Max(1, { message: 'confidence must be from 0 to 1' }) confidence?: number;
-  @IsOmittable() @IsIn(['single', 'multiple'], { message: 'cardinality must be one of: single, multiple' }) cardinality?: 'single' | 'multiple';
+  @IsOmittable()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0, { message: 'confidence must be from 0 to 1' })
+  @Max(1, { message: 'confidence must be from 0 to 1' })
+  confidence?: number;
+  @IsOmittable() @IsIn(['single', 'multiple'], { message: 'cardinality must be one of: single, multiple' }) cardinality?:
+    'single' | 'multiple';
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FactSourceDto) source?: FactSourceDto;
 }

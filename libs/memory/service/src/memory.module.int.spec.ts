@@ -17,7 +17,11 @@ describe('TENET_KNOWLEDGE_INDEX', () => {
   });
 
   it('refuses an unknown value, and mongodb without a distributed MONGO_URL, naming the setting', async () => {
-    await expect(openKnowledgeIndex(embedded, { TENET_KNOWLEDGE_INDEX: 'qdrant' })).rejects.toThrow('TENET_KNOWLEDGE_INDEX must be one of sqlite, mongodb (got "qdrant")');
-    await expect(openKnowledgeIndex(embedded, { TENET_KNOWLEDGE_INDEX: 'mongodb' })).rejects.toThrow('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL');
+    await expect(openKnowledgeIndex(embedded, { TENET_KNOWLEDGE_INDEX: 'qdrant' })).rejects.toThrow(
+      'TENET_KNOWLEDGE_INDEX must be one of sqlite, mongodb (got "qdrant")',
+    );
+    await expect(openKnowledgeIndex(embedded, { TENET_KNOWLEDGE_INDEX: 'mongodb' })).rejects.toThrow(
+      'TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL',
+    );
   });
 });

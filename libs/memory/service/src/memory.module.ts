@@ -29,7 +29,8 @@ export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.Pro
 
 async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENET_KNOWLEDGE_INDEX']): Promise<KnowledgeIndex> {
   if (kind === 'sqlite') return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
-  if (config.mode !== 'distributed' || config.mongoUrl === undefined) throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
+  if (config.mode !== 'distributed' || config.mongoUrl === undefined)
+    throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
   const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
   return MongoKnowledgeIndex.connect({ uri: config.mongoUrl, dbName });
 }
@@ -43,12 +44,19 @@ async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENE
 @Module({
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
   providers: [
-    { provide: KNOWLEDGE_INDEX, useFactory: (config: PlatformConfig, settings: TenetConfig) => openKnowledgeIndexOf(config, settings.get('TENET_KNOWLEDGE_INDEX')), inject: [PLATFORM_CONFIG, TENET_CONFIG] },
+    {
+      provide: KNOWLEDGE_INDEX,
+      useFactory: (config: PlatformConfig, settings: TenetConfig) => openKnowledgeIndexOf(config, settings.get('TENET_KNOWLEDGE_INDEX')),
+      inject: [PLATFORM_CONFIG, TENET_CONFIG],
+    },
     {
       provide: KnowledgeService,
       // Recall's query embedding is charged to the turn's budgets in the shared store, like the matcher's calls.
       useFactory: (index: KnowledgeIndex, config: PlatformConfig, settings: TenetConfig, store: BudgetStore | undefined) =>
-        new KnowledgeService(index, createEmbeddingProvider(process.env), { quota: config.knowledgeLimits, budgets: new BudgetGate({ store, prices: priceTableWith(settings.get('TENET_PRICES'), defaultPriceTable) }) }),
+        new KnowledgeService(index, createEmbeddingProvider(process.env), {
+          quota: config.knowledgeLimits,
+          budgets: new BudgetGate({ store, prices: priceTableWith(settings.get('TENET_PRICES'), defaultPriceTable) }),
+        }),
       inject: [KNOWLEDGE_INDEX, PLATFORM_CONFIG, TENET_CONFIG, { token: BUDGET_STORE, optional: true }],
     },
     { provide: CustomerMemoryStore, useFactory: (events: EventStore) => new CustomerMemoryStore(events), inject: [EVENT_STORE] },

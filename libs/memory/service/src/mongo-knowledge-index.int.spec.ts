@@ -14,7 +14,11 @@ const opened = new Map<MongoKnowledgeIndex, string>();
 
 const body = (): void => {
   beforeAll(async () => {
-    container = await new GenericContainer(IMAGE).withExposedPorts(27017).withWaitStrategy(Wait.forHealthCheck()).withStartupTimeout(240_000).start();
+    container = await new GenericContainer(IMAGE)
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forHealthCheck())
+      .withStartupTimeout(240_000)
+      .start();
   }, 300_000);
   afterAll(async () => {
     await container?.stop();

@@ -1,9 +1,18 @@
 import type { mongo } from 'mongoose';
-import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type KnowledgeSource, type LexicalQuery, type NearestQuery } from './knowledge-index.port.js';
+import {
+  queryWords,
+  type ChunkHit,
+  type IndexedChunk,
+  type KnowledgeIndex,
+  type KnowledgeSource,
+  type LexicalQuery,
+  type NearestQuery,
+} from './knowledge-index.port.js';
 
 /** The MongoDB driver, loaded by `connect` (ADR 0035): a process on the SQLite index never loads it. */
 let driver: typeof mongo | undefined;
-const serverErrorOf = (error: unknown): mongo.MongoServerError | undefined => (driver !== undefined && error instanceof driver.MongoServerError ? error : undefined);
+const serverErrorOf = (error: unknown): mongo.MongoServerError | undefined =>
+  driver !== undefined && error instanceof driver.MongoServerError ? error : undefined;
 
 export interface MongoKnowledgeIndexOptions {
   /** A replica set or Atlas URI: a source's replacement is a multi-document transaction. */
@@ -44,7 +53,18 @@ const isZero = (vector: readonly number[]): boolean => vector.every((x) => x ===
 
 const toSource = (doc: SourceDocument): KnowledgeSource => {
   const { _id, url, ...rest } = doc;
-  return { sourceId: _id, title: rest.title, ...(url !== null ? { url } : {}), format: rest.format, agentIds: rest.agentIds, contentHash: rest.contentHash, chunkCount: rest.chunkCount, embeddingModel: rest.embeddingModel, ingestedAt: rest.ingestedAt, ...(rest.workspaceId !== undefined ? { workspaceId: rest.workspaceId } : {}) };
+  return {
+    sourceId: _id,
+    title: rest.title,
+    ...(url !== null ? { url } : {}),
+    format: rest.format,
+    agentIds: rest.agentIds,
+    contentHash: rest.contentHash,
+    chunkCount: rest.chunkCount,
+    embeddingModel: rest.embeddingModel,
+    ingestedAt: rest.ingestedAt,
+    ...(rest.workspaceId !== undefined ? { workspaceId: rest.workspaceId } : {}),
+  };
 };
 
 /**
@@ -71,7 +91,11 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
     try {
       const db = client.db(options.dbName);
       const prefix = options.collectionPrefix ?? '';
-      const index = new MongoKnowledgeIndex(client, db.collection<SourceDocument>(`${prefix}knowledge_sources`), db.collection<ChunkDocument>(`${prefix}knowledge_chunks`));
+      const index = new MongoKnowledgeIndex(
+        client,
+        db.collection<SourceDocument>(`${prefix}knowledge_sources`),
+        db.collection<ChunkDocument>(`${prefix}knowledge_chunks`),
+      );
       await index.chunks.createIndex({ sourceId: 1, ordinal: 1 });
       await index.chunks.createIndex({ body: 'text' }, { name: TEXT_INDEX, default_language: 'english' });
       await index.sources.createIndex({ ingestedAt: 1, _id: 1 });
@@ -127,7 +151,8 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
     } catch (error) {
       // Another process created it first.
       const serverError = serverErrorOf(error);
-      if (!(serverError && /already exists|IndexAlreadyExists|Duplicate/i.test(`${serverError.codeName ?? ''} ${serverError.message}`))) throw error;
+      if (!(serverError && /already exists|IndexAlreadyExists|Duplicate/i.test(`${serverError.codeName ?? ''} ${serverError.message}`)))
+        throw error;
     }
     this.vectorIndexes.add(dims);
   }
@@ -139,10 +164,15 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
     try {
       await session.withTransaction(async () => {
         const { sourceId, url, ...rest } = source;
-        await this.sources.replaceOne({ _id: sourceId }, { ...rest, url: url ?? null, chunkCount: chunks.length }, { upsert: true, session });
+        await this.sources.replaceOne(
+          { _id: sourceId },
+          { ...rest, url: url ?? null, chunkCount: chunks.length },
+          { upsert: true, session },
+        );
         await this.chunks.deleteMany({ sourceId }, { session });
         const documents = chunks.map((chunk): ChunkDocument => {
-          if (chunk.sourceId !== sourceId) throw new RangeError(`chunk ${chunk.chunkId} belongs to source ${chunk.sourceId}, not ${sourceId}`);
+          if (chunk.sourceId !== sourceId)
+            throw new RangeError(`chunk ${chunk.chunkId} belongs to source ${chunk.sourceId}, not ${sourceId}`);
           const dims = chunk.vector.length;
           return {
             _id: chunk.chunkId,
@@ -234,7 +264,10 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
     const words = queryWords(query.text);
     if (words.length === 0 || query.k < 1) return [];
     const docs = await this.chunks
-      .find<ChunkDocument & { score: number }>({ $text: { $search: words.join(' ') }, ...this.scopeFilter(query.agentId) }, { projection: { body: 0, score: { $meta: 'textScore' } } })
+      .find<ChunkDocument & { score: number }>(
+        { $text: { $search: words.join(' ') }, ...this.scopeFilter(query.agentId) },
+        { projection: { body: 0, score: { $meta: 'textScore' } } },
+      )
       .sort({ score: { $meta: 'textScore' }, _id: 1 })
       .limit(query.k)
       .toArray();
@@ -255,7 +288,15 @@ export class MongoKnowledgeIndex implements KnowledgeIndex {
       .sort((a, b) => b.score - a.score || a.doc._id.localeCompare(b.doc._id))
       .flatMap(({ doc, score }) => {
         const source = sources.get(doc.sourceId);
-        return source && (workspaceId === undefined || (source.workspaceId ?? 'default') === workspaceId) ? [{ chunk: { chunkId: doc._id, sourceId: doc.sourceId, ordinal: doc.ordinal, heading: doc.heading, text: doc.text }, source, score }] : [];
+        return source && (workspaceId === undefined || (source.workspaceId ?? 'default') === workspaceId)
+          ? [
+              {
+                chunk: { chunkId: doc._id, sourceId: doc.sourceId, ordinal: doc.ordinal, heading: doc.heading, text: doc.text },
+                source,
+                score,
+              },
+            ]
+          : [];
       });
   }
 

@@ -35,7 +35,9 @@ describe('PDF knowledge sources', () => {
     await expect(pdfToMarkdown(new Uint8Array(encrypted))).rejects.toThrow('content is an encrypted (password-protected) PDF');
     expect(() => pdfBytes('not base64!')).toThrow('content must be the PDF file encoded in base64');
     expect(() => pdfBytes(Buffer.from('hello world').toString('base64'))).toThrow('content is not a PDF file');
-    await expect(pdfToMarkdown(pdfBytes(Buffer.from('%PDF-1.7\nnothing else').toString('base64')))).rejects.toThrow(/^content is not a readable PDF/);
+    await expect(pdfToMarkdown(pdfBytes(Buffer.from('%PDF-1.7\nnothing else').toString('base64')))).rejects.toThrow(
+      /^content is not a readable PDF/,
+    );
   });
 
   it('ingests a PDF through the service: chunks by heading, searchable, format pdf, re-ingest of the same file a no-op', async () => {
@@ -45,11 +47,17 @@ describe('PDF knowledge sources', () => {
       const content = base64(await handbookPdf());
       const source = await service.ingest({ sourceId: 'handbook', title: 'Handbook', format: 'pdf', content });
       expect(source).toMatchObject({ format: 'pdf', chunkCount: 3 });
-      expect((await index.sourceChunks('handbook')).map((c) => c.heading)).toEqual(['Returns › Refund window', 'Returns › Exchanges', 'Shipping › Delivery times']);
+      expect((await index.sourceChunks('handbook')).map((c) => c.heading)).toEqual([
+        'Returns › Refund window',
+        'Returns › Exchanges',
+        'Shipping › Delivery times',
+      ]);
       const [hit] = await service.search({ query: 'how long does express delivery take?', maxResults: 1, threshold: 0 });
       expect(hit).toMatchObject({ sourceId: 'handbook', heading: 'Shipping › Delivery times' });
       expect(await service.ingest({ sourceId: 'handbook', title: 'Handbook', format: 'pdf', content })).toEqual(source);
-      await expect(service.ingest({ sourceId: 'handbook', title: 'Handbook', format: 'pdf', content: base64(encrypted) })).rejects.toMatchObject({ code: 'MEMORY.INVALID_SOURCE' });
+      await expect(
+        service.ingest({ sourceId: 'handbook', title: 'Handbook', format: 'pdf', content: base64(encrypted) }),
+      ).rejects.toMatchObject({ code: 'MEMORY.INVALID_SOURCE' });
       expect((await service.getSource('handbook'))?.contentHash).toBe(source.contentHash);
     } finally {
       await index.close();

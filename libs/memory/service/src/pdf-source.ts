@@ -71,10 +71,13 @@ async function lines(pdf: PdfJs.PDFDocumentProxy): Promise<Line[]> {
 export async function pdfToMarkdown(bytes: Uint8Array): Promise<string> {
   let pdf: PdfJs.PDFDocumentProxy;
   try {
-    pdf = await (await pdfjs()).getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    pdf = await (
+      await pdfjs()
+    ).getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
     // pdf.js throws its PasswordException (not exported) for an encrypted file it cannot open without one.
-    if (error instanceof Error && error.name === 'PasswordException') throw invalidPdf('is an encrypted (password-protected) PDF; upload it without a password');
+    if (error instanceof Error && error.name === 'PasswordException')
+      throw invalidPdf('is an encrypted (password-protected) PDF; upload it without a password');
     throw invalidPdf(`is not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
   }
   try {

@@ -39,10 +39,18 @@ describe('SqliteKnowledgeIndex migration', () => {
       CREATE TABLE knowledge_chunks (chunk_id TEXT PRIMARY KEY, source_id TEXT NOT NULL REFERENCES knowledge_sources(source_id) ON DELETE CASCADE,
         ordinal INTEGER NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, vector BLOB NOT NULL);
       CREATE INDEX knowledge_chunks_by_source ON knowledge_chunks(source_id, ordinal);`);
-    old.prepare(`INSERT INTO knowledge_sources VALUES ('faq', 'FAQ', NULL, 'markdown', '["a1"]', 'h', 2, 'offline/test/3', '2026-11-23T10:00:00.000Z')`).run();
+    old
+      .prepare(
+        `INSERT INTO knowledge_sources VALUES ('faq', 'FAQ', NULL, 'markdown', '["a1"]', 'h', 2, 'offline/test/3', '2026-11-23T10:00:00.000Z')`,
+      )
+      .run();
     const blob = (v: number[]): Buffer => Buffer.from(Float32Array.from(v).buffer);
-    old.prepare('INSERT INTO knowledge_chunks VALUES (?, ?, ?, ?, ?, ?)').run('faq:0', 'faq', 0, 'Refunds', 'Refunds within 30 days.', blob([1, 0, 0]));
-    old.prepare('INSERT INTO knowledge_chunks VALUES (?, ?, ?, ?, ?, ?)').run('faq:1', 'faq', 1, 'Delivery', 'Delivery takes three days.', blob([0, 1, 0]));
+    old
+      .prepare('INSERT INTO knowledge_chunks VALUES (?, ?, ?, ?, ?, ?)')
+      .run('faq:0', 'faq', 0, 'Refunds', 'Refunds within 30 days.', blob([1, 0, 0]));
+    old
+      .prepare('INSERT INTO knowledge_chunks VALUES (?, ?, ?, ?, ?, ?)')
+      .run('faq:1', 'faq', 1, 'Delivery', 'Delivery takes three days.', blob([0, 1, 0]));
     old.close();
 
     const index = new SqliteKnowledgeIndex({ dataDir: dir });
@@ -53,14 +61,18 @@ describe('SqliteKnowledgeIndex migration', () => {
       ]);
       expect((await index.lexical({ text: 'delivery', agentId: 'a1', k: 5 })).map((h) => h.chunk.chunkId)).toEqual(['faq:1']);
       expect((await index.lexical({ text: 'delivery', agentId: 'a2', k: 5 })).map((h) => h.chunk.chunkId)).toEqual([]);
-      expect((await index.nearest({ vector: [1, 0.1, 0], embeddingModel: 'offline/test/3', agentId: 'a1', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['faq:0']);
+      expect(
+        (await index.nearest({ vector: [1, 0.1, 0], embeddingModel: 'offline/test/3', agentId: 'a1', k: 1 })).map((h) => h.chunk.chunkId),
+      ).toEqual(['faq:0']);
     } finally {
       await index.close();
     }
     // Opening it again does not rebuild (or duplicate) anything.
     const again = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
-      expect((await again.nearest({ vector: [1, 0.1, 0], embeddingModel: 'offline/test/3', agentId: 'a1', k: 5 })).map((h) => h.chunk.chunkId)).toEqual(['faq:0', 'faq:1']);
+      expect(
+        (await again.nearest({ vector: [1, 0.1, 0], embeddingModel: 'offline/test/3', agentId: 'a1', k: 5 })).map((h) => h.chunk.chunkId),
+      ).toEqual(['faq:0', 'faq:1']);
     } finally {
       await again.close();
     }
@@ -72,7 +84,17 @@ describe('SqliteKnowledgeIndex migration from schema 4 (FTS5)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-v4-'));
     dirs.push(dir);
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
-    const source = { sourceId: 'faq', title: 'FAQ', format: 'text' as const, agentIds: ['a1'], contentHash: 'h', chunkCount: 2, embeddingModel: 'm/x/3', ingestedAt: '2026-11-28T00:00:00.000Z', workspaceId: 'ws-1' };
+    const source = {
+      sourceId: 'faq',
+      title: 'FAQ',
+      format: 'text' as const,
+      agentIds: ['a1'],
+      contentHash: 'h',
+      chunkCount: 2,
+      embeddingModel: 'm/x/3',
+      ingestedAt: '2026-11-28T00:00:00.000Z',
+      workspaceId: 'ws-1',
+    };
     await first.replaceSource(source, [
       { chunkId: 'faq:0', sourceId: 'faq', ordinal: 0, heading: 'Refunds', text: 'Refunds within 30 days.', vector: [1, 0, 0] },
       { chunkId: 'faq:1', sourceId: 'faq', ordinal: 1, heading: 'Delivery', text: 'Delivery takes three days.', vector: [0, 1, 0] },
@@ -82,16 +104,22 @@ describe('SqliteKnowledgeIndex migration from schema 4 (FTS5)', () => {
     const graphs = readdirSync(join(dir, HNSW_FOLDER));
     // Back to what schema 4 had on the lexical side: an FTS5 table, no text rows.
     const db = new Database(join(dir, SQLITE_KNOWLEDGE_FILE));
-    db.exec(`DROP TABLE knowledge_text_rows; DROP TABLE knowledge_text_removed; CREATE VIRTUAL TABLE knowledge_fts USING fts5(scope, body); PRAGMA user_version = 4;`);
+    db.exec(
+      `DROP TABLE knowledge_text_rows; DROP TABLE knowledge_text_removed; CREATE VIRTUAL TABLE knowledge_fts USING fts5(scope, body); PRAGMA user_version = 4;`,
+    );
     db.close();
 
     const index = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
-      expect((await index.lexical({ text: 'deliveries', agentId: 'a1', workspaceId: 'ws-1', k: 5 })).map((h) => h.chunk.chunkId)).toEqual(['faq:1']);
+      expect((await index.lexical({ text: 'deliveries', agentId: 'a1', workspaceId: 'ws-1', k: 5 })).map((h) => h.chunk.chunkId)).toEqual([
+        'faq:1',
+      ]);
       expect(await index.lexical({ text: 'delivery', agentId: 'a1', workspaceId: 'ws-2', k: 5 })).toEqual([]);
       expect(await index.lexical({ text: 'delivery', agentId: 'a2', k: 5 })).toEqual([]);
       expect(index.stagedVectors).toBe(0);
-      expect((await index.nearest({ vector: [1, 0.1, 0], embeddingModel: 'm/x/3', agentId: 'a1', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['faq:0']);
+      expect(
+        (await index.nearest({ vector: [1, 0.1, 0], embeddingModel: 'm/x/3', agentId: 'a1', k: 1 })).map((h) => h.chunk.chunkId),
+      ).toEqual(['faq:0']);
     } finally {
       await index.close();
     }
@@ -110,9 +138,22 @@ describe('SqliteKnowledgeIndex shared by two processes', () => {
     const writer = new SqliteKnowledgeIndex({ dataDir: dir });
     const reader = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
-      const source = { sourceId: 's1', title: 'S1', format: 'text' as const, agentIds: [], contentHash: 'h', chunkCount: 1, embeddingModel: 'm/x/5', ingestedAt: '2026-11-26T00:00:00.000Z' };
-      await writer.replaceSource(source, [{ chunkId: 's1:0', sourceId: 's1', ordinal: 0, heading: 'S1', text: 'shared words', vector: [1, 0, 0, 0, 0] }]);
-      expect((await reader.nearest({ vector: [1, 0, 0, 0, 0], embeddingModel: 'm/x/5', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['s1:0']);
+      const source = {
+        sourceId: 's1',
+        title: 'S1',
+        format: 'text' as const,
+        agentIds: [],
+        contentHash: 'h',
+        chunkCount: 1,
+        embeddingModel: 'm/x/5',
+        ingestedAt: '2026-11-26T00:00:00.000Z',
+      };
+      await writer.replaceSource(source, [
+        { chunkId: 's1:0', sourceId: 's1', ordinal: 0, heading: 'S1', text: 'shared words', vector: [1, 0, 0, 0, 0] },
+      ]);
+      expect((await reader.nearest({ vector: [1, 0, 0, 0, 0], embeddingModel: 'm/x/5', k: 1 })).map((h) => h.chunk.chunkId)).toEqual([
+        's1:0',
+      ]);
       expect((await reader.lexical({ text: 'shared', k: 1 })).map((h) => h.chunk.chunkId)).toEqual(['s1:0']);
     } finally {
       await writer.close();
@@ -124,7 +165,11 @@ describe('SqliteKnowledgeIndex shared by two processes', () => {
 describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
   const DIMS = 16;
   /** A seeded vector: close vectors for close seeds would make ties; these are spread like real embeddings. */
-  const vectorOf = (seed: number): number[] => Array.from({ length: DIMS }, (_, i) => Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 - Math.floor(Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453) - 0.5);
+  const vectorOf = (seed: number): number[] =>
+    Array.from(
+      { length: DIMS },
+      (_, i) => Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 - Math.floor(Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453) - 0.5,
+    );
   const MODEL = `test/hnsw/${DIMS}`;
   const sourceOf = (sourceId: string, agentIds: string[], workspaceId?: string): KnowledgeSource => ({
     sourceId,
@@ -139,13 +184,24 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
   });
   /** 100 chunks per source, seeds base … base + 99, each chunk's text naming its source. */
   const chunksOf = (sourceId: string, base: number): IndexedChunk[] =>
-    Array.from({ length: 100 }, (_, i) => ({ chunkId: `${sourceId}:${i}`, sourceId, ordinal: i, heading: sourceId, text: `common words ${sourceId.replace(/[^a-z0-9]/g, '')}`, vector: vectorOf(base + i) }));
+    Array.from({ length: 100 }, (_, i) => ({
+      chunkId: `${sourceId}:${i}`,
+      sourceId,
+      ordinal: i,
+      heading: sourceId,
+      text: `common words ${sourceId.replace(/[^a-z0-9]/g, '')}`,
+      vector: vectorOf(base + i),
+    }));
   const tempDir = (): string => {
     const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-hnsw-'));
     dirs.push(dir);
     return dir;
   };
-  const sourcesFound = async (index: SqliteKnowledgeIndex, seed: number, scope: { agentId?: string; workspaceId?: string }): Promise<string[]> => {
+  const sourcesFound = async (
+    index: SqliteKnowledgeIndex,
+    seed: number,
+    scope: { agentId?: string; workspaceId?: string },
+  ): Promise<string[]> => {
     const near = await index.nearest({ vector: vectorOf(seed), embeddingModel: MODEL, k: 1000, ...scope });
     const text = await index.lexical({ text: 'common words', k: 1000, ...scope });
     return [...new Set([...near, ...text].map((h) => h.chunk.sourceId))].sort();
@@ -176,7 +232,10 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
       expect(index.stagedVectors).toBe(0);
       await check();
       // The graph finds a chunk of its own partition by its exact vector.
-      expect((await index.nearest({ vector: vectorOf(150), embeddingModel: MODEL, agentId: 'agent-1', workspaceId: 'ws-a', k: 1 }))[0]?.chunk.chunkId).toBe('a-one:50');
+      expect(
+        (await index.nearest({ vector: vectorOf(150), embeddingModel: MODEL, agentId: 'agent-1', workspaceId: 'ws-a', k: 1 }))[0]?.chunk
+          .chunkId,
+      ).toBe('a-one:50');
     } finally {
       await index.close();
     }
@@ -215,7 +274,9 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
       caughtUp.drainGraphs();
       expect(await sourcesFound(caughtUp, 42, {})).toEqual(['s2', 's3']);
       expect((await caughtUp.nearest({ vector: vectorOf(242), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s3:42');
-      expect((await caughtUp.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain('s1');
+      expect((await caughtUp.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain(
+        's1',
+      );
     } finally {
       await caughtUp.close();
     }
@@ -250,7 +311,9 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
       expect(reopened.stagedVectors).toBe(0);
-      expect((await reopened.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain('gone');
+      expect((await reopened.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain(
+        'gone',
+      );
     } finally {
       await reopened.close();
     }

@@ -5,7 +5,15 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { Bm25Index } from './bm25-partitions.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
-import { queryWords, type ChunkHit, type IndexedChunk, type KnowledgeIndex, type KnowledgeSource, type LexicalQuery, type NearestQuery } from './knowledge-index.port.js';
+import {
+  queryWords,
+  type ChunkHit,
+  type IndexedChunk,
+  type KnowledgeIndex,
+  type KnowledgeSource,
+  type LexicalQuery,
+  type NearestQuery,
+} from './knowledge-index.port.js';
 
 export const SQLITE_KNOWLEDGE_FILE = 'knowledge.sqlite';
 
@@ -135,7 +143,8 @@ const isZero = (vector: readonly number[]): boolean => vector.every((x) => x ===
 const EVERY_AGENT = '*';
 const DEFAULT_WORKSPACE = 'default';
 /** Vector partition key: the embedding model and size, the workspace and one agent tag. */
-const vecScope = (embeddingModel: string, dims: number, workspace: string, agent: string): string => `${embeddingModel}\u001f${dims}\u001f${workspace}\u001f${agent}`;
+const vecScope = (embeddingModel: string, dims: number, workspace: string, agent: string): string =>
+  `${embeddingModel}\u001f${dims}\u001f${workspace}\u001f${agent}`;
 /** Lexical partition key: the workspace and the source's agent tags (sorted; none: every agent), so each chunk is in one. */
 const textScope = (source: KnowledgeSource): string => JSON.stringify([workspaceOf(source), ...[...new Set(source.agentIds)].sort()]);
 const agentsOf = (source: KnowledgeSource): string[] => (source.agentIds.length > 0 ? source.agentIds : [EVERY_AGENT]);
@@ -154,7 +163,8 @@ interface Partition extends PartitionRow {
 
 /** Whether a hit's source may be read by the query's agent in the query's workspace (a check on what the partitions decided). */
 const readable = (source: KnowledgeSource, scope: { agentId?: string; workspaceId?: string }): boolean =>
-  (scope.workspaceId === undefined || workspaceOf(source) === scope.workspaceId) && (scope.agentId === undefined || source.agentIds.length === 0 || source.agentIds.includes(scope.agentId));
+  (scope.workspaceId === undefined || workspaceOf(source) === scope.workspaceId) &&
+  (scope.agentId === undefined || source.agentIds.length === 0 || source.agentIds.includes(scope.agentId));
 
 /**
  * The embedded knowledge index (ADR 0016, ADR 0034): its own SQLite database next to the event log. Vectors are
@@ -201,10 +211,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     const columns = this.db.prepare(`SELECT name FROM pragma_table_info('knowledge_chunks')`).all() as { name: string }[];
     const firstSlice = columns.length > 0 && !columns.some((c) => c.name === 'id');
-    if (firstSlice) this.db.exec('ALTER TABLE knowledge_chunks RENAME TO knowledge_chunks_v1; DROP INDEX IF EXISTS knowledge_chunks_by_source;');
+    if (firstSlice)
+      this.db.exec('ALTER TABLE knowledge_chunks RENAME TO knowledge_chunks_v1; DROP INDEX IF EXISTS knowledge_chunks_by_source;');
     if (version < 4) {
       // Schema 2/3's vector rows (no scope) and vec0 tables: dropping a vec0 table needs its module.
-      const vec0 = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_vec_[0-9]*'`).all() as { name: string }[];
+      const vec0 = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_vec_[0-9]*'`).all() as {
+        name: string;
+      }[];
       if (vec0.length > 0) sqliteVec.load(this.db);
       for (const { name } of vec0) this.db.exec(`DROP TABLE ${name}`);
       this.db.exec('DROP TABLE IF EXISTS knowledge_vec_rows;');
@@ -216,8 +229,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (version >= SCHEMA_VERSION) return;
     if (version === 4) {
       // Only the lexical side changed: a text row per stored chunk; the vector rows and graphs stay.
-      const addText = this.db.prepare('INSERT INTO knowledge_text_rows (chunk, scope) SELECT id, ? FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal');
-      for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[]) addText.run(textScope(toSource(row)), row.source_id);
+      const addText = this.db.prepare(
+        'INSERT INTO knowledge_text_rows (chunk, scope) SELECT id, ? FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal',
+      );
+      for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[])
+        addText.run(textScope(toSource(row)), row.source_id);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return;
     }
@@ -229,7 +245,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       );
     }
     // Rebuild both search sides from the stored chunks.
-    this.db.exec(`DELETE FROM knowledge_vec_partitions; DELETE FROM knowledge_vec_removed; DELETE FROM knowledge_meta WHERE key = 'graph_epoch';`);
+    this.db.exec(
+      `DELETE FROM knowledge_vec_partitions; DELETE FROM knowledge_vec_removed; DELETE FROM knowledge_meta WHERE key = 'graph_epoch';`,
+    );
     if (this.hnswDir) rmSync(this.hnswDir, { recursive: true, force: true });
     const chunksOf = this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal');
     for (const row of this.db.prepare('SELECT * FROM knowledge_sources').all() as SourceRow[]) {
@@ -241,21 +259,32 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /** The logs' heads: the last vector and text rows and removals ever written (AUTOINCREMENT: never reused). */
   private logHead(): { vectors: Watermark; text: Watermark } {
-    const rows = this.db.prepare(`SELECT name, seq FROM sqlite_sequence WHERE name GLOB 'knowledge_*'`).all() as { name: string; seq: number }[];
+    const rows = this.db.prepare(`SELECT name, seq FROM sqlite_sequence WHERE name GLOB 'knowledge_*'`).all() as {
+      name: string;
+      seq: number;
+    }[];
     const seq = (name: string): number => rows.find((r) => r.name === name)?.seq ?? 0;
-    return { vectors: { adds: seq('knowledge_vec_rows'), removes: seq('knowledge_vec_removed') }, text: { adds: seq('knowledge_text_rows'), removes: seq('knowledge_text_removed') } };
+    return {
+      vectors: { adds: seq('knowledge_vec_rows'), removes: seq('knowledge_vec_removed') },
+      text: { adds: seq('knowledge_text_rows'), removes: seq('knowledge_text_removed') },
+    };
   }
 
   /** Applies the text rows and removals between two watermarks to the BM25 index (inside a read transaction). */
   private applyText(from: Watermark, to: Watermark): void {
     if (to.adds > from.adds) {
       const rows = this.db
-        .prepare(`SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid`)
+        .prepare(
+          `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid`,
+        )
         .iterate(from.adds, to.adds) as IterableIterator<{ doc: number; scope: string; heading: string; text: string }>;
       for (const row of rows) this.text.add(row.doc, row.scope, `${row.heading}\n${row.text}`);
     }
     if (to.removes > from.removes) {
-      for (const { doc } of this.db.prepare('SELECT text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ?').all(from.removes, to.removes) as { doc: number }[]) this.text.remove(doc);
+      for (const { doc } of this.db
+        .prepare('SELECT text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ?')
+        .all(from.removes, to.removes) as { doc: number }[])
+        this.text.remove(doc);
     }
   }
 
@@ -269,12 +298,15 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const { vectors: head, text } = this.logHead();
     this.applyText({ adds: 0, removes: 0 }, text);
     this.textApplied = text;
-    const rowsOf = this.db.prepare('SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid');
+    const rowsOf = this.db.prepare(
+      'SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
+    );
     const removedOf = this.db.prepare('SELECT vec_rowid AS key FROM knowledge_vec_removed WHERE scope = ? AND seq > ? AND seq <= ?');
     for (const row of this.db.prepare('SELECT * FROM knowledge_vec_partitions').all() as PartitionRow[]) {
       let graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
       const saved = this.hnswDir ? graph.load(this.hnswDir) : undefined;
-      if (!saved || saved.adds > head.adds || saved.removes > head.removes) graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
+      if (!saved || saved.adds > head.adds || saved.removes > head.removes)
+        graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
       const from = saved && graph.size > 0 ? saved : { adds: 0, removes: 0 };
       this.stageRows(graph, rowsOf.all(row.scope, from.adds, head.adds) as { key: number; vector: Buffer }[]);
       for (const { key } of removedOf.all(row.scope, from.removes, head.removes) as { key: number }[]) graph.remove(key);
@@ -285,7 +317,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   private stageRows(graph: HnswPartition, rows: readonly { key: number; vector: Buffer }[]): void {
-    for (const row of rows) graph.stage(row.key, new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + graph.dims * 4)));
+    for (const row of rows)
+      graph.stage(row.key, new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + graph.dims * 4)));
   }
 
   /**
@@ -338,7 +371,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
     this.db.transaction(() => {
       const added = this.db
-        .prepare('SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid')
+        .prepare(
+          'SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
+        )
         .all(this.applied.adds, head.adds) as { key: number; scope: string; vector: Buffer }[];
       const byScope = new Map<string, { key: number; vector: Buffer }[]>();
       for (const row of added) {
@@ -350,7 +385,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         const partition = this.partition(scope);
         if (partition) this.stageRows(partition.graph, rows);
       }
-      for (const { key, scope } of this.db.prepare('SELECT vec_rowid AS key, scope FROM knowledge_vec_removed WHERE seq > ? AND seq <= ?').all(this.applied.removes, head.removes) as { key: number; scope: string }[]) {
+      for (const { key, scope } of this.db
+        .prepare('SELECT vec_rowid AS key, scope FROM knowledge_vec_removed WHERE seq > ? AND seq <= ?')
+        .all(this.applied.removes, head.removes) as { key: number; scope: string }[]) {
         this.partitions.get(scope)?.graph.remove(key);
       }
     })();
@@ -376,7 +413,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.prepare('INSERT INTO knowledge_text_rows (chunk, scope) VALUES (?, ?)').run(id, textScope(source));
     // A zero vector (blank text offline) is similar to nothing: it is not worth a graph node.
     if (vector.length === 0 || isZero(vector)) return;
-    const partition = this.db.prepare('INSERT OR IGNORE INTO knowledge_vec_partitions (scope, embedding_model, dims, workspace_id, agent) VALUES (?, ?, ?, ?, ?)');
+    const partition = this.db.prepare(
+      'INSERT OR IGNORE INTO knowledge_vec_partitions (scope, embedding_model, dims, workspace_id, agent) VALUES (?, ?, ?, ?, ?)',
+    );
     const row = this.db.prepare('INSERT INTO knowledge_vec_rows (chunk, scope) VALUES (?, ?)');
     for (const agent of agents) {
       const scope = vecScope(source.embeddingModel, vector.length, workspace, agent);
@@ -400,7 +439,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
          agent_ids = excluded.agent_ids, content_hash = excluded.content_hash, chunk_count = excluded.chunk_count,
          embedding_model = excluded.embedding_model, ingested_at = excluded.ingested_at, workspace_id = excluded.workspace_id`,
     );
-    const insert = this.db.prepare('INSERT INTO knowledge_chunks (chunk_id, source_id, ordinal, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?)');
+    const insert = this.db.prepare(
+      'INSERT INTO knowledge_chunks (chunk_id, source_id, ordinal, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     this.db.transaction(() => {
       upsert.run({
         source_id: source.sourceId,
@@ -416,8 +457,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       });
       this.clearChunks(source.sourceId);
       for (const chunk of chunks) {
-        if (chunk.sourceId !== source.sourceId) throw new RangeError(`chunk ${chunk.chunkId} belongs to source ${chunk.sourceId}, not ${source.sourceId}`);
-        const id = Number(insert.run(chunk.chunkId, source.sourceId, chunk.ordinal, chunk.heading, chunk.text, toBlob(chunk.vector)).lastInsertRowid);
+        if (chunk.sourceId !== source.sourceId)
+          throw new RangeError(`chunk ${chunk.chunkId} belongs to source ${chunk.sourceId}, not ${source.sourceId}`);
+        const id = Number(
+          insert.run(chunk.chunkId, source.sourceId, chunk.ordinal, chunk.heading, chunk.text, toBlob(chunk.vector)).lastInsertRowid,
+        );
         this.indexChunk(source, id, chunk.vector);
       }
     })();
@@ -445,14 +489,16 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   async sourceChunks(sourceId: string): Promise<IndexedChunk[]> {
-    return (this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as ChunkRow[]).map((row) => ({
-      chunkId: row.chunk_id,
-      sourceId: row.source_id,
-      ordinal: row.ordinal,
-      heading: row.heading,
-      text: row.text,
-      vector: fromBlob(row.vector),
-    }));
+    return (this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as ChunkRow[]).map(
+      (row) => ({
+        chunkId: row.chunk_id,
+        sourceId: row.source_id,
+        ordinal: row.ordinal,
+        heading: row.heading,
+        text: row.text,
+        vector: fromBlob(row.vector),
+      }),
+    );
   }
 
   async nearest(query: NearestQuery): Promise<ChunkHit[]> {
@@ -462,7 +508,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     // The partitions to search: this agent's and the untagged one, in the query's workspace (every workspace's when
     // none is given); without an agent, every tag's.
     const searched = [...this.partitions.values()].filter(
-      (p) => p.embedding_model === query.embeddingModel && p.dims === dims && (query.workspaceId === undefined || p.workspace_id === query.workspaceId) && (query.agentId === undefined || p.agent === query.agentId || p.agent === EVERY_AGENT),
+      (p) =>
+        p.embedding_model === query.embeddingModel &&
+        p.dims === dims &&
+        (query.workspaceId === undefined || p.workspace_id === query.workspaceId) &&
+        (query.agentId === undefined || p.agent === query.agentId || p.agent === EVERY_AGENT),
     );
     const vector = Float32Array.from(query.vector);
     const distances = new Map<number, number>();
@@ -470,7 +520,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (distances.size === 0) return [];
     const rowids = [...distances.keys()];
     const rows = this.db
-      .prepare(`SELECT r.vec_rowid, c.* FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid IN (${rowids.map(() => '?').join(',')})`)
+      .prepare(
+        `SELECT r.vec_rowid, c.* FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid IN (${rowids.map(() => '?').join(',')})`,
+      )
       .all(...rowids) as (ChunkRow & { vec_rowid: number })[];
     // A chunk tagged to several agents has a row per tag: keep it once.
     const best = new Map<string, { row: ChunkRow; score: number }>();
@@ -492,13 +544,18 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         this.textScopes.set(scope, parsed);
       }
       const [workspace, ...agents] = parsed;
-      return (query.workspaceId === undefined || workspace === query.workspaceId) && (query.agentId === undefined || agents.length === 0 || agents.includes(query.agentId));
+      return (
+        (query.workspaceId === undefined || workspace === query.workspaceId) &&
+        (query.agentId === undefined || agents.length === 0 || agents.includes(query.agentId))
+      );
     };
     const found = this.text.search(query.text, query.k, searched);
     if (found.length === 0) return [];
     const scores = new Map(found.map((f) => [f.doc, f.score]));
     const rows = this.db
-      .prepare(`SELECT t.text_rowid, c.* FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid IN (${found.map(() => '?').join(',')})`)
+      .prepare(
+        `SELECT t.text_rowid, c.* FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid IN (${found.map(() => '?').join(',')})`,
+      )
       .all(...scores.keys()) as (ChunkRow & { text_rowid: number })[];
     return this.hits(
       rows.map((row) => ({ row, score: scores.get(row.text_rowid) ?? 0 })),
@@ -522,7 +579,15 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       .slice(0, k)
       .flatMap(({ row, score }) => {
         const source = sourceOf(row.source_id);
-        return source && readable(source, scope) ? [{ chunk: { chunkId: row.chunk_id, sourceId: row.source_id, ordinal: row.ordinal, heading: row.heading, text: row.text }, source, score }] : [];
+        return source && readable(source, scope)
+          ? [
+              {
+                chunk: { chunkId: row.chunk_id, sourceId: row.source_id, ordinal: row.ordinal, heading: row.heading, text: row.text },
+                source,
+                score,
+              },
+            ]
+          : [];
       });
   }
 

@@ -27,7 +27,8 @@ export interface AgentBudget {
   on_exhausted?: BudgetExhaustedAction;
 }
 
-export const DEFAULT_BUDGET_EXHAUSTED_MESSAGE = "I'm sorry, I can't continue this conversation right now. Please try again later or contact us another way.";
+export const DEFAULT_BUDGET_EXHAUSTED_MESSAGE =
+  "I'm sorry, I can't continue this conversation right now. Please try again later or contact us another way.";
 
 /** The share of a limit at which a warning is published once per period. */
 export const BUDGET_WARNING_RATIO = 0.8;
@@ -93,7 +94,12 @@ export function periodOf(period: BudgetPeriod, nowMs: number): BudgetPeriodWindo
     case 'session':
       return { id: 'session' };
     case 'day':
-      return { id: `${y}-${pad(m)}-${pad(d)}`, start: midnightIso(today), resetsAt: midnightIso(today + 1), resetsAtMs: (today + 1) * DAY_MS };
+      return {
+        id: `${y}-${pad(m)}-${pad(d)}`,
+        start: midnightIso(today),
+        resetsAt: midnightIso(today + 1),
+        resetsAtMs: (today + 1) * DAY_MS,
+      };
     case 'month': {
       const next = m === 12 ? daysFromCivil(y + 1, 1, 1) : daysFromCivil(y, m + 1, 1);
       return { id: `${y}-${pad(m)}`, start: midnightIso(daysFromCivil(y, m, 1)), resetsAt: midnightIso(next), resetsAtMs: next * DAY_MS };
@@ -115,21 +121,38 @@ const unitOf = (limit: BudgetLimit): { unit: BudgetUnit; amount: number } =>
  * The scopes one call of an agent's session is charged to: the agent's limits (its `session` limit counted per
  * session) and the workspace's. Pure: the time comes in.
  */
-export function budgetScopes(input: { agentId: string; sessionId?: string; agent?: AgentBudget | null; workspaceId?: string; workspace?: AgentBudget | null; nowMs: number }): BudgetScope[] {
+export function budgetScopes(input: {
+  agentId: string;
+  sessionId?: string;
+  agent?: AgentBudget | null;
+  workspaceId?: string;
+  workspace?: AgentBudget | null;
+  nowMs: number;
+}): BudgetScope[] {
   const scopes: BudgetScope[] = [];
   const add = (owner: BudgetScope['owner'], limit: BudgetLimit, key: string): void => {
     const { unit, amount } = unitOf(limit);
     const p = periodOf(limit.period, input.nowMs);
-    scopes.push({ key, owner, period: limit.period, period_id: p.id, unit, limit: amount, ...(p.resetsAt ? { resets_at: p.resetsAt } : {}) });
+    scopes.push({
+      key,
+      owner,
+      period: limit.period,
+      period_id: p.id,
+      unit,
+      limit: amount,
+      ...(p.resetsAt ? { resets_at: p.resetsAt } : {}),
+    });
   };
   for (const limit of input.agent?.limits ?? []) {
     if (limit.period === 'session') {
-      if (input.sessionId !== undefined) add({ kind: 'session', id: input.sessionId }, limit, `session:${input.sessionId}:${unitOf(limit).unit}`);
+      if (input.sessionId !== undefined)
+        add({ kind: 'session', id: input.sessionId }, limit, `session:${input.sessionId}:${unitOf(limit).unit}`);
     } else add({ kind: 'agent', id: input.agentId }, limit, `agent:${input.agentId}:${limit.period}:${unitOf(limit).unit}`);
   }
   if (input.workspaceId !== undefined) {
     for (const limit of input.workspace?.limits ?? []) {
-      if (limit.period !== 'session') add({ kind: 'workspace', id: input.workspaceId }, limit, `workspace:${input.workspaceId}:${limit.period}:${unitOf(limit).unit}`);
+      if (limit.period !== 'session')
+        add({ kind: 'workspace', id: input.workspaceId }, limit, `workspace:${input.workspaceId}:${limit.period}:${unitOf(limit).unit}`);
     }
   }
   return scopes;
@@ -154,13 +177,20 @@ export function budgetProblems(budget: AgentBudget, path = 'budget'): { field: s
   const seen = new Set<string>();
   budget.limits.forEach((limit, i) => {
     const at = `${path}.limits[${i}]`;
-    if (!(BUDGET_PERIODS as readonly string[]).includes(limit.period)) problems.push({ field: `${at}.period`, rule: `period must be one of ${BUDGET_PERIODS.join(', ')}` });
+    if (!(BUDGET_PERIODS as readonly string[]).includes(limit.period))
+      problems.push({ field: `${at}.period`, rule: `period must be one of ${BUDGET_PERIODS.join(', ')}` });
     const given = [limit.tokens, limit.cost_usd].filter((v) => v !== undefined).length;
     if (given !== 1) problems.push({ field: at, rule: 'give exactly one of tokens and cost_usd' });
-    if (limit.tokens !== undefined && (!Number.isInteger(limit.tokens) || limit.tokens < 1)) problems.push({ field: `${at}.tokens`, rule: 'tokens must be a positive integer' });
-    if (limit.cost_usd !== undefined && (!(limit.cost_usd > 0) || !Number.isFinite(limit.cost_usd))) problems.push({ field: `${at}.cost_usd`, rule: 'cost_usd must be a positive number' });
+    if (limit.tokens !== undefined && (!Number.isInteger(limit.tokens) || limit.tokens < 1))
+      problems.push({ field: `${at}.tokens`, rule: 'tokens must be a positive integer' });
+    if (limit.cost_usd !== undefined && (!(limit.cost_usd > 0) || !Number.isFinite(limit.cost_usd)))
+      problems.push({ field: `${at}.cost_usd`, rule: 'cost_usd must be a positive number' });
     const key = `${limit.period}:${limit.tokens !== undefined ? 'tokens' : 'usd'}`;
-    if (seen.has(key)) problems.push({ field: at, rule: `only one ${limit.tokens !== undefined ? 'tokens' : 'cost_usd'} limit per period (${limit.period})` });
+    if (seen.has(key))
+      problems.push({
+        field: at,
+        rule: `only one ${limit.tokens !== undefined ? 'tokens' : 'cost_usd'} limit per period (${limit.period})`,
+      });
     seen.add(key);
   });
   return problems;

@@ -5,12 +5,26 @@ describe('token budgets', () => {
   const now = 1_796_083_199_500;
 
   it('periods are UTC days and months; a session never resets', () => {
-    expect(periodOf('day', now)).toEqual({ id: '2026-11-30', start: '2026-11-30T00:00:00.000Z', resetsAt: '2026-12-01T00:00:00.000Z', resetsAtMs: 1_796_083_200_000 });
-    expect(periodOf('month', now)).toEqual({ id: '2026-11', start: '2026-11-01T00:00:00.000Z', resetsAt: '2026-12-01T00:00:00.000Z', resetsAtMs: 1_796_083_200_000 });
+    expect(periodOf('day', now)).toEqual({
+      id: '2026-11-30',
+      start: '2026-11-30T00:00:00.000Z',
+      resetsAt: '2026-12-01T00:00:00.000Z',
+      resetsAtMs: 1_796_083_200_000,
+    });
+    expect(periodOf('month', now)).toEqual({
+      id: '2026-11',
+      start: '2026-11-01T00:00:00.000Z',
+      resetsAt: '2026-12-01T00:00:00.000Z',
+      resetsAtMs: 1_796_083_200_000,
+    });
     // 2026-12-31T12:00:00Z, 2028-02-29T08:00:00Z (leap day), 1999-12-31T23:00:00Z
     expect(periodOf('month', 1_798_718_400_000)).toMatchObject({ id: '2026-12', resetsAt: '2027-01-01T00:00:00.000Z' });
     expect(periodOf('day', 1_835_424_000_000)).toMatchObject({ id: '2028-02-29', resetsAt: '2028-03-01T00:00:00.000Z' });
-    expect(periodOf('month', 946_681_200_000)).toMatchObject({ id: '1999-12', start: '1999-12-01T00:00:00.000Z', resetsAt: '2000-01-01T00:00:00.000Z' });
+    expect(periodOf('month', 946_681_200_000)).toMatchObject({
+      id: '1999-12',
+      start: '1999-12-01T00:00:00.000Z',
+      resetsAt: '2000-01-01T00:00:00.000Z',
+    });
     expect(periodOf('session', now)).toEqual({ id: 'session' });
   });
 
@@ -18,7 +32,13 @@ describe('token budgets', () => {
     const scopes = budgetScopes({
       agentId: 'a1',
       sessionId: 's1',
-      agent: { limits: [{ period: 'day', tokens: 1000 }, { period: 'month', cost_usd: 2.5 }, { period: 'session', tokens: 300 }] },
+      agent: {
+        limits: [
+          { period: 'day', tokens: 1000 },
+          { period: 'month', cost_usd: 2.5 },
+          { period: 'session', tokens: 300 },
+        ],
+      },
       workspaceId: 'w1',
       workspace: { limits: [{ period: 'month', tokens: 1_000_000 }] },
       nowMs: now,
@@ -40,7 +60,15 @@ describe('token budgets', () => {
   });
 
   it('names the field and rule of a bad limit', () => {
-    expect(budgetProblems({ limits: [{ period: 'day', tokens: 0 }, { period: 'day', tokens: 5, cost_usd: 1 }, { period: 'week' as 'day', tokens: 1 }] })).toEqual([
+    expect(
+      budgetProblems({
+        limits: [
+          { period: 'day', tokens: 0 },
+          { period: 'day', tokens: 5, cost_usd: 1 },
+          { period: 'week' as 'day', tokens: 1 },
+        ],
+      }),
+    ).toEqual([
       { field: 'budget.limits[0].tokens', rule: 'tokens must be a positive integer' },
       { field: 'budget.limits[1]', rule: 'give exactly one of tokens and cost_usd' },
       { field: 'budget.limits[1]', rule: 'only one tokens limit per period (day)' },

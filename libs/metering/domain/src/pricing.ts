@@ -58,7 +58,14 @@ export function summarizeUsage(records: readonly UsageRecord[], from?: string, t
   for (const record of records) {
     if ((from !== undefined && record.at < from) || (to !== undefined && record.at >= to)) continue;
     const key = `${record.provider}/${record.model}`;
-    const entry = byModel.get(key) ?? { provider: record.provider, model: record.model, calls: 0, input_tokens: 0, output_tokens: 0, cost_estimate_usd: 0 };
+    const entry = byModel.get(key) ?? {
+      provider: record.provider,
+      model: record.model,
+      calls: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_estimate_usd: 0,
+    };
     for (const target of [entry, total]) {
       target.calls += 1;
       target.input_tokens += record.input_tokens;

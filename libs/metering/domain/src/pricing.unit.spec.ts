@@ -12,12 +12,27 @@ describe('metering', () => {
   });
 
   it('sums records in [from, to) in total and per model', () => {
-    const r = (at: string, model: string, input: number, output: number, cost: number): UsageRecord => ({ at, provider: 'openai', model, input_tokens: input, output_tokens: output, cost_estimate_usd: cost });
-    const records = [r('2026-11-01T00:00:00Z', 'a', 10, 1, 0.1), r('2026-11-02T00:00:00Z', 'a', 20, 2, 0.2), r('2026-11-02T00:00:00Z', 'b', 5, 5, 0.05), r('2026-11-03T00:00:00Z', 'a', 99, 9, 9)];
+    const r = (at: string, model: string, input: number, output: number, cost: number): UsageRecord => ({
+      at,
+      provider: 'openai',
+      model,
+      input_tokens: input,
+      output_tokens: output,
+      cost_estimate_usd: cost,
+    });
+    const records = [
+      r('2026-11-01T00:00:00Z', 'a', 10, 1, 0.1),
+      r('2026-11-02T00:00:00Z', 'a', 20, 2, 0.2),
+      r('2026-11-02T00:00:00Z', 'b', 5, 5, 0.05),
+      r('2026-11-03T00:00:00Z', 'a', 99, 9, 9),
+    ];
     const summary = summarizeUsage(records, '2026-11-02T00:00:00Z', '2026-11-03T00:00:00Z');
     expect(summary).toMatchObject({ calls: 2, input_tokens: 25, output_tokens: 7 });
     expect(summary.cost_estimate_usd).toBeCloseTo(0.25, 10);
-    expect(summary.by_model.map((m) => [m.model, m.calls])).toEqual([['a', 1], ['b', 1]]);
+    expect(summary.by_model.map((m) => [m.model, m.calls])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
     expect(summarizeUsage(records).calls).toBe(4);
   });
 });

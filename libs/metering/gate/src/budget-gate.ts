@@ -10,7 +10,9 @@ export class BudgetExceededError extends Error {
   readonly code = 'BUDGET.EXCEEDED';
   readonly details: { scope: BudgetScopeV1; used: number };
   constructor(scope: BudgetScopeV1, used: number) {
-    super(`token budget ${scope.key} (${scope.period} ${scope.period_id}) is spent: ${used} of ${scope.limit} ${scope.unit === 'usd' ? 'micro-USD' : 'tokens'}`);
+    super(
+      `token budget ${scope.key} (${scope.period} ${scope.period_id}) is spent: ${used} of ${scope.limit} ${scope.unit === 'usd' ? 'micro-USD' : 'tokens'}`,
+    );
     this.name = 'BudgetExceededError';
     this.details = { scope, used };
   }
@@ -40,10 +42,10 @@ const RESERVATION_TTL_MS = 120_000;
  * and schema; English averages about 4, so this overestimates) and the call's output cap.
  */
 export function estimateCall(request: LlmRequest): { input: number; output: number } {
-  const chars = request.system.length + conversationOf(request).reduce((sum, m) => sum + m.content.length, 0) + JSON.stringify(request.schema).length;
+  const chars =
+    request.system.length + conversationOf(request).reduce((sum, m) => sum + m.content.length, 0) + JSON.stringify(request.schema).length;
   return { input: Math.ceil(chars / 3), output: request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE };
 }
-
 
 export interface BudgetGateOptions {
   store: BudgetStore | undefined;
@@ -74,7 +76,13 @@ export class BudgetGate {
       key: scope.key,
       periodId: scope.period_id,
       amount: calls.reduce(
-        (sum, c) => sum + chargeOf(scope.unit, { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens, cost_estimate_usd: this.costOf(c.provider, c.model, c.usage.inputTokens, c.usage.outputTokens) }),
+        (sum, c) =>
+          sum +
+          chargeOf(scope.unit, {
+            input_tokens: c.usage.inputTokens,
+            output_tokens: c.usage.outputTokens,
+            cost_estimate_usd: this.costOf(c.provider, c.model, c.usage.inputTokens, c.usage.outputTokens),
+          }),
         0,
       ),
     }));
@@ -93,10 +101,25 @@ export class BudgetGate {
     const estimated = { tokens: call.input + call.output, usd: microUsd(this.costOf(call.provider, call.model, call.input, call.output)) };
     const reservationId = randomUUID();
     for (let backoff = 20; ; backoff = Math.min(backoff * 2, 250)) {
-      if (call.signal?.aborted) throw call.signal.reason instanceof Error ? call.signal.reason : new Error('the call was cancelled before it was made');
-      const result = await counted(store.reserve({ reservationId, ttlMs: RESERVATION_TTL_MS, now: this.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimated[s.unit], ...(s.held_by !== undefined ? { heldBy: s.held_by } : {}) })) }));
+      if (call.signal?.aborted)
+        throw call.signal.reason instanceof Error ? call.signal.reason : new Error('the call was cancelled before it was made');
+      const result = await counted(
+        store.reserve({
+          reservationId,
+          ttlMs: RESERVATION_TTL_MS,
+          now: this.now(),
+          scopes: scopes.map((s) => ({
+            key: s.key,
+            periodId: s.period_id,
+            limit: s.limit,
+            estimate: estimated[s.unit],
+            ...(s.held_by !== undefined ? { heldBy: s.held_by } : {}),
+          })),
+        }),
+      );
       if (result.outcome === 'reserved') break;
-      if (result.outcome === 'exhausted') throw new BudgetExceededError(scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1), result.used);
+      if (result.outcome === 'exhausted')
+        throw new BudgetExceededError(scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1), result.used);
       await sleep(backoff, call.signal);
     }
     let result: T;
@@ -105,7 +128,13 @@ export class BudgetGate {
     } catch (error) {
       const spent = billedCallsOf(error);
       if (spent.length > 0) await counted(store.settle(reservationId, this.charges(scopes, spent)));
-      else await counted(store.release(reservationId, scopes.map((s) => s.key)));
+      else
+        await counted(
+          store.release(
+            reservationId,
+            scopes.map((s) => s.key),
+          ),
+        );
       throw error;
     }
     await counted(store.settle(reservationId, this.charges(scopes, billed(result))));
@@ -120,10 +149,12 @@ export class BudgetGate {
       model: provider.model,
       generate: <I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> => {
         const estimate = estimateCall(request);
-        return this.run(scopes, { provider: provider.name, model: provider.model, ...estimate, signal: request.signal }, () => provider.generate<I, O>(request), (response) => [
-          ...(response.billedBefore ?? []),
-          { provider: response.provider, model: response.model, usage: response.usage },
-        ]);
+        return this.run(
+          scopes,
+          { provider: provider.name, model: provider.model, ...estimate, signal: request.signal },
+          () => provider.generate<I, O>(request),
+          (response) => [...(response.billedBefore ?? []), { provider: response.provider, model: response.model, usage: response.usage }],
+        );
       },
     };
   }

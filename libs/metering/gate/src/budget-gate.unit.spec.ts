@@ -3,8 +3,23 @@ import type { BudgetScopeV1 } from '@tenet/contracts';
 import { InvalidStructuredOutputError, type LlmProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
 import { BudgetExceededError, BudgetGate, BudgetStoreMissingError, estimateCall } from './budget-gate.js';
 
-const request: LlmRequest = { task: { kind: 'x', input: {} }, system: 'abc', prompt: 'hello there', schemaName: 'x', schema: { type: 'object' }, maxTokens: 40, context: { purpose: 'test' } };
-const scope = (limit: number): BudgetScopeV1 => ({ key: 'agent:a:day:tokens', owner: { kind: 'agent', id: 'a' }, period: 'day', period_id: '2026-11-26', unit: 'tokens', limit });
+const request: LlmRequest = {
+  task: { kind: 'x', input: {} },
+  system: 'abc',
+  prompt: 'hello there',
+  schemaName: 'x',
+  schema: { type: 'object' },
+  maxTokens: 40,
+  context: { purpose: 'test' },
+};
+const scope = (limit: number): BudgetScopeV1 => ({
+  key: 'agent:a:day:tokens',
+  owner: { kind: 'agent', id: 'a' },
+  period: 'day',
+  period_id: '2026-11-26',
+  unit: 'tokens',
+  limit,
+});
 
 function provider(answer: () => Promise<LlmResponse>): LlmProvider & { calls: number } {
   const p = {
@@ -19,7 +34,14 @@ function provider(answer: () => Promise<LlmResponse>): LlmProvider & { calls: nu
   return p;
 }
 
-const ok = (input: number, output: number): Promise<LlmResponse> => Promise.resolve({ value: {}, usage: { inputTokens: input, outputTokens: output }, provider: 'openai', model: 'gpt-4o-mini', latencyMs: 1 });
+const ok = (input: number, output: number): Promise<LlmResponse> =>
+  Promise.resolve({
+    value: {},
+    usage: { inputTokens: input, outputTokens: output },
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    latencyMs: 1,
+  });
 
 describe('BudgetGate', () => {
   it('charges what each call billed and refuses a call whose estimate exceeds what is left, without calling the provider', async () => {
@@ -32,25 +54,42 @@ describe('BudgetGate', () => {
     await gated.generate(request);
     await expect(gated.generate(request)).rejects.toBeInstanceOf(BudgetExceededError);
     expect(inner.calls).toBe(2);
-    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({ used: 140, reserved: 0 });
+    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({
+      used: 140,
+      reserved: 0,
+    });
   });
 
   it('charges the billed attempts of a failed call, and releases the reservation of an unbilled failure', async () => {
     const store = new InProcessBudgetStore();
     const invalid = new InvalidStructuredOutputError('openai', 'x', '/', ['bad']);
     invalid.billed = [{ provider: 'openai', model: 'gpt-4o-mini', usage: { inputTokens: 30, outputTokens: 5 } }];
-    const failing = new BudgetGate({ store, prices: {} }).provider(provider(() => Promise.reject(invalid)), [scope(1000)]);
+    const failing = new BudgetGate({ store, prices: {} }).provider(
+      provider(() => Promise.reject(invalid)),
+      [scope(1000)],
+    );
     await expect(failing.generate(request)).rejects.toBe(invalid);
-    const refused = new BudgetGate({ store, prices: {} }).provider(provider(() => Promise.reject(new Error('network'))), [scope(1000)]);
+    const refused = new BudgetGate({ store, prices: {} }).provider(
+      provider(() => Promise.reject(new Error('network'))),
+      [scope(1000)],
+    );
     await expect(refused.generate(request)).rejects.toThrow('network');
-    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({ used: 35, reserved: 0 });
+    expect((await store.read([{ key: 'agent:a:day:tokens', periodId: '2026-11-26' }], Date.now())).get('agent:a:day:tokens')).toEqual({
+      used: 35,
+      reserved: 0,
+    });
   });
 
   it('refuses a budgeted call without a store instead of running it unchecked; no budget, no check', async () => {
     const inner = provider(() => ok(1, 1));
-    await expect(new BudgetGate({ store: undefined, prices: {} }).provider(inner, [scope(10)]).generate(request)).rejects.toBeInstanceOf(BudgetStoreMissingError);
+    await expect(new BudgetGate({ store: undefined, prices: {} }).provider(inner, [scope(10)]).generate(request)).rejects.toBeInstanceOf(
+      BudgetStoreMissingError,
+    );
     await new BudgetGate({ store: undefined, prices: {} }).provider(inner, undefined).generate(request);
     expect(inner.calls).toBe(1);
-    expect(estimateCall(request)).toEqual({ input: Math.ceil(('abc'.length + 'hello there'.length + JSON.stringify({ type: 'object' }).length) / 3), output: 40 });
+    expect(estimateCall(request)).toEqual({
+      input: Math.ceil(('abc'.length + 'hello there'.length + JSON.stringify({ type: 'object' }).length) / 3),
+      output: 40,
+    });
   });
 });

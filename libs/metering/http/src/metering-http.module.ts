@@ -21,7 +21,11 @@ import { UsageHttpController } from './usage/usage.http.controller.js';
   providers: [
     AgentBudgets,
     // Every LLM call of a turn becomes a priced usage event in the log, published to metering by the relay.
-    { provide: UsageStreamSink, useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)), inject: [EVENT_STORE] },
+    {
+      provide: UsageStreamSink,
+      useFactory: (store: EventStore) => new UsageStreamSink(store, priceTableFrom(process.env, defaultPriceTable)),
+      inject: [EVENT_STORE],
+    },
   ],
   exports: [AgentBudgets, UsageStreamSink],
 })

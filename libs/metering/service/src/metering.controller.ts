@@ -33,7 +33,12 @@ export class MeteringController {
       throw error;
     }
     // A span of the turn that made the call (its context is in the message headers, from the usage event's metadata).
-    const attributes = { 'tenet.agent_id': event.data.agent_id, 'tenet.purpose': event.data.purpose, 'tenet.event_id': event.id, ...(event.data.session_id ? { 'tenet.session_id': event.data.session_id } : {}) };
+    const attributes = {
+      'tenet.agent_id': event.data.agent_id,
+      'tenet.purpose': event.data.purpose,
+      'tenet.event_id': event.id,
+      ...(event.data.session_id ? { 'tenet.session_id': event.data.session_id } : {}),
+    };
     await withRemoteParent(context.getHeaders(), () =>
       traced('tenet.metering.record', attributes, async () => {
         // Counted once per stored record (a redelivery is not), so the counters add up to GET /agents/{id}/usage.
@@ -46,6 +51,10 @@ export class MeteringController {
   @MessagePattern(METERING_USAGE_SUBJECT, { queueGroup: 'metering' })
   summary(@Payload() payload: unknown, @Ctx() context: TenetContext): Promise<UsageSummary> {
     const request = validSummaryRequest(payload);
-    return withRemoteParent(context.getHeaders(), () => traced('tenet.metering.summary', { 'tenet.agent_id': request.agent_id }, () => this.records.summary(request.agent_id, request.from, request.to)));
+    return withRemoteParent(context.getHeaders(), () =>
+      traced('tenet.metering.summary', { 'tenet.agent_id': request.agent_id }, () =>
+        this.records.summary(request.agent_id, request.from, request.to),
+      ),
+    );
   }
 }

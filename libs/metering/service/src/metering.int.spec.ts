@@ -21,7 +21,17 @@ const usageEvent = (agentId: string, at: string, input: number, output: number, 
   offset: 0,
   position: 1,
   occurred_at: at,
-  data: { agent_id: agentId, session_id: 's1', purpose: 'compose_reply', provider: 'openai', model: 'gpt-4o-mini', input_tokens: input, output_tokens: output, cost_estimate_usd: (input * 0.15 + output * 0.6) / 1e6, latency_ms: 12 },
+  data: {
+    agent_id: agentId,
+    session_id: 's1',
+    purpose: 'compose_reply',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    input_tokens: input,
+    output_tokens: output,
+    cost_estimate_usd: (input * 0.15 + output * 0.6) / 1e6,
+    latency_ms: 12,
+  },
 });
 
 describe('metering service (embedded adapters)', () => {
@@ -57,17 +67,28 @@ describe('metering service (embedded adapters)', () => {
     const all = await bus.request<UsageSummary>(METERING_USAGE_SUBJECT, { agent_id: 'agent-1' });
     expect(all).toMatchObject({ calls: 2, input_tokens: 150, output_tokens: 30 });
     expect(all.cost_estimate_usd).toBeCloseTo((150 * 0.15 + 30 * 0.6) / 1e6, 12);
-    const morning = await bus.request<UsageSummary>(METERING_USAGE_SUBJECT, { agent_id: 'agent-1', from: '2026-11-22T09:00:00.000Z', to: '2026-11-22T11:00:00.000Z' });
+    const morning = await bus.request<UsageSummary>(METERING_USAGE_SUBJECT, {
+      agent_id: 'agent-1',
+      from: '2026-11-22T09:00:00.000Z',
+      to: '2026-11-22T11:00:00.000Z',
+    });
     expect(morning).toMatchObject({ calls: 1, input_tokens: 100 });
   });
 
   it('terminates a usage event that breaks the contract instead of retrying it, and keeps consuming', async () => {
-    await bus.publish('tenet.v1.metering.agent-3.llm_usage_recorded', { ...usageEvent('agent-3', '2026-11-22T10:00:00.000Z', 1, 1), data: { agent_id: 'agent-3' } });
+    await bus.publish('tenet.v1.metering.agent-3.llm_usage_recorded', {
+      ...usageEvent('agent-3', '2026-11-22T10:00:00.000Z', 1, 1),
+      data: { agent_id: 'agent-3' },
+    });
     await bus.publish('tenet.v1.metering.agent-3.llm_usage_recorded', usageEvent('agent-3', '2026-11-22T10:00:01.000Z', 5, 6));
-    await eventually(async () => expect(await bus.request<UsageSummary>(METERING_USAGE_SUBJECT, { agent_id: 'agent-3' })).toMatchObject({ calls: 1, input_tokens: 5 }));
+    await eventually(async () =>
+      expect(await bus.request<UsageSummary>(METERING_USAGE_SUBJECT, { agent_id: 'agent-3' })).toMatchObject({ calls: 1, input_tokens: 5 }),
+    );
   });
 
   it('refuses a summary request with a malformed range', async () => {
-    await expect(bus.request(METERING_USAGE_SUBJECT, { agent_id: 'agent-1', from: 'yesterday' })).rejects.toMatchObject({ remoteCode: 'CONTRACT.INVALID' });
+    await expect(bus.request(METERING_USAGE_SUBJECT, { agent_id: 'agent-1', from: 'yesterday' })).rejects.toMatchObject({
+      remoteCode: 'CONTRACT.INVALID',
+    });
   });
 });

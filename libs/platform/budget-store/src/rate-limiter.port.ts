@@ -9,7 +9,12 @@ export interface RateLimiter {
 }
 
 /** The refill arithmetic both adapters share (the Redis one runs it in Lua). */
-export function refill(bucket: { tokens: number; at: number } | undefined, capacity: number, perMinute: number, now: number): { tokens: number; at: number } {
+export function refill(
+  bucket: { tokens: number; at: number } | undefined,
+  capacity: number,
+  perMinute: number,
+  now: number,
+): { tokens: number; at: number } {
   if (!bucket) return { tokens: capacity, at: now };
   return { tokens: Math.min(capacity, bucket.tokens + (Math.max(0, now - bucket.at) * perMinute) / 60_000), at: now };
 }

@@ -15,7 +15,13 @@ export function renderConfigurationDoc(): string {
     const readers = everyService ? ['every service', ...v.readBy.filter((p) => !SERVICES.includes(p))].join(', ') : v.readBy.join(', ');
     return `| \`${name}\` | ${cell(v.rule)}${v.secret ? ' (secret)' : ''} | ${cell(v.defaultText)} | ${cell(readers)} | ${cell(v.description)} |`;
   });
-  const perProcess = PROCESSES.map((p) => `- **${p}**: ${names.filter((n) => (VARIABLES[n] as Variable<unknown>).readBy.includes(p)).map((n) => `\`${n}\``).join(', ')}`);
+  const perProcess = PROCESSES.map(
+    (p) =>
+      `- **${p}**: ${names
+        .filter((n) => (VARIABLES[n] as Variable<unknown>).readBy.includes(p))
+        .map((n) => `\`${n}\``)
+        .join(', ')}`,
+  );
   return [
     '# Configuration',
     '',

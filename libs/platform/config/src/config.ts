@@ -36,7 +36,11 @@ function entry(name: VariableName): z.ZodType<unknown, string | undefined> {
 /** Cross-variable rules (each problem names the variables). */
 function crossChecks(values: Partial<Record<VariableName, unknown>>, names: ReadonlySet<VariableName>): string[] {
   const problems: string[] = [];
-  if (names.has('TENET_SECRETS_KEY_PREVIOUS') && values.TENET_SECRETS_KEY_PREVIOUS !== undefined && values.TENET_SECRETS_KEY === undefined) {
+  if (
+    names.has('TENET_SECRETS_KEY_PREVIOUS') &&
+    values.TENET_SECRETS_KEY_PREVIOUS !== undefined &&
+    values.TENET_SECRETS_KEY === undefined
+  ) {
     problems.push('TENET_SECRETS_KEY_PREVIOUS is set without TENET_SECRETS_KEY');
   }
   return problems;
@@ -87,7 +91,8 @@ export class TenetConfig {
   }
 
   get<N extends VariableName>(name: N): Settings[N] {
-    if (!this.names.has(name)) throw new ConfigError([`${name} is not in the ${this.processName} configuration schema (libs/platform/config/src/variables.ts)`]);
+    if (!this.names.has(name))
+      throw new ConfigError([`${name} is not in the ${this.processName} configuration schema (libs/platform/config/src/variables.ts)`]);
     return this.values[name] as Settings[N];
   }
 
@@ -112,7 +117,9 @@ export function loadConfigOrExit(processName: ProcessName, env: Env): TenetConfi
     return loadConfig(processName, env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${processName}: invalid configuration (docs/configuration.md)\n${error.problems.map((p) => `  ${p}\n`).join('')}`);
+    process.stderr.write(
+      `${processName}: invalid configuration (docs/configuration.md)\n${error.problems.map((p) => `  ${p}\n`).join('')}`,
+    );
     process.exit(78);
   }
 }

@@ -93,7 +93,13 @@ describe('the configuration schema', () => {
   it('describes every variable: a rule, a default, a description and the processes that read it', () => {
     for (const name of names) {
       const v = spec(name);
-      expect({ name, description: v.description.length > 10, rule: v.rule.length > 2, defaultText: v.defaultText.length > 0, readBy: v.readBy.length > 0 }).toEqual({
+      expect({
+        name,
+        description: v.description.length > 10,
+        rule: v.rule.length > 2,
+        defaultText: v.defaultText.length > 0,
+        readBy: v.readBy.length > 0,
+      }).toEqual({
         name,
         description: true,
         rule: true,
@@ -109,7 +115,9 @@ describe('the configuration schema', () => {
     expect(variablesOf('guideline-matcher')).not.toContain('TENET_TURN_LEASE_TTL_MS');
     expect(variablesOf('session-gateway')).toEqual(expect.arrayContaining(['TENET_TURN_LEASE_TTL_MS', 'TENET_AUTH', 'TENET_CORS_ORIGINS']));
     expect(variablesOf('tenet')).toEqual(names.filter((n) => spec(n).readBy.includes('tenet')));
-    expect(Object.keys(schemaOf('cli').parse({ TENET_API_KEY: 'key', TENET_KNOWLEDGE_URL: 'http://memory-store:8806' })).sort()).toEqual(variablesOf('cli').sort());
+    expect(Object.keys(schemaOf('cli').parse({ TENET_API_KEY: 'key', TENET_KNOWLEDGE_URL: 'http://memory-store:8806' })).sort()).toEqual(
+      variablesOf('cli').sort(),
+    );
   });
 
   it('classifies every variable: either its rule refuses a value, or it is free text', () => {
@@ -125,7 +133,9 @@ describe('the configuration schema', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const [problem] = (error as ConfigError).problems;
-    expect(problem).toBe(`${name} must be ${spec(name).rule} (got ${spec(name).secret ? `${bad.length} characters` : JSON.stringify(bad)})`);
+    expect(problem).toBe(
+      `${name} must be ${spec(name).rule} (got ${spec(name).secret ? `${bad.length} characters` : JSON.stringify(bad)})`,
+    );
   });
 
   it('keeps the defaults when nothing is set, and reads set values', () => {
@@ -133,11 +143,20 @@ describe('the configuration schema', () => {
     expect(matcher.get('TENET_PREFILTER_RANKING')).toBe('hybrid');
     expect(matcher.get('TENET_PREFILTER_ALWAYS_KEEP_CAP')).toBeUndefined();
     expect(matcher.get('NATS_URL')).toBe('nats://127.0.0.1:4222');
-    expect(loadConfig('guideline-matcher', { TENET_PREFILTER_ALWAYS_KEEP_CAP: 'OFF', TENET_PREFILTER_RANKING: ' Lexical ' }).pick(['TENET_PREFILTER_ALWAYS_KEEP_CAP', 'TENET_PREFILTER_RANKING'])).toEqual({
+    expect(
+      loadConfig('guideline-matcher', { TENET_PREFILTER_ALWAYS_KEEP_CAP: 'OFF', TENET_PREFILTER_RANKING: ' Lexical ' }).pick([
+        'TENET_PREFILTER_ALWAYS_KEEP_CAP',
+        'TENET_PREFILTER_RANKING',
+      ]),
+    ).toEqual({
       TENET_PREFILTER_ALWAYS_KEEP_CAP: Infinity,
       TENET_PREFILTER_RANKING: 'lexical',
     });
-    const gateway = loadConfig('session-gateway', { TENET_CORS_ORIGINS: ' https://a.example.com, ,http://b.example.com:8080', TENET_STREAM_MAX_BYTES: '512MB', TENET_STREAM_MAX_AGE: '12h' });
+    const gateway = loadConfig('session-gateway', {
+      TENET_CORS_ORIGINS: ' https://a.example.com, ,http://b.example.com:8080',
+      TENET_STREAM_MAX_BYTES: '512MB',
+      TENET_STREAM_MAX_AGE: '12h',
+    });
     expect(gateway.get('TENET_CORS_ORIGINS')).toEqual(['https://a.example.com', 'http://b.example.com:8080']);
     expect(gateway.get('TENET_STREAM_MAX_BYTES')).toBe(512 * 1024 ** 2);
     expect(gateway.get('TENET_STREAM_MAX_AGE')).toBe(12 * 3_600_000);
@@ -145,7 +164,10 @@ describe('the configuration schema', () => {
   });
 
   it('treats an empty value as unset, except where the rule refuses it', () => {
-    expect(readSettings({ TENET_RATE_LIMIT_PER_KEY: '', TENET_NAMESPACE: '' }, ['TENET_RATE_LIMIT_PER_KEY', 'TENET_NAMESPACE'])).toEqual({ TENET_RATE_LIMIT_PER_KEY: 600, TENET_NAMESPACE: undefined });
+    expect(readSettings({ TENET_RATE_LIMIT_PER_KEY: '', TENET_NAMESPACE: '' }, ['TENET_RATE_LIMIT_PER_KEY', 'TENET_NAMESPACE'])).toEqual({
+      TENET_RATE_LIMIT_PER_KEY: 600,
+      TENET_NAMESPACE: undefined,
+    });
     expect(() => readSettings({ TENET_AUTH: '' }, ['TENET_AUTH'])).toThrow('TENET_AUTH must be "on" or "off" (got "")');
     expect(() => readSettings({ TENET_HOST: '' }, ['TENET_HOST'])).toThrow('TENET_HOST must be');
   });
@@ -166,12 +188,16 @@ describe('the configuration schema', () => {
   });
 
   it('checks the rules across variables: a previous secrets key needs a current one', () => {
-    expect(() => loadConfig('tool-executor', { TENET_SECRETS_KEY_PREVIOUS: 'a'.repeat(64) })).toThrow('TENET_SECRETS_KEY_PREVIOUS is set without TENET_SECRETS_KEY');
+    expect(() => loadConfig('tool-executor', { TENET_SECRETS_KEY_PREVIOUS: 'a'.repeat(64) })).toThrow(
+      'TENET_SECRETS_KEY_PREVIOUS is set without TENET_SECRETS_KEY',
+    );
   });
 
   it("ignores variables outside the process's schema, and refuses to hand one out", () => {
     const journeys = loadConfig('journey-engine', { TENET_TURN_LEASE_TTL_MS: 'abc' });
-    expect(() => journeys.get('TENET_TURN_LEASE_TTL_MS')).toThrow('TENET_TURN_LEASE_TTL_MS is not in the journey-engine configuration schema');
+    expect(() => journeys.get('TENET_TURN_LEASE_TTL_MS')).toThrow(
+      'TENET_TURN_LEASE_TTL_MS is not in the journey-engine configuration schema',
+    );
   });
 });
 

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 
 /** The processes Tenet runs; each has one configuration schema (the variables it reads). */
-export const PROCESSES = ['tenet', 'session-gateway', 'guideline-matcher', 'journey-engine', 'tool-executor', 'memory-store', 'metering', 'channel-gateway', 'start-distributed', 'cli'] as const;
+export const PROCESSES = [
+  'tenet',
+  'session-gateway',
+  'guideline-matcher',
+  'journey-engine',
+  'tool-executor',
+  'memory-store',
+  'metering',
+  'channel-gateway',
+  'start-distributed',
+  'cli',
+] as const;
 export type ProcessName = (typeof PROCESSES)[number];
 
 /** What one environment variable is: how a set value is read, what it must be, and who reads it. */
@@ -37,12 +48,28 @@ interface Described {
 
 /** A variable with a default: its value is always a `T`. */
 export function withDefault<T>(rule: Rule<T>, fallback: T, spec: Described & { defaultText?: string }): Variable<T> {
-  return { ...rule, fallback, defaultText: spec.defaultText ?? (typeof fallback === 'string' ? `\`${fallback}\`` : JSON.stringify(fallback)), description: spec.description, readBy: spec.readBy, blankIsValue: spec.blankIsValue ?? false, secret: spec.secret ?? false };
+  return {
+    ...rule,
+    fallback,
+    defaultText: spec.defaultText ?? (typeof fallback === 'string' ? `\`${fallback}\`` : JSON.stringify(fallback)),
+    description: spec.description,
+    readBy: spec.readBy,
+    blankIsValue: spec.blankIsValue ?? false,
+    secret: spec.secret ?? false,
+  };
 }
 
 /** A variable without a default: unset is `undefined` (the reader decides what that means, in `defaultText`). */
 export function optional<T>(rule: Rule<T>, spec: Described & { defaultText?: string }): Variable<T | undefined> {
-  return { ...rule, fallback: undefined, defaultText: spec.defaultText ?? '—', description: spec.description, readBy: spec.readBy, blankIsValue: spec.blankIsValue ?? false, secret: spec.secret ?? false };
+  return {
+    ...rule,
+    fallback: undefined,
+    defaultText: spec.defaultText ?? '—',
+    description: spec.description,
+    readBy: spec.readBy,
+    blankIsValue: spec.blankIsValue ?? false,
+    secret: spec.secret ?? false,
+  };
 }
 
 // ---- rules ---------------------------------------------------------------------------------------------------
@@ -92,7 +119,8 @@ export function text(options: { trim?: boolean; pattern?: RegExp; minLength?: nu
     rule: options.rule ?? 'any text',
     schema: z.string().transform((raw, ctx) => {
       const value = options.trim ? raw.trim() : raw;
-      if ((options.pattern && !options.pattern.test(value)) || value.length < (options.minLength ?? 0)) ctx.addIssue({ code: 'custom', message: 'out of rule' });
+      if ((options.pattern && !options.pattern.test(value)) || value.length < (options.minLength ?? 0))
+        ctx.addIssue({ code: 'custom', message: 'out of rule' });
       return value;
     }),
   };
@@ -118,7 +146,10 @@ export function list(entry: RegExp, rule: string, options: { lowercase?: boolean
   return {
     rule,
     schema: z.string().transform((raw, ctx) => {
-      const entries = raw.split(',').map((e) => (options.lowercase ? e.trim().toLowerCase() : e.trim())).filter(Boolean);
+      const entries = raw
+        .split(',')
+        .map((e) => (options.lowercase ? e.trim().toLowerCase() : e.trim()))
+        .filter(Boolean);
       if (!entries.every((e) => entry.test(e))) ctx.addIssue({ code: 'custom', message: 'out of rule' });
       return [...new Set(entries)];
     }),

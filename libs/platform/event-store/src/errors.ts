@@ -71,7 +71,12 @@ const MONGO_OUT_OF_DISK_SPACE = 14031;
  * there, the error's own code left unset) or of its write-concern error.
  */
 function saysStorageFull(error: object): boolean {
-  const { code, codeName, writeErrors, writeConcernError } = error as { code?: unknown; codeName?: unknown; writeErrors?: unknown; writeConcernError?: { code?: unknown } };
+  const { code, codeName, writeErrors, writeConcernError } = error as {
+    code?: unknown;
+    codeName?: unknown;
+    writeErrors?: unknown;
+    writeConcernError?: { code?: unknown };
+  };
   if (STORAGE_FULL_CODES.has(String(code))) return true;
   if (code === MONGO_OUT_OF_DISK_SPACE || codeName === 'OutOfDiskSpace') return true;
   const writes = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
@@ -85,7 +90,11 @@ function saysStorageFull(error: object): boolean {
  * answer 507 (docs/reliability.md#a-full-disk-under-the-event-log).
  */
 export function isStorageFull(error: unknown): boolean {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    current !== undefined && current !== null && depth < 8;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (typeof current === 'object' && saysStorageFull(current)) return true;
   }
   return false;

@@ -115,19 +115,29 @@ export class EventLoopSlices {
   /** The other lanes have been quiet long enough, or the oldest idle call waited long enough (or slicing is off). */
   private idleMayRun(now: number): boolean {
     const oldest = this.idle[0];
-    return this.budgetMs === Infinity || now - this.lastBusy >= this.idleQuietMs || (oldest !== undefined && now - oldest.since >= this.idleMaxWaitMs);
+    return (
+      this.budgetMs === Infinity ||
+      now - this.lastBusy >= this.idleQuietMs ||
+      (oldest !== undefined && now - oldest.since >= this.idleMaxWaitMs)
+    );
   }
 
   private queueIdleCheck(now: number): void {
     if (this.idleTimer !== undefined) return;
     const oldest = this.idle[0];
-    const wait = Math.min(this.idleQuietMs - (now - this.lastBusy), oldest === undefined ? Infinity : this.idleMaxWaitMs - (now - oldest.since));
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      if (this.foreground.length + this.background.length > 0) return; // their drain comes back here
-      this.startSlice(performance.now());
-      this.next();
-    }, Math.max(1, Math.ceil(wait)));
+    const wait = Math.min(
+      this.idleQuietMs - (now - this.lastBusy),
+      oldest === undefined ? Infinity : this.idleMaxWaitMs - (now - oldest.since),
+    );
+    this.idleTimer = setTimeout(
+      () => {
+        this.idleTimer = undefined;
+        if (this.foreground.length + this.background.length > 0) return; // their drain comes back here
+        this.startSlice(performance.now());
+        this.next();
+      },
+      Math.max(1, Math.ceil(wait)),
+    );
   }
 
   private queueMarker(): void {

@@ -60,7 +60,7 @@ describe('EventLoopSlices', () => {
     expect(log).toEqual(['turn', 'request', 'turn2']);
   });
 
-  it('slices a burst of request calls by the requests\' own work, serving I/O in between', async () => {
+  it("slices a burst of request calls by the requests' own work, serving I/O in between", async () => {
     const slices = new EventLoopSlices(2);
     const log: string[] = [];
     const calls = Array.from({ length: 20 }, (_, i) => gated(slices, 1, log, `request${i}`));

@@ -55,7 +55,12 @@ export function prepareBatch(streamId: unknown, events: unknown): PreparedEvent[
     if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) {
       throw new InvalidEventError(`${at}.metadata`, 'must be a plain object when given');
     }
-    return { id: eventId, type, dataJson: toJson(event.data, `${at}.data`), metadataJson: metadata === undefined ? '{}' : toJson(metadata, `${at}.metadata`) };
+    return {
+      id: eventId,
+      type,
+      dataJson: toJson(event.data, `${at}.data`),
+      metadataJson: metadata === undefined ? '{}' : toJson(metadata, `${at}.metadata`),
+    };
   });
 }
 
@@ -74,32 +79,48 @@ export function versionMatches(expected: ExpectedVersion, actual: number): boole
 
 function nonNegativeInteger(value: unknown, field: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new InvalidRequestError(field, 'must be a non-negative integer');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new InvalidRequestError(field, 'must be a non-negative integer');
   return value;
 }
 
 function typeList(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((type) => typeof type !== 'string' || type.length === 0)) throw new InvalidRequestError('types', 'must be an array of non-empty strings');
+  if (!Array.isArray(value) || value.some((type) => typeof type !== 'string' || type.length === 0))
+    throw new InvalidRequestError('types', 'must be an array of non-empty strings');
   return [...new Set(value as string[])];
 }
 
-const isCategory = (value: unknown): value is string => typeof value === 'string' && value.length >= 2 && value.indexOf('-') === value.length - 1;
+const isCategory = (value: unknown): value is string =>
+  typeof value === 'string' && value.length >= 2 && value.indexOf('-') === value.length - 1;
 
 /** One category or a list of them, as a list without repeats. */
 function categoryOption(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   const list: unknown[] = Array.isArray(value) ? value : [value];
-  if (!list.every(isCategory)) throw new InvalidRequestError('category', "must be a stream id prefix ending with its only '-' (e.g. 'agent-'), or a list of them");
+  if (!list.every(isCategory))
+    throw new InvalidRequestError('category', "must be a stream id prefix ending with its only '-' (e.g. 'agent-'), or a list of them");
   return [...new Set(list)];
 }
 
-export function readStreamBounds(streamId: unknown, options: ReadStreamOptions | undefined): { fromOffset: number; limit: number | undefined; types: string[] | undefined } {
+export function readStreamBounds(
+  streamId: unknown,
+  options: ReadStreamOptions | undefined,
+): { fromOffset: number; limit: number | undefined; types: string[] | undefined } {
   if (typeof streamId !== 'string' || streamId.length === 0) throw new InvalidRequestError('streamId', 'must be a non-empty string');
-  return { fromOffset: nonNegativeInteger(options?.fromOffset, 'fromOffset') ?? 0, limit: nonNegativeInteger(options?.limit, 'limit'), types: typeList(options?.types) };
+  return {
+    fromOffset: nonNegativeInteger(options?.fromOffset, 'fromOffset') ?? 0,
+    limit: nonNegativeInteger(options?.limit, 'limit'),
+    types: typeList(options?.types),
+  };
 }
 
-export function readAllBounds(options: ReadAllOptions | undefined): { afterPosition: number; limit: number | undefined; categories: string[] | undefined; types: string[] | undefined } {
+export function readAllBounds(options: ReadAllOptions | undefined): {
+  afterPosition: number;
+  limit: number | undefined;
+  categories: string[] | undefined;
+  types: string[] | undefined;
+} {
   return {
     afterPosition: nonNegativeInteger(options?.afterPosition, 'afterPosition') ?? 0,
     limit: nonNegativeInteger(options?.limit, 'limit'),

@@ -26,15 +26,24 @@ export interface ArgumentProblem {
 export type ArgumentCheck = { ok: true } | { ok: false; problems: ArgumentProblem[] };
 
 /** A compiled tool schema, or why it cannot be used (the tool is then unusable, never the turn). */
-export type CompiledToolSchema = { ok: true; dialect: JsonSchemaDialect; check(args: unknown): ArgumentCheck } | { ok: false; reason: string };
+export type CompiledToolSchema =
+  { ok: true; dialect: JsonSchemaDialect; check(args: unknown): ArgumentCheck } | { ok: false; reason: string };
 
 /** `$schema` URIs as servers write them (http or https, with or without the empty fragment) → dialect and canonical id. */
 const DIALECTS: readonly { dialect: JsonSchemaDialect; uri: RegExp; canonical: string }[] = [
   { dialect: 'draft-04', uri: /^https?:\/\/json-schema\.org\/draft-04\/schema#?$/, canonical: 'http://json-schema.org/draft-04/schema#' },
   { dialect: 'draft-06', uri: /^https?:\/\/json-schema\.org\/draft-06\/schema#?$/, canonical: 'http://json-schema.org/draft-06/schema#' },
   { dialect: 'draft-07', uri: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, canonical: 'http://json-schema.org/draft-07/schema#' },
-  { dialect: '2019-09', uri: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, canonical: 'https://json-schema.org/draft/2019-09/schema' },
-  { dialect: '2020-12', uri: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, canonical: 'https://json-schema.org/draft/2020-12/schema' },
+  {
+    dialect: '2019-09',
+    uri: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/,
+    canonical: 'https://json-schema.org/draft/2019-09/schema',
+  },
+  {
+    dialect: '2020-12',
+    uri: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/,
+    canonical: 'https://json-schema.org/draft/2020-12/schema',
+  },
 ];
 
 /**
@@ -77,8 +86,10 @@ function ajvFor(dialect: JsonSchemaDialect): AjvCore {
 
 const parameterOf = (error: ErrorObject): string => {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (error.keyword === 'required') return [path, String((error.params as { missingProperty?: string }).missingProperty)].filter(Boolean).join('.');
-  if (error.keyword === 'additionalProperties') return [path, String((error.params as { additionalProperty?: string }).additionalProperty)].filter(Boolean).join('.');
+  if (error.keyword === 'required')
+    return [path, String((error.params as { missingProperty?: string }).missingProperty)].filter(Boolean).join('.');
+  if (error.keyword === 'additionalProperties')
+    return [path, String((error.params as { additionalProperty?: string }).additionalProperty)].filter(Boolean).join('.');
   return path || '(arguments)';
 };
 
@@ -89,8 +100,12 @@ const ruleOf = (error: ErrorObject): string => {
   return error.message ?? error.keyword;
 };
 
-const checker = (validate: ValidateFunction) => (args: unknown): ArgumentCheck =>
-  validate(args) ? { ok: true } : { ok: false, problems: (validate.errors ?? []).map((error) => ({ parameter: parameterOf(error), rule: ruleOf(error) })) };
+const checker =
+  (validate: ValidateFunction) =>
+  (args: unknown): ArgumentCheck =>
+    validate(args)
+      ? { ok: true }
+      : { ok: false, problems: (validate.errors ?? []).map((error) => ({ parameter: parameterOf(error), rule: ruleOf(error) })) };
 
 interface CacheEntry {
   compiled: CompiledToolSchema;
@@ -118,7 +133,10 @@ export function dialectOf(schema: Record<string, unknown>): { dialect: JsonSchem
   if (declared === undefined) return { dialect: '2020-12', canonical: 'https://json-schema.org/draft/2020-12/schema' };
   if (typeof declared !== 'string') return { reason: '$schema must be a string' };
   const known = DIALECTS.find((candidate) => candidate.uri.test(declared.trim()));
-  if (!known) return { reason: `$schema ${JSON.stringify(declared.slice(0, 200))} is not a supported dialect (draft-04, draft-06, draft-07, 2019-09 or 2020-12)` };
+  if (!known)
+    return {
+      reason: `$schema ${JSON.stringify(declared.slice(0, 200))} is not a supported dialect (draft-04, draft-06, draft-07, 2019-09 or 2020-12)`,
+    };
   return known;
 }
 
@@ -142,7 +160,10 @@ export function compileToolSchema(schema: unknown): CompiledToolSchema {
   const ajv = ajvFor(dialect.dialect);
   let entry: CacheEntry;
   try {
-    entry = { compiled: { ok: true, dialect: dialect.dialect, check: checker(ajv.compile(object)) }, schema: { dialect: dialect.dialect, object } };
+    entry = {
+      compiled: { ok: true, dialect: dialect.dialect, check: checker(ajv.compile(object)) },
+      schema: { dialect: dialect.dialect, object },
+    };
   } catch (error) {
     ajv.removeSchema(object);
     entry = { compiled: { ok: false, reason: error instanceof Error ? error.message : String(error) } };
@@ -164,8 +185,10 @@ export const toolSchemaProblem = (schema: unknown): string | undefined => {
 export function checkArguments(parameters: object | undefined, args: unknown): ArgumentCheck {
   if (!parameters) return { ok: true };
   const compiled = compileToolSchema(parameters);
-  if (!compiled.ok) return { ok: false, problems: [{ parameter: '(schema)', rule: `the tool's parameter schema cannot be used: ${compiled.reason}` }] };
+  if (!compiled.ok)
+    return { ok: false, problems: [{ parameter: '(schema)', rule: `the tool's parameter schema cannot be used: ${compiled.reason}` }] };
   return compiled.check(args);
 }
 
-export const describeProblems = (problems: readonly ArgumentProblem[]): string => problems.map((p) => `${p.parameter} ${p.rule}`).join('; ');
+export const describeProblems = (problems: readonly ArgumentProblem[]): string =>
+  problems.map((p) => `${p.parameter} ${p.rule}`).join('; ');

@@ -11,7 +11,13 @@ describe('the tool-argument validator', () => {
     ['2019-09', 'https://json-schema.org/draft/2019-09/schema', { exclusiveMinimum: 0 }, 0],
     ['2020-12', 'https://json-schema.org/draft/2020-12/schema', { exclusiveMinimum: 0 }, 0],
   ])('compiles a %s schema ($schema %s) with its own rules', (dialect, uri, count, bad) => {
-    const schema = { $schema: uri, type: 'object', properties: { count: { type: 'number', ...count } }, required: ['count'], additionalProperties: false };
+    const schema = {
+      $schema: uri,
+      type: 'object',
+      properties: { count: { type: 'number', ...count } },
+      required: ['count'],
+      additionalProperties: false,
+    };
     const compiled = compileToolSchema(schema);
     expect(compiled).toMatchObject({ ok: true, dialect });
     expect(checkArguments(schema, { count: 2 })).toEqual({ ok: true });
@@ -21,7 +27,13 @@ describe('the tool-argument validator', () => {
   });
 
   it('what the official MCP servers send (zod-to-json-schema, draft-07) validates, as does a schema without $schema (2020-12)', () => {
-    const mcp = { type: 'object', properties: { message: { type: 'string', description: 'Message to echo' } }, required: ['message'], additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' };
+    const mcp = {
+      type: 'object',
+      properties: { message: { type: 'string', description: 'Message to echo' } },
+      required: ['message'],
+      additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    };
     expect(checkArguments(mcp, { message: 'hi' })).toEqual({ ok: true });
     expect(checkArguments(mcp, {})).toEqual({ ok: false, problems: [{ parameter: 'message', rule: 'is required' }] });
     expect(dialectOf({ type: 'object' })).toMatchObject({ dialect: '2020-12' });
@@ -35,7 +47,10 @@ describe('the tool-argument validator', () => {
     expect(toolSchemaProblem({ type: 'object', properties: { n: { type: 'nonsense' } } })).toMatch(/type/);
     expect(toolSchemaProblem({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)' } } })).toMatch(/lookaround/);
     expect(toolSchemaProblem('not an object')).toMatch(/JSON object/);
-    expect(checkArguments({ type: 'object', properties: { n: { type: 'nonsense' } } }, {})).toMatchObject({ ok: false, problems: [{ parameter: '(schema)' }] });
+    expect(checkArguments({ type: 'object', properties: { n: { type: 'nonsense' } } }, {})).toMatchObject({
+      ok: false,
+      problems: [{ parameter: '(schema)' }],
+    });
   });
 
   it('patterns run on RE2 in every dialect (no catastrophic backtracking)', () => {

@@ -25,8 +25,10 @@ export function compileUserPattern(source: string): CompiledPattern {
     const compiled = RE2JS.compile(source);
     return { ok: true, pattern: { test: (value) => compiled.matcher(value).find(), toString: () => `/${source}/` } };
   } catch (error) {
-    if (LOOKAROUND.test(source)) return { ok: false, reason: 'lookaround assertions ((?=, (?!, (?<=, (?<!) are not supported (patterns run on RE2, in linear time)' };
-    if (BACKREFERENCE.test(source)) return { ok: false, reason: 'backreferences (\\1, \\k<name>) are not supported (patterns run on RE2, in linear time)' };
+    if (LOOKAROUND.test(source))
+      return { ok: false, reason: 'lookaround assertions ((?=, (?!, (?<=, (?<!) are not supported (patterns run on RE2, in linear time)' };
+    if (BACKREFERENCE.test(source))
+      return { ok: false, reason: 'backreferences (\\1, \\k<name>) are not supported (patterns run on RE2, in linear time)' };
     return { ok: false, reason: `not a valid RE2 regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -1,4 +1,15 @@
-export { conversationOf, type BilledCall, type JsonSchema, type LlmCallContext, type LlmMessage, type LlmProvider, type LlmRequest, type LlmResponse, type LlmTask, type LlmUsage } from './llm.port.js';
+export {
+  conversationOf,
+  type BilledCall,
+  type JsonSchema,
+  type LlmCallContext,
+  type LlmMessage,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmTask,
+  type LlmUsage,
+} from './llm.port.js';
 export {
   AuthenticationError,
   InvalidStructuredOutputError,
@@ -69,12 +80,22 @@ export { OpenAiProvider, DEFAULT_OPENAI_MODEL, type OpenAiProviderOptions } from
 export { AnthropicProvider, DEFAULT_ANTHROPIC_MODEL, type AnthropicProviderOptions } from './anthropic/anthropic-provider.js';
 export { type RetryPolicy } from './sdk/retry.js';
 export { withUsageReporting, type UsageRecord, type UsageSink } from './usage/usage-reporting.js';
-export { createLlmProvider, createLlmProviderFor, llmProviderNameFrom, type LlmProviderChoice, type LlmProviderSpec } from './provider-factory.js';
+export {
+  createLlmProvider,
+  createLlmProviderFor,
+  llmProviderNameFrom,
+  type LlmProviderChoice,
+  type LlmProviderSpec,
+} from './provider-factory.js';
 export { FallbackProvider, fallsBack, generateWithRecovery, withFallback } from './resilience/with-fallback.js';
 export { billedCallsOf, generateWithRepair, type RepairOutcome } from './resilience/repair.js';
 export { cosineSimilarity, type EmbeddingProvider, type EmbeddingResponse, type EmbeddingUsage } from './embeddings/embedding.port.js';
 export { OfflineVectorizer, OFFLINE_EMBEDDING_MODEL, DEFAULT_OFFLINE_DIMENSIONS } from './embeddings/offline-vectorizer.js';
-export { OpenAiEmbeddingProvider, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAiEmbeddingProviderOptions } from './embeddings/openai-embeddings.js';
+export {
+  OpenAiEmbeddingProvider,
+  DEFAULT_OPENAI_EMBEDDING_MODEL,
+  type OpenAiEmbeddingProviderOptions,
+} from './embeddings/openai-embeddings.js';
 export { createEmbeddingProvider } from './embeddings/embedding-provider-factory.js';
 export { compileUserPattern, re2RegExp, type CompiledPattern, type UserPattern } from '@tenet/json-schema';
 // The one secret redactor lives in observability; re-exported for the provider adapters' callers.

@@ -10,4 +10,5 @@ export function llmSettings<const N extends VariableName>(env: Record<string, st
   }
 }
 
-export const set = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value.trim());
+export const set = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value.trim();

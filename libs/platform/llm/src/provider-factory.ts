@@ -6,7 +6,6 @@ import { OfflineProvider } from './offline/offline-provider.js';
 import { DEFAULT_OPENAI_MODEL, OpenAiProvider } from './openai/openai-provider.js';
 import { withFallback } from './resilience/with-fallback.js';
 
-
 export type LlmProviderChoice = 'openai' | 'anthropic' | 'offline';
 
 /**
@@ -25,7 +24,6 @@ export interface LlmProviderSpec {
 }
 
 type Env = Record<string, string | undefined>;
-
 
 const KEYS = {
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL' },
@@ -78,7 +76,9 @@ function build(spec: LlmProviderSpec, env: Env, role: string, fallbackRole = `${
 /** The provider name `createLlmProvider` builds from `env` (as written in TENET_LLM_PROVIDER, else chosen by the keys set). */
 export function llmProviderNameFrom(env: Env = process.env): string {
   const settings = llmSettings(env, ['TENET_LLM_PROVIDER', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']);
-  return settings.TENET_LLM_PROVIDER ?? (set(settings.OPENAI_API_KEY) ? 'openai' : set(settings.ANTHROPIC_API_KEY) ? 'anthropic' : 'offline');
+  return (
+    settings.TENET_LLM_PROVIDER ?? (set(settings.OPENAI_API_KEY) ? 'openai' : set(settings.ANTHROPIC_API_KEY) ? 'anthropic' : 'offline')
+  );
 }
 
 /**
@@ -95,6 +95,13 @@ export function createLlmProvider(env: Env = process.env): LlmProvider {
   const fallbackProvider = settings.TENET_LLM_FALLBACK_PROVIDER;
   const fallbackModel = set(settings.TENET_LLM_FALLBACK_MODEL);
   const fallback: LlmProviderSpec | undefined =
-    fallbackProvider || fallbackModel ? { provider: fallbackProvider ?? provider, ...(fallbackModel ? { model: fallbackModel } : {}) } : undefined;
-  return build({ provider, ...(model ? { model } : {}), ...(fallback ? { fallback } : {}) }, env, 'TENET_LLM_PROVIDER', 'TENET_LLM_FALLBACK_PROVIDER');
+    fallbackProvider || fallbackModel
+      ? { provider: fallbackProvider ?? provider, ...(fallbackModel ? { model: fallbackModel } : {}) }
+      : undefined;
+  return build(
+    { provider, ...(model ? { model } : {}), ...(fallback ? { fallback } : {}) },
+    env,
+    'TENET_LLM_PROVIDER',
+    'TENET_LLM_FALLBACK_PROVIDER',
+  );
 }

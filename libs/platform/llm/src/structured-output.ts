@@ -73,6 +73,12 @@ export function parseStructuredOutput(provider: string, schemaName: string, text
   try {
     return JSON.parse(text ?? '') as unknown;
   } catch (error) {
-    throw new InvalidStructuredOutputError(provider, schemaName, '/', [`the answer is not JSON: ${JSON.stringify((text ?? '').slice(0, 80))}`], { cause: error });
+    throw new InvalidStructuredOutputError(
+      provider,
+      schemaName,
+      '/',
+      [`the answer is not JSON: ${JSON.stringify((text ?? '').slice(0, 80))}`],
+      { cause: error },
+    );
   }
 }

@@ -18,7 +18,13 @@ export { subjectMatches, type StreamLimits, type StreamSpec } from './subjects.j
 export { NatsMessageBus, type NatsMessageBusOptions } from './nats/nats-message-bus.js';
 export { NatsLeaderLease, type LeaderLeaseListener, type NatsLeaderLeaseOptions } from './nats/nats-leader-lease.js';
 export { InProcessMessageBus, type InProcessMessageBusOptions } from './in-process/in-process-message-bus.js';
-export { TenetTransport, durableNameFor, type TenetEventExtras, type TenetRequestExtras, type TenetTransportOptions } from './nest/tenet-transport.js';
+export {
+  TenetTransport,
+  durableNameFor,
+  type TenetEventExtras,
+  type TenetRequestExtras,
+  type TenetTransportOptions,
+} from './nest/tenet-transport.js';
 export { TenetClient, TenetRecord } from './nest/tenet-client.js';
 export { TenetContext } from './nest/tenet-context.js';
 export { TenetExceptionFilter } from './nest/tenet-exception.filter.js';

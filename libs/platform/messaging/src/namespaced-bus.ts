@@ -1,5 +1,14 @@
 import type { StreamSpec } from './subjects.js';
-import type { MessageBus, MessageHandler, NotificationHandler, PublishOptions, RequestHandler, RequestOptions, Subscription, ConsumerOptions } from './message-bus.port.js';
+import type {
+  MessageBus,
+  MessageHandler,
+  NotificationHandler,
+  PublishOptions,
+  RequestHandler,
+  RequestOptions,
+  Subscription,
+  ConsumerOptions,
+} from './message-bus.port.js';
 
 const NAMESPACE = /^[A-Za-z0-9_-]+$/;
 
@@ -18,11 +27,15 @@ export function withSubjectNamespace(bus: MessageBus, namespace: string): Messag
   return {
     publish: (subject: string, data: unknown, options?: PublishOptions) => bus.publish(inside(subject), data, options),
     consume: <T>(options: ConsumerOptions, handler: MessageHandler<T>) =>
-      bus.consume<T>({ ...options, durable: `${namespace}_${options.durable}`, filterSubject: inside(options.filterSubject) }, (message) => handler({ ...message, subject: outside(message.subject) })),
+      bus.consume<T>({ ...options, durable: `${namespace}_${options.durable}`, filterSubject: inside(options.filterSubject) }, (message) =>
+        handler({ ...message, subject: outside(message.subject) }),
+      ),
     request: <TRes, TReq>(subject: string, data: TReq, options?: RequestOptions) => bus.request<TRes, TReq>(inside(subject), data, options),
-    reply: <TReq, TRes>(subject: string, queueGroup: string, handler: RequestHandler<TReq, TRes>): Promise<Subscription> => bus.reply(inside(subject), queueGroup, handler),
+    reply: <TReq, TRes>(subject: string, queueGroup: string, handler: RequestHandler<TReq, TRes>): Promise<Subscription> =>
+      bus.reply(inside(subject), queueGroup, handler),
     notify: (subject: string, data: unknown) => bus.notify(inside(subject), data),
-    listen: <T>(subject: string, handler: NotificationHandler<T>) => bus.listen<T>(inside(subject), (data, subject) => handler(data, outside(subject))),
+    listen: <T>(subject: string, handler: NotificationHandler<T>) =>
+      bus.listen<T>(inside(subject), (data, subject) => handler(data, outside(subject))),
     close: () => bus.close(),
   };
 }

@@ -26,7 +26,10 @@ describe('withSubjectNamespace', () => {
     const shared = new InProcessMessageBus({ streams: [namespacedStream(base, 'blue'), namespacedStream(base, 'green')] });
     const got: string[] = [];
     for (const ns of ['blue', 'green']) {
-      await withSubjectNamespace(shared, ns).consume({ durable: 'metering', filterSubject: 'tenet.v1.x.>' }, async (m) => void got.push(`${ns} ${m.subject} ${String(m.data)}`));
+      await withSubjectNamespace(shared, ns).consume(
+        { durable: 'metering', filterSubject: 'tenet.v1.x.>' },
+        async (m) => void got.push(`${ns} ${m.subject} ${String(m.data)}`),
+      );
     }
     await withSubjectNamespace(shared, 'blue').publish('tenet.v1.x.1', 'e1');
     await withSubjectNamespace(shared, 'green').publish('tenet.v1.x.2', 'e2');
@@ -36,8 +39,15 @@ describe('withSubjectNamespace', () => {
   });
 
   it('names the stream of a namespace after it and prefixes its subjects', () => {
-    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'], maxAgeMs: 5 }, 'blue')).toEqual({ name: 'TENET_V1_blue', subjects: ['blue.tenet.v1.>'], maxAgeMs: 5 });
-    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'] }, undefined)).toEqual({ name: 'TENET_V1', subjects: ['tenet.v1.>'] });
+    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'], maxAgeMs: 5 }, 'blue')).toEqual({
+      name: 'TENET_V1_blue',
+      subjects: ['blue.tenet.v1.>'],
+      maxAgeMs: 5,
+    });
+    expect(namespacedStream({ name: 'TENET_V1', subjects: ['tenet.v1.>'] }, undefined)).toEqual({
+      name: 'TENET_V1',
+      subjects: ['tenet.v1.>'],
+    });
   });
 
   it('refuses a namespace that is not one subject token', () => {

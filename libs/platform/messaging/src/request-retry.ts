@@ -33,7 +33,6 @@ export interface DeadlineRequestOptions {
   now?: () => number;
 }
 
-
 /**
  * A request that is retried within one deadline (docs/reliability.md#matcher-replicas-and-nats-blips): `RequestFailedError` — no responder (a NATS
  * blip, every replica restarting) or no reply within the attempt (the replica died) — is retried with backoff
@@ -41,7 +40,12 @@ export interface DeadlineRequestOptions {
  * deadline and the attempt's end), so the responder abandons work nobody waits for. A responder's error
  * (`RemoteHandlerError`) is the answer and is not retried. When the deadline passes, the last failure is thrown.
  */
-export async function requestWithinDeadline<TRes, TReq>(bus: MessageBus, subject: string, data: TReq, options: DeadlineRequestOptions): Promise<TRes> {
+export async function requestWithinDeadline<TRes, TReq>(
+  bus: MessageBus,
+  subject: string,
+  data: TReq,
+  options: DeadlineRequestOptions,
+): Promise<TRes> {
   const now = options.now ?? Date.now;
   const grace = options.graceMs ?? 2_000;
   let backoff = options.backoffMs ?? 100;
@@ -49,15 +53,21 @@ export async function requestWithinDeadline<TRes, TReq>(bus: MessageBus, subject
   for (let attempt = 1; ; attempt++) {
     const remaining = options.deadlineAt - now();
     // Cancelled between attempts (during the backoff after a failed one): a cancellation, not the last failure.
-    if (options.signal?.aborted) throw new RequestCancelledError('the request was cancelled by its requester', last === undefined ? undefined : { cause: last });
+    if (options.signal?.aborted)
+      throw new RequestCancelledError('the request was cancelled by its requester', last === undefined ? undefined : { cause: last });
     if (remaining <= 0) throw last ?? new RequestFailedError(`request to "${subject}" not sent: its deadline passed`);
     const attemptMs = Math.min(remaining, options.attemptTimeoutMs ?? remaining);
     const requestId = randomUUID();
     const headers = { ...options.headers, [DEADLINE_HEADER]: String(now() + attemptMs), [REQUEST_ID_HEADER]: requestId };
     try {
-      return await cancellable(bus.request<TRes, TReq>(subject, data, { timeoutMs: attemptMs + grace, headers }), options.signal, grace, async () => {
-        await bus.notify(RPC_CANCEL_SUBJECT, { request_id: requestId }).catch(() => undefined);
-      });
+      return await cancellable(
+        bus.request<TRes, TReq>(subject, data, { timeoutMs: attemptMs + grace, headers }),
+        options.signal,
+        grace,
+        async () => {
+          await bus.notify(RPC_CANCEL_SUBJECT, { request_id: requestId }).catch(() => undefined);
+        },
+      );
     } catch (error) {
       if (!(error instanceof RequestFailedError)) throw error;
       last = new RequestFailedError(`${error.message} (attempt ${attempt})`, { cause: error });
@@ -80,7 +90,12 @@ export function deadlineSignal(headers: Headers, now: () => number = Date.now): 
  * error (carrying, e.g., the calls it was billed for) — awaited up to `graceMs` and thrown as the `cause` of a
  * `RequestCancelledError`. A reply that won the race is returned.
  */
-async function cancellable<T>(reply: Promise<T>, signal: AbortSignal | undefined, graceMs: number, onCancel: () => Promise<void>): Promise<T> {
+async function cancellable<T>(
+  reply: Promise<T>,
+  signal: AbortSignal | undefined,
+  graceMs: number,
+  onCancel: () => Promise<void>,
+): Promise<T> {
   if (!signal) return reply;
   const settled = reply.then(
     (value) => ({ ok: true as const, value }),

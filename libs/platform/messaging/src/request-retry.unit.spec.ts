@@ -21,7 +21,12 @@ describe('requestWithinDeadline', () => {
       dying = undefined;
       return new Promise(() => undefined);
     });
-    const answer = requestWithinDeadline<string, { n: number }>(bus, 'svc.work', { n: 1 }, { deadlineAt: Date.now() + 60_000, attemptTimeoutMs: 300, graceMs: 50, backoffMs: 10 });
+    const answer = requestWithinDeadline<string, { n: number }>(
+      bus,
+      'svc.work',
+      { n: 1 },
+      { deadlineAt: Date.now() + 60_000, attemptTimeoutMs: 300, graceMs: 50, backoffMs: 10 },
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     await bus.reply('svc.work', 'workers', async (data: { n: number }, headers) => {
       seen.push({ replica: 'b', deadline: Number(headers[DEADLINE_HEADER]) });
@@ -40,12 +45,18 @@ describe('requestWithinDeadline', () => {
   });
 
   it('given no responder until the deadline, when it passes, then the last failure is thrown', async () => {
-    await expect(requestWithinDeadline(bus, 'svc.none', null, { deadlineAt: Date.now() + 200, backoffMs: 10 })).rejects.toBeInstanceOf(RequestFailedError);
+    await expect(requestWithinDeadline(bus, 'svc.none', null, { deadlineAt: Date.now() + 200, backoffMs: 10 })).rejects.toBeInstanceOf(
+      RequestFailedError,
+    );
   });
 
   it('given a cancel between attempts (after one failed), when the backoff ends, then it is a cancellation, not the last failure', async () => {
     const cancel = new AbortController();
-    const request = requestWithinDeadline(bus, 'svc.none', null, { deadlineAt: Date.now() + 60_000, backoffMs: 200, signal: cancel.signal });
+    const request = requestWithinDeadline(bus, 'svc.none', null, {
+      deadlineAt: Date.now() + 60_000,
+      backoffMs: 200,
+      signal: cancel.signal,
+    });
     await new Promise((resolve) => setTimeout(resolve, 50)); // the first attempt failed (no responder); in the backoff
     cancel.abort();
     await expect(request).rejects.toBeInstanceOf(RequestCancelledError);

@@ -5,7 +5,9 @@ import { setTimeout as wait } from 'node:timers/promises';
  * and stops there), unlike `timers/promises`, which rejects. Tenet's one sleep.
  */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  signal?.aborted ? Promise.resolve() : wait(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
-    if (signal?.aborted) return;
-    throw error;
-  });
+  signal?.aborted
+    ? Promise.resolve()
+    : wait(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+        if (signal?.aborted) return;
+        throw error;
+      });

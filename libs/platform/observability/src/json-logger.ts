@@ -36,17 +36,34 @@ export class TenetLogger extends ConsoleLogger {
     return new TenetLogger(service, logFormatFrom(env), startupLoggingFrom(env));
   }
 
-  protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel, writeStreamType?: 'stdout' | 'stderr', errorStack?: unknown, params?: Record<string, unknown>): void {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
     if (this.startupLogging === 'summary' && logLevel === 'log' && context !== undefined && STARTUP_DETAIL.has(context)) {
       this.startupDetail.set(context, (this.startupDetail.get(context) ?? 0) + messages.length);
       return;
     }
     if (this.startupDetail.size > 0) super.printMessages([this.startupSummary()], 'NestApplication', 'log', 'stdout');
 
-    super.printMessages(messages.map((m) => redact(m)), context, logLevel, writeStreamType, redact(errorStack), params === undefined ? undefined : (redact(params) as Record<string, unknown>));
+    super.printMessages(
+      messages.map((m) => redact(m)),
+      context,
+      logLevel,
+      writeStreamType,
+      redact(errorStack),
+      params === undefined ? undefined : (redact(params) as Record<string, unknown>),
+    );
   }
 
-  protected override getJsonLogObject(message: unknown, options: Parameters<ConsoleLogger['getJsonLogObject']>[1]): ReturnType<ConsoleLogger['getJsonLogObject']> {
+  protected override getJsonLogObject(
+    message: unknown,
+    options: Parameters<ConsoleLogger['getJsonLogObject']>[1],
+  ): ReturnType<ConsoleLogger['getJsonLogObject']> {
     const entry = super.getJsonLogObject(message, options);
     const span = activeSpan()?.spanContext();
     return { ...entry, service: this.service, ...(span ? { trace_id: span.traceId, span_id: span.spanId } : {}) };

@@ -22,7 +22,12 @@ describe('TenetLogger', () => {
       logger.error('request failed: Bearer abcdefgh12345678', 'stack with OPENAI_API_KEY=s3cr3t', 'LlmProvider');
     });
     const entry = JSON.parse(line!) as Record<string, unknown>;
-    expect(entry).toMatchObject({ level: 'log', context: 'LlmProvider', service: 'guideline-matcher', message: 'provider answered for key sk-[REDACTED]' });
+    expect(entry).toMatchObject({
+      level: 'log',
+      context: 'LlmProvider',
+      service: 'guideline-matcher',
+      message: 'provider answered for key sk-[REDACTED]',
+    });
     expect(errorLine).not.toContain('abcdefgh12345678');
     expect(errorLine).not.toContain('s3cr3t');
     expect(JSON.parse(errorLine!)).toMatchObject({ level: 'error', message: 'request failed: Bearer [REDACTED]' });
@@ -54,9 +59,13 @@ describe('TenetLogger start-up summary', () => {
   });
 
   it('prints every line with TENET_LOG_STARTUP=verbose, and refuses other values', () => {
-    expect(capture(() => startUp(TenetLogger.fromEnv('tenet', { TENET_LOG_FORMAT: 'json', TENET_LOG_STARTUP: 'verbose' })))).toHaveLength(6);
+    expect(capture(() => startUp(TenetLogger.fromEnv('tenet', { TENET_LOG_FORMAT: 'json', TENET_LOG_STARTUP: 'verbose' })))).toHaveLength(
+      6,
+    );
     expect(startupLoggingFrom({})).toBe('summary');
-    expect(() => startupLoggingFrom({ TENET_LOG_STARTUP: 'loud' })).toThrow('TENET_LOG_STARTUP must be "summary" or "verbose" (got "loud")');
+    expect(() => startupLoggingFrom({ TENET_LOG_STARTUP: 'loud' })).toThrow(
+      'TENET_LOG_STARTUP must be "summary" or "verbose" (got "loud")',
+    );
   });
 });
 

@@ -106,7 +106,7 @@ export class TenetMetrics {
 
   readonly relayPublishedPosition = new Gauge({
     name: 'tenet_event_log_relay_published_position',
-    help: 'Global log position up to which this process\'s relay has published',
+    help: "Global log position up to which this process's relay has published",
     registers: [this.registry],
   });
 
@@ -140,7 +140,13 @@ export class TenetMetrics {
 
   /** Counts one finished tool call by its outcome: ok, timeout, refused (arguments, policy) or error. */
   recordToolCall(serviceName: string, toolName: string, error: { code: string } | undefined): void {
-    const outcome = !error ? 'ok' : error.code === 'TOOLS.TIMEOUT' ? 'timeout' : ['TOOLS.INVALID_ARGUMENTS', 'TOOLS.TARGET_NOT_ALLOWED', 'TOOLS.UNKNOWN_TOOL', 'TOOLS.INVALID_REQUEST'].includes(error.code) ? 'refused' : 'error';
+    const outcome = !error
+      ? 'ok'
+      : error.code === 'TOOLS.TIMEOUT'
+        ? 'timeout'
+        : ['TOOLS.INVALID_ARGUMENTS', 'TOOLS.TARGET_NOT_ALLOWED', 'TOOLS.UNKNOWN_TOOL', 'TOOLS.INVALID_REQUEST'].includes(error.code)
+          ? 'refused'
+          : 'error';
     this.toolCalls.inc({ tool_service: serviceName, tool: toolName, outcome });
   }
 

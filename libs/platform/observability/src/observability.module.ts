@@ -1,4 +1,12 @@
-import { Global, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Module,
+  RequestMethod,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
 import { TenetMetrics } from './metrics.js';
 import { stopTracing } from './tracing.js';
@@ -12,7 +20,11 @@ import { stopTracing } from './tracing.js';
 @Module({})
 export class ObservabilityModule implements NestModule, OnApplicationShutdown {
   static forRoot(service: string, metrics: TenetMetrics = new TenetMetrics(service)): DynamicModule {
-    return { module: ObservabilityModule, providers: [{ provide: TenetMetrics, useValue: metrics }, HttpMetricsMiddleware], exports: [TenetMetrics] };
+    return {
+      module: ObservabilityModule,
+      providers: [{ provide: TenetMetrics, useValue: metrics }, HttpMetricsMiddleware],
+      exports: [TenetMetrics],
+    };
   }
 
   configure(consumer: MiddlewareConsumer): void {

@@ -17,10 +17,14 @@ describe('redactSecrets', () => {
 
   it('removes the values of secret environment variables wherever they appear', () => {
     const env = { OPENAI_API_KEY: 'custom-format-key-42', HOME: '/home/tenet' };
-    expect(redactSecrets('proxy echoed custom-format-key-42 back; home /home/tenet', env)).toBe('proxy echoed [REDACTED] back; home /home/tenet');
+    expect(redactSecrets('proxy echoed custom-format-key-42 back; home /home/tenet', env)).toBe(
+      'proxy echoed [REDACTED] back; home /home/tenet',
+    );
   });
 
   it('leaves ordinary text alone', () => {
-    expect(redactSecrets('openai call failed (HTTP 503): upstream overloaded', {})).toBe('openai call failed (HTTP 503): upstream overloaded');
+    expect(redactSecrets('openai call failed (HTTP 503): upstream overloaded', {})).toBe(
+      'openai call failed (HTTP 503): upstream overloaded',
+    );
   });
 });

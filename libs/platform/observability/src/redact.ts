@@ -6,7 +6,8 @@
  */
 export const REDACTED = '[REDACTED]';
 
-const SECRET_KEY = /^(?:.*[_-])?(?:api[_-]?key|apikey|authorization|cookie|password|passwd|secret|token|access[_-]?token|refresh[_-]?token|private[_-]?key|credentials?)$/i;
+const SECRET_KEY =
+  /^(?:.*[_-])?(?:api[_-]?key|apikey|authorization|cookie|password|passwd|secret|token|access[_-]?token|refresh[_-]?token|private[_-]?key|credentials?)$/i;
 const SECRET_PATTERNS: [RegExp, string][] = [
   [/\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}/g, 'sk-[REDACTED]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
@@ -14,7 +15,10 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/\b((?:[A-Z0-9]+_)*(?:API_KEY|SECRET|PASSWORD|TOKEN))=("[^"]*"|\S+)/g, `$1=${REDACTED}`],
   // Authorization / Proxy-Authorization headers, in any quoting (`Authorization: Bearer x`, `"authorization":"Basic x"`),
   // unless already masked by the rules above.
-  [/((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?!(?:(?:bearer|basic|token)\s+)?\[REDACTED\])(?:(?:bearer|basic|token)\s+)?[^\s"',;}]+/gi, `$1${REDACTED}`],
+  [
+    /((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?!(?:(?:bearer|basic|token)\s+)?\[REDACTED\])(?:(?:bearer|basic|token)\s+)?[^\s"',;}]+/gi,
+    `$1${REDACTED}`,
+  ],
   // API-key headers and fields: x-api-key, api_key, apiKey, api-key, access_token, secret, password.
   [/((?:x-)?(?:api[-_]?key|access[-_]?token|secret|password)["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, `$1${REDACTED}`],
   // A bearer token anywhere, and OpenAI / Anthropic style secret keys in any other shape.
@@ -69,7 +73,8 @@ export function redactKnownSecrets(value: unknown, secrets: readonly string[]): 
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') return mask(item);
     if (Array.isArray(item)) return item.map(walk);
-    if (typeof item === 'object' && item !== null) return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    if (typeof item === 'object' && item !== null)
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
     return item;
   };
   return walk(value);

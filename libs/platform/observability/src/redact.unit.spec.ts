@@ -16,8 +16,18 @@ describe('redact', () => {
   });
 
   it('replaces values under secret-looking keys at any depth and keeps the rest', () => {
-    const value = { provider: 'openai', apiKey: 'x', nested: [{ authorization: 'Bearer y', password: 'p', input_tokens: 3, OPENAI_API_KEY: 'z' }], note: 'key sk-abcdefgh12345' };
-    expect(redact(value)).toEqual({ provider: 'openai', apiKey: REDACTED, nested: [{ authorization: REDACTED, password: REDACTED, input_tokens: 3, OPENAI_API_KEY: REDACTED }], note: 'key sk-[REDACTED]' });
+    const value = {
+      provider: 'openai',
+      apiKey: 'x',
+      nested: [{ authorization: 'Bearer y', password: 'p', input_tokens: 3, OPENAI_API_KEY: 'z' }],
+      note: 'key sk-abcdefgh12345',
+    };
+    expect(redact(value)).toEqual({
+      provider: 'openai',
+      apiKey: REDACTED,
+      nested: [{ authorization: REDACTED, password: REDACTED, input_tokens: 3, OPENAI_API_KEY: REDACTED }],
+      note: 'key sk-[REDACTED]',
+    });
   });
 
   it('redacts error messages and stacks, and survives cycles', () => {

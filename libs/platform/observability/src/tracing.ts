@@ -22,7 +22,11 @@ let active: TracerProvider | undefined;
  * Otherwise nothing is registered and every span below is a no-op. W3C trace context crosses NATS in the
  * `traceparent` / `tracestate` message headers (`traceHeaders`, `withRemoteParent`).
  */
-export function startTracing(service: string, env: Record<string, string | undefined>, exporter?: SpanExporter): { shutdown(): Promise<void> } | undefined {
+export function startTracing(
+  service: string,
+  env: Record<string, string | undefined>,
+  exporter?: SpanExporter,
+): { shutdown(): Promise<void> } | undefined {
   if (active) return active;
   if (!exporter && !env['OTEL_EXPORTER_OTLP_ENDPOINT']) return undefined;
   const { context, propagation, trace } = (api = load('@opentelemetry/api') as typeof OtelApi);
@@ -30,7 +34,8 @@ export function startTracing(service: string, env: Record<string, string | undef
   const { W3CTraceContextPropagator } = load('@opentelemetry/core') as typeof OtelCore;
   const { resourceFromAttributes } = load('@opentelemetry/resources') as typeof OtelResources;
   const { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } = load('@opentelemetry/sdk-trace') as typeof SdkTrace;
-  const otlpExporter = (): SpanExporter => new (load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter).OTLPTraceExporter();
+  const otlpExporter = (): SpanExporter =>
+    new (load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter).OTLPTraceExporter();
   const processor = exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter: otlpExporter() });
   active = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

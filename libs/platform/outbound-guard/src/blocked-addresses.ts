@@ -46,7 +46,11 @@ export function isBlockedAddress(address: string): boolean {
  */
 export function guardedLookup(refuse: (hostname: string, address: string) => Error): typeof dnsLookup {
   return ((hostname: string, options: unknown, callback: unknown) => {
-    const cb = (typeof options === 'function' ? options : callback) as (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+    const cb = (typeof options === 'function' ? options : callback) as (
+      error: Error | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void;
     const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
     dnsLookup(hostname, { ...opts, all: true }, (error, addresses) => {
       if (error) return cb(error, []);

@@ -39,7 +39,10 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
   it('publishes each appended session event once, on its versioned subject, schema-valid, with the event id as message id', async () => {
     // Its own namespace (and so its own streams, deleted afterwards): the unnamespaced TENET_V1 is nobody's to keep.
     const namespace = `relay-${randomUUID().slice(0, 8)}`;
-    const platform: PlatformAdapters = await openPlatform({ ...loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: natsUrl(), TENET_DATA_DIR: dir, TENET_NAMESPACE: namespace }), serviceName: 'relay-test' });
+    const platform: PlatformAdapters = await openPlatform({
+      ...loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: natsUrl(), TENET_DATA_DIR: dir, TENET_NAMESPACE: namespace }),
+      serviceName: 'relay-test',
+    });
     const streams = tenetStreamsFor({ namespace, streamLimits: {} }).map((stream) => stream.name);
     const sessionId = `s${randomUUID().replaceAll('-', '')}`;
     const received: Msg[] = [];
@@ -69,7 +72,13 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
       // A relay that lost its checkpoint republishes everything; JetStream's duplicate window stores none of it twice.
       await platform.relay.stop();
       await platform.eventStore.saveCheckpoint('tenet.v1.relay', 0);
-      const replay = new EventLogRelay({ store: platform.eventStore, publisher: platform.bus, route: toSessionIntegrationEvent, checkpointName: 'tenet.v1.relay', pollIntervalMs: 0 });
+      const replay = new EventLogRelay({
+        store: platform.eventStore,
+        publisher: platform.bus,
+        route: toSessionIntegrationEvent,
+        checkpointName: 'tenet.v1.relay',
+        pollIntervalMs: 0,
+      });
       await replay.start();
       await eventually(() => expect(replay.publishedUpTo).toBe(appended.lastPosition));
       await replay.stop();
@@ -110,7 +119,8 @@ describeWithService(await probeNats(), 'event log → JetStream (real NATS)', ()
       const info = await jsm.streams.info(streamName);
       expect(info.state.messages).toBe(20);
       const offsets: number[] = [];
-      for (let seq = 1; seq <= 20; seq++) offsets.push((await jsm.streams.getMessage(streamName, { seq }))!.json<{ offset: number }>().offset);
+      for (let seq = 1; seq <= 20; seq++)
+        offsets.push((await jsm.streams.getMessage(streamName, { seq }))!.json<{ offset: number }>().offset);
       expect(offsets).toEqual([...Array(20).keys()]);
     } finally {
       await log.close();

@@ -86,7 +86,11 @@ export class EventWorkspaces {
         // relies on it too): a read that begins now sees every assignment below the positions asked so far.
         const covers = this.asked;
         for (;;) {
-          const events = await this.store.readAll({ afterPosition: this.ownersPosition, limit: OWNERS_PAGE, category: OWNER_STREAM_PREFIX });
+          const events = await this.store.readAll({
+            afterPosition: this.ownersPosition,
+            limit: OWNERS_PAGE,
+            category: OWNER_STREAM_PREFIX,
+          });
           for (const event of events) {
             if (event.type !== RESOURCE_ASSIGNED_EVENT_TYPE) continue;
             const { collection, id, workspace_id } = event.data as ResourceAssignedData;
@@ -119,7 +123,11 @@ export function publishedEvents(workspaces: EventWorkspaces): EventRoute {
  * A workspace stamped by the appender (`metadata.workspace_id`: the tool executor and the memory store append to
  * logs of their own, without the ownership index) wins; otherwise it is resolved from the log.
  */
-async function workspaceOf(workspaces: EventWorkspaces, event: StoredEvent, published: { subject: string; payload: unknown }): Promise<string> {
+async function workspaceOf(
+  workspaces: EventWorkspaces,
+  event: StoredEvent,
+  published: { subject: string; payload: unknown },
+): Promise<string> {
   const stamped = event.metadata?.['workspace_id'];
   if (typeof stamped === 'string' && WORKSPACE_ID_PATTERN.test(stamped)) return stamped;
   const anchor = workspaceAnchorOf(published);

@@ -1,11 +1,18 @@
 import { jest } from '@jest/globals';
-import { ownerStreamId, RESOURCE_ASSIGNED_EVENT_TYPE, sessionMetaStreamId, TOOL_INVOCATION_COMPLETED, toolStreamId } from '@tenet/contracts';
+import {
+  ownerStreamId,
+  RESOURCE_ASSIGNED_EVENT_TYPE,
+  sessionMetaStreamId,
+  TOOL_INVOCATION_COMPLETED,
+  toolStreamId,
+} from '@tenet/contracts';
 import { InMemoryEventStore } from '@tenet/event-store';
 import { EventWorkspaces, publishedEvents } from './event-workspaces.js';
 
 const assign = (store: InMemoryEventStore, collection: string, id: string, workspace: string) =>
   store.append(ownerStreamId(collection, id), [{ type: RESOURCE_ASSIGNED_EVENT_TYPE, data: { collection, id, workspace_id: workspace } }]);
-const open = (store: InMemoryEventStore, session: string, agent: string) => store.append(sessionMetaStreamId(session), [{ type: 'SessionOpened', data: { id: session, agent_id: agent } }]);
+const open = (store: InMemoryEventStore, session: string, agent: string) =>
+  store.append(sessionMetaStreamId(session), [{ type: 'SessionOpened', data: { id: session, agent_id: agent } }]);
 const head = async (store: InMemoryEventStore): Promise<number> => (await store.readAll()).at(-1)?.position ?? 0;
 
 describe('EventWorkspaces (the workspace of a published event, from the log)', () => {
@@ -55,10 +62,27 @@ describe('publishedEvents (the relay route)', () => {
     const store = new InMemoryEventStore();
     await assign(store, 'agents', 'a1', 'acme');
     await open(store, 's1', 'a1');
-    const invocation = { invocation_id: 'k1', session_id: 's1', trace_id: 't1', agent_id: 'a1', tool_id: 'svc:t', service_name: 'svc', tool_name: 't', parameters: {}, result: { data: 1, metadata: {}, control: {} }, attempts: 1, duration_ms: 3, started_at: '2026-11-26T10:00:00.000Z' };
+    const invocation = {
+      invocation_id: 'k1',
+      session_id: 's1',
+      trace_id: 't1',
+      agent_id: 'a1',
+      tool_id: 'svc:t',
+      service_name: 'svc',
+      tool_name: 't',
+      parameters: {},
+      result: { data: 1, metadata: {}, control: {} },
+      attempts: 1,
+      duration_ms: 3,
+      started_at: '2026-11-26T10:00:00.000Z',
+    };
     await store.append(toolStreamId('s1'), [{ type: TOOL_INVOCATION_COMPLETED, data: invocation }]);
-    await store.append(toolStreamId('s2'), [{ type: TOOL_INVOCATION_COMPLETED, data: { ...invocation, session_id: 's2' }, metadata: { workspace_id: 'globex' } }]);
-    await store.append(toolStreamId('s3'), [{ type: TOOL_INVOCATION_COMPLETED, data: { ...invocation, session_id: 's3' }, metadata: { workspace_id: 'Not A Workspace!' } }]);
+    await store.append(toolStreamId('s2'), [
+      { type: TOOL_INVOCATION_COMPLETED, data: { ...invocation, session_id: 's2' }, metadata: { workspace_id: 'globex' } },
+    ]);
+    await store.append(toolStreamId('s3'), [
+      { type: TOOL_INVOCATION_COMPLETED, data: { ...invocation, session_id: 's3' }, metadata: { workspace_id: 'Not A Workspace!' } },
+    ]);
     const route = publishedEvents(new EventWorkspaces(store));
     const subjects = [];
     for (const event of await store.readAll()) {

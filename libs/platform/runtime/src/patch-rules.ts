@@ -32,7 +32,8 @@ export function PatchOf(creation: DtoClass, options: { differs?: readonly string
 }
 
 /** The create DTO a PATCH DTO is held to, and its declared exceptions, if it declared one. */
-export const patchRulesOf = (update: unknown): Readonly<PatchRules> | undefined => (typeof update === 'function' ? RULES.get(update) : undefined);
+export const patchRulesOf = (update: unknown): Readonly<PatchRules> | undefined =>
+  typeof update === 'function' ? RULES.get(update) : undefined;
 
 /** The create rules a PATCH body breaks (empty when none, or when its DTO declares no `PatchOf`). */
 export function createRuleErrors(update: unknown, body: unknown): ValidationError[] {
@@ -40,14 +41,23 @@ export function createRuleErrors(update: unknown, body: unknown): ValidationErro
   const { plainToInstance } = load('class-transformer') as typeof ClassTransformer;
   const rules = typeof update === 'function' ? RULES.get(update) : undefined;
   if (!rules || typeof body !== 'object' || body === null || Array.isArray(body)) return [];
-  const entries = Object.entries(body as Record<string, unknown>).filter(([field, value]) => value !== undefined && !(value === null && rules.clears.has(field)));
+  const entries = Object.entries(body as Record<string, unknown>).filter(
+    ([field, value]) => value !== undefined && !(value === null && rules.clears.has(field)),
+  );
   // A PATCH form (`{add, remove}`) is an object: `null` is none of them, and clears nothing that is not declared so.
   const nulls: ValidationError[] = entries
     .filter(([field, value]) => value === null && rules.differs.has(field))
-    .map(([field]) => Object.assign(new ValidationErrorClass(), { property: field, constraints: { isNotNull: `${field} must not be null` }, children: [] }));
+    .map(([field]) =>
+      Object.assign(new ValidationErrorClass(), { property: field, constraints: { isNotNull: `${field} must not be null` }, children: [] }),
+    );
   const given = entries.filter(([field]) => !rules.differs.has(field));
   if (given.length === 0) return nulls;
   const fields = new Set(given.map(([field]) => field));
   const candidate = plainToInstance(rules.creation as new () => object, Object.fromEntries(given));
-  return [...nulls, ...validateSync(candidate, { validationError: { target: false, value: false }, forbidUnknownValues: false }).filter((error) => fields.has(error.property))];
+  return [
+    ...nulls,
+    ...validateSync(candidate, { validationError: { target: false, value: false }, forbidUnknownValues: false }).filter((error) =>
+      fields.has(error.property),
+    ),
+  ];
 }

@@ -3,8 +3,22 @@ import { join } from 'node:path';
 import { statfs } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import { ALL_V1_SUBJECTS, ALL_V2_SUBJECTS, TENET_STREAM, TENET_STREAM_V2, toIntegrationEvent } from '@tenet/contracts';
-import { connectMongoEventStore, EventLogRelay, SqliteEventStore, withPublishing, type EventLogRelayOptions, type EventStore } from '@tenet/event-store';
-import { InProcessMessageBus, NatsMessageBus, namespacedStream, withSubjectNamespace, type MessageBus, type StreamSpec } from '@tenet/messaging';
+import {
+  connectMongoEventStore,
+  EventLogRelay,
+  SqliteEventStore,
+  withPublishing,
+  type EventLogRelayOptions,
+  type EventStore,
+} from '@tenet/event-store';
+import {
+  InProcessMessageBus,
+  NatsMessageBus,
+  namespacedStream,
+  withSubjectNamespace,
+  type MessageBus,
+  type StreamSpec,
+} from '@tenet/messaging';
 import { BullMqScheduler, InProcessScheduler, type Scheduler } from '@tenet/scheduling';
 import { DEFAULT_STREAM_LIMITS, type PlatformConfig } from './platform-config.js';
 import { EventWorkspaces, publishedEvents } from './event-workspaces.js';
@@ -48,7 +62,10 @@ export function tenetStreamFor(config: Pick<PlatformConfig, 'namespace' | 'strea
 
 /** Both streams of this deployment (v1 and v2), namespaced and limited alike. */
 export function tenetStreamsFor(config: Pick<PlatformConfig, 'namespace' | 'streamLimits'>): StreamSpec[] {
-  return [tenetStreamFor(config), namespacedStream({ ...tenetStreamV2, ...config.streamLimits, initial: DEFAULT_STREAM_LIMITS }, config.namespace)];
+  return [
+    tenetStreamFor(config),
+    namespacedStream({ ...tenetStreamV2, ...config.streamLimits, initial: DEFAULT_STREAM_LIMITS }, config.namespace),
+  ];
 }
 
 /** A checkpoint write proves the log takes writes; its value (a time) is read by nothing. */
@@ -64,7 +81,11 @@ const RELAY_CHECKPOINT = 'tenet.v1.relay';
 async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore; kind: string; log: string }> {
   if (config.mode === 'distributed' && config.mongoUrl !== undefined) {
     const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
-    return { store: await connectMongoEventStore({ uri: config.mongoUrl, dbName }), kind: `mongodb (${dbName})`, log: mongoLogName(config.mongoUrl, dbName) };
+    return {
+      store: await connectMongoEventStore({ uri: config.mongoUrl, dbName }),
+      kind: `mongodb (${dbName})`,
+      log: mongoLogName(config.mongoUrl, dbName),
+    };
   }
   const store = SqliteEventStore.open({ dataDir: config.dataDir, tailCache: { streams: config.eventTailCacheStreams } });
   return { store, kind: 'sqlite', log: `sqlite:${realpathSync(store.file)}` };
@@ -74,7 +95,12 @@ async function openEventLog(config: PlatformConfig): Promise<{ store: EventStore
 async function connectBus(config: PlatformConfig): Promise<{ bus: MessageBus; nats?: NatsMessageBus }> {
   const namespaced = (bus: MessageBus): MessageBus => (config.namespace === undefined ? bus : withSubjectNamespace(bus, config.namespace));
   // In process the stream is a buffer, not the record (that is the event log): it keeps its own bound.
-  if (config.mode !== 'distributed') return { bus: namespaced(new InProcessMessageBus({ streams: [tenetStream, tenetStreamV2].map((stream) => namespacedStream(stream, config.namespace)) })) };
+  if (config.mode !== 'distributed')
+    return {
+      bus: namespaced(
+        new InProcessMessageBus({ streams: [tenetStream, tenetStreamV2].map((stream) => namespacedStream(stream, config.namespace)) }),
+      ),
+    };
   const nats = await NatsMessageBus.connect({
     servers: config.natsUrl,
     name: config.serviceName,
@@ -100,7 +126,10 @@ export async function openBus(config: PlatformConfig): Promise<{ bus: MessageBus
 async function enoughFreeDisk(dir: string, minBytes: number): Promise<void> {
   const stats = await statfs(dir);
   const free = stats.bavail * stats.bsize;
-  if (free < minBytes) throw new Error(`${Math.floor(free / 1024 ** 2)} MiB free on the event log's disk, less than the ${Math.floor(minBytes / 1024 ** 2)} MiB TENET_MIN_FREE_DISK_MB asks for`);
+  if (free < minBytes)
+    throw new Error(
+      `${Math.floor(free / 1024 ** 2)} MiB free on the event log's disk, less than the ${Math.floor(minBytes / 1024 ** 2)} MiB TENET_MIN_FREE_DISK_MB asks for`,
+    );
 }
 
 /** All-in-one timers and queued work, kept on disk beside the event log (ADR 0003, amendment). */
@@ -125,7 +154,10 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
   try {
     const { bus, nats } = await connectBus(config);
     opened.push(bus);
-    const scheduler: Scheduler = config.mode === 'distributed' ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix }) : openDurableInProcessScheduler(config.dataDir);
+    const scheduler: Scheduler =
+      config.mode === 'distributed'
+        ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix })
+        : openDurableInProcessScheduler(config.dataDir);
     opened.push(scheduler);
     const { store, kind, log } = await openEventLog(config);
     opened.push(store);
@@ -189,7 +221,9 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
         ...natsReadiness(nats),
         ...(config.mode === 'distributed' ? [{ name: 'redis', check: () => scheduler.ping() }] : []),
         { name: 'event_log', check: () => store.saveCheckpoint(READINESS_CHECKPOINT, Date.now()) },
-        ...(kind === 'sqlite' && config.minFreeDiskBytes > 0 ? [{ name: 'disk', check: () => enoughFreeDisk(config.dataDir, config.minFreeDiskBytes) }] : []),
+        ...(kind === 'sqlite' && config.minFreeDiskBytes > 0
+          ? [{ name: 'disk', check: () => enoughFreeDisk(config.dataDir, config.minFreeDiskBytes) }]
+          : []),
       ],
       describe: () => ({
         mode: config.mode,

@@ -100,7 +100,11 @@ const PLATFORM_VARIABLES = [
  * once, naming the variable and rule). An entry point passes the process's whole validated configuration as
  * `settings` (`loadConfigOrExit`), which its modules get as `TENET_CONFIG`.
  */
-export function loadPlatformConfig(env: Record<string, string | undefined> = process.env, serviceName = 'tenet', settings?: TenetConfig): PlatformConfig {
+export function loadPlatformConfig(
+  env: Record<string, string | undefined> = process.env,
+  serviceName = 'tenet',
+  settings?: TenetConfig,
+): PlatformConfig {
   let platform: Pick<Settings, (typeof PLATFORM_VARIABLES)[number]>;
   try {
     platform = readSettings(env, PLATFORM_VARIABLES);

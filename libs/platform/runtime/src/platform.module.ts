@@ -1,11 +1,29 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InProcessBudgetStore, InProcessRateLimiter, RedisBudgetStore, RedisRateLimiter, type BudgetStore, type RateLimiter } from '@tenet/budget-store';
+import {
+  InProcessBudgetStore,
+  InProcessRateLimiter,
+  RedisBudgetStore,
+  RedisRateLimiter,
+  type BudgetStore,
+  type RateLimiter,
+} from '@tenet/budget-store';
 import type { MessageBus } from '@tenet/messaging';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
 import { openBus, openPlatform, type PlatformAdapters, type ReadinessCheck } from './platform-adapters.js';
 import { loadConfig, type TenetConfig } from '@tenet/config';
 import type { PlatformConfig } from './platform-config.js';
-import { BUDGET_STORE, RATE_LIMITER, EVENT_LOG_RELAY, EVENT_STORE, MESSAGE_BUS, PLATFORM_CONFIG, PLATFORM_DESCRIPTION, PLATFORM_READINESS, SCHEDULER, TENET_CONFIG } from './tokens.js';
+import {
+  BUDGET_STORE,
+  RATE_LIMITER,
+  EVENT_LOG_RELAY,
+  EVENT_STORE,
+  MESSAGE_BUS,
+  PLATFORM_CONFIG,
+  PLATFORM_DESCRIPTION,
+  PLATFORM_READINESS,
+  SCHEDULER,
+  TENET_CONFIG,
+} from './tokens.js';
 
 const PLATFORM = Symbol.for('tenet.platform.adapters');
 const OPENED_BUS = Symbol.for('tenet.platform.opened-bus');
@@ -36,10 +54,14 @@ class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
  * all-in-one's gateway and matcher share (embedded) — the same choice as the scheduler's.
  */
 export const openBudgetStore = (config: PlatformConfig): BudgetStore =>
-  config.mode === 'distributed' ? new RedisBudgetStore({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessBudgetStore();
+  config.mode === 'distributed'
+    ? new RedisBudgetStore({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix })
+    : new InProcessBudgetStore();
 
 export const openRateLimiter = (config: PlatformConfig): RateLimiter =>
-  config.mode === 'distributed' ? new RedisRateLimiter({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix }) : new InProcessRateLimiter();
+  config.mode === 'distributed'
+    ? new RedisRateLimiter({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix })
+    : new InProcessRateLimiter();
 
 class BudgetStoreLifecycle implements OnApplicationShutdown {
   constructor(@Inject(BUDGET_STORE) private readonly store: BudgetStore) {}
@@ -87,7 +109,18 @@ export class PlatformModule {
         BudgetStoreLifecycle,
         RateLimiterLifecycle,
       ],
-      exports: [PLATFORM_CONFIG, TENET_CONFIG, EVENT_STORE, MESSAGE_BUS, SCHEDULER, EVENT_LOG_RELAY, PLATFORM_DESCRIPTION, PLATFORM_READINESS, BUDGET_STORE, RATE_LIMITER],
+      exports: [
+        PLATFORM_CONFIG,
+        TENET_CONFIG,
+        EVENT_STORE,
+        MESSAGE_BUS,
+        SCHEDULER,
+        EVENT_LOG_RELAY,
+        PLATFORM_DESCRIPTION,
+        PLATFORM_READINESS,
+        BUDGET_STORE,
+        RATE_LIMITER,
+      ],
     };
   }
 

@@ -63,7 +63,8 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
   /** Appends one event per call through `via`; returns the event ids. */
   const append = async (via: PlatformAdapters, sessionId: string, from: number, count: number): Promise<string[]> => {
     const ids: string[] = [];
-    for (let n = from; n < from + count; n++) ids.push(...(await via.eventStore.append(sessionStreamId(sessionId), [customEvent(sessionId, n)])).events.map((e) => e.id));
+    for (let n = from; n < from + count; n++)
+      ids.push(...(await via.eventStore.append(sessionStreamId(sessionId), [customEvent(sessionId, n)])).events.map((e) => e.id));
     return ids;
   };
   /** Every appended id arrived exactly once on the plain subscriber, each session's in offset order. */
@@ -86,7 +87,8 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
     // of the unnamespaced deployment and of any namespace (`<ns>.tenet.v1.…`).
     const record = (msg: Msg): void => {
       const payload = msg.json<{ id: string; offset: number; data: { session_id: string } }>();
-      if (sessions.has(payload.data.session_id)) received.push({ id: payload.id, subject: msg.subject, sessionId: payload.data.session_id, offset: payload.offset });
+      if (sessions.has(payload.data.session_id))
+        received.push({ id: payload.id, subject: msg.subject, sessionId: payload.data.session_id, offset: payload.offset });
     };
     for (const subject of ['tenet.v1.session.>', '*.tenet.v1.session.>']) nc.subscribe(subject, { callback: (_error, msg) => record(msg) });
     await nc.flush();
@@ -116,7 +118,10 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
     // N = 60 events appended concurrently through both processes, on three sessions.
     const ids = (
       await Promise.all(
-        [newSession(), newSession(), newSession()].flatMap((sessionId, s) => [append(first, sessionId, s * 100, 10), append(second, sessionId, s * 100 + 50, 10)]),
+        [newSession(), newSession(), newSession()].flatMap((sessionId, s) => [
+          append(first, sessionId, s * 100, 10),
+          append(second, sessionId, s * 100 + 50, 10),
+        ]),
       )
     ).flat();
     expect(ids).toHaveLength(60);
@@ -151,9 +156,11 @@ describeWithService(await probeNats(), 'relay leadership: several processes on o
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    await eventually(() => expect(output).toContain('relay-fixture ready leader'), { timeoutMs: 90_000, intervalMs: 100 }).catch((error: unknown) => {
-      throw new Error(`the leader process did not start: ${String(error)}\n--- output ---\n${output}`);
-    });
+    await eventually(() => expect(output).toContain('relay-fixture ready leader'), { timeoutMs: 90_000, intervalMs: 100 }).catch(
+      (error: unknown) => {
+        throw new Error(`the leader process did not start: ${String(error)}\n--- output ---\n${output}`);
+      },
+    );
 
     const survivor = await platform({ ...loadPlatformConfig(env(namespace)), serviceName: 'relay-survivor' });
     expect(survivor.relay.status().role).toBe('standby');

@@ -17,7 +17,10 @@ export const LEASE_BUCKET = 'TENET_LEASES';
  * or `mongodb:<hosts>/<database>`. Processes on different logs (other data directories, the metering log, test
  * runs) get different keys and so a leader each.
  */
-export function relayLeaseScope(options: { log: string; checkpointName: string; namespace?: string }): { key: string; kickSubject: string } {
+export function relayLeaseScope(options: { log: string; checkpointName: string; namespace?: string }): {
+  key: string;
+  kickSubject: string;
+} {
   const digest = createHash('sha256')
     .update(JSON.stringify([options.namespace ?? '', options.checkpointName, options.log]))
     .digest('hex')
@@ -46,7 +49,11 @@ export async function openRelayLeadership(options: {
   log: string;
   onError: (error: unknown) => void;
 }): Promise<{ leadership: RelayLeadership; wakeups: RelayWakeups; key: string }> {
-  const { key, kickSubject } = relayLeaseScope({ log: options.log, checkpointName: options.checkpointName, ...(options.config.namespace ? { namespace: options.config.namespace } : {}) });
+  const { key, kickSubject } = relayLeaseScope({
+    log: options.log,
+    checkpointName: options.checkpointName,
+    ...(options.config.namespace ? { namespace: options.config.namespace } : {}),
+  });
   const leadership = await NatsLeaderLease.open({
     connection: options.connection,
     bucket: LEASE_BUCKET,

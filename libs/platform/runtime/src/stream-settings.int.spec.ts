@@ -39,7 +39,17 @@ describe('the JetStream stream per namespace, with limits as settings (own nats-
   });
 
   const open = async (namespace: string, settings: Record<string, string> = {}): Promise<PlatformAdapters> => {
-    const config = loadPlatformConfig({ TENET_MODE: 'distributed', NATS_URL: nats.url, REDIS_URL: redis.url, TENET_DATA_DIR: join(dir, namespace), TENET_NAMESPACE: namespace, ...settings }, `svc-${namespace}`);
+    const config = loadPlatformConfig(
+      {
+        TENET_MODE: 'distributed',
+        NATS_URL: nats.url,
+        REDIS_URL: redis.url,
+        TENET_DATA_DIR: join(dir, namespace),
+        TENET_NAMESPACE: namespace,
+        ...settings,
+      },
+      `svc-${namespace}`,
+    );
     const platform = await openPlatform(config);
     opened.push(platform);
     return platform;
@@ -57,8 +67,14 @@ describe('the JetStream stream per namespace, with limits as settings (own nats-
     await platformA.bus.publish('tenet.v1.metering.agent1.llm_usage_recorded', { n: 2 }, { msgId: randomUUID() });
     const seen: Record<string, unknown[]> = { a: [], b: [] };
     // Fresh durables with the same name in both namespaces, reading from the start of their stream.
-    const subA = await platformA.bus.consume({ durable: 'metering', filterSubject: 'tenet.v1.metering.>' }, async (m) => void seen['a']!.push(m.data));
-    const subB = await platformB.bus.consume({ durable: 'metering', filterSubject: 'tenet.v1.metering.>' }, async (m) => void seen['b']!.push(m.data));
+    const subA = await platformA.bus.consume(
+      { durable: 'metering', filterSubject: 'tenet.v1.metering.>' },
+      async (m) => void seen['a']!.push(m.data),
+    );
+    const subB = await platformB.bus.consume(
+      { durable: 'metering', filterSubject: 'tenet.v1.metering.>' },
+      async (m) => void seen['b']!.push(m.data),
+    );
     await eventually(() => expect(seen['a']).toEqual([{ n: 1 }, { n: 2 }]), { timeoutMs: 20_000 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(seen['b']).toEqual([]);

@@ -59,7 +59,13 @@ export class BackgroundArming {
   /** One try, failing after `attemptTimeoutMs`. */
   async attempt(arm: () => Promise<void>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the scheduler did not answer within ${this.options.attemptTimeoutMs} ms`)), this.options.attemptTimeoutMs)));
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`the scheduler did not answer within ${this.options.attemptTimeoutMs} ms`)),
+          this.options.attemptTimeoutMs,
+        )),
+    );
     try {
       await Promise.race([arm(), timeout]);
     } finally {

@@ -15,7 +15,12 @@ describe('BackgroundArming', () => {
 
   it('still retries a failed attempt, and gives up after the attempts it was given', async () => {
     const errors: string[] = [];
-    const arming = new BackgroundArming({ attempts: 2, attemptTimeoutMs: 1_000, log: { ...quiet, error: (m) => void errors.push(m) }, whenLost: 'start-up re-arms them' });
+    const arming = new BackgroundArming({
+      attempts: 2,
+      attemptTimeoutMs: 1_000,
+      log: { ...quiet, error: (m) => void errors.push(m) },
+      whenLost: 'start-up re-arms them',
+    });
     let calls = 0;
     arming.armSoon('session s2', async () => {
       calls++;

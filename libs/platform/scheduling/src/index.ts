@@ -1,5 +1,20 @@
-export type { BackoffPolicy, JobContext, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from './scheduler.port.js';
-export { InvalidScheduleRequestError, NonRetryableJobError, SchedulerClosedError, SchedulerStorageError, SchedulingError } from './errors.js';
+export type {
+  BackoffPolicy,
+  JobContext,
+  JobFailure,
+  JobHandler,
+  ScheduleRequest,
+  ScheduleResult,
+  Scheduler,
+  WorkerOptions,
+} from './scheduler.port.js';
+export {
+  InvalidScheduleRequestError,
+  NonRetryableJobError,
+  SchedulerClosedError,
+  SchedulerStorageError,
+  SchedulingError,
+} from './errors.js';
 export { closeEachWithinGrace, closeWithinGrace, notClosedCleanly, type BullMqClosable } from './bullmq/bounded-close.js';
 export { loadBullMq } from './bullmq/load-bullmq.js';
 export { BullMqScheduler, redisOptionsFromUrl, type BullMqSchedulerOptions } from './bullmq/bullmq-scheduler.js';

@@ -27,7 +27,8 @@ export function validateScheduleRequest(request: ScheduleRequest<unknown>): void
     if (request.backoff.type !== 'exponential' && request.backoff.type !== 'fixed') {
       throw new InvalidScheduleRequestError('backoff.type', "must be 'exponential' or 'fixed'");
     }
-    if (!isNonNegativeFinite(request.backoff.delayMs)) throw new InvalidScheduleRequestError('backoff.delayMs', 'must be a finite number >= 0');
+    if (!isNonNegativeFinite(request.backoff.delayMs))
+      throw new InvalidScheduleRequestError('backoff.delayMs', 'must be a finite number >= 0');
   }
 }
 

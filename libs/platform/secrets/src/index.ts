@@ -1,1 +1,9 @@
-export { generateSecretsKey, isSealedSecret, SecretBox, secretBoxFromEnv, secretHint, SecretOpenError, SecretsKeyError } from './secret-box.js';
+export {
+  generateSecretsKey,
+  isSealedSecret,
+  SecretBox,
+  secretBoxFromEnv,
+  secretHint,
+  SecretOpenError,
+  SecretsKeyError,
+} from './secret-box.js';

@@ -31,7 +31,13 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.current, iv);
     cipher.setAAD(Buffer.from(owner, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [PREFIX, this.currentId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+    return [
+      PREFIX,
+      this.currentId,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      ciphertext.toString('base64url'),
+    ].join('.');
   }
 
   /** Opens a value sealed by `seal` for the same `owner`; throws SecretOpenError when it cannot. */
@@ -40,7 +46,8 @@ export class SecretBox {
     if (parts.length !== 5 || parts[0] !== PREFIX) throw new SecretOpenError('not a sealed secret');
     const [, id, iv, tag, ciphertext] = parts as [string, string, string, string, string];
     const key = this.keys.get(id);
-    if (key === undefined) throw new SecretOpenError(`sealed under key ${id}, which is neither TENET_SECRETS_KEY nor TENET_SECRETS_KEY_PREVIOUS`);
+    if (key === undefined)
+      throw new SecretOpenError(`sealed under key ${id}, which is neither TENET_SECRETS_KEY nor TENET_SECRETS_KEY_PREVIOUS`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(owner, 'utf8'));
@@ -114,7 +121,11 @@ function keyId(key: Buffer): string {
 }
 
 function parseKey(variable: string, text: string): Buffer {
-  const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : undefined;
   if (bytes?.length !== KEY_BYTES) {
     throw new SecretsKeyError(`${variable} must be 32 random bytes as 64 hex characters or base64 (e.g. \`openssl rand -hex 32\`)`);
   }

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { generateSecretsKey, isSealedSecret, SecretBox, secretBoxFromEnv, secretHint, SecretOpenError, SecretsKeyError } from './secret-box.js';
+import {
+  generateSecretsKey,
+  isSealedSecret,
+  SecretBox,
+  secretBoxFromEnv,
+  secretHint,
+  SecretOpenError,
+  SecretsKeyError,
+} from './secret-box.js';
 
 describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
@@ -46,7 +54,9 @@ describe('secretBoxFromEnv', () => {
   it('names the variable and the rule for a bad key', () => {
     expect(() => secretBoxFromEnv({ TENET_SECRETS_KEY: 'short' })).toThrow(SecretsKeyError);
     expect(() => secretBoxFromEnv({ TENET_SECRETS_KEY: 'short' })).toThrow(/TENET_SECRETS_KEY must be 32 random bytes/);
-    expect(() => secretBoxFromEnv({ TENET_SECRETS_KEY: generateSecretsKey(), TENET_SECRETS_KEY_PREVIOUS: 'x' })).toThrow(/TENET_SECRETS_KEY_PREVIOUS/);
+    expect(() => secretBoxFromEnv({ TENET_SECRETS_KEY: generateSecretsKey(), TENET_SECRETS_KEY_PREVIOUS: 'x' })).toThrow(
+      /TENET_SECRETS_KEY_PREVIOUS/,
+    );
     expect(() => secretBoxFromEnv({ TENET_SECRETS_KEY_PREVIOUS: generateSecretsKey() })).toThrow(/without TENET_SECRETS_KEY/);
   });
 });

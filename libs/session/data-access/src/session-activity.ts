@@ -33,7 +33,10 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * visible messages, the tokens its turns' `ready` statuses recorded, and the journey most recently moved that is still
  * active or abandoned (a customer may resume it).
  */
-export function sessionActivity(events: readonly { type: string; data: unknown; recordedAt: string }[], createdAt: string): SessionActivity {
+export function sessionActivity(
+  events: readonly { type: string; data: unknown; recordedAt: string }[],
+  createdAt: string,
+): SessionActivity {
   const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_estimate_usd: 0, turns: 0 };
   let messages = 0;
   let lastActivity = createdAt;
@@ -63,7 +66,8 @@ function activeJourney(records: readonly { type: string; data: unknown }[]): Ses
   let latestAt = -1;
   for (const [journeyId, recorded] of Object.entries(recordedJourneys(records))) {
     const state = foldJourney(recorded as unknown as JourneyEvent[]);
-    if (state.status === 'NotStarted' || (state.status !== 'Active' && state.status !== 'Abandoned') || state.lastTransitionAt < latestAt) continue;
+    if (state.status === 'NotStarted' || (state.status !== 'Active' && state.status !== 'Abandoned') || state.lastTransitionAt < latestAt)
+      continue;
     latestAt = state.lastTransitionAt;
     latest = {
       journey_id: journeyId,
@@ -71,7 +75,11 @@ function activeJourney(records: readonly { type: string; data: unknown }[]): Ses
       ...(state.currentStep !== undefined ? { step: state.currentStep } : {}),
       started_at: iso(state.startedAt),
       updated_at: iso(state.lastTransitionAt),
-      history: state.history.map((entry) => ({ step_id: entry.step_id, entered_at: iso(entry.entered_at), ...(entry.exited_at !== undefined ? { exited_at: iso(entry.exited_at) } : {}) })),
+      history: state.history.map((entry) => ({
+        step_id: entry.step_id,
+        entered_at: iso(entry.entered_at),
+        ...(entry.exited_at !== undefined ? { exited_at: iso(entry.exited_at) } : {}),
+      })),
       context: state.context,
     };
   }

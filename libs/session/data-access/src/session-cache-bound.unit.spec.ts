@@ -24,7 +24,8 @@ describe('SessionsRepository: bounded per-session memory (ADR 0032)', () => {
     const store = new InMemoryEventStore();
     const sessions = new SessionsRepository(store, loadConfig('tenet', { TENET_SESSION_CACHE_SIZE: String(CAP) }));
     const records = new Map<string, SessionRecord>();
-    for (const [i, id] of ids.entries()) records.set(id, (await sessions.open(view(id, i, i === 0 ? ['vip'] : []), Date.UTC(2026, 0, 1, 0, 0, i))).record);
+    for (const [i, id] of ids.entries())
+      records.set(id, (await sessions.open(view(id, i, i === 0 ? ['vip'] : []), Date.UTC(2026, 0, 1, 0, 0, i))).record);
     return { store, sessions, records };
   }
 

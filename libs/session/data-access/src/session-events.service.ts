@@ -69,11 +69,13 @@ export function storedTypesFor(kinds: readonly string[]): string[] {
 }
 
 /** Everything but `kinds`, which the read from the store applies (`storedTypesFor`). */
-const matches = (filter: EventFilter) => (event: EventView): boolean =>
-  event.offset >= filter.minOffset &&
-  (filter.source === undefined || event.source === filter.source) &&
-  (filter.correlationId === undefined || event.correlation_id === filter.correlationId) &&
-  (filter.traceId === undefined || event.trace_id === filter.traceId);
+const matches =
+  (filter: EventFilter) =>
+  (event: EventView): boolean =>
+    event.offset >= filter.minOffset &&
+    (filter.source === undefined || event.source === filter.source) &&
+    (filter.correlationId === undefined || event.correlation_id === filter.correlationId) &&
+    (filter.traceId === undefined || event.trace_id === filter.traceId);
 
 /**
  * Session events are the `session-<id>` stream of the event log; offsets are the stream offsets. Waiting
@@ -114,7 +116,11 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * so two concurrent requests with one key cannot both write. The keys already searched are remembered per
    * session (`KeyIndex`): a call reads only the events appended since, not the whole session again.
    */
-  async appendOnce(sessionId: string, input: SessionEventInput, idempotency: IdempotencyKey): Promise<{ event: EventView; replayed: boolean }> {
+  async appendOnce(
+    sessionId: string,
+    input: SessionEventInput,
+    idempotency: IdempotencyKey,
+  ): Promise<{ event: EventView; replayed: boolean }> {
     const streamId = sessionStreamId(sessionId);
     for (;;) {
       const index = this.keyIndexes.get(sessionId) ?? { searched: -1, keys: new Map<string, IndexedKey>() };
@@ -130,7 +136,8 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
       if (first) {
         if (first.fingerprint !== idempotency.fingerprint) throw new IdempotencyKeyReusedError(idempotency.key);
         const [stored] = await this.store.readStream(streamId, { fromOffset: first.offset, limit: 1 });
-        if (!stored) throw new Error(`idempotency key ${idempotency.key} names offset ${first.offset} of ${streamId}, which the log does not hold`);
+        if (!stored)
+          throw new Error(`idempotency key ${idempotency.key} names offset ${first.offset} of ${streamId}, which the log does not hold`);
         return { event: toEventView(stored), replayed: true };
       }
       try {
@@ -147,13 +154,24 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * see from separate appends, for one transaction instead of several.
    */
   async appendAll(sessionId: string, inputs: readonly SessionEventInput[], correlationId: string): Promise<EventView[]> {
-    const result = await this.store.append(sessionStreamId(sessionId), inputs.map((input) => newSessionEvent(sessionId, input, correlationId)));
+    const result = await this.store.append(
+      sessionStreamId(sessionId),
+      inputs.map((input) => newSessionEvent(sessionId, input, correlationId)),
+    );
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     return result.events.map((stored) => toEventView(stored));
   }
 
-  private async write(sessionId: string, input: SessionEventInput, correlationId: string, expectedVersion: ExpectedVersion, idempotency?: IdempotencyKey): Promise<EventView> {
-    const result = await this.store.append(sessionStreamId(sessionId), [newSessionEvent(sessionId, input, correlationId, idempotency)], { expectedVersion });
+  private async write(
+    sessionId: string,
+    input: SessionEventInput,
+    correlationId: string,
+    expectedVersion: ExpectedVersion,
+    idempotency?: IdempotencyKey,
+  ): Promise<EventView> {
+    const result = await this.store.append(sessionStreamId(sessionId), [newSessionEvent(sessionId, input, correlationId, idempotency)], {
+      expectedVersion,
+    });
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     const [stored] = result.events;
     if (!stored) throw new Error('the event log returned no stored event for a one-event append');
@@ -165,8 +183,16 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * session stream, in order, and wakes long-polls. `expectedVersion` guards a writer outside the turn's lease
    * (a journey timer) against a concurrent turn: on conflict nothing is written and the caller re-decides.
    */
-  async appendRecords(sessionId: string, records: readonly { type: string; data: unknown }[], expectedVersion: ExpectedVersion = 'any'): Promise<void> {
-    const result = await this.store.append(sessionStreamId(sessionId), records.map((r) => ({ type: r.type, data: r.data })), { expectedVersion });
+  async appendRecords(
+    sessionId: string,
+    records: readonly { type: string; data: unknown }[],
+    expectedVersion: ExpectedVersion = 'any',
+  ): Promise<void> {
+    const result = await this.store.append(
+      sessionStreamId(sessionId),
+      records.map((r) => ({ type: r.type, data: r.data })),
+      { expectedVersion },
+    );
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
   }
 
@@ -176,7 +202,13 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
    * has just read it (the long-poll checks the session exists), used for the first read instead of reading it
    * again; after a wait the record is read afresh (an edit may have come with the wake-up).
    */
-  async list(sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal, record?: SessionRecord): Promise<EventView[] | undefined> {
+  async list(
+    sessionId: string,
+    filter: EventFilter,
+    waitMs: number,
+    signal?: AbortSignal,
+    record?: SessionRecord,
+  ): Promise<EventView[] | undefined> {
     const deadline = Date.now() + waitMs;
     let known = record;
     for (;;) {
@@ -193,8 +225,14 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
         if (remaining <= 0) return undefined;
         let timer: NodeJS.Timeout | undefined;
         let onAbort: (() => void) | undefined;
-        const aborted = new Promise<boolean>((resolve) => signal?.addEventListener('abort', (onAbort = () => resolve(true)), { once: true }));
-        const timedOut = await Promise.race([woken.then(() => false), aborted, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), remaining)))]);
+        const aborted = new Promise<boolean>((resolve) =>
+          signal?.addEventListener('abort', (onAbort = () => resolve(true)), { once: true }),
+        );
+        const timedOut = await Promise.race([
+          woken.then(() => false),
+          aborted,
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), remaining))),
+        ]);
         clearTimeout(timer);
         if (onAbort) signal?.removeEventListener('abort', onAbort);
         if (timedOut) return undefined;
@@ -216,9 +254,15 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
   private async visible(sessionId: string, filter: EventFilter, known?: SessionRecord): Promise<EventView[]> {
     // `kinds` are event types: the store drops the other kinds before decoding them (a long-poll for `status`).
     const read = { fromOffset: filter.minOffset, ...(filter.kinds ? { types: storedTypesFor(filter.kinds) } : {}) };
-    const [record, events] = await Promise.all([known ?? this.sessions.get(sessionId), this.store.readStream(sessionStreamId(sessionId), read)]);
+    const [record, events] = await Promise.all([
+      known ?? this.sessions.get(sessionId),
+      this.store.readStream(sessionStreamId(sessionId), read),
+    ]);
     const edits = record?.edits ?? NO_EDITS;
-    return events.filter((event) => !isDeleted(edits, event.offset)).map((event) => toEventView(event, edits)).filter(matches(filter));
+    return events
+      .filter((event) => !isDeleted(edits, event.offset))
+      .map((event) => toEventView(event, edits))
+      .filter(matches(filter));
   }
 
   /** What the session has seen so far (messages, tokens, its journey), from the records a view counts. */
@@ -228,7 +272,10 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
       this.store.readStream(sessionStreamId(sessionId), { types: ['message', 'status', JOURNEY_TRANSITION_EVENT_TYPE] }),
     ]);
     const edits = record?.edits ?? NO_EDITS;
-    return sessionActivity(events.filter((event) => !isDeleted(edits, event.offset)), createdAt);
+    return sessionActivity(
+      events.filter((event) => !isDeleted(edits, event.offset)),
+      createdAt,
+    );
   }
 
   /** The session stream's length now: the end of a deletion asked for at this moment. */
@@ -240,14 +287,24 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
 /** A client-visible event as the session stream stores it. */
 function newSessionEvent(sessionId: string, input: SessionEventInput, correlationId: string, idempotency?: IdempotencyKey): NewEvent {
   const data: SessionEventData = { session_id: sessionId, source: input.source, correlation_id: correlationId, data: eventData(input) };
-  const metadata = { trace_id: correlationId, ...(input.metadata ? { metadata: input.metadata } : {}), ...(idempotency ? { idempotency } : {}) };
+  const metadata = {
+    trace_id: correlationId,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+    ...(idempotency ? { idempotency } : {}),
+  };
   return { type: input.kind, data, metadata };
 }
 
 function eventData(input: SessionEventInput): Record<string, unknown> {
   switch (input.kind) {
     case 'message':
-      return { message: input.message, participant: input.participant ?? { display_name: input.source }, ...messageSources(input), ...failureType(input), ...messageIntent(input) };
+      return {
+        message: input.message,
+        participant: input.participant ?? { display_name: input.source },
+        ...messageSources(input),
+        ...failureType(input),
+        ...messageIntent(input),
+      };
     case 'status':
       return { status: input.status, data: (input.data as Record<string, unknown> | undefined) ?? {} };
     case 'tool':
@@ -260,7 +317,9 @@ function eventData(input: SessionEventInput): Record<string, unknown> {
 /** The agent's failure reply says what kind of failure ended the turn (`data.error_type`, one of TURN_ERROR_TYPES). */
 function failureType(input: SessionEventInput): { error_type?: TurnErrorType } {
   const type = (input.data as { error_type?: unknown } | undefined)?.error_type;
-  return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type) ? { error_type: type as TurnErrorType } : {};
+  return input.source === 'ai_agent' && (TURN_ERROR_TYPES as readonly unknown[]).includes(type)
+    ? { error_type: type as TurnErrorType }
+    : {};
 }
 
 /** An agent message's intent (docs/data-model.md#intents): `{ name, confidence }`, kept when it has them. */
@@ -272,5 +331,10 @@ function messageIntent(input: SessionEventInput): { intent?: unknown } {
 /** An agent message's knowledge citations (`data.sources`, docs/data-model.md#retrieval), kept when given as a list of objects. */
 function messageSources(input: SessionEventInput): { sources?: unknown[] } {
   const sources = (input.data as { sources?: unknown } | undefined)?.sources;
-  return input.source !== 'customer' && Array.isArray(sources) && sources.length > 0 && sources.every((s) => typeof s === 'object' && s !== null) ? { sources } : {};
+  return input.source !== 'customer' &&
+    Array.isArray(sources) &&
+    sources.length > 0 &&
+    sources.every((s) => typeof s === 'object' && s !== null)
+    ? { sources }
+    : {};
 }

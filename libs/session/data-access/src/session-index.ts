@@ -38,24 +38,35 @@ interface OpenedData {
 
 type IndexedChange = Partial<Pick<OpenedData, 'agent_id' | 'customer_id' | 'labels'>>;
 
-const labelsOf = (labels: readonly string[] | undefined): readonly string[] => (labels === undefined || labels.length === 0 ? NO_LABELS : labels.map(intern));
+const labelsOf = (labels: readonly string[] | undefined): readonly string[] =>
+  labels === undefined || labels.length === 0 ? NO_LABELS : labels.map(intern);
 
 /**
  * Folds a `sessionmeta-<id>` stream into its index entry: opened, changed by an update of what the list filters
  * on, gone when deleted. Every other event (activity, lifecycle, edits) leaves the entry as it is — the same
  * object, nothing allocated.
  */
-export function foldSessionIndexEntry(current: SessionIndexEntry | undefined, event: Pick<StoredEvent, 'type' | 'data'>): SessionIndexEntry | undefined {
+export function foldSessionIndexEntry(
+  current: SessionIndexEntry | undefined,
+  event: Pick<StoredEvent, 'type' | 'data'>,
+): SessionIndexEntry | undefined {
   switch (event.type) {
     case 'SessionOpened': {
       const data = event.data as OpenedData;
-      return { id: data.id, creation_utc: data.creation_utc, agent_id: intern(data.agent_id), customer_id: intern(data.customer_id), labels: labelsOf(data.labels) };
+      return {
+        id: data.id,
+        creation_utc: data.creation_utc,
+        agent_id: intern(data.agent_id),
+        customer_id: intern(data.customer_id),
+        labels: labelsOf(data.labels),
+      };
     }
     case 'SessionDeleted':
       return undefined;
     case 'SessionUpdated': {
       const change = event.data as IndexedChange;
-      if (current === undefined || (change.agent_id === undefined && change.customer_id === undefined && change.labels === undefined)) return current;
+      if (current === undefined || (change.agent_id === undefined && change.customer_id === undefined && change.labels === undefined))
+        return current;
       return {
         ...current,
         ...(change.agent_id !== undefined ? { agent_id: intern(change.agent_id) } : {}),

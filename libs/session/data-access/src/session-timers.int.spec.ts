@@ -25,9 +25,25 @@ describe('SessionTimers: re-arm at start-up', () => {
     const now = Date.now();
     for (let i = 0; i < SESSIONS; i++) {
       const id = `s${i}`;
-      await sessions.open({ id, agent_id: 'a1', customer_id: 'guest', creation_utc: new Date(now).toISOString(), mode: 'auto', consumption_offsets: { client: 0 }, metadata: {}, labels: [], config: { ...defaultSessionConfig } }, now);
+      await sessions.open(
+        {
+          id,
+          agent_id: 'a1',
+          customer_id: 'guest',
+          creation_utc: new Date(now).toISOString(),
+          mode: 'auto',
+          consumption_offsets: { client: 0 },
+          metadata: {},
+          labels: [],
+          config: { ...defaultSessionConfig },
+        },
+        now,
+      );
       // The rest of the log: each conversation has many more events than its session record.
-      await before.append(`session-${id}`, Array.from({ length: 6 }, (_, n) => ({ type: 'message', data: { n } })));
+      await before.append(
+        `session-${id}`,
+        Array.from({ length: 6 }, (_, n) => ({ type: 'message', data: { n } })),
+      );
     }
     const metaEvents = (await before.readAll({ category: 'sessionmeta-' })).length;
     expect(metaEvents).toBe(SESSIONS * 2); // SessionOpened + SessionStarted

@@ -2,7 +2,15 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import { atIdle } from '@tenet/event-store';
 import { SCHEDULER } from '@tenet/platform-runtime';
 import { BackgroundArming, armBackoffMs, type Scheduler } from '@tenet/scheduling';
-import { decide, effectsOf, pendingTimers, type SessionCommand, type SessionEffect, type SessionEvent, type SessionState } from '@tenet/session-domain';
+import {
+  decide,
+  effectsOf,
+  pendingTimers,
+  type SessionCommand,
+  type SessionEffect,
+  type SessionEvent,
+  type SessionState,
+} from '@tenet/session-domain';
 import { SessionsRepository } from './sessions.repository.js';
 
 const QUEUE = 'session-timers';
@@ -36,7 +44,12 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SessionTimers.name);
   /** Stopped at shutdown: background arming stops retrying (start-up rebuilds what is left). */
-  private readonly arming = new BackgroundArming({ attempts: ARM_ATTEMPTS, attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS, log: this.logger, whenLost: 'the next start-up re-arms them from the event log' });
+  private readonly arming = new BackgroundArming({
+    attempts: ARM_ATTEMPTS,
+    attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS,
+    log: this.logger,
+    whenLost: 'the next start-up re-arms them from the event log',
+  });
 
   constructor(
     @Inject(SCHEDULER) private readonly scheduler: Scheduler,
@@ -88,7 +101,10 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Applies a lifecycle command when the session is in one of `from` (else nothing); its timers are armed in the background, never waiting on Redis. */
   private async advance(sessionId: string, from: SessionState['status'][], command: SessionCommand): Promise<void> {
-    const changed = await this.sessions.change(sessionId, (record) => ({ events: from.includes(record.lifecycle.status) ? decide(command, record.lifecycle) : [], result: undefined }));
+    const changed = await this.sessions.change(sessionId, (record) => ({
+      events: from.includes(record.lifecycle.status) ? decide(command, record.lifecycle) : [],
+      result: undefined,
+    }));
     if (changed && changed.events.length > 0) this.armSoon(changed.before.lifecycle, changed.events as SessionEvent[]);
   }
 
@@ -126,8 +142,19 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     for (const effect of effects) {
       if (effect.kind === 'Cancel') await this.scheduler.cancel(QUEUE, effect.jobId);
       else {
-        const data: TimerJob = { sessionId: effect.sessionId, timer: effect.timer, ...(effect.timer === 'idle' ? { activity: effect.activity } : {}) };
-        await this.scheduler.schedule({ queue: QUEUE, jobId: effect.jobId, data, delayMs: effect.delayMs, attempts: 5, backoff: { type: 'exponential', delayMs: 500 } });
+        const data: TimerJob = {
+          sessionId: effect.sessionId,
+          timer: effect.timer,
+          ...(effect.timer === 'idle' ? { activity: effect.activity } : {}),
+        };
+        await this.scheduler.schedule({
+          queue: QUEUE,
+          jobId: effect.jobId,
+          data,
+          delayMs: effect.delayMs,
+          attempts: 5,
+          backoff: { type: 'exponential', delayMs: 500 },
+        });
       }
     }
   }
@@ -136,7 +163,8 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     const record = await this.sessions.get(job.sessionId);
     if (!record) return; // deleted meanwhile
     const now = Date.now();
-    const command: SessionCommand = job.timer === 'idle' ? { type: 'ElapseIdleTimeout', activity: job.activity ?? 0, now } : { type: 'ElapseLifetime', now };
+    const command: SessionCommand =
+      job.timer === 'idle' ? { type: 'ElapseIdleTimeout', activity: job.activity ?? 0, now } : { type: 'ElapseLifetime', now };
     const events = decide(command, record.lifecycle);
     if (events.length === 0) return;
     await this.sessions.record(job.sessionId, record, events); // a concurrency conflict throws and the job retries

@@ -20,7 +20,20 @@ describe('SessionsRepository.change under contention (two handles on one SQLite 
     const [a, b] = [SqliteEventStore.open({ dataDir: dir }), SqliteEventStore.open({ dataDir: dir })];
     const [first, second] = [new SessionsRepository(a), new SessionsRepository(b)];
     const now = Date.now();
-    await first.open({ id: 's1', agent_id: 'a1', customer_id: 'guest', creation_utc: new Date(now).toISOString(), mode: 'auto', consumption_offsets: { client: 0 }, metadata: {}, labels: [], config: { ...defaultSessionConfig } }, now);
+    await first.open(
+      {
+        id: 's1',
+        agent_id: 'a1',
+        customer_id: 'guest',
+        creation_utc: new Date(now).toISOString(),
+        mode: 'auto',
+        consumption_offsets: { client: 0 },
+        metadata: {},
+        labels: [],
+        config: { ...defaultSessionConfig },
+      },
+      now,
+    );
     const activity = (repository: SessionsRepository, i: number) =>
       repository.change('s1', (record) => ({ events: decide({ type: 'RecordActivity', now: now + i }, record.lifecycle), result: i }));
     const results = await Promise.allSettled(Array.from({ length: 400 }, (_, i) => activity(i % 2 === 0 ? first : second, i)));
@@ -46,15 +59,34 @@ describe('SessionsRepository.change and the event-loop lanes', () => {
     const recording = new Proxy(store, {
       get: (target, name, receiver) => {
         const value = Reflect.get(target, name, receiver) as unknown;
-        if (name !== 'append' && name !== 'readStream') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        if (name !== 'append' && name !== 'readStream')
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         return (...args: unknown[]) => (lanes.push(currentLane()), (value as (...args: unknown[]) => unknown).apply(target, args));
       },
     }) as EventStore;
     const sessions = new SessionsRepository(recording);
     const now = Date.now();
-    await sessions.open({ id: 's1', agent_id: 'a1', customer_id: 'guest', creation_utc: new Date(now).toISOString(), mode: 'auto', consumption_offsets: { client: 0 }, metadata: {}, labels: [], config: { ...defaultSessionConfig } }, now);
+    await sessions.open(
+      {
+        id: 's1',
+        agent_id: 'a1',
+        customer_id: 'guest',
+        creation_utc: new Date(now).toISOString(),
+        mode: 'auto',
+        consumption_offsets: { client: 0 },
+        metadata: {},
+        labels: [],
+        config: { ...defaultSessionConfig },
+      },
+      now,
+    );
     lanes.length = 0;
-    await inBackground(() => sessions.change('s1', (record) => ({ events: decide({ type: 'RecordActivity', now: now + 1 }, record.lifecycle), result: undefined })));
+    await inBackground(() =>
+      sessions.change('s1', (record) => ({
+        events: decide({ type: 'RecordActivity', now: now + 1 }, record.lifecycle),
+        result: undefined,
+      })),
+    );
     expect(lanes).toEqual(['foreground', 'foreground']); // its read and its append
     await store.close();
   });

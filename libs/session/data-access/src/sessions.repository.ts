@@ -29,7 +29,10 @@ const upcastOpened = (view: StoredView): StoredView =>
 
 export type SessionOpened = { type: 'SessionOpened'; data: StoredView };
 /** Fields a PATCH changed, with their new values (metadata and labels already merged). */
-export type SessionUpdated = { type: 'SessionUpdated'; data: Partial<Pick<StoredView, 'title' | 'customer_id' | 'agent_id' | 'metadata' | 'labels' | 'consumption_offsets'>> };
+export type SessionUpdated = {
+  type: 'SessionUpdated';
+  data: Partial<Pick<StoredView, 'title' | 'customer_id' | 'agent_id' | 'metadata' | 'labels' | 'consumption_offsets'>>;
+};
 export type SessionModeChanged = { type: typeof SESSION_MODE_CHANGED_EVENT_TYPE; data: SessionModeChangedData };
 /**
  * Tombstone: the session's events from `min_offset` up to (not including) `before_offset` — the stream's
@@ -43,9 +46,13 @@ export type SessionEventPatched = { type: 'SessionEventPatched'; data: { event_i
 export type SessionDeleted = { type: 'SessionDeleted'; data: { session_id?: string; agent_id?: string; customer_id?: string } };
 
 /** The tombstone of a session, naming it for the published `session.deleted`. */
-export const sessionDeleted = ({ view }: SessionRecord): SessionDeleted => ({ type: 'SessionDeleted', data: { session_id: view.id, agent_id: view.agent_id, customer_id: view.customer_id } });
+export const sessionDeleted = ({ view }: SessionRecord): SessionDeleted => ({
+  type: 'SessionDeleted',
+  data: { session_id: view.id, agent_id: view.agent_id, customer_id: view.customer_id },
+});
 
-export type SessionRecordEvent = SessionEvent | SessionDeleted | SessionUpdated | SessionModeChanged | SessionEventsDeleted | SessionEventPatched;
+export type SessionRecordEvent =
+  SessionEvent | SessionDeleted | SessionUpdated | SessionModeChanged | SessionEventsDeleted | SessionEventPatched;
 
 /** How the views see the session's (append-only) event stream: deleted ranges and patched metadata. */
 export interface SessionEventEdits {
@@ -63,10 +70,15 @@ export interface SessionRecord {
 export const NO_EDITS: SessionEventEdits = { deleted: [], metadata: {} };
 
 /** Whether the event at `offset` is hidden by a tombstone. */
-export const isDeleted = (edits: SessionEventEdits, offset: number): boolean => edits.deleted.some((range) => offset >= range.from && offset < range.to);
+export const isDeleted = (edits: SessionEventEdits, offset: number): boolean =>
+  edits.deleted.some((range) => offset >= range.from && offset < range.to);
 
-export function foldSessionRecord(current: SessionRecord | undefined, event: Pick<StoredEvent, 'type' | 'data' | 'offset'>): SessionRecord | undefined {
-  if (event.type === 'SessionOpened') return { view: upcastOpened((event as SessionOpened).data), lifecycle: initialSessionState(), edits: NO_EDITS, version: event.offset };
+export function foldSessionRecord(
+  current: SessionRecord | undefined,
+  event: Pick<StoredEvent, 'type' | 'data' | 'offset'>,
+): SessionRecord | undefined {
+  if (event.type === 'SessionOpened')
+    return { view: upcastOpened((event as SessionOpened).data), lifecycle: initialSessionState(), edits: NO_EDITS, version: event.offset };
   if (!current) return undefined;
   const version = event.offset;
   switch (event.type) {
@@ -78,7 +90,11 @@ export function foldSessionRecord(current: SessionRecord | undefined, event: Pic
       return { ...current, view: { ...current.view, mode: (event as SessionModeChanged).data.mode }, version };
     case 'SessionEventsDeleted': {
       const { min_offset, before_offset } = (event as SessionEventsDeleted).data;
-      return { ...current, edits: { ...current.edits, deleted: [...current.edits.deleted, { from: min_offset, to: before_offset }] }, version };
+      return {
+        ...current,
+        edits: { ...current.edits, deleted: [...current.edits.deleted, { from: min_offset, to: before_offset }] },
+        version,
+      };
     }
     case 'SessionEventPatched': {
       const { event_id, metadata } = (event as SessionEventPatched).data;
@@ -98,13 +114,16 @@ export interface SessionFilter {
 /** Attempts of one change against writers in other processes (each after a pause of up to 2 × attempt ms, at most 50). */
 const CHANGE_ATTEMPTS = 40;
 
-const matchesFilter = (filter: SessionFilter) => (entry: SessionIndexEntry): boolean =>
-  (filter.agentId === undefined || entry.agent_id === filter.agentId) &&
-  (filter.customerId === undefined || entry.customer_id === filter.customerId) &&
-  (filter.labels === undefined || filter.labels.every((label) => entry.labels.includes(label)));
+const matchesFilter =
+  (filter: SessionFilter) =>
+  (entry: SessionIndexEntry): boolean =>
+    (filter.agentId === undefined || entry.agent_id === filter.agentId) &&
+    (filter.customerId === undefined || entry.customer_id === filter.customerId) &&
+    (filter.labels === undefined || filter.labels.every((label) => entry.labels.includes(label)));
 
 /** Oldest first: creation time, then id (the order of the list and of its page cursor). */
-const oldestFirst = (a: SessionIndexEntry, b: SessionIndexEntry): number => a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id);
+const oldestFirst = (a: SessionIndexEntry, b: SessionIndexEntry): number =>
+  a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id);
 
 @Injectable()
 export class SessionsRepository {
@@ -120,11 +139,18 @@ export class SessionsRepository {
   /** The change of each session in progress in this process (the next one waits for it). */
   private readonly changing = new Map<string, Promise<void>>();
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore, @Optional() @Inject(TENET_CONFIG) settings?: TenetConfig) {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Optional() @Inject(TENET_CONFIG) settings?: TenetConfig,
+  ) {
     // Small pages: the start-up timer re-arm folds this whole category at idle priority, and a turn's store call
     // that arrives meanwhile waits for at most one page.
     this.catalog = new StreamCatalog(store, SESSION_META_PREFIX, foldSessionIndexEntry, SESSIONS_PAGE);
-    this.records = new StreamFoldCache(store, foldSessionRecord, settings?.get('TENET_SESSION_CACHE_SIZE') ?? VARIABLES.TENET_SESSION_CACHE_SIZE.fallback);
+    this.records = new StreamFoldCache(
+      store,
+      foldSessionRecord,
+      settings?.get('TENET_SESSION_CACHE_SIZE') ?? VARIABLES.TENET_SESSION_CACHE_SIZE.fallback,
+    );
   }
 
   /** Sessions whose records are cached right now (tests, diagnostics): never more than TENET_SESSION_CACHE_SIZE. */
@@ -133,7 +159,11 @@ export class SessionsRepository {
   }
 
   /** Opens the session and starts its lifecycle in one atomic append. Throws SESSION.INVALID_CONFIG. */
-  async open(view: SessionOpened['data'], nowMs: number, idempotency?: IdempotencyKey): Promise<{ record: SessionRecord; started: SessionEvent[] }> {
+  async open(
+    view: SessionOpened['data'],
+    nowMs: number,
+    idempotency?: IdempotencyKey,
+  ): Promise<{ record: SessionRecord; started: SessionEvent[] }> {
     const started = decide(
       {
         type: 'StartSession',
@@ -145,7 +175,11 @@ export class SessionsRepository {
       },
       initialSessionState(),
     );
-    const result = await this.store.append(sessionMetaStreamId(view.id), [{ type: 'SessionOpened', data: view, ...(idempotency ? { metadata: { idempotency } } : {}) }, ...started], { expectedVersion: 'no_stream' });
+    const result = await this.store.append(
+      sessionMetaStreamId(view.id),
+      [{ type: 'SessionOpened', data: view, ...(idempotency ? { metadata: { idempotency } } : {}) }, ...started],
+      { expectedVersion: 'no_stream' },
+    );
     const record = result.events.reduce<SessionRecord | undefined>(foldSessionRecord, undefined);
     if (!record) throw new Error(`session ${view.id} did not fold from its own opening events`);
     return { record, started };
@@ -195,7 +229,12 @@ export class SessionsRepository {
    * gateways writing one session converge instead of exhausting their attempts against each other. Changes run
    * in the request lane of the event-loop slices (EventLoopSlices), whoever calls: requests wait for them.
    */
-  async change<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
+  async change<R>(
+    id: string,
+    decideChange: (
+      record: SessionRecord,
+    ) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R },
+  ): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
     const previous = this.changing.get(id) ?? Promise.resolve();
     // Request lane whoever calls (a priority ceiling): the next customer POST's activity waits behind the turn's
     // own change (AwaitingInput, right after `ready`); run in the turn's background lane, that change queued
@@ -212,7 +251,12 @@ export class SessionsRepository {
     return run;
   }
 
-  private async changeNow<R>(id: string, decideChange: (record: SessionRecord) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R }): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
+  private async changeNow<R>(
+    id: string,
+    decideChange: (
+      record: SessionRecord,
+    ) => Promise<{ events: SessionRecordEvent[]; result: R }> | { events: SessionRecordEvent[]; result: R },
+  ): Promise<{ before: SessionRecord; events: SessionRecordEvent[]; result: R } | undefined> {
     for (let attempt = 0; ; attempt++) {
       const before = await this.get(id);
       if (!before) return undefined;
@@ -233,7 +277,13 @@ export class SessionsRepository {
 }
 
 /** The event switching `record` to `mode` (none when it is already in it); `journeyId` names a failed journey's hand-off. */
-export function modeChange(record: SessionRecord, mode: SessionModeChangedData['mode'], reason: SessionModeChangedData['reason'], guidelineId?: string, journeyId?: string): SessionModeChanged[] {
+export function modeChange(
+  record: SessionRecord,
+  mode: SessionModeChangedData['mode'],
+  reason: SessionModeChangedData['reason'],
+  guidelineId?: string,
+  journeyId?: string,
+): SessionModeChanged[] {
   if (record.view.mode === mode) return [];
   const { id, agent_id, customer_id } = record.view;
   return [

@@ -23,6 +23,7 @@ describe('a session record: config.auto_extract (true, false or null)', () => {
   });
 
   it('keeps true, false and null of a record written since', () => {
-    for (const value of [true, false, null]) expect(foldSessionRecord(undefined, opened({ auto_extract: value }, SESSION_CONFIG_REVISION))?.view.config.auto_extract).toBe(value);
+    for (const value of [true, false, null])
+      expect(foldSessionRecord(undefined, opened({ auto_extract: value }, SESSION_CONFIG_REVISION))?.view.config.auto_extract).toBe(value);
   });
 });

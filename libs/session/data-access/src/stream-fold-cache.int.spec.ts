@@ -34,7 +34,20 @@ describe('incremental read models over two SQLite connections to one log', () =>
     const one = new SessionsRepository(a);
     const two = new SessionsRepository(b);
     const t0 = Date.parse('2026-01-01T00:00:00.000Z');
-    await one.open({ id: 's1', agent_id: 'a1', customer_id: 'guest', creation_utc: '2026-01-01T00:00:00.000Z', mode: 'auto', consumption_offsets: { client: 0 }, metadata: {}, labels: [], config: { ...defaultSessionConfig } }, t0);
+    await one.open(
+      {
+        id: 's1',
+        agent_id: 'a1',
+        customer_id: 'guest',
+        creation_utc: '2026-01-01T00:00:00.000Z',
+        mode: 'auto',
+        consumption_offsets: { client: 0 },
+        metadata: {},
+        labels: [],
+        config: { ...defaultSessionConfig },
+      },
+      t0,
+    );
     for (let i = 1; i <= 30; i++) {
       const writer = i % 3 === 0 ? one : two;
       const record = await writer.get('s1');

@@ -76,10 +76,13 @@ describe('StreamFoldCache', () => {
     expect(await cache.read('item-x')).toEqual({ state: undefined, version: -1 });
     expect(cache.size).toBe(0);
     await store.append('item-x', [{ type: 'ItemCreated', data: { id: 'x', name: 'x' } }]);
-    const [first, second] = await Promise.all([cache.read('item-x'), (async () => {
-      await store.append('item-x', [{ type: 'ItemUpdated', data: { count: 1 } }]);
-      return cache.read('item-x');
-    })()]);
+    const [first, second] = await Promise.all([
+      cache.read('item-x'),
+      (async () => {
+        await store.append('item-x', [{ type: 'ItemUpdated', data: { count: 1 } }]);
+        return cache.read('item-x');
+      })(),
+    ]);
     expect(first.version).toBeLessThanOrEqual(second.version);
     expect(await cache.read('item-x')).toEqual({ state: { id: 'x', name: 'x', count: 1 }, version: 1 });
   });
@@ -114,7 +117,11 @@ describe('incremental reads across instances on one store', () => {
       const writer = i % 2 === 0 ? one : two;
       const record = await writer.get('s1');
       if (!record) throw new Error('no session');
-      await writer.record('s1', record, decide({ type: 'RecordActivity', now: Date.parse('2026-01-01T00:00:00.000Z') + i * 1000 }, record.lifecycle));
+      await writer.record(
+        's1',
+        record,
+        decide({ type: 'RecordActivity', now: Date.parse('2026-01-01T00:00:00.000Z') + i * 1000 }, record.lifecycle),
+      );
     }
     const seenByOne = await one.get('s1');
     const seenByTwo = await two.get('s1');

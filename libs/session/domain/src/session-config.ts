@@ -47,7 +47,8 @@ export function sessionConfigViolations(config: SessionConfig, expiresAt: number
     }
   }
   if (typeof config.enable_journeys !== 'boolean') violations.push({ field: 'config.enable_journeys', rule: 'must be a boolean' });
-  if (config.auto_extract !== null && typeof config.auto_extract !== 'boolean') violations.push({ field: 'config.auto_extract', rule: 'must be a boolean or null' });
+  if (config.auto_extract !== null && typeof config.auto_extract !== 'boolean')
+    violations.push({ field: 'config.auto_extract', rule: 'must be a boolean or null' });
   if (expiresAt !== undefined && !(expiresAt > now)) violations.push({ field: 'expires_at', rule: 'must be in the future' });
   return violations;
 }

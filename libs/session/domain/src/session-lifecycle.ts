@@ -15,7 +15,10 @@ export type SessionStatus = 'Active' | 'Idle' | 'AwaitingInput' | 'AwaitingTool'
 
 type Event<T extends string, D> = { type: T; data: D };
 
-export type SessionStarted = Event<'SessionStarted', { sessionId: string; agentId: string; config: SessionConfig; at: number; expiresAt?: number }>;
+export type SessionStarted = Event<
+  'SessionStarted',
+  { sessionId: string; agentId: string; config: SessionConfig; at: number; expiresAt?: number }
+>;
 export type SessionActivated = Event<'SessionActivated', { at: number; activity: number }>;
 export type SessionAwaitingInput = Event<'SessionAwaitingInput', { at: number }>;
 export type SessionAwaitingTool = Event<'SessionAwaitingTool', { at: number }>;
@@ -24,13 +27,7 @@ export type SessionCompleted = Event<'SessionCompleted', { at: number; reason: s
 export type SessionExpired = Event<'SessionExpired', { at: number; reason: 'ttl' | 'expires_at' }>;
 
 export type SessionEvent =
-  | SessionStarted
-  | SessionActivated
-  | SessionAwaitingInput
-  | SessionAwaitingTool
-  | SessionBecameIdle
-  | SessionCompleted
-  | SessionExpired;
+  SessionStarted | SessionActivated | SessionAwaitingInput | SessionAwaitingTool | SessionBecameIdle | SessionCompleted | SessionExpired;
 
 export type SessionCommand =
   | { type: 'StartSession'; sessionId: string; agentId: string; config: SessionConfig; expiresAt?: number; now: number }
@@ -86,12 +83,18 @@ export const lifetimeEndsAt = (state: Started): number => {
 
 export function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
   if (command.type === 'StartSession') {
-    if (state.status !== 'NotStarted') throw new SessionDomainError('SESSION.ALREADY_STARTED', `session ${command.sessionId} already exists`);
+    if (state.status !== 'NotStarted')
+      throw new SessionDomainError('SESSION.ALREADY_STARTED', `session ${command.sessionId} already exists`);
     const violations = sessionConfigViolations(command.config, command.expiresAt, command.now);
     if (violations.length > 0) {
       throw new SessionDomainError('SESSION.INVALID_CONFIG', violations.map((v) => `${v.field} ${v.rule}`).join('; '), violations);
     }
-    const data: SessionStarted['data'] = { sessionId: command.sessionId, agentId: command.agentId, config: command.config, at: command.now };
+    const data: SessionStarted['data'] = {
+      sessionId: command.sessionId,
+      agentId: command.agentId,
+      config: command.config,
+      at: command.now,
+    };
     if (command.expiresAt !== undefined) data.expiresAt = command.expiresAt;
     return [{ type: 'SessionStarted', data }];
   }
@@ -160,7 +163,8 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   }
 }
 
-export const foldSession = (events: readonly SessionEvent[], from: SessionState = initialSessionState()): SessionState => events.reduce(evolve, from);
+export const foldSession = (events: readonly SessionEvent[], from: SessionState = initialSessionState()): SessionState =>
+  events.reduce(evolve, from);
 
 /** Timer effects as data; the app dispatches them to the scheduling port (BullMQ or in-process). */
 export type SessionEffect =
@@ -187,8 +191,21 @@ export function effectsOf(before: SessionState, events: readonly SessionEvent[])
     switch (event.type) {
       case 'SessionStarted':
         effects.push(
-          { kind: 'Schedule', timer: 'idle', sessionId, jobId: idleTimerId(sessionId, 0), delayMs: state.config.idle_timeout_secs * 1000, activity: 0 },
-          { kind: 'Schedule', timer: 'lifetime', sessionId, jobId: lifetimeTimerId(sessionId), delayMs: lifetimeEndsAt(state) - event.data.at },
+          {
+            kind: 'Schedule',
+            timer: 'idle',
+            sessionId,
+            jobId: idleTimerId(sessionId, 0),
+            delayMs: state.config.idle_timeout_secs * 1000,
+            activity: 0,
+          },
+          {
+            kind: 'Schedule',
+            timer: 'lifetime',
+            sessionId,
+            jobId: lifetimeTimerId(sessionId),
+            delayMs: lifetimeEndsAt(state) - event.data.at,
+          },
         );
         break;
       case 'SessionActivated':
@@ -230,8 +247,21 @@ export function pendingTimers(state: SessionState, now: number): SessionEffect[]
   const effects: SessionEffect[] = [];
   if (state.status === 'Active' || state.status === 'AwaitingInput') {
     const dueAt = state.lastActivityAt + state.config.idle_timeout_secs * 1000;
-    effects.push({ kind: 'Schedule', timer: 'idle', sessionId, jobId: idleTimerId(sessionId, state.activity), delayMs: Math.max(0, dueAt - now), activity: state.activity });
+    effects.push({
+      kind: 'Schedule',
+      timer: 'idle',
+      sessionId,
+      jobId: idleTimerId(sessionId, state.activity),
+      delayMs: Math.max(0, dueAt - now),
+      activity: state.activity,
+    });
   }
-  effects.push({ kind: 'Schedule', timer: 'lifetime', sessionId, jobId: lifetimeTimerId(sessionId), delayMs: Math.max(0, lifetimeEndsAt(state) - now) });
+  effects.push({
+    kind: 'Schedule',
+    timer: 'lifetime',
+    sessionId,
+    jobId: lifetimeTimerId(sessionId),
+    delayMs: Math.max(0, lifetimeEndsAt(state) - now),
+  });
   return effects;
 }

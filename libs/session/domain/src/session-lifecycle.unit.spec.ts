@@ -27,7 +27,10 @@ describe('session lifecycle', () => {
     });
 
     it('refuses to start twice', () => {
-      spec.given([started]).when({ type: 'StartSession', sessionId: 's1', agentId: 'a1', config, now: t0 }).thenThrows('SESSION.ALREADY_STARTED');
+      spec
+        .given([started])
+        .when({ type: 'StartSession', sessionId: 's1', agentId: 'a1', config, now: t0 })
+        .thenThrows('SESSION.ALREADY_STARTED');
     });
 
     it.each([
@@ -46,51 +49,96 @@ describe('session lifecycle', () => {
     });
 
     it('rejects an expires_at that is not in the future', () => {
-      spec.given([]).when({ type: 'StartSession', sessionId: 's1', agentId: 'a1', config, expiresAt: t0, now: t0 }).thenThrows('SESSION.INVALID_CONFIG', /expires_at must be in the future/);
+      spec
+        .given([])
+        .when({ type: 'StartSession', sessionId: 's1', agentId: 'a1', config, expiresAt: t0, now: t0 })
+        .thenThrows('SESSION.INVALID_CONFIG', /expires_at must be in the future/);
     });
   });
 
   describe('transitions', () => {
     it('Active → AwaitingInput → Active on a customer message', () => {
-      spec.given([started]).when({ type: 'AwaitInput', now: t0 + 2_000 }).then([awaitingInput]);
-      spec.given([started, awaitingInput]).when({ type: 'RecordActivity', now: t0 + 3_000 }).then([activated(1, t0 + 3_000)]);
+      spec
+        .given([started])
+        .when({ type: 'AwaitInput', now: t0 + 2_000 })
+        .then([awaitingInput]);
+      spec
+        .given([started, awaitingInput])
+        .when({ type: 'RecordActivity', now: t0 + 3_000 })
+        .then([activated(1, t0 + 3_000)]);
     });
 
     it('Active → AwaitingTool → Active when the tool completes; AwaitingTool does not accept AwaitInput', () => {
       const awaitingTool: SessionEvent = { type: 'SessionAwaitingTool', data: { at: t0 + 1 } };
-      spec.given([started]).when({ type: 'AwaitTool', now: t0 + 1 }).then([awaitingTool]);
-      spec.given([started, awaitingTool]).when({ type: 'CompleteTool', now: t0 + 2 }).then([activated(1, t0 + 2)]);
-      spec.given([started, awaitingTool]).when({ type: 'AwaitInput', now: t0 + 2 }).thenThrows('SESSION.INVALID_TRANSITION', /AwaitInput is not allowed while the session is AwaitingTool/);
+      spec
+        .given([started])
+        .when({ type: 'AwaitTool', now: t0 + 1 })
+        .then([awaitingTool]);
+      spec
+        .given([started, awaitingTool])
+        .when({ type: 'CompleteTool', now: t0 + 2 })
+        .then([activated(1, t0 + 2)]);
+      spec
+        .given([started, awaitingTool])
+        .when({ type: 'AwaitInput', now: t0 + 2 })
+        .thenThrows('SESSION.INVALID_TRANSITION', /AwaitInput is not allowed while the session is AwaitingTool/);
     });
 
     it('goes Idle when the idle timer armed for the current activity fires', () => {
-      spec.given([started, awaitingInput]).when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 62_000 }).then([{ type: 'SessionBecameIdle', data: { at: t0 + 62_000 } }]);
+      spec
+        .given([started, awaitingInput])
+        .when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 62_000 })
+        .then([{ type: 'SessionBecameIdle', data: { at: t0 + 62_000 } }]);
     });
 
     it('ignores a stale idle timer armed before later activity', () => {
-      spec.given([started, activated(1)]).when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 61_000 }).thenNothingHappens();
+      spec
+        .given([started, activated(1)])
+        .when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 61_000 })
+        .thenNothingHappens();
     });
 
     it('an Idle session becomes Active again on activity', () => {
       const idle: SessionEvent = { type: 'SessionBecameIdle', data: { at: t0 + 61_000 } };
-      spec.given([started, idle]).when({ type: 'RecordActivity', now: t0 + 70_000 }).then([activated(1, t0 + 70_000)]);
+      spec
+        .given([started, idle])
+        .when({ type: 'RecordActivity', now: t0 + 70_000 })
+        .then([activated(1, t0 + 70_000)]);
     });
 
     it('expires when the lifetime ends (ttl) and not before', () => {
-      spec.given([started]).when({ type: 'ElapseLifetime', now: t0 + 599_999 }).thenNothingHappens();
-      spec.given([started]).when({ type: 'ElapseLifetime', now: t0 + 600_000 }).then([{ type: 'SessionExpired', data: { at: t0 + 600_000, reason: 'ttl' } }]);
+      spec
+        .given([started])
+        .when({ type: 'ElapseLifetime', now: t0 + 599_999 })
+        .thenNothingHappens();
+      spec
+        .given([started])
+        .when({ type: 'ElapseLifetime', now: t0 + 600_000 })
+        .then([{ type: 'SessionExpired', data: { at: t0 + 600_000, reason: 'ttl' } }]);
     });
 
     it('expires at expires_at when that is sooner than the ttl', () => {
       const withExpiry: SessionEvent = { type: 'SessionStarted', data: { ...started.data, expiresAt: t0 + 120_000 } as never };
-      spec.given([withExpiry]).when({ type: 'ElapseLifetime', now: t0 + 120_000 }).then([{ type: 'SessionExpired', data: { at: t0 + 120_000, reason: 'expires_at' } }]);
+      spec
+        .given([withExpiry])
+        .when({ type: 'ElapseLifetime', now: t0 + 120_000 })
+        .then([{ type: 'SessionExpired', data: { at: t0 + 120_000, reason: 'expires_at' } }]);
     });
 
     it('a completed session accepts no activity and ignores its timers', () => {
       const completed: SessionEvent = { type: 'SessionCompleted', data: { at: t0 + 5, reason: 'customer ended' } };
-      spec.given([started, completed]).when({ type: 'RecordActivity', now: t0 + 6 }).thenThrows('SESSION.INVALID_TRANSITION');
-      spec.given([started, completed]).when({ type: 'ElapseLifetime', now: t0 + 700_000 }).thenNothingHappens();
-      spec.given([started, completed]).when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 700_000 }).thenNothingHappens();
+      spec
+        .given([started, completed])
+        .when({ type: 'RecordActivity', now: t0 + 6 })
+        .thenThrows('SESSION.INVALID_TRANSITION');
+      spec
+        .given([started, completed])
+        .when({ type: 'ElapseLifetime', now: t0 + 700_000 })
+        .thenNothingHappens();
+      spec
+        .given([started, completed])
+        .when({ type: 'ElapseIdleTimeout', activity: 0, now: t0 + 700_000 })
+        .thenNothingHappens();
     });
 
     it('commands other than StartSession need a started session', () => {
@@ -132,7 +180,9 @@ describe('session lifecycle', () => {
     });
 
     it('uses the same ids the decider armed, so scheduling them again is idempotent', () => {
-      const armed = effectsOf(initialSessionState(), [started]).filter((e) => e.kind === 'Schedule').map((e) => e.jobId);
+      const armed = effectsOf(initialSessionState(), [started])
+        .filter((e) => e.kind === 'Schedule')
+        .map((e) => e.jobId);
       expect(pendingTimers(foldSession([started]), t0).map((e) => e.jobId)).toEqual(armed);
     });
 
@@ -141,10 +191,16 @@ describe('session lifecycle', () => {
     });
 
     it('an Idle or AwaitingTool session has no idle timer; an ended session has none at all', () => {
-      expect(pendingTimers(foldSession([started, { type: 'SessionBecameIdle', data: { at: t0 + 60_000 } }]), t0 + 61_000).map((e) => e.timer)).toEqual(['lifetime']);
-      expect(pendingTimers(foldSession([started, { type: 'SessionAwaitingTool', data: { at: t0 + 1_000 } }]), t0 + 2_000).map((e) => e.timer)).toEqual(['lifetime']);
+      expect(
+        pendingTimers(foldSession([started, { type: 'SessionBecameIdle', data: { at: t0 + 60_000 } }]), t0 + 61_000).map((e) => e.timer),
+      ).toEqual(['lifetime']);
+      expect(
+        pendingTimers(foldSession([started, { type: 'SessionAwaitingTool', data: { at: t0 + 1_000 } }]), t0 + 2_000).map((e) => e.timer),
+      ).toEqual(['lifetime']);
       expect(pendingTimers(foldSession([started, awaitingInput]), t0 + 2_000).map((e) => e.timer)).toEqual(['idle', 'lifetime']);
-      expect(pendingTimers(foldSession([started, { type: 'SessionExpired', data: { at: t0 + 600_000, reason: 'ttl' } }]), t0 + 600_001)).toEqual([]);
+      expect(
+        pendingTimers(foldSession([started, { type: 'SessionExpired', data: { at: t0 + 600_000, reason: 'ttl' } }]), t0 + 600_001),
+      ).toEqual([]);
       expect(pendingTimers(initialSessionState(), t0)).toEqual([]);
     });
   });

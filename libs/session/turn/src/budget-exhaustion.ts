@@ -27,7 +27,11 @@ export class BudgetExhaustion {
     const agentId = agent?.id ?? refusal.scope.owner.id;
     await this.budgets.refused(agentId, sessionId, refusal);
     const message = agent?.budget?.exhausted_message ?? DEFAULT_BUDGET_EXHAUSTED_MESSAGE;
-    await this.events.append(sessionId, { kind: 'message', source: 'ai_agent', message, participant: { id: agentId, display_name: agent?.name ?? agentId } }, correlationId);
+    await this.events.append(
+      sessionId,
+      { kind: 'message', source: 'ai_agent', message, participant: { id: agentId, display_name: agent?.name ?? agentId } },
+      correlationId,
+    );
     const handoff = agent?.budget?.on_exhausted === 'handoff';
     await this.events.append(
       sessionId,
@@ -35,7 +39,16 @@ export class BudgetExhaustion {
         kind: 'status',
         source: 'ai_agent',
         status: 'ready',
-        data: { budget_exceeded: { key: refusal.scope.key, period: refusal.scope.period, period_id: refusal.scope.period_id, unit: refusal.scope.unit, ...(refusal.scope.resets_at ? { resets_at: refusal.scope.resets_at } : {}) }, ...(handoff ? { handed_off: true } : {}) },
+        data: {
+          budget_exceeded: {
+            key: refusal.scope.key,
+            period: refusal.scope.period,
+            period_id: refusal.scope.period_id,
+            unit: refusal.scope.unit,
+            ...(refusal.scope.resets_at ? { resets_at: refusal.scope.resets_at } : {}),
+          },
+          ...(handoff ? { handed_off: true } : {}),
+        },
       },
       correlationId,
     );

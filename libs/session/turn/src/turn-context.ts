@@ -1,6 +1,20 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { WorkspaceDirectory } from '@tenet/edge';
-import { type ContextVariableView, ContextVariablesRepository, GUEST_CUSTOMER_ID, guestSessionKey, isStale, unlessStale, serviceRef, ServicesRepository, TOOL_RUNNER, type ToolRunner, scopedToAgent, type TermView, type CapabilityView } from '@tenet/catalog-data-access';
+import {
+  type ContextVariableView,
+  ContextVariablesRepository,
+  GUEST_CUSTOMER_ID,
+  guestSessionKey,
+  isStale,
+  unlessStale,
+  serviceRef,
+  ServicesRepository,
+  TOOL_RUNNER,
+  type ToolRunner,
+  scopedToAgent,
+  type TermView,
+  type CapabilityView,
+} from '@tenet/catalog-data-access';
 import { runToolCall } from '@tenet/tools-client';
 import type { TurnDefinitions } from './turn-definitions.js';
 import { missingRequiredContext } from '@tenet/matching-domain';
@@ -41,7 +55,12 @@ export class TurnContext {
    * variable without a tool that its `freshness_rules` says is stale counts as missing.
    * A variable that cannot be read is left out of the turn (`defs`), not the turn failed.
    */
-  async values(agentId: string, customerId: string, defs: TurnDefinitions, refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<Record<string, unknown>> {
+  async values(
+    agentId: string,
+    customerId: string,
+    defs: TurnDefinitions,
+    refresh?: { sessionId: string; traceId: string; timeoutSecs: number; now: Date },
+  ): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
     // The definitions come from the turn's snapshot (`defs.current`); the values are read now.
     for (const variable of defs.current.variables) {
@@ -50,8 +69,14 @@ export class TurnContext {
         if (refresh && variable.tool_id) await this.refreshFromTool(variable, agentId, customerId, refresh);
         const now = refresh?.now ?? new Date();
         const fresh = <T extends { last_modified?: string }>(stored: T | undefined): T | undefined => unlessStale(stored, variable, now);
-        const session = customerId === GUEST_CUSTOMER_ID && refresh ? fresh(await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId))) : undefined;
-        const value = session ?? fresh(await this.variables.getValue(variable.id, customerId)) ?? fresh(await this.variables.getValue(variable.id, DEFAULT_KEY));
+        const session =
+          customerId === GUEST_CUSTOMER_ID && refresh
+            ? fresh(await this.variables.getValue(variable.id, guestSessionKey(refresh.sessionId)))
+            : undefined;
+        const value =
+          session ??
+          fresh(await this.variables.getValue(variable.id, customerId)) ??
+          fresh(await this.variables.getValue(variable.id, DEFAULT_KEY));
         if (value !== undefined) values[variable.name] = value.data;
         else if (variable.default_value !== undefined) values[variable.name] = variable.default_value;
       } catch (error) {
@@ -65,26 +90,44 @@ export class TurnContext {
    * The agent's `required` variables (docs/data-model.md#context-variables) (in its scope, readable) with no value in `values` — the turn
    * asks for them (`askForMissingContext`) and lists them on `ready` as `missing_context`.
    */
-  async missingRequired(agentId: string, values: Readonly<Record<string, unknown>>, defs: TurnDefinitions): Promise<{ name: string; required: boolean }[]> {
-    const scoped = defs.current.variables.filter((v) => defs.usable('context_variable', v, variableName) && v.required && scopedToAgent(v.tags, agentId));
+  async missingRequired(
+    agentId: string,
+    values: Readonly<Record<string, unknown>>,
+    defs: TurnDefinitions,
+  ): Promise<{ name: string; required: boolean }[]> {
+    const scoped = defs.current.variables.filter(
+      (v) => defs.usable('context_variable', v, variableName) && v.required && scopedToAgent(v.tags, agentId),
+    );
     return missingRequiredContext(scoped, values).map(({ name, required }) => ({ name, required }));
   }
 
   /** The agent's capabilities; the matcher picks the few relevant to the conversation. */
-  async capabilities(agentId: string, defs: TurnDefinitions): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
-    return defs.current.capabilities.filter((c) => defs.usable('capability', c, capabilityItem) && scopedToAgent(c.tags, agentId)).map(capabilityItem);
+  async capabilities(
+    agentId: string,
+    defs: TurnDefinitions,
+  ): Promise<{ id: string; title: string; description: string; signals: string[] }[]> {
+    return defs.current.capabilities
+      .filter((c) => defs.usable('capability', c, capabilityItem) && scopedToAgent(c.tags, agentId))
+      .map(capabilityItem);
   }
 
   /**
    * Calls the variable's tool (arguments: `customer_id` when its schema has that parameter) and stores the
    * result's data as the customer's value. A failure keeps the previous value and is logged: the turn goes on.
    */
-  private async refreshFromTool(variable: ContextVariableView, agentId: string, customerId: string, refresh: { sessionId: string; traceId: string; timeoutSecs: number; now: Date }): Promise<void> {
+  private async refreshFromTool(
+    variable: ContextVariableView,
+    agentId: string,
+    customerId: string,
+    refresh: { sessionId: string; traceId: string; timeoutSecs: number; now: Date },
+  ): Promise<void> {
     const current = await this.variables.getValue(variable.id, customerId);
     if (!variable.tool_id || !isStale(current?.last_modified, variable.freshness_rules, refresh.now)) return;
     const found = await this.services.tool(variable.tool_id.service_name, variable.tool_id.tool_name);
     if (!found) {
-      this.logger.warn(`context variable ${variable.name}: tool ${variable.tool_id.service_name}:${variable.tool_id.tool_name} is no longer registered`);
+      this.logger.warn(
+        `context variable ${variable.name}: tool ${variable.tool_id.service_name}:${variable.tool_id.tool_name} is no longer registered`,
+      );
       return;
     }
     const properties = (found.tool.parameters.properties ?? {}) as Record<string, unknown>;
@@ -93,18 +136,35 @@ export class TurnContext {
     const workspaceId = await this.workspaces?.ownerOf('agents', agentId);
     const result = await runToolCall(
       this.tools,
-      { name: `${service.name}:${found.tool.name}`, description: found.tool.description, parameters: found.tool.parameters, timeout_secs: refresh.timeoutSecs, allow_failure: true, service, tool_name: found.tool.name },
+      {
+        name: `${service.name}:${found.tool.name}`,
+        description: found.tool.description,
+        parameters: found.tool.parameters,
+        timeout_secs: refresh.timeoutSecs,
+        allow_failure: true,
+        service,
+        tool_name: found.tool.name,
+      },
       args,
-      { sessionId: refresh.sessionId, traceId: `${refresh.traceId}-ctx-${variable.id}`, agentId, ...(workspaceId !== undefined ? { workspaceId } : {}) },
+      {
+        sessionId: refresh.sessionId,
+        traceId: `${refresh.traceId}-ctx-${variable.id}`,
+        agentId,
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
+      },
     );
     if (result.status !== 'succeeded') {
-      this.logger.warn(`context variable ${variable.name}: tool call failed (${result.error?.code ?? 'unknown'}), keeping the previous value`);
+      this.logger.warn(
+        `context variable ${variable.name}: tool call failed (${result.error?.code ?? 'unknown'}), keeping the previous value`,
+      );
       return;
     }
     try {
       await this.variables.setValue(variable.id, customerId, result.result?.data, refresh.now);
     } catch (error) {
-      this.logger.warn(`context variable ${variable.name}: the tool's data does not fit the variable (${error instanceof Error ? error.message : String(error)})`);
+      this.logger.warn(
+        `context variable ${variable.name}: the tool's data does not fit the variable (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   }
 

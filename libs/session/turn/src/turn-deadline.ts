@@ -39,7 +39,10 @@ export class TurnDeadline {
    */
   async cancelWhen(subject: string, superseded: () => Promise<boolean>): Promise<void> {
     this.watch = await this.bus.listen(subject, () => {
-      void superseded().then((yes) => yes && this.cancel.abort(), () => undefined);
+      void superseded().then(
+        (yes) => yes && this.cancel.abort(),
+        () => undefined,
+      );
     });
   }
 
@@ -52,7 +55,13 @@ export class TurnDeadline {
    * deadline, whichever is first. With `cancellable: false` a newer customer message does not stop it (what the
    * customer said is extracted even when the reply to it is superseded).
    */
-  async requestWithin<TRes, TReq>(budgetMs: number, subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, options: { cancellable?: boolean; headers?: Record<string, string> } = {}): Promise<TRes> {
+  async requestWithin<TRes, TReq>(
+    budgetMs: number,
+    subject: string,
+    data: TReq,
+    billed: (calls: CallUsageV1[]) => Promise<unknown>,
+    options: { cancellable?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<TRes> {
     const deadlineAt = Math.min(this.at, Date.now() + budgetMs);
     try {
       return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, {
@@ -70,9 +79,19 @@ export class TurnDeadline {
   }
 
   /** `billed` meters the calls a failed step was billed for. A cancelled step throws `TurnCancelled`. */
-  async request<TRes, TReq>(subject: string, data: TReq, billed: (calls: CallUsageV1[]) => Promise<unknown>, headers: Record<string, string> = {}): Promise<TRes> {
+  async request<TRes, TReq>(
+    subject: string,
+    data: TReq,
+    billed: (calls: CallUsageV1[]) => Promise<unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<TRes> {
     try {
-      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, { deadlineAt: this.at, attemptTimeoutMs: this.timing.attemptTimeoutMs, signal: this.cancel.signal, headers });
+      return await requestWithinDeadline<TRes, TReq>(this.bus, subject, data, {
+        deadlineAt: this.at,
+        attemptTimeoutMs: this.timing.attemptTimeoutMs,
+        signal: this.cancel.signal,
+        headers,
+      });
     } catch (error) {
       // A cancelled step's error (when the matcher answered it in time) still lists the calls it was billed for.
       const remote = error instanceof RequestCancelledError ? error.cause : error;

@@ -5,7 +5,14 @@ import { TurnCancelled } from '@tenet/session-domain';
 import { TurnDeadline } from './turn-deadline.js';
 import { turnOptionsOf } from './turn-options.js';
 
-const call: CallUsageV1 = { purpose: 'compose_reply', provider: 'openai', model: 'gpt', input_tokens: 123, output_tokens: 45, latency_ms: 1 };
+const call: CallUsageV1 = {
+  purpose: 'compose_reply',
+  provider: 'openai',
+  model: 'gpt',
+  input_tokens: 123,
+  output_tokens: 45,
+  latency_ms: 1,
+};
 
 describe('TurnDeadline', () => {
   let bus: InProcessMessageBus;
@@ -45,13 +52,18 @@ describe('TurnDeadline', () => {
 
   it('given a step in flight, when a notification shows the turn superseded, then the step is cancelled and the calls its error lists are metered', async () => {
     let cancelled = false;
-    await bus.reply('step', 'g', (_data, headers) => new Promise((_, reject) => {
-      void bus.listen<{ request_id: string }>('tenet.rpc.v1.cancel', (data) => {
-        if (data.request_id !== headers['tenet-request-id']) return;
-        cancelled = true;
-        reject(Object.assign(new Error('cancelled'), { code: 'LLM.UNAVAILABLE', details: { calls: [call] } }));
-      });
-    }));
+    await bus.reply(
+      'step',
+      'g',
+      (_data, headers) =>
+        new Promise((_, reject) => {
+          void bus.listen<{ request_id: string }>('tenet.rpc.v1.cancel', (data) => {
+            if (data.request_id !== headers['tenet-request-id']) return;
+            cancelled = true;
+            reject(Object.assign(new Error('cancelled'), { code: 'LLM.UNAVAILABLE', details: { calls: [call] } }));
+          });
+        }),
+    );
     const deadline = new TurnDeadline(bus, { deadlineMs: 60_000, attemptTimeoutMs: 30_000 });
     let superseded = false;
     await deadline.cancelWhen('session.appended', async () => superseded);
@@ -69,7 +81,10 @@ describe('TurnDeadline', () => {
 
   it('takes TENET_TURN_DEADLINE_MS and TENET_MATCHER_ATTEMPT_TIMEOUT_MS from the validated configuration, which refuses nonsense', () => {
     const timing = (env: Record<string, string>) => turnOptionsOf(loadConfig('session-gateway', env)).timing;
-    expect(timing({ TENET_TURN_DEADLINE_MS: '90000', TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '20000' })).toEqual({ deadlineMs: 90_000, attemptTimeoutMs: 20_000 });
+    expect(timing({ TENET_TURN_DEADLINE_MS: '90000', TENET_MATCHER_ATTEMPT_TIMEOUT_MS: '20000' })).toEqual({
+      deadlineMs: 90_000,
+      attemptTimeoutMs: 20_000,
+    });
     expect(timing({})).toEqual({ deadlineMs: 120_000, attemptTimeoutMs: 30_000 });
     expect(() => timing({ TENET_TURN_DEADLINE_MS: 'soon' })).toThrow(/TENET_TURN_DEADLINE_MS/);
   });

@@ -29,7 +29,8 @@ const idOf = (record: unknown): string => {
 };
 
 const problemOf = (error: unknown): { field: string; rule: string } => {
-  if (error instanceof RpcValidationError && error.problems[0]) return { field: error.problems[0].field.replace(/^\//, ''), rule: error.problems[0].rule };
+  if (error instanceof RpcValidationError && error.problems[0])
+    return { field: error.problems[0].field.replace(/^\//, ''), rule: error.problems[0].rule };
   return { field: '', rule: `could not be read: ${redactSecrets(error instanceof Error ? error.message : String(error))}` };
 };
 
@@ -60,7 +61,9 @@ export class DefinitionScreen {
     if (this.reported.has(key)) return;
     if (this.reported.size >= REPORTED_LIMIT) this.reported.clear();
     this.reported.add(key);
-    this.logger.warn(`${skipped.kind} ${skipped.id || '(no id)'} is left out of turns until it is fixed: ${skipped.field || 'the definition'} ${skipped.rule}`);
+    this.logger.warn(
+      `${skipped.kind} ${skipped.id || '(no id)'} is left out of turns until it is fixed: ${skipped.field || 'the definition'} ${skipped.rule}`,
+    );
   }
 }
 
@@ -108,7 +111,8 @@ export class TurnDefinitions {
     try {
       const tags = (record as { tags?: unknown } | null)?.tags;
       if (record === null || typeof record !== 'object') throw new RpcValidationError([{ field: '/', rule: 'must be object' }]);
-      if (tags !== undefined && (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))) throw new RpcValidationError([{ field: '/tags', rule: 'must be array of strings' }]);
+      if (tags !== undefined && (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')))
+        throw new RpcValidationError([{ field: '/tags', rule: 'must be array of strings' }]);
       if (toItem) {
         const item = toItem(record);
         if (kind !== 'context_variable') itemValidators[kind](item);

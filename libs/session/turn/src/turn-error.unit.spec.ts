@@ -9,7 +9,11 @@ describe('customerFacingError', () => {
     ['a provider outage in this process', 'LLM.UNAVAILABLE', new ProviderUnavailableError('openai', `HTTP 500: ${SECRET}`, true, 500)],
     ['rejected credentials', 'LLM.AUTHENTICATION', new AuthenticationError('openai', `401: ${SECRET}`)],
     ['output out of schema', 'LLM.INVALID_OUTPUT', new InvalidStructuredOutputError('openai', 'reply', '/message', [SECRET])],
-    ['a matcher replica reporting an outage', 'LLM.UNAVAILABLE', new RemoteHandlerError(`openai call failed: ${SECRET}`, 'LLM.UNAVAILABLE')],
+    [
+      'a matcher replica reporting an outage',
+      'LLM.UNAVAILABLE',
+      new RemoteHandlerError(`openai call failed: ${SECRET}`, 'LLM.UNAVAILABLE'),
+    ],
     ['a matcher replica failing otherwise', 'TURN.FAILED', new RemoteHandlerError(SECRET, 'MATCHER.BUG')],
     ['no matcher answering in time', 'TURN.TIMEOUT', new RequestFailedError(`timed out ${SECRET}`)],
     ['anything else', 'TURN.FAILED', new Error(SECRET)],

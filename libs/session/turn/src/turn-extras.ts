@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { type AgentView, cannedTurnItem, CannedResponsesRepository, RelationshipsRepository, parseServiceToolId, serviceRef, ServicesRepository } from '@tenet/catalog-data-access';
+import {
+  type AgentView,
+  cannedTurnItem,
+  CannedResponsesRepository,
+  RelationshipsRepository,
+  parseServiceToolId,
+  serviceRef,
+  ServicesRepository,
+} from '@tenet/catalog-data-access';
 import type { TurnDefinitions } from './turn-definitions.js';
 import type { RunnableTool, TurnExtras, TurnExtrasSource, TurnGuideline } from './turn.service.js';
 
@@ -33,7 +41,12 @@ export class AgentTurnExtras implements TurnExtrasSource {
         ...(tool.retry_config ? { retry_config: tool.retry_config } : {}),
         ...(bound
           ? { service: serviceRef(bound.service), tool_name: tool.name }
-          : { unrunnable: tool.service_name !== undefined ? `service ${tool.service_name} is not registered or has no tool ${tool.name}` : 'the agent tool names no service (set tools[].service_name)' }),
+          : {
+              unrunnable:
+                tool.service_name !== undefined
+                  ? `service ${tool.service_name} is not registered or has no tool ${tool.name}`
+                  : 'the agent tool names no service (set tools[].service_name)',
+            }),
       });
     }
     const serviceIds = [...new Set(guidelines.flatMap((g) => g.tools ?? []).filter((id) => parseServiceToolId(id) !== undefined))];
@@ -58,7 +71,9 @@ export class AgentTurnExtras implements TurnExtrasSource {
     const { agent } = defs.current;
     const relationships = await this.relationships.forGuidelines(guidelines, (r) => defs.usable('relationship', r, (item) => item));
     // Templates are needed when the agent composes from them, or when a guideline may ask for a canned mode.
-    const canned = agent !== undefined && (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
+    const canned =
+      agent !== undefined &&
+      (agent.composition_mode !== 'fluid' || guidelines.some((g) => g.composition_mode !== undefined && g.composition_mode !== 'fluid'));
     // The runnable tools depend only on definitions (the agent, the services, the guidelines' `service:tool`
     // ids): built once per snapshot, so each tool's schema is checked once per definition, not per turn.
     const serviceTools = [...new Set(guidelines.flatMap((g) => g.tools ?? []))].sort();

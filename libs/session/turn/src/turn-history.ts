@@ -33,7 +33,8 @@ const readyOf = (event: EventView): ReadyData['data'] | undefined => {
   return data.status === 'ready' ? (data.data ?? {}) : undefined;
 };
 
-const idsOf = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : undefined);
+const idsOf = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : undefined;
 
 /**
  * What a turn reads of its session before the customer message at `before`: the recent messages and the
@@ -48,7 +49,13 @@ const idsOf = (value: unknown): string[] | undefined => (Array.isArray(value) ? 
  * skipped as if they were not there. Without such a `ready` (a session older than the
  * field, or a stray one) the walk goes back to offset 0 and takes the union itself — the old scan.
  */
-export async function readTurnTail(store: EventStore, sessionId: string, before: number, historyLength: number, edits: SessionEventEdits = NO_EDITS): Promise<TurnTail> {
+export async function readTurnTail(
+  store: EventStore,
+  sessionId: string,
+  before: number,
+  historyLength: number,
+  edits: SessionEventEdits = NO_EDITS,
+): Promise<TurnTail> {
   const stream = sessionStreamId(sessionId);
   const wanted = historyLength > 0 ? historyLength : Number.POSITIVE_INFINITY;
   const newestFirst: EventView[] = [];
@@ -59,7 +66,11 @@ export async function readTurnTail(store: EventStore, sessionId: string, before:
   let anchored = false;
   let eventsRead = 0;
   let end = Math.max(0, before);
-  for (let window = Math.max(FIRST_WINDOW, 4 * Math.min(wanted, 1_000)); end > 0 && (newestFirst.length < wanted || !anchored); window *= 2) {
+  for (
+    let window = Math.max(FIRST_WINDOW, 4 * Math.min(wanted, 1_000));
+    end > 0 && (newestFirst.length < wanted || !anchored);
+    window *= 2
+  ) {
     const from = Math.max(0, end - window);
     const events = await store.readStream(stream, { fromOffset: from, limit: end - from });
     eventsRead += events.length;

@@ -15,26 +15,51 @@ class CountingStore extends InMemoryEventStore {
   }
 }
 
-async function append(store: EventStore, kind: string, source: string, correlationId: string, data: Record<string, unknown>): Promise<number> {
-  const logged: SessionEventData = { session_id: SESSION, source: source as SessionEventData['source'], correlation_id: correlationId, data };
+async function append(
+  store: EventStore,
+  kind: string,
+  source: string,
+  correlationId: string,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const logged: SessionEventData = {
+    session_id: SESSION,
+    source: source as SessionEventData['source'],
+    correlation_id: correlationId,
+    data,
+  };
   const result = await store.append(sessionStreamId(SESSION), [{ type: kind, data: logged, metadata: { trace_id: correlationId } }]);
   return result.nextExpectedVersion;
 }
 
 /** What the turn computed before readTurnTail: every event before the message, filtered afterwards. */
-async function reference(store: EventStore, before: number, historyLength: number): Promise<{ messages: string[]; previouslyApplied: string[] }> {
-  const earlier = (await store.readStream(sessionStreamId(SESSION))).map((e) => toEventView(e)).filter((e) => e.offset < before && (e.kind === 'message' || e.kind === 'status'));
+async function reference(
+  store: EventStore,
+  before: number,
+  historyLength: number,
+): Promise<{ messages: string[]; previouslyApplied: string[] }> {
+  const earlier = (await store.readStream(sessionStreamId(SESSION)))
+    .map((e) => toEventView(e))
+    .filter((e) => e.offset < before && (e.kind === 'message' || e.kind === 'status'));
   const applied = new Set<string>();
   for (const event of earlier) {
     const data = event.data as { status?: string; data?: { applied_guideline_ids?: unknown } };
     if (data.status !== 'ready' || !Array.isArray(data.data?.applied_guideline_ids)) continue;
     for (const id of data.data.applied_guideline_ids) if (typeof id === 'string') applied.add(id);
   }
-  return { messages: earlier.filter((e) => e.kind === 'message').slice(-historyLength).map((e) => e.id), previouslyApplied: [...applied] };
+  return {
+    messages: earlier
+      .filter((e) => e.kind === 'message')
+      .slice(-historyLength)
+      .map((e) => e.id),
+    previouslyApplied: [...applied],
+  };
 }
 
 /** Deterministic pseudo-random applied ids: a few of g0…g39 per turn, often repeating earlier ones. */
-const appliedFor = (turn: number): string[] => [...new Set([`g${(turn * 7) % 40}`, ...(turn % 3 === 0 ? [`g${(turn * 13) % 40}`] : []), ...(turn % 5 === 0 ? ['g1'] : [])])];
+const appliedFor = (turn: number): string[] => [
+  ...new Set([`g${(turn * 7) % 40}`, ...(turn % 3 === 0 ? [`g${(turn * 13) % 40}`] : []), ...(turn % 5 === 0 ? ['g1'] : [])]),
+];
 
 /**
  * One turn as TurnService writes it: customer message, acknowledged, processing, typing, agent message,
@@ -51,7 +76,10 @@ async function turn(store: EventStore, n: number, withField: boolean, historyLen
   const applied = appliedFor(n);
   await append(store, 'status', 'ai_agent', corr, {
     status: 'ready',
-    data: { applied_guideline_ids: applied, ...(withField ? { [SESSION_APPLIED_FIELD]: [...new Set([...tail.previouslyApplied, ...applied])] } : {}) },
+    data: {
+      applied_guideline_ids: applied,
+      ...(withField ? { [SESSION_APPLIED_FIELD]: [...new Set([...tail.previouslyApplied, ...applied])] } : {}),
+    },
   });
   return trigger;
 }
@@ -100,10 +128,19 @@ describe('readTurnTail', () => {
     // Turn A's ready lands after turn B's customer message (B then started after A released its lease).
     const a = await append(store, 'message', 'customer', 'corr_a', { message: 'a' });
     const b = await append(store, 'message', 'customer', 'corr_b', { message: 'b' });
-    await append(store, 'status', 'ai_agent', 'corr_a', { status: 'ready', data: { applied_guideline_ids: ['g_race'], [SESSION_APPLIED_FIELD]: [...(await readTurnTail(store, SESSION, a, 20)).previouslyApplied, 'g_race'] } });
+    await append(store, 'status', 'ai_agent', 'corr_a', {
+      status: 'ready',
+      data: {
+        applied_guideline_ids: ['g_race'],
+        [SESSION_APPLIED_FIELD]: [...(await readTurnTail(store, SESSION, a, 20)).previouslyApplied, 'g_race'],
+      },
+    });
     const forB = await readTurnTail(store, SESSION, b, 20);
     expect(forB.previouslyApplied).not.toContain('g_race'); // after B's message: not B's business
-    await append(store, 'status', 'ai_agent', 'corr_b', { status: 'ready', data: { applied_guideline_ids: ['g_b'], [SESSION_APPLIED_FIELD]: [...forB.previouslyApplied, 'g_b'] } });
+    await append(store, 'status', 'ai_agent', 'corr_b', {
+      status: 'ready',
+      data: { applied_guideline_ids: ['g_b'], [SESSION_APPLIED_FIELD]: [...forB.previouslyApplied, 'g_b'] },
+    });
     const c = await append(store, 'message', 'customer', 'corr_c', { message: 'c' });
     const forC = await readTurnTail(store, SESSION, c, 20);
     expect(new Set(forC.previouslyApplied)).toEqual(new Set((await reference(store, c, 20)).previouslyApplied));

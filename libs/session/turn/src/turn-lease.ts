@@ -100,7 +100,8 @@ export class TurnLeases {
   /** The session's current claim, if the last lease event is one, with the stream's version. */
   async current(sessionId: string): Promise<{ version: number; held: Claim | undefined }> {
     const version = await this.store.streamVersion(leaseStream(sessionId));
-    const last: StoredEvent | undefined = version < 0 ? undefined : (await this.store.readStream(leaseStream(sessionId), { fromOffset: version, limit: 1 }))[0];
+    const last: StoredEvent | undefined =
+      version < 0 ? undefined : (await this.store.readStream(leaseStream(sessionId), { fromOffset: version, limit: 1 }))[0];
     return { version, held: last?.type === TURN_CLAIMED ? (last.data as Claim) : undefined };
   }
 
@@ -113,10 +114,17 @@ export class TurnLeases {
         if (held === undefined || !(await this.alive(held.owner))) {
           const claim: Claim = { trigger_offset: triggerOffset, owner: this.owner };
           try {
-            await this.store.append(leaseStream(sessionId), [{ type: TURN_CLAIMED, data: claim, ...(held ? { metadata: { taken_over_from: held.owner } } : {}) }], {
-              expectedVersion: version < 0 ? 'no_stream' : version,
-            });
-            return { release: (outcome) => this.release(sessionId, triggerOffset, outcome), assertHeld: () => this.assertHeld(sessionId, triggerOffset) };
+            await this.store.append(
+              leaseStream(sessionId),
+              [{ type: TURN_CLAIMED, data: claim, ...(held ? { metadata: { taken_over_from: held.owner } } : {}) }],
+              {
+                expectedVersion: version < 0 ? 'no_stream' : version,
+              },
+            );
+            return {
+              release: (outcome) => this.release(sessionId, triggerOffset, outcome),
+              assertHeld: () => this.assertHeld(sessionId, triggerOffset),
+            };
           } catch (error) {
             if (error instanceof ConcurrencyError) continue; // another contender claimed first: look again
             throw error;
@@ -130,14 +138,20 @@ export class TurnLeases {
   }
 
   private async assertHeld(sessionId: string, triggerOffset: number): Promise<void> {
-    if (!(await this.alive(this.owner))) throw new TurnLeaseLostError(`this gateway's heartbeat is older than ${this.ttlMs} ms: its turn lease may have been taken over`);
+    if (!(await this.alive(this.owner)))
+      throw new TurnLeaseLostError(`this gateway's heartbeat is older than ${this.ttlMs} ms: its turn lease may have been taken over`);
     const { held } = await this.current(sessionId);
-    if (held?.owner !== this.owner || held.trigger_offset !== triggerOffset) throw new TurnLeaseLostError(`the turn lease of session ${sessionId} was taken over by ${held?.owner ?? 'nobody'}`);
+    if (held?.owner !== this.owner || held.trigger_offset !== triggerOffset)
+      throw new TurnLeaseLostError(`the turn lease of session ${sessionId} was taken over by ${held?.owner ?? 'nobody'}`);
   }
 
   /** Releases the lease; `expectedVersion` makes it conditional (a sweeper releasing a dead owner's claim). */
   async release(sessionId: string, triggerOffset: number, outcome: string, owner = this.owner, expectedVersion?: number): Promise<void> {
-    await this.store.append(leaseStream(sessionId), [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner, outcome } }], expectedVersion === undefined ? {} : { expectedVersion });
+    await this.store.append(
+      leaseStream(sessionId),
+      [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner, outcome } }],
+      expectedVersion === undefined ? {} : { expectedVersion },
+    );
     await this.bus.notify(releasedSubject(sessionId), { trigger_offset: triggerOffset });
   }
 

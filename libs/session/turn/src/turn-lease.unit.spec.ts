@@ -48,7 +48,8 @@ describe('turn leases held by owner liveness', () => {
   it('given a gateway that died with open turns, when another sweeps, then each is closed with TURN.INTERRUPTED and the dead claim released so the next turn needs no wait', async () => {
     const dead = await gateway('gw-dead');
     const statuses: { sessionId: string; data: Record<string, unknown>; correlationId: string }[] = [];
-    const record = async (sessionId: string, _status: 'error', data: Record<string, unknown>, correlationId: string): Promise<void> => void statuses.push({ sessionId, data, correlationId });
+    const record = async (sessionId: string, _status: 'error', data: Record<string, unknown>, correlationId: string): Promise<void> =>
+      void statuses.push({ sessionId, data, correlationId });
     const deadRecovery = new TurnRecovery(store, dead, record);
     await deadRecovery.opened('s1', 0, 'corr-1');
     await dead.acquire('s1', 0);

@@ -37,7 +37,8 @@ export const turnInfrastructureProviders: Provider[] = [
   { provide: TURN_OPTIONS, useFactory: (config: TenetConfig): TurnOptions => turnOptionsOf(config), inject: [TENET_CONFIG] },
   {
     provide: TurnLeases,
-    useFactory: (store: EventStore, bus: MessageBus, options: TurnOptions) => new TurnLeases(store, bus, options.owner, { ttlMs: options.leaseTtlMs }),
+    useFactory: (store: EventStore, bus: MessageBus, options: TurnOptions) =>
+      new TurnLeases(store, bus, options.owner, { ttlMs: options.leaseTtlMs }),
     inject: [EVENT_STORE, MESSAGE_BUS, TURN_OPTIONS],
   },
   {

@@ -4,7 +4,11 @@ import type { RunnableTool } from '@tenet/tools-client';
 import type { TurnDefinitions } from './turn-definitions.js';
 
 /** A guideline as a turn reads it (the agent's definitions snapshot, `AGENT_DEFINITIONS` of the catalog). */
-export type SourcedGuideline = MatchableGuideline & { track?: boolean; metadata?: Record<string, unknown>; composition_mode?: CompositionMode };
+export type SourcedGuideline = MatchableGuideline & {
+  track?: boolean;
+  metadata?: Record<string, unknown>;
+  composition_mode?: CompositionMode;
+};
 
 /** A guideline as the match request carries it. */
 export const guidelineItem = (g: SourcedGuideline): MatchGuidelinesRequestV1['guidelines'][number] => ({
@@ -52,9 +56,13 @@ export interface TurnExtrasSource {
   forTurn(agentId: string, guidelines: readonly TurnGuideline[], defs: TurnDefinitions): Promise<TurnExtras>;
 }
 
-export const compositionModeOf = (mode: string | undefined): CompositionMode => ((COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as CompositionMode) : 'fluid');
+export const compositionModeOf = (mode: string | undefined): CompositionMode =>
+  (COMPOSITION_MODES as readonly string[]).includes(mode ?? '') ? (mode as CompositionMode) : 'fluid';
 
 /** Context-variable values usable as template fields (`{{name}}`): strings and numbers as they are. */
 export const fieldValues = (values: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [])));
-
+  Object.fromEntries(
+    Object.entries(values).flatMap(([k, v]) =>
+      typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [],
+    ),
+  );

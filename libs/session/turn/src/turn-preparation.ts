@@ -80,7 +80,13 @@ export class TurnPreparation {
   ) {}
 
   /** The session and its agent; `processing` is announced by `onLoaded` once both exist. */
-  async prepare(sessionId: string, trigger: EventView, deadline: TurnDeadline, hold: BudgetHold, onLoaded: () => Promise<unknown>): Promise<PreparedTurn> {
+  async prepare(
+    sessionId: string,
+    trigger: EventView,
+    deadline: TurnDeadline,
+    hold: BudgetHold,
+    onLoaded: () => Promise<unknown>,
+  ): Promise<PreparedTurn> {
     const session = await this.sessions.get(sessionId);
     // The agent's definitions as of now, from its snapshot (one read of the log when none changed).
     const current = session && (await this.agentDefinitionSource.forTurn(session.view.agent_id));
@@ -93,7 +99,18 @@ export class TurnPreparation {
     const defs = this.definitions.forTurn(current);
     const definitions = await this.agentDefinitions(sessionId, trigger, session, agent, defs, conversation.tail);
     const agentRef = current.derived('agentRef', () => agentRefOf(agent));
-    const turn: Omit<PreparedTurn, 'budget' | 'memory'> = { sessionId, trigger, session, agent, ...conversation, agentRef, defs, ...definitions, started, billed };
+    const turn: Omit<PreparedTurn, 'budget' | 'memory'> = {
+      sessionId,
+      trigger,
+      session,
+      agent,
+      ...conversation,
+      agentRef,
+      defs,
+      ...definitions,
+      started,
+      billed,
+    };
     const budget = await this.holdBudget(turn, hold);
     const memory = this.memory?.begin({
       agent,
@@ -118,14 +135,30 @@ export class TurnPreparation {
    * max_history_length (at most 1000, its documented maximum), narrowed by the session's max_messages.
    */
   private async conversation(sessionId: string, trigger: EventView, session: SessionRecord, agent: AgentView) {
-    const tail = await readTurnTail(this.store, sessionId, trigger.offset, Math.min(agent.config.max_history_length, session.view.config.max_messages), session.edits);
+    const tail = await readTurnTail(
+      this.store,
+      sessionId,
+      trigger.offset,
+      Math.min(agent.config.max_history_length, session.view.config.max_messages),
+      session.edits,
+    );
     const message = String((trigger.data as { message?: unknown }).message ?? '');
-    const history = tail.messages.map((e) => ({ role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent', content: String((e.data as { message?: unknown }).message ?? '') }));
+    const history = tail.messages.map((e) => ({
+      role: (e.source === 'customer' ? 'customer' : 'agent') as 'customer' | 'agent',
+      content: String((e.data as { message?: unknown }).message ?? ''),
+    }));
     return { tail, message, history };
   }
 
   /** The agent's guidelines (with its journeys' pending conditions), context values, glossary and other resources. */
-  private async agentDefinitions(sessionId: string, trigger: EventView, session: SessionRecord, agent: AgentView, defs: TurnDefinitions, tail: TurnTail) {
+  private async agentDefinitions(
+    sessionId: string,
+    trigger: EventView,
+    session: SessionRecord,
+    agent: AgentView,
+    defs: TurnDefinitions,
+    tail: TurnTail,
+  ) {
     // The guidelines of the agent's workspace that apply to it (the snapshot's), each screened (once per definition).
     const agentGuidelines: SourcedGuideline[] = defs.current.guidelines.filter((g) => defs.usable('guideline', g, guidelineItem));
     const guidelines = agentGuidelines.map(guidelineItem);
@@ -136,7 +169,12 @@ export class TurnPreparation {
     // Intents (ADR 0031): classified in the matching call; their `service:tool` targets become runnable tools.
     const intents = await this.intentTurns?.begin(agent.id, tail.messages, journeys?.activeJourney !== undefined);
     const [contextValues, terms, extras] = await Promise.all([
-      this.context.values(agent.id, session.view.customer_id, defs, { sessionId, traceId: trigger.correlation_id, timeoutSecs: agent.config.tool_timeout_secs, now: new Date() }),
+      this.context.values(agent.id, session.view.customer_id, defs, {
+        sessionId,
+        traceId: trigger.correlation_id,
+        timeoutSecs: agent.config.tool_timeout_secs,
+        now: new Date(),
+      }),
       this.context.glossary(agent.id, defs),
       this.extras.forTurn(agent.id, [...agentGuidelines, ...journeyGuidelines, ...(intents?.toolHolders() ?? [])], defs),
     ]);
@@ -151,9 +189,21 @@ export class TurnPreparation {
     const { agent, extras } = turn;
     const scopes = await this.budgets.scopesFor(agent, turn.sessionId);
     if (!scopes) return undefined;
-    const material = JSON.stringify([turn.agentRef, turn.history, turn.message, turn.guidelines, turn.terms, extras.tools, extras.cannedResponses]).length;
+    const material = JSON.stringify([
+      turn.agentRef,
+      turn.history,
+      turn.message,
+      turn.guidelines,
+      turn.terms,
+      extras.tools,
+      extras.cannedResponses,
+    ]).length;
     const tokens = turnTokenEstimate(material, agent.config.max_tokens);
-    const usd = microUsd(extras.llm?.provider && extras.llm.model ? this.meter.costOf(extras.llm.provider, extras.llm.model, tokens - agent.config.max_tokens, agent.config.max_tokens) : 0);
+    const usd = microUsd(
+      extras.llm?.provider && extras.llm.model
+        ? this.meter.costOf(extras.llm.provider, extras.llm.model, tokens - agent.config.max_tokens, agent.config.max_tokens)
+        : 0,
+    );
     const held = await this.budgets.holdTurn(`turn-${turn.trigger.id}`, scopes, { tokens, usd });
     hold.release = held.release;
     return held.scopes;

@@ -40,12 +40,19 @@ export class TurnRecovery {
   ) {}
 
   async opened(sessionId: string, triggerOffset: number, correlationId: string): Promise<void> {
-    const turn: OpenTurn = { session_id: sessionId, trigger_offset: triggerOffset, correlation_id: correlationId, owner: this.leases.owner };
+    const turn: OpenTurn = {
+      session_id: sessionId,
+      trigger_offset: triggerOffset,
+      correlation_id: correlationId,
+      owner: this.leases.owner,
+    };
     await this.store.append(TURNS_OPEN_STREAM, [{ type: TURN_OPENED, data: turn }]);
   }
 
   async closed(sessionId: string, triggerOffset: number, outcome: string): Promise<void> {
-    await this.store.append(TURNS_OPEN_STREAM, [{ type: TURN_CLOSED, data: { session_id: sessionId, trigger_offset: triggerOffset, outcome } }]);
+    await this.store.append(TURNS_OPEN_STREAM, [
+      { type: TURN_CLOSED, data: { session_id: sessionId, trigger_offset: triggerOffset, outcome } },
+    ]);
   }
 
   /**
@@ -76,7 +83,10 @@ export class TurnRecovery {
           // One conditional append closes them all: a concurrent sweeper (or turn) makes it fail and we look again.
           await this.store.append(
             TURNS_OPEN_STREAM,
-            dead.map((t) => ({ type: TURN_CLOSED, data: { session_id: t.session_id, trigger_offset: t.trigger_offset, outcome: 'interrupted', owner: t.owner } })),
+            dead.map((t) => ({
+              type: TURN_CLOSED,
+              data: { session_id: t.session_id, trigger_offset: t.trigger_offset, outcome: 'interrupted', owner: t.owner },
+            })),
             { expectedVersion: version < 0 ? 'no_stream' : version },
           );
         } catch (error) {
@@ -98,10 +108,19 @@ export class TurnRecovery {
     const after = await this.store.readStream(sessionStreamId(turn.session_id), { fromOffset: turn.trigger_offset + 1 });
     const finished = after.some((e) => {
       const logged = e.data as SessionEventData;
-      return e.type === 'status' && logged.correlation_id === turn.correlation_id && FINAL_STATUSES.has(String((logged.data as { status?: unknown } | undefined)?.status));
+      return (
+        e.type === 'status' &&
+        logged.correlation_id === turn.correlation_id &&
+        FINAL_STATUSES.has(String((logged.data as { status?: unknown } | undefined)?.status))
+      );
     });
     if (!finished) {
-      await this.appendStatus(turn.session_id, 'error', { code: TURN_INTERRUPTED, exception: 'The turn was interrupted before it finished; send the message again.' }, turn.correlation_id);
+      await this.appendStatus(
+        turn.session_id,
+        'error',
+        { code: TURN_INTERRUPTED, exception: 'The turn was interrupted before it finished; send the message again.' },
+        turn.correlation_id,
+      );
     }
     const { version, held } = await this.leases.current(turn.session_id);
     if (held?.owner === turn.owner) {

@@ -46,7 +46,12 @@ export function matchRequest(turn: PreparedTurn, toolResults: readonly ToolOutco
 }
 
 /** The compose request: the matched actions (none while disambiguating) and everything the reply may use. */
-export function composeRequest(turn: PreparedTurn, found: TurnFindings, compositionMode: CompositionMode, capabilities: NonNullable<ComposeReplyRequestV1['capabilities']>): ComposeReplyRequestV1 {
+export function composeRequest(
+  turn: PreparedTurn,
+  found: TurnFindings,
+  compositionMode: CompositionMode,
+  capabilities: NonNullable<ComposeReplyRequestV1['capabilities']>,
+): ComposeReplyRequestV1 {
   const { extras, budget, terms } = turn;
   const { matched, remembered, journey } = found;
   const outcomes = found.tools.outcomes;
@@ -58,14 +63,22 @@ export function composeRequest(turn: PreparedTurn, found: TurnFindings, composit
     agent: turn.agentRef,
     message: turn.message,
     history: turn.history,
-    matched: disambiguation ? [] : [...actions, ...(journey?.instruction ? [journey.instruction] : []), ...askForMissingContext(found.missingContext)],
+    matched: disambiguation
+      ? []
+      : [...actions, ...(journey?.instruction ? [journey.instruction] : []), ...askForMissingContext(found.missingContext)],
     composition_mode: compositionMode,
     ...(extras.cannedResponses.length > 0 ? { canned_responses: extras.cannedResponses } : {}),
     field_values: { ...fieldValues(turn.contextValues), ...remembered?.fieldValues, ...toolFieldValues(outcomes) },
     ...remembered?.compose,
     ...(outcomes.length > 0 ? { tool_results: outcomes } : {}),
     ...(terms.length > 0 ? { terms } : {}),
-    ...(disambiguation ? { disambiguation: { candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })) } } : {}),
+    ...(disambiguation
+      ? {
+          disambiguation: {
+            candidates: disambiguation.candidates.map((id) => ({ guideline_id: id, condition: byId.get(id)?.condition ?? id })),
+          },
+        }
+      : {}),
     ...(extras.noMatchMessage ? { no_match_message: extras.noMatchMessage } : {}),
     ...(extras.llm ? { llm: extras.llm } : {}),
     ...(capabilities.length > 0 ? { capabilities } : {}),
@@ -76,12 +89,23 @@ export function composeRequest(turn: PreparedTurn, found: TurnFindings, composit
 }
 
 /** The `ready` status of a replied turn: what matched and why, what it cost, what ran. */
-export function readyData(turn: PreparedTurn, found: TurnFindings, reply: ComposeReplyReplyV1, compositionMode: CompositionMode): Record<string, unknown> {
+export function readyData(
+  turn: PreparedTurn,
+  found: TurnFindings,
+  reply: ComposeReplyReplyV1,
+  compositionMode: CompositionMode,
+): Record<string, unknown> {
   const { matched, tools, journey } = found;
   const top = matched.result.top_matches;
   const applied = appliedAfterReply(top as GuidelineMatch[], reply.cited_guideline_ids);
   return {
-    matched_guidelines: top.map((m) => ({ guideline_id: m.guideline_id, score: m.relevance_score, priority: m.priority, criticality: m.criticality, reasoning: m.reasoning })),
+    matched_guidelines: top.map((m) => ({
+      guideline_id: m.guideline_id,
+      score: m.relevance_score,
+      priority: m.priority,
+      criticality: m.criticality,
+      reasoning: m.reasoning,
+    })),
     guideline_match_result: matched.result,
     cited_guideline_ids: reply.cited_guideline_ids,
     // Parlant's response analysis: the matched guidelines this reply applied; non-continuous ones are not re-applied.
@@ -90,7 +114,15 @@ export function readyData(turn: PreparedTurn, found: TurnFindings, reply: Compos
     [SESSION_APPLIED_FIELD]: [...new Set([...turn.tail.previouslyApplied, ...applied])],
     ...(reply.canned_response_id ? { canned_response_id: reply.canned_response_id } : {}),
     ...(reply.capability_ids ? { capability_ids: reply.capability_ids } : {}),
-    usage: found.calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, ...(fallback_from ? { fallback_from } : {}) })),
+    usage: found.calls.map(({ purpose, provider, model, input_tokens, output_tokens, cost_estimate_usd, fallback_from }) => ({
+      purpose,
+      provider,
+      model,
+      input_tokens,
+      output_tokens,
+      cost_estimate_usd,
+      ...(fallback_from ? { fallback_from } : {}),
+    })),
     provenance: { ...(matched.provenance ?? {}), composition_mode: compositionMode },
     turn_time_ms: Math.round(performance.now() - turn.started),
     ...(tools.calls.length > 0 ? { tool_calls: tools.calls } : {}),

@@ -16,7 +16,18 @@ import type { EventStore } from '@tenet/event-store';
 import { defaultMatchingOptions, type CompositionMode } from '@tenet/matching-domain';
 import { failActiveSpan, TenetMetrics, traceHeaders } from '@tenet/observability';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { DEFAULT_FAILURE_REPLY, decideTurn, turnErrorTypeOf, evolveTurn, initialTurnState, TurnCancelled, type TurnEffect, type TurnInput, type TurnOutcome, type TurnState } from '@tenet/session-domain';
+import {
+  DEFAULT_FAILURE_REPLY,
+  decideTurn,
+  turnErrorTypeOf,
+  evolveTurn,
+  initialTurnState,
+  TurnCancelled,
+  type TurnEffect,
+  type TurnInput,
+  type TurnOutcome,
+  type TurnState,
+} from '@tenet/session-domain';
 import { AgentsRepository } from '@tenet/catalog-data-access';
 import { budgetRefusalOf } from '@tenet/metering-http';
 import type { JourneyProgress } from '@tenet/journeys-client';
@@ -88,8 +99,23 @@ export class TurnRunner {
   ) {}
 
   /** Runs the turn to its end and returns its outcome; an unexpected error is rethrown once answered. */
-  async run(sessionId: string, trigger: EventView, ports: { status: Status; lease: HeldLease; deadline: TurnDeadline; hold: BudgetHold }): Promise<TurnOutcome> {
-    const run: TurnRun = { sessionId, trigger, ...ports, runnable: new Map(), matchResults: [], pending: new Map(), tools: { calls: [], outcomes: [], issues: [] }, calls: [], unmetered: [], missingContext: [] };
+  async run(
+    sessionId: string,
+    trigger: EventView,
+    ports: { status: Status; lease: HeldLease; deadline: TurnDeadline; hold: BudgetHold },
+  ): Promise<TurnOutcome> {
+    const run: TurnRun = {
+      sessionId,
+      trigger,
+      ...ports,
+      runnable: new Map(),
+      matchResults: [],
+      pending: new Map(),
+      tools: { calls: [], outcomes: [], issues: [] },
+      calls: [],
+      unmetered: [],
+      missingContext: [],
+    };
     let state: TurnState = initialTurnState();
     let input: TurnInput | undefined = { type: 'TurnStarted', data: {} };
     let outcome: TurnOutcome | undefined;
@@ -169,9 +195,15 @@ export class TurnRunner {
       case 'AwaitInput':
         return void (await this.timers.awaitInput(run.sessionId));
       case 'HandOff':
-        return void (await this.sessions.change(run.sessionId, (record) => ({ events: modeChange(record, 'manual', 'guideline', effect.guidelineId), result: undefined })));
+        return void (await this.sessions.change(run.sessionId, (record) => ({
+          events: modeChange(record, 'manual', 'guideline', effect.guidelineId),
+          result: undefined,
+        })));
       case 'HandOffJourney':
-        return void (await this.sessions.change(run.sessionId, (record) => ({ events: modeChange(record, 'manual', 'journey', undefined, effect.journeyId), result: undefined })));
+        return void (await this.sessions.change(run.sessionId, (record) => ({
+          events: modeChange(record, 'manual', 'journey', undefined, effect.journeyId),
+          result: undefined,
+        })));
       case 'AnswerBudgetExhausted':
         return this.budgetExhaustion.answer(run.sessionId, run.error, run.trigger.correlation_id);
       case 'ReplyFailure':
@@ -182,7 +214,8 @@ export class TurnRunner {
         return void (await run.status('cancelled'));
       case 'Complete':
         // A turn failed by a tool (a value, not a throw) marks its span failed like a thrown error would.
-        if (effect.outcome === 'error' && run.failedTool) failActiveSpan({ code: run.failedTool.error.code, message: `tool ${run.failedTool.toolId} failed` });
+        if (effect.outcome === 'error' && run.failedTool)
+          failActiveSpan({ code: run.failedTool.error.code, message: `tool ${run.failedTool.toolId} failed` });
         return effect.outcome;
       default:
         throw new Error(`the turn runner has no handler for ${effect.kind}`);
@@ -192,7 +225,8 @@ export class TurnRunner {
   /** Still the lease holder, no newer customer message, the session still `auto` (a human took it over: hand-off). */
   private async checkpoint(run: TurnRun): Promise<TurnInput | undefined> {
     await run.lease.assertHeld();
-    if (await this.supersededAfter(run.sessionId, run.trigger.offset)) return { type: 'TurnInterrupted', data: { reason: 'newer_message' } };
+    if (await this.supersededAfter(run.sessionId, run.trigger.offset))
+      return { type: 'TurnInterrupted', data: { reason: 'newer_message' } };
     if ((await this.sessions.get(run.sessionId))?.view.mode !== 'auto') return { type: 'TurnInterrupted', data: { reason: 'handoff' } };
     return undefined;
   }
@@ -220,11 +254,18 @@ export class TurnRunner {
   private async match(run: TurnRun, round: number): Promise<TurnInput> {
     const turn = prepared(run);
     const timer = round === 0 ? this.metrics?.turnDuration.startTimer({ stage: 'match' }) : undefined;
-    const reply = await run.deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(MATCHER_MATCH_SUBJECT, matchRequest(turn, run.tools.outcomes), turn.billed, traceHeaders());
+    const reply = await run.deadline.request<MatchGuidelinesReplyV1, MatchGuidelinesRequestV1>(
+      MATCHER_MATCH_SUBJECT,
+      matchRequest(turn, run.tools.outcomes),
+      turn.billed,
+      traceHeaders(),
+    );
     timer?.();
     run.matchResults.push(reply.result);
     // Journey conditions are evaluated, then left out of the ranking: they have no action to take a top-N place with.
-    run.matched = turn.journeys ? { ...reply, result: turn.journeys.withoutConditions(reply.result, turn.extras.settings?.top_n ?? defaultMatchingOptions.topN) } : reply;
+    run.matched = turn.journeys
+      ? { ...reply, result: turn.journeys.withoutConditions(reply.result, turn.extras.settings?.top_n ?? defaultMatchingOptions.topN) }
+      : reply;
     if (turn.intents && round === 0) {
       // Intent → tool adds its call; while clarifying nothing runs; intent → journey counts as its condition matched.
       run.matched = { ...run.matched, result: turn.intents.gate(run.matched.result) };
@@ -237,7 +278,12 @@ export class TurnRunner {
     const byId = new Map(turn.agentGuidelines.map((g) => [g.id, g]));
     const top = result.top_matches.map((m) => byId.get(m.guideline_id));
     const handoff = top.find((g) => g?.metadata?.['handoff'] === true);
-    const data = { toolCalls: asked, disambiguation: Boolean(result.disambiguation), compositionModes: top.map((g) => g?.composition_mode), ...(handoff ? { handoffGuidelineId: handoff.id } : {}) };
+    const data = {
+      toolCalls: asked,
+      disambiguation: Boolean(result.disambiguation),
+      compositionModes: top.map((g) => g?.composition_mode),
+      ...(handoff ? { handoffGuidelineId: handoff.id } : {}),
+    };
     return { type: 'GuidelinesMatched', data };
   }
 
@@ -254,8 +300,14 @@ export class TurnRunner {
     const ran = runs.map((r, i) => {
       const result = results[i];
       const failed = result?.status !== 'succeeded';
-      if (failed && !r.tool.allow_failure && !run.failedTool) run.failedTool = { toolId: r.toolId, error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } };
-      return { toolId: r.toolId, status: failed ? ('failed' as const) : ('succeeded' as const), allowFailure: r.tool.allow_failure, ...(result?.error ? { errorCode: result.error.code } : {}) };
+      if (failed && !r.tool.allow_failure && !run.failedTool)
+        run.failedTool = { toolId: r.toolId, error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } };
+      return {
+        toolId: r.toolId,
+        status: failed ? ('failed' as const) : ('succeeded' as const),
+        allowFailure: r.tool.allow_failure,
+        ...(result?.error ? { errorCode: result.error.code } : {}),
+      };
     });
     return { type: 'ToolsRan', data: { results: ran } };
   }
@@ -265,7 +317,11 @@ export class TurnRunner {
     const turn = prepared(run);
     run.remembered = await turn.memory?.forCompose();
     run.calls.push(...(run.remembered?.calls ?? []));
-    run.missingContext = await this.context.missingRequired(turn.agent.id, { ...turn.contextValues, ...run.remembered?.fieldValues }, turn.defs);
+    run.missingContext = await this.context.missingRequired(
+      turn.agent.id,
+      { ...turn.contextValues, ...run.remembered?.fieldValues },
+      turn.defs,
+    );
     return { type: 'MemoryReady', data: {} };
   }
 
@@ -274,7 +330,13 @@ export class TurnRunner {
     const turn = prepared(run);
     const journeys = turn.journeys;
     if (!journeys) return { type: 'JourneysAdvanced', data: {} };
-    const advance = (request: AdvanceJourneysRequestV1) => run.deadline.request<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(JOURNEYS_ADVANCE_SUBJECT, request, async () => undefined, traceHeaders());
+    const advance = (request: AdvanceJourneysRequestV1) =>
+      run.deadline.request<AdvanceJourneysReplyV1, AdvanceJourneysRequestV1>(
+        JOURNEYS_ADVANCE_SUBJECT,
+        request,
+        async () => undefined,
+        traceHeaders(),
+      );
     run.journey = await journeys.advance(advance, {
       correlationId: run.trigger.correlation_id,
       matches: run.matchResults,
@@ -283,7 +345,10 @@ export class TurnRunner {
       runTool: (name, args) => this.runStepTool(run, name, args),
     });
     const { composition_mode: compositionMode, handoff } = run.journey;
-    return { type: 'JourneysAdvanced', data: { ...(compositionMode ? { compositionMode } : {}), ...(handoff ? { handoffJourneyId: handoff.journey_id } : {}) } };
+    return {
+      type: 'JourneysAdvanced',
+      data: { ...(compositionMode ? { compositionMode } : {}), ...(handoff ? { handoffJourneyId: handoff.journey_id } : {}) },
+    };
   }
 
   /** A journey's tool step: only the tool's own parameters (the context holds every variable of the customer). */
@@ -298,7 +363,14 @@ export class TurnRunner {
     const parameters = ((found.tool.parameters as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
     const picked = { ...found, args: Object.fromEntries(Object.entries(args).filter(([k]) => k in parameters)) };
     const [result] = await this.tools.run(run.sessionId, run.trigger.correlation_id, prepared(run).agent.id, [picked], run.tools);
-    return result ? { tool_id: found.toolId, status: result.status, result: result.result?.data ?? null, ...(result.error ? { error: { code: result.error.code } } : {}) } : undefined;
+    return result
+      ? {
+          tool_id: found.toolId,
+          status: result.status,
+          result: result.result?.data ?? null,
+          ...(result.error ? { error: { code: result.error.code } } : {}),
+        }
+      : undefined;
   }
 
   private async compose(run: TurnRun, compositionMode: CompositionMode): Promise<TurnInput> {
@@ -307,7 +379,12 @@ export class TurnRunner {
     const capabilities = await this.context.capabilities(turn.agent.id, turn.defs);
     const timer = this.metrics?.turnDuration.startTimer({ stage: 'compose' });
     const request = composeRequest(turn, findings(run), compositionMode, capabilities);
-    const reply = await run.deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(MATCHER_COMPOSE_SUBJECT, request, turn.billed, traceHeaders());
+    const reply = await run.deadline.request<ComposeReplyReplyV1, ComposeReplyRequestV1>(
+      MATCHER_COMPOSE_SUBJECT,
+      request,
+      turn.billed,
+      traceHeaders(),
+    );
     timer?.();
     run.reply = reply;
     run.compositionMode = compositionMode;
@@ -324,7 +401,10 @@ export class TurnRunner {
     const journeyFailed = run.journey?.events.some((e) => e.event === 'journey_failed');
     const intent = turn.intents?.messageData();
     const cited = turn.memory?.messageData(reply.cited_chunk_ids);
-    const data = journeyFailed || intent ? { ...cited, ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) } : cited;
+    const data =
+      journeyFailed || intent
+        ? { ...cited, ...intent, ...(journeyFailed ? { error_type: turnErrorTypeOf('JOURNEYS.STEP_FAILED') } : {}) }
+        : cited;
     // The reply and its `ready` in one append: one write instead of two, the same two events on the wire (ADR 0037).
     const ready = readyData(turn, findings(run), reply, run.compositionMode);
     await this.events.appendAll(
@@ -344,7 +424,11 @@ export class TurnRunner {
     const agent = run.prepared?.agent ?? (await this.agentOf(run.sessionId));
     const participant = agent ? { id: agent.id, display_name: agent.name } : undefined;
     const message = agent?.failure_reply ?? DEFAULT_FAILURE_REPLY;
-    await this.events.append(run.sessionId, { kind: 'message', source: 'ai_agent', message, ...(participant ? { participant } : {}), data: { error_type: errorType } }, run.trigger.correlation_id);
+    await this.events.append(
+      run.sessionId,
+      { kind: 'message', source: 'ai_agent', message, ...(participant ? { participant } : {}), data: { error_type: errorType } },
+      run.trigger.correlation_id,
+    );
     return undefined;
   }
 
@@ -356,7 +440,12 @@ export class TurnRunner {
   /** The `error` status: a failed tool is named with its code; anything else is a stable code and a generic sentence. */
   private errorData(run: TurnRun, code: string): Record<string, unknown> {
     const tool = run.failedTool;
-    if (tool) return { exception: `tool ${tool.toolId} failed (${tool.error.code}): ${tool.error.message}`, tool_id: tool.toolId, code: tool.error.code };
+    if (tool)
+      return {
+        exception: `tool ${tool.toolId} failed (${tool.error.code}): ${tool.error.message}`,
+        tool_id: tool.toolId,
+        code: tool.error.code,
+      };
     return { ...customerFacingError(run.error), code };
   }
 }
@@ -371,5 +460,13 @@ function prepared(run: TurnRun): PreparedTurn {
 
 function findings(run: TurnRun): TurnFindings {
   if (!run.matched) throw new Error('the turn workflow asked to compose before matching');
-  return { matched: run.matched, tools: run.tools, calls: run.calls, remembered: run.remembered, journey: run.journey, missingContext: run.missingContext, firstMatch: run.matchResults[0] };
+  return {
+    matched: run.matched,
+    tools: run.tools,
+    calls: run.calls,
+    remembered: run.remembered,
+    journey: run.journey,
+    missingContext: run.missingContext,
+    firstMatch: run.matchResults[0],
+  };
 }

@@ -49,10 +49,12 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.leases.start();
     const sweep = (): Promise<void> =>
-      this.recovery.sweep((sessionId, offset) => this.runningTurns.has(`${sessionId}:${offset}`)).then(
-        (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
-        (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
-      );
+      this.recovery
+        .sweep((sessionId, offset) => this.runningTurns.has(`${sessionId}:${offset}`))
+        .then(
+          (closed) => void (closed > 0 && this.logger.warn(`closed ${closed} turn(s) left unfinished by a stopped gateway`)),
+          (error: unknown) => this.logger.error(`turn recovery failed: ${String(error)}`),
+        );
     await sweep();
     this.sweeper = setInterval(() => void sweep(), this.leases.ttlMs);
     this.sweeper.unref();
@@ -74,7 +76,11 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
   start(sessionId: string, trigger: EventView): void {
     // One trace per turn: the matcher's spans join it through the trace headers of its requests.
     const turn = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () => inBackground(() => this.run(sessionId, trigger))))
+      .then(() =>
+        traced('tenet.turn', { 'tenet.session_id': sessionId, 'tenet.correlation_id': trigger.correlation_id }, () =>
+          inBackground(() => this.run(sessionId, trigger)),
+        ),
+      )
       .catch((error: unknown) => this.logger.error(`turn for session ${sessionId} failed: ${redactSecrets(String(error))}`));
     const turns = this.running.get(sessionId) ?? new Set();
     turns.add(turn);

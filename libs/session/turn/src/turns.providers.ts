@@ -10,4 +10,14 @@ import { TurnRunner } from './turn-runner.js';
 import { TurnService } from './turn.service.js';
 
 /** The turn's providers, for the module that hosts sessions (the guideline source and the extras are bound there). */
-export const TURN_PROVIDERS: Provider[] = [...turnInfrastructureProviders, TurnService, TurnRunner, TurnPreparation, TurnTools, TurnMeter, TurnMemory, TurnContext, TurnJourneys];
+export const TURN_PROVIDERS: Provider[] = [
+  ...turnInfrastructureProviders,
+  TurnService,
+  TurnRunner,
+  TurnPreparation,
+  TurnTools,
+  TurnMeter,
+  TurnMemory,
+  TurnContext,
+  TurnJourneys,
+];

@@ -28,7 +28,11 @@ export interface TurnToolLog {
 export const TOOL_EVENT_LOG = Symbol.for('tenet.tools.turn-tool-event-log');
 
 export interface ToolEventLog {
-  append(sessionId: string, event: { kind: 'tool'; source: 'ai_agent'; data: { tool_calls: ReturnType<typeof toolEventCall>[] } }, correlationId: string): Promise<unknown>;
+  append(
+    sessionId: string,
+    event: { kind: 'tool'; source: 'ai_agent'; data: { tool_calls: ReturnType<typeof toolEventCall>[] } },
+    correlationId: string,
+  ): Promise<unknown>;
 }
 
 /** Identifies a call by its tool and arguments: the same call is never run twice in one turn. */
@@ -46,13 +50,20 @@ export class TurnTools {
   ) {}
 
   /** The matcher's calls resolved against the agent's tools: `toolId` only for those that can run. */
-  resolve(wanted: readonly WantedCall[], runnable: ReadonlyMap<string, RunnableTool>): { asked: AskedToolCall[]; runs: Map<string, ToolRun> } {
+  resolve(
+    wanted: readonly WantedCall[],
+    runnable: ReadonlyMap<string, RunnableTool>,
+  ): { asked: AskedToolCall[]; runs: Map<string, ToolRun> } {
     const runs = new Map<string, ToolRun>();
     const asked = wanted.map((call): AskedToolCall => {
       const tool = runnable.get(call.tool_name);
       const key = callKey(call);
       if (!tool?.service || !tool.tool_name) return { key, toolName: call.tool_name, allowFailure: tool?.allow_failure ?? false };
-      const run: ToolRun = { toolId: `${tool.service.name}:${tool.tool_name}`, tool: { ...tool, service: tool.service, tool_name: tool.tool_name }, args: call.parameters ?? {} };
+      const run: ToolRun = {
+        toolId: `${tool.service.name}:${tool.tool_name}`,
+        tool: { ...tool, service: tool.service, tool_name: tool.tool_name },
+        args: call.parameters ?? {},
+      };
       runs.set(key, run);
       return { key, toolName: call.tool_name, toolId: run.toolId, allowFailure: tool.allow_failure };
     });
@@ -69,15 +80,33 @@ export class TurnTools {
   }
 
   /** Runs the calls at once, appends one `tool` event with each result (or its error), and adds them to `log`. */
-  async run(sessionId: string, correlationId: string, agentId: string, runs: readonly ToolRun[], log: TurnToolLog): Promise<ToolRunOutcome[]> {
+  async run(
+    sessionId: string,
+    correlationId: string,
+    agentId: string,
+    runs: readonly ToolRun[],
+    log: TurnToolLog,
+  ): Promise<ToolRunOutcome[]> {
     const workspaceId = await this.workspaces?.ownerOf('agents', agentId);
     const context = { sessionId, traceId: correlationId, agentId, ...(workspaceId !== undefined ? { workspaceId } : {}) };
     const results = await Promise.all(runs.map((r) => runToolCall(this.runner, r.tool, r.args, context)));
-    await this.events.append(sessionId, { kind: 'tool', source: 'ai_agent', data: { tool_calls: runs.map((r, i) => toolEventCall(r, results[i])) } }, correlationId);
+    await this.events.append(
+      sessionId,
+      { kind: 'tool', source: 'ai_agent', data: { tool_calls: runs.map((r, i) => toolEventCall(r, results[i])) } },
+      correlationId,
+    );
     runs.forEach((r, i) => {
       const result = results[i];
       if (!result) return;
-      log.calls.push({ tool_id: r.toolId, arguments: r.args, status: result.status, attempts: result.attempts, duration_ms: result.duration_ms, replayed: result.replayed, ...(result.error ? { error: result.error } : {}) });
+      log.calls.push({
+        tool_id: r.toolId,
+        arguments: r.args,
+        status: result.status,
+        attempts: result.attempts,
+        duration_ms: result.duration_ms,
+        replayed: result.replayed,
+        ...(result.error ? { error: result.error } : {}),
+      });
       log.outcomes.push(toOutcome(r.toolId, r.args, result));
     });
     return results;
@@ -87,5 +116,8 @@ export class TurnTools {
 const toolEventCall = (run: ToolRun, result: ToolRunOutcome | undefined) => ({
   tool_id: run.toolId,
   arguments: run.args,
-  result: result?.status === 'succeeded' && result.result ? result.result : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
+  result:
+    result?.status === 'succeeded' && result.result
+      ? result.result
+      : { data: null, metadata: { error: result?.error ?? { code: 'TOOLS.FAILED', message: 'failed' } }, control: {} },
 });

@@ -29,5 +29,9 @@ export const invocationEventId = (invocationId: string): string => `tool-invocat
 
 /** The one event that records an invocation's outcome. */
 export function invocationRecord(outcome: InvocationOutcome): InvocationRecord {
-  return { id: invocationEventId(outcome.invocation_id), type: outcome.error ? 'ToolInvocationFailed' : 'ToolInvocationCompleted', data: outcome };
+  return {
+    id: invocationEventId(outcome.invocation_id),
+    type: outcome.error ? 'ToolInvocationFailed' : 'ToolInvocationCompleted',
+    data: outcome,
+  };
 }

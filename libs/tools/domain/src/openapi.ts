@@ -49,13 +49,19 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const MAX_NODES_PER_OPERATION = 100_000;
 
 /** Local `$ref`s resolved (`#/components/...`); a remote one or a cycle makes the operation unusable, not the document. */
-function resolveRefs(document: Record<string, unknown>, value: unknown, seen: readonly string[] = [], budget = { nodes: MAX_NODES_PER_OPERATION }): unknown {
+function resolveRefs(
+  document: Record<string, unknown>,
+  value: unknown,
+  seen: readonly string[] = [],
+  budget = { nodes: MAX_NODES_PER_OPERATION },
+): unknown {
   if (--budget.nodes < 0) throw new UnusableOperation(`its schemas expand to more than ${MAX_NODES_PER_OPERATION} nodes`);
   if (Array.isArray(value)) return value.map((item) => resolveRefs(document, item, seen, budget));
   if (!isRecord(value)) return value;
   const ref = value['$ref'];
   if (typeof ref === 'string') {
-    if (!ref.startsWith('#/')) throw new UnusableOperation(`it uses the external $ref "${ref}" (only references inside the document are followed)`);
+    if (!ref.startsWith('#/'))
+      throw new UnusableOperation(`it uses the external $ref "${ref}" (only references inside the document are followed)`);
     if (seen.includes(ref)) throw new UnusableOperation(`its schema is recursive ($ref "${ref}" refers to itself)`);
     let target: unknown = document;
     for (const segment of ref.slice(2).split('/')) {
@@ -69,7 +75,11 @@ function resolveRefs(document: Record<string, unknown>, value: unknown, seen: re
 }
 
 const identifier = (method: string, path: string): string =>
-  `${method}_${path}`.replace(/[{}]/g, '').replace(/[^A-Za-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/_$/, '');
+  `${method}_${path}`
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/_$/, '');
 
 const securityOf = (value: unknown): string[][] | undefined =>
   Array.isArray(value) ? value.filter(isRecord).map((requirement) => Object.keys(requirement)) : undefined;
@@ -77,7 +87,8 @@ const securityOf = (value: unknown): string[][] | undefined =>
 export function operationsFromOpenApi(raw: unknown): { operations: OpenApiOperation[]; skipped: SkippedOperation[] } {
   if (!isRecord(raw)) throw new InvalidOpenApiDocumentError('the document is not an object');
   const version = raw['openapi'];
-  if (typeof version !== 'string' || !version.startsWith('3.')) throw new InvalidOpenApiDocumentError('"openapi" must be a 3.x version string (Swagger 2.0 documents are converted first)');
+  if (typeof version !== 'string' || !version.startsWith('3.'))
+    throw new InvalidOpenApiDocumentError('"openapi" must be a 3.x version string (Swagger 2.0 documents are converted first)');
   const paths = raw['paths'] ?? {};
   if (!isRecord(paths)) throw new InvalidOpenApiDocumentError('"paths" must be an object');
   const documentSecurity = securityOf(raw['security']);
@@ -102,18 +113,26 @@ export function operationsFromOpenApi(raw: unknown): { operations: OpenApiOperat
       const rawOperation = item[method];
       if (rawOperation === undefined) continue;
       const label = `${method.toUpperCase()} ${path}`;
-      const operationId = isRecord(rawOperation) && typeof rawOperation['operationId'] === 'string' ? rawOperation['operationId'] : undefined;
+      const operationId =
+        isRecord(rawOperation) && typeof rawOperation['operationId'] === 'string' ? rawOperation['operationId'] : undefined;
       try {
         const budget = { nodes: MAX_NODES_PER_OPERATION };
         if (!isRecord(rawOperation)) throw new UnusableOperation('the operation is not an object');
         // Only what a call sends is resolved: a recursive response schema does not make an operation uncallable.
-        const operation: Record<string, unknown> = { ...rawOperation, parameters: resolveRefs(raw, rawOperation['parameters'], [], budget), requestBody: resolveRefs(raw, rawOperation['requestBody'], [], budget) };
+        const operation: Record<string, unknown> = {
+          ...rawOperation,
+          parameters: resolveRefs(raw, rawOperation['parameters'], [], budget),
+          requestBody: resolveRefs(raw, rawOperation['requestBody'], [], budget),
+        };
         const shared = resolveRefs(raw, Array.isArray(item['parameters']) ? item['parameters'] : [], [], budget) as unknown[];
         const name = operationId !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(operationId) ? operationId : identifier(method, path);
         if (names.has(name)) throw new UnusableOperation(`another operation is already named "${name}"`);
         const own = Array.isArray(operation['parameters']) ? operation['parameters'] : [];
         // An operation's parameter overrides the path item's of the same name and location.
-        const merged = [...shared.filter((p) => !own.some((o) => isRecord(o) && isRecord(p) && o['name'] === p['name'] && o['in'] === p['in'])), ...own];
+        const merged = [
+          ...shared.filter((p) => !own.some((o) => isRecord(o) && isRecord(p) && o['name'] === p['name'] && o['in'] === p['in'])),
+          ...own,
+        ];
         const mapped = mapOperation(name, method, path, merged, operation);
         const security = securityOf(operation['security']) ?? documentSecurity;
         operations.push(security ? { ...mapped, security } : mapped);
@@ -128,7 +147,9 @@ export function operationsFromOpenApi(raw: unknown): { operations: OpenApiOperat
 }
 
 /** The request body media types Tenet can send, most preferred first. */
-function bodyMediaType(content: Record<string, unknown>): { contentType: string; encoding: BodyEncoding; schema: Record<string, unknown> } | undefined {
+function bodyMediaType(
+  content: Record<string, unknown>,
+): { contentType: string; encoding: BodyEncoding; schema: Record<string, unknown> } | undefined {
   const entries = Object.entries(content);
   const pick = (test: (type: string) => boolean, encoding: BodyEncoding) => {
     const found = entries.find(([type]) => test(type.toLowerCase().split(';')[0]?.trim() ?? ''));
@@ -144,20 +165,33 @@ function bodyMediaType(content: Record<string, unknown>): { contentType: string;
   );
 }
 
-function mapOperation(name: string, method: string, path: string, parameters: unknown[], operation: Record<string, unknown>): OpenApiOperation {
+function mapOperation(
+  name: string,
+  method: string,
+  path: string,
+  parameters: unknown[],
+  operation: Record<string, unknown>,
+): OpenApiOperation {
   const properties: Record<string, unknown> = {};
   const required = new Set<string>();
   const placement: Record<string, ArgumentPlacement> = {};
   for (const parameter of parameters) {
-    if (!isRecord(parameter) || typeof parameter['name'] !== 'string' || typeof parameter['in'] !== 'string') throw new UnusableOperation('a parameter has no "name" or "in"');
+    if (!isRecord(parameter) || typeof parameter['name'] !== 'string' || typeof parameter['in'] !== 'string')
+      throw new UnusableOperation('a parameter has no "name" or "in"');
     const location = parameter['in'];
-    if (location !== 'path' && location !== 'query' && location !== 'header' && location !== 'cookie') throw new UnusableOperation(`parameter "${parameter['name']}" is in "${location}", which Tenet cannot send`);
+    if (location !== 'path' && location !== 'query' && location !== 'header' && location !== 'cookie')
+      throw new UnusableOperation(`parameter "${parameter['name']}" is in "${location}", which Tenet cannot send`);
     const name = parameter['name'];
     if (placement[name]) throw new UnusableOperation(`"${name}" is a parameter in both ${placement[name]} and ${location}`);
     const content = isRecord(parameter['content']) ? Object.values(parameter['content']).find(isRecord) : undefined;
-    const given = isRecord(parameter['schema']) ? parameter['schema'] : isRecord(content?.['schema']) ? content['schema'] : { type: 'string' };
+    const given = isRecord(parameter['schema'])
+      ? parameter['schema']
+      : isRecord(content?.['schema'])
+        ? content['schema']
+        : { type: 'string' };
     const schema: Record<string, unknown> = { ...given };
-    if (typeof parameter['description'] === 'string' && schema['description'] === undefined) schema['description'] = parameter['description'];
+    if (typeof parameter['description'] === 'string' && schema['description'] === undefined)
+      schema['description'] = parameter['description'];
     properties[name] = schema;
     placement[name] = location;
     if (location === 'path' || parameter['required'] === true) required.add(name);
@@ -170,15 +204,22 @@ function mapOperation(name: string, method: string, path: string, parameters: un
   if (requestBody) {
     const content = isRecord(requestBody['content']) ? requestBody['content'] : {};
     const media = bodyMediaType(content);
-    if (!media) throw new UnusableOperation(`its request body is ${Object.keys(content).join(', ') || 'of no media type'}; Tenet sends JSON, application/x-www-form-urlencoded and multipart/form-data bodies`);
+    if (!media)
+      throw new UnusableOperation(
+        `its request body is ${Object.keys(content).join(', ') || 'of no media type'}; Tenet sends JSON, application/x-www-form-urlencoded and multipart/form-data bodies`,
+      );
     const bodyRequired = requestBody['required'] === true;
-    const isObject = (media.schema['type'] === undefined && (isRecord(media.schema['properties']) || media.encoding !== 'json')) || media.schema['type'] === 'object';
+    const isObject =
+      (media.schema['type'] === undefined && (isRecord(media.schema['properties']) || media.encoding !== 'json')) ||
+      media.schema['type'] === 'object';
     const bodyProperties = isObject && isRecord(media.schema['properties']) ? media.schema['properties'] : {};
     // An object body's properties are arguments of their own, unless one is named like a parameter (Petstore's
     // updateUser: `username` in the path and in the User body) or the body is not an object: then one argument
     // carries the whole body.
     if (isObject && !Object.keys(bodyProperties).some((property) => placement[property])) {
-      const requiredOfBody = Array.isArray(media.schema['required']) ? media.schema['required'].filter((item): item is string => typeof item === 'string') : [];
+      const requiredOfBody = Array.isArray(media.schema['required'])
+        ? media.schema['required'].filter((item): item is string => typeof item === 'string')
+        : [];
       for (const [property, propertySchema] of Object.entries(bodyProperties)) {
         properties[property] = propertySchema;
         placement[property] = 'body';

@@ -24,7 +24,8 @@ const PARAMETER_TYPES: Record<string, Record<string, unknown>> = {
 
 /** One Parlant parameter descriptor as JSON Schema. */
 function parameterSchema(name: string, descriptor: unknown, options: unknown): Record<string, unknown> {
-  if (!isRecord(descriptor) || typeof descriptor['type'] !== 'string') throw new InvalidPluginResponseError(`parameter "${name}" has no type`);
+  if (!isRecord(descriptor) || typeof descriptor['type'] !== 'string')
+    throw new InvalidPluginResponseError(`parameter "${name}" has no type`);
   const type = descriptor['type'];
   let schema: Record<string, unknown>;
   if (type === 'array') {
@@ -38,7 +39,12 @@ function parameterSchema(name: string, descriptor: unknown, options: unknown): R
     schema = { ...base };
     if (Array.isArray(descriptor['enum'])) schema['enum'] = descriptor['enum'];
   }
-  const description = typeof descriptor['description'] === 'string' ? descriptor['description'] : isRecord(options) && typeof options['description'] === 'string' ? options['description'] : undefined;
+  const description =
+    typeof descriptor['description'] === 'string'
+      ? descriptor['description']
+      : isRecord(options) && typeof options['description'] === 'string'
+        ? options['description']
+        : undefined;
   if (description) schema['description'] = description;
   if (Array.isArray(descriptor['examples'])) schema['examples'] = descriptor['examples'];
   return schema;
@@ -54,7 +60,8 @@ export interface PluginToolDescriptor {
 export function descriptorsFromPluginTools(body: unknown): PluginToolDescriptor[] {
   if (!isRecord(body) || !Array.isArray(body['tools'])) throw new InvalidPluginResponseError('GET /tools must answer {"tools": [...]}');
   return body['tools'].map((tool, index) => {
-    if (!isRecord(tool) || typeof tool['name'] !== 'string' || tool['name'] === '') throw new InvalidPluginResponseError(`tools[${index}] has no name`);
+    if (!isRecord(tool) || typeof tool['name'] !== 'string' || tool['name'] === '')
+      throw new InvalidPluginResponseError(`tools[${index}] has no name`);
     const parameters = isRecord(tool['parameters']) ? tool['parameters'] : {};
     const properties: Record<string, unknown> = {};
     for (const [name, entry] of Object.entries(parameters)) {
@@ -93,7 +100,8 @@ export function splitJsonObjects(text: string): unknown[] {
       depth--;
       if (depth < 0) throw new InvalidPluginResponseError('unbalanced "}" in the call response');
       if (depth === 0) values.push(JSON.parse(text.slice(start, i + 1)));
-    } else if (depth === 0 && !/\s/.test(char ?? '')) throw new InvalidPluginResponseError('the call response is not a stream of JSON objects');
+    } else if (depth === 0 && !/\s/.test(char ?? ''))
+      throw new InvalidPluginResponseError('the call response is not a stream of JSON objects');
   }
   if (depth !== 0 || inString) throw new InvalidPluginResponseError('the call response ended inside a JSON object');
   return values;
@@ -116,7 +124,8 @@ export function pluginCallOutcome(text: string): PluginCallOutcome {
         control: isRecord(result['control']) ? result['control'] : {},
       };
     }
-    if ('error' in chunk) return { kind: 'error', message: typeof chunk['error'] === 'string' ? chunk['error'] : JSON.stringify(chunk['error']) };
+    if ('error' in chunk)
+      return { kind: 'error', message: typeof chunk['error'] === 'string' ? chunk['error'] : JSON.stringify(chunk['error']) };
   }
   throw new InvalidPluginResponseError('the call response has no result');
 }

@@ -1,4 +1,13 @@
-import { checkArguments, descriptorsFromPluginTools, invocationRecord, nextRetryDelay, operationsFromOpenApi, placeArguments, pluginCallOutcome, splitJsonObjects } from './index.js';
+import {
+  checkArguments,
+  descriptorsFromPluginTools,
+  invocationRecord,
+  nextRetryDelay,
+  operationsFromOpenApi,
+  placeArguments,
+  pluginCallOutcome,
+  splitJsonObjects,
+} from './index.js';
 
 describe('retry policy', () => {
   const config = { max_attempts: 4, delay_ms: 100, backoff_multiplier: 3 };
@@ -17,7 +26,12 @@ describe('retry policy', () => {
 });
 
 describe('argument validation', () => {
-  const schema = { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]+$' }, count: { type: 'integer' } }, required: ['order_id'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { order_id: { type: 'string', pattern: '^[0-9]+$' }, count: { type: 'integer' } },
+    required: ['order_id'],
+    additionalProperties: false,
+  };
   it('accepts valid arguments and names the parameter and rule otherwise', () => {
     expect(checkArguments(schema, { order_id: '55555' })).toEqual({ ok: true });
     const missing = checkArguments(schema, {});
@@ -38,7 +52,11 @@ describe('OpenAPI operations as tools', () => {
     paths: {
       '/orders/{order_id}': {
         parameters: [{ name: 'order_id', in: 'path', schema: { type: 'string' } }],
-        get: { operationId: 'get_order', summary: 'Order status', parameters: [{ name: 'verbose', in: 'query', schema: { type: 'boolean' } }] },
+        get: {
+          operationId: 'get_order',
+          summary: 'Order status',
+          parameters: [{ name: 'verbose', in: 'query', schema: { type: 'boolean' } }],
+        },
         post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } } },
       },
     },
@@ -46,10 +64,30 @@ describe('OpenAPI operations as tools', () => {
   };
   it('names operations by operationId or method+path and merges path, query and body parameters', () => {
     const [get, post] = operationsFromOpenApi(document).operations;
-    expect(get).toMatchObject({ name: 'get_order', method: 'GET', description: 'Order status', parameters: { type: 'object', properties: { order_id: { type: 'string' }, verbose: { type: 'boolean' } }, required: ['order_id'] } });
-    expect(post).toMatchObject({ name: 'post_orders_order_id', placement: { order_id: 'path', text: 'body' }, parameters: { required: ['order_id', 'text'] } });
-    expect(placeArguments(post!, { order_id: 'a/b', text: 'hi' })).toEqual({ path: '/orders/a%2Fb', query: [], headers: {}, cookies: [], body: { text: 'hi' } });
-    expect(placeArguments(get!, { order_id: '1', verbose: true })).toEqual({ path: '/orders/1', query: [['verbose', 'true']], headers: {}, cookies: [] });
+    expect(get).toMatchObject({
+      name: 'get_order',
+      method: 'GET',
+      description: 'Order status',
+      parameters: { type: 'object', properties: { order_id: { type: 'string' }, verbose: { type: 'boolean' } }, required: ['order_id'] },
+    });
+    expect(post).toMatchObject({
+      name: 'post_orders_order_id',
+      placement: { order_id: 'path', text: 'body' },
+      parameters: { required: ['order_id', 'text'] },
+    });
+    expect(placeArguments(post!, { order_id: 'a/b', text: 'hi' })).toEqual({
+      path: '/orders/a%2Fb',
+      query: [],
+      headers: {},
+      cookies: [],
+      body: { text: 'hi' },
+    });
+    expect(placeArguments(get!, { order_id: '1', verbose: true })).toEqual({
+      path: '/orders/1',
+      query: [['verbose', 'true']],
+      headers: {},
+      cookies: [],
+    });
   });
   it('refuses documents that are not OpenAPI 3; skips the operations it cannot call, naming each with the reason', () => {
     expect(() => operationsFromOpenApi({ swagger: '2.0', paths: {} })).toThrow('"openapi" must be a 3.x version string');
@@ -57,16 +95,33 @@ describe('OpenAPI operations as tools', () => {
       openapi: '3.1.0',
       paths: {
         '/x': { get: { operationId: 'remote', parameters: [{ $ref: 'http://evil/x' }] } },
-        '/upload': { put: { operationId: 'upload', requestBody: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } } },
+        '/upload': {
+          put: {
+            operationId: 'upload',
+            requestBody: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          },
+        },
         '/form/{id}': {
           post: {
             operationId: 'form',
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }, { name: 'session', in: 'cookie', schema: { type: 'string' } }],
-            requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+              { name: 'session', in: 'cookie', schema: { type: 'string' } },
+            ],
+            requestBody: {
+              content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' } } } } },
+            },
           },
         },
-        '/tags': { post: { operationId: 'tags', requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } } },
-        '/tree': { get: { operationId: 'tree', parameters: [{ name: 'node', in: 'query', schema: { $ref: '#/components/schemas/Node' } }] } },
+        '/tags': {
+          post: {
+            operationId: 'tags',
+            requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } },
+          },
+        },
+        '/tree': {
+          get: { operationId: 'tree', parameters: [{ name: 'node', in: 'query', schema: { $ref: '#/components/schemas/Node' } }] },
+        },
       },
       components: { schemas: { Node: { type: 'object', properties: { child: { $ref: '#/components/schemas/Node' } } } } },
     });
@@ -78,7 +133,13 @@ describe('OpenAPI operations as tools', () => {
     ]);
     const [form, tags] = operations;
     expect(form).toMatchObject({ placement: { id: 'path', session: 'cookie', name: 'body' }, body: { encoding: 'form' } });
-    expect(placeArguments(form!, { id: 7, session: 's1', name: 'Ada' })).toEqual({ path: '/form/7', query: [], headers: {}, cookies: [['session', 's1']], body: { name: 'Ada' } });
+    expect(placeArguments(form!, { id: 7, session: 's1', name: 'Ada' })).toEqual({
+      path: '/form/7',
+      query: [],
+      headers: {},
+      cookies: [['session', 's1']],
+      body: { name: 'Ada' },
+    });
     expect(tags).toMatchObject({ parameters: { required: ['body'] }, body: { encoding: 'json', whole: 'body' } });
     expect(placeArguments(tags!, { body: ['a', 'b'] }).body).toEqual(['a', 'b']);
   });
@@ -87,26 +148,65 @@ describe('OpenAPI operations as tools', () => {
 describe("Parlant's plugin protocol", () => {
   it('maps GET /tools parameters to JSON Schema', () => {
     const [tool] = descriptorsFromPluginTools({
-      tools: [{ name: 'get_order', description: 'Status', parameters: { order_id: [{ type: 'string', description: 'id' }, {}], when: [{ type: 'date' }, {}], tags: [{ type: 'array', item_type: 'string' }, {}] }, required: ['order_id'] }],
+      tools: [
+        {
+          name: 'get_order',
+          description: 'Status',
+          parameters: {
+            order_id: [{ type: 'string', description: 'id' }, {}],
+            when: [{ type: 'date' }, {}],
+            tags: [{ type: 'array', item_type: 'string' }, {}],
+          },
+          required: ['order_id'],
+        },
+      ],
     });
     expect(tool).toEqual({
       name: 'get_order',
       description: 'Status',
-      parameters: { type: 'object', properties: { order_id: { type: 'string', description: 'id' }, when: { type: 'string', format: 'date' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['order_id'] },
+      parameters: {
+        type: 'object',
+        properties: {
+          order_id: { type: 'string', description: 'id' },
+          when: { type: 'string', format: 'date' },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['order_id'],
+      },
     });
   });
   it('reads the result chunk of a streamed call and reports an error chunk', () => {
     expect(splitJsonObjects('{"message":"a}{"}{"status":"typing","data":{}}')).toHaveLength(2);
-    expect(pluginCallOutcome('{"message":"working"}{"result":{"data":{"ok":1},"metadata":{},"control":{}}}')).toEqual({ kind: 'result', data: { ok: 1 }, metadata: {}, control: {} });
+    expect(pluginCallOutcome('{"message":"working"}{"result":{"data":{"ok":1},"metadata":{},"control":{}}}')).toEqual({
+      kind: 'result',
+      data: { ok: 1 },
+      metadata: {},
+      control: {},
+    });
     expect(pluginCallOutcome('{"error":"boom"}')).toEqual({ kind: 'error', message: 'boom' });
     expect(() => pluginCallOutcome('{"message":"x"}')).toThrow('no result');
   });
 });
 
 describe('ToolInvocation record', () => {
-  const outcome = { invocation_id: 'k1', session_id: 's', trace_id: 't', agent_id: 'a', service_name: 'svc', tool_name: 'x', tool_id: 'svc:x', parameters: {}, attempts: 1, duration_ms: 3, started_at: '2026-01-01T00:00:00.000Z' };
+  const outcome = {
+    invocation_id: 'k1',
+    session_id: 's',
+    trace_id: 't',
+    agent_id: 'a',
+    service_name: 'svc',
+    tool_name: 'x',
+    tool_id: 'svc:x',
+    parameters: {},
+    attempts: 1,
+    duration_ms: 3,
+    started_at: '2026-01-01T00:00:00.000Z',
+  };
   it('is one event per idempotency key (id derived from the key), completed or failed', () => {
     expect(invocationRecord(outcome)).toEqual({ id: 'tool-invocation-k1', type: 'ToolInvocationCompleted', data: outcome });
-    expect(invocationRecord({ ...outcome, error: { code: 'TOOLS.TIMEOUT', message: 'late' } })).toMatchObject({ id: 'tool-invocation-k1', type: 'ToolInvocationFailed' });
+    expect(invocationRecord({ ...outcome, error: { code: 'TOOLS.TIMEOUT', message: 'late' } })).toMatchObject({
+      id: 'tool-invocation-k1',
+      type: 'ToolInvocationFailed',
+    });
   });
 });

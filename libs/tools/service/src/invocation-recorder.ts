@@ -16,7 +16,9 @@ export class EventLogInvocationRecorder implements InvocationRecorder {
     // The workspace rides in the metadata: this log has no ownership index for the relay to resolve it from.
     const metadata = stamp.workspaceId !== undefined ? { metadata: { workspace_id: stamp.workspaceId } } : {};
     try {
-      await this.events.append(toolStreamId(outcome.session_id), [{ id: record.id, type: record.type, data: record.data satisfies ToolInvocationData, ...metadata }]);
+      await this.events.append(toolStreamId(outcome.session_id), [
+        { id: record.id, type: record.type, data: record.data satisfies ToolInvocationData, ...metadata },
+      ]);
     } catch (error) {
       if (error instanceof InvalidEventError && error.field === 'events[0].id' && error.rule.startsWith('already used')) return;
       throw error;

@@ -22,7 +22,10 @@ const validService = rpcValidator(ToolServiceV1);
 export type Describer = (service: ToolServiceV1) => Promise<ServiceDescriptionV1>;
 
 /** Describe in this process (embedded mode, and the executor's RPC handler). */
-export const directDescriber = (services: ToolServiceProtocol): Describer => (service) => services.describe(service);
+export const directDescriber =
+  (services: ToolServiceProtocol): Describer =>
+  (service) =>
+    services.describe(service);
 
 /** Describe through the executor replicas over the bus (`TOOLS_DESCRIBE_SUBJECT`, queue group `tool-executor`). */
 export const busDescriber =
@@ -32,7 +35,8 @@ export const busDescriber =
     try {
       reply = await bus.request<DescribeToolsReplyV1>(TOOLS_DESCRIBE_SUBJECT, { service }, { timeoutMs });
     } catch (error) {
-      if (error instanceof RemoteHandlerError) throw new ToolServiceError(error.remoteCode ?? TOOL_ERROR_CODES.INVALID_REQUEST, error.message);
+      if (error instanceof RemoteHandlerError)
+        throw new ToolServiceError(error.remoteCode ?? TOOL_ERROR_CODES.INVALID_REQUEST, error.message);
       if (error instanceof RequestFailedError) throw new ToolExecutorUnavailableError(`no tool executor answered within ${timeoutMs} ms`);
       throw error;
     }
@@ -77,7 +81,10 @@ export class QueuedToolExecution implements ToolExecution {
       throw error;
     }
     try {
-      return await this.queue.submit(request, { deadlineMs: options.deadlineMs ?? defaultDeadlineMs(request), ...(options.signal ? { signal: options.signal } : {}) });
+      return await this.queue.submit(request, {
+        deadlineMs: options.deadlineMs ?? defaultDeadlineMs(request),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     } catch (error) {
       if (error instanceof ToolExecutorUnavailableError) throw error;
       return failed(TOOL_ERROR_CODES.EXECUTOR_ERROR, 'the tool executor could not complete the call');

@@ -59,21 +59,24 @@ export class ToolRunner {
       }
     }
     const duration = Math.max(0, this.clock() - started);
-    await this.recorder.record({
-      invocation_id: request.idempotency_key,
-      session_id: request.session_id,
-      trace_id: request.trace_id,
-      agent_id: request.agent_id,
-      service_name: request.service.name,
-      tool_name: request.tool_name,
-      tool_id: id,
-      parameters: request.arguments,
-      ...(result ? { result } : {}),
-      ...(error ? { error } : {}),
-      attempts,
-      duration_ms: duration,
-      started_at: new Date(started).toISOString(),
-    }, request.workspace_id !== undefined ? { workspaceId: request.workspace_id } : {});
+    await this.recorder.record(
+      {
+        invocation_id: request.idempotency_key,
+        session_id: request.session_id,
+        trace_id: request.trace_id,
+        agent_id: request.agent_id,
+        service_name: request.service.name,
+        tool_name: request.tool_name,
+        tool_id: id,
+        parameters: request.arguments,
+        ...(result ? { result } : {}),
+        ...(error ? { error } : {}),
+        attempts,
+        duration_ms: duration,
+        started_at: new Date(started).toISOString(),
+      },
+      request.workspace_id !== undefined ? { workspaceId: request.workspace_id } : {},
+    );
     return {
       idempotency_key: request.idempotency_key,
       tool_id: id,

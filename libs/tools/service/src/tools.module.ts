@@ -1,4 +1,13 @@
-import { Inject, Logger, Module, Optional, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import {
+  Inject,
+  Logger,
+  Module,
+  Optional,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { TOOLS_LIST_CHANGED_SUBJECT, type ToolCallRequestV1, type ToolListChangedV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
@@ -41,20 +50,31 @@ type ToolExecutorSettings = { concurrency: number; resultTtlMs: number; lockDura
 
 /** The tool executor's settings from validated ones (rules and defaults: `@tenet/config`). */
 function toolExecutorSettingsOf(settings: Pick<Settings, (typeof EXECUTOR_VARIABLES)[number]>): ToolExecutorSettings {
-  return { concurrency: settings.TENET_TOOL_EXECUTOR_CONCURRENCY, resultTtlMs: settings.TENET_TOOL_RESULT_TTL_SECS * 1000, lockDurationMs: settings.TENET_TOOL_LOCK_MS };
+  return {
+    concurrency: settings.TENET_TOOL_EXECUTOR_CONCURRENCY,
+    resultTtlMs: settings.TENET_TOOL_RESULT_TTL_SECS * 1000,
+    lockDurationMs: settings.TENET_TOOL_LOCK_MS,
+  };
 }
 
 /** An MCP server's tool list changed: the gateways that store the service are told (best effort) and describe it again. */
 const announceToolsChanged = (bus: MessageBus) => (service: { name: string; url: string }) => {
   const notice: ToolListChangedV1 = { service_name: service.name, url: service.url };
-  void bus.notify(TOOLS_LIST_CHANGED_SUBJECT, notice).catch((error: unknown) => logger.warn(`could not announce the new tool list of ${service.name}: ${error instanceof Error ? error.message : String(error)}`));
+  void bus
+    .notify(TOOLS_LIST_CHANGED_SUBJECT, notice)
+    .catch((error: unknown) =>
+      logger.warn(`could not announce the new tool list of ${service.name}: ${error instanceof Error ? error.message : String(error)}`),
+    );
 };
 
 const servicesProvider: Provider = {
   provide: TOOL_SERVICES,
   useFactory: (options: ToolModuleOptions, config: TenetConfig, bus: MessageBus) => {
     const secrets = secretBoxFromEnv(config.pick(['TENET_SECRETS_KEY', 'TENET_SECRETS_KEY_PREVIOUS']));
-    return new ToolServices(outboundPolicyOf(config.pick(OUTBOUND_VARIABLES), options.allowedHosts ?? [], options.stdioCommands ?? []), { ...(secrets ? { secrets } : {}), onToolsChanged: announceToolsChanged(bus) });
+    return new ToolServices(outboundPolicyOf(config.pick(OUTBOUND_VARIABLES), options.allowedHosts ?? [], options.stdioCommands ?? []), {
+      ...(secrets ? { secrets } : {}),
+      onToolsChanged: announceToolsChanged(bus),
+    });
   },
   inject: [TOOL_MODULE_OPTIONS, TENET_CONFIG, MESSAGE_BUS],
 };
@@ -93,15 +113,25 @@ class ToolsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     // Each call is a span of the caller's trace (its context travels in the request): the executor's share of the turn.
     const run = (request: ToolCallRequestV1, signal: AbortSignal) =>
       withRemoteParent(request.trace_context, () =>
-        traced('tenet.tool.execute', { 'tenet.session_id': request.session_id, 'tenet.tool_id': `${request.service.name}:${request.tool_name}`, 'tenet.idempotency_key': request.idempotency_key }, async () => {
-          const result = await runner.run(request, signal);
-          this.metrics?.recordToolCall(request.service.name, request.tool_name, result.error);
-          if (result.error) failActiveSpan(result.error);
-          return result;
-        }),
+        traced(
+          'tenet.tool.execute',
+          {
+            'tenet.session_id': request.session_id,
+            'tenet.tool_id': `${request.service.name}:${request.tool_name}`,
+            'tenet.idempotency_key': request.idempotency_key,
+          },
+          async () => {
+            const result = await runner.run(request, signal);
+            this.metrics?.recordToolCall(request.service.name, request.tool_name, result.error);
+            if (result.error) failActiveSpan(result.error);
+            return result;
+          },
+        ),
       );
     await this.queue.process(run, { concurrency: toolExecutorSettingsOf(this.settings.pick(EXECUTOR_VARIABLES)).concurrency });
-    logger.log(`running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`);
+    logger.log(
+      `running tool calls (${this.config.mode === 'embedded' ? 'in-process' : `BullMQ queue tool-calls, prefix ${this.config.redisPrefix}`})`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -154,7 +184,12 @@ export class ToolExecutorModule {
     return {
       module: ToolExecutorModule,
       controllers: [ToolsRpcController],
-      providers: [{ provide: TOOL_MODULE_OPTIONS, useValue: options }, servicesProvider, workQueueProvider, ...lifecycle((config) => config.mode === 'distributed')],
+      providers: [
+        { provide: TOOL_MODULE_OPTIONS, useValue: options },
+        servicesProvider,
+        workQueueProvider,
+        ...lifecycle((config) => config.mode === 'distributed'),
+      ],
     };
   }
 }

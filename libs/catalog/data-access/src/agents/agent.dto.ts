@@ -1,5 +1,22 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, NotEquals, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  NotEquals,
+  ValidateNested,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '@tenet/matching-domain';
 import { BUDGET_PERIODS, EVALUATIONS_USAGE_ID } from '@tenet/metering-domain';
@@ -29,19 +46,38 @@ export { DEFAULT_NO_MATCH_MESSAGE } from '@tenet/matching-domain';
 
 /** The agent's `config` (docs/data-model.md#agents), a Tenet extension next to Parlant's fields. */
 export class AgentConfigDto {
-  @JSONSchema({ description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it)." })
-  @IsOmittable() @IsInt() @Min(1) @Max(1000) max_history_length?: number;
-  @JSONSchema({ description: "Sampling temperature of the agent's replies (a retry samples 0.4 warmer). Guideline matching samples at matching.temperatures." })
-  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(2) temperature?: number;
+  @JSONSchema({
+    description: "How many earlier messages a turn gives the model, up to 1000 (the session's config.max_messages narrows it).",
+  })
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  max_history_length?: number;
+  @JSONSchema({
+    description:
+      "Sampling temperature of the agent's replies (a retry samples 0.4 warmer). Guideline matching samples at matching.temperatures.",
+  })
+  @IsOmittable()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(2)
+  temperature?: number;
   @JSONSchema({ description: "Upper bound on the output tokens of one reply (the compose call's max tokens)." })
-  @IsOmittable() @IsInt() @Min(1) @Max(100_000) max_tokens?: number;
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  max_tokens?: number;
   @IsOmittable() @IsInt() @Min(1) @Max(300) tool_timeout_secs?: number;
   @JSONSchema({
     description:
       "After each customer message (unless the session's config.auto_extract says otherwise), extract every context variable with an extraction_prompt (in the agent's scope) and the customer's facts in ONE LLM call; " +
       'values are checked against data_type and validation and stored for the customer with confidence, source_message_id and extracted_at (for the shared guest customer: under the key session:<session id>, seen by that session only; its facts are not stored).',
   })
-  @IsOmittable() @IsBoolean() auto_extract_context?: boolean;
+  @IsOmittable()
+  @IsBoolean()
+  auto_extract_context?: boolean;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
@@ -75,24 +111,60 @@ export class AgentMatchingDto {
 /** Retrieval settings `max_results` / `threshold` and the sources the agent recalls from (ADR 0030, docs/data-model.md#retrieval). */
 export class AgentRetrievalDto {
   @JSONSchema({ description: 'At most this many knowledge chunks are recalled per turn (1-20, default 5).' })
-  @IsOmittable() @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' }) @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' }) @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' }) max_results?: number;
+  @IsOmittable()
+  @IsInt({ message: 'retrieval.max_results must be an integer from 1 to 20' })
+  @Min(1, { message: 'retrieval.max_results must be an integer from 1 to 20' })
+  @Max(20, { message: 'retrieval.max_results must be an integer from 1 to 20' })
+  max_results?: number;
   @JSONSchema({ description: 'The fused relevance score (0-1) a chunk needs to be recalled and cited (default 0.5).' })
-  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' }) @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' }) threshold?: number;
-  @JSONSchema({ description: 'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.' })
-  @IsOmittable() @IsArray() @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' }) @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' }) sources?: string[];
+  @IsOmittable()
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'retrieval.threshold must be a number from 0 to 1' })
+  @Min(0, { message: 'retrieval.threshold must be a number from 0 to 1' })
+  @Max(1, { message: 'retrieval.threshold must be a number from 0 to 1' })
+  threshold?: number;
+  @JSONSchema({
+    description:
+      'Ids of the knowledge sources the agent recalls from; empty (default): every source it may read. An id naming no source matches nothing.',
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(100, { message: 'retrieval.sources holds at most 100 source ids' })
+  @IsString({ each: true })
+  @Matches(ID_PATTERN, { each: true, message: 'retrieval.sources items must be 1-64 characters of [A-Za-z0-9_-]' })
+  sources?: string[];
 }
 
 /** Intent settings (ADR 0031): when the agent asks which intent the customer means, and its fallback reply. */
 export class AgentIntentsDto {
-  @JSONSchema({ description: "Below this confidence of the best intent the reply asks which one the customer means (default 0.5)." })
-  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Min(0, { message: 'intents.clarify_below must be a number from 0 to 1' }) @Max(1, { message: 'intents.clarify_below must be a number from 0 to 1' }) clarify_below?: number;
-  @JSONSchema({ description: 'When the best two intents are this close (or closer), the reply asks which one the customer means (default 0.1).' })
-  @IsOmittable() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.margin must be a number from 0 to 1' }) @Min(0, { message: 'intents.margin must be a number from 0 to 1' }) @Max(1, { message: 'intents.margin must be a number from 0 to 1' }) margin?: number;
+  @JSONSchema({ description: 'Below this confidence of the best intent the reply asks which one the customer means (default 0.5).' })
+  @IsOmittable()
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.clarify_below must be a number from 0 to 1' })
+  @Min(0, { message: 'intents.clarify_below must be a number from 0 to 1' })
+  @Max(1, { message: 'intents.clarify_below must be a number from 0 to 1' })
+  clarify_below?: number;
+  @JSONSchema({
+    description: 'When the best two intents are this close (or closer), the reply asks which one the customer means (default 0.1).',
+  })
+  @IsOmittable()
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'intents.margin must be a number from 0 to 1' })
+  @Min(0, { message: 'intents.margin must be a number from 0 to 1' })
+  @Max(1, { message: 'intents.margin must be a number from 0 to 1' })
+  margin?: number;
   @JSONSchema({ description: "The reply when a message is none of the agent's intents and no guideline applies." })
-  @IsOmittable() @IsString({ message: 'intents.fallback must be 1-1000 characters' }) @Length(1, 1_000, { message: 'intents.fallback must be 1-1000 characters' }) fallback?: string;
+  @IsOmittable()
+  @IsString({ message: 'intents.fallback must be 1-1000 characters' })
+  @Length(1, 1_000, { message: 'intents.fallback must be 1-1000 characters' })
+  fallback?: string;
 }
 
-export const defaultAgentMatching: Required<AgentMatchingDto> = { threshold: 0.3, top_n: 3, prefilter_k: 40, max_batch_tokens: 12_000, max_batches: 3, temperatures: [0, 0.3] };
+export const defaultAgentMatching: Required<AgentMatchingDto> = {
+  threshold: 0.3,
+  top_n: 3,
+  prefilter_k: 40,
+  max_batch_tokens: 12_000,
+  max_batches: 3,
+  temperatures: [0, 0.3],
+};
 
 /** A tool's `retry_config` (docs/data-model.md#tools). */
 export class ToolRetryConfigDto {
@@ -106,7 +178,10 @@ export class ToolRetryConfigDto {
  * "object", checked by the repository. Names are unique per agent.
  */
 export class ToolDefinitionDto {
-  @IsString() @Length(1, 50, { message: 'tools[].name must be 1-50 characters' }) @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' }) name!: string;
+  @IsString()
+  @Length(1, 50, { message: 'tools[].name must be 1-50 characters' })
+  @Matches(/^[a-zA-Z][a-zA-Z0-9_]*$/, { message: 'tools[].name must match ^[a-zA-Z][a-zA-Z0-9_]*$' })
+  name!: string;
   @IsString() @Length(1, 500, { message: 'tools[].description must be 1-500 characters' }) description!: string;
   @IsObject({ message: 'tools[].parameters must be a JSON Schema object' }) parameters!: Record<string, unknown>;
   @IsOmittable() @IsInt() @Min(1) @Max(300) timeout_secs?: number;
@@ -159,11 +234,27 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 /** The agent's personality (docs/data-model.md#soul): document, tone, restrictions, forbidden topics, sent to the model in every call. */
 export class AgentSoulDto {
   @JSONSchema({ description: 'The soul document: personality and standing instructions, up to 20000 characters.' })
-  @IsOmittable() @IsString() @Length(1, 20_000, { message: 'soul.document must be 1-20000 characters' }) document?: string;
+  @IsOmittable()
+  @IsString()
+  @Length(1, 20_000, { message: 'soul.document must be 1-20000 characters' })
+  document?: string;
   @JSONSchema({ description: 'Tone of voice, e.g. "warm, concise, no jargon".' })
-  @IsOmittable() @IsString() @Length(1, 500, { message: 'soul.tone must be 1-500 characters' }) tone?: string;
-  @IsOmittable() @IsArray() @ArrayMaxSize(50, { message: 'soul.restrictions holds at most 50 items' }) @IsString({ each: true }) @Length(1, 500, { each: true, message: 'soul.restrictions items must be 1-500 characters' }) restrictions?: string[];
-  @IsOmittable() @IsArray() @ArrayMaxSize(50, { message: 'soul.forbidden_topics holds at most 50 items' }) @IsString({ each: true }) @Length(1, 200, { each: true, message: 'soul.forbidden_topics items must be 1-200 characters' }) forbidden_topics?: string[];
+  @IsOmittable()
+  @IsString()
+  @Length(1, 500, { message: 'soul.tone must be 1-500 characters' })
+  tone?: string;
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(50, { message: 'soul.restrictions holds at most 50 items' })
+  @IsString({ each: true })
+  @Length(1, 500, { each: true, message: 'soul.restrictions items must be 1-500 characters' })
+  restrictions?: string[];
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(50, { message: 'soul.forbidden_topics holds at most 50 items' })
+  @IsString({ each: true })
+  @Length(1, 200, { each: true, message: 'soul.forbidden_topics items must be 1-200 characters' })
+  forbidden_topics?: string[];
 }
 
 const NAME_RULE = { message: 'name must be 1-100 characters' };
@@ -174,7 +265,11 @@ const FAILURE_REPLY_RULE = { message: 'failure_reply must be 1-1000 characters' 
 
 /** Parlant's `AgentCreationParamsDTO` (src/parlant/api/agents.py) plus Tenet's fields (docs/data-model.md#agents). */
 export class AgentCreationDto {
-  @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) @NotEquals(EVALUATIONS_USAGE_ID, { message: `id ${EVALUATIONS_USAGE_ID} is reserved (the usage of evaluations)` }) id?: string;
+  @IsOmittable()
+  @IsString()
+  @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' })
+  @NotEquals(EVALUATIONS_USAGE_ID, { message: `id ${EVALUATIONS_USAGE_ID} is reserved (the usage of evaluations)` })
+  id?: string;
   @IsString(NAME_RULE) @Length(1, 100, NAME_RULE) name!: string;
   @IsOmittable() @IsString(DESCRIPTION_RULE) @Length(1, 10_000, DESCRIPTION_RULE) description?: string;
   /** The operator's standing instructions, sent with every call; Parlant puts the agent's instructions in `description`. */
@@ -196,12 +291,22 @@ export class AgentCreationDto {
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   /** strict_canned's reply when no canned response fits. */
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
-  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
-  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
+  @JSONSchema({
+    description:
+      'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.',
+  })
+  @IsOmittable()
+  @IsString(FAILURE_REPLY_RULE)
+  @Length(1, 1_000, FAILURE_REPLY_RULE)
+  failure_reply?: string;
   /** Token budgets (ADR 0019), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
-  @JSONSchema({ description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
-  @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
+  @JSONSchema({
+    description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.',
+  })
+  @IsOmittable()
+  @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` })
+  status?: AgentStatus;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }
 
@@ -229,12 +334,22 @@ export class AgentUpdateDto {
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => AgentLlmDto) llm?: AgentLlmDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => FallbackProviderDto) fallback?: FallbackProviderDto | null;
   @IsOmittable() @IsString(NO_MATCH_RULE) @Length(1, 1_000, NO_MATCH_RULE) no_match_message?: string;
-  @JSONSchema({ description: 'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.' })
-  @IsOmittable() @IsString(FAILURE_REPLY_RULE) @Length(1, 1_000, FAILURE_REPLY_RULE) failure_reply?: string;
+  @JSONSchema({
+    description:
+      'Tenet extension: what the customer is told when a turn cannot complete (a tool failed, the provider is down after fallbacks, the deadline passed); sent as a message with data.error_type. Default: a short apology.',
+  })
+  @IsOmittable()
+  @IsString(FAILURE_REPLY_RULE)
+  @Length(1, 1_000, FAILURE_REPLY_RULE)
+  failure_reply?: string;
   /** Token budgets (ADR 0019), checked before every LLM call; `null` (PATCH) removes them. */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentBudgetDto) budget?: AgentBudgetDto | null;
-  @JSONSchema({ description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.' })
-  @IsOmittable() @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` }) status?: AgentStatus;
+  @JSONSchema({
+    description: 'Agent status: active (default); inactive: no new sessions, existing ones go on; archived: read-only, no turns.',
+  })
+  @IsOmittable()
+  @IsIn(AGENT_STATUSES, { message: `status must be one of ${AGENT_STATUSES.join(', ')}` })
+  status?: AgentStatus;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentSoulDto) soul?: AgentSoulDto | null;
 }
 
@@ -260,7 +375,11 @@ export interface AgentView {
   no_match_message: string;
   /** Tenet extension: the reply of a turn that cannot complete (default: DEFAULT_FAILURE_REPLY). */
   failure_reply: string;
-  budget: { limits: { period: (typeof BUDGET_PERIODS)[number]; tokens?: number; cost_usd?: number }[]; exhausted_message: string; on_exhausted: (typeof BUDGET_ACTIONS)[number] } | null;
+  budget: {
+    limits: { period: (typeof BUDGET_PERIODS)[number]; tokens?: number; cost_usd?: number }[];
+    exhausted_message: string;
+    on_exhausted: (typeof BUDGET_ACTIONS)[number];
+  } | null;
   status: AgentStatus;
   soul: { document?: string; tone?: string; restrictions: string[]; forbidden_topics: string[] } | null;
   creation_utc: string;

@@ -75,7 +75,10 @@ function budgetViolations(budget: AgentBudgetDto | null | undefined): Validation
   if (!budget) return [];
   return budgetProblems({ limits: budget.limits }).map((p) =>
     violation(
-      p.field.split(/[.[\]]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+      p.field
+        .split(/[.[\]]+/)
+        .filter(Boolean)
+        .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
       p.rule,
       'value_error',
     ),
@@ -85,14 +88,25 @@ function budgetViolations(budget: AgentBudgetDto | null | undefined): Validation
 const storedBudget = (budget: AgentBudgetDto | null | undefined): StoredBudget | null =>
   budget
     ? {
-        limits: budget.limits.map((l) => ({ period: l.period, ...(l.tokens !== undefined ? { tokens: l.tokens } : {}), ...(l.cost_usd !== undefined ? { cost_usd: l.cost_usd } : {}) })),
+        limits: budget.limits.map((l) => ({
+          period: l.period,
+          ...(l.tokens !== undefined ? { tokens: l.tokens } : {}),
+          ...(l.cost_usd !== undefined ? { cost_usd: l.cost_usd } : {}),
+        })),
         exhausted_message: budget.exhausted_message ?? DEFAULT_BUDGET_EXHAUSTED_MESSAGE,
         on_exhausted: budget.on_exhausted ?? 'message',
       }
     : null;
 
 const storedSoul = (soul: AgentSoulDto | null | undefined): AgentView['soul'] =>
-  soul ? { ...(soul.document !== undefined ? { document: soul.document } : {}), ...(soul.tone !== undefined ? { tone: soul.tone } : {}), restrictions: soul.restrictions ?? [], forbidden_topics: soul.forbidden_topics ?? [] } : null;
+  soul
+    ? {
+        ...(soul.document !== undefined ? { document: soul.document } : {}),
+        ...(soul.tone !== undefined ? { tone: soul.tone } : {}),
+        restrictions: soul.restrictions ?? [],
+        forbidden_topics: soul.forbidden_topics ?? [],
+      }
+    : null;
 
 /** An archived agent is read-only (docs/data-model.md#agents): only its status may change (to bring it back). */
 export class AgentArchivedError extends Error {
@@ -109,7 +123,13 @@ function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type
     case 'AgentUpdated': {
       if (!current) return undefined;
       const data = event.data as Partial<StoredAgent>;
-      return { ...current, ...data, config: { ...current.config, ...data.config }, matching: { ...current.matching, ...data.matching }, retrieval: { ...current.retrieval, ...data.retrieval } };
+      return {
+        ...current,
+        ...data,
+        config: { ...current.config, ...data.config },
+        matching: { ...current.matching, ...data.matching },
+        retrieval: { ...current.retrieval, ...data.retrieval },
+      };
     }
     case 'AgentDeleted':
       return undefined;
@@ -118,8 +138,12 @@ function evolve(current: StoredAgent | undefined, event: Pick<StoredEvent, 'type
   }
 }
 
-const choice = (c: { provider: LlmProviderName; model?: string | undefined }): ProviderChoice => ({ provider: c.provider, ...(c.model !== undefined ? { model: c.model } : {}) });
-const fallbackOf = (agent: StoredAgent): ProviderChoice | null => (agent.fallback !== undefined ? agent.fallback : agent.llm?.fallback ? choice(agent.llm.fallback) : null);
+const choice = (c: { provider: LlmProviderName; model?: string | undefined }): ProviderChoice => ({
+  provider: c.provider,
+  ...(c.model !== undefined ? { model: c.model } : {}),
+});
+const fallbackOf = (agent: StoredAgent): ProviderChoice | null =>
+  agent.fallback !== undefined ? agent.fallback : agent.llm?.fallback ? choice(agent.llm.fallback) : null;
 
 function toolView(tool: ToolDefinitionDto, config: Required<AgentConfigDto>): ToolView {
   return {
@@ -128,7 +152,13 @@ function toolView(tool: ToolDefinitionDto, config: Required<AgentConfigDto>): To
     parameters: tool.parameters,
     timeout_secs: tool.timeout_secs ?? config.tool_timeout_secs,
     allow_failure: tool.allow_failure ?? false,
-    retry_config: tool.retry_config ? { max_attempts: tool.retry_config.max_attempts, delay_ms: tool.retry_config.delay_ms, backoff_multiplier: tool.retry_config.backoff_multiplier } : null,
+    retry_config: tool.retry_config
+      ? {
+          max_attempts: tool.retry_config.max_attempts,
+          delay_ms: tool.retry_config.delay_ms,
+          backoff_multiplier: tool.retry_config.backoff_multiplier,
+        }
+      : null,
     metadata: tool.metadata ?? {},
     ...(tool.service_name !== undefined ? { service_name: tool.service_name } : {}),
   };
@@ -173,27 +203,38 @@ function toolProblems(tools: readonly ToolDefinitionDto[] | undefined): Validati
   const problems: ValidationDetail[] = [];
   const seen = new Set<string>();
   for (const [index, tool] of (tools ?? []).entries()) {
-    if (seen.has(tool.name)) problems.push(violation(['tools', index, 'name'], `tool name "${tool.name}" is used twice; tool names must be unique per agent`, 'value_error'));
+    if (seen.has(tool.name))
+      problems.push(
+        violation(['tools', index, 'name'], `tool name "${tool.name}" is used twice; tool names must be unique per agent`, 'value_error'),
+      );
     seen.add(tool.name);
-    if (tool.parameters['type'] !== 'object') problems.push(violation(['tools', index, 'parameters'], 'parameters must be a JSON Schema with type "object"', 'value_error'));
+    if (tool.parameters['type'] !== 'object')
+      problems.push(violation(['tools', index, 'parameters'], 'parameters must be a JSON Schema with type "object"', 'value_error'));
     else {
       const problem = toolSchemaProblem(tool.parameters);
-      if (problem !== undefined) problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${problem}`, 'value_error'));
+      if (problem !== undefined)
+        problems.push(violation(['tools', index, 'parameters'], `parameters is not a valid JSON Schema: ${problem}`, 'value_error'));
     }
     for (const [key, value] of Object.entries(tool.metadata ?? {})) {
-      if (typeof value !== 'string') problems.push(violation(['tools', index, 'metadata', key], 'metadata values must be strings', 'type_error.str'));
+      if (typeof value !== 'string')
+        problems.push(violation(['tools', index, 'metadata', key], 'metadata values must be strings', 'type_error.str'));
     }
   }
   return problems;
 }
 
-const sameChoice = (a: ProviderChoice | null | undefined, b: ProviderChoice | null | undefined): boolean => (a ?? null) === (b ?? null) || (!!a && !!b && a.provider === b.provider && (a.model ?? '') === (b.model ?? ''));
+const sameChoice = (a: ProviderChoice | null | undefined, b: ProviderChoice | null | undefined): boolean =>
+  (a ?? null) === (b ?? null) || (!!a && !!b && a.provider === b.provider && (a.model ?? '') === (b.model ?? ''));
 
 /**
  * The fallback provider (docs/data-model.md#fallback): given once (top-level `fallback`, or `llm.fallback`), and a different model from
  * the agent's own provider (the offline provider has only one). `loc` names the field the request set.
  */
-function fallbackProblems(request: { llm?: AgentCreationDto['llm']; fallback?: AgentCreationDto['fallback'] }, llm: ProviderChoice | undefined, fallback: ProviderChoice | null): ValidationDetail[] {
+function fallbackProblems(
+  request: { llm?: AgentCreationDto['llm']; fallback?: AgentCreationDto['fallback'] },
+  llm: ProviderChoice | undefined,
+  fallback: ProviderChoice | null,
+): ValidationDetail[] {
   if (request.fallback !== undefined && request.llm?.fallback && !sameChoice(request.fallback, choice(request.llm.fallback))) {
     return [violation(['fallback'], 'fallback and llm.fallback disagree; give the fallback once', 'value_error')];
   }
@@ -225,16 +266,22 @@ export class AgentsRepository {
     for (const [index, id] of ids.entries()) {
       const journey = await this.journeys.get(id);
       if (journey) found.push(journey);
-      else problems.push(violation(['journeys', index], `journeys must reference existing journeys: ${id} does not exist`, 'value_error.reference'));
+      else
+        problems.push(
+          violation(['journeys', index], `journeys must reference existing journeys: ${id} does not exist`, 'value_error.reference'),
+        );
     }
     if (problems.length > 0) return problems;
-    return validateAgentJourneys(found).map((v) => violation(['journeys', Number(/\[(\d+)\]/.exec(v.field)?.[1] ?? 0)], `journeys ${v.rule}`, 'value_error'));
+    return validateAgentJourneys(found).map((v) =>
+      violation(['journeys', Number(/\[(\d+)\]/.exec(v.field)?.[1] ?? 0)], `journeys ${v.rule}`, 'value_error'),
+    );
   }
 
   /** A deleted journey leaves every agent's `journeys` list. */
   async forgetJourney(journeyId: string): Promise<void> {
     for (const agent of await this.streams.list()) {
-      if (agent.journeys?.includes(journeyId)) await this.streams.update(agent.id, (current) => ({ journeys: (current.journeys ?? []).filter((id) => id !== journeyId) }));
+      if (agent.journeys?.includes(journeyId))
+        await this.streams.update(agent.id, (current) => ({ journeys: (current.journeys ?? []).filter((id) => id !== journeyId) }));
     }
   }
 
@@ -244,8 +291,22 @@ export class AgentsRepository {
     for (const [index, tool] of (tools ?? []).entries()) {
       if (tool.service_name === undefined) continue;
       const service = await this.services.get(tool.service_name);
-      if (!service) problems.push(violation(['tools', index, 'service_name'], `tools[].service_name must name a registered service: ${tool.service_name} is not registered`, 'value_error.reference'));
-      else if (!service.tools.some((t) => t.name === tool.name)) problems.push(violation(['tools', index, 'service_name'], `service ${tool.service_name} has no tool named ${tool.name}`, 'value_error.reference'));
+      if (!service)
+        problems.push(
+          violation(
+            ['tools', index, 'service_name'],
+            `tools[].service_name must name a registered service: ${tool.service_name} is not registered`,
+            'value_error.reference',
+          ),
+        );
+      else if (!service.tools.some((t) => t.name === tool.name))
+        problems.push(
+          violation(
+            ['tools', index, 'service_name'],
+            `service ${tool.service_name} has no tool named ${tool.name}`,
+            'value_error.reference',
+          ),
+        );
     }
     return problems;
   }
@@ -253,8 +314,15 @@ export class AgentsRepository {
   /** Throws `RuleViolationError` (tools, fallback) or `ResourceIdTakenError`; nothing is written then. */
   async create(input: AgentCreationDto, now: Date): Promise<AgentView> {
     const llm = input.llm ? choice(input.llm) : undefined;
-    const fallback = input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
-    assertNoViolations([...toolProblems(input.tools), ...fallbackProblems(input, llm, fallback), ...budgetViolations(input.budget), ...(await this.serviceProblems(input.tools)), ...(await this.journeyProblems(input.journeys))]);
+    const fallback =
+      input.fallback !== undefined ? input.fallback && choice(input.fallback) : input.llm?.fallback ? choice(input.llm.fallback) : null;
+    assertNoViolations([
+      ...toolProblems(input.tools),
+      ...fallbackProblems(input, llm, fallback),
+      ...budgetViolations(input.budget),
+      ...(await this.serviceProblems(input.tools)),
+      ...(await this.journeyProblems(input.journeys)),
+    ]);
     const id = input.id ?? newId();
     const agent: StoredAgent = {
       id,
@@ -301,9 +369,20 @@ export class AgentsRepository {
     const serviceProblems = await this.serviceProblems(changes.tools);
     const updated = await this.streams.update(id, async (current) => {
       const llm = changes.llm ? choice(changes.llm) : current.llm && choice(current.llm);
-      const fallback = changes.fallback !== undefined ? changes.fallback && choice(changes.fallback) : changes.llm?.fallback ? choice(changes.llm.fallback) : fallbackOf(current);
+      const fallback =
+        changes.fallback !== undefined
+          ? changes.fallback && choice(changes.fallback)
+          : changes.llm?.fallback
+            ? choice(changes.llm.fallback)
+            : fallbackOf(current);
       if (current.status === 'archived' && Object.keys(changes).some((field) => field !== 'status')) throw new AgentArchivedError(id);
-      assertNoViolations([...toolProblems(changes.tools), ...fallbackProblems(changes, llm, fallback), ...budgetViolations(changes.budget), ...serviceProblems, ...(await this.journeyProblems(changes.journeys))]);
+      assertNoViolations([
+        ...toolProblems(changes.tools),
+        ...fallbackProblems(changes, llm, fallback),
+        ...budgetViolations(changes.budget),
+        ...serviceProblems,
+        ...(await this.journeyProblems(changes.journeys)),
+      ]);
       const data: Partial<StoredAgent> = {};
       if (changes.name !== undefined) data.name = changes.name;
       if (changes.description !== undefined) data.description = changes.description;

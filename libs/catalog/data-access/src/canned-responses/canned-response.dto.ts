@@ -9,7 +9,9 @@ const VALUE_RULE = { message: 'value must be 1-5000 characters' };
 
 /** Parlant's `CannedResponseFieldDTO` (src/parlant/api/canned_responses.py): name, description, examples. */
 export class CannedResponseFieldDto {
-  @IsString() @Matches(/^[A-Za-z_][A-Za-z0-9_.]*$/, { message: 'fields[].name must be an identifier ([A-Za-z_][A-Za-z0-9_.]*)' }) name!: string;
+  @IsString()
+  @Matches(/^[A-Za-z_][A-Za-z0-9_.]*$/, { message: 'fields[].name must be an identifier ([A-Za-z_][A-Za-z0-9_.]*)' })
+  name!: string;
   /** Parlant requires it; Tenet defaults it to "". */
   @IsOmittable() @IsString() description?: string;
   /** Parlant requires it; Tenet defaults it to []. */

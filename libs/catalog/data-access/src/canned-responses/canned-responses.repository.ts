@@ -6,7 +6,12 @@ import { crudEvolve, ResourceStreams, type ValidationDetail, newId, assertNoViol
 import { patchRecord } from '../customers/customer.dto.js';
 import { scopedToAgent, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
-import type { CannedResponseCreationDto, CannedResponseFieldDto, CannedResponseUpdateDto, CannedResponseView } from './canned-response.dto.js';
+import type {
+  CannedResponseCreationDto,
+  CannedResponseFieldDto,
+  CannedResponseUpdateDto,
+  CannedResponseView,
+} from './canned-response.dto.js';
 
 /** Every `{{placeholder}}` of the template must be a declared field (when fields are declared); names are unique. */
 function fieldProblems(value: string, fields: readonly CannedResponseFieldDto[] | undefined): ValidationDetail[] {
@@ -14,24 +19,34 @@ function fieldProblems(value: string, fields: readonly CannedResponseFieldDto[] 
   const problems: ValidationDetail[] = [];
   const declared = new Set<string>();
   fields.forEach((f, index) => {
-    if (declared.has(f.name)) problems.push(violation(['fields', index, 'name'], `fields declares "${f.name}" twice; field names must be unique`, 'value_error'));
+    if (declared.has(f.name))
+      problems.push(violation(['fields', index, 'name'], `fields declares "${f.name}" twice; field names must be unique`, 'value_error'));
     declared.add(f.name);
   });
   for (const name of templateFields(value)) {
-    if (!declared.has(name)) problems.push(violation(['fields'], `value uses {{${name}}} but fields does not declare "${name}"`, 'value_error'));
+    if (!declared.has(name))
+      problems.push(violation(['fields'], `value uses {{${name}}} but fields does not declare "${name}"`, 'value_error'));
   }
   return problems;
 }
 
 const normalise = (value: string, fields: readonly CannedResponseFieldDto[] | undefined): CannedResponseView['fields'] =>
-  (fields ?? templateFields(value).map((name): CannedResponseFieldDto => ({ name }))).map((f) => ({ name: f.name, description: f.description ?? '', examples: f.examples ?? [] }));
+  (fields ?? templateFields(value).map((name): CannedResponseFieldDto => ({ name }))).map((f) => ({
+    name: f.name,
+    description: f.description ?? '',
+    examples: f.examples ?? [],
+  }));
 
 /**
  * Canned responses (Parlant's `/canned_responses`), one `canned-<id>` stream each (CannedResponseCreated /
  * Updated / Deleted; updates carry resolved values). Tags and placeholders are checked before anything is written.
  */
 /** A canned response as a turn's compose request carries it. */
-export const cannedTurnItem = (c: CannedResponseView): { id: string; value: string; fields: string[] } => ({ id: c.id, value: c.value, fields: templateFields(c.value) });
+export const cannedTurnItem = (c: CannedResponseView): { id: string; value: string; fields: string[] } => ({
+  id: c.id,
+  value: c.value,
+  fields: templateFields(c.value),
+});
 
 @Injectable()
 export class CannedResponsesRepository {
@@ -73,7 +88,10 @@ export class CannedResponsesRepository {
   }
 
   /** The templates an agent may say, with the `{{placeholders}}` each needs filled. */
-  async forAgent(agentId: string, usable: (response: CannedResponseView) => boolean = () => true): Promise<{ id: string; value: string; fields: string[] }[]> {
+  async forAgent(
+    agentId: string,
+    usable: (response: CannedResponseView) => boolean = () => true,
+  ): Promise<{ id: string; value: string; fields: string[] }[]> {
     return (await this.streams.list()).filter((c) => usable(c) && scopedToAgent(c.tags, agentId)).map(cannedTurnItem);
   }
 
@@ -84,7 +102,8 @@ export class CannedResponsesRepository {
   update(id: string, changes: CannedResponseUpdateDto): Promise<CannedResponseView | undefined> {
     return this.streams.update(id, async (current) => {
       const problems: ValidationDetail[] = [];
-      if (changes.fields !== undefined && changes.value === undefined) problems.push(violation(['fields'], 'fields cannot be updated without providing a new value', 'value_error'));
+      if (changes.fields !== undefined && changes.value === undefined)
+        problems.push(violation(['fields'], 'fields cannot be updated without providing a new value', 'value_error'));
       if (changes.value !== undefined) problems.push(...fieldProblems(changes.value, changes.fields));
       if (changes.tags) problems.push(...(await this.tagRefs.check(changes.tags.add ?? [], ['tags', 'add'])));
       assertNoViolations(problems);

@@ -22,7 +22,14 @@ export class CapabilitiesRepository {
     const id = input.id ?? newId();
     const tags = [...new Set(input.tags ?? [])];
     assertNoViolations(await this.tagRefs.check(tags));
-    return this.streams.create(id, { id, title: input.title, description: input.description, signals: input.signals, tags, creation_utc: now.toISOString() });
+    return this.streams.create(id, {
+      id,
+      title: input.title,
+      description: input.description,
+      signals: input.signals,
+      tags,
+      creation_utc: now.toISOString(),
+    });
   }
 
   get(id: string): Promise<CapabilityView | undefined> {

@@ -1,5 +1,21 @@
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  IsArray,
+  IsBoolean,
+  IsDateString,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
@@ -14,7 +30,8 @@ export type DataType = (typeof DATA_TYPES)[number];
  * refused here (with this message) rather than silently renamed, because guidelines reference variables by name.
  */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;
-export const NAME_RULE = 'name must match ^[a-z][a-z0-9_]*$ for a variable with a data_type (lowercase identifier, e.g. user_balance; Parlant-style names such as UserBalance are for untyped variables)';
+export const NAME_RULE =
+  'name must match ^[a-z][a-z0-9_]*$ for a variable with a data_type (lowercase identifier, e.g. user_balance; Parlant-style names such as UserBalance are for untyped variables)';
 /** Five cron fields (minute hour day month weekday), as Parlant's `freshness_rules` examples use. */
 const FRESHNESS_RULE = /^[0-9*,/?LW#A-Za-z-]+(\s+[0-9*,/?LW#A-Za-z-]+){4}$/;
 
@@ -42,29 +59,42 @@ export class ContextVariableCreationDto {
   @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name!: string;
   @IsOmittable() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto;
-  @IsOmittable() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string;
+  @IsOmittable()
+  @IsString()
+  @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' })
+  freshness_rules?: string;
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOmittable() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string;
   @JSONSchema({ description: REQUIRED_DESCRIPTION })
-  @IsOmittable() @IsBoolean() required?: boolean;
+  @IsOmittable()
+  @IsBoolean()
+  required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsStringRecord() metadata?: Record<string, string>;
 }
 
 /** PATCH: plain fields replace, `tags` and `metadata` take Parlant's add/remove and set/unset; `null` clears an optional field. */
-@PatchOf(ContextVariableCreationDto, { differs: ['tags', 'metadata'], clears: ['description', 'tool_id', 'freshness_rules', 'extraction_prompt', 'validation'] })
+@PatchOf(ContextVariableCreationDto, {
+  differs: ['tags', 'metadata'],
+  clears: ['description', 'tool_id', 'freshness_rules', 'extraction_prompt', 'validation'],
+})
 export class ContextVariableUpdateDto {
   @IsOmittable() @IsString() @Length(1, 50, { message: 'name must be 1-50 characters' }) name?: string;
   @IsOptional() @IsString() @Length(1, 500, { message: 'description must be 1-500 characters' }) description?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ToolIdDto) tool_id?: ToolIdDto | null;
-  @IsOptional() @IsString() @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' }) freshness_rules?: string | null;
+  @IsOptional()
+  @IsString()
+  @Matches(FRESHNESS_RULE, { message: 'freshness_rules must be a cron expression of 5 fields' })
+  freshness_rules?: string | null;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
   @IsOmittable() @IsIn(DATA_TYPES) data_type?: DataType;
   @IsOptional() @IsString() @Length(1, 1000, { message: 'extraction_prompt must be 1-1000 characters' }) extraction_prompt?: string | null;
   @JSONSchema({ description: REQUIRED_DESCRIPTION })
-  @IsOmittable() @IsBoolean() required?: boolean;
+  @IsOmittable()
+  @IsBoolean()
+  required?: boolean;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ValueRulesDto) validation?: ValueRulesDto | null;
   @Allow() default_value?: unknown;
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => StringMetadataPatchDto) metadata?: StringMetadataPatchDto;
@@ -117,4 +147,3 @@ export interface ContextVariableReadResult {
   context_variable: ContextVariableView;
   key_value_pairs?: Record<string, ContextVariableValueView>;
 }
-

@@ -8,7 +8,14 @@ import { type ValidationDetail, newId, ResourceStreams, assertNoViolations, viol
 import { TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
 import { definitionProblems, normalizeRules, valueProblems } from './context-variable-rules.js';
-import { NAME_RULE, VARIABLE_NAME, type ContextVariableCreationDto, type ContextVariableUpdateDto, type ContextVariableValueView, type ContextVariableView } from './context-variable.dto.js';
+import {
+  NAME_RULE,
+  VARIABLE_NAME,
+  type ContextVariableCreationDto,
+  type ContextVariableUpdateDto,
+  type ContextVariableValueView,
+  type ContextVariableView,
+} from './context-variable.dto.js';
 
 /** The stored state: the definition plus the values per key (a customer id, `tag:<id>`, or any key the caller uses). */
 interface ContextVariableRecord extends ContextVariableView {
@@ -91,7 +98,10 @@ export class ContextVariablesRepository {
     return record && definition(record);
   }
 
-  async read(id: string, includeValues: boolean): Promise<{ context_variable: ContextVariableView; key_value_pairs?: Record<string, ContextVariableValueView> } | undefined> {
+  async read(
+    id: string,
+    includeValues: boolean,
+  ): Promise<{ context_variable: ContextVariableView; key_value_pairs?: Record<string, ContextVariableValueView> } | undefined> {
     const record = await this.streams.get(id);
     return record && { context_variable: definition(record), ...(includeValues ? { key_value_pairs: record.values } : {}) };
   }
@@ -112,17 +122,29 @@ export class ContextVariablesRepository {
       const next: ContextVariableView = { ...base };
       if (changes.name !== undefined) next.name = changes.name;
       setOrClear(next, 'description', changes.description);
-      if (changes.tool_id !== undefined) setOrClear(next, 'tool_id', changes.tool_id && { service_name: changes.tool_id.service_name, tool_name: changes.tool_id.tool_name });
+      if (changes.tool_id !== undefined)
+        setOrClear(
+          next,
+          'tool_id',
+          changes.tool_id && { service_name: changes.tool_id.service_name, tool_name: changes.tool_id.tool_name },
+        );
       setOrClear(next, 'freshness_rules', changes.freshness_rules);
       if (changes.tags) next.tags = patchList(current.tags, changes.tags);
       if (changes.data_type !== undefined) next.data_type = changes.data_type;
       setOrClear(next, 'extraction_prompt', changes.extraction_prompt);
       if (changes.required !== undefined) next.required = changes.required;
-      if (changes.validation !== undefined) setOrClear(next, 'validation', normalizeRules(changes.validation as Record<string, unknown> | null) ?? null);
+      if (changes.validation !== undefined)
+        setOrClear(next, 'validation', normalizeRules(changes.validation as Record<string, unknown> | null) ?? null);
       setOrClear(next, 'default_value', changes.default_value);
       if (changes.metadata) next.metadata = patchRecord(current.metadata, changes.metadata);
       // Only what the request introduces is checked against other resources, so an unrelated edit still works.
-      const references = await this.referenceProblems(next, changes.tags?.add ?? [], ['tags', 'add'], changes.name !== undefined && changes.name !== current.name, changes.tool_id !== undefined || changes.freshness_rules !== undefined);
+      const references = await this.referenceProblems(
+        next,
+        changes.tags?.add ?? [],
+        ['tags', 'add'],
+        changes.name !== undefined && changes.name !== current.name,
+        changes.tool_id !== undefined || changes.freshness_rules !== undefined,
+      );
       assertNoViolations([...references, ...definitionProblems(next)]);
       return [{ type: 'ContextVariableUpdated', data: next }];
     });
@@ -145,7 +167,13 @@ export class ContextVariablesRepository {
   }
 
   /** Stores `data` under `key` if it fits the variable's data_type and validation rules; `undefined` = no variable. */
-  async setValue(id: string, key: string, data: unknown, now: Date, provenance: Pick<ContextVariableValueView, 'confidence' | 'source_message_id' | 'extracted_at'> = {}): Promise<ContextVariableValueView | undefined> {
+  async setValue(
+    id: string,
+    key: string,
+    data: unknown,
+    now: Date,
+    provenance: Pick<ContextVariableValueView, 'confidence' | 'source_message_id' | 'extracted_at'> = {},
+  ): Promise<ContextVariableValueView | undefined> {
     const value: ContextVariableValueView = { id: newId(), last_modified: now.toISOString(), data, ...provenance };
     const record = await this.streams.change(id, (current) => {
       if (data === undefined || data === null) assertNoViolations([violation(['data'], 'data is required', 'value_error.missing')]);
@@ -165,17 +193,39 @@ export class ContextVariablesRepository {
     return found;
   }
 
-  private async referenceProblems(view: ContextVariableView, newTags: readonly string[], tagPath: string[], checkName = true, checkTool = true): Promise<ValidationDetail[]> {
+  private async referenceProblems(
+    view: ContextVariableView,
+    newTags: readonly string[],
+    tagPath: string[],
+    checkName = true,
+    checkTool = true,
+  ): Promise<ValidationDetail[]> {
     const details = await this.tagRefs.check(newTags, tagPath);
     // A tool-backed variable (Parlant's tool_id) is filled by calling a registered service's tool before a turn.
     if (checkTool && view.tool_id) {
       const { service_name, tool_name } = view.tool_id;
-      if (!(await this.services.get(service_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} is not registered (${service_name}/${tool_name})`, 'value_error.reference'));
-      else if (!(await this.services.tool(service_name, tool_name))) details.push(violation(['tool_id'], `tool_id must reference an existing tool: service ${service_name} has no tool ${tool_name}`, 'value_error.reference'));
+      if (!(await this.services.get(service_name)))
+        details.push(
+          violation(
+            ['tool_id'],
+            `tool_id must reference an existing tool: service ${service_name} is not registered (${service_name}/${tool_name})`,
+            'value_error.reference',
+          ),
+        );
+      else if (!(await this.services.tool(service_name, tool_name)))
+        details.push(
+          violation(
+            ['tool_id'],
+            `tool_id must reference an existing tool: service ${service_name} has no tool ${tool_name}`,
+            'value_error.reference',
+          ),
+        );
     }
     // With a tool, the rule says when the tool is called again; without one, when a stored value goes stale.
     if (checkTool && view.freshness_rules !== undefined && !isValidCron(view.freshness_rules)) {
-      details.push(violation(['freshness_rules'], `freshness_rules must be a valid cron expression: ${view.freshness_rules}`, 'value_error.cron'));
+      details.push(
+        violation(['freshness_rules'], `freshness_rules must be a valid cron expression: ${view.freshness_rules}`, 'value_error.cron'),
+      );
     }
     if (view.data_type !== undefined && !VARIABLE_NAME.test(view.name)) details.push(violation(['name'], NAME_RULE, 'value_error.name'));
     if (checkName && (await this.streams.list()).some((other) => other.name === view.name && other.id !== view.id)) {
@@ -190,7 +240,11 @@ function withRules(rules: ContextVariableView['validation']): Pick<ContextVariab
 }
 
 /** PATCH semantics: absent leaves the field, `null` clears it, a value replaces it. */
-function setOrClear<K extends keyof ContextVariableView>(target: ContextVariableView, key: K, value: ContextVariableView[K] | null | undefined): void {
+function setOrClear<K extends keyof ContextVariableView>(
+  target: ContextVariableView,
+  key: K,
+  value: ContextVariableView[K] | null | undefined,
+): void {
   if (value === undefined) return;
   if (value === null) delete target[key];
   else target[key] = value;

@@ -24,7 +24,11 @@ export function isStale(lastModified: string | undefined, freshnessRule: string 
 }
 
 /** A stored value of a variable without a tool, unless its freshness rule says it is stale (then: missing). */
-export function unlessStale<T extends { last_modified?: string }>(stored: T | undefined, variable: { tool_id?: unknown; freshness_rules?: string }, now: Date): T | undefined {
+export function unlessStale<T extends { last_modified?: string }>(
+  stored: T | undefined,
+  variable: { tool_id?: unknown; freshness_rules?: string },
+  now: Date,
+): T | undefined {
   if (stored === undefined || variable.tool_id || variable.freshness_rules === undefined) return stored;
   return isStale(stored.last_modified, variable.freshness_rules, now) ? undefined : stored;
 }

@@ -10,7 +10,8 @@ export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
     {
       name: 'isStringRecord',
       validator: {
-        validate: (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
+        validate: (value: unknown) =>
+          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
         defaultMessage: (args) => `${args?.property ?? 'value'} must be an object whose values are strings`,
       },
     },
@@ -61,10 +62,19 @@ export { GUEST_CUSTOMER_ID };
 export const guestSessionKey = (sessionId: string): string => `session:${sessionId}`;
 
 /** Parlant's built-in customer for sessions opened without one; it exists before anything is stored. */
-export const GUEST_CUSTOMER: CustomerView = { id: GUEST_CUSTOMER_ID, name: 'Guest', metadata: {}, tags: [], creation_utc: '1970-01-01T00:00:00.000Z' };
+export const GUEST_CUSTOMER: CustomerView = {
+  id: GUEST_CUSTOMER_ID,
+  name: 'Guest',
+  metadata: {},
+  tags: [],
+  creation_utc: '1970-01-01T00:00:00.000Z',
+};
 
 /** `{ set, unset }` applied to a record: unset wins over set. */
-export function patchRecord<V>(current: Readonly<Record<string, V>>, patch: { set?: Record<string, V> | undefined; unset?: string[] | undefined } | undefined): Record<string, V> {
+export function patchRecord<V>(
+  current: Readonly<Record<string, V>>,
+  patch: { set?: Record<string, V> | undefined; unset?: string[] | undefined } | undefined,
+): Record<string, V> {
   const next: Record<string, V> = { ...current, ...(patch?.set ?? {}) };
   for (const key of patch?.unset ?? []) delete next[key];
   return next;

@@ -1,16 +1,37 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, StoredEvent } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
-import { newId, compareKeys, decodeCursor, encodeCursor, type PageRequest, crudEvolve, ResourceIdTakenError, ResourceStreams, assertNoViolations } from '@tenet/edge';
+import {
+  newId,
+  compareKeys,
+  decodeCursor,
+  encodeCursor,
+  type PageRequest,
+  crudEvolve,
+  ResourceIdTakenError,
+  ResourceStreams,
+  assertNoViolations,
+} from '@tenet/edge';
 import { TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
-import { GUEST_CUSTOMER, GUEST_CUSTOMER_ID, patchRecord, type CustomerCreationDto, type CustomerPage, type CustomerUpdateDto, type CustomerView } from './customer.dto.js';
+import {
+  GUEST_CUSTOMER,
+  GUEST_CUSTOMER_ID,
+  patchRecord,
+  type CustomerCreationDto,
+  type CustomerPage,
+  type CustomerUpdateDto,
+  type CustomerView,
+} from './customer.dto.js';
 
 const PREFIX = 'customer-';
 const crud = crudEvolve<CustomerView>('Customer');
 
 /** The guest's stream has no CustomerCreated: it folds from the built-in guest, so only changes are stored. */
-function evolve(current: CustomerView | undefined, event: Pick<StoredEvent, 'type' | 'data'> & { streamId?: string }): CustomerView | undefined {
+function evolve(
+  current: CustomerView | undefined,
+  event: Pick<StoredEvent, 'type' | 'data'> & { streamId?: string },
+): CustomerView | undefined {
   return crud(current ?? (event.streamId === PREFIX + GUEST_CUSTOMER_ID ? GUEST_CUSTOMER : undefined), event);
 }
 
@@ -74,7 +95,10 @@ export class CustomersRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    if (id === GUEST_CUSTOMER_ID) assertNoViolations([{ loc: ['path', 'customer_id'], msg: 'customer_id guest is built in and cannot be deleted', type: 'value_error.builtin' }]);
+    if (id === GUEST_CUSTOMER_ID)
+      assertNoViolations([
+        { loc: ['path', 'customer_id'], msg: 'customer_id guest is built in and cannot be deleted', type: 'value_error.builtin' },
+      ]);
     return this.streams.delete(id);
   }
 
@@ -96,7 +120,8 @@ export class CustomersRepository {
       await this.streams.appendFirst(GUEST_CUSTOMER_ID, [{ type: 'CustomerUpdated', data }]);
       return { ...GUEST_CUSTOMER, ...data };
     } catch (error) {
-      if (error instanceof ResourceIdTakenError) return this.streams.update(GUEST_CUSTOMER_ID, async (current) => this.resolve(current, changes));
+      if (error instanceof ResourceIdTakenError)
+        return this.streams.update(GUEST_CUSTOMER_ID, async (current) => this.resolve(current, changes));
       throw error;
     }
   }

@@ -86,7 +86,11 @@ export class GuidelinesRepository {
 
   /** Tags existing guidelines as conditions of a journey (Parlant's `conditions.add`). */
   async attachToJourney(ids: readonly string[], journeyId: string): Promise<void> {
-    for (const id of ids) await this.streams.update(id, (current) => ({ ...current, tags: patchList(current.tags, { add: [JOURNEY_TAG_PREFIX + journeyId] }) }));
+    for (const id of ids)
+      await this.streams.update(id, (current) => ({
+        ...current,
+        tags: patchList(current.tags, { add: [JOURNEY_TAG_PREFIX + journeyId] }),
+      }));
   }
 
   /** Parlant's rule: a condition guideline that only this journey tagged is deleted; otherwise it loses the journey's tag. */
@@ -158,7 +162,9 @@ export class GuidelinesRepository {
     // A journey's condition guidelines (tagged `journey:<id>`) apply wherever the journey does, so the matcher
     // evaluates them and a match can activate the journey; with journeys off they are left out.
     const journeyTags = agent ? (await this.journeys.forAgent(agent)).map((j) => JOURNEY_TAG_PREFIX + j.id) : [];
-    const applicable = (await this.streams.list()).filter((g) => usable(g) && appliesTo(g, agentId, [...(agent?.tags ?? []), ...journeyTags]));
+    const applicable = (await this.streams.list()).filter(
+      (g) => usable(g) && appliesTo(g, agentId, [...(agent?.tags ?? []), ...journeyTags]),
+    );
     return applicable
       .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id))
       .map((g) => ({ ...g, continuous: g.metadata['continuous'] === true }));
@@ -182,7 +188,14 @@ export class GuidelinesRepository {
       // Parlant's tool associations: a registered service's tool is `service:tool`; any other service name (Tenet's
       // own `tenet`, or a name used before services existed) names a tool defined on the agent by `tool_name`.
       const associated = await Promise.all((changes.tool_associations?.add ?? []).map((tool) => this.associationId(tool)));
-      const removed = (await Promise.all((changes.tool_associations?.remove ?? []).map(async (tool) => [serviceToolId(tool.service_name, tool.tool_name), await this.associationId(tool)]))).flat();
+      const removed = (
+        await Promise.all(
+          (changes.tool_associations?.remove ?? []).map(async (tool) => [
+            serviceToolId(tool.service_name, tool.tool_name),
+            await this.associationId(tool),
+          ]),
+        )
+      ).flat();
       if (changes.tool_associations) next.tools = patchList(next.tools, { add: associated, remove: removed });
       if (changes.required_context !== undefined) next.required_context = [...new Set(changes.required_context)];
       if (changes.journey_id === null) delete next.journey_id;
@@ -191,7 +204,10 @@ export class GuidelinesRepository {
       else if (changes.journey_step !== undefined) next.journey_step = changes.journey_step;
       await this.assertValid(next, {
         tags: { values: changes.tags?.add ?? [], path: ['tags', 'add'] },
-        tools: associated.length > 0 ? { values: associated, path: ['tool_associations', 'add'] } : { values: changes.tools ?? [], path: ['tools'] },
+        tools:
+          associated.length > 0
+            ? { values: associated, path: ['tool_associations', 'add'] }
+            : { values: changes.tools ?? [], path: ['tools'] },
         requiredContext: changes.required_context,
         journeyChanged: changes.journey_id !== undefined || changes.journey_step !== undefined,
         ...(changes.metadata?.set !== undefined ? { metadataPath: ['metadata', 'set'] } : {}),
@@ -210,7 +226,10 @@ export class GuidelinesRepository {
   }
 
   /** The guideline's references (docs/data-model.md#guidelines); only what the request introduces is checked, so unrelated edits keep working. */
-  private async assertValid(guideline: GuidelineView, refs: References & { journeyChanged?: boolean; metadataPath?: string[] }): Promise<void> {
+  private async assertValid(
+    guideline: GuidelineView,
+    refs: References & { journeyChanged?: boolean; metadataPath?: string[] },
+  ): Promise<void> {
     const details: ValidationDetail[] = await this.tagRefs.check(refs.tags.values, refs.tags.path);
     // Parlant's continuous flag lives in metadata; anything but a boolean there would be silently ignored.
     // Tenet's hand-off flag (`metadata.handoff: true` switches the session to manual after the reply) likewise.
@@ -230,25 +249,67 @@ export class GuidelinesRepository {
         const serviceTool = parseServiceToolId(tool);
         const field = refs.tools.path[0] ?? 'tools';
         if (serviceTool) {
-          if (!(await this.services.get(serviceTool.service_name))) details.push(violation([...refs.tools.path, index], `${field} must name a registered service: ${serviceTool.service_name} is not registered`, 'value_error.reference'));
-          else if (!(await this.services.tool(serviceTool.service_name, serviceTool.tool_name))) details.push(violation([...refs.tools.path, index], `${field}: service ${serviceTool.service_name} has no tool named ${serviceTool.tool_name}`, 'value_error.reference'));
-        } else if (!defined.has(tool)) details.push(violation([...refs.tools.path, index], `${field} must name tools defined on the agent: ${tool} is not defined`, 'value_error.reference'));
+          if (!(await this.services.get(serviceTool.service_name)))
+            details.push(
+              violation(
+                [...refs.tools.path, index],
+                `${field} must name a registered service: ${serviceTool.service_name} is not registered`,
+                'value_error.reference',
+              ),
+            );
+          else if (!(await this.services.tool(serviceTool.service_name, serviceTool.tool_name)))
+            details.push(
+              violation(
+                [...refs.tools.path, index],
+                `${field}: service ${serviceTool.service_name} has no tool named ${serviceTool.tool_name}`,
+                'value_error.reference',
+              ),
+            );
+        } else if (!defined.has(tool))
+          details.push(
+            violation(
+              [...refs.tools.path, index],
+              `${field} must name tools defined on the agent: ${tool} is not defined`,
+              'value_error.reference',
+            ),
+          );
       }
     }
     if (refs.requiredContext && refs.requiredContext.length > 0) {
       const defined = await this.variables.names();
       refs.requiredContext.forEach((name, index) => {
-        if (!defined.has(name)) details.push(violation(['required_context', index], `required_context must name a defined context variable: ${name} is not defined`, 'value_error.reference'));
+        if (!defined.has(name))
+          details.push(
+            violation(
+              ['required_context', index],
+              `required_context must name a defined context variable: ${name} is not defined`,
+              'value_error.reference',
+            ),
+          );
       });
     }
     if (refs.journeyChanged !== false) {
       // journey_id names an existing journey; journey_step one of its steps (a journey without
       // steps has none to name) and never without journey_id.
       const journey = guideline.journey_id !== undefined ? await this.journeys.get(guideline.journey_id) : undefined;
-      if (guideline.journey_id !== undefined && !journey) details.push(violation(['journey_id'], `journey_id must reference an existing journey: ${guideline.journey_id} does not exist`, 'value_error.reference'));
-      if (guideline.journey_step !== undefined && guideline.journey_id === undefined) details.push(violation(['journey_step'], 'journey_step requires journey_id', 'value_error.missing'));
+      if (guideline.journey_id !== undefined && !journey)
+        details.push(
+          violation(
+            ['journey_id'],
+            `journey_id must reference an existing journey: ${guideline.journey_id} does not exist`,
+            'value_error.reference',
+          ),
+        );
+      if (guideline.journey_step !== undefined && guideline.journey_id === undefined)
+        details.push(violation(['journey_step'], 'journey_step requires journey_id', 'value_error.missing'));
       if (journey && guideline.journey_step !== undefined && !journey.steps.some((step) => step.id === guideline.journey_step)) {
-        details.push(violation(['journey_step'], `journey_step must name a step of journey ${journey.id}: ${guideline.journey_step} is not one`, 'value_error.reference'));
+        details.push(
+          violation(
+            ['journey_step'],
+            `journey_step must name a step of journey ${journey.id}: ${guideline.journey_step} is not one`,
+            'value_error.reference',
+          ),
+        );
       }
     }
     assertNoViolations(details);

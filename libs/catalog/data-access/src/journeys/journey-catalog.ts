@@ -1,19 +1,37 @@
 import { Injectable } from '@nestjs/common';
-import { defaultJourneyTimeouts, validateJourney, type JourneyDefinition, type JourneyFailurePolicy, type JourneyReferences, type JourneyRuleViolation } from '@tenet/journeys-domain';
+import {
+  defaultJourneyTimeouts,
+  validateJourney,
+  type JourneyDefinition,
+  type JourneyFailurePolicy,
+  type JourneyReferences,
+  type JourneyRuleViolation,
+} from '@tenet/journeys-domain';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { ResourceIdTakenError, type ValidationDetail, newId, assertNoViolations, violation } from '@tenet/edge';
 import { ContextVariablesRepository } from '../context-variables/context-variables.repository.js';
 import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { patchList } from '../tags/tag.dto.js';
-import type { JourneyCreationDto, JourneyFailureDto, JourneyRecord, JourneyStepDto, JourneyTimeoutsDto, JourneyTransitionDto, JourneyUpdateDto } from './journey.dto.js';
+import type {
+  JourneyCreationDto,
+  JourneyFailureDto,
+  JourneyRecord,
+  JourneyStepDto,
+  JourneyTimeoutsDto,
+  JourneyTransitionDto,
+  JourneyUpdateDto,
+} from './journey.dto.js';
 import { JourneysRepository } from './journeys.repository.js';
 import { serviceToolId, ServicesRepository } from '../services/services.repository.js';
 
 /** `steps[2].required_context[0]` → `['body', 'steps', 2, 'required_context', 0]`, the loc Parlant's 422 carries. */
 export const violationDetail = (v: JourneyRuleViolation): ValidationDetail =>
   violation(
-    v.field.split(/[.[\]]/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+    v.field
+      .split(/[.[\]]/)
+      .filter(Boolean)
+      .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
     `${v.field} ${v.rule}`,
     'value_error.journey',
   );
@@ -30,11 +48,18 @@ const steps = (input: JourneyStepDto[]): JourneyDefinition['steps'] =>
   }));
 
 const transitions = (input: JourneyTransitionDto[]): JourneyDefinition['transitions'] =>
-  input.map((t) => ({ from: t.from, to: t.to, ...(t.condition !== undefined ? { condition: t.condition } : {}), priority: t.priority ?? 0 }));
+  input.map((t) => ({
+    from: t.from,
+    to: t.to,
+    ...(t.condition !== undefined ? { condition: t.condition } : {}),
+    priority: t.priority ?? 0,
+  }));
 
 /** The policy as stored: only the fields its action has (a `step` given with another action is refused by validateJourney). */
 const failurePolicy = (input: JourneyFailureDto): JourneyFailurePolicy =>
-  (input.action === 'step' || input.step !== undefined ? { action: input.action, ...(input.step !== undefined ? { step: input.step } : {}) } : { action: input.action }) as JourneyFailurePolicy;
+  (input.action === 'step' || input.step !== undefined
+    ? { action: input.action, ...(input.step !== undefined ? { step: input.step } : {}) }
+    : { action: input.action }) as JourneyFailurePolicy;
 
 const timeouts = (base: JourneyDefinition['timeouts'], input: JourneyTimeoutsDto | undefined): JourneyDefinition['timeouts'] => ({
   abandon_after_secs: input?.abandon_after_secs ?? base.abandon_after_secs,
@@ -92,19 +117,26 @@ export class JourneyCatalog {
       modified_utc: now.toISOString(),
     };
     const details = await this.tagRefs.check(draft.tags);
-    if (input.conditions === undefined && input.triggers === undefined) details.push(violation(['conditions'], 'conditions (or triggers) is required', 'value_error.missing'));
+    if (input.conditions === undefined && input.triggers === undefined)
+      details.push(violation(['conditions'], 'conditions (or triggers) is required', 'value_error.missing'));
     assertNoViolations([...details, ...(await this.problems(draft))]);
     const created = await this.guidelines.createJourneyConditions(id, texts, now);
     try {
       return await this.journeys.create({ ...draft, conditions: created.map((g) => g.id) });
     } catch (error) {
-      await this.guidelines.detachFromJourney(created.map((g) => g.id), id);
+      await this.guidelines.detachFromJourney(
+        created.map((g) => g.id),
+        id,
+      );
       throw error;
     }
   }
 
   async update(id: string, changes: JourneyUpdateDto, now: Date): Promise<JourneyRecord | undefined> {
-    const conditionPatch = { add: [...(changes.conditions?.add ?? []), ...(changes.triggers?.add ?? [])], remove: [...(changes.conditions?.remove ?? []), ...(changes.triggers?.remove ?? [])] };
+    const conditionPatch = {
+      add: [...(changes.conditions?.add ?? []), ...(changes.triggers?.add ?? [])],
+      remove: [...(changes.conditions?.remove ?? []), ...(changes.triggers?.remove ?? [])],
+    };
     let before: string[] = [];
     const updated = await this.journeys.replace(id, async (current) => {
       before = current.conditions;
@@ -126,7 +158,14 @@ export class JourneyCatalog {
       const details = await this.tagRefs.check(changes.tags?.add ?? [], ['tags', 'add']);
       const field = changes.conditions?.add !== undefined ? 'conditions' : 'triggers';
       for (const [index, guidelineId] of conditionPatch.add.entries()) {
-        if (!(await this.guidelines.get(guidelineId))) details.push(violation([field, 'add', index], `${field}.add must reference existing guidelines: ${guidelineId} does not exist`, 'value_error.reference'));
+        if (!(await this.guidelines.get(guidelineId)))
+          details.push(
+            violation(
+              [field, 'add', index],
+              `${field}.add must reference existing guidelines: ${guidelineId} does not exist`,
+              'value_error.reference',
+            ),
+          );
       }
       if (changes.steps !== undefined) details.push(...(await this.stepsStillReferenced(next)));
       assertNoViolations([...details, ...(await this.problems(next))]);
@@ -167,17 +206,30 @@ export class JourneyCatalog {
     const steps = new Set(journey.steps.map((s) => s.id));
     return (await this.guidelines.list())
       .filter((g) => g.journey_id === journey.id && g.journey_step !== undefined && !steps.has(g.journey_step))
-      .map((g) => violation(['steps'], `steps must keep step ${g.journey_step ?? ''}: guideline ${g.id} is scoped to it (journey_step); change or delete the guideline first`, 'value_error.reference'));
+      .map((g) =>
+        violation(
+          ['steps'],
+          `steps must keep step ${g.journey_step ?? ''}: guideline ${g.id} is scoped to it (journey_step); change or delete the guideline first`,
+          'value_error.reference',
+        ),
+      );
   }
 
   /** The journey's references against the catalogs: tools of the agents the journey applies to, context variables, guidelines. */
   private async problems(journey: JourneyRecord): Promise<ValidationDetail[]> {
     const agents = (await this.agents.list()).filter(
-      (a) => journey.tags.length === 0 || journey.tags.includes(AGENT_TAG_PREFIX + a.id) || journey.tags.some((t) => a.tags.includes(t)) || a.journeys.includes(journey.id),
+      (a) =>
+        journey.tags.length === 0 ||
+        journey.tags.includes(AGENT_TAG_PREFIX + a.id) ||
+        journey.tags.some((t) => a.tags.includes(t)) ||
+        a.journeys.includes(journey.id),
     );
     const refs: JourneyReferences = {
       // A tool step runs an agent's tool by name, or a registered service's tool as `service:tool` (Parlant's ids).
-      tools: new Set([...agents.flatMap((a) => a.tools.map((t) => t.name)), ...(await this.services.list()).flatMap((s) => s.tools.map((t) => serviceToolId(s.name, t.name)))]),
+      tools: new Set([
+        ...agents.flatMap((a) => a.tools.map((t) => t.name)),
+        ...(await this.services.list()).flatMap((s) => s.tools.map((t) => serviceToolId(s.name, t.name))),
+      ]),
       contextVariables: await this.variables.names(),
       guidelines: new Set((await this.guidelines.list()).map((g) => g.id)),
     };

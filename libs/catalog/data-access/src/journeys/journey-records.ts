@@ -1,4 +1,9 @@
-import { JOURNEY_TRANSITION_EVENT_TYPE, type AdvanceJourneysReplyV1, type AdvanceJourneysRequestV1, type LoggedJourneyTransition } from '@tenet/contracts';
+import {
+  JOURNEY_TRANSITION_EVENT_TYPE,
+  type AdvanceJourneysReplyV1,
+  type AdvanceJourneysRequestV1,
+  type LoggedJourneyTransition,
+} from '@tenet/contracts';
 
 type Recorded = AdvanceJourneysRequestV1['recorded'][string][number];
 
@@ -21,10 +26,19 @@ export function recordedJourneys(records: readonly { type: string; data: unknown
 }
 
 /** The engine's new events as records to append to the session stream (in order, under the turn's lease). */
-export function journeyTransitionRecords(reply: Pick<AdvanceJourneysReplyV1, 'events'>, sessionId: string, correlationId: string): { type: string; data: LoggedJourneyTransition }[] {
+export function journeyTransitionRecords(
+  reply: Pick<AdvanceJourneysReplyV1, 'events'>,
+  sessionId: string,
+  correlationId: string,
+): { type: string; data: LoggedJourneyTransition }[] {
   return reply.events.map(({ journey_id, event }) => ({
     type: JOURNEY_TRANSITION_EVENT_TYPE,
-    data: { session_id: sessionId, source: 'system', correlation_id: correlationId, data: { ...event.data, event: event.type, journey_id } },
+    data: {
+      session_id: sessionId,
+      source: 'system',
+      correlation_id: correlationId,
+      data: { ...event.data, event: event.type, journey_id },
+    },
   }));
 }
 

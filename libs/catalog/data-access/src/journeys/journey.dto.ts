@@ -1,6 +1,14 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { DEFAULT_FAILURE_POLICY, FAILURE_ACTIONS, STEP_KINDS, type JourneyFailurePolicy, type JourneyStep, type JourneyTimeouts, type JourneyTransition } from '@tenet/journeys-domain';
+import {
+  DEFAULT_FAILURE_POLICY,
+  FAILURE_ACTIONS,
+  STEP_KINDS,
+  type JourneyFailurePolicy,
+  type JourneyStep,
+  type JourneyTimeouts,
+  type JourneyTransition,
+} from '@tenet/journeys-domain';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
@@ -40,7 +48,8 @@ export class JourneyTimeoutsDto {
 
 /** What a failed tool step leads to (ADR 0030) (the step is checked against the journey by `validateJourney`). */
 export class JourneyFailureDto {
-  @IsIn(FAILURE_ACTIONS, { message: `on_failure.action must be one of ${FAILURE_ACTIONS.join(', ')}` }) action!: JourneyFailurePolicy['action'];
+  @IsIn(FAILURE_ACTIONS, { message: `on_failure.action must be one of ${FAILURE_ACTIONS.join(', ')}` })
+  action!: JourneyFailurePolicy['action'];
   @IsOptional() @IsString() step?: string;
 }
 
@@ -55,8 +64,16 @@ export class JourneyCreationDto {
   @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString(TITLE_RULE) @Length(1, 100, TITLE_RULE) title!: string;
   @IsString() description!: string;
-  @IsOptional() @IsArray() @IsString({ each: true, ...CONDITION_RULE }) @Length(1, 1000, { each: true, ...CONDITION_RULE }) conditions?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true, ...CONDITION_RULE }) @Length(1, 1000, { each: true, ...CONDITION_RULE }) triggers?: string[];
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true, ...CONDITION_RULE })
+  @Length(1, 1000, { each: true, ...CONDITION_RULE })
+  conditions?: string[];
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true, ...CONDITION_RULE })
+  @Length(1, 1000, { each: true, ...CONDITION_RULE })
+  triggers?: string[];
   @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
   @IsOptional() @IsIn(COMPOSITION_MODES) composition_mode?: (typeof COMPOSITION_MODES)[number];
   @IsOptional() @IsArray() @IsString({ each: true }) labels?: string[];
@@ -66,7 +83,11 @@ export class JourneyCreationDto {
   @IsOptional() @IsString() initial_step?: string;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyTimeoutsDto) timeouts?: JourneyTimeoutsDto;
   @JSONSchema({ description: ON_FAILURE_DESCRIPTION })
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyFailureDto) on_failure?: JourneyFailureDto;
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => JourneyFailureDto)
+  on_failure?: JourneyFailureDto;
 }
 
 /** Parlant's `{ add, remove }` of condition guideline ids (`triggers` at HEAD). */
@@ -91,7 +112,11 @@ export class JourneyUpdateDto {
   @IsOptional() @IsString() initial_step?: string | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyTimeoutsDto) timeouts?: JourneyTimeoutsDto;
   @JSONSchema({ description: ON_FAILURE_DESCRIPTION })
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => JourneyFailureDto) on_failure?: JourneyFailureDto | null;
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => JourneyFailureDto)
+  on_failure?: JourneyFailureDto | null;
 }
 
 /** The stored journey: Parlant's `JourneyDTO` fields (`conditions` = condition guideline ids) and Tenet's step graph. */
@@ -117,4 +142,8 @@ export interface JourneyRecord {
 /** On the wire: the record plus `triggers`, Parlant HEAD's name for the same condition ids. */
 export type JourneyView = JourneyRecord & { triggers: string[]; on_failure: JourneyFailurePolicy };
 
-export const toJourneyView = (journey: JourneyRecord): JourneyView => ({ ...journey, on_failure: journey.on_failure ?? DEFAULT_FAILURE_POLICY, triggers: journey.conditions });
+export const toJourneyView = (journey: JourneyRecord): JourneyView => ({
+  ...journey,
+  on_failure: journey.on_failure ?? DEFAULT_FAILURE_POLICY,
+  triggers: journey.conditions,
+});

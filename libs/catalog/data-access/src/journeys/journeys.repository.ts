@@ -54,7 +54,14 @@ export class JourneysRepository {
     if (!agent.config.enable_journeys) return [];
     const listed = new Set(agent.journeys ?? []);
     return (await this.streams.list())
-      .filter((j) => usable(j) && (listed.has(j.id) || j.tags.length === 0 || j.tags.includes(AGENT_TAG_PREFIX + agent.id) || j.tags.some((t) => agent.tags.includes(t))))
+      .filter(
+        (j) =>
+          usable(j) &&
+          (listed.has(j.id) ||
+            j.tags.length === 0 ||
+            j.tags.includes(AGENT_TAG_PREFIX + agent.id) ||
+            j.tags.some((t) => agent.tags.includes(t))),
+      )
       .sort((a, b) => b.priority - a.priority || a.creation_utc.localeCompare(b.creation_utc) || a.id.localeCompare(b.id));
   }
 

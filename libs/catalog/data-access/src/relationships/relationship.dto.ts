@@ -9,7 +9,15 @@ import { ID_PATTERN, IsOmittable } from '@tenet/edge';
  * (src/parlant/core/relationships.py `RelationshipKind.DEPENDENCY_ANY`) but its REST enum does not — a Tenet
  * extension on the wire: the source stays active if ANY of its targets is.
  */
-export const RELATIONSHIP_KINDS = ['entailment', 'priority', 'dependency', 'dependency_any', 'disambiguation', 'reevaluation', 'overlap'] as const;
+export const RELATIONSHIP_KINDS = [
+  'entailment',
+  'priority',
+  'dependency',
+  'dependency_any',
+  'disambiguation',
+  'reevaluation',
+  'overlap',
+] as const;
 export type RelationshipKindName = (typeof RELATIONSHIP_KINDS)[number];
 
 const KIND_RULE = { message: `kind must be one of ${RELATIONSHIP_KINDS.join(', ')}` };

@@ -6,11 +6,23 @@ import { crudEvolve, ResourceStreams, type ValidationDetail, newId, assertNoViol
 import { GuidelinesRepository } from '../guidelines/guidelines.repository.js';
 import { AGENT_TAG_PREFIX, TagReferences } from '../tags/tag-references.js';
 import { TagsRepository } from '../tags/tags.repository.js';
-import { RELATIONSHIP_KINDS, type Endpoint, type Relationship, type RelationshipCreationDto, type RelationshipFilter, type RelationshipRecord } from './relationship.dto.js';
+import {
+  RELATIONSHIP_KINDS,
+  type Endpoint,
+  type Relationship,
+  type RelationshipCreationDto,
+  type RelationshipFilter,
+  type RelationshipRecord,
+} from './relationship.dto.js';
 
 const key = (e: Endpoint): string => `${e.type}:${e.id}`;
 const same = (a: Endpoint, b: Endpoint): boolean => a.type === b.type && a.id === b.id;
-const internal = ({ id, kind, source, target }: RelationshipRecord): Relationship => ({ id, kind, source: { ...source }, target: { ...target } });
+const internal = ({ id, kind, source, target }: RelationshipRecord): Relationship => ({
+  id,
+  kind,
+  source: { ...source },
+  target: { ...target },
+});
 
 /**
  * Relationships between guidelines and tags (Parlant's `/relationships`), one `relationship-<id>` stream each
@@ -42,24 +54,39 @@ export class RelationshipsRepository {
       const tool = input[`${side}_tool`];
       const given = [guideline, tag, tool].filter((v) => v !== undefined).length;
       if (given !== 1) {
-        problems.push(violation([`${side}_guideline`], `exactly one of ${side}_guideline and ${side}_tag is required`, given === 0 ? 'value_error.missing' : 'value_error'));
+        problems.push(
+          violation(
+            [`${side}_guideline`],
+            `exactly one of ${side}_guideline and ${side}_tag is required`,
+            given === 0 ? 'value_error.missing' : 'value_error',
+          ),
+        );
         return undefined;
       }
       if (tool !== undefined) {
-        problems.push(violation([`${side}_tool`], `${side}_tool is not supported: Tenet's tools are defined on agents, not tool services; relate guidelines or tags`, 'value_error'));
+        problems.push(
+          violation(
+            [`${side}_tool`],
+            `${side}_tool is not supported: Tenet's tools are defined on agents, not tool services; relate guidelines or tags`,
+            'value_error',
+          ),
+        );
         return undefined;
       }
       if (guideline !== undefined) {
-        if (!(await this.guidelines.get(guideline))) problems.push(violation([`${side}_guideline`], `guideline ${guideline} does not exist`, 'value_error.reference'));
+        if (!(await this.guidelines.get(guideline)))
+          problems.push(violation([`${side}_guideline`], `guideline ${guideline} does not exist`, 'value_error.reference'));
         return { type: 'guideline', id: guideline };
       }
       const missing = await this.tagRefs.missing(tag as string);
-      if (missing) problems.push(violation([`${side}_tag`], `${side}_tag must reference an existing tag: ${missing}`, 'value_error.reference'));
+      if (missing)
+        problems.push(violation([`${side}_tag`], `${side}_tag must reference an existing tag: ${missing}`, 'value_error.reference'));
       return { type: 'tag', id: tag as string };
     };
     const source = await end('source');
     const target = await end('target');
-    if (source && target && same(source, target)) problems.push(violation([`target_${target.type}`], 'source and target cannot be the same entity', 'value_error'));
+    if (source && target && same(source, target))
+      problems.push(violation([`target_${target.type}`], 'source and target cannot be the same entity', 'value_error'));
     assertNoViolations(problems);
     const from = source as Endpoint;
     const to = target as Endpoint;
@@ -81,7 +108,12 @@ export class RelationshipsRepository {
    */
   async list(filter: RelationshipFilter = {}): Promise<RelationshipRecord[]> {
     const all = (await this.streams.list()).filter((r) => filter.kind === undefined || r.kind === filter.kind);
-    const start: Endpoint | undefined = filter.guidelineId !== undefined ? { type: 'guideline', id: filter.guidelineId } : filter.tagId !== undefined ? { type: 'tag', id: filter.tagId } : undefined;
+    const start: Endpoint | undefined =
+      filter.guidelineId !== undefined
+        ? { type: 'guideline', id: filter.guidelineId }
+        : filter.tagId !== undefined
+          ? { type: 'tag', id: filter.tagId }
+          : undefined;
     if (!start) return all;
     const found = new Map<string, RelationshipRecord>();
     const add = (r: RelationshipRecord): void => void (found.has(r.id) ? undefined : found.set(r.id, r));
@@ -108,8 +140,15 @@ export class RelationshipsRepository {
    * in the shape the matcher resolves. Pass guideline ids, or guidelines with their tags (saves a lookup).
    * `usable` screens each stored relationship (in that shape) before its ends are read.
    */
-  async forGuidelines(guidelines: readonly (string | { id: string; tags?: readonly string[] | undefined })[], usable: (relationship: Relationship) => boolean = () => true): Promise<Relationship[]> {
-    const resolved = await Promise.all(guidelines.map(async (g) => (typeof g === 'string' ? { id: g, tags: (await this.guidelines.get(g))?.tags ?? [] } : { id: g.id, tags: g.tags ?? [] })));
+  async forGuidelines(
+    guidelines: readonly (string | { id: string; tags?: readonly string[] | undefined })[],
+    usable: (relationship: Relationship) => boolean = () => true,
+  ): Promise<Relationship[]> {
+    const resolved = await Promise.all(
+      guidelines.map(async (g) =>
+        typeof g === 'string' ? { id: g, tags: (await this.guidelines.get(g))?.tags ?? [] } : { id: g.id, tags: g.tags ?? [] },
+      ),
+    );
     const ids = new Set(resolved.map((g) => g.id));
     const tags = new Set(resolved.flatMap((g) => g.tags));
     const reaches = (e: Endpoint): boolean => (e.type === 'guideline' ? ids.has(e.id) : tags.has(e.id));
@@ -139,7 +178,8 @@ export class RelationshipsRepository {
 
   /** A tag as Parlant shows it; an `agent:<id>` tag is named after the agent. */
   private async tagView(tagId: string): Promise<{ id: string; name: string }> {
-    if (tagId.startsWith(AGENT_TAG_PREFIX)) return { id: tagId, name: (await this.agents.get(tagId.slice(AGENT_TAG_PREFIX.length)))?.name ?? tagId };
+    if (tagId.startsWith(AGENT_TAG_PREFIX))
+      return { id: tagId, name: (await this.agents.get(tagId.slice(AGENT_TAG_PREFIX.length)))?.name ?? tagId };
     const tag = await this.tags.get(tagId);
     return { id: tagId, name: tag?.name ?? tagId };
   }

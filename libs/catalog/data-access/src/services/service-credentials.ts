@@ -22,19 +22,36 @@ export function credentialProblems(auth: unknown): ValidationDetail[] {
   if (!scheme) return [violation(['auth', 'scheme'], `auth.scheme must be one of ${Object.keys(SCHEMES).join(', ')}`, 'value_error')];
   const problems: ValidationDetail[] = [];
   for (const field of Object.keys(auth)) {
-    if (field !== 'scheme' && !scheme.fields.includes(field) && !(scheme.optional ?? []).includes(field)) problems.push(violation(['auth', field], `${field} is not a field of the ${String(auth['scheme'])} scheme`, 'value_error.extra'));
+    if (field !== 'scheme' && !scheme.fields.includes(field) && !(scheme.optional ?? []).includes(field))
+      problems.push(violation(['auth', field], `${field} is not a field of the ${String(auth['scheme'])} scheme`, 'value_error.extra'));
   }
   for (const field of scheme.fields) {
     const value = auth[field];
     if (field === 'headers') {
-      if (!isRecord(value) || Object.keys(value).length === 0 || Object.entries(value).some(([name, v]) => typeof v !== 'string' || v.length > 8192 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/.test(name))) {
-        problems.push(violation(['auth', 'headers'], 'headers must map header names to string values (at most 8192 characters)', 'value_error'));
+      if (
+        !isRecord(value) ||
+        Object.keys(value).length === 0 ||
+        Object.entries(value).some(
+          ([name, v]) => typeof v !== 'string' || v.length > 8192 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/.test(name),
+        )
+      ) {
+        problems.push(
+          violation(['auth', 'headers'], 'headers must map header names to string values (at most 8192 characters)', 'value_error'),
+        );
       }
-    } else if (typeof value !== 'string' || value.length === 0 || value.length > 8192) problems.push(violation(['auth', field], `${field} must be a non-empty string of at most 8192 characters`, 'value_error'));
+    } else if (typeof value !== 'string' || value.length === 0 || value.length > 8192)
+      problems.push(violation(['auth', field], `${field} must be a non-empty string of at most 8192 characters`, 'value_error'));
   }
-  if (auth['scheme'] === 'api_key' && !['header', 'query', 'cookie'].includes(String(auth['in']))) problems.push(violation(['auth', 'in'], 'in must be header, query or cookie', 'value_error'));
-  if (auth['scheme'] === 'oauth2_client_credentials' && typeof auth['token_url'] === 'string' && !/^https?:\/\/\S+$/.test(auth['token_url'])) problems.push(violation(['auth', 'token_url'], 'token_url must be an http:// or https:// URL', 'value_error'));
-  if (auth['scope'] !== undefined && typeof auth['scope'] !== 'string') problems.push(violation(['auth', 'scope'], 'scope must be a string', 'type_error.str'));
+  if (auth['scheme'] === 'api_key' && !['header', 'query', 'cookie'].includes(String(auth['in'])))
+    problems.push(violation(['auth', 'in'], 'in must be header, query or cookie', 'value_error'));
+  if (
+    auth['scheme'] === 'oauth2_client_credentials' &&
+    typeof auth['token_url'] === 'string' &&
+    !/^https?:\/\/\S+$/.test(auth['token_url'])
+  )
+    problems.push(violation(['auth', 'token_url'], 'token_url must be an http:// or https:// URL', 'value_error'));
+  if (auth['scope'] !== undefined && typeof auth['scope'] !== 'string')
+    problems.push(violation(['auth', 'scope'], 'scope must be a string', 'type_error.str'));
   return problems;
 }
 
@@ -47,7 +64,12 @@ export function sealCredentials(box: SecretBox, name: string, auth: Record<strin
   const secretField = SCHEMES[scheme]?.secret ?? '';
   const secret = auth[secretField];
   const owner = credentialOwner(name);
-  return { scheme, sealed: box.seal(JSON.stringify(auth), owner), owner, ...(typeof secret === 'string' ? { secret_hint: secretHint(secret) } : {}) };
+  return {
+    scheme,
+    sealed: box.seal(JSON.stringify(auth), owner),
+    owner,
+    ...(typeof secret === 'string' ? { secret_hint: secretHint(secret) } : {}),
+  };
 }
 
 /**
@@ -63,12 +85,17 @@ export class ServiceCredentialsCheck implements OnApplicationBootstrap {
     if (withCredentials.length === 0) return;
     const box = secretBoxFromEnv(process.env);
     const names = withCredentials.map((service) => service.name).join(', ');
-    if (!box) throw new SecretsKeyError(`TENET_SECRETS_KEY is not set, but tool services ${names} have stored credentials sealed with it: set TENET_SECRETS_KEY (and TENET_SECRETS_KEY_PREVIOUS during a rotation)`);
+    if (!box)
+      throw new SecretsKeyError(
+        `TENET_SECRETS_KEY is not set, but tool services ${names} have stored credentials sealed with it: set TENET_SECRETS_KEY (and TENET_SECRETS_KEY_PREVIOUS during a rotation)`,
+      );
     for (const service of withCredentials) {
       try {
         box.open(service.auth?.sealed ?? '', service.auth?.owner ?? '');
       } catch (error) {
-        throw new SecretsKeyError(`the credentials of tool service ${service.name} do not open with TENET_SECRETS_KEY (or TENET_SECRETS_KEY_PREVIOUS): ${error instanceof Error ? error.message : String(error)}`);
+        throw new SecretsKeyError(
+          `the credentials of tool service ${service.name} do not open with TENET_SECRETS_KEY (or TENET_SECRETS_KEY_PREVIOUS): ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }

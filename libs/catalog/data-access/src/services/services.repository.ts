@@ -48,10 +48,16 @@ export class ServicesRepository {
     this.streams = new ResourceStreams(store, 'service-', 'Service', evolve);
   }
 
-  async put(service: Omit<StoredService, 'creation_utc' | 'tools'> & { tools: Omit<StoredTool, 'creation_utc'>[] }, now: Date): Promise<StoredService> {
+  async put(
+    service: Omit<StoredService, 'creation_utc' | 'tools'> & { tools: Omit<StoredTool, 'creation_utc'>[] },
+    now: Date,
+  ): Promise<StoredService> {
     const registered = (previous: StoredService | undefined): StoredService => ({
       ...service,
-      tools: service.tools.map((tool) => ({ ...tool, creation_utc: previous?.tools.find((p) => p.name === tool.name)?.creation_utc ?? now.toISOString() })),
+      tools: service.tools.map((tool) => ({
+        ...tool,
+        creation_utc: previous?.tools.find((p) => p.name === tool.name)?.creation_utc ?? now.toISOString(),
+      })),
       creation_utc: previous?.creation_utc ?? now.toISOString(),
     });
     for (;;) {
@@ -87,4 +93,3 @@ export class ServicesRepository {
     return service && tool ? { service, tool } : undefined;
   }
 }
-

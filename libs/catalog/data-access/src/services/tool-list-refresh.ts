@@ -58,7 +58,9 @@ export class ToolListRefresh implements OnApplicationBootstrap, OnApplicationShu
       try {
         do {
           state.again = false;
-          await this.refresh(notice).catch((error: unknown) => logger.warn(`could not refresh the tools of ${notice.service_name}: ${error instanceof Error ? error.message : String(error)}`));
+          await this.refresh(notice).catch((error: unknown) =>
+            logger.warn(`could not refresh the tools of ${notice.service_name}: ${error instanceof Error ? error.message : String(error)}`),
+          );
         } while (state.again);
       } finally {
         this.running.delete(notice.service_name);
@@ -79,7 +81,9 @@ export class ToolListRefresh implements OnApplicationBootstrap, OnApplicationShu
     // The registration may have changed while describing: only the tools are replaced, on the latest registration.
     const latest = await this.services.get(stored.name);
     if (!latest || latest.url !== stored.url) return;
-    const unchanged = JSON.stringify(latest.tools.map(({ creation_utc: _at, ...tool }) => tool)) === JSON.stringify(tools) && JSON.stringify(latest.skipped ?? []) === JSON.stringify(skipped ?? []);
+    const unchanged =
+      JSON.stringify(latest.tools.map(({ creation_utc: _at, ...tool }) => tool)) === JSON.stringify(tools) &&
+      JSON.stringify(latest.skipped ?? []) === JSON.stringify(skipped ?? []);
     if (unchanged) return;
     const { creation_utc: _created, tools: _old, skipped: _skipped, ...registration } = latest;
     await this.services.put({ ...registration, tools, ...(skipped && skipped.length > 0 ? { skipped } : {}) }, new Date());

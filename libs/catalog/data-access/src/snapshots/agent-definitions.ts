@@ -55,7 +55,8 @@ const SNAPSHOTS = 10_000;
 
 const readableTags = (tags: unknown): tags is string[] => Array.isArray(tags) && tags.every((t) => typeof t === 'string');
 /** In scope, or unreadable (then the turn's screen reports it instead of this filter hiding it). */
-const scopedOrUnreadable = <T extends { tags?: unknown }>(items: readonly T[], agentId: string): T[] => items.filter((item) => item === null || typeof item !== 'object' || !readableTags(item.tags) || scopedToAgent(item.tags, agentId));
+const scopedOrUnreadable = <T extends { tags?: unknown }>(items: readonly T[], agentId: string): T[] =>
+  items.filter((item) => item === null || typeof item !== 'object' || !readableTags(item.tags) || scopedToAgent(item.tags, agentId));
 
 class Snapshot implements AgentDefinitions {
   private readonly memo = new Map<string, unknown>();
@@ -128,7 +129,9 @@ export class AgentDefinitionSnapshots implements AgentDefinitionSource {
     const agent = await this.agents.get(agentId);
     if (!agent) return undefined;
     const workspaceId = await this.directory.ownerOf('agents', agentId);
-    const ownGuidelines = new Set((await this.directory.visible(workspaceId, 'guidelines', await this.guidelineCatalog.list(), (g) => g.id)).map((g) => g.id));
+    const ownGuidelines = new Set(
+      (await this.directory.visible(workspaceId, 'guidelines', await this.guidelineCatalog.list(), (g) => g.id)).map((g) => g.id),
+    );
     const unreadable = new Set<string>();
     // Guidelines whose tags cannot be read stay in (the turn's screen leaves them out and reports them).
     const guidelines = await this.guidelineCatalog.forAgent(agentId, (g) => {
@@ -137,7 +140,19 @@ export class AgentDefinitionSnapshots implements AgentDefinitionSource {
       return readableTags(g.tags);
     });
     const unreadableGuidelines = (await this.guidelineCatalog.list()).filter((g) => unreadable.has(g.id)) as unknown as AgentGuideline[];
-    const [variables, terms, capabilities] = await Promise.all([this.variableCatalog.list(), this.termCatalog.list(), this.capabilityCatalog.list()]);
-    return new Snapshot(version, agent, workspaceId, [...guidelines, ...unreadableGuidelines], scopedOrUnreadable(variables, agentId), scopedOrUnreadable(terms, agentId), scopedOrUnreadable(capabilities, agentId));
+    const [variables, terms, capabilities] = await Promise.all([
+      this.variableCatalog.list(),
+      this.termCatalog.list(),
+      this.capabilityCatalog.list(),
+    ]);
+    return new Snapshot(
+      version,
+      agent,
+      workspaceId,
+      [...guidelines, ...unreadableGuidelines],
+      scopedOrUnreadable(variables, agentId),
+      scopedOrUnreadable(terms, agentId),
+      scopedOrUnreadable(capabilities, agentId),
+    );
   }
 }

@@ -6,7 +6,20 @@ import { OWNER_STREAM_PREFIX, type ResourceAssignedData } from '@tenet/contracts
  * context variables, terms, capabilities, relationships, canned responses, tags), the tool services, and the
  * workspace assignments that decide what an agent's workspace holds.
  */
-export const DEFINITION_CATEGORIES = ['agent-', 'guideline-', 'journey-', 'contextvar-', 'term-', 'capability-', 'relationship-', 'canned-', 'tag-', 'service-', 'workspace-', OWNER_STREAM_PREFIX] as const;
+export const DEFINITION_CATEGORIES = [
+  'agent-',
+  'guideline-',
+  'journey-',
+  'contextvar-',
+  'term-',
+  'capability-',
+  'relationship-',
+  'canned-',
+  'tag-',
+  'service-',
+  'workspace-',
+  OWNER_STREAM_PREFIX,
+] as const;
 
 /** Events per read. */
 const PAGE = 1_000;
@@ -18,7 +31,8 @@ const NOT_DEFINITIONS = new Set(['sessions', 'customers', 'knowledge-sources']);
 
 const changesDefinitions = (event: StoredEvent): boolean => {
   if (VALUE_EVENT.test(event.type)) return false;
-  if (event.streamId.startsWith(OWNER_STREAM_PREFIX)) return !NOT_DEFINITIONS.has((event.data as Partial<ResourceAssignedData> | null)?.collection ?? '');
+  if (event.streamId.startsWith(OWNER_STREAM_PREFIX))
+    return !NOT_DEFINITIONS.has((event.data as Partial<ResourceAssignedData> | null)?.collection ?? '');
   return true;
 };
 

@@ -29,7 +29,8 @@ export class TagReferences {
     const details: ValidationDetail[] = [];
     for (const [index, tag] of tags.entries()) {
       const missing = await this.missing(tag);
-      if (missing) details.push(violation([...path, index], `${path[0] ?? 'tags'} must reference existing tags: ${missing}`, 'value_error.reference'));
+      if (missing)
+        details.push(violation([...path, index], `${path[0] ?? 'tags'} must reference existing tags: ${missing}`, 'value_error.reference'));
     }
     return details;
   }

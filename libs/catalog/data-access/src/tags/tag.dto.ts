@@ -24,7 +24,10 @@ export interface TagView {
 }
 
 /** Applies a Parlant `{add, remove}` patch: removals win over additions, order of first appearance kept. */
-export function patchList(current: readonly string[], patch: { add?: string[] | undefined; remove?: string[] | undefined } | undefined): string[] {
+export function patchList(
+  current: readonly string[],
+  patch: { add?: string[] | undefined; remove?: string[] | undefined } | undefined,
+): string[] {
   const removed = new Set(patch?.remove ?? []);
   return [...new Set([...current, ...(patch?.add ?? [])])].filter((item) => !removed.has(item));
 }

@@ -8,7 +8,11 @@ export class TermCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;
   @IsString() @IsNotEmpty({ message: 'name must not be empty' }) name!: string;
   @IsString() @IsNotEmpty({ message: 'description must not be empty' }) description!: string;
-  @IsOmittable() @IsArray() @IsString({ each: true }) @IsNotEmpty({ each: true, message: 'synonyms must not contain empty strings' }) synonyms?: string[];
+  @IsOmittable()
+  @IsArray()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true, message: 'synonyms must not contain empty strings' })
+  synonyms?: string[];
   @IsOmittable() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 
@@ -16,7 +20,11 @@ export class TermCreationDto {
 export class TermUpdateDto {
   @IsOmittable() @IsString() @IsNotEmpty({ message: 'name must not be empty' }) name?: string;
   @IsOmittable() @IsString() @IsNotEmpty({ message: 'description must not be empty' }) description?: string;
-  @IsOmittable() @IsArray() @IsString({ each: true }) @IsNotEmpty({ each: true, message: 'synonyms must not contain empty strings' }) synonyms?: string[];
+  @IsOmittable()
+  @IsArray()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true, message: 'synonyms must not contain empty strings' })
+  synonyms?: string[];
   @IsOmittable() @IsObject() @ValidateNested() @Type(() => TagsPatchDto) tags?: TagsPatchDto;
 }
 

@@ -22,7 +22,14 @@ export class TermsRepository {
     const id = input.id ?? newId();
     const tags = [...new Set(input.tags ?? [])];
     assertNoViolations(await this.tagRefs.check(tags));
-    return this.streams.create(id, { id, name: input.name, description: input.description, synonyms: input.synonyms ?? [], tags, creation_utc: now.toISOString() });
+    return this.streams.create(id, {
+      id,
+      name: input.name,
+      description: input.description,
+      synonyms: input.synonyms ?? [],
+      tags,
+      creation_utc: now.toISOString(),
+    });
   }
 
   get(id: string): Promise<TermView | undefined> {

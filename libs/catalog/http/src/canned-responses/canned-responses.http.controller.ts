@@ -1,6 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { notFound, httpCall } from '@tenet/edge';
-import { CannedResponseCreationDto, CannedResponseUpdateDto, type CannedResponseView, CannedResponsesRepository } from '@tenet/catalog-data-access';
+import {
+  CannedResponseCreationDto,
+  CannedResponseUpdateDto,
+  type CannedResponseView,
+  CannedResponsesRepository,
+} from '@tenet/catalog-data-access';
 
 /** Parlant's `/canned_responses` (src/parlant/api/canned_responses.py): create, list (by tags), read, PATCH, delete. */
 @Controller('canned_responses')

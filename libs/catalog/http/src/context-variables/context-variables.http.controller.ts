@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { notFound, UnprocessableEntity, httpCall, WorkspaceDirectory } from '@tenet/edge';
-import { ContextVariableCreationDto, ContextVariableUpdateDto, ContextVariableValueDto, type ContextVariableReadResult, type ContextVariableValueView, type ContextVariableView, ContextVariablesRepository } from '@tenet/catalog-data-access';
+import {
+  ContextVariableCreationDto,
+  ContextVariableUpdateDto,
+  ContextVariableValueDto,
+  type ContextVariableReadResult,
+  type ContextVariableValueView,
+  type ContextVariableView,
+  ContextVariablesRepository,
+} from '@tenet/catalog-data-access';
 
 function parseBoolean(value: string | undefined, name: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
@@ -39,7 +47,10 @@ export class ContextVariablesHttpController {
   /** Parlant returns the variable with its values by default (`include_values=true`). */
   @Get(':variableId')
   async read(@Param('variableId') id: string, @Query('include_values') includeValues?: string): Promise<ContextVariableReadResult> {
-    return (await this.variables.read(id, parseBoolean(includeValues, 'include_values', true))) ?? Promise.reject(notFound('context variable', id));
+    return (
+      (await this.variables.read(id, parseBoolean(includeValues, 'include_values', true))) ??
+      Promise.reject(notFound('context variable', id))
+    );
   }
 
   @Patch(':variableId')
@@ -59,9 +70,16 @@ export class ContextVariablesHttpController {
   }
 
   @Put(':variableId/:key')
-  async setValue(@Param('variableId') id: string, @Param('key') key: string, @Body() body: ContextVariableValueDto): Promise<ContextVariableValueView> {
+  async setValue(
+    @Param('variableId') id: string,
+    @Param('key') key: string,
+    @Body() body: ContextVariableValueDto,
+  ): Promise<ContextVariableValueView> {
     const { data, ...provenance } = body;
-    return (await httpCall(() => this.variables.setValue(id, key, data, new Date(), provenance))) ?? Promise.reject(notFound('context variable', id));
+    return (
+      (await httpCall(() => this.variables.setValue(id, key, data, new Date(), provenance))) ??
+      Promise.reject(notFound('context variable', id))
+    );
   }
 
   @Delete(':variableId/:key')

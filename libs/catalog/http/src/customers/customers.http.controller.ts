@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { pageRequestOf, withCursor, notFound, httpCall, WorkspaceDirectory } from '@tenet/edge';
-import { CustomerCreationDto, CustomerUpdateDto, type CustomerPage, type CustomerView, CustomersRepository } from '@tenet/catalog-data-access';
+import {
+  CustomerCreationDto,
+  CustomerUpdateDto,
+  type CustomerPage,
+  type CustomerView,
+  CustomersRepository,
+} from '@tenet/catalog-data-access';
 
 @Controller('customers')
 export class CustomersHttpController {
@@ -18,9 +24,15 @@ export class CustomersHttpController {
 
   /** Without `limit`/`cursor` the full list (Parlant's plain array); with either, one page. */
   @Get()
-  async list(@Req() http: Request, @Query('limit') limit?: string, @Query('cursor') cursor?: string, @Query('sort') sort?: string): Promise<CustomerView[] | CustomerPage> {
+  async list(
+    @Req() http: Request,
+    @Query('limit') limit?: string,
+    @Query('cursor') cursor?: string,
+    @Query('sort') sort?: string,
+  ): Promise<CustomerView[] | CustomerPage> {
     // Only the caller's workspace's customers, before paging: total_count and pages count only those.
-    const visible = (customers: CustomerView[]): Promise<CustomerView[]> => this.workspaces.visibleTo(http, 'customers', customers, (customer) => customer.id);
+    const visible = (customers: CustomerView[]): Promise<CustomerView[]> =>
+      this.workspaces.visibleTo(http, 'customers', customers, (customer) => customer.id);
     if (limit === undefined && cursor === undefined) return visible(await this.customers.list());
     const request = pageRequestOf(limit, cursor, sort);
     return withCursor(() => this.customers.page(request, visible));

@@ -22,7 +22,13 @@ export class EvaluationsHttpController {
   @Get(':evaluationId')
   async read(@Param('evaluationId') id: string, @Query('wait_for_completion') wait?: string): Promise<EvaluationView> {
     if (wait !== undefined && (!/^\d+$/.test(wait) || Number(wait) > MAX_WAIT_SECS)) {
-      throw new UnprocessableEntity([{ loc: ['query', 'wait_for_completion'], msg: `wait_for_completion must be an integer from 0 to ${MAX_WAIT_SECS}`, type: 'value_error' }]);
+      throw new UnprocessableEntity([
+        {
+          loc: ['query', 'wait_for_completion'],
+          msg: `wait_for_completion must be an integer from 0 to ${MAX_WAIT_SECS}`,
+          type: 'value_error',
+        },
+      ]);
     }
     const seconds = wait === undefined ? DEFAULT_WAIT_SECS : Number(wait);
     return (await this.evaluations.get(id, seconds * 1000)) ?? Promise.reject(notFound('evaluation', id));

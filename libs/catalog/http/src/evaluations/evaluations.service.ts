@@ -9,7 +9,14 @@ import type { Scheduler } from '@tenet/scheduling';
 import { EVALUATIONS_USAGE_ID } from '@tenet/metering-domain';
 import { UsageStreamSink } from '@tenet/metering-http';
 import { crudEvolve, ResourceStreams, newId, assertNoViolations, violation } from '@tenet/edge';
-import { GuidelinesRepository, type EvaluationCreationDto, type EvaluationRecord, type EvaluationView, type InvoiceView, type PayloadDto } from '@tenet/catalog-data-access';
+import {
+  GuidelinesRepository,
+  type EvaluationCreationDto,
+  type EvaluationRecord,
+  type EvaluationView,
+  type InvoiceView,
+  type PayloadDto,
+} from '@tenet/catalog-data-access';
 
 const QUEUE = 'evaluations';
 /** Proposals judged per model call: a typical evaluation is one call; a large one advances `progress` per call. */
@@ -29,7 +36,9 @@ const WAIT_POLL_MS = 100;
 const viewOf = ({ payloads: _payloads, ...view }: EvaluationRecord): EvaluationView => view;
 
 const sortedJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 
 /**
  * Parlant's evaluations: coherence checks of proposed guidelines against the existing ones and each other
@@ -67,14 +76,33 @@ export class EvaluationsService implements OnApplicationBootstrap {
     for (const [i, payload] of input.payloads.entries()) {
       const updated = payload.guideline.updated_id;
       if (payload.guideline.operation === 'update' && updated !== undefined && !(await this.guidelines.get(updated))) {
-        problems.push(violation(['payloads', i, 'guideline', 'updated_id'], `updated_id must name an existing guideline; ${updated} does not exist`, 'value_error.reference'));
+        problems.push(
+          violation(
+            ['payloads', i, 'guideline', 'updated_id'],
+            `updated_id must name an existing guideline; ${updated} does not exist`,
+            'value_error.reference',
+          ),
+        );
       }
     }
     assertNoViolations(problems);
     const id = newId();
-    const record: EvaluationRecord = { id, status: 'pending', progress: 0, creation_utc: now.toISOString(), invoices: [], payloads: input.payloads };
+    const record: EvaluationRecord = {
+      id,
+      status: 'pending',
+      progress: 0,
+      creation_utc: now.toISOString(),
+      invoices: [],
+      payloads: input.payloads,
+    };
     await this.streams.create(id, record);
-    await this.scheduler.schedule({ queue: QUEUE, jobId: `evaluation-${id}`, data: { evaluationId: id }, attempts: 3, backoff: { type: 'exponential', delayMs: 500 } });
+    await this.scheduler.schedule({
+      queue: QUEUE,
+      jobId: `evaluation-${id}`,
+      data: { evaluationId: id },
+      attempts: 3,
+      backoff: { type: 'exponential', delayMs: 500 },
+    });
     return viewOf(record);
   }
 
@@ -101,9 +129,17 @@ export class EvaluationsService implements OnApplicationBootstrap {
       return;
     }
     if (record.status === 'pending') await this.streams.update(evaluationId, () => ({ status: 'running' }));
-    const existing: Guideline[] = (await this.guidelines.list()).map((g) => ({ id: g.id, condition: g.condition, ...(g.action ? { action: g.action } : {}) }));
+    const existing: Guideline[] = (await this.guidelines.list()).map((g) => ({
+      id: g.id,
+      condition: g.condition,
+      ...(g.action ? { action: g.action } : {}),
+    }));
     const invoices = [...record.invoices];
-    const asPayload = ({ guideline: { content } }: PayloadDto, i: number): Guideline => ({ id: `payload:${i}`, condition: content.condition, ...(content.action ? { action: content.action } : {}) });
+    const asPayload = ({ guideline: { content } }: PayloadDto, i: number): Guideline => ({
+      id: `payload:${i}`,
+      condition: content.condition,
+      ...(content.action ? { action: content.action } : {}),
+    });
     while (invoices.length < record.payloads.length) {
       const start = invoices.length;
       const chunk = record.payloads.slice(start, start + PROPOSALS_PER_CALL);
@@ -114,12 +150,21 @@ export class EvaluationsService implements OnApplicationBootstrap {
         const replaced = new Set(checked.map(({ p }) => p.guideline.updated_id).filter((id): id is string => id !== undefined));
         const request: CheckCoherenceRequestV1 = {
           evaluation_id: evaluationId,
-          proposals: checked.map(({ p }) => ({ condition: p.guideline.content.condition, ...(p.guideline.content.action ? { action: p.guideline.content.action } : {}) })),
+          proposals: checked.map(({ p }) => ({
+            condition: p.guideline.content.condition,
+            ...(p.guideline.content.action ? { action: p.guideline.content.action } : {}),
+          })),
           // Payloads of earlier calls count as existing guidelines (Parlant checks an evaluation's payloads together).
           existing: [...existing.filter((g) => !replaced.has(g.id)), ...record.payloads.slice(0, start).map(asPayload)],
         };
-        const reply = await traced('tenet.evaluation.check_coherence', { 'tenet.evaluation_id': evaluationId, 'tenet.proposals': checked.length }, () =>
-          this.bus.request<CheckCoherenceReplyV1, CheckCoherenceRequestV1>(MATCHER_CHECK_COHERENCE_SUBJECT, request, { timeoutMs: CALL_TIMEOUT_MS, headers: traceHeaders() }),
+        const reply = await traced(
+          'tenet.evaluation.check_coherence',
+          { 'tenet.evaluation_id': evaluationId, 'tenet.proposals': checked.length },
+          () =>
+            this.bus.request<CheckCoherenceReplyV1, CheckCoherenceRequestV1>(MATCHER_CHECK_COHERENCE_SUBJECT, request, {
+              timeoutMs: CALL_TIMEOUT_MS,
+              headers: traceHeaders(),
+            }),
         );
         for (const call of reply.calls) await this.usage.recordCall(EVALUATIONS_USAGE_ID, undefined, call);
         // The matcher names this call's proposals `proposal:<n>`; as invoices they are the evaluation's `payload:<i>`.
@@ -135,9 +180,15 @@ export class EvaluationsService implements OnApplicationBootstrap {
       }
       chunk.forEach((payload, k) => invoices.push(this.invoiceFor(payload, findings.get(start + k))));
       const done = invoices.length === record.payloads.length;
-      await this.streams.update(evaluationId, () => ({ invoices: [...invoices], progress: Math.round((100 * invoices.length) / record.payloads.length), status: done ? 'completed' : 'running' }));
+      await this.streams.update(evaluationId, () => ({
+        invoices: [...invoices],
+        progress: Math.round((100 * invoices.length) / record.payloads.length),
+        status: done ? 'completed' : 'running',
+      }));
     }
-    this.logger.log(`evaluation ${evaluationId}: ${invoices.length} invoice(s), ${invoices.filter((inv) => !inv.approved).length} not approved`);
+    this.logger.log(
+      `evaluation ${evaluationId}: ${invoices.length} invoice(s), ${invoices.filter((inv) => !inv.approved).length} not approved`,
+    );
   }
 
   private invoiceFor(payload: PayloadDto, findings: Findings | undefined): InvoiceView {

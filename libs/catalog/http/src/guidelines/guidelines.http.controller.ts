@@ -1,6 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { notFound, httpCall } from '@tenet/edge';
-import { JourneyCatalog, parseServiceToolId, RelationshipsRepository, GuidelineCreationDto, GuidelineUpdateDto, type GuidelineView, type GuidelineWithRelationships, GuidelinesRepository } from '@tenet/catalog-data-access';
+import {
+  JourneyCatalog,
+  parseServiceToolId,
+  RelationshipsRepository,
+  GuidelineCreationDto,
+  GuidelineUpdateDto,
+  type GuidelineView,
+  type GuidelineWithRelationships,
+  GuidelinesRepository,
+} from '@tenet/catalog-data-access';
 import { AGENT_TOOLS_SERVICE } from '../services/services.http.controller.js';
 
 @Controller('guidelines')
@@ -49,7 +58,11 @@ export class GuidelinesHttpController {
     return {
       guideline,
       relationships: await Promise.all(relationships.map((r) => this.relationships.toWire(r))),
-      tool_associations: guideline.tools.map((tool) => ({ id: `${guideline.id}:${tool}`, guideline_id: guideline.id, tool_id: parseServiceToolId(tool) ?? { service_name: AGENT_TOOLS_SERVICE, tool_name: tool } })),
+      tool_associations: guideline.tools.map((tool) => ({
+        id: `${guideline.id}:${tool}`,
+        guideline_id: guideline.id,
+        tool_id: parseServiceToolId(tool) ?? { service_name: AGENT_TOOLS_SERVICE, tool_name: tool },
+      })),
     };
   }
 }

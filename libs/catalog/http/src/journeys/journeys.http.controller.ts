@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { journeyMermaid } from '@tenet/journeys-domain';
 import { notFound, httpCall } from '@tenet/edge';
-import { journeyDefinition, JourneyCatalog, JourneyCreationDto, JourneyUpdateDto, toJourneyView, type JourneyView, JourneysRepository } from '@tenet/catalog-data-access';
+import {
+  journeyDefinition,
+  JourneyCatalog,
+  JourneyCreationDto,
+  JourneyUpdateDto,
+  toJourneyView,
+  type JourneyView,
+  JourneysRepository,
+} from '@tenet/catalog-data-access';
 
 /** Parlant's `/journeys` (src/parlant/api/journeys.py) with Tenet's steps and transitions (docs/data-model.md#journeys). */
 @Controller('journeys')

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { GuidelinesRepository, TagReferences, RELATIONSHIP_KINDS, RelationshipCreationDto, type RelationshipKindName, RelationshipsRepository } from '@tenet/catalog-data-access';
+import {
+  GuidelinesRepository,
+  TagReferences,
+  RELATIONSHIP_KINDS,
+  RelationshipCreationDto,
+  type RelationshipKindName,
+  RelationshipsRepository,
+} from '@tenet/catalog-data-access';
 import { notFound, UnprocessableEntity, type ValidationDetail, httpCall } from '@tenet/edge';
 
 const queryProblem = (field: string, msg: string): ValidationDetail => ({ loc: ['query', field], msg, type: 'value_error' });
@@ -29,13 +36,26 @@ export class RelationshipsHttpController {
     @Query('tool_id') toolId?: string,
   ): Promise<Record<string, unknown>[]> {
     const problems: ValidationDetail[] = [];
-    if (kind !== undefined && !(RELATIONSHIP_KINDS as readonly string[]).includes(kind)) problems.push(queryProblem('kind', `kind must be one of ${RELATIONSHIP_KINDS.join(', ')}`));
-    if (indirect !== undefined && !['true', 'false'].includes(indirect)) problems.push(queryProblem('indirect', 'indirect must be true or false'));
-    if (toolId !== undefined) problems.push(queryProblem('tool_id', "tool_id is not supported: Tenet's tools are defined on agents, and relationships join guidelines and tags"));
+    if (kind !== undefined && !(RELATIONSHIP_KINDS as readonly string[]).includes(kind))
+      problems.push(queryProblem('kind', `kind must be one of ${RELATIONSHIP_KINDS.join(', ')}`));
+    if (indirect !== undefined && !['true', 'false'].includes(indirect))
+      problems.push(queryProblem('indirect', 'indirect must be true or false'));
+    if (toolId !== undefined)
+      problems.push(
+        queryProblem(
+          'tool_id',
+          "tool_id is not supported: Tenet's tools are defined on agents, and relationships join guidelines and tags",
+        ),
+      );
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     if (guidelineId !== undefined && !(await this.guidelines.get(guidelineId))) throw notFound('guideline', guidelineId);
     if (guidelineId === undefined && tagId !== undefined && (await this.tagRefs.missing(tagId))) throw notFound('tag', tagId);
-    const found = await this.relationships.list({ kind: kind as RelationshipKindName | undefined, guidelineId, tagId: guidelineId === undefined ? tagId : undefined, indirect: indirect !== 'false' });
+    const found = await this.relationships.list({
+      kind: kind as RelationshipKindName | undefined,
+      guidelineId,
+      tagId: guidelineId === undefined ? tagId : undefined,
+      indirect: indirect !== 'false',
+    });
     return Promise.all(found.map((r) => this.relationships.toWire(r)));
   }
 

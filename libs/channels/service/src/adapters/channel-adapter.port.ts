@@ -34,8 +34,7 @@ export interface InboundMessage {
 
 export type InboundOutcome =
   /** Answer the platform with this (a handshake: Slack's url_verification, WhatsApp's hub.challenge). */
-  | { kind: 'reply'; status: number; body: unknown; contentType?: string }
-  | { kind: 'messages'; messages: InboundMessage[] };
+  { kind: 'reply'; status: number; body: unknown; contentType?: string } | { kind: 'messages'; messages: InboundMessage[] };
 
 export interface ConnectionSecrets {
   [field: string]: string;
@@ -49,7 +48,10 @@ export interface OutboundTarget {
 
 /** The platform said "too many requests": retry after this long. */
 export class RateLimitedError extends Error {
-  constructor(readonly retryAfterMs: number, detail: string) {
+  constructor(
+    readonly retryAfterMs: number,
+    detail: string,
+  ) {
     super(`rate limited by the platform (retry after ${retryAfterMs} ms): ${detail}`);
   }
 }

@@ -12,7 +12,8 @@ const name = (loc: (string | number)[]): string => String(loc.at(-1));
 
 export function requiredString(value: unknown, loc: (string | number)[], max = 500): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw new InboundParseError(loc, `${name(loc)} must be a string of 1-${max} characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    throw new InboundParseError(loc, `${name(loc)} must be a string of 1-${max} characters`);
   return value;
 }
 

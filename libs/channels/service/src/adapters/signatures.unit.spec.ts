@@ -6,7 +6,13 @@ import { signWhatsApp, WhatsAppAdapter } from './whatsapp.adapter.js';
 import { mintVisitorToken, visitorOf } from './widget.adapter.js';
 
 const NOW = 1_800_000_000_000;
-const request = (raw: string, headers: Record<string, string>): InboundRequest => ({ channelId: 'ch_1', rawBody: Buffer.from(raw), headers, body: JSON.parse(raw) as unknown, query: {} });
+const request = (raw: string, headers: Record<string, string>): InboundRequest => ({
+  channelId: 'ch_1',
+  rawBody: Buffer.from(raw),
+  headers,
+  body: JSON.parse(raw) as unknown,
+  query: {},
+});
 
 describe('inbound signatures', () => {
   const body = '{"text":"héllo 👋"}';
@@ -25,15 +31,31 @@ describe('inbound signatures', () => {
     const slack = new SlackAdapter();
     const secret = 'a'.repeat(32);
     const ts = NOW / 1000;
-    expect(slack.verify(request(body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlack(secret, ts, body) }), { signing_secret: secret }, NOW)).toBe(true);
-    expect(slack.verify(request(body, { 'x-slack-request-timestamp': String(ts - 301), 'x-slack-signature': signSlack(secret, ts - 301, body) }), { signing_secret: secret }, NOW)).toBe(false);
+    expect(
+      slack.verify(
+        request(body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlack(secret, ts, body) }),
+        { signing_secret: secret },
+        NOW,
+      ),
+    ).toBe(true);
+    expect(
+      slack.verify(
+        request(body, { 'x-slack-request-timestamp': String(ts - 301), 'x-slack-signature': signSlack(secret, ts - 301, body) }),
+        { signing_secret: secret },
+        NOW,
+      ),
+    ).toBe(false);
     expect(slack.verify(request(body, { 'x-slack-request-timestamp': String(ts) }), { signing_secret: secret }, NOW)).toBe(false);
   });
 
   it('WhatsApp: sha256= HMAC with the app secret; Telegram: the exact secret token', () => {
     const whatsapp = new WhatsAppAdapter();
-    expect(whatsapp.verify(request(body, { 'x-hub-signature-256': signWhatsApp('b'.repeat(32), body) }), { app_secret: 'b'.repeat(32) })).toBe(true);
-    expect(whatsapp.verify(request(body, { 'x-hub-signature-256': signWhatsApp('c'.repeat(32), body) }), { app_secret: 'b'.repeat(32) })).toBe(false);
+    expect(
+      whatsapp.verify(request(body, { 'x-hub-signature-256': signWhatsApp('b'.repeat(32), body) }), { app_secret: 'b'.repeat(32) }),
+    ).toBe(true);
+    expect(
+      whatsapp.verify(request(body, { 'x-hub-signature-256': signWhatsApp('c'.repeat(32), body) }), { app_secret: 'b'.repeat(32) }),
+    ).toBe(false);
     const telegram = new TelegramAdapter();
     expect(telegram.verify(request(body, { 'x-telegram-bot-api-secret-token': 'tok_1' }), { secret_token: 'tok_1' })).toBe(true);
     expect(telegram.verify(request(body, { 'x-telegram-bot-api-secret-token': 'tok_2' }), { secret_token: 'tok_1' })).toBe(false);

@@ -1,7 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
 import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from '@slack/web-api';
-import { DeliveryError, header, RateLimitedError, type ChannelAdapter, type ConnectionSecrets, type FieldProblem, type InboundMessage, type InboundOutcome, type InboundRequest, type OutboundTarget } from './channel-adapter.port.js';
+import {
+  DeliveryError,
+  header,
+  RateLimitedError,
+  type ChannelAdapter,
+  type ConnectionSecrets,
+  type FieldProblem,
+  type InboundMessage,
+  type InboundOutcome,
+  type InboundRequest,
+  type OutboundTarget,
+} from './channel-adapter.port.js';
 import { InboundParseError, urlProblem } from './parsing.js';
 
 /** Slack refuses a request signed more than five minutes ago; so do we (no replay of a captured request). */
@@ -46,11 +57,17 @@ export class SlackAdapter implements ChannelAdapter {
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
-    if (!/^xox[bp]-[A-Za-z0-9-]{10,}$/.test(credentials['bot_token'] ?? '')) problems.push({ loc: ['credentials', 'bot_token'], msg: 'bot_token must be the app\'s bot token (xoxb-…)' });
-    if (!/^[0-9a-f]{32}$/i.test(credentials['signing_secret'] ?? '')) problems.push({ loc: ['credentials', 'signing_secret'], msg: 'signing_secret must be the app\'s Signing Secret (32 hexadecimal characters, Basic Information page)' });
+    if (!/^xox[bp]-[A-Za-z0-9-]{10,}$/.test(credentials['bot_token'] ?? ''))
+      problems.push({ loc: ['credentials', 'bot_token'], msg: "bot_token must be the app's bot token (xoxb-…)" });
+    if (!/^[0-9a-f]{32}$/i.test(credentials['signing_secret'] ?? ''))
+      problems.push({
+        loc: ['credentials', 'signing_secret'],
+        msg: "signing_secret must be the app's Signing Secret (32 hexadecimal characters, Basic Information page)",
+      });
     const api = urlProblem(settings['api_url'], false);
     if (api) problems.push({ loc: ['settings', 'api_url'], msg: `api_url ${api}` });
-    if (settings['bot_user_id'] !== undefined && !/^[UW][A-Z0-9]{2,}$/.test(settings['bot_user_id'])) problems.push({ loc: ['settings', 'bot_user_id'], msg: 'bot_user_id must be a Slack user id (U… or W…)' });
+    if (settings['bot_user_id'] !== undefined && !/^[UW][A-Z0-9]{2,}$/.test(settings['bot_user_id']))
+      problems.push({ loc: ['settings', 'bot_user_id'], msg: 'bot_user_id must be a Slack user id (U… or W…)' });
     return problems;
   }
 
@@ -64,15 +81,24 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   parse(request: InboundRequest, settings: Record<string, string>): InboundOutcome {
-    const body = request.body as { type?: unknown; challenge?: unknown; team_id?: string; api_app_id?: string; event?: SlackMessageEvent } | null;
-    if (typeof body !== 'object' || body === null || typeof body.type !== 'string') throw new InboundParseError(['body', 'type'], 'a Slack Events API request must have a type');
+    const body = request.body as {
+      type?: unknown;
+      challenge?: unknown;
+      team_id?: string;
+      api_app_id?: string;
+      event?: SlackMessageEvent;
+    } | null;
+    if (typeof body !== 'object' || body === null || typeof body.type !== 'string')
+      throw new InboundParseError(['body', 'type'], 'a Slack Events API request must have a type');
     if (body.type === 'url_verification') {
       if (typeof body.challenge !== 'string') throw new InboundParseError(['body', 'challenge'], 'url_verification must carry a challenge');
       return { kind: 'reply', status: 200, body: { challenge: body.challenge } };
     }
     const event = body.event;
-    if (body.type !== 'event_callback' || !event || (event.type !== 'message' && event.type !== 'app_mention')) return { kind: 'messages', messages: [] };
-    if (!CUSTOMER_SUBTYPES.has(event.subtype) || event.bot_id !== undefined || !event.user || !event.channel || !event.ts) return { kind: 'messages', messages: [] };
+    if (body.type !== 'event_callback' || !event || (event.type !== 'message' && event.type !== 'app_mention'))
+      return { kind: 'messages', messages: [] };
+    if (!CUSTOMER_SUBTYPES.has(event.subtype) || event.bot_id !== undefined || !event.user || !event.channel || !event.ts)
+      return { kind: 'messages', messages: [] };
     if (settings['bot_user_id'] !== undefined && event.user === settings['bot_user_id']) return { kind: 'messages', messages: [] };
     const direct = event.channel_type === 'im';
     const thread = event.thread_ts ?? (direct ? undefined : event.ts);
@@ -80,8 +106,15 @@ export class SlackAdapter implements ChannelAdapter {
       // The same message arrives as `message` and `app_mention`, and again on Slack's retries: one id for all.
       messageId: `${event.channel}/${event.ts}`,
       sender: { id: event.user, name: event.user_profile?.display_name || event.user_profile?.real_name || event.user },
-      origin: { peer_id: event.channel, ...(body.team_id ? { guild_id: body.team_id } : {}), ...(body.api_app_id ? { account_id: body.api_app_id } : {}) },
-      conversation: { peer: thread ? `${event.channel}/${thread}` : event.channel, address: { channel: event.channel, ...(thread ? { thread_ts: thread } : {}) } },
+      origin: {
+        peer_id: event.channel,
+        ...(body.team_id ? { guild_id: body.team_id } : {}),
+        ...(body.api_app_id ? { account_id: body.api_app_id } : {}),
+      },
+      conversation: {
+        peer: thread ? `${event.channel}/${thread}` : event.channel,
+        address: { channel: event.channel, ...(thread ? { thread_ts: thread } : {}) },
+      },
       text: event.text?.replace(/<@[UW][A-Z0-9]+>\s*/g, '').trim() || undefined,
       unsupported: (event.files ?? []).map((f) => f.filetype ?? 'file'),
       sentAtMs: Math.round(Number(event.ts) * 1000),
@@ -93,10 +126,16 @@ export class SlackAdapter implements ChannelAdapter {
     const client = this.client(target.credentials['bot_token'] ?? '', target.settings['api_url']);
     const thread = target.address['thread_ts'];
     try {
-      await client.chat.postMessage({ channel: String(target.address['channel']), text, mrkdwn: true, ...(thread !== undefined ? { thread_ts: String(thread) } : {}) });
+      await client.chat.postMessage({
+        channel: String(target.address['channel']),
+        text,
+        mrkdwn: true,
+        ...(thread !== undefined ? { thread_ts: String(thread) } : {}),
+      });
     } catch (error) {
       if (error instanceof WebAPIRateLimitedError) throw new RateLimitedError(error.retryAfter * 1000, 'chat.postMessage rate limited');
-      if (error instanceof WebAPIPlatformError) throw new DeliveryError(`Slack refused chat.postMessage: ${error.data.error}`, TRANSIENT.has(error.data.error));
+      if (error instanceof WebAPIPlatformError)
+        throw new DeliveryError(`Slack refused chat.postMessage: ${error.data.error}`, TRANSIENT.has(error.data.error));
       if (error instanceof WebAPIHTTPError) throw new DeliveryError(`Slack answered HTTP ${error.statusCode}`, error.statusCode >= 500);
       if (error instanceof WebAPIRequestError) throw new DeliveryError(`Slack unreachable: ${error.original.message}`, true);
       throw error;
@@ -108,7 +147,13 @@ export class SlackAdapter implements ChannelAdapter {
     let client = this.clients.get(key);
     if (!client) {
       // Retries and rate-limit waits are the delivery queue's (ADR 0025), not the SDK's: one attempt per call.
-      client = new WebClient(token, { ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}), rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 15_000, logLevel: LogLevel.ERROR });
+      client = new WebClient(token, {
+        ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
+        rejectRateLimitedCalls: true,
+        retryConfig: { retries: 0 },
+        timeout: 15_000,
+        logLevel: LogLevel.ERROR,
+      });
       this.clients.set(key, client);
     }
     return client;

@@ -29,7 +29,11 @@ describe('webhook delivery to non-public addresses', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const target = (outboundUrl: string) => ({ settings: { outbound_url: outboundUrl }, credentials: { signing_secret: SECRET }, address: { conversation_id: 'c1' } });
+  const target = (outboundUrl: string) => ({
+    settings: { outbound_url: outboundUrl },
+    credentials: { signing_secret: SECRET },
+    address: { conversation_id: 'c1' },
+  });
 
   it.each([
     ['a name that resolves to loopback (checked when the connection is made)', () => `http://localhost:${port}/in`],
@@ -47,9 +51,22 @@ describe('webhook delivery to non-public addresses', () => {
 
   it('registration refuses the same targets, naming settings.outbound_url; a public address passes', async () => {
     const adapter = new WebhookAdapter();
-    for (const url of [`http://localhost:${port}/in`, 'http://10.0.0.5/in', 'http://192.168.0.10/in', 'http://172.20.1.1/in', 'http://[fe80::1]/in', 'http://[fd00::1]/in', 'http://169.254.169.254/']) {
+    for (const url of [
+      `http://localhost:${port}/in`,
+      'http://10.0.0.5/in',
+      'http://192.168.0.10/in',
+      'http://172.20.1.1/in',
+      'http://[fe80::1]/in',
+      'http://[fd00::1]/in',
+      'http://169.254.169.254/',
+    ]) {
       const problems = await adapter.checkTargets({ outbound_url: url });
-      expect({ url, problems }).toEqual({ url, problems: [{ loc: ['settings', 'outbound_url'], msg: expect.stringContaining('TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on') as unknown }] });
+      expect({ url, problems }).toEqual({
+        url,
+        problems: [
+          { loc: ['settings', 'outbound_url'], msg: expect.stringContaining('TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on') as unknown },
+        ],
+      });
     }
     expect(await adapter.checkTargets({ outbound_url: 'https://93.184.216.34/in' })).toEqual([]);
   });

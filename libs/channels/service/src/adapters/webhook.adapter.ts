@@ -3,7 +3,18 @@ import { isIP } from 'node:net';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
 import { blockedAddressOf, guardedLookup, isBlockedAddress } from '@tenet/outbound-guard';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { DeliveryError, header, RateLimitedError, retryAfterMs, type ChannelAdapter, type ConnectionSecrets, type FieldProblem, type InboundOutcome, type InboundRequest, type OutboundTarget } from './channel-adapter.port.js';
+import {
+  DeliveryError,
+  header,
+  RateLimitedError,
+  retryAfterMs,
+  type ChannelAdapter,
+  type ConnectionSecrets,
+  type FieldProblem,
+  type InboundOutcome,
+  type InboundRequest,
+  type OutboundTarget,
+} from './channel-adapter.port.js';
 import { InboundParseError, optionalString, requiredString, urlProblem } from './parsing.js';
 
 /** Signed requests older (or newer) than this are refused: a captured request cannot be replayed later. */
@@ -56,7 +67,9 @@ export class WebhookAdapter implements ChannelAdapter {
   private readonly dispatcher: Agent;
 
   constructor(private readonly options: { allowPrivateTargets: boolean } = { allowPrivateTargets: false }) {
-    this.dispatcher = options.allowPrivateTargets ? new Agent() : new Agent({ connect: { lookup: guardedLookup((host, address) => new PrivateTargetError(privateTarget(host, address))) } });
+    this.dispatcher = options.allowPrivateTargets
+      ? new Agent()
+      : new Agent({ connect: { lookup: guardedLookup((host, address) => new PrivateTargetError(privateTarget(host, address))) } });
   }
 
   async checkTargets(settings: Record<string, string>): Promise<FieldProblem[]> {
@@ -70,7 +83,11 @@ export class WebhookAdapter implements ChannelAdapter {
     const problems: FieldProblem[] = [];
     const outbound = urlProblem(settings['outbound_url']);
     if (outbound) problems.push({ loc: ['settings', 'outbound_url'], msg: `outbound_url ${outbound}` });
-    if ((credentials['signing_secret'] ?? '').length < 32) problems.push({ loc: ['credentials', 'signing_secret'], msg: 'signing_secret must be at least 32 characters (a random secret shared with your system)' });
+    if ((credentials['signing_secret'] ?? '').length < 32)
+      problems.push({
+        loc: ['credentials', 'signing_secret'],
+        msg: 'signing_secret must be at least 32 characters (a random secret shared with your system)',
+      });
     return problems;
   }
 
@@ -80,10 +97,12 @@ export class WebhookAdapter implements ChannelAdapter {
 
   parse(request: InboundRequest): InboundOutcome {
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InboundParseError(['body'], 'the body must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new InboundParseError(['body'], 'the body must be a JSON object');
     const b = body as Record<string, unknown>;
     const sender = b['sender'];
-    if (typeof sender !== 'object' || sender === null) throw new InboundParseError(['body', 'sender'], 'sender must be an object with an id');
+    if (typeof sender !== 'object' || sender === null)
+      throw new InboundParseError(['body', 'sender'], 'sender must be an object with an id');
     const s = sender as Record<string, unknown>;
     const senderId = requiredString(s['id'], ['body', 'sender', 'id']);
     const conversationId = optionalString(b['conversation_id'], ['body', 'conversation_id']) ?? senderId;
@@ -98,7 +117,12 @@ export class WebhookAdapter implements ChannelAdapter {
         {
           messageId: requiredString(b['message_id'], ['body', 'message_id']),
           sender: { id: senderId, name: optionalString(s['name'], ['body', 'sender', 'name']) ?? senderId },
-          origin: { peer_id: conversationId, ...(accountId ? { account_id: accountId } : {}), ...(guildId ? { guild_id: guildId } : {}), ...(teamId ? { team_id: teamId } : {}) },
+          origin: {
+            peer_id: conversationId,
+            ...(accountId ? { account_id: accountId } : {}),
+            ...(guildId ? { guild_id: guildId } : {}),
+            ...(teamId ? { team_id: teamId } : {}),
+          },
           conversation: { peer: conversationId, address: { conversation_id: conversationId } },
           text,
           unsupported: attachments.map((a) => String((a as { type?: unknown } | null)?.type ?? 'attachment')),
@@ -112,13 +136,18 @@ export class WebhookAdapter implements ChannelAdapter {
     const url = new URL(target.settings['outbound_url'] as string);
     // An IP literal is dialled without a lookup: checked here.
     const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.options.allowPrivateTargets && isIP(literal) !== 0 && isBlockedAddress(literal)) throw new DeliveryError(privateTarget(literal, literal), false);
+    if (!this.options.allowPrivateTargets && isIP(literal) !== 0 && isBlockedAddress(literal))
+      throw new DeliveryError(privateTarget(literal, literal), false);
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
       response = await undiciFetch(url, {
         dispatcher: this.dispatcher,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, [WEBHOOK_SIGNATURE_HEADER]: signWebhook(target.credentials['signing_secret'] ?? '', body, Date.now()) },
+        headers: {
+          'content-type': 'application/json',
+          'idempotency-key': idempotencyKey,
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(target.credentials['signing_secret'] ?? '', body, Date.now()),
+        },
         body,
         redirect: 'error',
         signal: AbortSignal.timeout(15_000),
@@ -130,7 +159,8 @@ export class WebhookAdapter implements ChannelAdapter {
     }
     const detail = (await response.text().catch(() => '')).slice(0, 300);
     if (response.status === 429) throw new RateLimitedError(retryAfterMs(response.headers.get('retry-after'), Date.now()), detail);
-    if (!response.ok) throw new DeliveryError(`outbound_url answered ${response.status} ${detail}`, response.status >= 500 || response.status === 408);
+    if (!response.ok)
+      throw new DeliveryError(`outbound_url answered ${response.status} ${detail}`, response.status >= 500 || response.status === 408);
   }
 }
 

@@ -1,6 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
-import { DeliveryError, header, RateLimitedError, retryAfterMs, type ChannelAdapter, type ConnectionSecrets, type FieldProblem, type InboundMessage, type InboundOutcome, type InboundRequest, type OutboundTarget } from './channel-adapter.port.js';
+import {
+  DeliveryError,
+  header,
+  RateLimitedError,
+  retryAfterMs,
+  type ChannelAdapter,
+  type ConnectionSecrets,
+  type FieldProblem,
+  type InboundMessage,
+  type InboundOutcome,
+  type InboundRequest,
+  type OutboundTarget,
+} from './channel-adapter.port.js';
 import { InboundParseError, urlProblem } from './parsing.js';
 
 export const WHATSAPP_SIGNATURE_HEADER = 'x-hub-signature-256';
@@ -28,7 +40,11 @@ interface CloudMessage {
 
 interface CloudChange {
   field?: string;
-  value?: { metadata?: { phone_number_id?: string }; contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>; messages?: CloudMessage[] };
+  value?: {
+    metadata?: { phone_number_id?: string };
+    contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>;
+    messages?: CloudMessage[];
+  };
 }
 
 /**
@@ -47,12 +63,25 @@ export class WhatsAppAdapter implements ChannelAdapter {
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
-    if (!/^\d{5,20}$/.test(settings['phone_number_id'] ?? '')) problems.push({ loc: ['settings', 'phone_number_id'], msg: 'phone_number_id is required: the WhatsApp phone number id (digits) from the app\'s API Setup page' });
+    if (!/^\d{5,20}$/.test(settings['phone_number_id'] ?? ''))
+      problems.push({
+        loc: ['settings', 'phone_number_id'],
+        msg: "phone_number_id is required: the WhatsApp phone number id (digits) from the app's API Setup page",
+      });
     const api = urlProblem(settings['api_url'], false);
     if (api) problems.push({ loc: ['settings', 'api_url'], msg: `api_url ${api}` });
-    if ((credentials['access_token'] ?? '').length < 20) problems.push({ loc: ['credentials', 'access_token'], msg: 'access_token must be a system user access token with whatsapp_business_messaging' });
-    if (!/^[0-9a-f]{32}$/i.test(credentials['app_secret'] ?? '')) problems.push({ loc: ['credentials', 'app_secret'], msg: 'app_secret must be the Meta app secret (32 hexadecimal characters)' });
-    if ((credentials['verify_token'] ?? '').length < 16) problems.push({ loc: ['credentials', 'verify_token'], msg: 'verify_token must be at least 16 characters (the Verify Token you enter in the webhook settings)' });
+    if ((credentials['access_token'] ?? '').length < 20)
+      problems.push({
+        loc: ['credentials', 'access_token'],
+        msg: 'access_token must be a system user access token with whatsapp_business_messaging',
+      });
+    if (!/^[0-9a-f]{32}$/i.test(credentials['app_secret'] ?? ''))
+      problems.push({ loc: ['credentials', 'app_secret'], msg: 'app_secret must be the Meta app secret (32 hexadecimal characters)' });
+    if ((credentials['verify_token'] ?? '').length < 16)
+      problems.push({
+        loc: ['credentials', 'verify_token'],
+        msg: 'verify_token must be at least 16 characters (the Verify Token you enter in the webhook settings)',
+      });
     return problems;
   }
 
@@ -64,7 +93,13 @@ export class WhatsAppAdapter implements ChannelAdapter {
     const mode = request.query['hub.mode'];
     const token = request.query['hub.verify_token'];
     const challenge = request.query['hub.challenge'];
-    if (mode === 'subscribe' && typeof token === 'string' && typeof challenge === 'string' && sameSecret(token, credentials['verify_token'] ?? '')) return { status: 200, body: challenge };
+    if (
+      mode === 'subscribe' &&
+      typeof token === 'string' &&
+      typeof challenge === 'string' &&
+      sameSecret(token, credentials['verify_token'] ?? '')
+    )
+      return { status: 200, body: challenge };
     return { status: 403, body: 'verification failed' };
   }
 
@@ -106,7 +141,13 @@ export class WhatsAppAdapter implements ChannelAdapter {
       response = await fetch(`${base}/${encodeURIComponent(target.settings['phone_number_id'] ?? '')}/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credentials['access_token'] ?? ''}` },
-        body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: target.address['to'], type: 'text', text: { preview_url: false, body: text } }),
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: target.address['to'],
+          type: 'text',
+          text: { preview_url: false, body: text },
+        }),
         signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {
@@ -118,7 +159,8 @@ export class WhatsAppAdapter implements ChannelAdapter {
     }
     const failure = ((await response.json().catch(() => ({}))) as { error?: { code?: number; message?: string } }).error ?? {};
     const detail = `${failure.code ?? response.status} ${failure.message ?? ''}`.trim();
-    if (response.status === 429 || (failure.code !== undefined && THROTTLED.has(failure.code))) throw new RateLimitedError(retryAfterMs(response.headers.get('retry-after'), Date.now()), detail);
+    if (response.status === 429 || (failure.code !== undefined && THROTTLED.has(failure.code)))
+      throw new RateLimitedError(retryAfterMs(response.headers.get('retry-after'), Date.now()), detail);
     throw new DeliveryError(`WhatsApp refused the message: ${detail}`, response.status >= 500);
   }
 }

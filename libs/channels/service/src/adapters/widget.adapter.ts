@@ -1,11 +1,19 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
-import { header, type ChannelAdapter, type ConnectionSecrets, type FieldProblem, type InboundOutcome, type InboundRequest } from './channel-adapter.port.js';
+import {
+  header,
+  type ChannelAdapter,
+  type ConnectionSecrets,
+  type FieldProblem,
+  type InboundOutcome,
+  type InboundRequest,
+} from './channel-adapter.port.js';
 import { InboundParseError, optionalString, requiredString } from './parsing.js';
 
 const TOKEN = /^wv1\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
-const mac = (secret: string, channelId: string, visitorId: string): string => createHmac('sha256', secret).update(`${channelId}.${visitorId}`).digest('base64url');
+const mac = (secret: string, channelId: string, visitorId: string): string =>
+  createHmac('sha256', secret).update(`${channelId}.${visitorId}`).digest('base64url');
 
 /** A visitor's token: its id and an HMAC of it with the channel's widget secret — nothing to store, any replica verifies it. */
 export function mintVisitorToken(secret: string, channelId: string): { visitorId: string; token: string } {
@@ -45,11 +53,23 @@ export class WidgetAdapter implements ChannelAdapter {
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
-    if ((credentials['widget_secret'] ?? '').length < 32) problems.push({ loc: ['credentials', 'widget_secret'], msg: 'widget_secret must be at least 32 characters (leave it out to have one generated)' });
-    for (const origin of (settings['allowed_origins'] ?? '').split(',').map((o) => o.trim()).filter(Boolean)) {
-      if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push({ loc: ['settings', 'allowed_origins'], msg: `allowed_origins must be a comma-separated list of origins like https://shop.example.com; "${origin}" is not one` });
+    if ((credentials['widget_secret'] ?? '').length < 32)
+      problems.push({
+        loc: ['credentials', 'widget_secret'],
+        msg: 'widget_secret must be at least 32 characters (leave it out to have one generated)',
+      });
+    for (const origin of (settings['allowed_origins'] ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean)) {
+      if (!/^https?:\/\/[^/\s]+$/.test(origin))
+        problems.push({
+          loc: ['settings', 'allowed_origins'],
+          msg: `allowed_origins must be a comma-separated list of origins like https://shop.example.com; "${origin}" is not one`,
+        });
     }
-    if (settings['title'] !== undefined && settings['title'].length > 80) problems.push({ loc: ['settings', 'title'], msg: 'title must be at most 80 characters' });
+    if (settings['title'] !== undefined && settings['title'].length > 80)
+      problems.push({ loc: ['settings', 'title'], msg: 'title must be at most 80 characters' });
     return problems;
   }
 

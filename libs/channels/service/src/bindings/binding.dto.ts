@@ -5,7 +5,9 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const AGENT_RULE = { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' };
 /** Platform ids are the platform's own strings (Slack `T0123`, Telegram `-100123`, phone numbers): visible characters only. */
 const MATCH_PATTERN = /^[\x21-\x7e]{1,200}$/;
-const rule = (field: string): { message: string } => ({ message: `${field} must be 1-200 visible ASCII characters (or null to clear it on PATCH)` });
+const rule = (field: string): { message: string } => ({
+  message: `${field} must be 1-200 visible ASCII characters (or null to clear it on PATCH)`,
+});
 const CHANNEL_RULE = { message: 'channel must be 1-64 characters of [a-z0-9_-], e.g. telegram, slack, whatsapp, webhook, widget' };
 const CHANNEL_PATTERN = /^[a-z0-9_-]{1,64}$/;
 /** Given, it must pass its rules; left out it is unset (on PATCH: `null` clears it). */

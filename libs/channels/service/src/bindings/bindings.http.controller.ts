@@ -97,7 +97,12 @@ export class BindingsHttpController {
 
   /** The agent must exist — asked of the session gateway with the caller's own credentials, so "exists" means "in the caller's workspace". */
   private async assertAgent(agentId: string, request: Request, loc: string[]): Promise<void> {
-    if (!(await this.gateway.agentVisible(agentId, request.headers.authorization))) throw invalid(loc, `agent_id must name an existing agent of this workspace; ${agentId} does not exist`, 'value_error.missing_reference');
+    if (!(await this.gateway.agentVisible(agentId, request.headers.authorization)))
+      throw invalid(
+        loc,
+        `agent_id must name an existing agent of this workspace; ${agentId} does not exist`,
+        'value_error.missing_reference',
+      );
   }
 
   private async ruled<T>(run: () => Promise<T>): Promise<T> {

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { bindingMatchProblem, MATCH_FIELDS, resolveBinding, type BindingRule, type InboundOrigin, type Resolution } from '@tenet/channels-domain';
+import {
+  bindingMatchProblem,
+  MATCH_FIELDS,
+  resolveBinding,
+  type BindingRule,
+  type InboundOrigin,
+  type Resolution,
+} from '@tenet/channels-domain';
 import { crudEvolve, ResourceStreams, StreamFoldCache, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE } from '@tenet/platform-runtime';
 import type { BindingView } from './binding.dto.js';
@@ -37,7 +44,9 @@ export class BindingsRepository {
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
     this.streams = new ResourceStreams(store, 'binding-', 'Binding', crudEvolve<BindingView>('Binding'));
-    this.defaults = new StreamFoldCache(store, (current, event) => (event.type === 'DefaultAgentSet' ? (event.data as DefaultAgent) : event.type === 'DefaultAgentCleared' ? undefined : current));
+    this.defaults = new StreamFoldCache(store, (current, event) =>
+      event.type === 'DefaultAgentSet' ? (event.data as DefaultAgent) : event.type === 'DefaultAgentCleared' ? undefined : current,
+    );
   }
 
   async create(view: BindingView): Promise<BindingView> {
@@ -52,18 +61,22 @@ export class BindingsRepository {
   }
 
   async list(workspaceId: string): Promise<BindingView[]> {
-    return (await this.streams.list()).filter((b) => b.workspace_id === workspaceId).sort((a, b) => (a.creation_utc < b.creation_utc ? -1 : a.creation_utc > b.creation_utc ? 1 : a.id < b.id ? -1 : 1));
+    return (await this.streams.list())
+      .filter((b) => b.workspace_id === workspaceId)
+      .sort((a, b) => (a.creation_utc < b.creation_utc ? -1 : a.creation_utc > b.creation_utc ? 1 : a.id < b.id ? -1 : 1));
   }
 
   /** `changes` are resolved values (`null` clears a field); the result must still set a match field. */
   update(workspaceId: string, id: string, changes: Partial<BindingView>): Promise<BindingView | undefined> {
-    return this.streams.change(id, (current) => {
-      if (current.workspace_id !== workspaceId) return [];
-      const next = { ...current, ...changes };
-      const problem = bindingMatchProblem(toRule(next));
-      if (problem) throw new BindingRuleError('body', problem);
-      return [{ type: 'BindingUpdated', data: changes }];
-    }).then((b) => (b?.workspace_id === workspaceId ? b : undefined));
+    return this.streams
+      .change(id, (current) => {
+        if (current.workspace_id !== workspaceId) return [];
+        const next = { ...current, ...changes };
+        const problem = bindingMatchProblem(toRule(next));
+        if (problem) throw new BindingRuleError('body', problem);
+        return [{ type: 'BindingUpdated', data: changes }];
+      })
+      .then((b) => (b?.workspace_id === workspaceId ? b : undefined));
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
@@ -76,7 +89,9 @@ export class BindingsRepository {
   }
 
   async setDefaultAgent(workspaceId: string, agentId: string | undefined): Promise<void> {
-    await this.store.append(DEFAULT_AGENT_PREFIX + workspaceId, [agentId === undefined ? { type: 'DefaultAgentCleared', data: {} } : { type: 'DefaultAgentSet', data: { agent_id: agentId } }]);
+    await this.store.append(DEFAULT_AGENT_PREFIX + workspaceId, [
+      agentId === undefined ? { type: 'DefaultAgentCleared', data: {} } : { type: 'DefaultAgentSet', data: { agent_id: agentId } },
+    ]);
   }
 
   /** Binding resolution over the workspace's bindings (pure: libs/channels/domain). */

@@ -10,15 +10,24 @@ import { ChannelCreationDto, ChannelUpdateDto, type ChannelView, type StoredChan
 import { ChannelsRepository, SecretsUnavailableError } from './channels.repository.js';
 
 const unprocessable = (problems: FieldProblem[]): HttpException =>
-  new HttpException({ detail: problems.map((p) => ({ loc: ['body', ...p.loc], msg: p.msg, type: 'value_error' })) }, HttpStatus.UNPROCESSABLE_ENTITY);
+  new HttpException(
+    { detail: problems.map((p) => ({ loc: ['body', ...p.loc], msg: p.msg, type: 'value_error' })) },
+    HttpStatus.UNPROCESSABLE_ENTITY,
+  );
 
 /** Every value a string of 1-4096 characters, and only the fields the kind knows. */
-function stringsOnly(value: Record<string, unknown> | undefined, field: 'credentials' | 'settings', allowed: readonly string[]): { values: Record<string, string>; problems: FieldProblem[] } {
+function stringsOnly(
+  value: Record<string, unknown> | undefined,
+  field: 'credentials' | 'settings',
+  allowed: readonly string[],
+): { values: Record<string, string>; problems: FieldProblem[] } {
   const values: Record<string, string> = {};
   const problems: FieldProblem[] = [];
   for (const [key, v] of Object.entries(value ?? {})) {
-    if (!allowed.includes(key)) problems.push({ loc: [field, key], msg: `${key} is not a ${field} field of this kind (allowed: ${allowed.join(', ') || 'none'})` });
-    else if (typeof v !== 'string' || v.length === 0 || v.length > 4096) problems.push({ loc: [field, key], msg: `${key} must be a string of 1-4096 characters` });
+    if (!allowed.includes(key))
+      problems.push({ loc: [field, key], msg: `${key} is not a ${field} field of this kind (allowed: ${allowed.join(', ') || 'none'})` });
+    else if (typeof v !== 'string' || v.length === 0 || v.length > 4096)
+      problems.push({ loc: [field, key], msg: `${key} must be a string of 1-4096 characters` });
     else values[key] = v;
   }
   return { values, problems };
@@ -46,11 +55,19 @@ export class ChannelsHttpController {
   @HttpCode(HttpStatus.CREATED)
   async create(@Body() body: ChannelCreationDto, @Req() request: Request): Promise<ChannelView> {
     const adapter = this.adapters.of(body.kind);
-    const credentials = stringsOnly(body.credentials, 'credentials', [...adapter.requiredCredentials, ...adapter.optionalCredentials, TENET_API_KEY_FIELD]);
+    const credentials = stringsOnly(body.credentials, 'credentials', [
+      ...adapter.requiredCredentials,
+      ...adapter.optionalCredentials,
+      TENET_API_KEY_FIELD,
+    ]);
     credentials.values = { ...adapter.defaultCredentials?.(), ...credentials.values };
     const settings = stringsOnly(body.settings, 'settings', adapter.allowedSettings);
     const problems = [...credentials.problems, ...settings.problems];
-    if (problems.length === 0) problems.push(...this.missing(adapter.requiredCredentials, credentials.values), ...adapter.check(settings.values, credentials.values));
+    if (problems.length === 0)
+      problems.push(
+        ...this.missing(adapter.requiredCredentials, credentials.values),
+        ...adapter.check(settings.values, credentials.values),
+      );
     if (problems.length === 0) problems.push(...((await adapter.checkTargets?.(settings.values)) ?? []));
     if (problems.length > 0) throw unprocessable(problems);
     const id = `ch_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
@@ -78,7 +95,14 @@ export class ChannelsHttpController {
     const workspace = workspaceOf(request);
     const current = await this.found(workspace, id);
     const adapter = this.adapters.of(current.kind);
-    const credentials = body.credentials === undefined ? undefined : stringsOnly(body.credentials, 'credentials', [...adapter.requiredCredentials, ...adapter.optionalCredentials, TENET_API_KEY_FIELD]);
+    const credentials =
+      body.credentials === undefined
+        ? undefined
+        : stringsOnly(body.credentials, 'credentials', [
+            ...adapter.requiredCredentials,
+            ...adapter.optionalCredentials,
+            TENET_API_KEY_FIELD,
+          ]);
     const settings = body.settings === undefined ? undefined : stringsOnly(body.settings, 'settings', adapter.allowedSettings);
     const problems = [...(credentials?.problems ?? []), ...(settings?.problems ?? [])];
     if (problems.length === 0) {
@@ -95,7 +119,8 @@ export class ChannelsHttpController {
     if (settings) changes.settings = settings.values;
     if (credentials) {
       Object.assign(changes, this.sealed(current, credentials.values));
-      if (body.account_id === undefined) changes.account_id = adapter.accountOf?.(settings?.values ?? current.settings, credentials.values) ?? current.account_id;
+      if (body.account_id === undefined)
+        changes.account_id = adapter.accountOf?.(settings?.values ?? current.settings, credentials.values) ?? current.account_id;
     }
     const updated = await this.channels.update(workspace, id, changes);
     if (!updated) throw notFound('channel', id);
@@ -113,7 +138,10 @@ export class ChannelsHttpController {
   async listDeliveries(@Param('channelId') id: string, @Req() request: Request, @Query('status') status?: string): Promise<DeliveryView[]> {
     await this.found(workspaceOf(request), id);
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-      throw new HttpException({ detail: [{ loc: ['query', 'status'], msg: `status must be one of: ${DELIVERY_STATUSES.join(', ')}`, type: 'value_error' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
+      throw new HttpException(
+        { detail: [{ loc: ['query', 'status'], msg: `status must be one of: ${DELIVERY_STATUSES.join(', ')}`, type: 'value_error' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
     }
     return this.deliveries.list(id, status as DeliveryView['status'] | undefined);
   }
@@ -135,10 +163,15 @@ export class ChannelsHttpController {
   }
 
   private missing(required: readonly string[], values: Record<string, string>): FieldProblem[] {
-    return required.filter((field) => values[field] === undefined).map((field) => ({ loc: ['credentials', field], msg: `${field} is required` }));
+    return required
+      .filter((field) => values[field] === undefined)
+      .map((field) => ({ loc: ['credentials', field], msg: `${field} is required` }));
   }
 
-  private sealed(channel: Pick<StoredChannel, 'id' | 'workspace_id'>, credentials: ConnectionSecrets): Pick<StoredChannel, 'sealed_credentials' | 'credential_hints'> {
+  private sealed(
+    channel: Pick<StoredChannel, 'id' | 'workspace_id'>,
+    credentials: ConnectionSecrets,
+  ): Pick<StoredChannel, 'sealed_credentials' | 'credential_hints'> {
     try {
       return this.channels.seal(channel, credentials);
     } catch (error) {
@@ -163,7 +196,9 @@ export class ChannelsHttpController {
       name: channel.name,
       account_id: channel.account_id,
       settings: channel.settings,
-      credentials: Object.fromEntries(Object.entries(channel.credential_hints).map(([field, hint]) => [field, { set: true as const, hint }])),
+      credentials: Object.fromEntries(
+        Object.entries(channel.credential_hints).map(([field, hint]) => [field, { set: true as const, hint }]),
+      ),
       inbound_url: `${this.config.publicUrl ?? `${request.protocol}://${request.get('host') ?? '127.0.0.1'}`}/channels/${channel.id}/inbound`,
       creation_utc: channel.creation_utc,
     };

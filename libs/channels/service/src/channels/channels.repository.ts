@@ -33,7 +33,10 @@ export class ChannelsRepository {
     this.streams = new ResourceStreams(store, 'channel-', 'Channel', crudEvolve<StoredChannel>('Channel'));
   }
 
-  seal(channel: Pick<StoredChannel, 'workspace_id' | 'id'>, credentials: ConnectionSecrets): { sealed_credentials: string; credential_hints: Record<string, string> } {
+  seal(
+    channel: Pick<StoredChannel, 'workspace_id' | 'id'>,
+    credentials: ConnectionSecrets,
+  ): { sealed_credentials: string; credential_hints: Record<string, string> } {
     return {
       sealed_credentials: this.box().seal(JSON.stringify(credentials), owner(channel)),
       credential_hints: Object.fromEntries(Object.entries(credentials).map(([field, value]) => [field, secretHint(value)])),
@@ -83,7 +86,9 @@ export class ChannelsRepository {
   }
 
   async update(workspaceId: string, id: string, changes: Partial<StoredChannel>): Promise<StoredChannel | undefined> {
-    const updated = await this.streams.change(id, (current) => (current.workspace_id === workspaceId ? [{ type: 'ChannelUpdated', data: changes }] : []));
+    const updated = await this.streams.change(id, (current) =>
+      current.workspace_id === workspaceId ? [{ type: 'ChannelUpdated', data: changes }] : [],
+    );
     return updated?.workspace_id === workspaceId ? updated : undefined;
   }
 

@@ -27,13 +27,24 @@ export class AgentMessagesConsumer implements OnApplicationBootstrap, BeforeAppl
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const filterSubject = this.config.mode === 'distributed' ? 'tenet.v2.*.session.*.message_created' : 'tenet.v1.session.*.message_created';
-    this.subscription = await this.bus.consume<MessageCreatedV1>({ durable: 'channel_gateway_agent_messages', filterSubject, deliverPolicy: 'new', maxDeliver: 20, concurrency: 8 }, async ({ data }) => {
-      if (data.type !== 'session.message_created' || !OUTBOUND_SOURCES.has(data.data.source)) return;
-      const conversation = await this.conversations.of(data.data.session_id);
-      if (!conversation) return;
-      await this.deliveries.enqueue(conversation, { event_id: data.id, session_id: data.data.session_id, offset: data.offset, source: data.data.source, text: data.data.message, occurred_at: data.occurred_at });
-    });
+    const filterSubject =
+      this.config.mode === 'distributed' ? 'tenet.v2.*.session.*.message_created' : 'tenet.v1.session.*.message_created';
+    this.subscription = await this.bus.consume<MessageCreatedV1>(
+      { durable: 'channel_gateway_agent_messages', filterSubject, deliverPolicy: 'new', maxDeliver: 20, concurrency: 8 },
+      async ({ data }) => {
+        if (data.type !== 'session.message_created' || !OUTBOUND_SOURCES.has(data.data.source)) return;
+        const conversation = await this.conversations.of(data.data.session_id);
+        if (!conversation) return;
+        await this.deliveries.enqueue(conversation, {
+          event_id: data.id,
+          session_id: data.data.session_id,
+          offset: data.offset,
+          source: data.data.source,
+          text: data.data.message,
+          occurred_at: data.occurred_at,
+        });
+      },
+    );
     this.logger.log(`delivering agent messages of channel conversations from ${filterSubject}`);
   }
 

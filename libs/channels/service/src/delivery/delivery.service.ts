@@ -1,5 +1,16 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DELIVERY_STATUSES, earlierPending, evolveOutbox, formatFor, OUTBOX_PREFIX, outboxStream, splitMessage, type DeliveryEntry, type Outbox, type OutboxEvent } from '@tenet/channels-domain';
+import {
+  DELIVERY_STATUSES,
+  earlierPending,
+  evolveOutbox,
+  formatFor,
+  OUTBOX_PREFIX,
+  outboxStream,
+  splitMessage,
+  type DeliveryEntry,
+  type Outbox,
+  type OutboxEvent,
+} from '@tenet/channels-domain';
 import { StreamCatalog, StreamFoldCache, type EventStore } from '@tenet/event-store';
 import { EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
 import { NonRetryableJobError, type JobContext, type JobFailure, type Scheduler } from '@tenet/scheduling';
@@ -43,7 +54,6 @@ export interface AgentMessage {
   occurred_at: string;
 }
 
-
 /**
  * Delivery of agent messages to the platform (ADR 0025): each message is queued in its conversation's outbox in
  * the event log (idempotent by event id) and delivered by a job whose id is the event id (BullMQ in distributed
@@ -71,11 +81,15 @@ export class DeliveryService implements OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.scheduler.process<DeliveryJob>(DELIVERY_QUEUE, (job) => this.deliver(job), { concurrency: 8, onFailed: (failure) => this.givenUp(failure) });
+    await this.scheduler.process<DeliveryJob>(DELIVERY_QUEUE, (job) => this.deliver(job), {
+      concurrency: 8,
+      onFailed: (failure) => this.givenUp(failure),
+    });
     // Deliveries owed from before a restart (a job lost with an in-process scheduler, or never scheduled): a pending
     // job with the same id makes this a no-op.
     for (const outbox of await this.all.all()) {
-      for (const entry of Object.values(outbox.entries)) if (entry.status === 'queued') await this.schedule(outbox.session_id, entry.event_id);
+      for (const entry of Object.values(outbox.entries))
+        if (entry.status === 'queued') await this.schedule(outbox.session_id, entry.event_id);
     }
   }
 
@@ -87,7 +101,18 @@ export class DeliveryService implements OnApplicationBootstrap {
     const { state } = await this.outboxes.read(outboxStream(message.session_id));
     if (!state?.entries[message.event_id]) {
       await this.append(message.session_id, [
-        { type: 'DeliveryQueued', data: { session_id: message.session_id, connection_id: conversation.connection_id, event_id: message.event_id, offset: message.offset, source: message.source, text: message.text, occurred_at: message.occurred_at } },
+        {
+          type: 'DeliveryQueued',
+          data: {
+            session_id: message.session_id,
+            connection_id: conversation.connection_id,
+            event_id: message.event_id,
+            offset: message.offset,
+            source: message.source,
+            text: message.text,
+            occurred_at: message.occurred_at,
+          },
+        },
       ]);
     }
     await this.schedule(message.session_id, message.event_id);
@@ -99,7 +124,17 @@ export class DeliveryService implements OnApplicationBootstrap {
       if (outbox.connection_id !== connectionId) continue;
       for (const e of Object.values(outbox.entries)) {
         if (status !== undefined && e.status !== status) continue;
-        views.push({ event_id: e.event_id, session_id: outbox.session_id, status: e.status, source: e.source, parts_sent: e.parts_sent, attempts: e.attempts, last_error: e.last_error, occurred_at: e.occurred_at, settled_at: e.settled_at });
+        views.push({
+          event_id: e.event_id,
+          session_id: outbox.session_id,
+          status: e.status,
+          source: e.source,
+          parts_sent: e.parts_sent,
+          attempts: e.attempts,
+          last_error: e.last_error,
+          occurred_at: e.occurred_at,
+          settled_at: e.settled_at,
+        });
       }
     }
     return views.sort((a, b) => (a.occurred_at < b.occurred_at ? -1 : a.occurred_at > b.occurred_at ? 1 : 0));
@@ -150,7 +185,11 @@ export class DeliveryService implements OnApplicationBootstrap {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await this.append(sessionId, [{ type: 'DeliveryAttemptFailed', data: { event_id: eventId, error: message.slice(0, 500) } }]);
-        if (error instanceof RateLimitedError && ++rateLimited < this.config.deliveryAttempts && error.retryAfterMs <= this.config.maxRetryAfterMs) {
+        if (
+          error instanceof RateLimitedError &&
+          ++rateLimited < this.config.deliveryAttempts &&
+          error.retryAfterMs <= this.config.maxRetryAfterMs
+        ) {
           // The platform said when to come back: wait exactly that, then send the same part again.
           await sleep(error.retryAfterMs);
           part--;
@@ -176,7 +215,9 @@ export class DeliveryService implements OnApplicationBootstrap {
 
   private async givenUp(failure: JobFailure<DeliveryJob>): Promise<void> {
     const { session_id: sessionId, event_id: eventId } = failure.data;
-    await this.append(sessionId, [{ type: 'DeliveryFailed', data: { event_id: eventId, error: failure.error.message.slice(0, 500), at: new Date().toISOString() } }]);
+    await this.append(sessionId, [
+      { type: 'DeliveryFailed', data: { event_id: eventId, error: failure.error.message.slice(0, 500), at: new Date().toISOString() } },
+    ]);
     const conversation = await this.conversations.of(sessionId);
     const channel = conversation && (await this.channels.find(conversation.connection_id));
     this.metrics.failed.inc({ channel: channel?.kind ?? 'unknown' });

@@ -19,7 +19,8 @@ const STREAM = (sessionId: string): string => `channelconv-${sessionId}`;
 /** The session a session key talks in now: its first, or the successor of one that ended (`channelkey-<sha256 of the key>`). */
 const KEY_STREAM = (sessionKey: string): string => `channelkey-${createHash('sha256').update(sessionKey).digest('hex').slice(0, 40)}`;
 /** The session a platform peer of a connection talks in now (`channelpeer-<sha256 of connection and peer>`). */
-const PEER_STREAM = (connectionId: string, peer: string): string => `channelpeer-${createHash('sha256').update(`${connectionId}\n${peer}`).digest('hex').slice(0, 40)}`;
+const PEER_STREAM = (connectionId: string, peer: string): string =>
+  `channelpeer-${createHash('sha256').update(`${connectionId}\n${peer}`).digest('hex').slice(0, 40)}`;
 
 @Injectable()
 export class ConversationsRepository {
@@ -28,9 +29,16 @@ export class ConversationsRepository {
   private readonly peers: StreamFoldCache<string>;
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {
-    this.conversations = new StreamFoldCache(store, (current, event) => current ?? (event.type === 'ConversationOpened' ? (event.data as Conversation) : undefined));
-    this.successors = new StreamFoldCache(store, (current, event) => (event.type === 'ConversationMovedOn' ? (event.data as { session_id: string }).session_id : current));
-    this.peers = new StreamFoldCache(store, (current, event) => (event.type === 'PeerSessionSet' ? (event.data as { session_id: string }).session_id : current));
+    this.conversations = new StreamFoldCache(
+      store,
+      (current, event) => current ?? (event.type === 'ConversationOpened' ? (event.data as Conversation) : undefined),
+    );
+    this.successors = new StreamFoldCache(store, (current, event) =>
+      event.type === 'ConversationMovedOn' ? (event.data as { session_id: string }).session_id : current,
+    );
+    this.peers = new StreamFoldCache(store, (current, event) =>
+      event.type === 'PeerSessionSet' ? (event.data as { session_id: string }).session_id : current,
+    );
   }
 
   /** The session of a connection's peer (the widget's visitor reads its conversation by it). */
@@ -61,7 +69,9 @@ export class ConversationsRepository {
   async open(conversation: Conversation): Promise<void> {
     if (await this.of(conversation.session_id)) return;
     try {
-      await this.store.append(STREAM(conversation.session_id), [{ type: 'ConversationOpened', data: conversation }], { expectedVersion: 'no_stream' });
+      await this.store.append(STREAM(conversation.session_id), [{ type: 'ConversationOpened', data: conversation }], {
+        expectedVersion: 'no_stream',
+      });
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }

@@ -60,7 +60,8 @@ export class ChannelInboundHttpController {
     try {
       outcome = adapter.parse(inbound, channel.settings, credentials);
     } catch (error) {
-      if (error instanceof InboundParseError) throw new HttpException({ detail: [{ loc: error.loc, msg: error.message, type: 'value_error' }] }, HttpStatus.BAD_REQUEST);
+      if (error instanceof InboundParseError)
+        throw new HttpException({ detail: [{ loc: error.loc, msg: error.message, type: 'value_error' }] }, HttpStatus.BAD_REQUEST);
       throw error;
     }
     if (outcome.kind === 'reply') {

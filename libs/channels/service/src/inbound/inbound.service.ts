@@ -16,8 +16,10 @@ export const INBOUND_QUEUE = 'channel-inbound';
 /** Ended sessions one message walks past before giving up (each ended session has one successor). */
 const MAX_SUCCESSORS = 5;
 
-export const UNSUPPORTED_NOTICE = "Sorry, I can only read text messages here, so I couldn't open what you sent. Could you describe it in words?";
-export const NO_AGENT_NOTICE = "Sorry, this conversation isn't connected to an assistant yet, so nobody can answer here. Please try again later.";
+export const UNSUPPORTED_NOTICE =
+  "Sorry, I can only read text messages here, so I couldn't open what you sent. Could you describe it in words?";
+export const NO_AGENT_NOTICE =
+  "Sorry, this conversation isn't connected to an assistant yet, so nobody can answer here. Please try again later.";
 
 interface InboundJob {
   channel_id: string;
@@ -28,7 +30,8 @@ interface InboundJob {
 const hash = (text: string, length: number): string => createHash('sha256').update(text).digest('hex').slice(0, length);
 
 /** A Tenet customer per platform user (per workspace and platform), so memory follows the person across conversations. */
-export const customerIdFor = (channel: Pick<StoredChannel, 'workspace_id' | 'kind'>, platformUserId: string): string => `ch_${hash(`${channel.workspace_id}\n${channel.kind}\n${platformUserId}`, 40)}`;
+export const customerIdFor = (channel: Pick<StoredChannel, 'workspace_id' | 'kind'>, platformUserId: string): string =>
+  `ch_${hash(`${channel.workspace_id}\n${channel.kind}\n${platformUserId}`, 40)}`;
 
 /**
  * Inbound platform messages, processed after the platform has had its answer: a job per platform message (its id
@@ -55,7 +58,10 @@ export class InboundService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.scheduler.process<InboundJob>(INBOUND_QUEUE, (job) => this.process(job), {
       concurrency: 8,
-      onFailed: (failure) => this.logger.error(`inbound message ${failure.data.message.messageId} of channel ${failure.data.channel_id} was not posted after ${failure.attempts} attempt(s): ${failure.error.message}`),
+      onFailed: (failure) =>
+        this.logger.error(
+          `inbound message ${failure.data.message.messageId} of channel ${failure.data.channel_id} was not posted after ${failure.attempts} attempt(s): ${failure.error.message}`,
+        ),
     });
   }
 
@@ -84,18 +90,32 @@ export class InboundService implements OnApplicationBootstrap {
     }
     const resolution = await this.bindings.resolve(channel.workspace_id, { channel: channel.kind, ...message.origin });
     if (resolution.outcome === 'refused') {
-      this.logger.warn(`channel ${channel.id} (${channel.kind}, workspace ${channel.workspace_id}): message ${message.messageId} refused — ${resolution.reason}`);
+      this.logger.warn(
+        `channel ${channel.id} (${channel.kind}, workspace ${channel.workspace_id}): message ${message.messageId} refused — ${resolution.reason}`,
+      );
       this.metrics.inbound.inc({ channel: channel.kind, outcome: 'refused' });
       await this.notice(adapter, channel, credentials, message, NO_AGENT_NOTICE, 'refused');
       return;
     }
     const agentId = resolution.agent_id;
     const customerId = customerIdFor(channel, message.sender.id);
-    const key = sessionKey({ agent_id: agentId, channel: channel.kind, account: channel.account_id ?? message.origin.account_id, peer: message.conversation.peer });
+    const key = sessionKey({
+      agent_id: agentId,
+      channel: channel.kind,
+      account: channel.account_id ?? message.origin.account_id,
+      peer: message.conversation.peer,
+    });
     const apiKey = credentials[TENET_API_KEY_FIELD];
     await this.inLane(key, async () => {
       try {
-        const opening = { agentId, customerId, customerName: message.sender.name, sessionKey: key, title: `${channel.name}: ${message.sender.name}`, metadata: { channel: { id: channel.id, kind: channel.kind, session_key: key } } };
+        const opening = {
+          agentId,
+          customerId,
+          customerName: message.sender.name,
+          sessionKey: key,
+          title: `${channel.name}: ${message.sender.name}`,
+          metadata: { channel: { id: channel.id, kind: channel.kind, session_key: key } },
+        };
         // A known conversation posts straight away; its first message creates the customer and the session (both
         // idempotent, so a retry after a crash in between converges on the same ones).
         let sessionId = await this.conversations.currentSession(key);
@@ -107,17 +127,32 @@ export class InboundService implements OnApplicationBootstrap {
         }
         for (let successor = 0; ; successor++) {
           if (!recorded) {
-            await this.conversations.open({ session_id: sessionId, session_key: key, connection_id: channel.id, workspace_id: channel.workspace_id, agent_id: agentId, customer_id: customerId, address: message.conversation.address });
+            await this.conversations.open({
+              session_id: sessionId,
+              session_key: key,
+              connection_id: channel.id,
+              workspace_id: channel.workspace_id,
+              agent_id: agentId,
+              customer_id: customerId,
+              address: message.conversation.address,
+            });
             await this.conversations.setCurrentSession(key, sessionId);
           }
           try {
-            await this.gateway.postCustomerMessage(sessionId, text, { id: customerId, display_name: message.sender.name }, `${channel.id}\n${message.messageId}`, apiKey);
+            await this.gateway.postCustomerMessage(
+              sessionId,
+              text,
+              { id: customerId, display_name: message.sender.name },
+              `${channel.id}\n${message.messageId}`,
+              apiKey,
+            );
             await this.conversations.setPeerSession(channel.id, message.conversation.peer, sessionId);
             break;
           } catch (error) {
             // The conversation's session has ended (completed, abandoned, expired: 409) or was deleted (404): the
             // conversation goes on in a successor session, itself created once (its key names the ended one).
-            if (!(error instanceof SessionGatewayError && (error.status === 409 || error.status === 404)) || successor >= MAX_SUCCESSORS) throw error;
+            if (!(error instanceof SessionGatewayError && (error.status === 409 || error.status === 404)) || successor >= MAX_SUCCESSORS)
+              throw error;
             await this.gateway.ensureCustomer(customerId, message.sender.name, apiKey);
             sessionId = await this.gateway.openSession({ ...opening, successorOf: sessionId }, apiKey);
             recorded = false;
@@ -133,11 +168,24 @@ export class InboundService implements OnApplicationBootstrap {
     if (message.unsupported.length > 0) await this.notice(adapter, channel, credentials, message, UNSUPPORTED_NOTICE, 'unsupported');
   }
 
-  private async notice(adapter: ChannelAdapter, channel: StoredChannel, credentials: ConnectionSecrets, message: InboundMessage, text: string, why: string): Promise<void> {
+  private async notice(
+    adapter: ChannelAdapter,
+    channel: StoredChannel,
+    credentials: ConnectionSecrets,
+    message: InboundMessage,
+    text: string,
+    why: string,
+  ): Promise<void> {
     try {
-      await adapter.send({ settings: channel.settings, credentials, address: message.conversation.address }, text, `notice-${why}-${hash(`${channel.id}\n${message.messageId}`, 24)}`);
+      await adapter.send(
+        { settings: channel.settings, credentials, address: message.conversation.address },
+        text,
+        `notice-${why}-${hash(`${channel.id}\n${message.messageId}`, 24)}`,
+      );
     } catch (error) {
-      this.logger.warn(`channel ${channel.id}: the ${why} notice for message ${message.messageId} was not delivered: ${(error as Error).message}`);
+      this.logger.warn(
+        `channel ${channel.id}: the ${why} notice for message ${message.messageId} was not delivered: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -77,29 +77,58 @@ export class SessionGatewayClient {
 
   /** The session of a conversation: created on its first message, the same one for every later message. */
   async openSession(request: OpenSessionRequest, apiKey?: string): Promise<string> {
-    const body = { agent_id: request.agentId, customer_id: request.customerId, title: request.title.slice(0, 200), metadata: request.metadata };
-    const response = await this.call('POST', '/sessions', body, { apiKey, idempotencyKey: `channel-session-${digest(request.sessionKey)}${request.successorOf ? `-after-${request.successorOf}` : ''}` });
+    const body = {
+      agent_id: request.agentId,
+      customer_id: request.customerId,
+      title: request.title.slice(0, 200),
+      metadata: request.metadata,
+    };
+    const response = await this.call('POST', '/sessions', body, {
+      apiKey,
+      idempotencyKey: `channel-session-${digest(request.sessionKey)}${request.successorOf ? `-after-${request.successorOf}` : ''}`,
+    });
     if (!response.ok) throw new SessionGatewayError(response.status, detailOf(response), `opening the session of ${request.sessionKey}`);
     return (response.json() as { id: string }).id;
   }
 
   /** Posts a customer message once per platform message id (Idempotency-Key), whatever the retries. */
-  async postCustomerMessage(sessionId: string, message: string, participant: { id: string; display_name: string }, dedupKey: string, apiKey?: string): Promise<{ id: string; offset: number }> {
+  async postCustomerMessage(
+    sessionId: string,
+    message: string,
+    participant: { id: string; display_name: string },
+    dedupKey: string,
+    apiKey?: string,
+  ): Promise<{ id: string; offset: number }> {
     const body = { kind: 'message', source: 'customer', message, participant };
-    const response = await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/events`, body, { apiKey, idempotencyKey: `channel-in-${digest(dedupKey)}` });
+    const response = await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/events`, body, {
+      apiKey,
+      idempotencyKey: `channel-in-${digest(dedupKey)}`,
+    });
     if (!response.ok) throw new SessionGatewayError(response.status, detailOf(response), `posting to session ${sessionId}`);
     return response.json() as { id: string; offset: number };
   }
 
   /** Messages of a session from `minOffset`, waiting up to `waitSecs` for one (the gateway's long-poll; none by then: []). */
   async messages(sessionId: string, minOffset: number, waitSecs: number, apiKey?: string, signal?: AbortSignal): Promise<SessionMessage[]> {
-    const response = await this.call('GET', `/sessions/${encodeURIComponent(sessionId)}/events?kinds=message&min_offset=${minOffset}&wait_for_data=${waitSecs}`, undefined, { apiKey, ...(signal ? { signal } : {}) }, (waitSecs + 10) * 1000);
+    const response = await this.call(
+      'GET',
+      `/sessions/${encodeURIComponent(sessionId)}/events?kinds=message&min_offset=${minOffset}&wait_for_data=${waitSecs}`,
+      undefined,
+      { apiKey, ...(signal ? { signal } : {}) },
+      (waitSecs + 10) * 1000,
+    );
     if (response.status === 504) return [];
     if (!response.ok) throw new SessionGatewayError(response.status, detailOf(response), `reading session ${sessionId}`);
     return response.json() as SessionMessage[];
   }
 
-  private async call(method: string, path: string, body: unknown, options: { apiKey?: string | undefined; authorization?: string | undefined; idempotencyKey?: string; signal?: AbortSignal }, timeoutMs = this.timeoutMs): Promise<GatewayResponse> {
+  private async call(
+    method: string,
+    path: string,
+    body: unknown,
+    options: { apiKey?: string | undefined; authorization?: string | undefined; idempotencyKey?: string; signal?: AbortSignal },
+    timeoutMs = this.timeoutMs,
+  ): Promise<GatewayResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const key = options.apiKey ?? this.apiKey;
@@ -109,10 +138,20 @@ export class SessionGatewayClient {
     // undici's request, not fetch: the same HTTP/1.1 keep-alive exchange without the WHATWG Request/Response and
     // stream machinery, which cost about as much CPU per call as the gateway's handling of it (bench:channels, docs/benchmarks.md).
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const response = await httpRequest(`${this.baseUrl()}${path}`, { method: method as Dispatcher.HttpMethod, headers, signal, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await httpRequest(`${this.baseUrl()}${path}`, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      signal,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     // Read whole at once: an unread body would hold the pooled connection.
     const text = await response.body.text();
-    return { status: response.statusCode, ok: response.statusCode >= 200 && response.statusCode < 300, text, json: () => JSON.parse(text) as unknown };
+    return {
+      status: response.statusCode,
+      ok: response.statusCode >= 200 && response.statusCode < 300,
+      text,
+      json: () => JSON.parse(text) as unknown,
+    };
   }
 }
 

@@ -18,7 +18,10 @@ const MAX_WAIT_SECS = 30;
 
 /** CORS for a widget channel: its `allowed_origins` (any origin when unset; the visitor token, not a cookie, is the credential). */
 export function widgetCors(channel: StoredChannel, request: Request, response: Response): void {
-  const allowed = (channel.settings['allowed_origins'] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const allowed = (channel.settings['allowed_origins'] ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const origin = request.headers.origin;
   response.vary('Origin');
   if (allowed.length === 0) response.setHeader('access-control-allow-origin', '*');
@@ -46,7 +49,11 @@ export class WidgetHttpController {
   @Get(':channelId/widget.js')
   async script(@Param('channelId') id: string, @Res() response: Response): Promise<void> {
     const channel = await this.widget(id);
-    response.status(200).type('application/javascript').setHeader('cache-control', 'public, max-age=300').send(widgetScript(channel.settings['title'] ?? 'Chat with us'));
+    response
+      .status(200)
+      .type('application/javascript')
+      .setHeader('cache-control', 'public, max-age=300')
+      .send(widgetScript(channel.settings['title'] ?? 'Chat with us'));
   }
 
   // A browser's CORS preflight, not an API operation: left out of the OpenAPI description.
@@ -59,7 +66,11 @@ export class WidgetHttpController {
 
   @Post(':channelId/widget/visitors')
   @HttpCode(HttpStatus.CREATED)
-  async visitor(@Param('channelId') id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ visitor_token: string }> {
+  async visitor(
+    @Param('channelId') id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ visitor_token: string }> {
     const channel = await this.widget(id);
     widgetCors(channel, request, response);
     return { visitor_token: mintVisitorToken(this.secrets(channel)['widget_secret'] ?? '', channel.id).token };
@@ -67,16 +78,35 @@ export class WidgetHttpController {
 
   /** Messages of the visitor's conversation from `after` (a session offset), waiting up to `wait` seconds for one. */
   @Get(':channelId/widget/messages')
-  async messages(@Param('channelId') id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response, @Query('after') after?: string, @Query('wait') wait?: string): Promise<{ messages: Array<{ id: string; from: 'visitor' | 'agent'; text: string; at: string }>; next_offset: number }> {
+  async messages(
+    @Param('channelId') id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+    @Query('after') after?: string,
+    @Query('wait') wait?: string,
+  ): Promise<{ messages: Array<{ id: string; from: 'visitor' | 'agent'; text: string; at: string }>; next_offset: number }> {
     const channel = await this.widget(id);
     widgetCors(channel, request, response);
     const credentials = this.secrets(channel);
-    const visitor = visitorOf(credentials['widget_secret'] ?? '', channel.id, /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1]);
-    if (!visitor) throw new HttpException({ detail: 'a visitor token is required: Authorization: Bearer <visitor_token>' }, HttpStatus.UNAUTHORIZED);
+    const visitor = visitorOf(
+      credentials['widget_secret'] ?? '',
+      channel.id,
+      /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1],
+    );
+    if (!visitor)
+      throw new HttpException({ detail: 'a visitor token is required: Authorization: Bearer <visitor_token>' }, HttpStatus.UNAUTHORIZED);
     const from = Number(after ?? 0);
     const waitSecs = Number(wait ?? 0);
-    if (!Number.isInteger(from) || from < 0) throw new HttpException({ detail: [{ loc: ['query', 'after'], msg: 'after must be an integer ≥ 0', type: 'value_error' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
-    if (!Number.isInteger(waitSecs) || waitSecs < 0 || waitSecs > MAX_WAIT_SECS) throw new HttpException({ detail: [{ loc: ['query', 'wait'], msg: `wait must be an integer from 0 to ${MAX_WAIT_SECS}`, type: 'value_error' }] }, HttpStatus.UNPROCESSABLE_ENTITY);
+    if (!Number.isInteger(from) || from < 0)
+      throw new HttpException(
+        { detail: [{ loc: ['query', 'after'], msg: 'after must be an integer ≥ 0', type: 'value_error' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
+    if (!Number.isInteger(waitSecs) || waitSecs < 0 || waitSecs > MAX_WAIT_SECS)
+      throw new HttpException(
+        { detail: [{ loc: ['query', 'wait'], msg: `wait must be an integer from 0 to ${MAX_WAIT_SECS}`, type: 'value_error' }] },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
     // A visitor who leaves (closed tab, reload) ends its long-poll here too, not 25 s later.
     const gone = new AbortController();
     response.on('close', () => gone.abort());
@@ -99,7 +129,12 @@ export class WidgetHttpController {
     return {
       messages: events
         .filter((e) => e.source === 'customer' || AGENT_SOURCES.has(e.source))
-        .map((e) => ({ id: e.id, from: e.source === 'customer' ? ('visitor' as const) : ('agent' as const), text: e.data.message ?? '', at: e.creation_utc })),
+        .map((e) => ({
+          id: e.id,
+          from: e.source === 'customer' ? ('visitor' as const) : ('agent' as const),
+          text: e.data.message ?? '',
+          at: e.creation_utc,
+        })),
       next_offset: (events.at(-1)?.offset ?? from - 1) + 1,
     };
   }

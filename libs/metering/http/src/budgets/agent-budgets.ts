@@ -42,7 +42,12 @@ const STORE_TIMEOUT_MS = 5_000;
 async function answered<T>(operation: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([operation(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS)))]);
+    return await Promise.race([
+      operation(),
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS)),
+      ),
+    ]);
   } catch (error) {
     throw new BudgetUnavailableError(error);
   } finally {
@@ -101,7 +106,8 @@ const MATCH_OUTPUT_TOKENS = 1_024;
  * material (`materialChars`: agent, history, message, guidelines, glossary, tools, templates) and their own
  * instructions; matching answers up to MATCH_OUTPUT_TOKENS, composing up to the agent's `max_tokens`.
  */
-export const turnTokenEstimate = (materialChars: number, maxTokens: number): number => 2 * Math.ceil((materialChars + CALL_PROMPT_CHARS) / 3) + MATCH_OUTPUT_TOKENS + maxTokens;
+export const turnTokenEstimate = (materialChars: number, maxTokens: number): number =>
+  2 * Math.ceil((materialChars + CALL_PROMPT_CHARS) / 3) + MATCH_OUTPUT_TOKENS + maxTokens;
 
 /** A turn's hold on its budgets: the scopes to send with its requests (`held_by` set), and its release. */
 export interface TurnHold {
@@ -142,7 +148,10 @@ export class AgentBudgets implements OnApplicationBootstrap {
   /** Zeroes the counters of periods that ended by `at` (day, and month on the 1st). Also run by tests. */
   async reset(at: Date): Promise<number> {
     if (!this.budgets) return 0;
-    return (await this.budgets.resetPeriod('day', periodOf('day', at.getTime()).id)) + (await this.budgets.resetPeriod('month', periodOf('month', at.getTime()).id));
+    return (
+      (await this.budgets.resetPeriod('day', periodOf('day', at.getTime()).id)) +
+      (await this.budgets.resetPeriod('month', periodOf('month', at.getTime()).id))
+    );
   }
 
   /**
@@ -152,7 +161,14 @@ export class AgentBudgets implements OnApplicationBootstrap {
   private async scheduleNextReset(now: Date): Promise<void> {
     const next = periodOf('day', now.getTime());
     const at = next.resetsAtMs ?? now.getTime();
-    await this.scheduler.schedule({ queue: BUDGET_RESET_QUEUE, jobId: `reset-${next.resetsAt?.slice(0, 10) ?? ''}`, data: { at: new Date(at).toISOString() }, delayMs: Math.max(0, at - now.getTime()) + 1_000, attempts: 5, backoff: { type: 'exponential', delayMs: 1_000 } });
+    await this.scheduler.schedule({
+      queue: BUDGET_RESET_QUEUE,
+      jobId: `reset-${next.resetsAt?.slice(0, 10) ?? ''}`,
+      data: { at: new Date(at).toISOString() },
+      delayMs: Math.max(0, at - now.getTime()) + 1_000,
+      attempts: 5,
+      backoff: { type: 'exponential', delayMs: 1_000 },
+    });
   }
 
   /** The agent's workspace and that workspace's budget (per day or month, across its agents). */
@@ -162,10 +178,21 @@ export class AgentBudgets implements OnApplicationBootstrap {
   }
 
   /** The budget scopes a call of the agent's session is charged to now (its own and its workspace's); undefined when none. */
-  async scopesFor(agent: Pick<AgentView, 'id' | 'budget'>, sessionId: string | undefined, now = new Date()): Promise<BudgetScopeV1[] | undefined> {
+  async scopesFor(
+    agent: Pick<AgentView, 'id' | 'budget'>,
+    sessionId: string | undefined,
+    now = new Date(),
+  ): Promise<BudgetScopeV1[] | undefined> {
     const { workspaceId, workspace } = await this.workspaceOf(agent.id);
     if (!agent.budget?.limits.length && !workspace?.limits.length) return undefined;
-    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, workspaceId, workspace, nowMs: now.getTime() });
+    const scopes = budgetScopes({
+      agentId: agent.id,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      agent: agent.budget,
+      workspaceId,
+      workspace,
+      nowMs: now.getTime(),
+    });
     return scopes.length > 0 ? scopes : undefined;
   }
 
@@ -181,12 +208,20 @@ export class AgentBudgets implements OnApplicationBootstrap {
     if (!store) return { scopes: [...scopes], release: async () => undefined };
     const started = Date.now();
     for (let backoff = 25; ; backoff = Math.min(backoff * 2, 500)) {
-      const result = await answered(() => store.reserve({ reservationId: holdId, ttlMs: TURN_HOLD_TTL_MS, now: Date.now(), scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimate[s.unit] })) }));
+      const result = await answered(() =>
+        store.reserve({
+          reservationId: holdId,
+          ttlMs: TURN_HOLD_TTL_MS,
+          now: Date.now(),
+          scopes: scopes.map((s) => ({ key: s.key, periodId: s.period_id, limit: s.limit, estimate: estimate[s.unit] })),
+        }),
+      );
       if (result.outcome === 'reserved') break;
       const scope = scopes.find((s) => s.key === result.key) ?? (scopes[0] as BudgetScopeV1);
       if (result.outcome === 'exhausted') throw new TurnBudgetRefused({ scope, used: result.used });
       if (Date.now() - started > TURN_HOLD_WAIT_MS || signal?.aborted) {
-        const used = (await answered(() => store.read([{ key: scope.key, periodId: scope.period_id }], Date.now()))).get(scope.key)?.used ?? 0;
+        const used =
+          (await answered(() => store.read([{ key: scope.key, periodId: scope.period_id }], Date.now()))).get(scope.key)?.used ?? 0;
         throw new TurnBudgetRefused({ scope, used });
       }
       await new Promise((resolve) => setTimeout(resolve, backoff));
@@ -194,14 +229,33 @@ export class AgentBudgets implements OnApplicationBootstrap {
     return {
       scopes: scopes.map((s) => ({ ...s, held_by: holdId })),
       // A release that fails (the store went away mid-turn) is logged: the hold then ends with its TTL.
-      release: () => store.release(holdId, scopes.map((s) => s.key)).catch((error: unknown) => this.logger.warn(`could not release budget hold ${holdId} (it expires in ${TURN_HOLD_TTL_MS / 1000} s): ${String(error)}`)),
+      release: () =>
+        store
+          .release(
+            holdId,
+            scopes.map((s) => s.key),
+          )
+          .catch((error: unknown) =>
+            this.logger.warn(`could not release budget hold ${holdId} (it expires in ${TURN_HOLD_TTL_MS / 1000} s): ${String(error)}`),
+          ),
     };
   }
 
   /** Usage of each budget of the agent (a session's budget for `sessionId`, when given). */
   async status(agent: AgentView, sessionId?: string, now = new Date()): Promise<BudgetStatusView[]> {
-    const scopes = budgetScopes({ agentId: agent.id, ...(sessionId !== undefined ? { sessionId } : {}), agent: agent.budget, ...(await this.workspaceOf(agent.id)), nowMs: now.getTime() });
-    const counters = this.budgets ? await this.budgets.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), now.getTime()) : new Map<string, { used: number; reserved: number }>();
+    const scopes = budgetScopes({
+      agentId: agent.id,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      agent: agent.budget,
+      ...(await this.workspaceOf(agent.id)),
+      nowMs: now.getTime(),
+    });
+    const counters = this.budgets
+      ? await this.budgets.read(
+          scopes.map((s) => ({ key: s.key, periodId: s.period_id })),
+          now.getTime(),
+        )
+      : new Map<string, { used: number; reserved: number }>();
     return scopes.map((scope) => {
       const counter = counters.get(scope.key) ?? { used: 0, reserved: 0 };
       const start = periodOf(scope.period, now.getTime()).start;
@@ -231,7 +285,12 @@ export class AgentBudgets implements OnApplicationBootstrap {
     const scopes = agent && (await this.scopesFor(agent, sessionId));
     if (!scopes) return;
     const store = this.budgets;
-    const counters = await answered(() => store.read(scopes.map((s) => ({ key: s.key, periodId: s.period_id })), Date.now()));
+    const counters = await answered(() =>
+      store.read(
+        scopes.map((s) => ({ key: s.key, periodId: s.period_id })),
+        Date.now(),
+      ),
+    );
     for (const scope of scopes) {
       const used = counters.get(scope.key)?.used ?? 0;
       // One call may cross 80 % and 100 % at once: both are published (the warning first), each once per period.
@@ -245,16 +304,31 @@ export class AgentBudgets implements OnApplicationBootstrap {
     if (refusal.used >= refusal.scope.limit) await this.publishOnce('exceeded', agentId, sessionId, refusal.scope, refusal.used);
   }
 
-  private async publishOnce(kind: 'warning' | 'exceeded', agentId: string, sessionId: string, scope: BudgetScopeV1, used: number): Promise<void> {
+  private async publishOnce(
+    kind: 'warning' | 'exceeded',
+    agentId: string,
+    sessionId: string,
+    scope: BudgetScopeV1,
+    used: number,
+  ): Promise<void> {
     if (!this.budgets || !(await this.budgets.markOnce(`${kind}:${scope.key}:${scope.period_id}`, FLAG_TTL_MS))) return;
     const data: BudgetEventData = {
       agent_id: agentId,
       session_id: sessionId,
-      scope: { key: scope.key, owner: scope.owner.kind, owner_id: scope.owner.id, period: scope.period, period_id: scope.period_id, unit: scope.unit },
+      scope: {
+        key: scope.key,
+        owner: scope.owner.kind,
+        owner_id: scope.owner.id,
+        period: scope.period,
+        period_id: scope.period_id,
+        unit: scope.unit,
+      },
       limit: fromUnits(scope, scope.limit),
       used: fromUnits(scope, used),
       ...(scope.resets_at ? { resets_at: scope.resets_at } : {}),
     };
-    await this.store.append(budgetStreamId(agentId), [{ type: kind === 'warning' ? BUDGET_EVENT_TYPES.warning : BUDGET_EVENT_TYPES.exceeded, data }]);
+    await this.store.append(budgetStreamId(agentId), [
+      { type: kind === 'warning' ? BUDGET_EVENT_TYPES.warning : BUDGET_EVENT_TYPES.exceeded, data },
+    ]);
   }
 }

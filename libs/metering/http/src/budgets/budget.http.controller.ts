@@ -16,7 +16,16 @@ export class BudgetHttpController {
   ) {}
 
   @Get()
-  async read(@Param('agentId') agentId: string, @Query('session_id') sessionId?: string): Promise<{ agent_id: string; session_id?: string; budgets: BudgetStatusView[]; exhausted_message: string | null; on_exhausted: string | null }> {
+  async read(
+    @Param('agentId') agentId: string,
+    @Query('session_id') sessionId?: string,
+  ): Promise<{
+    agent_id: string;
+    session_id?: string;
+    budgets: BudgetStatusView[];
+    exhausted_message: string | null;
+    on_exhausted: string | null;
+  }> {
     const agent = await this.agents.get(agentId);
     if (!agent) throw notFound('agent', agentId);
     return {

@@ -7,5 +7,9 @@ export const INTENT_REPORTS = Symbol.for('tenet.intents.reports');
 
 export interface IntentReportsPort {
   forAgent(agentId: string, buckets: readonly { from: string; to: string }[]): Promise<{ agent_id: string } & Record<string, unknown>>;
-  section(reports: readonly ({ agent_id: string; name: string } & Record<string, unknown>)[], buckets: readonly { from: string; to: string }[], label: (bucket: { from: string; to: string }) => string): string;
+  section(
+    reports: readonly ({ agent_id: string; name: string } & Record<string, unknown>)[],
+    buckets: readonly { from: string; to: string }[],
+    label: (bucket: { from: string; to: string }) => string,
+  ): string;
 }

@@ -28,10 +28,17 @@ export class UsagePageHttpController {
   /** `format=json`: the same figures as JSON (`{ range, buckets, agents }`), for dashboards and scripts. */
   @Get()
   @Header('cache-control', 'no-store')
-  async page(@Req() http: Request, @Res({ passthrough: true }) response: Response, @Query('range') range = '7d', @Query('format') format = 'html'): Promise<string | { range: string; buckets: unknown[]; agents: AgentUsage[]; intents: Record<string, unknown>[] }> {
+  async page(
+    @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
+    @Query('range') range = '7d',
+    @Query('format') format = 'html',
+  ): Promise<string | { range: string; buckets: unknown[]; agents: AgentUsage[]; intents: Record<string, unknown>[] }> {
     const problems: ValidationDetail[] = [];
-    if (!Object.hasOwn(USAGE_RANGES, range)) problems.push({ loc: ['query', 'range'], msg: `range must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, type: 'value_error' });
-    if (format !== 'html' && format !== 'json') problems.push({ loc: ['query', 'format'], msg: 'format must be one of html, json', type: 'value_error' });
+    if (!Object.hasOwn(USAGE_RANGES, range))
+      problems.push({ loc: ['query', 'range'], msg: `range must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, type: 'value_error' });
+    if (format !== 'html' && format !== 'json')
+      problems.push({ loc: ['query', 'format'], msg: 'format must be one of html, json', type: 'value_error' });
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     const now = new Date();
     const buckets = usageBuckets(range as UsageRange, now);
@@ -43,13 +50,22 @@ export class UsagePageHttpController {
     const intents: ({ agent_id: string; name: string } & Record<string, unknown>)[] = [];
     // The caller's workspace's agents only (ADR 0018).
     for (const agent of await this.workspaces.visibleTo(http, 'agents', await this.agents.list(), (a) => a.id)) {
-      const [total, perBucket] = await Promise.all([summary(agent.id, window), Promise.all(buckets.map((bucket) => summary(agent.id, bucket)))]);
+      const [total, perBucket] = await Promise.all([
+        summary(agent.id, window),
+        Promise.all(buckets.map((bucket) => summary(agent.id, bucket))),
+      ]);
       agents.push({ id: agent.id, name: agent.name, total, buckets: perBucket });
       if (this.intents) intents.push({ ...(await this.intents.forAgent(agent.id, buckets)), name: agent.name });
     }
     agents.sort((a, b) => b.total.cost_estimate_usd - a.total.cost_estimate_usd || a.name.localeCompare(b.name));
     if (format === 'json') return { range, buckets, agents, intents: intents.map(({ name: _name, ...report }) => report) };
     response.setHeader('content-type', 'text/html; charset=utf-8');
-    return usagePage(agents, buckets, range as UsageRange, now, this.intents ? this.intents.section(intents, buckets, (b) => bucketLabel(b, range as UsageRange)) : '');
+    return usagePage(
+      agents,
+      buckets,
+      range as UsageRange,
+      now,
+      this.intents ? this.intents.section(intents, buckets, (b) => bucketLabel(b, range as UsageRange)) : '',
+    );
   }
 }

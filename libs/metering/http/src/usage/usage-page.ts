@@ -1,11 +1,23 @@
 import type { UsageSummary } from '@tenet/metering-domain';
 
 /** The windows the token-spend page offers: the last 24 hours by hour, or the last 7 / 30 days by day. */
-export const USAGE_RANGES = { '24h': { buckets: 24, stepMs: 3_600_000, label: 'last 24 hours, by hour' }, '7d': { buckets: 7, stepMs: 86_400_000, label: 'last 7 days, by day' }, '30d': { buckets: 30, stepMs: 86_400_000, label: 'last 30 days, by day' } } as const;
+export const USAGE_RANGES = {
+  '24h': { buckets: 24, stepMs: 3_600_000, label: 'last 24 hours, by hour' },
+  '7d': { buckets: 7, stepMs: 86_400_000, label: 'last 7 days, by day' },
+  '30d': { buckets: 30, stepMs: 86_400_000, label: 'last 30 days, by day' },
+} as const;
 export type UsageRange = keyof typeof USAGE_RANGES;
 
-export interface UsageBucket { from: string; to: string }
-export interface AgentUsage { id: string; name: string; total: UsageSummary; buckets: UsageSummary[] }
+export interface UsageBucket {
+  from: string;
+  to: string;
+}
+export interface AgentUsage {
+  id: string;
+  name: string;
+  total: UsageSummary;
+  buckets: UsageSummary[];
+}
 
 const EMPTY: UsageSummary = { calls: 0, input_tokens: 0, output_tokens: 0, cost_estimate_usd: 0, by_model: [] };
 /** The agent's usage in bucket `i` (an agent without calls there counts as zero). */
@@ -15,17 +27,28 @@ const inBucket = (agent: AgentUsage, i: number): UsageSummary => agent.buckets[i
 export function usageBuckets(range: UsageRange, now: Date): UsageBucket[] {
   const { buckets, stepMs } = USAGE_RANGES[range];
   const end = Math.floor(now.getTime() / stepMs) * stepMs + stepMs;
-  return Array.from({ length: buckets }, (_, i) => ({ from: new Date(end - (buckets - i) * stepMs).toISOString(), to: new Date(end - (buckets - i - 1) * stepMs).toISOString() }));
+  return Array.from({ length: buckets }, (_, i) => ({
+    from: new Date(end - (buckets - i) * stepMs).toISOString(),
+    to: new Date(end - (buckets - i - 1) * stepMs).toISOString(),
+  }));
 }
 
 const COLORS = ['#2f6fed', '#e8793a', '#2a9d8f', '#c44569', '#8e6bd8', '#d4a72c', '#4a5568', '#38a169'];
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const usd = (value: number): string => (value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(6)}` : `$${value.toFixed(2)}`);
 const count = (value: number): string => value.toLocaleString('en-US');
-export const bucketLabel = (bucket: UsageBucket, range: UsageRange): string => (range === '24h' ? `${bucket.from.slice(11, 16)}` : bucket.from.slice(5, 10));
+export const bucketLabel = (bucket: UsageBucket, range: UsageRange): string =>
+  range === '24h' ? `${bucket.from.slice(11, 16)}` : bucket.from.slice(5, 10);
 
 /** A stacked bar chart (one bar per bucket, one colour per agent) as inline SVG: readable without JavaScript. */
-function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[], range: UsageRange, value: (s: UsageSummary) => number, format: (n: number) => string): string {
+function stackedBars(
+  title: string,
+  agents: AgentUsage[],
+  buckets: UsageBucket[],
+  range: UsageRange,
+  value: (s: UsageSummary) => number,
+  format: (n: number) => string,
+): string {
   const width = 760;
   const height = 220;
   const left = 70;
@@ -40,12 +63,21 @@ function stackedBars(title: string, agents: AgentUsage[], buckets: UsageBucket[]
     return agents.map((agent, a) => {
       const v = value(inBucket(agent, i));
       const h = y(v);
-      const rect = v > 0 ? `<rect x="${(left + i * slot + (slot - bar) / 2).toFixed(1)}" y="${(height - bottom - base - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[a % COLORS.length]}"><title>${escape(agent.name)} · ${bucket.from} → ${bucket.to}: ${format(v)}</title></rect>` : '';
+      const rect =
+        v > 0
+          ? `<rect x="${(left + i * slot + (slot - bar) / 2).toFixed(1)}" y="${(height - bottom - base - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[a % COLORS.length]}"><title>${escape(agent.name)} · ${bucket.from} → ${bucket.to}: ${format(v)}</title></rect>`
+          : '';
       base += h;
       return rect;
     });
   });
-  const ticks = buckets.map((bucket, i) => (i % Math.ceil(buckets.length / 12) === 0 ? `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height - 10}" text-anchor="middle">${bucketLabel(bucket, range)}</text>` : '')).join('');
+  const ticks = buckets
+    .map((bucket, i) =>
+      i % Math.ceil(buckets.length / 12) === 0
+        ? `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height - 10}" text-anchor="middle">${bucketLabel(bucket, range)}</text>`
+        : '',
+    )
+    .join('');
   return `<figure><figcaption>${escape(title)}</figcaption>
 <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(title)}">
 <line x1="${left}" y1="${height - bottom}" x2="${width - 10}" y2="${height - bottom}" stroke="#c8cdd8"/>
@@ -55,22 +87,37 @@ ${rects.join('')}${ticks}</svg></figure>`;
 
 /** The token-spend page: totals per agent, cost and tokens over time per agent, usage by model, and `sections` (intents). */
 export function usagePage(agents: AgentUsage[], buckets: UsageBucket[], range: UsageRange, generatedAt: Date, sections = ''): string {
-  const legend = agents.map((a, i) => `<li><span class="swatch" style="background:${COLORS[i % COLORS.length]}"></span>${escape(a.name)}</li>`).join('');
+  const legend = agents
+    .map((a, i) => `<li><span class="swatch" style="background:${COLORS[i % COLORS.length]}"></span>${escape(a.name)}</li>`)
+    .join('');
   const totalRows = agents
-    .map((a) => `<tr><th scope="row">${escape(a.name)} <small>${escape(a.id)}</small></th><td>${count(a.total.calls)}</td><td>${count(a.total.input_tokens)}</td><td>${count(a.total.output_tokens)}</td><td>${usd(a.total.cost_estimate_usd)}</td></tr>`)
+    .map(
+      (a) =>
+        `<tr><th scope="row">${escape(a.name)} <small>${escape(a.id)}</small></th><td>${count(a.total.calls)}</td><td>${count(a.total.input_tokens)}</td><td>${count(a.total.output_tokens)}</td><td>${usd(a.total.cost_estimate_usd)}</td></tr>`,
+    )
     .join('');
   const modelRows = agents
-    .flatMap((a) => a.total.by_model.map((m) => `<tr><th scope="row">${escape(a.name)}</th><td>${escape(m.provider)}/${escape(m.model)}</td><td>${count(m.calls)}</td><td>${count(m.input_tokens + m.output_tokens)}</td><td>${usd(m.cost_estimate_usd)}</td></tr>`))
+    .flatMap((a) =>
+      a.total.by_model.map(
+        (m) =>
+          `<tr><th scope="row">${escape(a.name)}</th><td>${escape(m.provider)}/${escape(m.model)}</td><td>${count(m.calls)}</td><td>${count(m.input_tokens + m.output_tokens)}</td><td>${usd(m.cost_estimate_usd)}</td></tr>`,
+      ),
+    )
     .join('');
   const bucketRows = buckets
     .flatMap((bucket, i) =>
       agents
         .map((a) => ({ name: a.name, usage: inBucket(a, i) }))
         .filter(({ usage }) => usage.calls > 0)
-        .map(({ name, usage }) => `<tr><td>${bucket.from} → ${bucket.to}</td><th scope="row">${escape(name)}</th><td>${count(usage.calls)}</td><td>${count(usage.input_tokens + usage.output_tokens)}</td><td>${usd(usage.cost_estimate_usd)}</td></tr>`),
+        .map(
+          ({ name, usage }) =>
+            `<tr><td>${bucket.from} → ${bucket.to}</td><th scope="row">${escape(name)}</th><td>${count(usage.calls)}</td><td>${count(usage.input_tokens + usage.output_tokens)}</td><td>${usd(usage.cost_estimate_usd)}</td></tr>`,
+        ),
     )
     .join('');
-  const links = (Object.keys(USAGE_RANGES) as UsageRange[]).map((r) => (r === range ? `<strong>${r}</strong>` : `<a href="?range=${r}">${r}</a>`)).join(' · ');
+  const links = (Object.keys(USAGE_RANGES) as UsageRange[])
+    .map((r) => (r === range ? `<strong>${r}</strong>` : `<a href="?range=${r}">${r}</a>`))
+    .join(' · ');
   const tokens = (s: UsageSummary): number => s.input_tokens + s.output_tokens;
   return `<!doctype html>
 <html lang="en">

@@ -25,7 +25,11 @@ export class UsageHttpController {
   ) {}
 
   @Get()
-  async usage(@Param('agentId') agentId: string, @Query('from') from?: string, @Query('to') to?: string): Promise<UsageSummary & { agent_id: string; from?: string; to?: string }> {
+  async usage(
+    @Param('agentId') agentId: string,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+  ): Promise<UsageSummary & { agent_id: string; from?: string; to?: string }> {
     const problems: ValidationDetail[] = [];
     const instant = (name: string, value: string | undefined): string | undefined => {
       if (value === undefined) return undefined;
@@ -41,18 +45,34 @@ export class UsageHttpController {
       }
       // Strict: a date that does not exist (2024-02-30) is refused, not rolled over into the next month.
       if (!isISO8601(value, { strict: true })) {
-        problems.push({ loc: ['query', name], msg: `${name} must be an ISO-8601 timestamp of a date that exists`, type: 'value_error.date' });
+        problems.push({
+          loc: ['query', name],
+          msg: `${name} must be an ISO-8601 timestamp of a date that exists`,
+          type: 'value_error.date',
+        });
         return undefined;
       }
       return new Date(ms).toISOString();
     };
     const range = { from: instant('from', from), to: instant('to', to) };
-    if (range.from !== undefined && range.to !== undefined && range.to < range.from) problems.push({ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error.range' });
+    if (range.from !== undefined && range.to !== undefined && range.to < range.from)
+      problems.push({ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error.range' });
     if (problems.length > 0) throw new UnprocessableEntity(problems);
     // `_evaluations`: the calls evaluations made, which belong to no agent.
     if (agentId !== EVALUATIONS_USAGE_ID && !(await this.agents.get(agentId))) throw notFound('agent', agentId);
-    const request: UsageSummaryRequestV1 = { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}) };
-    const summary = await traced('tenet.usage.summary', { 'tenet.agent_id': agentId }, () => this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000, headers: traceHeaders() }));
-    return { agent_id: agentId, ...(range.from !== undefined ? { from: range.from } : {}), ...(range.to !== undefined ? { to: range.to } : {}), ...summary };
+    const request: UsageSummaryRequestV1 = {
+      agent_id: agentId,
+      ...(range.from !== undefined ? { from: range.from } : {}),
+      ...(range.to !== undefined ? { to: range.to } : {}),
+    };
+    const summary = await traced('tenet.usage.summary', { 'tenet.agent_id': agentId }, () =>
+      this.bus.request<UsageSummary>(METERING_USAGE_SUBJECT, request, { timeoutMs: 10_000, headers: traceHeaders() }),
+    );
+    return {
+      agent_id: agentId,
+      ...(range.from !== undefined ? { from: range.from } : {}),
+      ...(range.to !== undefined ? { to: range.to } : {}),
+      ...summary,
+    };
   }
 }

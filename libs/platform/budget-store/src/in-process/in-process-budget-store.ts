@@ -50,7 +50,11 @@ export class InProcessBudgetStore implements BudgetStore {
       if (admission.decision === 'exhausted') return { outcome: 'exhausted', key: scope.key, used, limit: scope.limit };
       if (admission.decision === 'wait') return { outcome: 'wait', key: scope.key };
     }
-    for (const scope of request.scopes) this.counter(scope.key, scope.periodId).reservations.set(request.reservationId, { amount: scope.estimate, expiresAt: request.now + request.ttlMs });
+    for (const scope of request.scopes)
+      this.counter(scope.key, scope.periodId).reservations.set(request.reservationId, {
+        amount: scope.estimate,
+        expiresAt: request.now + request.ttlMs,
+      });
     return { outcome: 'reserved' };
   }
 
@@ -74,7 +78,10 @@ export class InProcessBudgetStore implements BudgetStore {
     return new Map(
       scopes.map((scope) => {
         const counter = this.counters.get(scope.key);
-        return [scope.key, { used: counter && counter.periodId === scope.periodId ? counter.used : 0, reserved: this.reservedOf(counter, now) }];
+        return [
+          scope.key,
+          { used: counter && counter.periodId === scope.periodId ? counter.used : 0, reserved: this.reservedOf(counter, now) },
+        ];
       }),
     );
   }

@@ -103,7 +103,12 @@ export class RedisBudgetStore implements BudgetStore {
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     if (request.scopes.length === 0) return { outcome: 'reserved' };
     const keys = request.scopes.flatMap((s) => [this.c(s.key), this.r(s.key)]);
-    const args = [String(request.now), String(request.ttlMs), request.reservationId, ...request.scopes.flatMap((s) => [s.periodId, String(s.limit), String(Math.max(0, Math.ceil(s.estimate))), s.heldBy ?? ''])];
+    const args = [
+      String(request.now),
+      String(request.ttlMs),
+      request.reservationId,
+      ...request.scopes.flatMap((s) => [s.periodId, String(s.limit), String(Math.max(0, Math.ceil(s.estimate))), s.heldBy ?? '']),
+    ];
     const reply = (await this.redis.client.eval(RESERVE, keys.length, ...keys, ...args)) as [string, number?, number?, number?];
     const scope = request.scopes[(reply[1] ?? 1) - 1];
     if (reply[0] === 'exhausted') return { outcome: 'exhausted', key: scope?.key ?? '', used: Number(reply[2]), limit: Number(reply[3]) };
@@ -114,7 +119,12 @@ export class RedisBudgetStore implements BudgetStore {
   async settle(reservationId: string, charges: (ScopeRef & { amount: number })[]): Promise<Settlement[]> {
     if (charges.length === 0) return [];
     const keys = [`${this.prefix}:s:${reservationId}`, ...charges.flatMap((c) => [this.c(c.key), this.r(c.key)])];
-    const args = [reservationId, String(SETTLED_TTL_MS), String(COUNTER_TTL_MS), ...charges.flatMap((c) => [c.periodId, String(Math.max(0, Math.round(c.amount)))])];
+    const args = [
+      reservationId,
+      String(SETTLED_TTL_MS),
+      String(COUNTER_TTL_MS),
+      ...charges.flatMap((c) => [c.periodId, String(Math.max(0, Math.round(c.amount)))]),
+    ];
     const reply = (await this.redis.client.eval(SETTLE, keys.length, ...keys, ...args)) as number[];
     if (reply.length === 0) return [];
     return charges.map((c, i) => ({ key: c.key, before: Number(reply[2 * i]), after: Number(reply[2 * i + 1]) }));
@@ -130,7 +140,11 @@ export class RedisBudgetStore implements BudgetStore {
   async read(scopes: readonly ScopeRef[], now: number): Promise<Map<string, { used: number; reserved: number }>> {
     const result = new Map<string, { used: number; reserved: number }>();
     for (const scope of scopes) {
-      const [[, counter], [, reservations]] = (await this.redis.client.pipeline().hgetall(this.c(scope.key)).hgetall(this.r(scope.key)).exec()) as [[unknown, Record<string, string>], [unknown, Record<string, string>]];
+      const [[, counter], [, reservations]] = (await this.redis.client
+        .pipeline()
+        .hgetall(this.c(scope.key))
+        .hgetall(this.r(scope.key))
+        .exec()) as [[unknown, Record<string, string>], [unknown, Record<string, string>]];
       const used = counter['p'] === scope.periodId ? Number(counter['u'] ?? 0) : 0;
       let reserved = 0;
       for (const value of Object.values(reservations)) {

@@ -34,7 +34,14 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async take(key: string, capacity: number, perMinute: number, now: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
-    const [allowed, retryAfterMs] = (await this.redis.client.eval(TAKE, 1, `${this.prefix}:${key}`, String(capacity), String(perMinute), String(now))) as [number, number];
+    const [allowed, retryAfterMs] = (await this.redis.client.eval(
+      TAKE,
+      1,
+      `${this.prefix}:${key}`,
+      String(capacity),
+      String(perMinute),
+      String(now),
+    )) as [number, number];
     return { allowed: allowed === 1, retryAfterMs: Number(retryAfterMs) };
   }
 

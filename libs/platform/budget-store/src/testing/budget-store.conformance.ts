@@ -13,7 +13,11 @@ const DAY = '2026-11-26';
  * The contract of every BudgetStore adapter, run from each adapter's spec. "Shared" checks open two stores on the
  * same storage, as two gateway or matcher processes would.
  */
-export function budgetStoreConformance(name: string, createHarness: () => Promise<BudgetStoreHarness>, options: { sharedAcrossOpens: boolean }): void {
+export function budgetStoreConformance(
+  name: string,
+  createHarness: () => Promise<BudgetStoreHarness>,
+  options: { sharedAcrossOpens: boolean },
+): void {
   describe(`BudgetStore conformance: ${name}`, () => {
     let harness: BudgetStoreHarness;
     let stores: BudgetStore[];
@@ -55,26 +59,50 @@ export function budgetStoreConformance(name: string, createHarness: () => Promis
     it('refuses every call once the limit is spent, naming the scope', async () => {
       await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10)], ttlMs: 60_000, now });
       await store.settle('r1', [{ key, periodId: DAY, amount: 100 }]);
-      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 1)], ttlMs: 60_000, now })).toEqual({ outcome: 'exhausted', key, used: 100, limit: 100 });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 1)], ttlMs: 60_000, now })).toEqual({
+        outcome: 'exhausted',
+        key,
+        used: 100,
+        limit: 100,
+      });
     });
 
     it('refuses a call whose estimate alone exceeds what is left, and makes a concurrent one wait for the room in flight', async () => {
       await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10)], ttlMs: 60_000, now });
       await store.settle('r1', [{ key, periodId: DAY, amount: 50 }]);
-      expect(await store.reserve({ reservationId: 'big', scopes: [scope(100, 51)], ttlMs: 60_000, now })).toEqual({ outcome: 'exhausted', key, used: 50, limit: 100 });
+      expect(await store.reserve({ reservationId: 'big', scopes: [scope(100, 51)], ttlMs: 60_000, now })).toEqual({
+        outcome: 'exhausted',
+        key,
+        used: 50,
+        limit: 100,
+      });
       expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
       expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
       await store.settle('r2', [{ key, periodId: DAY, amount: 40 }]);
-      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 90 });
+      expect(await store.reserve({ reservationId: 'r3', scopes: [scope(100, 30)], ttlMs: 60_000, now })).toMatchObject({
+        outcome: 'exhausted',
+        used: 90,
+      });
     });
 
     it("a turn's hold does not count against its own calls, only against the others", async () => {
-      expect(await store.reserve({ reservationId: 'turn-1', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
-      expect(await store.reserve({ reservationId: 'turn-2', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
-      expect(await store.reserve({ reservationId: 'c1', scopes: [{ ...scope(100, 60), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'turn-1', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({
+        outcome: 'reserved',
+      });
+      expect(await store.reserve({ reservationId: 'turn-2', scopes: [scope(100, 80)], ttlMs: 60_000, now })).toEqual({
+        outcome: 'wait',
+        key,
+      });
+      expect(await store.reserve({ reservationId: 'c1', scopes: [{ ...scope(100, 60), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({
+        outcome: 'reserved',
+      });
       await store.settle('c1', [{ key, periodId: DAY, amount: 60 }]);
-      expect(await store.reserve({ reservationId: 'c2', scopes: [{ ...scope(100, 41), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', used: 60 });
-      expect(await store.reserve({ reservationId: 'c3', scopes: [{ ...scope(100, 40), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(
+        await store.reserve({ reservationId: 'c2', scopes: [{ ...scope(100, 41), heldBy: 'turn-1' }], ttlMs: 60_000, now }),
+      ).toMatchObject({ outcome: 'exhausted', used: 60 });
+      expect(await store.reserve({ reservationId: 'c3', scopes: [{ ...scope(100, 40), heldBy: 'turn-1' }], ttlMs: 60_000, now })).toEqual({
+        outcome: 'reserved',
+      });
       await store.release('turn-1', [key]);
       expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 60, reserved: 40 });
     });
@@ -83,25 +111,44 @@ export function budgetStoreConformance(name: string, createHarness: () => Promis
       const other = `${key}-other`;
       await store.reserve({ reservationId: 'r1', scopes: [{ key: other, periodId: DAY, limit: 10, estimate: 1 }], ttlMs: 60_000, now });
       await store.settle('r1', [{ key: other, periodId: DAY, amount: 10 }]);
-      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(1000, 5), { key: other, periodId: DAY, limit: 10, estimate: 1 }], ttlMs: 60_000, now })).toMatchObject({ outcome: 'exhausted', key: other });
+      expect(
+        await store.reserve({
+          reservationId: 'r2',
+          scopes: [scope(1000, 5), { key: other, periodId: DAY, limit: 10, estimate: 1 }],
+          ttlMs: 60_000,
+          now,
+        }),
+      ).toMatchObject({ outcome: 'exhausted', key: other });
       expect((await store.read([{ key, periodId: DAY }], now)).get(key)).toEqual({ used: 0, reserved: 0 });
     });
 
     it('a counter of an earlier period counts zero; resetPeriod zeroes only that kind of period', async () => {
       const monthKey = key.replace(':day:', ':month:');
-      await store.reserve({ reservationId: 'r1', scopes: [scope(100, 10), { key: monthKey, periodId: '2026-11', limit: 100, estimate: 10 }], ttlMs: 60_000, now });
-      await store.settle('r1', [{ key, periodId: DAY, amount: 100 }, { key: monthKey, periodId: '2026-11', amount: 100 }]);
+      await store.reserve({
+        reservationId: 'r1',
+        scopes: [scope(100, 10), { key: monthKey, periodId: '2026-11', limit: 100, estimate: 10 }],
+        ttlMs: 60_000,
+        now,
+      });
+      await store.settle('r1', [
+        { key, periodId: DAY, amount: 100 },
+        { key: monthKey, periodId: '2026-11', amount: 100 },
+      ]);
       expect((await store.read([{ key, periodId: '2026-11-27' }], now)).get(key)?.used).toBe(0);
       expect(await store.resetPeriod('day', '2026-11-27')).toBeGreaterThanOrEqual(1);
       expect((await store.read([{ key, periodId: DAY }], now)).get(key)?.used).toBe(0);
-      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 10, '2026-11-27')], ttlMs: 60_000, now })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 10, '2026-11-27')], ttlMs: 60_000, now })).toEqual({
+        outcome: 'reserved',
+      });
       expect((await store.read([{ key: monthKey, periodId: '2026-11' }], now)).get(monthKey)?.used).toBe(100);
     });
 
     it('a reservation whose process died stops holding budget after its TTL; release drops one at once', async () => {
       await store.reserve({ reservationId: 'dead', scopes: [scope(100, 80)], ttlMs: 1_000, now });
       expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
-      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now: now + 1_001 })).toEqual({ outcome: 'reserved' });
+      expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now: now + 1_001 })).toEqual({
+        outcome: 'reserved',
+      });
       await store.release('r2', [key]);
       expect((await store.read([{ key, periodId: DAY }], now + 1_001)).get(key)).toEqual({ used: 0, reserved: 0 });
     });

@@ -1,5 +1,14 @@
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
+import {
+  streamCategory,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type StoredEvent,
+} from '../event-store.port.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -55,10 +64,17 @@ export class InMemoryEventStore implements EventStore {
     const actual = stream.length - 1;
     if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
     prepared.forEach((event, index) => {
-      if (this.log.ids.has(event.id)) throw new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${event.id}")`);
+      if (this.log.ids.has(event.id))
+        throw new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${event.id}")`);
     });
     const recordedAt = new Date().toISOString();
-    const rows = prepared.map((event, index): Row => ({ ...event, streamId, offset: actual + 1 + index, position: this.log.all.length + 1 + index, recordedAt }));
+    const rows = prepared.map((event, index): Row => ({
+      ...event,
+      streamId,
+      offset: actual + 1 + index,
+      position: this.log.all.length + 1 + index,
+      recordedAt,
+    }));
     this.log.all.push(...rows);
     stream.push(...rows);
     this.log.streams.set(streamId, stream);
@@ -78,8 +94,11 @@ export class InMemoryEventStore implements EventStore {
     this.assertOpen();
     const { afterPosition, limit, categories, types } = readAllBounds(options);
     // Positions here are contiguous from 1, so position p sits at index p - 1.
-    if (categories === undefined && types === undefined) return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
-    const keep = (row: Row): boolean => (categories === undefined || categories.includes(streamCategory(row.streamId) ?? '')) && (types === undefined || types.includes(row.type));
+    if (categories === undefined && types === undefined)
+      return this.log.all.slice(afterPosition, limit === undefined ? undefined : afterPosition + limit).map(toStored);
+    const keep = (row: Row): boolean =>
+      (categories === undefined || categories.includes(streamCategory(row.streamId) ?? '')) &&
+      (types === undefined || types.includes(row.type));
     return take(this.log.all.slice(afterPosition), keep, limit);
   }
 

@@ -1,6 +1,16 @@
 import { createConnection, mongo, Schema, type ClientSession, type ConnectOptions, type Connection, type Model } from 'mongoose';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
+import {
+  streamCategory,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type StoredEvent,
+} from '../event-store.port.js';
 import {
   assertCheckpointName,
   assertCheckpointPosition,
@@ -161,7 +171,11 @@ export class MongoEventStore implements EventStore {
     const { afterPosition, limit, categories, types } = readAllBounds(options);
     if (limit === 0 || types?.length === 0 || categories?.length === 0) return [];
     return this.readAtOnePointInTime(async (session) => {
-      const filter = { position: { $gt: afterPosition }, ...(categories !== undefined ? { category: categories.length === 1 ? categories[0] : { $in: categories } } : {}), ...(types ? { type: { $in: types } } : {}) };
+      const filter = {
+        position: { $gt: afterPosition },
+        ...(categories !== undefined ? { category: categories.length === 1 ? categories[0] : { $in: categories } } : {}),
+        ...(types ? { type: { $in: types } } : {}),
+      };
       const query = this.events.find(filter, null, { session }).sort({ position: 1 });
       if (limit !== undefined) query.limit(limit);
       return (await query.lean<EventDocument[]>()).map(fromDocument);
@@ -227,13 +241,21 @@ export class MongoEventStore implements EventStore {
         if (duplicate) {
           // Either an event id already exists (caller's input: never retried) or another writer took the
           // offset between our read and our insert (a conflict: retried only when any version will do).
-          const taken = await this.events.find({ _id: { $in: events.map((event) => event.id) } }, { _id: 1 }).lean<Pick<EventDocument, '_id'>[]>();
+          const taken = await this.events
+            .find({ _id: { $in: events.map((event) => event.id) } }, { _id: 1 })
+            .lean<Pick<EventDocument, '_id'>[]>();
           const clash = events.findIndex((event) => taken.some((document) => document._id === event.id));
-          if (clash >= 0) throw new InvalidEventError(`events[${clash}].id`, `already used by another event in the log ("${events[clash]?.id}")`);
+          if (clash >= 0)
+            throw new InvalidEventError(`events[${clash}].id`, `already used by another event in the log ("${events[clash]?.id}")`);
           if (expected !== 'any') throw new ConcurrencyError(streamId, expected, await this.lastOffset(streamId));
         }
         if (attempt >= this.maxAppendAttempts) {
-          throw new ConcurrencyError(streamId, expected, await this.lastOffset(streamId), `gave up after ${attempt} attempts under write contention`);
+          throw new ConcurrencyError(
+            streamId,
+            expected,
+            await this.lastOffset(streamId),
+            `gave up after ${attempt} attempts under write contention`,
+          );
         }
         await sleep(backoffMs(attempt));
       }
@@ -254,19 +276,17 @@ export class MongoEventStore implements EventStore {
       const firstPosition = counter.value - events.length + 1;
       const recordedAt = new Date();
       const category = streamCategory(streamId);
-      const documents = events.map(
-        (event, index): EventDocument => ({
-          _id: event.id,
-          stream: streamId,
-          ...(category !== undefined ? { category } : {}),
-          offset: actual + 1 + index,
-          position: firstPosition + index,
-          type: event.type,
-          data: JSON.parse(event.dataJson) as unknown,
-          metadata: JSON.parse(event.metadataJson) as Record<string, unknown>,
-          recordedAt,
-        }),
-      );
+      const documents = events.map((event, index): EventDocument => ({
+        _id: event.id,
+        stream: streamId,
+        ...(category !== undefined ? { category } : {}),
+        offset: actual + 1 + index,
+        position: firstPosition + index,
+        type: event.type,
+        data: JSON.parse(event.dataJson) as unknown,
+        metadata: JSON.parse(event.metadataJson) as Record<string, unknown>,
+        recordedAt,
+      }));
       await this.events.insertMany(documents, { session, ordered: true, lean: true });
       await commitWithRetry(session);
       return appendResult(documents.map(fromDocument));
@@ -359,4 +379,3 @@ function backoffMs(attempt: number): number {
   // Jitter so two processes that conflicted do not retry in lockstep.
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
-

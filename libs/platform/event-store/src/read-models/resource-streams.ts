@@ -15,7 +15,10 @@ export type Evolve<T> = (current: T | undefined, event: Pick<StoredEvent, 'type'
  * fields (already resolved — add/remove operations are turned into the resulting arrays before they are stored,
  * so replay never re-interprets a request), `<Kind>Deleted` ends it. `more` folds resource-specific events.
  */
-export function crudEvolve<T extends object>(kind: string, more?: (current: T, event: Pick<StoredEvent, 'type' | 'data'>) => T | undefined): Evolve<T> {
+export function crudEvolve<T extends object>(
+  kind: string,
+  more?: (current: T, event: Pick<StoredEvent, 'type' | 'data'>) => T | undefined,
+): Evolve<T> {
   return (current, event) => {
     switch (event.type) {
       case `${kind}Created`:

@@ -57,7 +57,13 @@ export class StreamCatalog<T> {
       try {
         for (;;) {
           const after = this.position;
-          const events = await inLane(this.lane, () => this.store.readAll({ afterPosition: after, limit: this.pageSize, ...(this.category !== undefined ? { category: this.category } : {}) }));
+          const events = await inLane(this.lane, () =>
+            this.store.readAll({
+              afterPosition: after,
+              limit: this.pageSize,
+              ...(this.category !== undefined ? { category: this.category } : {}),
+            }),
+          );
           for (const event of events) {
             if (!event.streamId.startsWith(this.prefix)) continue;
             const id = event.streamId.slice(this.prefix.length);

@@ -14,7 +14,9 @@ export interface EventPublisher {
 function traceContextOf(metadata: Record<string, unknown> | undefined): Record<string, string> | undefined {
   const raw = metadata?.['trace_context'];
   if (typeof raw !== 'object' || raw === null) return undefined;
-  const headers = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => (e[0] === 'traceparent' || e[0] === 'tracestate') && typeof e[1] === 'string'));
+  const headers = Object.fromEntries(
+    Object.entries(raw).filter((e): e is [string, string] => (e[0] === 'traceparent' || e[0] === 'tracestate') && typeof e[1] === 'string'),
+  );
   return Object.keys(headers).length > 0 ? headers : undefined;
 }
 
@@ -30,7 +32,9 @@ export interface RouteTarget {
  * `[]` to keep it private (domain-only). It may be asynchronous (a lookup in the log); the relay resolves a
  * window's routes before it issues that window's publishes, so they still leave in log order.
  */
-export type EventRoute = (event: StoredEvent) => RouteTarget | readonly RouteTarget[] | undefined | Promise<RouteTarget | readonly RouteTarget[] | undefined>;
+export type EventRoute = (
+  event: StoredEvent,
+) => RouteTarget | readonly RouteTarget[] | undefined | Promise<RouteTarget | readonly RouteTarget[] | undefined>;
 
 export interface EventLogRelayOptions {
   store: EventStore;
@@ -172,7 +176,12 @@ export class EventLogRelay {
    * as of its last term or start), and how many rounds failed in a row.
    */
   status(): { state: 'new' | 'running' | 'stopped'; role: 'leader' | 'standby'; checkpoint: number; consecutiveFailures: number } {
-    return { state: this.state, role: this.leadership.isLeader() ? 'leader' : 'standby', checkpoint: this.checkpoint, consecutiveFailures: this.failures };
+    return {
+      state: this.state,
+      role: this.leadership.isLeader() ? 'leader' : 'standby',
+      checkpoint: this.checkpoint,
+      consecutiveFailures: this.failures,
+    };
   }
 
   /**
@@ -271,7 +280,9 @@ export class EventLogRelay {
       this.wakePending = false;
       if (this.state !== 'running' || !this.wakeups) return;
       try {
-        void Promise.resolve(this.wakeups.send()).catch((error: unknown) => this.report(error, { attempt: 1, retryInMs: this.pollIntervalMs }));
+        void Promise.resolve(this.wakeups.send()).catch((error: unknown) =>
+          this.report(error, { attempt: 1, retryInMs: this.pollIntervalMs }),
+        );
       } catch (error) {
         this.report(error, { attempt: 1, retryInMs: this.pollIntervalMs });
       }
@@ -311,7 +322,8 @@ export class EventLogRelay {
         const retryInMs = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.failures - 1));
         if (error instanceof PublishFailure) {
           // Every failed event is named: each may have landed all the same (e.g. a timed-out acknowledgement).
-          for (const failed of [{ event: error.event, cause: error.cause }, ...error.others]) this.report(failed.cause, { event: failed.event, attempt: this.failures, retryInMs });
+          for (const failed of [{ event: error.event, cause: error.cause }, ...error.others])
+            this.report(failed.cause, { event: failed.event, attempt: this.failures, retryInMs });
         } else this.report(error, { attempt: this.failures, retryInMs });
         await this.pause(retryInMs);
       }
@@ -464,7 +476,9 @@ export class EventLogRelay {
       const trace = traceContextOf(event.metadata);
       const options = { msgId: event.id, ...(trace ? { headers: trace } : {}) };
       // All of an event's messages or a retry: one that landed is dropped as a duplicate when sent again.
-      return Promise.all(route.value.map((target) => this.publisher.publish(target.subject, target.payload, options))).then(() => undefined);
+      return Promise.all(route.value.map((target) => this.publisher.publish(target.subject, target.payload, options))).then(
+        () => undefined,
+      );
     } catch (error) {
       return Promise.reject(error);
     }

@@ -77,7 +77,8 @@ class CheckpointAuditor implements EventStore {
   }
   async saveCheckpoint(name: string, position: number): Promise<void> {
     for (const event of await this.inner.readAll({ limit: position })) {
-      if (event.position <= position && this.route(event) && !this.acknowledged.has(event.id)) this.violations.push(`checkpoint ${position} passed unacknowledged ${event.id}`);
+      if (event.position <= position && this.route(event) && !this.acknowledged.has(event.id))
+        this.violations.push(`checkpoint ${position} passed unacknowledged ${event.id}`);
     }
     if (this.failSaves > 0) {
       this.failSaves -= 1;
@@ -173,9 +174,11 @@ class FakeLease implements RelayLeadership {
   }
 }
 
-const publicOnly: EventRoute = (event) => (event.type.startsWith('Private') ? undefined : { subject: `tenet.v1.test.${event.type}`, payload: { n: event.data } });
+const publicOnly: EventRoute = (event) =>
+  event.type.startsWith('Private') ? undefined : { subject: `tenet.v1.test.${event.type}`, payload: { n: event.data } };
 
-const events = (count: number, prefix = 'Happened'): NewEvent[] => Array.from({ length: count }, (_, i) => ({ type: `${prefix}${i}`, data: i }));
+const events = (count: number, prefix = 'Happened'): NewEvent[] =>
+  Array.from({ length: count }, (_, i) => ({ type: `${prefix}${i}`, data: i }));
 
 describe('EventLogRelay', () => {
   let relays: EventLogRelay[];
@@ -183,7 +186,8 @@ describe('EventLogRelay', () => {
   let publisher: ScriptedPublisher;
   let audited: CheckpointAuditor;
   let ledger: Set<string>;
-  const scripted = (decide?: (msgId: string, attempt: number) => 'ack' | 'fail' | Promise<'ack' | 'fail'>): ScriptedPublisher => new ScriptedPublisher(ledger, decide);
+  const scripted = (decide?: (msgId: string, attempt: number) => 'ack' | 'fail' | Promise<'ack' | 'fail'>): ScriptedPublisher =>
+    new ScriptedPublisher(ledger, decide);
 
   const relay = (overrides: Partial<EventLogRelayOptions> = {}): EventLogRelay => {
     const created = new EventLogRelay({
@@ -255,7 +259,10 @@ describe('EventLogRelay', () => {
     // Resolved out of order (later events first): the publishes must still leave in log order.
     const twoMajors: EventRoute = async (event) => {
       await new Promise((resolve) => setTimeout(resolve, 20 - 4 * event.position));
-      return [{ subject: `tenet.v1.test.${event.type}`, payload: event.data }, { subject: `tenet.v2.ws${event.position % 2}.test.${event.type}`, payload: event.data }];
+      return [
+        { subject: `tenet.v1.test.${event.type}`, payload: event.data },
+        { subject: `tenet.v2.ws${event.position % 2}.test.${event.type}`, payload: event.data },
+      ];
     };
     const relayed = relay({ route: twoMajors });
     await relayed.start();
@@ -280,7 +287,11 @@ describe('EventLogRelay', () => {
       return publicOnly(event);
     };
     const errors: string[] = [];
-    const relayed = relay({ route: flaky, maxInFlight: 1, onError: (error, failure) => errors.push(`${failure.event?.id}: ${(error as Error).message}`) });
+    const relayed = relay({
+      route: flaky,
+      maxInFlight: 1,
+      onError: (error, failure) => errors.push(`${failure.event?.id}: ${(error as Error).message}`),
+    });
     await relayed.start();
     await relayed.whenIdle();
 
@@ -447,7 +458,10 @@ describe('EventLogRelay', () => {
     await relayed.whenIdle();
     const readsBefore = audited.reads;
 
-    await publishing.append('s-1', ['evt-first', 'evt-second', 'evt-third'].map((id, i) => ({ id, type: `Happened${i}`, data: i })));
+    await publishing.append(
+      's-1',
+      ['evt-first', 'evt-second', 'evt-third'].map((id, i) => ({ id, type: `Happened${i}`, data: i })),
+    );
     await eventually(() => expect(publisher.firstAcks()).toHaveLength(3));
     await relayed.whenIdle();
 
@@ -485,7 +499,8 @@ describe('EventLogRelay', () => {
     beforeEach(() => {
       leases = new FakeLeases();
     });
-    const shared = (overrides: Partial<EventLogRelayOptions> = {}): EventLogRelay => relay({ leadership: leases.lease(), wakeups: leases.wakeups(), ...overrides });
+    const shared = (overrides: Partial<EventLogRelayOptions> = {}): EventLogRelay =>
+      relay({ leadership: leases.lease(), wakeups: leases.wakeups(), ...overrides });
 
     it('publishes only from the lease holder; a standby runs no rounds (not even on its poll) and forwards its kicks to the leader', async () => {
       const standbyPublisher = scripted();
@@ -644,7 +659,7 @@ describe('EventLogRelay', () => {
       expect(secondPublisher.attempts.map((p) => p.msgId)).toEqual(all.slice(5, 10));
     });
 
-    it('a standby without wake-ups leaves its appends to the leader\'s poll', async () => {
+    it("a standby without wake-ups leaves its appends to the leader's poll", async () => {
       const leader = shared({ wakeups: undefined, pollIntervalMs: 10 });
       const standby = shared({ wakeups: undefined });
       await leader.start();

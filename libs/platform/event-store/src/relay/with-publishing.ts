@@ -1,4 +1,12 @@
-import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StoredEvent,
+} from '../event-store.port.js';
 import type { EventLogRelay } from './event-log-relay.js';
 
 /**
@@ -48,4 +56,5 @@ export class PublishingEventStore implements EventStore {
   }
 }
 
-export const withPublishing = (store: EventStore, relay: Pick<EventLogRelay, 'kick' | 'stop'>): EventStore => new PublishingEventStore(store, relay);
+export const withPublishing = (store: EventStore, relay: Pick<EventLogRelay, 'kick' | 'stop'>): EventStore =>
+  new PublishingEventStore(store, relay);

@@ -58,11 +58,16 @@ describe('SqliteEventStore file', () => {
     const file = join(dir, 'filtered.sqlite');
     const store = SqliteEventStore.open({ file });
     try {
-      await store.append('session-1', [{ type: 'message', data: { text: 'hi' } }, { type: 'status', data: { status: 'ready' } }]);
+      await store.append('session-1', [
+        { type: 'message', data: { text: 'hi' } },
+        { type: 'status', data: { status: 'ready' } },
+      ]);
       await store.append('agent-1', [{ type: 'AgentCreated', data: { name: 'Ada' } }]);
       // Rows whose data is not JSON, written behind the store's back: decoding one of them throws.
       const raw = new Database(file);
-      const insert = raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, 'not json', '{}', '2026-01-01T00:00:00.000Z')");
+      const insert = raw.prepare(
+        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, 'not json', '{}', '2026-01-01T00:00:00.000Z')",
+      );
       insert.run('corrupt-1', 'session-1', 2, 'tool');
       insert.run('corrupt-2', 'turnlease-1', 0, 'TurnClaimed');
       raw.close();
@@ -78,10 +83,12 @@ describe('SqliteEventStore file', () => {
 
   it('serves a category read from its index, not a scan of the log', async () => {
     const file = join(dir, 'plan.sqlite');
-    await (SqliteEventStore.open({ file })).close();
+    await SqliteEventStore.open({ file }).close();
     const db = new Database(file, { readonly: true });
     try {
-      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?").all('agent-', 0, 10) as Array<{ detail: string }>;
+      const plan = db
+        .prepare('EXPLAIN QUERY PLAN SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?')
+        .all('agent-', 0, 10) as Array<{ detail: string }>;
       expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX events_by_category/);
     } finally {
       db.close();
@@ -94,7 +101,9 @@ describe('SqliteEventStore file', () => {
     old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL, stream_offset INTEGER NOT NULL,
       type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL, UNIQUE (stream_id, stream_offset));
       CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID;`);
-    const insert = old.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, '{}', '2026-01-01T00:00:00.000Z')");
+    const insert = old.prepare(
+      "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, '{}', '2026-01-01T00:00:00.000Z')",
+    );
     insert.run('e1', 'agent-a', 0, 'AgentCreated', '{"name":"A"}');
     insert.run('e2', 'session-s', 0, 'message', '{}');
     insert.run('e3', 'agent-b', 0, 'AgentCreated', '{"name":"B"}');
@@ -120,7 +129,11 @@ describe('SqliteEventStore file', () => {
     const worker = fileURLToPath(new URL('./append-worker.fixture.ts', import.meta.url));
     const startAt = String(Date.now() + 3_000);
     const run = (label: string): Promise<unknown> =>
-      promisify(execFile)(process.execPath, ['--import', '@swc-node/register/esm-register', worker, file, 'shared-stream', '1000', label, startAt], { cwd: process.cwd() });
+      promisify(execFile)(
+        process.execPath,
+        ['--import', '@swc-node/register/esm-register', worker, file, 'shared-stream', '1000', label, startAt],
+        { cwd: process.cwd() },
+      );
 
     await Promise.all([run('first'), run('second')]);
 
@@ -152,17 +165,35 @@ describe('SqliteEventStore group commit', () => {
   });
 
   it('writes appends called together in one transaction, each in its own stream and order', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`g-${i}`, [{ type: 'A', data: { i } }, { type: 'B', data: { i } }])));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.append(`g-${i}`, [
+          { type: 'A', data: { i } },
+          { type: 'B', data: { i } },
+        ]),
+      ),
+    );
     expect(store.commits).toEqual({ transactions: 1, appends: 20 });
     expect(results.map((r) => r.lastPosition)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * (i + 1)));
-    for (let i = 0; i < 20; i++) expect((await store.readStream(`g-${i}`)).map((e) => [e.type, e.offset])).toEqual([['A', 0], ['B', 1]]);
+    for (let i = 0; i < 20; i++)
+      expect((await store.readStream(`g-${i}`)).map((e) => [e.type, e.offset])).toEqual([
+        ['A', 0],
+        ['B', 1],
+      ]);
   });
 
   it('rolls back only the append whose expected version fails; the rest of the group commits', async () => {
     await store.append('g-x', [{ type: 'A', data: {} }]);
     const outcomes = await Promise.allSettled([
       store.append('g-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
-      store.append('g-x', [{ type: 'B', data: {} }, { type: 'C', data: {} }], { expectedVersion: 'no_stream' }), // g-x exists
+      store.append(
+        'g-x',
+        [
+          { type: 'B', data: {} },
+          { type: 'C', data: {} },
+        ],
+        { expectedVersion: 'no_stream' },
+      ), // g-x exists
       store.append('g-2', [{ type: 'A', data: {} }]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -241,7 +272,10 @@ describe('SqliteEventStore group commit', () => {
  * Stores on `<a fresh directory>/<file>` with the event-loop slices off (options may name another file in `dir()`),
  * each closed and the directory removed after every test of the calling describe.
  */
-function storesInFreshDir(prefix: string, file: string): { dir: () => string; open: (options?: Parameters<typeof SqliteEventStore.open>[0]) => SqliteEventStore } {
+function storesInFreshDir(
+  prefix: string,
+  file: string,
+): { dir: () => string; open: (options?: Parameters<typeof SqliteEventStore.open>[0]) => SqliteEventStore } {
   let dir = '';
   const stores: SqliteEventStore[] = [];
   beforeEach(() => {
@@ -283,9 +317,21 @@ describe('SqliteEventStore tail cache', () => {
     const cached = open({ tailCache: { eventsPerStream: 4, streams: 2 } });
     const plain = open({ tailCache: false });
     expect(plain.tailCacheStats).toBeUndefined();
-    const shapes = [{}, { fromOffset: 2 }, { fromOffset: 6 }, { fromOffset: 7, limit: 2 }, { fromOffset: 9 }, { fromOffset: 10 }, { fromOffset: 11 }, { types: ['status'] }, { types: ['tool', 'message'], fromOffset: 6, limit: 2 }, { limit: 0 }];
+    const shapes = [
+      {},
+      { fromOffset: 2 },
+      { fromOffset: 6 },
+      { fromOffset: 7, limit: 2 },
+      { fromOffset: 9 },
+      { fromOffset: 10 },
+      { fromOffset: 11 },
+      { types: ['status'] },
+      { types: ['tool', 'message'], fromOffset: 6, limit: 2 },
+      { limit: 0 },
+    ];
     const check = async (id: string): Promise<void> => {
-      for (const shape of shapes) expect({ id, shape, events: await cached.readStream(id, shape) }).toEqual({ id, shape, events: await plain.readStream(id, shape) });
+      for (const shape of shapes)
+        expect({ id, shape, events: await cached.readStream(id, shape) }).toEqual({ id, shape, events: await plain.readStream(id, shape) });
       expect(await cached.streamVersion(id)).toBe(await plain.streamVersion(id));
     };
     await cached.append('s-a', batch(6));
@@ -308,7 +354,10 @@ describe('SqliteEventStore tail cache', () => {
       store.append('g-x', [{ type: 'C', data: {} }], { expectedVersion: 0 }),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
-    expect((await store.readStream('g-x')).map((e) => [e.type, e.offset])).toEqual([['A', 0], ['C', 1]]);
+    expect((await store.readStream('g-x')).map((e) => [e.type, e.offset])).toEqual([
+      ['A', 0],
+      ['C', 1],
+    ]);
     expect(await store.streamVersion('g-x')).toBe(1);
   });
 
@@ -317,7 +366,11 @@ describe('SqliteEventStore tail cache', () => {
     await store.append('s-1', batch(2));
     expect(await store.readStream('s-1', { fromOffset: 2 })).toEqual([]);
     const raw = new Database(join(dir(), 'tails.sqlite'));
-    raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 's-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')").run();
+    raw
+      .prepare(
+        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 's-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
     raw.close();
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
     expect(await store.streamVersion('s-1')).toBe(2);
@@ -349,7 +402,7 @@ describe('SqliteEventStore known heads (reads past the end of a category answere
     expect(positions(await store.readAll({ afterPosition: all.at(-2)!.position }))).toEqual([all.at(-1)!.position]);
   });
 
-  it('forgets its heads when another connection commits: another process\'s events are read at once', async () => {
+  it("forgets its heads when another connection commits: another process's events are read at once", async () => {
     const store = open();
     const other = open();
     await store.append('binding-x', [{ type: 'BindingSet', data: {} }]);
@@ -361,9 +414,15 @@ describe('SqliteEventStore known heads (reads past the end of a category answere
     expect(positions(await store.readAll({ afterPosition: first!.position }))).toEqual([second!.position]);
     // Behind the store API too (a raw connection), and with a type filter.
     const raw = new Database(join(dir(), 'heads.sqlite'));
-    raw.prepare("INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 'binding-z', 0, 'BindingSet', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')").run();
+    raw
+      .prepare(
+        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 'binding-z', 0, 'BindingSet', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
     raw.close();
-    expect((await store.readAll({ category: 'binding-', afterPosition: second!.position, types: ['BindingSet'] })).map((e) => e.data)).toEqual([{ raw: true }]);
+    expect(
+      (await store.readAll({ category: 'binding-', afterPosition: second!.position, types: ['BindingSet'] })).map((e) => e.data),
+    ).toEqual([{ raw: true }]);
   });
 
   it('learns no head from a read cut by its limit or filtered by type', async () => {
@@ -443,7 +502,7 @@ describe('SqliteEventStore WAL checkpoints', () => {
     expect(walBytes()).toBeLessThan(25_000_000);
   });
 
-  it('falls back on SQLite\'s own checkpoint, at twice the finishing threshold, when the worker falls behind', async () => {
+  it("falls back on SQLite's own checkpoint, at twice the finishing threshold, when the worker falls behind", async () => {
     // The worker's first look is an hour away: a worker that never gets to run.
     const store = open({ walCheckpoint: { intervalMs: 3_600_000, restartFrames: 500 } });
     await writeSixMegabytes(store, async () => undefined); // ~1,500 frames: past the backstop at 1,000
@@ -468,7 +527,12 @@ describe('SqliteEventStore WAL checkpoints', () => {
 
   it('checkpoints inline again when its worker cannot work, and says so', async () => {
     const stopped: string[] = [];
-    const checkpointer = new WalCheckpointer(join(dir(), 'missing', 'dir', 'x.sqlite'), { intervalMs: 20 }, async () => true, (reason) => stopped.push(reason));
+    const checkpointer = new WalCheckpointer(
+      join(dir(), 'missing', 'dir', 'x.sqlite'),
+      { intervalMs: 20 },
+      async () => true,
+      (reason) => stopped.push(reason),
+    );
     await eventually(() => expect(stopped.length).toBeGreaterThan(0));
     expect(stopped).toEqual([expect.stringMatching(/could not open .*missing.*x\.sqlite/)]);
     await checkpointer.close(); // already stopped: resolves at once

@@ -2,7 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
-import { streamCategory, type AppendOptions, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
+import {
+  streamCategory,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type StoredEvent,
+} from '../event-store.port.js';
 import { currentLane, eventLoopSlices, inLane, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
 import {
   assertCheckpointName,
@@ -17,7 +27,14 @@ import {
   versionMatches,
 } from '../validation.js';
 import { WalCheckpointer, type WalCheckpointerOptions, type WalCheckpointRow, type WalCheckpointStats } from './wal-checkpointer.js';
-import { DEFAULT_STREAM_TAIL_CACHE, type EventRow, rowsFromTail, StreamTailCache, type StreamTail, type StreamTailCacheOptions } from './stream-tail-cache.js';
+import {
+  DEFAULT_STREAM_TAIL_CACHE,
+  type EventRow,
+  rowsFromTail,
+  StreamTailCache,
+  type StreamTail,
+  type StreamTailCacheOptions,
+} from './stream-tail-cache.js';
 
 export interface SqliteEventStoreOptions {
   /** Path of the database file. Either this or `dataDir`. */
@@ -123,7 +140,9 @@ export class SqliteEventStore implements EventStore {
   private readonly selectCategoriesOfTypes: Database.Statement<[string, number, string, number], EventRow>;
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number, string]>;
-  private readonly appendInTransaction: Database.Transaction<(streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]>;
+  private readonly appendInTransaction: Database.Transaction<
+    (streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]
+  >;
   private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
@@ -150,7 +169,14 @@ export class SqliteEventStore implements EventStore {
     const tails = options.tailCache === false ? undefined : new StreamTailCache({ ...DEFAULT_STREAM_TAIL_CACHE, ...options.tailCache });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     const checkpoints = options.walCheckpoint === false ? undefined : { busyTimeoutMs, ...options.walCheckpoint };
-    return new SqliteEventStore(file, busyTimeoutMs, options.slices === false ? undefined : (options.slices ?? eventLoopSlices), options.groupCommit ?? true, tails, checkpoints);
+    return new SqliteEventStore(
+      file,
+      busyTimeoutMs,
+      options.slices === false ? undefined : (options.slices ?? eventLoopSlices),
+      options.groupCommit ?? true,
+      tails,
+      checkpoints,
+    );
   }
 
   private constructor(
@@ -172,7 +198,12 @@ export class SqliteEventStore implements EventStore {
       this.db.exec(SCHEMA);
       this.migrate();
       if (checkpoints !== undefined) {
-        this.checkpointer = new WalCheckpointer(file, checkpoints, () => this.finishCheckpoint(), (reason) => this.checkpointInline(reason));
+        this.checkpointer = new WalCheckpointer(
+          file,
+          checkpoints,
+          () => this.finishCheckpoint(),
+          (reason) => this.checkpointInline(reason),
+        );
         this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
       }
     } catch (error) {
@@ -180,42 +211,56 @@ export class SqliteEventStore implements EventStore {
       throw error;
     }
     this.versionOf = this.db.prepare('SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1');
-    this.insert = this.db.prepare('INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.selectStream = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`);
+    this.insert = this.db.prepare(
+      'INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectStream = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? ORDER BY stream_offset LIMIT ?`,
+    );
     this.selectTail = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT ?`);
     // Changes when another connection (this process or another) commits to the file, never for this one's commits.
     this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
     this.selectAll = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`);
     // Filters run in SQL, so a dropped row is never handed to JavaScript, let alone JSON-parsed. Types travel
     // as one JSON array parameter (json_each), so each shape is one prepared statement.
-    const types = "type IN (SELECT value FROM json_each(?))";
-    this.selectStreamOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? AND ${types} ORDER BY stream_offset LIMIT ?`);
+    const types = 'type IN (SELECT value FROM json_each(?))';
+    this.selectStreamOfTypes = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_offset >= ? AND ${types} ORDER BY stream_offset LIMIT ?`,
+    );
     this.selectAllOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? AND ${types} ORDER BY position LIMIT ?`);
     this.selectCategory = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
-    this.selectCategoryOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? AND ${types} ORDER BY position LIMIT ?`);
+    this.selectCategoryOfTypes = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? AND ${types} ORDER BY position LIMIT ?`,
+    );
     // Several categories: one index seek per category (the IN list on the index's first column), merged by position.
     const categories = 'category IN (SELECT value FROM json_each(?))';
     this.selectCategories = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE ${categories} AND position > ? ORDER BY position LIMIT ?`);
-    this.selectCategoriesOfTypes = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE ${categories} AND position > ? AND ${types} ORDER BY position LIMIT ?`);
+    this.selectCategoriesOfTypes = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE ${categories} AND position > ? AND ${types} ORDER BY position LIMIT ?`,
+    );
     this.selectCheckpoint = this.db.prepare('SELECT position FROM checkpoints WHERE name = ?');
     this.upsertCheckpoint = this.db.prepare(
       'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
     );
-    this.appendInTransaction = this.db.transaction((streamId: string, events: PreparedEvent[], expected: ExpectedVersion): StoredEvent[] => {
-      const actual = this.versionOf.get(streamId)?.stream_offset ?? -1;
-      if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
-      const recordedAt = new Date().toISOString();
-      return events.map((event, index) => {
-        const offset = actual + 1 + index;
-        let position: number;
-        try {
-          position = Number(this.insert.run(event.id, streamId, offset, event.type, event.dataJson, event.metadataJson, recordedAt).lastInsertRowid);
-        } catch (error) {
-          throw translateConstraint(error, streamId, expected, actual, index, event.id);
-        }
-        return storedEvent(streamId, offset, position, event, recordedAt);
-      });
-    });
+    this.appendInTransaction = this.db.transaction(
+      (streamId: string, events: PreparedEvent[], expected: ExpectedVersion): StoredEvent[] => {
+        const actual = this.versionOf.get(streamId)?.stream_offset ?? -1;
+        if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
+        const recordedAt = new Date().toISOString();
+        return events.map((event, index) => {
+          const offset = actual + 1 + index;
+          let position: number;
+          try {
+            position = Number(
+              this.insert.run(event.id, streamId, offset, event.type, event.dataJson, event.metadataJson, recordedAt).lastInsertRowid,
+            );
+          } catch (error) {
+            throw translateConstraint(error, streamId, expected, actual, index, event.id);
+          }
+          return storedEvent(streamId, offset, position, event, recordedAt);
+        });
+      },
+    );
     // Called inside a transaction, appendInTransaction runs in a SAVEPOINT: a failed append rolls back its own
     // events and the group goes on; each caller is settled only after the whole group committed.
     this.appendGroup = this.db.transaction((group: PendingAppend[], settle: (() => void)[]): void => {
@@ -306,7 +351,11 @@ export class SqliteEventStore implements EventStore {
       this.commitPending();
       const tail = this.tailCovering(streamId, fromOffset);
       if (tail !== undefined) return rowsFromTail(tail, fromOffset, limit, types).map(fromRow);
-      return (types !== undefined ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1) : this.selectStream.all(streamId, fromOffset, limit ?? -1)).map(fromRow);
+      return (
+        types !== undefined
+          ? this.selectStreamOfTypes.all(streamId, fromOffset, JSON.stringify(types), limit ?? -1)
+          : this.selectStream.all(streamId, fromOffset, limit ?? -1)
+      ).map(fromRow);
     });
   }
 
@@ -378,7 +427,16 @@ export class SqliteEventStore implements EventStore {
     const rows = result.events.map((stored, index): EventRow => {
       const event = events[index];
       if (event === undefined) throw new Error(`appendedThrough: ${result.events.length} stored events for ${events.length} appended`);
-      return { position: stored.position, id: stored.id, stream_id: streamId, stream_offset: stored.offset, type: stored.type, data: event.dataJson, metadata: event.metadataJson, recorded_at: stored.recordedAt };
+      return {
+        position: stored.position,
+        id: stored.id,
+        stream_id: streamId,
+        stream_offset: stored.offset,
+        type: stored.type,
+        data: event.dataJson,
+        metadata: event.metadataJson,
+        recorded_at: stored.recordedAt,
+      };
     });
     this.tails.appended(streamId, rows);
   }
@@ -398,15 +456,25 @@ export class SqliteEventStore implements EventStore {
       let rows: EventRow[];
       if (categories?.length === 1) {
         const [category] = categories as [string];
-        rows = types === undefined ? this.selectCategory.all(category, afterPosition, max) : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
+        rows =
+          types === undefined
+            ? this.selectCategory.all(category, afterPosition, max)
+            : this.selectCategoryOfTypes.all(category, afterPosition, JSON.stringify(types), max);
       } else if (categories !== undefined) {
         const list = JSON.stringify(categories);
-        rows = types === undefined ? this.selectCategories.all(list, afterPosition, max) : this.selectCategoriesOfTypes.all(list, afterPosition, JSON.stringify(types), max);
+        rows =
+          types === undefined
+            ? this.selectCategories.all(list, afterPosition, max)
+            : this.selectCategoriesOfTypes.all(list, afterPosition, JSON.stringify(types), max);
       } else {
-        rows = types === undefined ? this.selectAll.all(afterPosition, max) : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
+        rows =
+          types === undefined
+            ? this.selectAll.all(afterPosition, max)
+            : this.selectAllOfTypes.all(afterPosition, JSON.stringify(types), max);
       }
       // Only an unfiltered read of one category (or of the whole log) that stopped short of its limit saw the end.
-      if (types === undefined && (categories === undefined || categories.length === 1) && (max < 0 || rows.length < max)) this.learnHead(categories?.[0] ?? '', afterPosition, rows);
+      if (types === undefined && (categories === undefined || categories.length === 1) && (max < 0 || rows.length < max))
+        this.learnHead(categories?.[0] ?? '', afterPosition, rows);
       return rows.map(fromRow);
     });
   }
@@ -468,7 +536,9 @@ export class SqliteEventStore implements EventStore {
     this.checkpointer = undefined;
     if (this.closed) return;
     this.db.pragma('wal_autocheckpoint = 1000');
-    process.emitWarning(`SqliteEventStore(${this.file}): ${reason}; checkpointing inline (SQLite's default) from now on`, { code: 'TENET_SQLITE_CHECKPOINT' });
+    process.emitWarning(`SqliteEventStore(${this.file}): ${reason}; checkpointing inline (SQLite's default) from now on`, {
+      code: 'TENET_SQLITE_CHECKPOINT',
+    });
   }
 
   /**
@@ -492,11 +562,13 @@ export class SqliteEventStore implements EventStore {
    * opening one old file at once do not both add the column.
    */
   private migrate(): void {
-    this.db.transaction(() => {
-      const columns = this.db.prepare('PRAGMA table_xinfo(events)').all() as Array<{ name: string }>;
-      if (!columns.some((column) => column.name === 'category')) this.db.exec(CATEGORY_COLUMN);
-      this.db.exec(CATEGORY_INDEX);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const columns = this.db.prepare('PRAGMA table_xinfo(events)').all() as Array<{ name: string }>;
+        if (!columns.some((column) => column.name === 'category')) this.db.exec(CATEGORY_COLUMN);
+        this.db.exec(CATEGORY_INDEX);
+      })
+      .immediate();
   }
 
   private assertOpen(): void {
@@ -505,15 +577,30 @@ export class SqliteEventStore implements EventStore {
 }
 
 function fromRow(row: EventRow): StoredEvent {
-  return storedEvent(row.stream_id, row.stream_offset, row.position, { id: row.id, type: row.type, dataJson: row.data, metadataJson: row.metadata }, row.recorded_at);
+  return storedEvent(
+    row.stream_id,
+    row.stream_offset,
+    row.position,
+    { id: row.id, type: row.type, dataJson: row.data, metadataJson: row.metadata },
+    row.recorded_at,
+  );
 }
 
-function translateConstraint(error: unknown, streamId: string, expected: ExpectedVersion, actual: number, index: number, id: string): unknown {
+function translateConstraint(
+  error: unknown,
+  streamId: string,
+  expected: ExpectedVersion,
+  actual: number,
+  index: number,
+  id: string,
+): unknown {
   // Checked by shape, not instanceof: better-sqlite3's native addon binds SqliteError once per process, so
   // a second load of the JS module (Jest module registries, bundlers) throws a class instanceof cannot see.
   const sqliteError = error as { name?: unknown; code?: unknown; message?: unknown };
-  if (sqliteError.name !== 'SqliteError' || sqliteError.code !== 'SQLITE_CONSTRAINT_UNIQUE' || typeof sqliteError.message !== 'string') return error;
-  if (sqliteError.message.includes('events.id')) return new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${id}")`);
+  if (sqliteError.name !== 'SqliteError' || sqliteError.code !== 'SQLITE_CONSTRAINT_UNIQUE' || typeof sqliteError.message !== 'string')
+    return error;
+  if (sqliteError.message.includes('events.id'))
+    return new InvalidEventError(`events[${index}].id`, `already used by another event in the log ("${id}")`);
   // (stream_id, stream_offset) cannot clash while the write lock is held; if it ever does, it is a conflict.
   return new ConcurrencyError(streamId, expected, actual, sqliteError.message);
 }

@@ -38,7 +38,8 @@ export const DEFAULT_STREAM_TAIL_CACHE: StreamTailCacheOptions = { streams: 10_0
 // Fixed cost of a row besides its JSON (ids, numbers, object) and of an entry, in the same units as maxChars.
 const ROW_OVERHEAD = 128;
 const ENTRY_OVERHEAD = 64;
-const rowChars = (rows: readonly EventRow[]): number => rows.reduce((size, row) => size + row.data.length + row.metadata.length + ROW_OVERHEAD, 0);
+const rowChars = (rows: readonly EventRow[]): number =>
+  rows.reduce((size, row) => size + row.data.length + row.metadata.length + ROW_OVERHEAD, 0);
 
 /**
  * Recent tails of streams, kept by the SQLite store (ADR 0020): a turn reads its session's streams again
@@ -92,7 +93,12 @@ export class StreamTailCache {
     const tail: StreamTail =
       first === undefined || last === undefined
         ? { from: 0, version: -1, rows: [], chars: ENTRY_OVERHEAD }
-        : { from: newestFirst.length < this.options.eventsPerStream ? 0 : first.stream_offset, version: last.stream_offset, rows, chars: ENTRY_OVERHEAD + rowChars(rows) };
+        : {
+            from: newestFirst.length < this.options.eventsPerStream ? 0 : first.stream_offset,
+            version: last.stream_offset,
+            rows,
+            chars: ENTRY_OVERHEAD + rowChars(rows),
+          };
     this.tails.set(streamId, tail);
     return tail;
   }
@@ -145,7 +151,12 @@ export class StreamTailCache {
  * The rows of a covering tail a `readStream(fromOffset, limit, types)` returns, as the SQL query would: offsets
  * from `fromOffset`, only the given types (before anything is decoded), at most `limit` after the filter.
  */
-export function rowsFromTail(tail: StreamTail, fromOffset: number, limit: number | undefined, types: readonly string[] | undefined): EventRow[] {
+export function rowsFromTail(
+  tail: StreamTail,
+  fromOffset: number,
+  limit: number | undefined,
+  types: readonly string[] | undefined,
+): EventRow[] {
   const start = Math.max(0, fromOffset - tail.from);
   const max = limit ?? Number.POSITIVE_INFINITY;
   const out: EventRow[] = [];

@@ -147,7 +147,12 @@ export class WalCheckpointer {
     this.backstopFrames = 2 * restartFrames;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, driver, intervalMs: options.intervalMs ?? DEFAULT_WAL_CHECKPOINT_INTERVAL_MS, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
+      workerData: {
+        file,
+        driver,
+        intervalMs: options.intervalMs ?? DEFAULT_WAL_CHECKPOINT_INTERVAL_MS,
+        busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+      },
       // A checkpointing thread needs little: SQLite's page cache lives outside the JS heap.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });

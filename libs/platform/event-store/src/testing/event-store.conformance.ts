@@ -30,7 +30,11 @@ function expectStrictlyIncreasing(values: number[]): void {
  * The contract every EventStore adapter must meet (emmett's `testAggregateStream(factory)` pattern): run it
  * from each adapter's spec with a harness for that adapter.
  */
-export function eventStoreConformance(name: string, createHarness: () => Promise<EventStoreHarness>, capabilities: EventStoreCapabilities): void {
+export function eventStoreConformance(
+  name: string,
+  createHarness: () => Promise<EventStoreHarness>,
+  capabilities: EventStoreCapabilities,
+): void {
   describe(`EventStore conformance: ${name}`, () => {
     let harness: EventStoreHarness;
     let handles: EventStore[];
@@ -103,7 +107,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
           [],
           {},
         ];
-        await store.append(id, values.map((data, index) => event(`T${index}`, data, { metadata: { index, tags: ['x'] } })));
+        await store.append(
+          id,
+          values.map((data, index) => event(`T${index}`, data, { metadata: { index, tags: ['x'] } })),
+        );
 
         const read = await store.readStream(id);
         expect(read.map((e) => e.data)).toEqual(values);
@@ -112,7 +119,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
 
       it('reads a stream from an offset with a limit', async () => {
         const id = stream('range');
-        await store.append(id, Array.from({ length: 10 }, (_, i) => event(`E${i}`)));
+        await store.append(
+          id,
+          Array.from({ length: 10 }, (_, i) => event(`E${i}`)),
+        );
 
         expect((await store.readStream(id, { fromOffset: 3, limit: 4 })).map((e) => e.offset)).toEqual([3, 4, 5, 6]);
         expect((await store.readStream(id, { fromOffset: 8 })).map((e) => e.offset)).toEqual([8, 9]);
@@ -131,7 +141,8 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
     // Adapters may answer reads of recently used streams from memory (the SQLite store's tail cache): a read must
     // never tell the difference, whatever this handle or another one wrote since.
     describe('repeated reads of a stream (caches must stay exact)', () => {
-      const mixed = (n: number): NewEvent[] => Array.from({ length: n }, (_, i) => event(['message', 'status', 'tool'][i % 3]!, { i }, { metadata: { i } }));
+      const mixed = (n: number): NewEvent[] =>
+        Array.from({ length: n }, (_, i) => event(['message', 'status', 'tool'][i % 3]!, { i }, { metadata: { i } }));
       const shapes: ReadStreamOptions[] = [
         {},
         { fromOffset: 0 },
@@ -158,7 +169,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         expect(await store.readStream(id, { fromOffset: 1 })).toEqual(second);
         expect(await store.readStream(id)).toEqual([...first, ...second]);
         expect(await store.streamVersion(id)).toBe(2);
-        await expect(store.append(id, [event('D')], { expectedVersion: 1 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', actual: 2 });
+        await expect(store.append(id, [event('D')], { expectedVersion: 1 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.CONCURRENCY',
+          actual: 2,
+        });
         expect(await store.streamVersion(id)).toBe(2);
       });
 
@@ -170,7 +184,8 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         const expected = ({ fromOffset = 0, limit, types }: ReadStreamOptions): StoredEvent[] =>
           all.filter((e) => e.offset >= fromOffset && (types === undefined || types.includes(e.type))).slice(0, limit);
         for (const pass of ['first', 'again']) {
-          for (const shape of shapes) expect({ pass, shape, events: await store.readStream(id, shape) }).toEqual({ pass, shape, events: expected(shape) });
+          for (const shape of shapes)
+            expect({ pass, shape, events: await store.readStream(id, shape) }).toEqual({ pass, shape, events: expected(shape) });
         }
         expect(await store.streamVersion(id)).toBe(17);
       });
@@ -183,7 +198,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         const theirs = (await other.append(id, [event('status', { by: 'other' })], { expectedVersion: 2 })).events;
         expect(await store.readStream(id, { fromOffset: 3 })).toEqual(theirs);
         expect(await store.streamVersion(id)).toBe(3);
-        await expect(store.append(id, [event('A')], { expectedVersion: 2 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', actual: 3 });
+        await expect(store.append(id, [event('A')], { expectedVersion: 2 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.CONCURRENCY',
+          actual: 3,
+        });
         const mine = (await store.append(id, [event('A')], { expectedVersion: 3 })).events;
         expect(await other.readStream(id, { fromOffset: 3 })).toEqual([...theirs, ...mine]);
         expect(await store.readStream(id, { fromOffset: 3 })).toEqual([...theirs, ...mine]);
@@ -223,14 +241,21 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
           expected: 0,
           actual: 1,
         });
-        await expect(store.append(id, [event('C')], { expectedVersion: 5 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', expected: 5, actual: 1 });
+        await expect(store.append(id, [event('C')], { expectedVersion: 5 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.CONCURRENCY',
+          expected: 5,
+          actual: 1,
+        });
         await expect(store.append(id, [event('C')], { expectedVersion: 'no_stream' })).rejects.toMatchObject({
           code: 'EVENT_LOG.CONCURRENCY',
           expected: 'no_stream',
           actual: 1,
         });
         const missing = stream('missing');
-        await expect(store.append(missing, [event('A')], { expectedVersion: 0 })).rejects.toMatchObject({ code: 'EVENT_LOG.CONCURRENCY', actual: -1 });
+        await expect(store.append(missing, [event('A')], { expectedVersion: 0 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.CONCURRENCY',
+          actual: -1,
+        });
 
         expect(await store.streamVersion(id)).toBe(1);
         expect(await store.streamVersion(missing)).toBe(-1);
@@ -248,7 +273,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         const id = stream('race');
         await store.append(id, [event('A')]);
 
-        const outcomes = await Promise.allSettled([store.append(id, [event('B1')], { expectedVersion: 0 }), second.append(id, [event('B2')], { expectedVersion: 0 })]);
+        const outcomes = await Promise.allSettled([
+          store.append(id, [event('B1')], { expectedVersion: 0 }),
+          second.append(id, [event('B2')], { expectedVersion: 0 }),
+        ]);
 
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -322,20 +350,28 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
       });
 
       it('rejects out-of-range read arguments', async () => {
-        await expect(store.readStream(stream('s'), { fromOffset: -1 })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'fromOffset' });
-        await expect(store.readAll({ afterPosition: -1 })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'afterPosition' });
+        await expect(store.readStream(stream('s'), { fromOffset: -1 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.INVALID_REQUEST',
+          field: 'fromOffset',
+        });
+        await expect(store.readAll({ afterPosition: -1 })).rejects.toMatchObject({
+          code: 'EVENT_LOG.INVALID_REQUEST',
+          field: 'afterPosition',
+        });
         await expect(store.readAll({ limit: 1.5 })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'limit' });
       });
     });
 
     describe('concurrent writers', () => {
       it(
-        "gives 2 writers x 500 concurrent appends to one stream offsets 0..999 exactly, in position order",
+        'gives 2 writers x 500 concurrent appends to one stream offsets 0..999 exactly, in position order',
         async () => {
           const second = await open();
           const id = stream('contended');
           const appendsFrom = (writer: EventStore, label: string): Array<Promise<StoredEvent[]>> =>
-            Array.from({ length: 500 }, (_, i) => writer.append(id, [event('Appended', { writer: label, i })], { expectedVersion: 'any' }).then((r) => r.events));
+            Array.from({ length: 500 }, (_, i) =>
+              writer.append(id, [event('Appended', { writer: label, i })], { expectedVersion: 'any' }).then((r) => r.events),
+            );
 
           const results = (await Promise.all([...appendsFrom(store, 'first'), ...appendsFrom(second, 'second')])).flat();
 
@@ -386,7 +422,7 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         expect(await store.readAll({ limit: 0 })).toEqual([]);
 
         const paged: StoredEvent[] = [];
-        for (let cursor = 0; ; ) {
+        for (let cursor = 0; ;) {
           const page = await store.readAll({ afterPosition: cursor, limit: 3 });
           if (page.length === 0) break;
           paged.push(...page);
@@ -413,7 +449,9 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         expectStrictlyIncreasing(agents.map((e) => e.position));
         expect(await store.readAll({ category: agentCat, afterPosition: written[1]!.position, limit: 2 })).toEqual(written.slice(2, 4));
         expect(await store.readAll({ category: agentCat, afterPosition: written[4]!.position })).toEqual([]);
-        expect((await store.readAll({ category: sessionCat })).map((e) => e.type)).toEqual(Array.from({ length: 5 }, () => ['message', 'status']).flat());
+        expect((await store.readAll({ category: sessionCat })).map((e) => e.type)).toEqual(
+          Array.from({ length: 5 }, () => ['message', 'status']).flat(),
+        );
         // A second handle (another connection, another process) sees the same category.
         const second = await open();
         expect(await second.readAll({ category: agentCat })).toEqual(written);
@@ -441,7 +479,14 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
       it('filters by type in readAll and readStream, keeping offsets and positions', async () => {
         const tag = randomUUID().replace(/-/g, '').slice(0, 12);
         const id = `ty${tag}-1`;
-        const appended = (await store.append(id, [event('message', { n: 0 }), event('status', { n: 1 }), event('tool', { n: 2 }), event('status', { n: 3 })])).events;
+        const appended = (
+          await store.append(id, [
+            event('message', { n: 0 }),
+            event('status', { n: 1 }),
+            event('tool', { n: 2 }),
+            event('status', { n: 3 }),
+          ])
+        ).events;
 
         expect(await store.readStream(id, { types: ['status'] })).toEqual([appended[1], appended[3]]);
         expect(await store.readStream(id, { types: ['status', 'tool'], fromOffset: 2 })).toEqual([appended[2], appended[3]]);
@@ -449,7 +494,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         expect(await store.readStream(id, { types: [] })).toEqual([]);
         expect(await store.readAll({ category: `ty${tag}-`, types: ['message', 'tool'] })).toEqual([appended[0], appended[2]]);
         const after = appended[0]!.position - 1;
-        expect((await store.readAll({ afterPosition: after, types: ['status'] })).filter((e) => e.streamId === id)).toEqual([appended[1], appended[3]]);
+        expect((await store.readAll({ afterPosition: after, types: ['status'] })).filter((e) => e.streamId === id)).toEqual([
+          appended[1],
+          appended[3],
+        ]);
       });
 
       it('rejects a category that is not a prefix ending with its only dash, and types that are not strings', async () => {
@@ -457,7 +505,10 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
           await expect(store.readAll({ category })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'category' });
         }
         await expect(store.readAll({ types: [''] })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'types' });
-        await expect(store.readStream('s-1', { types: 'status' as unknown as string[] })).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_REQUEST', field: 'types' });
+        await expect(store.readStream('s-1', { types: 'status' as unknown as string[] })).rejects.toMatchObject({
+          code: 'EVENT_LOG.INVALID_REQUEST',
+          field: 'types',
+        });
       });
     });
 
@@ -489,23 +540,26 @@ export function eventStoreConformance(name: string, createHarness: () => Promise
         await expect(handle.readAll()).rejects.toMatchObject({ code: 'EVENT_LOG.UNAVAILABLE' });
       });
 
-      (capabilities.survivesRestart ? it : it.skip)('keeps everything across a restart and continues at the right offset and position', async () => {
-        const id = stream('durable');
-        const first = await store.append(id, [event('A', { n: 1 }), event('B', { n: 2 })]);
-        await store.append(stream('other'), [event('X')]);
-        await store.saveCheckpoint('relay', first.lastPosition);
-        const before = await store.readAll();
-        await closeAll();
+      (capabilities.survivesRestart ? it : it.skip)(
+        'keeps everything across a restart and continues at the right offset and position',
+        async () => {
+          const id = stream('durable');
+          const first = await store.append(id, [event('A', { n: 1 }), event('B', { n: 2 })]);
+          await store.append(stream('other'), [event('X')]);
+          await store.saveCheckpoint('relay', first.lastPosition);
+          const before = await store.readAll();
+          await closeAll();
 
-        const reopened = await open();
-        expect(await reopened.readAll()).toEqual(before);
-        expect(await reopened.streamVersion(id)).toBe(1);
-        expect(await reopened.loadCheckpoint('relay')).toBe(first.lastPosition);
+          const reopened = await open();
+          expect(await reopened.readAll()).toEqual(before);
+          expect(await reopened.streamVersion(id)).toBe(1);
+          expect(await reopened.loadCheckpoint('relay')).toBe(first.lastPosition);
 
-        const next = await reopened.append(id, [event('C')], { expectedVersion: 1 });
-        expect(next.events[0]!.offset).toBe(2);
-        expect(next.lastPosition).toBeGreaterThan(before[before.length - 1]!.position);
-      });
+          const next = await reopened.append(id, [event('C')], { expectedVersion: 1 });
+          expect(next.events[0]!.offset).toBe(2);
+          expect(next.lastPosition).toBeGreaterThan(before[before.length - 1]!.position);
+        },
+      );
     });
   });
 }

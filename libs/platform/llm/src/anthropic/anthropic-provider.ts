@@ -49,8 +49,17 @@ export class AnthropicProvider implements LlmProvider {
   constructor(options: AnthropicProviderOptions) {
     this.model = options.model ?? DEFAULT_ANTHROPIC_MODEL;
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new (anthropicSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
-    this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+    this.client = new (anthropicSdk())({
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    });
+    this.retryPolicy = {
+      ...defaultRetryPolicy,
+      ...options.retryPolicy,
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    };
     this.defaultMaxTokens = options.defaultMaxTokens ?? 2048;
     this.sleep = options.sleep;
   }
@@ -63,7 +72,9 @@ export class AnthropicProvider implements LlmProvider {
     const value = billedEvenIfInvalid({ provider: this.name, model, usage }, () => {
       const call = message.content.find((block) => block.type === 'tool_use' && block.name === request.schemaName);
       if (!call || call.type !== 'tool_use') {
-        throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`no "${request.schemaName}" tool call in the answer (stop_reason ${message.stop_reason ?? 'none'})`]);
+        throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [
+          `no "${request.schemaName}" tool call in the answer (stop_reason ${message.stop_reason ?? 'none'})`,
+        ]);
       }
       return validateStructuredOutput<O>(this.name, request.schemaName, request.schema, call.input);
     });
@@ -72,15 +83,24 @@ export class AnthropicProvider implements LlmProvider {
 
   private async create(request: LlmRequest): Promise<Anthropic.Message> {
     try {
-      return await this.client.messages.create({
-        model: this.model,
-        max_tokens: request.maxTokens ?? this.defaultMaxTokens,
-        system: request.system,
-        messages: alternating(conversationOf(request)),
-        tools: [{ name: request.schemaName, description: `Record the ${request.schemaName} result.`, input_schema: request.schema as Anthropic.Tool.InputSchema }],
-        tool_choice: { type: 'tool', name: request.schemaName },
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      }, request.signal ? { signal: request.signal } : {});
+      return await this.client.messages.create(
+        {
+          model: this.model,
+          max_tokens: request.maxTokens ?? this.defaultMaxTokens,
+          system: request.system,
+          messages: alternating(conversationOf(request)),
+          tools: [
+            {
+              name: request.schemaName,
+              description: `Record the ${request.schemaName} result.`,
+              input_schema: request.schema as Anthropic.Tool.InputSchema,
+            },
+          ],
+          tool_choice: { type: 'tool', name: request.schemaName },
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        },
+        request.signal ? { signal: request.signal } : {},
+      );
     } catch (error) {
       throw mapSdkError(error, this.name, anthropicSdk());
     }

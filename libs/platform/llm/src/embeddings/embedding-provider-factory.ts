@@ -13,7 +13,13 @@ import { OpenAiEmbeddingProvider } from './openai-embeddings.js';
  * `OPENAI_BASE_URL` apply.
  */
 export function createEmbeddingProvider(env: Record<string, string | undefined> = process.env): EmbeddingProvider {
-  const settings = llmSettings(env, ['TENET_EMBEDDING_PROVIDER', 'OPENAI_API_KEY', 'TENET_EMBEDDING_MODEL', 'TENET_EMBEDDING_DIMENSIONS', 'OPENAI_BASE_URL']);
+  const settings = llmSettings(env, [
+    'TENET_EMBEDDING_PROVIDER',
+    'OPENAI_API_KEY',
+    'TENET_EMBEDDING_MODEL',
+    'TENET_EMBEDDING_DIMENSIONS',
+    'OPENAI_BASE_URL',
+  ]);
   const openAiKey = set(settings.OPENAI_API_KEY);
   const choice = settings.TENET_EMBEDDING_PROVIDER ?? (openAiKey ? 'openai' : 'offline');
   const dimensions = settings.TENET_EMBEDDING_DIMENSIONS;
@@ -23,7 +29,12 @@ export function createEmbeddingProvider(env: Record<string, string | undefined> 
       const model = set(settings.TENET_EMBEDDING_MODEL);
       const baseURL = set(settings.OPENAI_BASE_URL);
       try {
-        return new OpenAiEmbeddingProvider({ apiKey: openAiKey, ...(model ? { model } : {}), ...(dimensions ? { dimensions } : {}), ...(baseURL ? { baseURL } : {}) });
+        return new OpenAiEmbeddingProvider({
+          apiKey: openAiKey,
+          ...(model ? { model } : {}),
+          ...(dimensions ? { dimensions } : {}),
+          ...(baseURL ? { baseURL } : {}),
+        });
       } catch (error) {
         // A model whose vector length is unknown needs TENET_EMBEDDING_DIMENSIONS.
         throw new LlmConfigurationError(`${(error as Error).message} (TENET_EMBEDDING_DIMENSIONS)`);

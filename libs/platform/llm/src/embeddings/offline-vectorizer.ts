@@ -41,7 +41,8 @@ export class OfflineVectorizer implements EmbeddingProvider {
 
   constructor(options: { dimensions?: number } = {}) {
     this.dimensions = options.dimensions ?? DEFAULT_OFFLINE_DIMENSIONS;
-    if (!Number.isInteger(this.dimensions) || this.dimensions < 8) throw new RangeError(`OfflineVectorizer needs at least 8 integer dimensions, got ${this.dimensions}`);
+    if (!Number.isInteger(this.dimensions) || this.dimensions < 8)
+      throw new RangeError(`OfflineVectorizer needs at least 8 integer dimensions, got ${this.dimensions}`);
   }
 
   async embed(texts: string[], _context: LlmCallContext): Promise<EmbeddingResponse> {

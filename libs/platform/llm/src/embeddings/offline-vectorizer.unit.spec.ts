@@ -6,7 +6,10 @@ import { OpenAiEmbeddingProvider } from './openai-embeddings.js';
 import { LlmConfigurationError } from '../errors.js';
 
 embeddingProviderConformance('offline vectorizer', async () => ({ provider: new OfflineVectorizer(), dispose: async () => undefined }));
-embeddingProviderConformance('offline vectorizer, 64 dimensions', async () => ({ provider: new OfflineVectorizer({ dimensions: 64 }), dispose: async () => undefined }));
+embeddingProviderConformance('offline vectorizer, 64 dimensions', async () => ({
+  provider: new OfflineVectorizer({ dimensions: 64 }),
+  dispose: async () => undefined,
+}));
 
 const context = { purpose: 'test' };
 const vectorizer = new OfflineVectorizer();
@@ -65,8 +68,18 @@ describe('createEmbeddingProvider', () => {
   });
 
   it('uses OpenAI when its key is set, unless TENET_EMBEDDING_PROVIDER=offline', () => {
-    expect(createEmbeddingProvider({ OPENAI_API_KEY: 'sk-1' })).toMatchObject({ name: 'openai', model: 'text-embedding-3-small', dimensions: 1536 });
-    expect(createEmbeddingProvider({ OPENAI_API_KEY: 'sk-1', TENET_EMBEDDING_MODEL: 'text-embedding-3-large', TENET_EMBEDDING_DIMENSIONS: '256' })).toMatchObject({
+    expect(createEmbeddingProvider({ OPENAI_API_KEY: 'sk-1' })).toMatchObject({
+      name: 'openai',
+      model: 'text-embedding-3-small',
+      dimensions: 1536,
+    });
+    expect(
+      createEmbeddingProvider({
+        OPENAI_API_KEY: 'sk-1',
+        TENET_EMBEDDING_MODEL: 'text-embedding-3-large',
+        TENET_EMBEDDING_DIMENSIONS: '256',
+      }),
+    ).toMatchObject({
       model: 'text-embedding-3-large',
       dimensions: 256,
     });
@@ -76,9 +89,13 @@ describe('createEmbeddingProvider', () => {
 
   it('refuses configurations that cannot work, at startup', () => {
     expect(() => createEmbeddingProvider({ TENET_EMBEDDING_PROVIDER: 'openai' })).toThrow('needs OPENAI_API_KEY');
-    expect(() => createEmbeddingProvider({ TENET_EMBEDDING_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant' })).toThrow('Anthropic has no embeddings API');
+    expect(() => createEmbeddingProvider({ TENET_EMBEDDING_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant' })).toThrow(
+      'Anthropic has no embeddings API',
+    );
     expect(() => createEmbeddingProvider({ TENET_EMBEDDING_PROVIDER: 'cohere' })).toThrow(LlmConfigurationError);
-    expect(() => createEmbeddingProvider({ OPENAI_API_KEY: 'sk-1', TENET_EMBEDDING_MODEL: 'my-local-model' })).toThrow('TENET_EMBEDDING_DIMENSIONS');
+    expect(() => createEmbeddingProvider({ OPENAI_API_KEY: 'sk-1', TENET_EMBEDDING_MODEL: 'my-local-model' })).toThrow(
+      'TENET_EMBEDDING_DIMENSIONS',
+    );
     expect(() => createEmbeddingProvider({ TENET_EMBEDDING_DIMENSIONS: 'many' })).toThrow(LlmConfigurationError);
   });
 });

@@ -8,23 +8,34 @@ import { OpenAiEmbeddingProvider, type OpenAiEmbeddingProviderOptions } from './
 
 // The local server answers with the offline vectorizer's vectors at the model's length, so similarity is meaningful.
 const vectorizers = new Map<number, OfflineVectorizer>();
-const vectorOf = (dimensions: number) => (text: string): number[] => {
-  if (!vectorizers.has(dimensions)) vectorizers.set(dimensions, new OfflineVectorizer({ dimensions }));
-  return vectorizers.get(dimensions)!.vectorize(text);
-};
+const vectorOf =
+  (dimensions: number) =>
+  (text: string): number[] => {
+    if (!vectorizers.has(dimensions)) vectorizers.set(dimensions, new OfflineVectorizer({ dimensions }));
+    return vectorizers.get(dimensions)!.vectorize(text);
+  };
 const answer = (request: RecordedRequest, options: Parameters<typeof openAiEmbeddings>[2] = {}): WireReply =>
   openAiEmbeddings(request, vectorOf(typeof request.body['dimensions'] === 'number' ? request.body['dimensions'] : 1536), options);
 
 const context = { purpose: 'embed_guidelines', agentId: 'a-1' };
-const create = (url: string, options: Partial<OpenAiEmbeddingProviderOptions> = {}) => new OpenAiEmbeddingProvider({ apiKey: 'sk-test', baseURL: url, ...options });
+const create = (url: string, options: Partial<OpenAiEmbeddingProviderOptions> = {}) =>
+  new OpenAiEmbeddingProvider({ apiKey: 'sk-test', baseURL: url, ...options });
 
 embeddingProviderConformance('openai over its wire format', async () => {
   const server = await startWireServer((request) => answer(request));
   return { provider: create(server.url), dispose: () => server.close() };
 });
 
-const rateLimited: WireReply = { status: 429, headers: { 'retry-after': '1' }, body: { error: { type: 'rate_limit_error', message: 'slow down' } } };
-const unauthorised: WireReply = { status: 401, headers: { 'x-should-retry': 'true' }, body: { error: { type: 'invalid_request_error', message: 'invalid api key' } } };
+const rateLimited: WireReply = {
+  status: 429,
+  headers: { 'retry-after': '1' },
+  body: { error: { type: 'rate_limit_error', message: 'slow down' } },
+};
+const unauthorised: WireReply = {
+  status: 401,
+  headers: { 'x-should-retry': 'true' },
+  body: { error: { type: 'invalid_request_error', message: 'invalid api key' } },
+};
 
 describe('OpenAI embeddings against a local server speaking its wire format', () => {
   let server: WireServer | undefined;
@@ -40,7 +51,11 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
     expect(requests).toHaveLength(1);
     expect(requests[0]!.url).toBe('/embeddings');
     expect(requests[0]!.headers['authorization']).toBe('Bearer sk-test');
-    expect(requests[0]!.body).toEqual({ model: 'text-embedding-3-small', input: ['I want a refund', 'Where is my parcel?'], encoding_format: 'base64' });
+    expect(requests[0]!.body).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['I want a refund', 'Where is my parcel?'],
+      encoding_format: 'base64',
+    });
     expect(response).toMatchObject({ usage: { inputTokens: 17 }, provider: 'openai', model: 'text-embedding-3-small-v2' });
     // Float32 on the wire: equal to the float64 original to about 7 digits.
     const expected = vectorOf(1536)('I want a refund');
@@ -64,7 +79,9 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
     const texts = ['refund', 'parcel', 'cancel', 'hello', 'price'];
     const response = await create(url, { batchSize: 2 }).embed(texts, context);
     // The batches are sent concurrently: they may arrive in any order.
-    expect(requests.map((r) => JSON.stringify(r.body['input'])).sort()).toEqual([['cancel', 'hello'], ['price'], ['refund', 'parcel']].map((x) => JSON.stringify(x)));
+    expect(requests.map((r) => JSON.stringify(r.body['input'])).sort()).toEqual(
+      [['cancel', 'hello'], ['price'], ['refund', 'parcel']].map((x) => JSON.stringify(x)),
+    );
     expect(response.usage.inputTokens).toBe(50);
     texts.forEach((text, i) => expect(cosineSimilarity(response.vectors[i]!, vectorOf(1536)(text))).toBeGreaterThan(0.9999));
   });
@@ -93,7 +110,11 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
 
   it('reports LLM.RATE_LIMITED with the advertised delay once retries are spent', async () => {
     const { url, requests } = await serve([rateLimited]);
-    await expect(create(url, { maxRetries: 0 }).embed(['refund'], context)).rejects.toMatchObject({ code: 'LLM.RATE_LIMITED', retryAfterMs: 1000, provider: 'openai' });
+    await expect(create(url, { maxRetries: 0 }).embed(['refund'], context)).rejects.toMatchObject({
+      code: 'LLM.RATE_LIMITED',
+      retryAfterMs: 1000,
+      provider: 'openai',
+    });
     expect(requests).toHaveLength(1);
   });
 
@@ -106,10 +127,14 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
   it('retries transient server errors, and reports LLM.UNAVAILABLE when they persist', async () => {
     let calls = 0;
     const { url } = await serve((r) => (calls++ === 0 ? { status: 503, body: { error: { message: 'busy' } } } : answer(r)));
-    await expect(create(url, { retryPolicy: { baseDelayMs: 20, maxDelayMs: 40 } }).embed(['refund'], context)).resolves.toMatchObject({ provider: 'openai' });
+    await expect(create(url, { retryPolicy: { baseDelayMs: 20, maxDelayMs: 40 } }).embed(['refund'], context)).resolves.toMatchObject({
+      provider: 'openai',
+    });
     await server!.close();
     server = undefined;
-    await expect(create(url, { maxRetries: 1, retryPolicy: { baseDelayMs: 20, maxDelayMs: 40 } }).embed(['refund'], context)).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE', retryable: true });
+    await expect(
+      create(url, { maxRetries: 1, retryPolicy: { baseDelayMs: 20, maxDelayMs: 40 } }).embed(['refund'], context),
+    ).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE', retryable: true });
   });
 
   it('rejects vectors of the wrong length or missing ones with LLM.INVALID_OUTPUT', async () => {
@@ -122,7 +147,12 @@ describe('OpenAI embeddings against a local server speaking its wire format', ()
 
   it('is what createEmbeddingProvider builds from the environment, base URL and model included', async () => {
     const { url, requests } = await serve((r) => answer(r));
-    const provider = createEmbeddingProvider({ OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: url, TENET_EMBEDDING_MODEL: 'text-embedding-3-large', TENET_EMBEDDING_DIMENSIONS: '512' });
+    const provider = createEmbeddingProvider({
+      OPENAI_API_KEY: 'sk-env',
+      OPENAI_BASE_URL: url,
+      TENET_EMBEDDING_MODEL: 'text-embedding-3-large',
+      TENET_EMBEDDING_DIMENSIONS: '512',
+    });
     const { vectors } = await provider.embed(['refund'], context);
     expect(requests[0]!.body).toMatchObject({ model: 'text-embedding-3-large', dimensions: 512 });
     expect(requests[0]!.headers['authorization']).toBe('Bearer sk-env');
@@ -143,7 +173,13 @@ async function startSlowServer(delayOf: (texts: string[]) => number, failWhen: (
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: performance.now() };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        at: performance.now(),
+      };
       requests.push(recorded);
       const texts = (recorded.body['input'] as string[]).map(String);
       inFlight += 1;
@@ -173,7 +209,20 @@ async function startSlowServer(delayOf: (texts: string[]) => number, failWhen: (
 }
 
 describe('OpenAI embeddings sends its batches with bounded concurrency', () => {
-  const texts = ['refund', 'parcel', 'cancel', 'hello', 'price', 'invoice', 'warranty', 'password', 'exchange', 'coupon', 'delivery', 'privacy'];
+  const texts = [
+    'refund',
+    'parcel',
+    'cancel',
+    'hello',
+    'price',
+    'invoice',
+    'warranty',
+    'password',
+    'exchange',
+    'coupon',
+    'delivery',
+    'privacy',
+  ];
   // Batch n (of 2 texts) answers after (6 - n) × 40 ms: the first batch sent is the last to finish.
   const delayOf = (batch: string[]): number => (6 - Math.floor(texts.indexOf(batch[0]!) / 2)) * 40;
 
@@ -204,9 +253,14 @@ describe('OpenAI embeddings sends its batches with bounded concurrency', () => {
   });
 
   it('given a batch that fails for good, when embedding, then the call fails with its error and batches not yet started are not sent', async () => {
-    const server = await startSlowServer(() => 5, (batch) => batch[0] === 'cancel');
+    const server = await startSlowServer(
+      () => 5,
+      (batch) => batch[0] === 'cancel',
+    );
     try {
-      await expect(create(server.url, { batchSize: 2, concurrency: 2 }).embed(texts, context)).rejects.toMatchObject({ code: 'LLM.AUTHENTICATION' });
+      await expect(create(server.url, { batchSize: 2, concurrency: 2 }).embed(texts, context)).rejects.toMatchObject({
+        code: 'LLM.AUTHENTICATION',
+      });
       expect(server.requests.length).toBeLessThan(6);
     } finally {
       await server.close();

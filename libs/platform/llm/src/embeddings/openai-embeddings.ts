@@ -59,17 +59,29 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     this.model = options.model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
     const native = NATIVE_DIMENSIONS[this.model];
     const dimensions = options.dimensions ?? native;
-    if (dimensions === undefined) throw new RangeError(`OpenAiEmbeddingProvider: the length of "${this.model}" vectors is unknown; pass dimensions`);
+    if (dimensions === undefined)
+      throw new RangeError(`OpenAiEmbeddingProvider: the length of "${this.model}" vectors is unknown; pass dimensions`);
     this.dimensions = dimensions;
     // Only ask for shortened vectors when they differ from the native length (older models reject the parameter).
     this.requestDimensions = options.dimensions !== undefined && options.dimensions !== native ? options.dimensions : undefined;
     this.batchSize = options.batchSize ?? 256;
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1 || this.batchSize > 2048) throw new RangeError(`batchSize must be 1..2048, got ${this.batchSize}`);
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1 || this.batchSize > 2048)
+      throw new RangeError(`batchSize must be 1..2048, got ${this.batchSize}`);
     this.concurrency = options.concurrency ?? 4;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1 || this.concurrency > 16) throw new RangeError(`concurrency must be 1..16, got ${this.concurrency}`);
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1 || this.concurrency > 16)
+      throw new RangeError(`concurrency must be 1..16, got ${this.concurrency}`);
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new (openAiSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
-    this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+    this.client = new (openAiSdk())({
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    });
+    this.retryPolicy = {
+      ...defaultRetryPolicy,
+      ...options.retryPolicy,
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    };
     this.sleep = options.sleep;
   }
 
@@ -85,7 +97,9 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     // The first batch that fails for good aborts the others in flight (and their retries): the call has failed.
     const abandon = new AbortController();
     const attempt = (input: string[]) => (): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> =>
-      abandon.signal.aborted ? Promise.reject(new ProviderUnavailableError(this.name, `${this.name} embeddings abandoned: another batch failed`, false)) : this.create(input, abandon.signal);
+      abandon.signal.aborted
+        ? Promise.reject(new ProviderUnavailableError(this.name, `${this.name} embeddings abandoned: another batch failed`, false))
+        : this.create(input, abandon.signal);
     // `concurrency` workers take the next batch until none is left; each answer lands at its batch's index.
     const worker = async (): Promise<void> => {
       while (!abandon.signal.aborted && next < batches.length) {
@@ -114,7 +128,10 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
 
   private async create(input: string[], signal: AbortSignal): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> {
     try {
-      return await this.client.embeddings.create({ model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) }, { signal });
+      return await this.client.embeddings.create(
+        { model: this.model, input, ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}) },
+        { signal },
+      );
     } catch (error) {
       throw mapSdkError(error, this.name, openAiSdk());
     }
@@ -128,9 +145,12 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
       if (Number.isInteger(item.index) && item.index >= 0 && item.index < count) vectors[item.index] = item.embedding;
     }
     return Array.from(vectors, (vector, i) => {
-      if (!Array.isArray(vector)) throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}`, [`no embedding for text ${positions[i] ?? i}`]);
+      if (!Array.isArray(vector))
+        throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}`, [`no embedding for text ${positions[i] ?? i}`]);
       if (vector.length !== this.dimensions || !vector.every(Number.isFinite)) {
-        throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}/embedding`, [`expected ${this.dimensions} finite numbers, got ${vector.length}`]);
+        throw new InvalidStructuredOutputError(this.name, 'embeddings', `/data/${i}/embedding`, [
+          `expected ${this.dimensions} finite numbers, got ${vector.length}`,
+        ]);
       }
       return vector;
     });

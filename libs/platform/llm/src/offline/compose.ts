@@ -9,11 +9,15 @@ function topicOf(condition: string): string {
     .trim()
     .replace(/[.!?]+$/, '')
     .replace(/^(?:when\s+|if\s+)?(?:the\s+)?(?:customer|user|client)\s+(?:is\s+)?/i, '')
-    .replace(/^(?:asks?|asking|wants?|wanting|would like|mentions?|inquires?|talks?|says?|needs?|requests?)\s+(?:about\s+|for\s+|to\s+|that\s+)?/i, '');
+    .replace(
+      /^(?:asks?|asking|wants?|wanting|would like|mentions?|inquires?|talks?|says?|needs?|requests?)\s+(?:about\s+|for\s+|to\s+|that\s+)?/i,
+      '',
+    );
   return toCustomer(topic);
 }
 
-const joinedWithOr = (items: string[]): string => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')}, or ${items.at(-1) ?? ''}`);
+const joinedWithOr = (items: string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')}, or ${items.at(-1) ?? ''}`;
 
 function disambiguationQuestion(candidates: { condition: string }[]): string {
   const topics = [...new Set(candidates.map((c) => topicOf(c.condition)))];
@@ -116,11 +120,16 @@ function fluidReply(input: ComposeReplyInput): { sentences: Sentence[]; cited: s
   if (candidates.length > 0) sentences.push({ text: disambiguationQuestion(candidates) });
   // Nothing to follow but a relevant capability: offer it (the most relevant one, as the matcher ranked them).
   const capability = input.capabilities?.[0];
-  if (sentences.length === 0 && capability) sentences.push({ text: `I can help with ${capability.title.toLowerCase()}: ${capability.description}` });
+  if (sentences.length === 0 && capability)
+    sentences.push({ text: `I can help with ${capability.title.toLowerCase()}: ${capability.description}` });
   // Nothing to follow: ask for more, introducing the agent only if it has not spoken in this conversation yet.
   if (sentences.length === 0) {
     const introduced = input.history.some((turn) => turn.role === 'agent');
-    sentences.push({ text: introduced ? 'Thanks. Could you tell me a little more about what you need?' : `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?` });
+    sentences.push({
+      text: introduced
+        ? 'Thanks. Could you tell me a little more about what you need?'
+        : `Thanks for your message. I'm ${input.agentName}; could you tell me a little more about what you need?`,
+    });
   }
   return { sentences, cited: [...new Set(input.matched.map((m) => m.guideline_id))], chunks: passage ? [passage.chunkId] : [] };
 }
@@ -195,7 +204,12 @@ export function composeReply(input: ComposeReplyInput): ComposeReplyOutput {
 function composeInMode(input: ComposeReplyInput): ComposeReplyOutput {
   const mode = input.composition_mode ?? 'fluid';
   const fluid = fluidReply(input);
-  const fluidAnswer: ComposeReplyOutput = { message: fluid.sentences.map((s) => s.text).join(' '), cited_guideline_ids: fluid.cited, canned_response_id: '', cited_chunk_ids: fluid.chunks };
+  const fluidAnswer: ComposeReplyOutput = {
+    message: fluid.sentences.map((s) => s.text).join(' '),
+    cited_guideline_ids: fluid.cited,
+    canned_response_id: '',
+    cited_chunk_ids: fluid.chunks,
+  };
   if (mode === 'fluid') return fluidAnswer;
 
   const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));
@@ -203,7 +217,8 @@ function composeInMode(input: ComposeReplyInput): ComposeReplyOutput {
   const candidates = input.disambiguation?.candidates ?? [];
   const message = termsOf(input.message);
   const actions = termsOf(input.matched.map((m) => m.action).join('\n'));
-  const scoreOf = (t: Template): number => (input.matched.length ? overlap(t.terms, actions) + 0.25 * overlap(t.terms, message) : overlap(t.terms, message));
+  const scoreOf = (t: Template): number =>
+    input.matched.length ? overlap(t.terms, actions) + 0.25 * overlap(t.terms, message) : overlap(t.terms, message);
   const asTemplate = (template: Template): ComposeReplyOutput => ({
     message: template.text,
     cited_guideline_ids: input.matched.filter((m) => overlap(template.terms, termsOf(m.action)) > 0).map((m) => m.guideline_id),

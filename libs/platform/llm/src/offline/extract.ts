@@ -1,4 +1,10 @@
-import type { ExtractContextInput, ExtractContextOutput, ExtractedFact, ExtractedValue, VariableToExtract } from '../tasks/extract-context.js';
+import type {
+  ExtractContextInput,
+  ExtractContextOutput,
+  ExtractedFact,
+  ExtractedValue,
+  VariableToExtract,
+} from '../tasks/extract-context.js';
 
 /**
  * Offline context extraction: deterministic patterns for what the issue asks an offline deployment to handle —
@@ -10,18 +16,48 @@ import type { ExtractContextInput, ExtractContextOutput, ExtractedFact, Extracte
 type Kind = 'email' | 'order_number' | 'phone' | 'date' | 'name' | 'address';
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
-const ORDER = /\border(?:\s+(?:number|no\.?|num|id|reference|ref))?(?:\s+(?:is|was))?\s*[:#=]?\s*#?\s*([A-Za-z]{0,4}-?\d{3,}[A-Za-z0-9-]*)\b/i;
+const ORDER =
+  /\border(?:\s+(?:number|no\.?|num|id|reference|ref))?(?:\s+(?:is|was))?\s*[:#=]?\s*#?\s*([A-Za-z]{0,4}-?\d{3,}[A-Za-z0-9-]*)\b/i;
 const HASH_NUMBER = /(?:^|\s)#\s?(\d{3,})\b/;
 /** Digits with the separators people write (spaces, dots, dashes, brackets), not glued to letters or other digits. */
 const PHONE = /(?<![\w+])\+?\(?\d[\d\s().-]{6,}\d(?![\w])/;
-const NAME = /\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame is|I am|I'm|I’m|[Tt]his is|[Cc]all me|[Ii]t's|[Ss]igned,?)\s+([A-Z][a-zA-Z'’-]+(?:\s+(?!And\b|From\b)[A-Z][a-zA-Z'’-]+)?)/;
+const NAME =
+  /\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame is|I am|I'm|I’m|[Tt]his is|[Cc]all me|[Ii]t's|[Ss]igned,?)\s+([A-Z][a-zA-Z'’-]+(?:\s+(?!And\b|From\b)[A-Z][a-zA-Z'’-]+)?)/;
 /** "Ivan here", "Paul speaking" at the start of a message (after a greeting). */
 const NAME_HERE = /^(?:(?:[Hh]i|[Hh]ey|[Hh]ello)\b[,!]?\s*)?([A-Z][a-zA-Z'’-]+)\s+(?:here|speaking)\b/;
-const NOT_NAMES = new Set(['Sorry', 'Fine', 'Good', 'Okay', 'Ok', 'Happy', 'Here', 'Back', 'Not', 'Just', 'So', 'Very', 'Still', 'Acme', 'The', 'A', 'An', 'In', 'At', 'On', 'Looking', 'Trying', 'Calling', 'Writing', 'Interested']);
-const ADDRESS = /\b(?:[Mm]y (?:new |current |home |delivery |shipping )?address is|I (?:now )?live (?:at|in)|I(?:'ve| have)? (?:just )?moved to|I'm moving to|I am moving to|[Ss]hip (?:it )?to|[Dd]eliver (?:it )?to)\s+([^.!?;\n]+?)(?:\s+(?:now|instead|since \w+))?\s*(?:[.!?;\n]|$)/;
+const NOT_NAMES = new Set([
+  'Sorry',
+  'Fine',
+  'Good',
+  'Okay',
+  'Ok',
+  'Happy',
+  'Here',
+  'Back',
+  'Not',
+  'Just',
+  'So',
+  'Very',
+  'Still',
+  'Acme',
+  'The',
+  'A',
+  'An',
+  'In',
+  'At',
+  'On',
+  'Looking',
+  'Trying',
+  'Calling',
+  'Writing',
+  'Interested',
+]);
+const ADDRESS =
+  /\b(?:[Mm]y (?:new |current |home |delivery |shipping )?address is|I (?:now )?live (?:at|in)|I(?:'ve| have)? (?:just )?moved to|I'm moving to|I am moving to|[Ss]hip (?:it )?to|[Dd]eliver (?:it )?to)\s+([^.!?;\n]+?)(?:\s+(?:now|instead|since \w+))?\s*(?:[.!?;\n]|$)/;
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const MONTH = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const MONTH =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const ISO_DATE = /\b(\d{4})-(\d{1,2})-(\d{1,2})\b/;
 const SLASH_DATE = /\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b/;
 const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
@@ -90,7 +126,15 @@ export function kindOf(variable: VariableToExtract): Kind | undefined {
 
 function allowedValueIn(text: string, allowed: readonly unknown[]): string | undefined {
   const lower = text.toLowerCase();
-  const hit = allowed.filter((a) => (typeof a === 'string' || typeof a === 'number') && new RegExp(`\\b${String(a).toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(lower));
+  const hit = allowed.filter(
+    (a) =>
+      (typeof a === 'string' || typeof a === 'number') &&
+      new RegExp(
+        `\\b${String(a)
+          .toLowerCase()
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`,
+      ).test(lower),
+  );
   // One mention is an answer; several are a list the customer is choosing from, not a value.
   return hit.length === 1 ? String(hit[0]) : undefined;
 }

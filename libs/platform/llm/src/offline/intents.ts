@@ -18,7 +18,10 @@ export type TermWeight = (term: string) => number;
 export function termWeights(intents: readonly IntentToMatch[]): TermWeight {
   const frequency = new Map<string, number>();
   for (const intent of intents) {
-    for (const term of new Set(terms([intent.name.replace(/_/g, ' '), intent.description, ...intent.keywords, ...intent.examples].join('\n')))) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+    for (const term of new Set(
+      terms([intent.name.replace(/_/g, ' '), intent.description, ...intent.keywords, ...intent.examples].join('\n')),
+    ))
+      frequency.set(term, (frequency.get(term) ?? 0) + 1);
   }
   const n = intents.length;
   return (term) => {
@@ -54,13 +57,24 @@ export function intentScore(intent: IntentToMatch, said: ReadonlySet<string>, we
     0,
     ...intent.examples.map((e) => {
       const words = new Set(terms(e));
-      const shared = weightOf([...words].filter((w) => said.has(w)), weight);
+      const shared = weightOf(
+        [...words].filter((w) => said.has(w)),
+        weight,
+      );
       const total = weightOf(words, weight) + saidWeight;
       return total === 0 ? 0 : (2 * shared) / total;
     }),
   );
   const described = new Set(terms(`${intent.name.replace(/_/g, ' ')} ${intent.description}`));
-  const description = saidWeight === 0 ? 0 : (weightOf([...said].filter((w) => described.has(w)), weight) / saidWeight) * 0.5;
+  const description =
+    saidWeight === 0
+      ? 0
+      : (weightOf(
+          [...said].filter((w) => described.has(w)),
+          weight,
+        ) /
+          saidWeight) *
+        0.5;
   const [strongest = 0, next = 0] = [keyword, example, description].sort((a, b) => b - a);
   return Math.min(0.99, strongest + 0.2 * next);
 }
@@ -76,11 +90,20 @@ export function classifyIntent(input: MatchGuidelinesInput): IntentAnswer | unde
   const intents = input.intents ?? [];
   if (intents.length === 0) return undefined;
   const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));
-  const customerTurns = [input.message, ...input.history.filter((t) => t.role === 'customer').map((t) => t.content).reverse()];
+  const customerTurns = [
+    input.message,
+    ...input.history
+      .filter((t) => t.role === 'customer')
+      .map((t) => t.content)
+      .reverse(),
+  ];
   let said = termsOf(input.message);
   let weight = 1;
   if (isTopicFree(said)) {
-    const previous = customerTurns.slice(1).map(termsOf).find((t) => !isTopicFree(t));
+    const previous = customerTurns
+      .slice(1)
+      .map(termsOf)
+      .find((t) => !isTopicFree(t));
     if (previous) [said, weight] = [previous, CONTINUATION_WEIGHT];
   }
   const weights = termWeights(intents);
@@ -90,9 +113,19 @@ export function classifyIntent(input: MatchGuidelinesInput): IntentAnswer | unde
     .sort((a, b) => b.score - a.score || a.intent.name.localeCompare(b.intent.name));
   const [best, ...rest] = scored;
   if (!best || best.score < UNKNOWN_BELOW) {
-    return { name: 'UNKNOWN', confidence: round(1 - (best?.score ?? 0)), extracted_params_json: '{}', alternatives: scored.slice(0, MAX_ALTERNATIVES).map((s) => ({ name: s.intent.name, confidence: s.score })) };
+    return {
+      name: 'UNKNOWN',
+      confidence: round(1 - (best?.score ?? 0)),
+      extracted_params_json: '{}',
+      alternatives: scored.slice(0, MAX_ALTERNATIVES).map((s) => ({ name: s.intent.name, confidence: s.score })),
+    };
   }
-  const params = best.intent.parameters ? extractToolArguments({ name: best.intent.name, description: best.intent.description, parameters: best.intent.parameters }, customerTurns) : {};
+  const params = best.intent.parameters
+    ? extractToolArguments(
+        { name: best.intent.name, description: best.intent.description, parameters: best.intent.parameters },
+        customerTurns,
+      )
+    : {};
   return {
     name: best.intent.name,
     confidence: best.score,

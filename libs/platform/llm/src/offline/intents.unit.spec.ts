@@ -2,13 +2,25 @@ import type { IntentToMatch } from '../tasks/match-guidelines.js';
 import { classifyIntent, intentScore, termWeights } from './intents.js';
 
 const intents: IntentToMatch[] = [
-  { name: 'track_order', description: 'Track a delivery', keywords: ['track', 'where is my order'], examples: ['Has my package shipped yet?'], parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{4,10}$' } } } },
+  {
+    name: 'track_order',
+    description: 'Track a delivery',
+    keywords: ['track', 'where is my order'],
+    examples: ['Has my package shipped yet?'],
+    parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{4,10}$' } } },
+  },
   { name: 'cancel_order', description: 'Cancel an order', keywords: ['cancel', 'call off'], examples: ['Please cancel it'] },
   { name: 'refund', description: 'Get money back', keywords: ['refund', 'return', 'money back'], examples: ['I want my money back'] },
-  { name: 'account_access', description: 'Get back into the account', keywords: ['password', 'log in'], examples: ['I forgot my password'] },
+  {
+    name: 'account_access',
+    description: 'Get back into the account',
+    keywords: ['password', 'log in'],
+    examples: ['I forgot my password'],
+  },
 ];
 
-const classify = (message: string, history: { role: 'customer' | 'agent'; content: string }[] = []) => classifyIntent({ message, history, guidelines: [], intents });
+const classify = (message: string, history: { role: 'customer' | 'agent'; content: string }[] = []) =>
+  classifyIntent({ message, history, guidelines: [], intents });
 
 describe('offline intent classification', () => {
   it('recognises a keyword message with confidence above the default clarification line, and extracts its parameters', () => {
@@ -33,12 +45,22 @@ describe('offline intent classification', () => {
   });
 
   it('answers UNKNOWN for a message of no intent, and is deterministic', () => {
-    expect(classify('What is the weather on Mars?')).toEqual({ name: 'UNKNOWN', confidence: 1, extracted_params_json: '{}', alternatives: [] });
+    expect(classify('What is the weather on Mars?')).toEqual({
+      name: 'UNKNOWN',
+      confidence: 1,
+      extracted_params_json: '{}',
+      alternatives: [],
+    });
     expect(classify('I forgot my password')).toEqual(classify('I forgot my password'));
   });
 
   it('a message with no topic of its own continues the previous one', () => {
-    expect(classify('yes', [{ role: 'customer', content: 'I forgot my password' }, { role: 'agent', content: 'Shall I send a reset link?' }])?.name).toBe('account_access');
+    expect(
+      classify('yes', [
+        { role: 'customer', content: 'I forgot my password' },
+        { role: 'agent', content: 'Shall I send a reset link?' },
+      ])?.name,
+    ).toBe('account_access');
   });
 
   it('classifies nothing without intents', () => {

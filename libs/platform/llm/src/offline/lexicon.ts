@@ -65,7 +65,11 @@ export function terms(text: string): string[] {
  * Courtesies and verdicts ("thanks", "great", "right", "of course"): said alone they answer the agent, yet a
  * condition may be about them ("the customer thanks the agent", "asks about a fine"), so they stay terms.
  */
-const COURTESY_TERMS = new Set(terms('thanks cheers great good cool perfect awesome nice lovely excellent wonderful fine right correct exactly absolutely definitely certainly indeed agreed understood gotcha noted course go ahead sounds bye goodbye welcome'));
+const COURTESY_TERMS = new Set(
+  terms(
+    'thanks cheers great good cool perfect awesome nice lovely excellent wonderful fine right correct exactly absolutely definitely certainly indeed agreed understood gotcha noted course go ahead sounds bye goodbye welcome',
+  ),
+);
 
 /** A message whose terms are all courtesies (or that has none: "yes", "12345") has no topic of its own. */
 export const isTopicFree = (messageTerms: Iterable<string>): boolean => [...messageTerms].every((term) => COURTESY_TERMS.has(term));
@@ -85,7 +89,9 @@ const normalisedPhrase = (text: string): string => text.trim().toLowerCase().rep
  */
 export function applyGlossary(text: string, glossary: readonly { name: string; synonyms: readonly string[] }[] | undefined): string {
   const names = new Map<string, string>();
-  for (const term of glossary ?? []) for (const synonym of term.synonyms) if (synonym.trim() !== '' && !names.has(normalisedPhrase(synonym))) names.set(normalisedPhrase(synonym), term.name);
+  for (const term of glossary ?? [])
+    for (const synonym of term.synonyms)
+      if (synonym.trim() !== '' && !names.has(normalisedPhrase(synonym))) names.set(normalisedPhrase(synonym), term.name);
   if (names.size === 0) return text;
   const alternatives = [...names.keys()].sort((a, b) => b.length - a.length).map((s) => escapeRegExp(s).replace(/ /g, '\\s+'));
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'giu');

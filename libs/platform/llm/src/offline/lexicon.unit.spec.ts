@@ -1,16 +1,36 @@
 import { isTopicFree, terms } from './lexicon.js';
 
 describe('offline lexicon: answers that carry no topic', () => {
-  it.each(['yes', 'Yeah!', 'ok', 'okay', 'sure', 'no', 'nope', 'nah', 'yes please', 'ok, thanks!', 'thanks', 'no thank you', 'great, cheers', 'of course', 'sounds good', "I don't", 'hmm, maybe', '12345', ''])(
-    'given the answer "%s", when its terms are read, then it has no topic of its own',
+  it.each([
+    'yes',
+    'Yeah!',
+    'ok',
+    'okay',
+    'sure',
+    'no',
+    'nope',
+    'nah',
+    'yes please',
+    'ok, thanks!',
+    'thanks',
+    'no thank you',
+    'great, cheers',
+    'of course',
+    'sounds good',
+    "I don't",
+    'hmm, maybe',
+    '12345',
+    '',
+  ])('given the answer "%s", when its terms are read, then it has no topic of its own', (message) => {
+    expect(isTopicFree(terms(message))).toBe(true);
+  });
+
+  it.each(['refund', 'passport', 'yes, a refund', 'ok, where is my package?', 'no, I want to cancel', 'hello'])(
+    'given "%s", when its terms are read, then it has a topic',
     (message) => {
-      expect(isTopicFree(terms(message))).toBe(true);
+      expect(isTopicFree(terms(message))).toBe(false);
     },
   );
-
-  it.each(['refund', 'passport', 'yes, a refund', 'ok, where is my package?', 'no, I want to cancel', 'hello'])('given "%s", when its terms are read, then it has a topic', (message) => {
-    expect(isTopicFree(terms(message))).toBe(false);
-  });
 
   it('given affirmations, negations and contractions, when terms are read, then they are dropped like other stop words', () => {
     expect(terms("Yes, I am sure I've checked, but I don't get the refund")).toEqual(['check', 'get', 'refund']);

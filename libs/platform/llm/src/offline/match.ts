@@ -57,7 +57,13 @@ function latestTopic(turnsLatestFirst: readonly string[], termsOf: (text: string
 export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOutput {
   const termsOf = (text: string): Set<string> => new Set(terms(applyGlossary(text, input.terms)));
   const latest = termsOf(input.message);
-  const customerTurns = [input.message, ...input.history.filter((t) => t.role === 'customer').map((t) => t.content).reverse()];
+  const customerTurns = [
+    input.message,
+    ...input.history
+      .filter((t) => t.role === 'customer')
+      .map((t) => t.content)
+      .reverse(),
+  ];
   const previous = isTopicFree(latest) ? latestTopic(customerTurns.slice(1), termsOf) : undefined;
 
   const matchOf = (guideline: GuidelineToMatch): GuidelineMatch => {
@@ -79,7 +85,12 @@ export function matchGuidelines(input: MatchGuidelinesInput): MatchGuidelinesOut
       confidence: round(continued ? earlier.confidence * CONTINUATION_WEIGHT : now.confidence),
       reasoning,
       tool_arguments:
-        relevance > 0 ? (guideline.tools ?? []).map((tool) => ({ tool_name: tool.name, arguments_json: JSON.stringify(extractToolArguments(tool, customerTurns)) })) : [],
+        relevance > 0
+          ? (guideline.tools ?? []).map((tool) => ({
+              tool_name: tool.name,
+              arguments_json: JSON.stringify(extractToolArguments(tool, customerTurns)),
+            }))
+          : [],
     };
   };
   const intent = classifyIntent(input);

@@ -13,15 +13,60 @@ export interface Phrase {
 const OBJECT = String.raw`(?:them|the (?:customer|user|client))`;
 
 // "you" is the subject after these words ("so you can help", "how you can help")…
-const SUBJECT_OPENERS = new Set(['and', 'or', 'but', 'so', 'that', 'if', 'whether', 'when', 'while', 'because', 'since', 'until', 'unless', 'before', 'after', 'once', 'then', 'as', 'how', 'what', 'where', 'why', 'which', 'who']);
+const SUBJECT_OPENERS = new Set([
+  'and',
+  'or',
+  'but',
+  'so',
+  'that',
+  'if',
+  'whether',
+  'when',
+  'while',
+  'because',
+  'since',
+  'until',
+  'unless',
+  'before',
+  'after',
+  'once',
+  'then',
+  'as',
+  'how',
+  'what',
+  'where',
+  'why',
+  'which',
+  'who',
+]);
 // …and before these ("make sure you have"); anywhere else it is an object ("thank them for choosing you").
-const AUXILIARIES = new Set(['can', 'cannot', 'could', 'will', 'would', 'shall', 'should', 'may', 'might', 'must', 'do', 'did', 'have', 'had', 'need', 'want', 'were', 'are']);
+const AUXILIARIES = new Set([
+  'can',
+  'cannot',
+  'could',
+  'will',
+  'would',
+  'shall',
+  'should',
+  'may',
+  'might',
+  'must',
+  'do',
+  'did',
+  'have',
+  'had',
+  'need',
+  'want',
+  'were',
+  'are',
+]);
 
 /** "you" (the agent, in an action) as the agent says it: "I" as a subject, "me" as an object. */
 function agentPronoun(before: string, after: string): string {
   const previous = /([\p{L}']+)[^\p{L}']*$/u.exec(before)?.[1]?.toLowerCase();
   const next = /^[^\p{L}']*([\p{L}']+)/u.exec(after)?.[1]?.toLowerCase();
-  const subject = previous === undefined || /[,;:]\s*$/.test(before) || SUBJECT_OPENERS.has(previous) || (next !== undefined && AUXILIARIES.has(next));
+  const subject =
+    previous === undefined || /[,;:]\s*$/.test(before) || SUBJECT_OPENERS.has(previous) || (next !== undefined && AUXILIARIES.has(next));
   return subject ? 'I' : 'me';
 }
 
@@ -48,7 +93,8 @@ const asYou = (they: string): string => (they.charAt(0) === 'T' ? 'You' : 'you')
  * In what the agent tells the customer, a leading "they" is the customer ("tell them they can return it"); later
  * ones may be anything ("orders can be cancelled until they ship"), so only the first is turned.
  */
-const customerAsSubject = (clause: string): string => clause.replace(/^(that\s+)?(they)\b/i, (_, that: string | undefined, they: string) => `${that ?? ''}${asYou(they)}`);
+const customerAsSubject = (clause: string): string =>
+  clause.replace(/^(that\s+)?(they)\b/i, (_, that: string | undefined, they: string) => `${that ?? ''}${asYou(they)}`);
 
 /** What the customer is asked to do or to answer is about themselves: every "they" is the customer ("ask them to check whether they got it"). */
 const customerThroughout = (text: string): string => text.replace(/\bthey\b/gi, asYou);
@@ -58,8 +104,46 @@ const lowered = (text: string): string => text.charAt(0).toLowerCase() + text.sl
 /** The text ending in `mark`, unless it already ends a sentence. */
 const ended = (text: string, mark: '.' | '?' | '!'): string => (/[.!?]$/.test(text) ? text : `${text}${mark}`);
 
-const FINITE = new Set(['is', 'are', 'was', 'were', 'am', 'will', 'would', 'can', 'cannot', 'could', 'should', 'shall', 'may', 'might', 'must', 'has', 'have', 'had', 'do', 'does', 'did']);
-const NOT_A_SUBJECT = new Set(['about', 'of', 'on', 'regarding', 'for', 'with', 'how', 'what', 'when', 'where', 'why', 'which', 'who', 'whether', 'if']);
+const FINITE = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'am',
+  'will',
+  'would',
+  'can',
+  'cannot',
+  'could',
+  'should',
+  'shall',
+  'may',
+  'might',
+  'must',
+  'has',
+  'have',
+  'had',
+  'do',
+  'does',
+  'did',
+]);
+const NOT_A_SUBJECT = new Set([
+  'about',
+  'of',
+  'on',
+  'regarding',
+  'for',
+  'with',
+  'how',
+  'what',
+  'when',
+  'where',
+  'why',
+  'which',
+  'who',
+  'whether',
+  'if',
+]);
 const RELATIVE = new Set(['that', 'which', 'who', 'whom', 'whose', 'where', 'when']);
 
 /**
@@ -69,7 +153,12 @@ const RELATIVE = new Set(['that', 'which', 'who', 'whom', 'whose', 'where', 'whe
  * promised instead ("I will tell you the order shipped"), which is still a whole sentence.
  */
 /** A text's words, lowercased, apostrophes kept ("it's", "don't"). */
-const wordsOf = (text: string): string[] => text.toLowerCase().replace(/’/g, "'").split(/[^\p{L}']+/u).filter(Boolean);
+const wordsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .replace(/’/g, "'")
+    .split(/[^\p{L}']+/u)
+    .filter(Boolean);
 
 function looksLikeClause(text: string): boolean {
   const words = wordsOf(text);
@@ -79,7 +168,28 @@ function looksLikeClause(text: string): boolean {
   return verb > 0 && !RELATIVE.has(words[verb - 1] ?? '');
 }
 
-const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'its', 'his', 'her', 'this', 'that', 'these', 'those', 'some', 'any', 'no', 'every', 'each', 'all']);
+const DETERMINERS = new Set([
+  'a',
+  'an',
+  'the',
+  'my',
+  'your',
+  'our',
+  'their',
+  'its',
+  'his',
+  'her',
+  'this',
+  'that',
+  'these',
+  'those',
+  'some',
+  'any',
+  'no',
+  'every',
+  'each',
+  'all',
+]);
 
 /**
  * What follows "mention that" is a clause unless "that" was a demonstrative ("explain that policy"): a recognised
@@ -127,7 +237,10 @@ const ASK_FOR = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?for\s+(.+)$`, 'i')
 const ASK_ABOUT = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?about\s+(.+)$`, 'i');
 const ASK_WHICH = new RegExp(String.raw`^ask\s+(?:${OBJECT}\s+)?((?:how|what|when|where|which|who|whom|whose|why|whether|if)\b.+)$`, 'i');
 /** "Mention that X", "explain that X", "note that X": X is what the agent says, as it is. */
-const STATING = new RegExp(String.raw`^(?:mention|explain|note|point\s+out|say|add|confirm|clarify|state)(?:\s+to\s+${OBJECT})?\s+that\s+(.+)$`, 'i');
+const STATING = new RegExp(
+  String.raw`^(?:mention|explain|note|point\s+out|say|add|confirm|clarify|state)(?:\s+to\s+${OBJECT})?\s+that\s+(.+)$`,
+  'i',
+);
 /** "Offer to X": the agent offers, in the first person. */
 const OFFER_TO = new RegExp(String.raw`^offer(?:\s+${OBJECT})?\s+to\s+(.+)$`, 'i');
 /** "Thank them (back) (for X)". */
@@ -138,7 +251,10 @@ const THANK = new RegExp(String.raw`^thank\s+${OBJECT}(?:\s+back)?(?:\s+for\s+(.
  * anything else" → "Is there anything else?". Undefined when the clause is not of those shapes.
  */
 function directQuestion(indirect: string): string | undefined {
-  const asked = /^(how|what|when|where|which|who|why)\s+(I|you|we|they|it|there)\s+(can|could|should|will|would|may|might|must|is|are)\s+(.+)$/i.exec(indirect);
+  const asked =
+    /^(how|what|when|where|which|who|why)\s+(I|you|we|they|it|there)\s+(can|could|should|will|would|may|might|must|is|are)\s+(.+)$/i.exec(
+      indirect,
+    );
   if (asked?.[1] && asked[2] && asked[3] && asked[4]) return `${capitalised(asked[1].toLowerCase())} ${asked[3]} ${asked[2]} ${asked[4]}?`;
   const yesNo = /^(?:if|whether)\s+there\s+(is|are)\s+(.+)$/i.exec(indirect);
   if (yesNo?.[1] && yesNo[2]) return `${capitalised(yesNo[1].toLowerCase())} there ${yesNo[2]}?`;
@@ -183,7 +299,8 @@ function said(clause: string, agentName: string): string[] | undefined {
   if (thank) return [thank[1] ? `Thank you for ${toCustomer(thank[1])}.` : 'Thank you!'];
   const telling = TELLING.exec(clause);
   const tell = CLAUSE_PHRASES[(telling?.[1] ?? telling?.[2] ?? '').toLowerCase()];
-  if (telling?.[4] && tell && (telling[3] !== undefined || looksLikeClause(telling[4]))) return [tell(customerAsSubject(toCustomer(telling[4])))];
+  if (telling?.[4] && tell && (telling[3] !== undefined || looksLikeClause(telling[4])))
+    return [tell(customerAsSubject(toCustomer(telling[4])))];
   if (DECLARATIVE_START.test(clause)) return [ended(capitalised(clause.replace(/\b(the customer|the user|the client)\b/gi, 'you')), '.')];
   return undefined;
 }
@@ -200,11 +317,48 @@ const VERBS = new Set(
   ).split(' '),
 );
 // Words that are verbs or nouns ("and book the flight" / "name and email"): a verb only when an object follows.
-const NOUN_OR_VERB = new Set('answer book call close contact direct email follow guide help issue link list lock note order point process refund reply request reset return schedule show start transfer update walk welcome'.split(' '));
-const OBJECT_START = new Set(['a', 'an', 'the', 'them', 'their', 'it', 'its', 'this', 'that', 'these', 'those', 'my', 'your', 'our', 'some', 'any', 'all', 'up', 'out', 'back', 'to', 'for', 'with', 'about', 'how', 'what', 'whether', 'if']);
+const NOUN_OR_VERB = new Set(
+  'answer book call close contact direct email follow guide help issue link list lock note order point process refund reply request reset return schedule show start transfer update walk welcome'.split(
+    ' ',
+  ),
+);
+const OBJECT_START = new Set([
+  'a',
+  'an',
+  'the',
+  'them',
+  'their',
+  'it',
+  'its',
+  'this',
+  'that',
+  'these',
+  'those',
+  'my',
+  'your',
+  'our',
+  'some',
+  'any',
+  'all',
+  'up',
+  'out',
+  'back',
+  'to',
+  'for',
+  'with',
+  'about',
+  'how',
+  'what',
+  'whether',
+  'if',
+]);
 // What an agent does towards the customer, never what it asks the customer to do: after "ask them to X and …" only
 // these start a clause of the agent's own ("… and offer a voucher"); other verbs continue X ("… and check the lights").
-const TOWARDS_CUSTOMER = new Set('acknowledge advise apologise apologize assure congratulate encourage escalate greet inform invite offer promise reassure recommend remind suggest thank urge warn welcome'.split(' '));
+const TOWARDS_CUSTOMER = new Set(
+  'acknowledge advise apologise apologize assure congratulate encourage escalate greet inform invite offer promise reassure recommend remind suggest thank urge warn welcome'.split(
+    ' ',
+  ),
+);
 
 /** "Tell them …", "ask the customer …": a verb with the customer as its object. */
 const TO_THE_CUSTOMER = new RegExp(String.raw`^\p{L}+\s+${OBJECT}\b`, 'iu');
@@ -218,7 +372,8 @@ function startsWithVerb(text: string): boolean {
 
 const QUOTATION = /(?<![\p{L}\p{N}])['"‘“].+?['"’”](?![\p{L}\p{N}])/gu;
 /** The text with the inside of quotations blanked out (same length), so that no split falls inside what is said verbatim. */
-const unquoted = (text: string): string => text.replace(QUOTATION, (quote) => `${quote.charAt(0)}${'x'.repeat(quote.length - 2)}${quote.charAt(quote.length - 1)}`);
+const unquoted = (text: string): string =>
+  text.replace(QUOTATION, (quote) => `${quote.charAt(0)}${'x'.repeat(quote.length - 2)}${quote.charAt(quote.length - 1)}`);
 
 /** The text cut at the offsets where each separator starts and ends: [clause, separator, clause, …]. */
 function cut(text: string, separators: readonly { start: number; end: number }[]): string[] {
@@ -234,14 +389,20 @@ function cut(text: string, separators: readonly { start: number; end: number }[]
 
 /** The author's sentences of an action ("Greet them. Offer the guide."), never cutting "a.m." or "e.g." or a quotation. */
 const sentencesOf = (action: string): string[] =>
-  cut(action, [...unquoted(action).matchAll(/(?:(?<=[^\s.]{2}[.!?])\s+(?=[\p{Lu}'"‘“])|;\s*)/gu)].map((m) => ({ start: m.index, end: m.index + m[0].length }))).filter(
-    (_, i) => i % 2 === 0,
-  );
+  cut(
+    action,
+    [...unquoted(action).matchAll(/(?:(?<=[^\s.]{2}[.!?])\s+(?=[\p{Lu}'"‘“])|;\s*)/gu)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+    })),
+  ).filter((_, i) => i % 2 === 0);
 
 /** Where a sentence may split into clauses: before a verb, after "and", "then", "and then" or a comma. */
 function clauseSeparators(sentence: string): { start: number; end: number }[] {
   const separators = [...unquoted(sentence).matchAll(/,\s*(?:and\s+then\s+|and\s+|then\s+)?|\s+(?:and\s+then|and|then)\s+/g)];
-  return separators.filter((m) => startsWithVerb(sentence.slice(m.index + m[0].length))).map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  return separators
+    .filter((m) => startsWithVerb(sentence.slice(m.index + m[0].length)))
+    .map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 /**
@@ -271,12 +432,15 @@ export function phrasesFor(action: string, agentName: string): Phrase[] {
       const clause = (parts[i] ?? '').trim().replace(/[\s.!?;:,]+$/u, '');
       const running = clauses.at(-1);
       if (clause === '') continue;
-      if (running !== undefined && continues(running, clause, agentName)) clauses[clauses.length - 1] = `${running}${parts[i - 1] ?? ' '}${clause}`;
+      if (running !== undefined && continues(running, clause, agentName))
+        clauses[clauses.length - 1] = `${running}${parts[i - 1] ?? ' '}${clause}`;
       else clauses.push(clause);
     }
     for (const clause of clauses) for (const text of said(clause, agentName) ?? [promised(clause)]) phrases.push({ text, source: clause });
   }
   // "Greet them and introduce yourself as Ada": the greeting already says who the agent is.
   const greeted = phrases.some((p) => p.text.startsWith(`Hello, I'm ${agentName}`));
-  return phrases.filter((p) => !(greeted && INTRODUCE.test(p.source) && agentName.toLowerCase().includes(p.text.slice(4, -1).toLowerCase())));
+  return phrases.filter(
+    (p) => !(greeted && INTRODUCE.test(p.source) && agentName.toLowerCase().includes(p.text.slice(4, -1).toLowerCase())),
+  );
 }

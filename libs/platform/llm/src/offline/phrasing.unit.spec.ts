@@ -1,7 +1,10 @@
 import { composeReply } from './compose.js';
 import { phrasesFor, toCustomer } from './phrasing.js';
 
-const reply = (action: string): string => phrasesFor(action, 'Ada').map((p) => p.text).join(' ');
+const reply = (action: string): string =>
+  phrasesFor(action, 'Ada')
+    .map((p) => p.text)
+    .join(' ');
 
 describe('offline phrasing: "verb them to X" and "verb them that X"', () => {
   it.each([
@@ -42,9 +45,12 @@ describe('offline phrasing: "verb them to X" and "verb them that X"', () => {
     ['Inform them about the delay', 'I will inform you about the delay.'],
     ['Remind them of the deadline', 'I will remind you of the deadline.'],
     ['Tell them how long it will take', 'I will tell you how long it will take.'],
-  ])('given "%s" (a noun phrase or topic, not a clause), when phrased, then it is promised whole, never a fragment: "%s"', (action, sentence) => {
-    expect(reply(action)).toBe(sentence);
-  });
+  ])(
+    'given "%s" (a noun phrase or topic, not a clause), when phrased, then it is promised whole, never a fragment: "%s"',
+    (action, sentence) => {
+      expect(reply(action)).toBe(sentence);
+    },
+  );
 });
 
 describe('offline phrasing: greetings keep what follows them', () => {
@@ -90,10 +96,16 @@ describe('offline phrasing: actions of several clauses', () => {
     ['Resend the verification email and ask them to check spam', 'I will resend the verification email. Could you check spam?'],
     ['Ask for the order number and check the status', 'Could you share the order number? I will check the status.'],
     ['Explain the policy, then ask for the order number', 'I will explain the policy. Could you share the order number?'],
-    ['Remind them to bring a valid passport and offer travel insurance', 'Please remember to bring a valid passport. I will offer travel insurance.'],
+    [
+      'Remind them to bring a valid passport and offer travel insurance',
+      'Please remember to bring a valid passport. I will offer travel insurance.',
+    ],
     ['Ask them to wait, and apologise for the delay', 'Could you wait? I will apologise for the delay.'],
     ["Say 'Welcome aboard!' and offer the guide", 'Welcome aboard! I will offer the guide.'],
-    ['Explain the 30-day refund policy and offer to start a refund', "I will explain the 30-day refund policy. I'd be happy to start a refund."],
+    [
+      'Explain the 30-day refund policy and offer to start a refund',
+      "I will explain the 30-day refund policy. I'd be happy to start a refund.",
+    ],
   ])('given "%s" (something said and something done), when phrased, then each is its own sentence: "%s"', (action, sentence) => {
     expect(reply(action)).toBe(sentence);
   });
@@ -147,7 +159,7 @@ describe('offline phrasing: who is who', () => {
     ['introduce yourself so you can help', 'introduce myself so I can help'],
     ['thank them for choosing you', 'thank you for choosing me'],
     ['make sure you have their order number', 'make sure I have your order number'],
-    ["say you're happy to help with the customer's booking", "say I am happy to help with your booking"],
+    ["say you're happy to help with the customer's booking", 'say I am happy to help with your booking'],
     ['check that the order is theirs', 'check that the order is yours'],
   ])('given "%s", when turned to the customer, then it reads "%s"', (text, turned) => {
     expect(toCustomer(text)).toBe(turned);

@@ -30,7 +30,8 @@ export function extractToolArguments(tool: ToolSpec, customerTurnsLatestFirst: r
   const args: Record<string, unknown> = {};
   for (const property of properties) {
     for (const text of customerTurnsLatestFirst) {
-      const value = findValue(property, text) ?? (idLikeProperties.length === 1 && property.kind === 'id' ? onlyIdLikeToken(text) : undefined);
+      const value =
+        findValue(property, text) ?? (idLikeProperties.length === 1 && property.kind === 'id' ? onlyIdLikeToken(text) : undefined);
       if (value !== undefined && satisfiesPattern(property, value)) {
         args[property.name] = value;
         break;
@@ -54,7 +55,29 @@ interface Property {
 }
 
 const ID_WORDS = new Set(['id', 'number', 'num', 'no', 'nr', 'code', 'ref', 'reference']);
-const FILLER = new Set(['is', 'was', 'are', '=', ':', '#', 'of', 'number', 'no', 'no.', 'nr', 'id', 'code', 'ref', 'the', 'my', 'a', 'an', 'its', "it's", 'it']);
+const FILLER = new Set([
+  'is',
+  'was',
+  'are',
+  '=',
+  ':',
+  '#',
+  'of',
+  'number',
+  'no',
+  'no.',
+  'nr',
+  'id',
+  'code',
+  'ref',
+  'the',
+  'my',
+  'a',
+  'an',
+  'its',
+  "it's",
+  'it',
+]);
 const LABELS = new Set(['is', ':', '=', 'called', 'named']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -71,12 +94,20 @@ function propertiesOf(parameters: unknown): Property[] {
   const properties = isRecord(parameters) && isRecord(parameters['properties']) ? parameters['properties'] : {};
   return Object.entries(properties).map(([name, raw]) => {
     const schema = isRecord(raw) ? raw : {};
-    const types = (Array.isArray(schema['type']) ? schema['type'] : [schema['type']]).filter((t): t is string => typeof t === 'string' && t !== 'null');
+    const types = (Array.isArray(schema['type']) ? schema['type'] : [schema['type']]).filter(
+      (t): t is string => typeof t === 'string' && t !== 'null',
+    );
     const words = nameWords(name);
     const topical = words.filter((w) => !ID_WORDS.has(w));
     const type = types[0];
     const kind: Kind =
-      type === 'integer' || type === 'number' ? type : type === 'string' || type === undefined ? (words.some((w) => ID_WORDS.has(w)) ? 'id' : 'string') : 'other';
+      type === 'integer' || type === 'number'
+        ? type
+        : type === 'string' || type === undefined
+          ? words.some((w) => ID_WORDS.has(w))
+            ? 'id'
+            : 'string'
+          : 'other';
     return {
       name,
       kind,
@@ -149,7 +180,8 @@ function valueOfKind(kind: Kind, raw: string): unknown {
 
 function labelledValue(property: Property, text: string): unknown {
   const tokens = tokensOf(text);
-  const isKeyword = (token: Token): boolean => property.keywords.has(token.word.replace(/:$/, '')) || terms(token.word).some((f) => property.keywords.has(f));
+  const isKeyword = (token: Token): boolean =>
+    property.keywords.has(token.word.replace(/:$/, '')) || terms(token.word).some((f) => property.keywords.has(f));
   for (const [i, token] of tokens.entries()) {
     if (!isKeyword(token)) continue;
     const value = property.kind === 'string' ? labelledString(tokens, i, text) : numberOrIdNear(property.kind, tokens, i);
@@ -184,7 +216,13 @@ function labelledString(tokens: Token[], keyword: number, text: string): string 
 }
 
 function onlyIdLikeToken(text: string): string | undefined {
-  const ids = [...new Set(tokensOf(text).map((t) => t.raw.replace(/^#/, '')).filter(isIdLike))];
+  const ids = [
+    ...new Set(
+      tokensOf(text)
+        .map((t) => t.raw.replace(/^#/, ''))
+        .filter(isIdLike),
+    ),
+  ];
   return ids.length === 1 ? ids[0] : undefined;
 }
 

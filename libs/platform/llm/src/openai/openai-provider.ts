@@ -32,8 +32,17 @@ export class OpenAiProvider implements LlmProvider {
   constructor(options: OpenAiProviderOptions) {
     this.model = options.model ?? DEFAULT_OPENAI_MODEL;
     // The SDK's own retries are off: `withRetries` owns the policy (see sdk/retry.ts).
-    this.client = new (openAiSdk())({ apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
-    this.retryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+    this.client = new (openAiSdk())({
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    });
+    this.retryPolicy = {
+      ...defaultRetryPolicy,
+      ...options.retryPolicy,
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    };
     this.sleep = options.sleep;
   }
 
@@ -44,21 +53,30 @@ export class OpenAiProvider implements LlmProvider {
     const usage = { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 };
     const model = completion.model || this.model;
     const value = billedEvenIfInvalid({ provider: this.name, model, usage }, () => {
-      if (choice?.message.refusal) throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`the model refused: ${choice.message.refusal}`]);
-      return validateStructuredOutput<O>(this.name, request.schemaName, request.schema, parseStructuredOutput(this.name, request.schemaName, choice?.message.content));
+      if (choice?.message.refusal)
+        throw new InvalidStructuredOutputError(this.name, request.schemaName, '/', [`the model refused: ${choice.message.refusal}`]);
+      return validateStructuredOutput<O>(
+        this.name,
+        request.schemaName,
+        request.schema,
+        parseStructuredOutput(this.name, request.schemaName, choice?.message.content),
+      );
     });
     return { value, usage, provider: this.name, model, latencyMs: performance.now() - started };
   }
 
   private async complete(request: LlmRequest): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     try {
-      return await this.client.chat.completions.create({
-        model: this.model,
-        messages: [{ role: 'system', content: request.system }, ...conversationOf(request)],
-        response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } },
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
-      }, request.signal ? { signal: request.signal } : {});
+      return await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: [{ role: 'system', content: request.system }, ...conversationOf(request)],
+          response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } },
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+          ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
+        },
+        request.signal ? { signal: request.signal } : {},
+      );
     } catch (error) {
       throw mapSdkError(error, this.name, openAiSdk());
     }

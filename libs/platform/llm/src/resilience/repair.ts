@@ -29,7 +29,11 @@ const repairMessage = (error: InvalidStructuredOutputError): string =>
  * is thrown; the error carries every billed call (`billedCallsOf`), and an answer after a repair carries the first
  * one in `billedBefore`. Nothing is sent once `request.signal` has fired.
  */
-export async function generateWithRepair<I, O>(provider: LlmProvider, request: LlmRequest<I>, repairTemperature?: number): Promise<RepairOutcome<O>> {
+export async function generateWithRepair<I, O>(
+  provider: LlmProvider,
+  request: LlmRequest<I>,
+  repairTemperature?: number,
+): Promise<RepairOutcome<O>> {
   if (request.signal?.aborted) throw cancelledCall(provider.name);
   let first: InvalidStructuredOutputError;
   try {

@@ -4,7 +4,10 @@ import { ScriptedProvider } from '../testing/scripted-provider.js';
 import { generateWithRepair } from './repair.js';
 import { generateWithRecovery, withFallback } from './with-fallback.js';
 
-const request = { ...composeReplyRequest({ agentName: 'A', message: 'hi', matched: [], history: [] }, { purpose: 'compose_reply', agentId: 'a-1' }), temperature: 0.3 };
+const request = {
+  ...composeReplyRequest({ agentName: 'A', message: 'hi', matched: [], history: [] }, { purpose: 'compose_reply', agentId: 'a-1' }),
+  temperature: 0.3,
+};
 const valid = { message: 'Hello!', cited_guideline_ids: [], canned_response_id: '' };
 /** Out of schema: `message` must be a string. */
 const broken = { message: 42, cited_guideline_ids: [], canned_response_id: '' };
@@ -59,7 +62,10 @@ describe('schema repair, then the fallback, then the error', () => {
     provider.answer('compose_reply', valid);
     const controller = new AbortController();
     controller.abort();
-    await expect(generateWithRepair(provider, { ...request, signal: controller.signal })).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE', retryable: false });
+    await expect(generateWithRepair(provider, { ...request, signal: controller.signal })).rejects.toMatchObject({
+      code: 'LLM.UNAVAILABLE',
+      retryable: false,
+    });
     expect(provider.requests).toHaveLength(0);
   });
 });

@@ -8,9 +8,13 @@ import { billedCallsOf, generateWithRepair, withBilled, type RepairOutcome } fro
  * the caller — would fail the fallback the same way, so it reaches the caller unchanged.
  */
 export const fallsBack = (error: unknown): boolean =>
-  error instanceof ProviderUnavailableError || error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof InvalidStructuredOutputError;
+  error instanceof ProviderUnavailableError ||
+  error instanceof RateLimitedError ||
+  error instanceof AuthenticationError ||
+  error instanceof InvalidStructuredOutputError;
 
-const retryable = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+const retryable = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
 
 /** A provider that answers through `fallback` when `primary` fails in a way another provider may not (docs/data-model.md#fallback). */
 export class FallbackProvider implements LlmProvider {
@@ -43,10 +47,17 @@ export class FallbackProvider implements LlmProvider {
     try {
       const response = await this.fallback.generate<I, O>(request);
       // In a chain the fallback may have fallen back itself: the outermost primary is the configured provider, name it.
-      return { ...response, fallbackFrom: `${this.primary.name}/${this.primary.model}`, billedBefore: [...billed, ...(response.billedBefore ?? [])] };
+      return {
+        ...response,
+        fallbackFrom: `${this.primary.name}/${this.primary.model}`,
+        billedBefore: [...billed, ...(response.billedBefore ?? [])],
+      };
     } catch (fallbackError) {
       // Retry decisions depend on the error: report the primary's unless only the fallback's is worth retrying.
-      throw withBilled(retryable(fallbackError) && !retryable(primaryError) ? fallbackError : primaryError, [...billed, ...billedCallsOf(fallbackError)]);
+      throw withBilled(retryable(fallbackError) && !retryable(primaryError) ? fallbackError : primaryError, [
+        ...billed,
+        ...billedCallsOf(fallbackError),
+      ]);
     }
   }
 }
@@ -66,7 +77,11 @@ export function withFallback(primary: LlmProvider, fallback: LlmProvider): Fallb
  * the validation error, then the agent's fallback provider (when it has one), then the error. A `FallbackProvider`
  * repairs its primary itself, so it is called once; any other provider is repaired here.
  */
-export async function generateWithRecovery<I, O>(provider: LlmProvider, request: LlmRequest<I>, repairTemperature?: number): Promise<RepairOutcome<O>> {
+export async function generateWithRecovery<I, O>(
+  provider: LlmProvider,
+  request: LlmRequest<I>,
+  repairTemperature?: number,
+): Promise<RepairOutcome<O>> {
   if (!(provider instanceof FallbackProvider)) return generateWithRepair<I, O>(provider, request, repairTemperature);
   const response = await provider.generate<I, O>(request);
   return { response, repaired: (response.billedBefore?.length ?? 0) > 0 };

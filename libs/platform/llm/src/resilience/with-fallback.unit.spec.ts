@@ -1,11 +1,20 @@
-import { AuthenticationError, InvalidStructuredOutputError, ProviderUnavailableError, RateLimitedError, UnsupportedTaskError } from '../errors.js';
+import {
+  AuthenticationError,
+  InvalidStructuredOutputError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  UnsupportedTaskError,
+} from '../errors.js';
 import type { ComposeReplyOutput } from '../tasks/compose-reply.js';
 import { composeReplyRequest } from '../tasks/compose-reply.js';
 import { ScriptedProvider, ScriptExhaustedError } from '../testing/scripted-provider.js';
 import { withUsageReporting, type UsageRecord } from '../usage/usage-reporting.js';
 import { withFallback } from './with-fallback.js';
 
-const request = composeReplyRequest({ agentName: 'A', message: 'hi', matched: [], history: [] }, { purpose: 'compose_reply', agentId: 'a-1' });
+const request = composeReplyRequest(
+  { agentName: 'A', message: 'hi', matched: [], history: [] },
+  { purpose: 'compose_reply', agentId: 'a-1' },
+);
 const primaryAnswer = { message: 'From the primary.', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] };
 const fallbackAnswer = { message: 'From the fallback.', cited_guideline_ids: [], canned_response_id: '', cited_chunk_ids: [] };
 
@@ -39,7 +48,13 @@ describe('withFallback', () => {
     if (error instanceof InvalidStructuredOutputError) primary.fail('compose_reply', error);
     fallback.answer('compose_reply', fallbackAnswer);
     const response = await withFallback(primary, fallback).generate<unknown, ComposeReplyOutput>(request);
-    expect(response).toMatchObject({ value: fallbackAnswer, provider: 'scripted', model: 'small-1', usage: { inputTokens: 8, outputTokens: 2 }, fallbackFrom: 'scripted/big-1' });
+    expect(response).toMatchObject({
+      value: fallbackAnswer,
+      provider: 'scripted',
+      model: 'small-1',
+      usage: { inputTokens: 8, outputTokens: 2 },
+      fallbackFrom: 'scripted/big-1',
+    });
     expect(fallback.requests).toEqual([request]);
   });
 
@@ -54,7 +69,7 @@ describe('withFallback', () => {
     expect(fallback.requests).toHaveLength(0);
   });
 
-  it('reports the primary\'s error when both fail, unless only the fallback\'s is worth retrying', async () => {
+  it("reports the primary's error when both fail, unless only the fallback's is worth retrying", async () => {
     const rateLimited = new RateLimitedError('scripted', 1_000, '429');
     const badKey = new AuthenticationError('scripted', '401');
     const down = new ProviderUnavailableError('scripted', '503', true, 503);
@@ -82,6 +97,8 @@ describe('withFallback', () => {
     fallback.answer('compose_reply', fallbackAnswer);
     const records: UsageRecord[] = [];
     await withUsageReporting(withFallback(primary, fallback), { record: (r) => void records.push(r) }).generate(request);
-    expect(records).toEqual([expect.objectContaining({ provider: 'scripted', model: 'small-1', inputTokens: 8, fallbackFrom: 'scripted/big-1', agentId: 'a-1' })]);
+    expect(records).toEqual([
+      expect.objectContaining({ provider: 'scripted', model: 'small-1', inputTokens: 8, fallbackFrom: 'scripted/big-1', agentId: 'a-1' }),
+    ]);
   });
 });

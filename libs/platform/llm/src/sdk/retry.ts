@@ -24,7 +24,13 @@ const sleepFor: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)
  * obey an `x-should-retry: true` header even on a 401 and wait for any advertised delay however long; owning
  * the loop keeps "authentication is never retried" and the waiting bound true for every adapter.
  */
-export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, sleep: Sleep = sleepFor, random: () => number = Math.random, signal?: AbortSignal): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  sleep: Sleep = sleepFor,
+  random: () => number = Math.random,
+  signal?: AbortSignal,
+): Promise<T> {
   for (let retry = 0; ; retry++) {
     // A cancelled turn sends nothing more (the SDK call itself gets the signal too).
     if (signal?.aborted) throw cancelledCall('llm');

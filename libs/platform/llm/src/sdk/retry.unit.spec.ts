@@ -29,7 +29,12 @@ describe('withRetries', () => {
   it('backs off exponentially (with at most 25 % jitter) when no delay is advertised', async () => {
     const slept: number[] = [];
     const attempt = attempts(new ProviderUnavailableError('p', '503', true, 503), new RateLimitedError('p', undefined, '429'));
-    await withRetries(attempt.run, policy, async (ms) => void slept.push(ms), () => 0.5);
+    await withRetries(
+      attempt.run,
+      policy,
+      async (ms) => void slept.push(ms),
+      () => 0.5,
+    );
     expect(slept).toEqual([100 * 0.875, 200 * 0.875]);
   });
 
@@ -54,7 +59,10 @@ describe('withRetries', () => {
   it('fails at once when the advertised delay is longer than worth waiting inside a call', async () => {
     const error = new RateLimitedError('p', 60_000, 'come back in a minute');
     const attempt = attempts(error);
-    await expect(withRetries(attempt.run, policy, async () => undefined)).rejects.toMatchObject({ code: 'LLM.RATE_LIMITED', retryAfterMs: 60_000 });
+    await expect(withRetries(attempt.run, policy, async () => undefined)).rejects.toMatchObject({
+      code: 'LLM.RATE_LIMITED',
+      retryAfterMs: 60_000,
+    });
     expect(attempt.calls()).toBe(1);
   });
 });

@@ -33,13 +33,26 @@ export function mapSdkError(error: unknown, provider: string, sdk: SdkErrorClass
   const { status, headers } = error as SdkApiError;
   // The provider's text (or a proxy's, which may echo our headers) travels on in logs and RPC replies: redacted here.
   const message = redactSecrets((error as SdkApiError).message);
-  if (error instanceof sdk.APIUserAbortError) return new ProviderUnavailableError(provider, `${provider} request aborted`, false, undefined, { cause: error });
-  if (status === 401 || status === 403) return new AuthenticationError(provider, `${provider} rejected the credentials (HTTP ${status}): ${message}`, { cause: error });
+  if (error instanceof sdk.APIUserAbortError)
+    return new ProviderUnavailableError(provider, `${provider} request aborted`, false, undefined, { cause: error });
+  if (status === 401 || status === 403)
+    return new AuthenticationError(provider, `${provider} rejected the credentials (HTTP ${status}): ${message}`, { cause: error });
   if (status === 429) {
     const retryAfterMs = retryAfterMsFrom(headers);
-    return new RateLimitedError(provider, retryAfterMs, `${provider} rate limit (HTTP 429${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}): ${message}`, { cause: error });
+    return new RateLimitedError(
+      provider,
+      retryAfterMs,
+      `${provider} rate limit (HTTP 429${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}): ${message}`,
+      { cause: error },
+    );
   }
   // No status: connection refused, reset or timed out. 408/409/5xx (and Anthropic's 529 overloaded) are transient.
   const transient = status === undefined || status === 408 || status === 409 || status >= 500;
-  return new ProviderUnavailableError(provider, `${provider} call failed${status ? ` (HTTP ${status})` : ''}: ${message}`, transient, status, { cause: error });
+  return new ProviderUnavailableError(
+    provider,
+    `${provider} call failed${status ? ` (HTTP ${status})` : ''}: ${message}`,
+    transient,
+    status,
+    { cause: error },
+  );
 }

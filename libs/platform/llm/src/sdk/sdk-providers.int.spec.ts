@@ -4,9 +4,21 @@ import { OpenAiProvider } from '../openai/openai-provider.js';
 import { createLlmProvider, createLlmProviderFor } from '../provider-factory.js';
 import { composeReplyRequest, composeReplySchema, type ComposeReplyOutput } from '../tasks/compose-reply.js';
 import { llmProviderConformance } from '../testing/index.js';
-import { anthropicToolUse, openAiCompletion, startWireServer, type RecordedRequest, type WireReply, type WireServer } from '../testing/wire-server.js';
+import {
+  anthropicToolUse,
+  openAiCompletion,
+  startWireServer,
+  type RecordedRequest,
+  type WireReply,
+  type WireServer,
+} from '../testing/wire-server.js';
 
-const answer: ComposeReplyOutput = { message: 'Our refund window is 30 days.', cited_guideline_ids: ['refund'], canned_response_id: '', cited_chunk_ids: [] };
+const answer: ComposeReplyOutput = {
+  message: 'Our refund window is 30 days.',
+  cited_guideline_ids: ['refund'],
+  canned_response_id: '',
+  cited_chunk_ids: [],
+};
 const request = composeReplyRequest(
   {
     agentName: 'Support',
@@ -43,7 +55,13 @@ const fastBackoff = { baseDelayMs: 20, maxDelayMs: 40 };
 const adapters: Adapter[] = [
   {
     name: 'openai',
-    create: (baseURL, o = {}) => new OpenAiProvider({ apiKey: 'sk-test', baseURL, ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}), ...(o.fast ? { retryPolicy: fastBackoff } : {}) }),
+    create: (baseURL, o = {}) =>
+      new OpenAiProvider({
+        apiKey: 'sk-test',
+        baseURL,
+        ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
+        ...(o.fast ? { retryPolicy: fastBackoff } : {}),
+      }),
     ok: (_name, value) => openAiCompletion(value),
     schemaNameOf: (body) => (body['response_format'] as { json_schema: { name: string } }).json_schema.name,
     path: '/chat/completions',
@@ -52,7 +70,13 @@ const adapters: Adapter[] = [
   },
   {
     name: 'anthropic',
-    create: (baseURL, o = {}) => new AnthropicProvider({ apiKey: 'sk-ant-test', baseURL, ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}), ...(o.fast ? { retryPolicy: fastBackoff } : {}) }),
+    create: (baseURL, o = {}) =>
+      new AnthropicProvider({
+        apiKey: 'sk-ant-test',
+        baseURL,
+        ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
+        ...(o.fast ? { retryPolicy: fastBackoff } : {}),
+      }),
     ok: (name, value) => anthropicToolUse(name, value),
     schemaNameOf: (body) => (body['tool_choice'] as { name: string }).name,
     path: '/v1/messages',
@@ -61,9 +85,17 @@ const adapters: Adapter[] = [
   },
 ];
 
-const rateLimited: WireReply = { status: 429, headers: { 'retry-after': '1' }, body: { error: { type: 'rate_limit_error', message: 'slow down' } } };
+const rateLimited: WireReply = {
+  status: 429,
+  headers: { 'retry-after': '1' },
+  body: { error: { type: 'rate_limit_error', message: 'slow down' } },
+};
 // Both SDKs obey `x-should-retry: true` even on a 401; Tenet's retry loop must not.
-const unauthorised: WireReply = { status: 401, headers: { 'x-should-retry': 'true' }, body: { error: { type: 'authentication_error', message: 'invalid api key' } } };
+const unauthorised: WireReply = {
+  status: 401,
+  headers: { 'x-should-retry': 'true' },
+  body: { error: { type: 'authentication_error', message: 'invalid api key' } },
+};
 const overloaded: WireReply = { status: 503, body: { error: { type: 'overloaded_error', message: 'busy' } } };
 
 for (const adapter of adapters) {
@@ -139,14 +171,23 @@ describe.each(adapters)('$name provider against a local server speaking its wire
 
   it('reports LLM.RATE_LIMITED with the advertised delay once retries are spent', async () => {
     const { url, requests } = await serve([rateLimited]);
-    await expect(adapter.create(url, { maxRetries: 0 }).generate(request)).rejects.toMatchObject({ code: 'LLM.RATE_LIMITED', retryAfterMs: 1000, retryable: true, provider: adapter.name });
+    await expect(adapter.create(url, { maxRetries: 0 }).generate(request)).rejects.toMatchObject({
+      code: 'LLM.RATE_LIMITED',
+      retryAfterMs: 1000,
+      retryable: true,
+      provider: adapter.name,
+    });
     expect(requests).toHaveLength(1);
   });
 
   it('fails at once on bad credentials: LLM.AUTHENTICATION after exactly one request', async () => {
     const { url, requests } = await serve([unauthorised, adapter.ok('reply', answer)]);
     const started = performance.now();
-    await expect(adapter.create(url).generate(request)).rejects.toMatchObject({ code: 'LLM.AUTHENTICATION', retryable: false, provider: adapter.name });
+    await expect(adapter.create(url).generate(request)).rejects.toMatchObject({
+      code: 'LLM.AUTHENTICATION',
+      retryable: false,
+      provider: adapter.name,
+    });
     expect(requests).toHaveLength(1);
     // No backoff was slept (the default first backoff alone is ~400 ms).
     expect(performance.now() - started).toBeLessThan(400);
@@ -162,11 +203,17 @@ describe.each(adapters)('$name provider against a local server speaking its wire
     const { url } = await serve([]);
     await server!.close();
     server = undefined;
-    await expect(adapter.create(url, { maxRetries: 1, fast: true }).generate(request)).rejects.toMatchObject({ code: 'LLM.UNAVAILABLE', retryable: true });
+    await expect(adapter.create(url, { maxRetries: 1, fast: true }).generate(request)).rejects.toMatchObject({
+      code: 'LLM.UNAVAILABLE',
+      retryable: true,
+    });
   });
 
   it('rejects output that violates the schema with LLM.INVALID_OUTPUT naming the path, without retrying', async () => {
-    const { url, requests } = await serve([adapter.ok('reply', { message: 'hi', cited_guideline_ids: 'refund' }), adapter.ok('reply', answer)]);
+    const { url, requests } = await serve([
+      adapter.ok('reply', { message: 'hi', cited_guideline_ids: 'refund' }),
+      adapter.ok('reply', answer),
+    ]);
     await expect(adapter.create(url).generate(request)).rejects.toMatchObject({
       code: 'LLM.INVALID_OUTPUT',
       path: '/cited_guideline_ids',
@@ -217,7 +264,13 @@ describe('fallback between providers, over their wire formats', () => {
     const openai = await serve([{ ...rateLimited, headers: { 'retry-after': '120' } }]);
     const anthropic = await serve([anthropicToolUse('reply', answer)]);
     const llm = createLlmProviderFor(
-      { provider: 'openai', model: 'gpt-4.1', baseURL: openai.url, apiKey: 'sk-agent', fallback: { provider: 'anthropic', baseURL: anthropic.url, apiKey: 'sk-ant-agent' } },
+      {
+        provider: 'openai',
+        model: 'gpt-4.1',
+        baseURL: openai.url,
+        apiKey: 'sk-agent',
+        fallback: { provider: 'anthropic', baseURL: anthropic.url, apiKey: 'sk-ant-agent' },
+      },
       {},
     );
     const started = performance.now();
@@ -225,13 +278,18 @@ describe('fallback between providers, over their wire formats', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(response).toMatchObject({ provider: 'anthropic', fallbackFrom: 'openai/gpt-4.1' });
     expect(openai.requests[0]!.headers['authorization']).toBe('Bearer sk-agent');
-    expect(`${String(anthropic.requests[0]!.headers['x-api-key'] ?? '')} ${String(anthropic.requests[0]!.headers['authorization'] ?? '')}`).toContain('sk-ant-agent');
+    expect(
+      `${String(anthropic.requests[0]!.headers['x-api-key'] ?? '')} ${String(anthropic.requests[0]!.headers['authorization'] ?? '')}`,
+    ).toContain('sk-ant-agent');
   });
 
   it('answers from the fallback when the primary answers out of schema', async () => {
     const anthropic = await serve([anthropicToolUse('reply', { message: 'hi' })]);
     const openai = await serve([openAiCompletion(answer)]);
-    const llm = createLlmProviderFor({ provider: 'anthropic', baseURL: anthropic.url, apiKey: 'k', fallback: { provider: 'openai', baseURL: openai.url, apiKey: 'k' } }, {});
+    const llm = createLlmProviderFor(
+      { provider: 'anthropic', baseURL: anthropic.url, apiKey: 'k', fallback: { provider: 'openai', baseURL: openai.url, apiKey: 'k' } },
+      {},
+    );
     await expect(llm.generate(request)).resolves.toMatchObject({ provider: 'openai', fallbackFrom: 'anthropic/claude-haiku-4-5' });
   });
 });

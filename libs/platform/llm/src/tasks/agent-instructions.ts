@@ -17,7 +17,10 @@ export function agentInstructions(systemPrompt: string | undefined, soul: AgentS
   if (soul?.document) parts.push(`Personality (the agent's soul document):\n${soul.document}`);
   if (soul?.tone) parts.push(`Tone of voice: ${soul.tone}`);
   if (soul?.restrictions?.length) parts.push(`Restrictions — always hold to these:\n${soul.restrictions.map((r) => `- ${r}`).join('\n')}`);
-  if (soul?.forbidden_topics?.length) parts.push(`Forbidden topics — never discuss these; politely decline and steer back:\n${soul.forbidden_topics.map((t) => `- ${t}`).join('\n')}`);
+  if (soul?.forbidden_topics?.length)
+    parts.push(
+      `Forbidden topics — never discuss these; politely decline and steer back:\n${soul.forbidden_topics.map((t) => `- ${t}`).join('\n')}`,
+    );
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 

@@ -61,10 +61,15 @@ export const checkCoherenceSchema = {
 
 export const proposalId = (index: number): string => `proposal:${index}`;
 
-const describe = (g: CoherenceSubject): string => [`- id: ${g.id}`, `  condition: ${g.condition}`, ...(g.action ? [`  action: ${g.action}`] : [])].join('\n');
+const describe = (g: CoherenceSubject): string =>
+  [`- id: ${g.id}`, `  condition: ${g.condition}`, ...(g.action ? [`  action: ${g.action}`] : [])].join('\n');
 
 /** The request for a coherence check: the same task as a prompt for models and as input for deterministic providers. */
-export function checkCoherenceRequest(input: CheckCoherenceInput, context: LlmCallContext, options: { temperature?: number; maxTokens?: number } = {}): LlmRequest<CheckCoherenceInput> {
+export function checkCoherenceRequest(
+  input: CheckCoherenceInput,
+  context: LlmCallContext,
+  options: { temperature?: number; maxTokens?: number } = {},
+): LlmRequest<CheckCoherenceInput> {
   const existing = input.existing.length > 0 ? input.existing.map(describe).join('\n') : '(none)';
   return {
     task: { kind: CHECK_COHERENCE, input },
@@ -74,10 +79,15 @@ export function checkCoherenceRequest(input: CheckCoherenceInput, context: LlmCa
       'and with the proposals listed before it. Report a contradiction when both can hold in the same situation and ' +
       'following one action means breaking the other. Report an overlap when, without contradicting, the two conditions ' +
       'describe much the same situation (a duplicate or near-duplicate). Report nothing for pairs that are merely about ' +
-      'related topics. For each finding give the proposal id, the other guideline\'s id exactly as listed, the kind, how ' +
+      "related topics. For each finding give the proposal id, the other guideline's id exactly as listed, the kind, how " +
       'much the two conditions describe the same situation (0..1), and the reason in one sentence a person can act on. ' +
       'Return an empty list when the proposals are coherent.',
-    messages: [{ role: 'user', content: `Existing guidelines:\n${existing}\n\nProposed guidelines, in order:\n${input.proposals.map(describe).join('\n')}` }],
+    messages: [
+      {
+        role: 'user',
+        content: `Existing guidelines:\n${existing}\n\nProposed guidelines, in order:\n${input.proposals.map(describe).join('\n')}`,
+      },
+    ],
     schemaName: 'coherence_findings',
     schema: checkCoherenceSchema,
     temperature: options.temperature ?? 0,

@@ -86,7 +86,11 @@ export const composeReplySchema = {
 // passage (see registerOutputCompletion).
 registerOutputCompletion(composeReplySchema, (value) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? { ...('canned_response_id' in value ? {} : { canned_response_id: '' }), ...('cited_chunk_ids' in value ? {} : { cited_chunk_ids: [] }), ...value }
+    ? {
+        ...('canned_response_id' in value ? {} : { canned_response_id: '' }),
+        ...('cited_chunk_ids' in value ? {} : { cited_chunk_ids: [] }),
+        ...value,
+      }
     : value,
 );
 
@@ -125,11 +129,17 @@ function memorySection(input: ComposeReplyInput): string {
   const facts = input.facts ?? [];
   const passages = input.knowledge ?? [];
   const parts: string[] = [];
-  if (facts.length > 0) parts.push(`\n\n[What you know about the customer]\n${facts.map((f) => `- ${f.subject} ${f.predicate.replace(/_/g, ' ')}: ${f.object}`).join('\n')}`);
+  if (facts.length > 0)
+    parts.push(
+      `\n\n[What you know about the customer]\n${facts.map((f) => `- ${f.subject} ${f.predicate.replace(/_/g, ' ')}: ${f.object}`).join('\n')}`,
+    );
   if (passages.length > 0)
     parts.push(
       `\n\n[Knowledge passages]\n${passages
-        .map((p) => `(${p.chunk_id}) ${p.title} › ${p.heading}\n${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`)
+        .map(
+          (p) =>
+            `(${p.chunk_id}) ${p.title} › ${p.heading}\n${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`,
+        )
         .join('\n\n')}`,
     );
   return parts.join('');
@@ -159,7 +169,9 @@ export function composeReplyRequest(
       'Write your next reply to the customer, following the actions listed with the latest message, and list the ids ' +
       'of the guidelines whose actions you followed. ' +
       (disambiguating ? 'The latest message could mean several things: ask the customer which of the listed ones they mean. ' : '') +
-      (input.tool_results?.length ? 'Base what you say on the tool results listed with the message; never invent data a tool did not return. ' : '') +
+      (input.tool_results?.length
+        ? 'Base what you say on the tool results listed with the message; never invent data a tool did not return. '
+        : '') +
       (input.knowledge?.length
         ? 'Answer questions about policies, products or procedures from the knowledge passages listed with the message, never against them, ' +
           'and list in cited_chunk_ids the ids (in parentheses) of the passages your reply uses; [] if none. '
@@ -169,7 +181,10 @@ export function composeReplyRequest(
       glossarySection(input.terms),
     messages: [
       ...input.history.map((t) => ({ role: t.role === 'customer' ? ('user' as const) : ('assistant' as const), content: t.content })),
-      { role: 'user', content: `${input.message}\n\n[Actions to follow]\n${actions}${toolResultsSection(input.tool_results)}${memorySection(input)}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}` },
+      {
+        role: 'user',
+        content: `${input.message}\n\n[Actions to follow]\n${actions}${toolResultsSection(input.tool_results)}${memorySection(input)}${disambiguationSection(input)}${capabilitiesSection(input)}${cannedSection(input, mode)}`,
+      },
     ],
     schemaName: 'reply',
     schema: composeReplySchema,

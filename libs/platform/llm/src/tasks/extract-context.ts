@@ -56,7 +56,11 @@ export const extractContextSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['name', 'value', 'confidence'],
-        properties: { name: { type: 'string' }, value: { type: 'string', pattern: '\\S' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
+        properties: {
+          name: { type: 'string' },
+          value: { type: 'string', pattern: '\\S' },
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+        },
       },
     },
     facts: {
@@ -94,14 +98,19 @@ export function extractContextRequest(input: ExtractContextInput, context: LlmCa
     task: { kind: 'extract_context', input },
     system:
       "You read a customer's latest message and extract what it states. For each variable listed, give its value only " +
-      'if the latest message states it (never guess, never take it from the agent\'s words); write numbers as digits, ' +
+      "if the latest message states it (never guess, never take it from the agent's words); write numbers as digits, " +
       'booleans as true/false, dates as YYYY-MM-DD, arrays and objects as JSON, and give your confidence from 0 to 1. ' +
       (input.facts
         ? 'Also list facts the customer states about themselves as subject/predicate/object, subject "customer", ' +
           'predicate in snake_case (name, email, phone, address, order_number, preferred_language, …). '
         : 'Leave facts empty. ') +
       'Leave out anything the message does not say.',
-    messages: [{ role: 'user', content: `[Earlier conversation]\n${history}\n\n[Latest customer message]\n${input.message}\n\n[Variables]\n${variables}` }],
+    messages: [
+      {
+        role: 'user',
+        content: `[Earlier conversation]\n${history}\n\n[Latest customer message]\n${input.message}\n\n[Variables]\n${variables}`,
+      },
+    ],
     schemaName: 'extraction',
     schema: extractContextSchema,
     temperature: 0,

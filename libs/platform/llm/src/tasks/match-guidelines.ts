@@ -141,7 +141,12 @@ const intentAnswerSchema = {
     extracted_params_json: { type: 'string', pattern: '^\\s*\\{[\\s\\S]*\\}\\s*$' },
     alternatives: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['name', 'confidence'], properties: { name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'confidence'],
+        properties: { name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
+      },
     },
   },
 } as const;
@@ -157,8 +162,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 // An omitted `tool_arguments` means "no tools to run" (see registerOutputCompletion for who omits it).
 registerOutputCompletion(matchGuidelinesSchema, (value) => {
-  if (!isRecord(value) || !Array.isArray(value['matches']) || !value['matches'].some((m) => isRecord(m) && !('tool_arguments' in m))) return value;
-  return { ...value, matches: value['matches'].map((m: unknown) => (isRecord(m) && !('tool_arguments' in m) ? { ...m, tool_arguments: [] } : m)) };
+  if (!isRecord(value) || !Array.isArray(value['matches']) || !value['matches'].some((m) => isRecord(m) && !('tool_arguments' in m)))
+    return value;
+  return {
+    ...value,
+    matches: value['matches'].map((m: unknown) => (isRecord(m) && !('tool_arguments' in m) ? { ...m, tool_arguments: [] } : m)),
+  };
 });
 
 /**
@@ -170,9 +179,18 @@ export function parseToolArguments(entry: ToolArguments, provider = 'unknown'): 
   try {
     parsed = JSON.parse(entry.arguments_json);
   } catch (error) {
-    throw new InvalidStructuredOutputError(provider, 'guideline_matches', '/arguments_json', [`arguments of ${entry.tool_name} are not JSON`], { cause: error });
+    throw new InvalidStructuredOutputError(
+      provider,
+      'guideline_matches',
+      '/arguments_json',
+      [`arguments of ${entry.tool_name} are not JSON`],
+      { cause: error },
+    );
   }
-  if (!isRecord(parsed)) throw new InvalidStructuredOutputError(provider, 'guideline_matches', '/arguments_json', [`arguments of ${entry.tool_name} are not a JSON object`]);
+  if (!isRecord(parsed))
+    throw new InvalidStructuredOutputError(provider, 'guideline_matches', '/arguments_json', [
+      `arguments of ${entry.tool_name} are not a JSON object`,
+    ]);
   return parsed;
 }
 
@@ -183,7 +201,8 @@ function describeGuideline(g: GuidelineToMatch): string {
   const lines = [`- id: ${g.id}`, `  condition: ${g.condition}`];
   if (g.action) lines.push(`  action: ${g.action}`);
   if (g.previously_applied) lines.push('  previously applied: yes (score only whether its condition arose anew in the latest message)');
-  for (const tool of g.tools ?? []) lines.push(`  tool: ${tool.name} (${tool.description}); parameters: ${JSON.stringify(tool.parameters)}`);
+  for (const tool of g.tools ?? [])
+    lines.push(`  tool: ${tool.name} (${tool.description}); parameters: ${JSON.stringify(tool.parameters)}`);
   return lines.join('\n');
 }
 
@@ -191,7 +210,13 @@ function describeGuideline(g: GuidelineToMatch): string {
 function describeIntent(intent: IntentToMatch): string {
   const lines = [`- ${intent.name}: ${intent.description}`];
   if (intent.keywords.length > 0) lines.push(`  keywords: ${intent.keywords.join(', ')}`);
-  if (intent.examples.length > 0) lines.push(`  e.g. ${intent.examples.slice(0, 2).map((e) => JSON.stringify(e)).join('; ')}`);
+  if (intent.examples.length > 0)
+    lines.push(
+      `  e.g. ${intent.examples
+        .slice(0, 2)
+        .map((e) => JSON.stringify(e))
+        .join('; ')}`,
+    );
   if (intent.parameters) lines.push(`  parameters: ${JSON.stringify(intent.parameters)}`);
   return lines.join('\n');
 }
@@ -218,8 +243,8 @@ export function matchGuidelinesRequest(
   return {
     task: { kind: MATCH_GUIDELINES, input },
     system:
-      'You decide which of a customer-service agent\'s guidelines apply to the conversation. For every guideline, ' +
-      'score how well its condition holds for the customer\'s latest message in the context of the conversation ' +
+      "You decide which of a customer-service agent's guidelines apply to the conversation. For every guideline, " +
+      "score how well its condition holds for the customer's latest message in the context of the conversation " +
       '(relevance 0..1, 0 = unrelated, 1 = clearly applies), how confident you are (0..1), and say why in one sentence. ' +
       'A guideline marked "previously applied" was already followed in this conversation: score only whether its ' +
       'condition arose anew in the latest message, not whether it held earlier. ' +
@@ -230,11 +255,16 @@ export function matchGuidelinesRequest(
       (classifying
         ? ' Also classify what the customer wants in the latest message (read in the context of the conversation, so an answer to a question continues its topic) ' +
           'as one of the listed intents: intent.name is its name, or UNKNOWN when none fits; confidence 0..1; alternatives lists the other intents it could mean with ' +
-          'their confidence; extracted_params_json is a JSON object of the parameters that intent\'s schema names, taken from what the customer said (never guess), {} if none.'
+          "their confidence; extracted_params_json is a JSON object of the parameters that intent's schema names, taken from what the customer said (never guess), {} if none."
         : '') +
       agentInstructionsSection(options.systemPrompt) +
       glossarySection(input.terms),
-    messages: [{ role: 'user', content: `Conversation:\n${transcript(input.history, input.message)}${toolResultsSection(input.tool_results)}\n\nGuidelines:\n${guidelines}${classifying ? `\n\nIntents:\n${intents.map(describeIntent).join('\n')}` : ''}` }],
+    messages: [
+      {
+        role: 'user',
+        content: `Conversation:\n${transcript(input.history, input.message)}${toolResultsSection(input.tool_results)}\n\nGuidelines:\n${guidelines}${classifying ? `\n\nIntents:\n${intents.map(describeIntent).join('\n')}` : ''}`,
+      },
+    ],
     schemaName: 'guideline_matches',
     schema: classifying ? matchGuidelinesWithIntentSchema : matchGuidelinesSchema,
     temperature: options.temperature ?? 0,

@@ -57,7 +57,10 @@ export function embeddingProviderConformance(name: string, createHarness: () => 
     });
 
     it('places texts about the same thing nearer than unrelated ones', async () => {
-      const { vectors } = await harness.provider.embed([conformanceTexts.refund, conformanceTexts.moneyBack, conformanceTexts.weather], context);
+      const { vectors } = await harness.provider.embed(
+        [conformanceTexts.refund, conformanceTexts.moneyBack, conformanceTexts.weather],
+        context,
+      );
       const [refund, moneyBack, weather] = vectors as [number[], number[], number[]];
       expect(cosineSimilarity(refund, moneyBack)).toBeGreaterThan(cosineSimilarity(refund, weather));
     });

@@ -1,7 +1,12 @@
 import type { LlmProvider, LlmRequest, LlmResponse } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
 import { composeReplyRequest, composeReplySchema, type ComposeReplyOutput } from '../tasks/compose-reply.js';
-import { matchGuidelinesRequest, matchGuidelinesSchema, parseToolArguments, type MatchGuidelinesOutput } from '../tasks/match-guidelines.js';
+import {
+  matchGuidelinesRequest,
+  matchGuidelinesSchema,
+  parseToolArguments,
+  type MatchGuidelinesOutput,
+} from '../tasks/match-guidelines.js';
 
 /** A provider ready to answer the suite's requests (a scripted harness, a local wire server, …). */
 export interface LlmProviderHarness {
@@ -25,7 +30,12 @@ export const conformanceRequests = {
     context,
   ),
   composeReply: composeReplyRequest(
-    { agentName: 'Support', message: 'I want my money back', matched: [{ guideline_id: 'refund', action: 'Explain the 30-day refund policy' }], history: [] },
+    {
+      agentName: 'Support',
+      message: 'I want my money back',
+      matched: [{ guideline_id: 'refund', action: 'Explain the 30-day refund policy' }],
+      history: [],
+    },
     context,
   ),
   /** Version 2 of the matching task: a previously applied guideline, a tool to extract arguments for, a glossary. */
@@ -41,7 +51,13 @@ export const conformanceRequests = {
           id: 'refund',
           condition: 'The customer asks for a refund',
           action: 'Start the refund',
-          tools: [{ name: 'start_refund', description: 'Starts a refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }],
+          tools: [
+            {
+              name: 'start_refund',
+              description: 'Starts a refund',
+              parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+            },
+          ],
         },
         { id: 'greet', condition: 'The customer greets the agent', action: 'Greet them', previously_applied: true },
       ],

@@ -1,7 +1,8 @@
 import type { LlmProvider, LlmRequest, LlmResponse, LlmUsage } from '../llm.port.js';
 import { validateStructuredOutput } from '../structured-output.js';
 
-type Step = { kind: 'value'; value: unknown } | { kind: 'compute'; compute: (request: LlmRequest) => unknown } | { kind: 'error'; error: Error };
+type Step =
+  { kind: 'value'; value: unknown } | { kind: 'compute'; compute: (request: LlmRequest) => unknown } | { kind: 'error'; error: Error };
 
 export interface ScriptedProviderOptions {
   model?: string;
@@ -44,7 +45,10 @@ export class ScriptedProvider implements LlmProvider {
 
   /** Queues values answered, in order, to the next requests of this task kind. */
   answer(kind: string, ...values: unknown[]): this {
-    return this.push(kind, values.map((value) => ({ kind: 'value', value })));
+    return this.push(
+      kind,
+      values.map((value) => ({ kind: 'value', value })),
+    );
   }
 
   /** Queues one answer computed from the request. */

@@ -6,7 +6,9 @@ import { ScriptedProvider, ScriptExhaustedError } from './scripted-provider.js';
 
 llmProviderConformance('scripted', async () => ({
   provider: new ScriptedProvider()
-    .answerAlways<MatchGuidelinesInput>('match_guidelines', ({ task }) => ({ matches: task.input.guidelines.map((g) => ({ guideline_id: g.id, relevance: 0.5, confidence: 0.5, reasoning: 'scripted' })) }))
+    .answerAlways<MatchGuidelinesInput>('match_guidelines', ({ task }) => ({
+      matches: task.input.guidelines.map((g) => ({ guideline_id: g.id, relevance: 0.5, confidence: 0.5, reasoning: 'scripted' })),
+    }))
     .answerAlways('compose_reply', () => ({ message: 'Scripted reply.', cited_guideline_ids: [] })),
   dispose: async () => undefined,
 }));
@@ -30,20 +32,38 @@ describe('ScriptedProvider', () => {
 
   it('computes answers from the request', async () => {
     const llm = new ScriptedProvider().answerWith<MatchGuidelinesInput>('match_guidelines', ({ task }) => ({
-      matches: task.input.guidelines.map((g) => ({ guideline_id: g.id, relevance: 1, confidence: 1, reasoning: `because ${task.input.message}` })),
+      matches: task.input.guidelines.map((g) => ({
+        guideline_id: g.id,
+        relevance: 1,
+        confidence: 1,
+        reasoning: `because ${task.input.message}`,
+      })),
     }));
-    expect((await llm.generate(matchFor('refund'))).value).toEqual({ matches: [{ guideline_id: 'g1', relevance: 1, confidence: 1, reasoning: 'because refund', tool_arguments: [] }] });
+    expect((await llm.generate(matchFor('refund'))).value).toEqual({
+      matches: [{ guideline_id: 'g1', relevance: 1, confidence: 1, reasoning: 'because refund', tool_arguments: [] }],
+    });
   });
 
   it('reports the configured usage, fixed or per request', async () => {
-    const fixed = new ScriptedProvider({ usage: { inputTokens: 7, outputTokens: 3 }, model: 'm' }).answer('compose_reply', { message: 'x', cited_guideline_ids: [] });
-    expect(await fixed.generate(replyTo('a'))).toMatchObject({ usage: { inputTokens: 7, outputTokens: 3 }, provider: 'scripted', model: 'm' });
-    const perRequest = new ScriptedProvider({ usage: (r) => ({ inputTokens: r.messages!.at(-1)!.content.length, outputTokens: 1 }) }).answer('compose_reply', { message: 'x', cited_guideline_ids: [] });
+    const fixed = new ScriptedProvider({ usage: { inputTokens: 7, outputTokens: 3 }, model: 'm' }).answer('compose_reply', {
+      message: 'x',
+      cited_guideline_ids: [],
+    });
+    expect(await fixed.generate(replyTo('a'))).toMatchObject({
+      usage: { inputTokens: 7, outputTokens: 3 },
+      provider: 'scripted',
+      model: 'm',
+    });
+    const perRequest = new ScriptedProvider({
+      usage: (r) => ({ inputTokens: r.messages!.at(-1)!.content.length, outputTokens: 1 }),
+    }).answer('compose_reply', { message: 'x', cited_guideline_ids: [] });
     expect((await perRequest.generate(replyTo('abc'))).usage.inputTokens).toBeGreaterThan(3);
   });
 
   it('throws scripted failures', async () => {
-    const llm = new ScriptedProvider().fail('compose_reply', new RateLimitedError('scripted', 500, 'slow down')).answer('compose_reply', { message: 'ok', cited_guideline_ids: [] });
+    const llm = new ScriptedProvider()
+      .fail('compose_reply', new RateLimitedError('scripted', 500, 'slow down'))
+      .answer('compose_reply', { message: 'ok', cited_guideline_ids: [] });
     await expect(llm.generate(replyTo('a'))).rejects.toMatchObject({ code: 'LLM.RATE_LIMITED', retryAfterMs: 500 });
     await expect(llm.generate(replyTo('a'))).resolves.toMatchObject({ value: { message: 'ok' } });
   });
@@ -63,7 +83,11 @@ describe('ScriptedProvider', () => {
   });
 
   it('keeps unused answers visible', async () => {
-    const llm = new ScriptedProvider().answer('compose_reply', { message: 'x', cited_guideline_ids: [] }, { message: 'y', cited_guideline_ids: [] });
+    const llm = new ScriptedProvider().answer(
+      'compose_reply',
+      { message: 'x', cited_guideline_ids: [] },
+      { message: 'y', cited_guideline_ids: [] },
+    );
     await llm.generate(replyTo('a'));
     expect(llm.remaining()).toEqual({ compose_reply: 1 });
   });

@@ -27,20 +27,32 @@ export interface WireServer {
  * SDK clients are exercised end to end (serialisation, headers, status handling) without network access.
  * Exported from `@tenet/llm/testing` for specs and Tenet's own process tests.
  */
-export async function startWireServer(respond: WireReply[] | ((request: RecordedRequest) => WireReply | Promise<WireReply>)): Promise<WireServer> {
+export async function startWireServer(
+  respond: WireReply[] | ((request: RecordedRequest) => WireReply | Promise<WireReply>),
+): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {}, at: performance.now() };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {},
+        at: performance.now(),
+      };
       requests.push(recorded);
       // A function may answer late or never (a hanging provider): the reply is awaited.
       const reply =
         typeof respond === 'function'
           ? await respond(recorded)
-          : (respond[requests.length - 1] ?? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: `the wire script has only ${respond.length} replies` } } });
+          : (respond[requests.length - 1] ?? {
+              status: 500,
+              headers: { 'x-should-retry': 'false' },
+              body: { error: { message: `the wire script has only ${respond.length} replies` } },
+            });
       if (res.destroyed) return; // the client gave up (aborted) while the reply was pending
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body));
@@ -69,7 +81,9 @@ export const openAiCompletion = (value: unknown, usage = { prompt_tokens: 123, c
     object: 'chat.completion',
     created: 1_800_000_000,
     model: 'gpt-4o-mini-2024-07-18',
-    choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: JSON.stringify(value), refusal: null } }],
+    choices: [
+      { index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: JSON.stringify(value), refusal: null } },
+    ],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   },
 });
@@ -93,7 +107,11 @@ export const anthropicToolUse = (name: string, input: unknown, usage = { input_t
  * An OpenAI embeddings answer to a recorded `/embeddings` request: one vector per input from `vectorOf`, encoded
  * as the request asked (the SDK asks for base64 little-endian float32 unless told otherwise), with usage.
  */
-export function openAiEmbeddings(request: RecordedRequest, vectorOf: (text: string) => number[], options: { model?: string; promptTokens?: (texts: string[]) => number } = {}): WireReply {
+export function openAiEmbeddings(
+  request: RecordedRequest,
+  vectorOf: (text: string) => number[],
+  options: { model?: string; promptTokens?: (texts: string[]) => number } = {},
+): WireReply {
   const input = request.body['input'];
   const texts = Array.isArray(input) ? input.map(String) : [String(input)];
   const base64 = request.body['encoding_format'] === 'base64';

@@ -126,7 +126,9 @@ export class InProcessMessageBus implements MessageBus {
     this.assertOpen();
     let durable = this.durables.get(options.durable);
     if (!durable) {
-      const stream = this.streams.find((s) => s.spec.subjects.some((p) => subjectMatches(p, options.filterSubject) || subjectMatches(options.filterSubject, p)));
+      const stream = this.streams.find((s) =>
+        s.spec.subjects.some((p) => subjectMatches(p, options.filterSubject) || subjectMatches(options.filterSubject, p)),
+      );
       if (!stream) throw new NoStreamForSubjectError(options.filterSubject);
       durable = {
         stream,
@@ -142,7 +144,13 @@ export class InProcessMessageBus implements MessageBus {
       durable.options = { ...durable.options, nakDelayMs: options.nakDelayMs, ackWaitMs: options.ackWaitMs };
       durable.maxDeliver = options.maxDeliver ?? durable.maxDeliver;
     }
-    const instance: ConsumerInstance = { handler: handler as MessageHandler, concurrency: Math.max(1, options.concurrency ?? 1), inFlight: 0, stopped: false, idle: new Set() };
+    const instance: ConsumerInstance = {
+      handler: handler as MessageHandler,
+      concurrency: Math.max(1, options.concurrency ?? 1),
+      inFlight: 0,
+      stopped: false,
+      idle: new Set(),
+    };
     durable.instances.push(instance);
     this.dispatchSoon(durable);
     const state = durable;
@@ -170,7 +178,10 @@ export class InProcessMessageBus implements MessageBus {
     const timeoutMs = options?.timeoutMs ?? 5_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RequestFailedError(`request to "${subject}" failed: timed out after ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new RequestFailedError(`request to "${subject}" failed: timed out after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.timers.add(timer);
     });
     const replies = chosen.map(async (responder) => {
@@ -192,7 +203,11 @@ export class InProcessMessageBus implements MessageBus {
     }
   }
 
-  async reply<TReq = unknown, TRes = unknown>(subject: string, queueGroup: string, handler: RequestHandler<TReq, TRes>): Promise<Subscription> {
+  async reply<TReq = unknown, TRes = unknown>(
+    subject: string,
+    queueGroup: string,
+    handler: RequestHandler<TReq, TRes>,
+  ): Promise<Subscription> {
     this.assertOpen();
     const responder: Responder = { subject, queue: queueGroup, handler: handler as RequestHandler };
     this.responders.push(responder);
@@ -291,14 +306,23 @@ export class InProcessMessageBus implements MessageBus {
       this.dispatchSoon(durable);
     };
     instance
-      .handler({ subject: message.subject, data: parse(message.json), headers: { ...message.headers }, deliveryCount, sequence: message.seq })
+      .handler({
+        subject: message.subject,
+        data: parse(message.json),
+        headers: { ...message.headers },
+        deliveryCount,
+        sequence: message.seq,
+      })
       .then(done, (error: unknown) => {
         if (!(error instanceof NonRetryableMessageError) && deliveryCount < durable.maxDeliver) {
-          const timer = setTimeout(() => {
-            this.timers.delete(timer);
-            durable.redeliver.push({ seq: message.seq, deliveries: deliveryCount });
-            this.dispatch(durable);
-          }, nakDelayFor(durable.options.nakDelayMs, deliveryCount));
+          const timer = setTimeout(
+            () => {
+              this.timers.delete(timer);
+              durable.redeliver.push({ seq: message.seq, deliveries: deliveryCount });
+              this.dispatch(durable);
+            },
+            nakDelayFor(durable.options.nakDelayMs, deliveryCount),
+          );
           this.timers.add(timer);
         }
         done();

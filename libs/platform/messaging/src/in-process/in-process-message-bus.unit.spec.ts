@@ -38,7 +38,7 @@ describe('InProcessMessageBus memory bounds', () => {
 });
 
 describe('InProcessMessageBus notifications', () => {
-  it('wakes listeners after notify() returns and before the loop turns: a woken long-poll is not behind the notifier\'s other work', async () => {
+  it("wakes listeners after notify() returns and before the loop turns: a woken long-poll is not behind the notifier's other work", async () => {
     const bus = new InProcessMessageBus();
     const order: string[] = [];
     await bus.listen('wake.*', (_data, subject) => void order.push(`woken ${subject}`));

@@ -23,7 +23,14 @@ describeWithService(await probeNats(), 'NatsLeaderLease on a real NATS server (K
     const connection = await connect({ servers: natsUrl() });
     connections.push(connection);
     const errors: unknown[] = [];
-    const lease = await NatsLeaderLease.open({ connection, key, leaseMs: LEASE_MS, holder: `test-${contenders.length}`, onError: (error) => errors.push(error), ...overrides });
+    const lease = await NatsLeaderLease.open({
+      connection,
+      key,
+      leaseMs: LEASE_MS,
+      holder: `test-${contenders.length}`,
+      onError: (error) => errors.push(error),
+      ...overrides,
+    });
     const events: string[] = [];
     await lease.start({ elected: () => events.push('elected'), deposed: () => events.push('deposed') });
     const created = { lease, events, errors };

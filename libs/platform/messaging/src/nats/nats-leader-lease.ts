@@ -48,10 +48,12 @@ const KEY = /^[-/_=.A-Za-z0-9]+$/;
 const BUCKET_MAX_AGE_MS = 60 * 60 * 1_000;
 
 const isCasFailure = (error: unknown): boolean =>
-  error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+  error instanceof JetStreamApiError &&
+  (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 
 const isBucketGone = (error: unknown): boolean =>
-  (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) || (error instanceof Error && /stream not found/i.test(error.message));
+  (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) ||
+  (error instanceof Error && /stream not found/i.test(error.message));
 
 /** JetStream API error 10058: the stream exists with another configuration (an older or newer Tenet created it). */
 const STREAM_NAME_IN_USE = 10_058;
@@ -98,15 +100,22 @@ export class NatsLeaderLease {
   private queue: Promise<void> = Promise.resolve();
 
   private constructor(options: NatsLeaderLeaseOptions) {
-    if (!KEY.test(options.key) || options.key.startsWith('.') || options.key.endsWith('.')) throw new TypeError(`NatsLeaderLease: key "${options.key}" is not a valid KV key`);
+    if (!KEY.test(options.key) || options.key.startsWith('.') || options.key.endsWith('.'))
+      throw new TypeError(`NatsLeaderLease: key "${options.key}" is not a valid KV key`);
     const leaseMs = options.leaseMs ?? 10_000;
-    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new RangeError('NatsLeaderLease: leaseMs must be an integer of at least 100');
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100)
+      throw new RangeError('NatsLeaderLease: leaseMs must be an integer of at least 100');
     this.nc = options.connection;
     this.key = options.key;
     this.bucket = options.bucket ?? 'TENET_LEASES';
     this.leaseMs = leaseMs;
     this.margin = Math.min(1_000, Math.ceil(leaseMs / 10));
-    this.claim = { holder: options.holder ?? 'unknown', instance: randomUUID(), lease_ms: leaseMs, ...(options.about ? { about: options.about } : {}) };
+    this.claim = {
+      holder: options.holder ?? 'unknown',
+      instance: randomUUID(),
+      lease_ms: leaseMs,
+      ...(options.about ? { about: options.about } : {}),
+    };
     this.onError = options.onError ?? ((error: unknown) => console.error(`[messaging] leader lease "${this.key}" failed; retrying`, error));
     this.clock = options.clock ?? (() => performance.now());
   }
@@ -203,7 +212,8 @@ export class NatsLeaderLease {
       this.observed = { revision: entry.revision, at: now, leaseMs: claim?.lease_ms ?? this.leaseMs };
       return;
     }
-    if (now - this.observed.at >= this.observed.leaseMs) return this.take(() => kv.update(this.key, JSON.stringify(this.claim), entry.revision));
+    if (now - this.observed.at >= this.observed.leaseMs)
+      return this.take(() => kv.update(this.key, JSON.stringify(this.claim), entry.revision));
   }
 
   private async take(write: () => Promise<number>): Promise<void> {
@@ -251,7 +261,8 @@ export class NatsLeaderLease {
         for await (const entry of updates) {
           if (this.state !== 'running') break;
           if (!this.leading) void this.enqueue(() => this.contend());
-          else if (entry.revision > this.revision && (entry.operation !== 'PUT' || parseClaim(entry)?.instance !== this.claim.instance)) void this.enqueue(() => this.tick());
+          else if (entry.revision > this.revision && (entry.operation !== 'PUT' || parseClaim(entry)?.instance !== this.claim.instance))
+            void this.enqueue(() => this.tick());
         }
       } catch (error) {
         if (this.state === 'running') this.report(error);
@@ -266,7 +277,12 @@ export class NatsLeaderLease {
     if (this.kv) return this.kv;
     const kvm = new Kvm(this.nc);
     try {
-      this.kv = await kvm.create(this.bucket, { history: 1, ttl: BUCKET_MAX_AGE_MS, storage: StorageType.File, description: 'Tenet leader leases (see ADR 0009)' });
+      this.kv = await kvm.create(this.bucket, {
+        history: 1,
+        ttl: BUCKET_MAX_AGE_MS,
+        storage: StorageType.File,
+        description: 'Tenet leader leases (see ADR 0009)',
+      });
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.code !== STREAM_NAME_IN_USE) throw error;
       this.kv = await kvm.open(this.bucket);

@@ -47,10 +47,22 @@ describeWithService(gate, 'NatsMessageBus stream and consumer setup (every repli
 
   it('creates the configured streams at connect, accepts the same spec again, and converges a changed one', async () => {
     const jsm = await jetstreamManager(bus.connection);
-    expect((await jsm.streams.info(stream)).config).toMatchObject({ subjects: [`${root}.>`], duplicate_window: 30_000 * 1e6, storage: StorageType.Memory });
+    expect((await jsm.streams.info(stream)).config).toMatchObject({
+      subjects: [`${root}.>`],
+      duplicate_window: 30_000 * 1e6,
+      storage: StorageType.Memory,
+    });
 
-    await Promise.all([1, 2].map(() => bus.ensureStream({ name: stream, subjects: [`${root}.>`], duplicateWindowMs: 30_000, storage: 'memory' })));
-    await bus.ensureStream({ name: stream, subjects: [`${root}.>`, `${root}x.>`], duplicateWindowMs: 60_000, maxAgeMs: 3_600_000, storage: 'memory' });
+    await Promise.all(
+      [1, 2].map(() => bus.ensureStream({ name: stream, subjects: [`${root}.>`], duplicateWindowMs: 30_000, storage: 'memory' })),
+    );
+    await bus.ensureStream({
+      name: stream,
+      subjects: [`${root}.>`, `${root}x.>`],
+      duplicateWindowMs: 60_000,
+      maxAgeMs: 3_600_000,
+      storage: 'memory',
+    });
     expect((await jsm.streams.info(stream)).config).toMatchObject({
       subjects: [`${root}.>`, `${root}x.>`],
       duplicate_window: 60_000 * 1e6,
@@ -61,7 +73,10 @@ describeWithService(gate, 'NatsMessageBus stream and consumer setup (every repli
 
   it('creates a durable pull consumer once and updates its settings when a new version starts it differently', async () => {
     const jsm = await jetstreamManager(bus.connection);
-    const first = await bus.consume({ durable: 'worker', filterSubject: `${root}.a.*`, maxDeliver: 3, ackWaitMs: 10_000 }, async () => undefined);
+    const first = await bus.consume(
+      { durable: 'worker', filterSubject: `${root}.a.*`, maxDeliver: 3, ackWaitMs: 10_000 },
+      async () => undefined,
+    );
     await first.stop();
     expect((await jsm.consumers.info(stream, 'worker')).config).toMatchObject({
       durable_name: 'worker',
@@ -73,7 +88,11 @@ describeWithService(gate, 'NatsMessageBus stream and consumer setup (every repli
     });
     const second = await bus.consume({ durable: 'worker', filterSubject: `${root}.b.*`, maxDeliver: 7 }, async () => undefined);
     await second.stop();
-    expect((await jsm.consumers.info(stream, 'worker')).config).toMatchObject({ filter_subject: `${root}.b.*`, max_deliver: 7, ack_wait: 30_000 * 1e6 });
+    expect((await jsm.consumers.info(stream, 'worker')).config).toMatchObject({
+      filter_subject: `${root}.b.*`,
+      max_deliver: 7,
+      ack_wait: 30_000 * 1e6,
+    });
     expect((await jsm.consumers.list(stream).next()).map((c) => c.name)).toEqual(['worker']);
   });
 });

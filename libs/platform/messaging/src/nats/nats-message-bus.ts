@@ -11,7 +11,13 @@ import {
   type JetStreamPublishOptions,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { connect, headers as createHeaders, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
+import {
+  connect,
+  headers as createHeaders,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription as NatsSubscription,
+} from '@nats-io/transport-node';
 import { BusClosedError, NoStreamForSubjectError, remoteErrorOf, type RemoteErrorShape } from '../errors.js';
 import {
   NonRetryableMessageError,
@@ -54,7 +60,10 @@ export interface NatsMessageBusOptions {
  * library ignores a URL's user info, so it is moved into the connect options (and off the URLs, which the client
  * shows in errors and status). Every URL of a list must carry the same credentials, or none.
  */
-export function credentialsFromUrls(urls: string | string[]): { servers: string[]; auth: { user?: string; pass?: string; token?: string } } {
+export function credentialsFromUrls(urls: string | string[]): {
+  servers: string[];
+  auth: { user?: string; pass?: string; token?: string };
+} {
   const list = (Array.isArray(urls) ? urls : urls.split(',')).map((url) => url.trim()).filter(Boolean);
   const found = new Set<string>();
   let auth: { user?: string; pass?: string; token?: string } = {};
@@ -85,7 +94,14 @@ const encode = (data: unknown): string => JSON.stringify(data ?? null);
 const decode = (bytes: Uint8Array): unknown => (bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes)));
 
 /** The JetStream configuration a spec states: only the fields it sets, so an update leaves the rest alone. */
-function streamConfig(spec: Omit<StreamSpec, 'name'>): { subjects: string[]; duplicate_window?: number; max_age?: number; max_bytes?: number; max_msgs?: number; storage?: StorageType } {
+function streamConfig(spec: Omit<StreamSpec, 'name'>): {
+  subjects: string[];
+  duplicate_window?: number;
+  max_age?: number;
+  max_bytes?: number;
+  max_msgs?: number;
+  storage?: StorageType;
+} {
   return {
     subjects: spec.subjects,
     ...(spec.duplicateWindowMs === undefined ? {} : { duplicate_window: ms(spec.duplicateWindowMs) }),
@@ -165,7 +181,9 @@ export class NatsMessageBus implements MessageBus {
     private readonly onConnectionEvent: (message: string) => void,
   ) {
     this.js = jetstream(nc);
-    this.followStatus().catch((error: unknown) => this.onConnectionEvent(`connection status no longer followed: ${error instanceof Error ? error.message : String(error)}`));
+    this.followStatus().catch((error: unknown) =>
+      this.onConnectionEvent(`connection status no longer followed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   static async connect(options: NatsMessageBusOptions): Promise<NatsMessageBus> {
@@ -181,8 +199,15 @@ export class NatsMessageBus implements MessageBus {
       reconnectJitter: 500,
     });
     try {
-      const report = options.onConsumerError ?? ((error: unknown, durable: string) => console.error(`[messaging] consumer "${durable}" failed; restarting`, error));
-      const bus = new NatsMessageBus(nc, await jetstreamManager(nc), report, options.onConnectionEvent ?? ((message) => console.warn(`[messaging] ${message}`)));
+      const report =
+        options.onConsumerError ??
+        ((error: unknown, durable: string) => console.error(`[messaging] consumer "${durable}" failed; restarting`, error));
+      const bus = new NatsMessageBus(
+        nc,
+        await jetstreamManager(nc),
+        report,
+        options.onConnectionEvent ?? ((message) => console.warn(`[messaging] ${message}`)),
+      );
       for (const stream of options.streams ?? []) await bus.ensureStream(stream);
       return bus;
     } catch (error) {
@@ -233,7 +258,10 @@ export class NatsMessageBus implements MessageBus {
       if (differs) await this.jsm.streams.update(spec.name, stated);
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      const created = { ...streamConfig({ duplicateWindowMs: 120_000, storage: 'file', ...spec.initial, subjects: spec.subjects }), ...stated };
+      const created = {
+        ...streamConfig({ duplicateWindowMs: 120_000, storage: 'file', ...spec.initial, subjects: spec.subjects }),
+        ...stated,
+      };
       try {
         await this.jsm.streams.add({ name: spec.name, ...created });
       } catch (addError) {
@@ -334,20 +362,32 @@ export class NatsMessageBus implements MessageBus {
     const hdrs = fromHeaders(options?.headers);
     let reply;
     try {
-      reply = await this.nc.request(subject, encode(data), hdrs ? { timeout: options?.timeoutMs ?? 5_000, headers: hdrs } : { timeout: options?.timeoutMs ?? 5_000 });
+      reply = await this.nc.request(
+        subject,
+        encode(data),
+        hdrs ? { timeout: options?.timeoutMs ?? 5_000, headers: hdrs } : { timeout: options?.timeoutMs ?? 5_000 },
+      );
     } catch (error) {
-      throw new RequestFailedError(`request to "${subject}" failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new RequestFailedError(`request to "${subject}" failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
     const envelope = decode(reply.data) as ReplyEnvelope | undefined;
     if (typeof envelope !== 'object' || envelope === null || typeof envelope.ok !== 'boolean') {
       // e.g. a JetStream PubAck: the subject is captured by a stream, and RPC subjects must not be.
-      throw new RequestFailedError(`request to "${subject}" got a reply that is not a Tenet RPC reply; is the subject captured by a JetStream stream?`);
+      throw new RequestFailedError(
+        `request to "${subject}" got a reply that is not a Tenet RPC reply; is the subject captured by a JetStream stream?`,
+      );
     }
     if (!envelope.ok) throw new RemoteHandlerError(envelope.error.message, envelope.error.code, envelope.error.details);
     return envelope.data as TRes;
   }
 
-  async reply<TReq = unknown, TRes = unknown>(subject: string, queueGroup: string, handler: RequestHandler<TReq, TRes>): Promise<Subscription> {
+  async reply<TReq = unknown, TRes = unknown>(
+    subject: string,
+    queueGroup: string,
+    handler: RequestHandler<TReq, TRes>,
+  ): Promise<Subscription> {
     this.assertOpen();
     const sub: NatsSubscription = this.nc.subscribe(subject, {
       queue: queueGroup,
@@ -395,7 +435,9 @@ export class NatsMessageBus implements MessageBus {
         if (!error) handler(decode(msg.data) as T, msg.subject);
       },
     });
-    await this.nc.flush().catch((error: unknown) => this.whileReconnecting(error, `listening on "${subject}" is registered once NATS is back`));
+    await this.nc
+      .flush()
+      .catch((error: unknown) => this.whileReconnecting(error, `listening on "${subject}" is registered once NATS is back`));
     return this.track(() =>
       sub.drain().catch((error: unknown) => {
         sub.unsubscribe();
@@ -446,7 +488,11 @@ export class NatsMessageBus implements MessageBus {
     try {
       const { config } = await this.jsm.consumers.info(stream, options.durable);
       if (config.max_deliver !== maxDeliver || config.ack_wait !== ackWait || config.filter_subject !== options.filterSubject) {
-        await this.jsm.consumers.update(stream, options.durable, { max_deliver: maxDeliver, ack_wait: ackWait, filter_subject: options.filterSubject });
+        await this.jsm.consumers.update(stream, options.durable, {
+          max_deliver: maxDeliver,
+          ack_wait: ackWait,
+          filter_subject: options.filterSubject,
+        });
       }
     } catch (error) {
       if (!isNotFound(error)) throw error;

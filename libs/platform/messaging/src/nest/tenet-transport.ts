@@ -31,7 +31,10 @@ export interface TenetEventExtras {
 
 /** Durable names may not contain `.`, `*`, `>` or whitespace. */
 export const durableNameFor = (service: string, pattern: string): string =>
-  `${service}_${pattern}`.replaceAll('>', 'all').replaceAll('*', 'any').replace(/[^A-Za-z0-9_-]/g, '_');
+  `${service}_${pattern}`
+    .replaceAll('>', 'all')
+    .replaceAll('*', 'any')
+    .replace(/[^A-Za-z0-9_-]/g, '_');
 
 /**
  * A NestJS transport over Tenet's MessageBus port, so the same `@EventPattern`/`@MessagePattern` handlers run
@@ -97,7 +100,9 @@ export class TenetTransport extends Server implements CustomTransportStrategy {
         try {
           await this.process(handler, message.data, context);
         } catch (error) {
-          this.logger.warn(`event handler for "${pattern}" failed on delivery ${message.deliveryCount} of ${message.subject}: ${messageOf(error)}`);
+          this.logger.warn(
+            `event handler for "${pattern}" failed on delivery ${message.deliveryCount} of ${message.subject}: ${messageOf(error)}`,
+          );
           throw error;
         }
       },
@@ -106,7 +111,9 @@ export class TenetTransport extends Server implements CustomTransportStrategy {
 
   private bindRequest(pattern: string, handler: NestHandler): Promise<Subscription> {
     const queueGroup = (handler.extras as TenetRequestExtras | undefined)?.queueGroup ?? this.options.serviceName;
-    return this.options.bus.reply(pattern, queueGroup, (data, headers) => this.process(handler, data, new TenetContext([pattern, headers, 1, undefined])));
+    return this.options.bus.reply(pattern, queueGroup, (data, headers) =>
+      this.process(handler, data, new TenetContext([pattern, headers, 1, undefined])),
+    );
   }
 
   /** Runs a Nest handler to completion inside Nest's processing hooks (used for tracing spans). */

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@tenet/testing';
 import { NoStreamForSubjectError } from '../errors.js';
-import { NonRetryableMessageError, RemoteHandlerError, RequestFailedError, type DeliveredMessage, type MessageBus, type Subscription } from '../message-bus.port.js';
+import {
+  NonRetryableMessageError,
+  RemoteHandlerError,
+  RequestFailedError,
+  type DeliveredMessage,
+  type MessageBus,
+  type Subscription,
+} from '../message-bus.port.js';
 import type { StreamSpec } from '../subjects.js';
 import { sleep } from '../sleep.js';
 
@@ -11,7 +18,6 @@ export interface MessageBusHarness {
   /** Deletes what the test created and closes the bus. */
   dispose(): Promise<void>;
 }
-
 
 /**
  * The one suite every MessageBus adapter must pass (JetStream + core NATS, in-process). Each test works in
@@ -40,7 +46,12 @@ export function messageBusConformance(name: string, factory: () => Promise<Messa
       await harness.dispose();
     });
 
-    const consume = async (durable: string, filterSubject: string, handler: (m: DeliveredMessage<{ n: number }>) => Promise<void>, extra: Partial<Parameters<MessageBus['consume']>[0]> = {}) => {
+    const consume = async (
+      durable: string,
+      filterSubject: string,
+      handler: (m: DeliveredMessage<{ n: number }>) => Promise<void>,
+      extra: Partial<Parameters<MessageBus['consume']>[0]> = {},
+    ) => {
       const sub = await bus.consume<{ n: number }>({ durable, filterSubject, nakDelayMs: 20, ...extra }, handler);
       subs.push(sub);
       return sub;
@@ -188,7 +199,9 @@ export function messageBusConformance(name: string, factory: () => Promise<Messa
           }),
         );
       }
-      const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => bus.request<{ sum: number; by: string }>(subject, { a: i, b: 1 }, { timeoutMs: 5_000 })));
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => bus.request<{ sum: number; by: string }>(subject, { a: i, b: 1 }, { timeoutMs: 5_000 })),
+      );
       expect(replies.map((r) => r.sum)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(handledBy).toHaveLength(30);
       expect(new Set(handledBy)).toEqual(new Set(['r1', 'r2']));

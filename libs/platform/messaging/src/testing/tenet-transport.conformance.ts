@@ -68,7 +68,10 @@ export function tenetTransportConformance(name: string, factory: () => Promise<M
     beforeAll(async () => {
       harness = await factory();
       await harness.createStream({ name: `NEST_${unique()}`, subjects: [`${root}.>`] });
-      app = await NestFactory.createMicroservice(OrdersModule, { strategy: new TenetTransport({ bus: harness.bus, serviceName: 'orders' }), logger: false });
+      app = await NestFactory.createMicroservice(OrdersModule, {
+        strategy: new TenetTransport({ bus: harness.bus, serviceName: 'orders' }),
+        logger: false,
+      });
       app.useGlobalFilters(new TenetExceptionFilter());
       await app.listen();
       client = new TenetClient(harness.bus);
@@ -82,10 +85,12 @@ export function tenetTransportConformance(name: string, factory: () => Promise<M
     it('naks a failed @EventPattern handler so the message is redelivered, then acks it', async () => {
       await harness.bus.publish(`${root}.orders.o1`, { n: 1 });
       await harness.bus.publish(`${root}.orders.o2`, { n: 2 });
-      await eventually(() => expect([...orders].sort((a, b) => a.n - b.n).map(({ n, deliveryCount }) => ({ n, deliveryCount }))).toEqual([
-        { n: 1, deliveryCount: 2 },
-        { n: 2, deliveryCount: 2 },
-      ]));
+      await eventually(() =>
+        expect([...orders].sort((a, b) => a.n - b.n).map(({ n, deliveryCount }) => ({ n, deliveryCount }))).toEqual([
+          { n: 1, deliveryCount: 2 },
+          { n: 2, deliveryCount: 2 },
+        ]),
+      );
       expect(orders.every((o) => typeof o.sequence === 'number' && o.sequence > 0)).toBe(true);
       await sleep(200);
       expect(orders).toHaveLength(2); // acked after success: not delivered a third time

@@ -50,4 +50,6 @@ export async function closeEachWithinGrace(named: Iterable<readonly [string, Bul
 
 /** The error to report for objects whose close had to be forced (empty: nothing to report). */
 export const notClosedCleanly = (names: readonly string[]): Error | undefined =>
-  names.length === 0 ? undefined : new Error(`${names.join(', ')} did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`);
+  names.length === 0
+    ? undefined
+    : new Error(`${names.join(', ')} did not close within ${CLOSE_GRACE_MS} ms (Redis unreachable?); connections dropped`);

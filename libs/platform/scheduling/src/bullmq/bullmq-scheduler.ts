@@ -151,7 +151,13 @@ export class BullMqScheduler implements Scheduler {
         // 'failed' also fires for attempts that will be retried; the hook is for jobs that gave up.
         if (!job || !(error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) return;
         const original = error instanceof UnrecoverableError && error.cause instanceof Error ? error.cause : error;
-        const failure = { queue: queueName, jobId: fromBullJobId(job.id ?? ''), data: job.data.payload, attempts: job.attemptsMade, error: original };
+        const failure = {
+          queue: queueName,
+          jobId: fromBullJobId(job.id ?? ''),
+          data: job.data.payload,
+          attempts: job.attemptsMade,
+          error: original,
+        };
         const hook: Promise<void> = Promise.resolve()
           .then(() => onFailed(failure))
           .catch((hookError: unknown) => this.reportError(asError(hookError), `onFailed hook of queue "${queueName}"`))
@@ -168,7 +174,9 @@ export class BullMqScheduler implements Scheduler {
     this.assertOpen();
     const client = this.queue(HEALTH_QUEUE).client;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer a PING within ${timeoutMs} ms`)), timeoutMs)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer a PING within ${timeoutMs} ms`)), timeoutMs)),
+    );
     try {
       const roundTrip = client.then(async (redis) => {
         // Not ready: say so at once rather than queue a command behind the reconnect.

@@ -1,7 +1,23 @@
 import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
 
 describe('BullMQ job id encoding', () => {
-  const ids = ['idle:session-1', 'ttl:a:b:c', '12345', '0', '0:x', '-7', '100%', '%3A', '%253A:%', 'a.b', '.', '%2E.', 'plain', 'j_already-prefixed', 'ünïcødé:☃'];
+  const ids = [
+    'idle:session-1',
+    'ttl:a:b:c',
+    '12345',
+    '0',
+    '0:x',
+    '-7',
+    '100%',
+    '%3A',
+    '%253A:%',
+    'a.b',
+    '.',
+    '%2E.',
+    'plain',
+    'j_already-prefixed',
+    'ünïcødé:☃',
+  ];
 
   it.each(ids)('round-trips %p', (id) => {
     expect(fromBullJobId(toBullJobId(id))).toBe(id);

@@ -5,7 +5,14 @@ const item = (name: string): Due & { name: string } => ({ name, dueAt: 0, seq: 0
 describe('DueQueue', () => {
   it('gives items back earliest first, and in insertion order when due together', () => {
     const queue = new DueQueue<ReturnType<typeof item>>();
-    const due: [string, number][] = [['c', 30], ['a', 10], ['b1', 20], ['e', 50], ['b2', 20], ['d', 40]];
+    const due: [string, number][] = [
+      ['c', 30],
+      ['a', 10],
+      ['b1', 20],
+      ['e', 50],
+      ['b2', 20],
+      ['d', 40],
+    ];
     for (const [name, at] of due) queue.push(item(name), at);
     const order: string[] = [];
     for (let next = queue.pop(); next; next = queue.pop()) order.push(next.name);

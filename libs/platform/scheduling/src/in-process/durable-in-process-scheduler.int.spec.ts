@@ -28,7 +28,11 @@ schedulerConformance(
 function rowsIn(file: string): Array<{ job_id: string; attempts_made: number; due_at: number }> {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare('SELECT job_id, attempts_made, due_at FROM jobs ORDER BY job_id').all() as Array<{ job_id: string; attempts_made: number; due_at: number }>;
+    return db.prepare('SELECT job_id, attempts_made, due_at FROM jobs ORDER BY job_id').all() as Array<{
+      job_id: string;
+      attempts_made: number;
+      due_at: number;
+    }>;
   } finally {
     db.close();
   }
@@ -126,7 +130,9 @@ describe('InProcessScheduler (durable): what survives a crash', () => {
     opened.push(scheduler);
     // A page limit is SQLite's own "disk full": the same SQLITE_FULL a full volume gives.
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-    const refusal = await scheduler.schedule({ queue: 'inbound', jobId: 'big', data: 'x'.repeat(64 * 1024) }).catch((error: unknown) => error);
+    const refusal = await scheduler
+      .schedule({ queue: 'inbound', jobId: 'big', data: 'x'.repeat(64 * 1024) })
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(SchedulerStorageError);
     expect((refusal as Error).cause).toMatchObject({ code: 'SQLITE_FULL' });
 
@@ -170,7 +176,9 @@ describe('InProcessScheduler (durable): what survives a crash', () => {
 
   it('a file written with the older table (row ids) is migrated on open: its jobs load in due order, ties in write order', async () => {
     const old = new Database(file);
-    old.exec('CREATE TABLE jobs (queue TEXT NOT NULL, job_id TEXT NOT NULL, data TEXT, attempts INTEGER NOT NULL, backoff TEXT, attempts_made INTEGER NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (queue, job_id))');
+    old.exec(
+      'CREATE TABLE jobs (queue TEXT NOT NULL, job_id TEXT NOT NULL, data TEXT, attempts INTEGER NOT NULL, backoff TEXT, attempts_made INTEGER NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (queue, job_id))',
+    );
     const insert = old.prepare('INSERT INTO jobs VALUES (?, ?, ?, 1, NULL, 0, ?)');
     const due = Date.now() - 1_000;
     insert.run('inbound', 'z-first', '"a"', due);
@@ -189,10 +197,14 @@ describe('InProcessScheduler (durable): what survives a crash', () => {
 
   it('a job scheduled by a process killed with SIGKILL right after schedule() resolved runs in the next process', async () => {
     // The child schedules, says so, and is killed at once: nothing of it runs its exit path.
-    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', join(import.meta.dirname, 'testing', 'schedule-then-wait.ts'), file], {
-      cwd: join(import.meta.dirname, '..', '..', '..', '..', '..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', '@swc-node/register/esm-register', join(import.meta.dirname, 'testing', 'schedule-then-wait.ts'), file],
+      {
+        cwd: join(import.meta.dirname, '..', '..', '..', '..', '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('scheduled') && resolve());

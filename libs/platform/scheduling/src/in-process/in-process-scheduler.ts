@@ -1,8 +1,23 @@
 import { NonRetryableJobError, SchedulerClosedError, SchedulerStorageError } from '../errors.js';
-import type { BackoffPolicy, JobFailure, JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOptions } from '../scheduler.port.js';
+import type {
+  BackoffPolicy,
+  JobFailure,
+  JobHandler,
+  ScheduleRequest,
+  ScheduleResult,
+  Scheduler,
+  WorkerOptions,
+} from '../scheduler.port.js';
 import { DueQueue, type Due } from './due-queue.js';
 import { SqliteJobJournal } from './sqlite-job-journal.js';
-import { asError, backoffDelayMs, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
+import {
+  asError,
+  backoffDelayMs,
+  validateJobId,
+  validateQueueName,
+  validateScheduleRequest,
+  validateWorkerOptions,
+} from '../validation.js';
 
 export interface InProcessSchedulerOptions {
   /** Where rejected `onFailed` hooks go. Default: `console.error`. */
@@ -118,7 +133,9 @@ export class InProcessScheduler implements Scheduler {
       heapIndex: -1,
     };
     // On disk before anything in memory: a write that fails (full disk) schedules nothing and rejects the call.
-    this.store(`job "${job.jobId}" of queue "${job.queue}" was not scheduled`, (journal) => journal.add({ ...job, dueAt: Date.now() + Math.max(0, delayMs) }));
+    this.store(`job "${job.jobId}" of queue "${job.queue}" was not scheduled`, (journal) =>
+      journal.add({ ...job, dueAt: Date.now() + Math.max(0, delayMs) }),
+    );
     // The row is this job's now (REPLACE): a delete still owed to a finished job of the same id must not remove it.
     this.finished.delete(rowKey(job.queue, job.jobId));
     queue.jobs.set(job.jobId, job);
@@ -216,7 +233,9 @@ export class InProcessScheduler implements Scheduler {
     if (this.finished.size === 0) return;
     const rows = [...this.finished.values()];
     this.finished.clear();
-    this.record(`removing ${rows.length} finished job(s) (first: "${rows[0]?.[1]}" of queue "${rows[0]?.[0]}")`, (journal) => journal.deleteAll(rows));
+    this.record(`removing ${rows.length} finished job(s) (first: "${rows[0]?.[1]}" of queue "${rows[0]?.[0]}")`, (journal) =>
+      journal.deleteAll(rows),
+    );
   }
 
   private queue(name: string): LocalQueue {
@@ -297,7 +316,9 @@ export class InProcessScheduler implements Scheduler {
     const retryable = failure !== undefined && !(failure instanceof NonRetryableJobError) && job.attemptsMade < job.attempts;
     if (retryable && (!this.closed || this.journal)) {
       const waitMs = backoffDelayMs(job.backoff, job.attemptsMade);
-      this.record(`recording the retry of job "${job.jobId}" of queue "${job.queue}"`, (journal) => journal.retrying(job.queue, job.jobId, job.attemptsMade, Date.now() + waitMs));
+      this.record(`recording the retry of job "${job.jobId}" of queue "${job.queue}"`, (journal) =>
+        journal.retrying(job.queue, job.jobId, job.attemptsMade, Date.now() + waitMs),
+      );
       // Closing: the retry is the next instance's (on disk); this one runs nothing more.
       if (!this.closed) this.delay(queue, job, waitMs);
     } else {

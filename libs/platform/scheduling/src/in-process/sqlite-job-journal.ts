@@ -68,13 +68,17 @@ export class SqliteJobJournal {
     else if (!/WITHOUT ROWID/i.test(existing.sql)) migrateToClustered(db);
     // REPLACE: the scheduler's memory decides whether an id is pending. A row left behind by a delete that failed
     // (its job ran) must not block the id from being scheduled again.
-    this.insert = db.prepare('INSERT OR REPLACE INTO jobs (queue, job_id, data, attempts, backoff, attempts_made, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare(
+      'INSERT OR REPLACE INTO jobs (queue, job_id, data, attempts, backoff, attempts_made, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     this.retry = db.prepare('UPDATE jobs SET attempts_made = ?, due_at = ? WHERE queue = ? AND job_id = ?');
     this.remove = db.prepare('DELETE FROM jobs WHERE queue = ? AND job_id = ?');
     this.removeAll = db.transaction((jobs) => {
       for (const [queue, jobId] of jobs) this.remove.run(queue, jobId);
     });
-    this.all = db.prepare<[], JobRow>('SELECT queue, job_id, data, attempts, backoff, attempts_made, due_at FROM jobs ORDER BY due_at, seq');
+    this.all = db.prepare<[], JobRow>(
+      'SELECT queue, job_id, data, attempts, backoff, attempts_made, due_at FROM jobs ORDER BY due_at, seq',
+    );
     this.nextSeq = (db.prepare<[], number>('SELECT coalesce(max(seq), -1) + 1 FROM jobs').pluck().get() ?? 0) as number;
   }
 
@@ -83,7 +87,16 @@ export class SqliteJobJournal {
   }
 
   add(job: JournaledJob): void {
-    this.insert.run(job.queue, job.jobId, job.json ?? null, job.attempts, job.backoff ? JSON.stringify(job.backoff) : null, job.attemptsMade, job.dueAt, this.nextSeq++);
+    this.insert.run(
+      job.queue,
+      job.jobId,
+      job.json ?? null,
+      job.attempts,
+      job.backoff ? JSON.stringify(job.backoff) : null,
+      job.attemptsMade,
+      job.dueAt,
+      this.nextSeq++,
+    );
   }
 
   retrying(queue: string, jobId: string, attemptsMade: number, dueAt: number): void {
@@ -122,7 +135,9 @@ function migrateToClustered(db: Database.Database): void {
   db.transaction(() => {
     db.exec('ALTER TABLE jobs RENAME TO jobs_rowid');
     db.exec(JOBS_TABLE);
-    db.exec('INSERT INTO jobs (queue, job_id, data, attempts, backoff, attempts_made, due_at, seq) SELECT queue, job_id, data, attempts, backoff, attempts_made, due_at, rowid FROM jobs_rowid');
+    db.exec(
+      'INSERT INTO jobs (queue, job_id, data, attempts, backoff, attempts_made, due_at, seq) SELECT queue, job_id, data, attempts, backoff, attempts_made, due_at, rowid FROM jobs_rowid',
+    );
     db.exec('DROP TABLE jobs_rowid');
   }).immediate();
 }

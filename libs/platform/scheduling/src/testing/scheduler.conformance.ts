@@ -41,7 +41,11 @@ const EARLY_TOLERANCE_MS = 25;
  * unwanted run would have happened is scheduled on the same single-concurrency queue, and the check is made
  * once the sentinel has run.
  */
-export function schedulerConformance(name: string, createHarness: () => Promise<SchedulerHarness>, capabilities: SchedulerCapabilities): void {
+export function schedulerConformance(
+  name: string,
+  createHarness: () => Promise<SchedulerHarness>,
+  capabilities: SchedulerCapabilities,
+): void {
   describe(`Scheduler conformance: ${name}`, () => {
     let harness: SchedulerHarness;
     let handles: Scheduler[];
@@ -64,10 +68,7 @@ export function schedulerConformance(name: string, createHarness: () => Promise<
     const isSentinel = (jobId: string): boolean => jobId.startsWith('sentinel-');
 
     /** Starts a worker that records every run; `behaviour` applies to every job but sentinels. */
-    const work = (
-      behaviour?: (job: JobContext) => Promise<void> | void,
-      options: WorkerOptions & { on?: Scheduler } = {},
-    ): Promise<void> =>
+    const work = (behaviour?: (job: JobContext) => Promise<void> | void, options: WorkerOptions & { on?: Scheduler } = {}): Promise<void> =>
       (options.on ?? scheduler).process(
         queue,
         async (job) => {
@@ -80,7 +81,8 @@ export function schedulerConformance(name: string, createHarness: () => Promise<
         },
       );
 
-    const schedule = (request: Omit<ScheduleRequest, 'queue'>): Promise<{ scheduled: boolean }> => scheduler.schedule({ queue, ...request });
+    const schedule = (request: Omit<ScheduleRequest, 'queue'>): Promise<{ scheduled: boolean }> =>
+      scheduler.schedule({ queue, ...request });
 
     /** Resolves once a sentinel due `delayMs` from now has run: anything due before it has run too. */
     const settle = async (delayMs: number): Promise<void> => {

@@ -235,12 +235,14 @@ function compose(state: TurnState, journeyMode: CompositionMode | undefined): Tu
 
 function onMatched(state: TurnState, match: GuidelinesMatched['data']): TurnEffect[] {
   const meter: TurnEffect[] = [{ kind: 'Meter', step: 'match' }, { kind: 'Checkpoint' }];
-  if (match.disambiguation || state.toolRounds >= state.toolRoundLimit) return [...meter, ...afterTools({ ...state, disambiguation: match.disambiguation, matchedModes: match.compositionModes })];
+  if (match.disambiguation || state.toolRounds >= state.toolRoundLimit)
+    return [...meter, ...afterTools({ ...state, disambiguation: match.disambiguation, matchedModes: match.compositionModes })];
   const calls = newCalls(state, match);
   const unrunnable = calls.filter((call) => call.toolId === undefined).map((call) => call.toolName);
   const runnable = calls.filter((call) => call.toolId !== undefined);
   const report: TurnEffect[] = unrunnable.length > 0 ? [{ kind: 'ReportUnrunnableTools', toolNames: unrunnable }] : [];
-  if (runnable.length === 0) return [...meter, ...report, ...afterTools({ ...state, disambiguation: false, matchedModes: match.compositionModes })];
+  if (runnable.length === 0)
+    return [...meter, ...report, ...afterTools({ ...state, disambiguation: false, matchedModes: match.compositionModes })];
   return [
     ...meter,
     ...report,
@@ -251,7 +253,8 @@ function onMatched(state: TurnState, match: GuidelinesMatched['data']): TurnEffe
 
 function onToolsRan(state: TurnState, results: readonly ToolRunResult[]): TurnEffect[] {
   const fatal = results.find((result) => result.status === 'failed' && !result.allowFailure);
-  if (fatal) return failure({ ...state, awaitingTool: false }, fatal.errorCode ?? 'TOOLS.FAILED', true, fatal.toolId, [{ kind: 'CompleteTool' }]);
+  if (fatal)
+    return failure({ ...state, awaitingTool: false }, fatal.errorCode ?? 'TOOLS.FAILED', true, fatal.toolId, [{ kind: 'CompleteTool' }]);
   return [{ kind: 'CompleteTool' }, { kind: 'Checkpoint' }, { kind: 'MatchGuidelines', round: state.toolRounds + 1 }];
 }
 
@@ -291,9 +294,17 @@ export function decideTurn(input: TurnInput, state: TurnState): TurnEffect[] {
         { kind: 'Complete', outcome: 'ready' },
       ];
     case 'TurnInterrupted':
-      return [...(state.awaitingTool ? [{ kind: 'CompleteTool' } as const] : []), { kind: 'AppendCancelled' }, { kind: 'Complete', outcome: 'cancelled' }];
+      return [
+        ...(state.awaitingTool ? [{ kind: 'CompleteTool' } as const] : []),
+        { kind: 'AppendCancelled' },
+        { kind: 'Complete', outcome: 'cancelled' },
+      ];
     case 'BudgetRefused':
-      return [...(state.awaitingTool ? [{ kind: 'CompleteTool' } as const] : []), { kind: 'AnswerBudgetExhausted' }, { kind: 'Complete', outcome: 'budget_exceeded' }];
+      return [
+        ...(state.awaitingTool ? [{ kind: 'CompleteTool' } as const] : []),
+        { kind: 'AnswerBudgetExhausted' },
+        { kind: 'Complete', outcome: 'budget_exceeded' },
+      ];
     case 'TurnFailed':
       return failure(state, input.data.code, input.data.answerCustomer);
     default: {
@@ -312,7 +323,12 @@ function evolveInput(state: TurnState, input: TurnInput): TurnState {
     case 'GuidelinesMatched': {
       const calls = newCalls(state, input.data);
       const { disambiguation, compositionModes, handoffGuidelineId } = input.data;
-      const next: TurnState = { ...state, disambiguation, matchedModes: compositionModes, asked: [...state.asked, ...calls.map((c) => c.key)] };
+      const next: TurnState = {
+        ...state,
+        disambiguation,
+        matchedModes: compositionModes,
+        asked: [...state.asked, ...calls.map((c) => c.key)],
+      };
       // The hand-off follows the latest match only.
       delete next.handoffGuidelineId;
       return handoffGuidelineId ? { ...next, handoffGuidelineId } : next;

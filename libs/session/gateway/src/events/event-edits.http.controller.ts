@@ -33,7 +33,11 @@ export class EventEditsHttpController {
    * Tenet appends every event complete, so the event is returned at once (with `sse=true`, as one frame).
    */
   @Get(':eventId')
-  async read(@Param('sessionId') sessionId: string, @Param('eventId') eventId: string, @Query('sse') sse?: string): Promise<EventView | Response> {
+  async read(
+    @Param('sessionId') sessionId: string,
+    @Param('eventId') eventId: string,
+    @Query('sse') sse?: string,
+  ): Promise<EventView | Response> {
     const event = await this.find(sessionId, eventId);
     if (sse !== undefined && ['1', 'true', 'yes', 'on', 't', 'y'].includes(sse.toLowerCase())) {
       return new Response(eventFrame(event), { status: HttpStatus.OK, headers: EVENT_STREAM_HEADERS });
@@ -49,7 +53,15 @@ export class EventEditsHttpController {
       const metadata = patchRecord(current.metadata, body.metadata);
       await this.sessions.change(sessionId, (record) => ({
         // Patched again from the latest record, so concurrent patches of one event do not drop each other.
-        events: [{ type: 'SessionEventPatched', data: { event_id: eventId, metadata: record.edits.metadata[eventId] ? patchRecord(record.edits.metadata[eventId], body.metadata) : metadata } }],
+        events: [
+          {
+            type: 'SessionEventPatched',
+            data: {
+              event_id: eventId,
+              metadata: record.edits.metadata[eventId] ? patchRecord(record.edits.metadata[eventId], body.metadata) : metadata,
+            },
+          },
+        ],
         result: undefined,
       }));
     }
@@ -61,14 +73,19 @@ export class EventEditsHttpController {
   @HttpCode(HttpStatus.NO_CONTENT)
   async remove(@Param('sessionId') sessionId: string, @Query('min_offset') rawMinOffset?: string): Promise<void> {
     if (rawMinOffset === undefined || !/^\d+$/.test(rawMinOffset) || !Number.isSafeInteger(Number(rawMinOffset))) {
-      throw new UnprocessableEntity([{ loc: ['query', 'min_offset'], msg: 'min_offset is required and must be a non-negative integer', type: 'value_error' }]);
+      throw new UnprocessableEntity([
+        { loc: ['query', 'min_offset'], msg: 'min_offset is required and must be a non-negative integer', type: 'value_error' },
+      ]);
     }
     const minOffset = Number(rawMinOffset);
     const changed = await this.sessions.change(sessionId, async (record) => {
       const before = await this.events.length(sessionId);
       // Nothing to delete, or one earlier tombstone already covers the range: no new event.
       const already = before <= minOffset || record.edits.deleted.some((range) => range.from <= minOffset && range.to >= before);
-      return { events: already ? [] : [{ type: 'SessionEventsDeleted', data: { min_offset: minOffset, before_offset: before } }], result: undefined };
+      return {
+        events: already ? [] : [{ type: 'SessionEventsDeleted', data: { min_offset: minOffset, before_offset: before } }],
+        result: undefined,
+      };
     });
     if (!changed) throw notFound('session', sessionId);
   }

@@ -12,7 +12,11 @@ export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 const encoder = new TextEncoder();
 
 /** Parlant's response headers (Starlette adds the charset to every text/* media type). */
-export const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+export const EVENT_STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
 
 export interface EventStreamOptions {
   /** Parlant's wait_for_data: the stream ends after this long without a matching event (0: once the backlog is sent). */
@@ -32,7 +36,12 @@ export interface EventStreamOptions {
  * Pull-based: the next wait starts only once the response has taken the previous frames. Yields UTF-8 bytes,
  * so that it can be the body of a web `Response`.
  */
-export function sessionEventStream(events: Pick<SessionEventsService, 'list'>, sessionId: string, filter: EventFilter, options: EventStreamOptions): ReadableStream<Uint8Array> {
+export function sessionEventStream(
+  events: Pick<SessionEventsService, 'list'>,
+  sessionId: string,
+  filter: EventFilter,
+  options: EventStreamOptions,
+): ReadableStream<Uint8Array> {
   const { idleMs, keepAliveMs = KEEP_ALIVE_MS, signal } = options;
   const stop = new AbortController(); // aborts the wait in progress: the client left, or the app shuts down
   const onShutdown = (): void => stop.abort();

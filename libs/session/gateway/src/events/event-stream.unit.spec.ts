@@ -31,7 +31,8 @@ class FakeEvents {
   async list(_sessionId: string, filter: EventFilter, waitMs: number, signal?: AbortSignal): Promise<EventView[] | undefined> {
     this.calls.push({ minOffset: filter.minOffset, waitMs, signal });
     if (this.fail.error) throw this.fail.error;
-    const found = (): EventView[] => this.log.filter((e) => e.offset >= filter.minOffset && (!filter.kinds || filter.kinds.includes(e.kind)));
+    const found = (): EventView[] =>
+      this.log.filter((e) => e.offset >= filter.minOffset && (!filter.kinds || filter.kinds.includes(e.kind)));
     if (found().length > 0 || waitMs === 0) return found();
     await new Promise<void>((resolve) => {
       const done = (): void => {

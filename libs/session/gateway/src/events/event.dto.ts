@@ -21,10 +21,22 @@ export const CLIENT_POSTABLE: Readonly<Partial<Record<(typeof EVENT_KINDS)[numbe
 export function clientPostingProblems(event: Pick<EventCreationDto, 'kind' | 'source'>): ValidationDetail[] {
   const sources = CLIENT_POSTABLE[event.kind];
   if (!sources) {
-    return [{ loc: ['body', 'kind'], msg: `clients may post only ${Object.keys(CLIENT_POSTABLE).join(' and ')} events; "${event.kind}" events are written by the platform`, type: 'value_error.not_postable' }];
+    return [
+      {
+        loc: ['body', 'kind'],
+        msg: `clients may post only ${Object.keys(CLIENT_POSTABLE).join(' and ')} events; "${event.kind}" events are written by the platform`,
+        type: 'value_error.not_postable',
+      },
+    ];
   }
   if (!sources.includes(event.source)) {
-    return [{ loc: ['body', 'source'], msg: `a ${event.kind} event posted by a client must have source ${sources.join(', ')}; "${event.source}" is written by the platform`, type: 'value_error.not_postable' }];
+    return [
+      {
+        loc: ['body', 'source'],
+        msg: `a ${event.kind} event posted by a client must have source ${sources.join(', ')}; "${event.source}" is written by the platform`,
+        type: 'value_error.not_postable',
+      },
+    ];
   }
   return [];
 }

@@ -1,7 +1,27 @@
 import { setMaxListeners } from 'node:events';
 import { JOURNEY_TRANSITION_EVENT_TYPE } from '@tenet/contracts';
-import { Body, Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Post, Query, type OnModuleDestroy } from '@nestjs/common';
-import { notFound, UnprocessableEntity, type ValidationDetail, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey } from '@tenet/edge';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  HttpException,
+  HttpStatus,
+  Param,
+  Post,
+  Query,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import {
+  notFound,
+  UnprocessableEntity,
+  type ValidationDetail,
+  IdempotencyKeyReusedError,
+  idempotencyKeyOf,
+  malformedKey,
+  reusedKey,
+} from '@tenet/edge';
 import { SessionEventsService, SessionsRepository, SessionTimers, type EventFilter, type EventView } from '@tenet/session-data-access';
 import { TurnService } from '@tenet/session-turn';
 import { AgentsRepository } from '@tenet/catalog-data-access';
@@ -45,9 +65,17 @@ function parseQuery(query: Record<string, string | undefined>): EventsQuery {
   const minOffset = integer('min_offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   // Parlant waits 60 s by default; Tenet's long-poll answers at once unless asked to wait.
   const waitSecs = integer('wait_for_data', 0, MAX_WAIT_SECS) ?? (sse ? SSE_DEFAULT_WAIT_SECS : 0);
-  const kinds = query['kinds']?.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = query['kinds']
+    ?.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   for (const kind of kinds ?? []) {
-    if (!(LISTED_KINDS as readonly string[]).includes(kind)) problems.push({ loc: ['query', 'kinds'], msg: `kinds must be a comma-separated list of ${LISTED_KINDS.join(', ')}; got "${kind}"`, type: 'value_error' });
+    if (!(LISTED_KINDS as readonly string[]).includes(kind))
+      problems.push({
+        loc: ['query', 'kinds'],
+        msg: `kinds must be a comma-separated list of ${LISTED_KINDS.join(', ')}; got "${kind}"`,
+        type: 'value_error',
+      });
   }
   const source = query['source'];
   if (source !== undefined && !(EVENT_SOURCES as readonly string[]).includes(source)) {
@@ -79,7 +107,11 @@ export class EventsHttpController implements OnModuleDestroy {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  async create(@Param('sessionId') sessionId: string, @Body() body: EventCreationDto, @Headers('idempotency-key') keyHeader?: string): Promise<EventView> {
+  async create(
+    @Param('sessionId') sessionId: string,
+    @Body() body: EventCreationDto,
+    @Headers('idempotency-key') keyHeader?: string,
+  ): Promise<EventView> {
     const notPostable = clientPostingProblems(body);
     if (notPostable.length > 0) throw new UnprocessableEntity(notPostable);
     const idempotency = idempotencyKeyOf(keyHeader, body);
@@ -87,7 +119,10 @@ export class EventsHttpController implements OnModuleDestroy {
     const session = await this.sessions.get(sessionId);
     if (!session) throw notFound('session', sessionId);
     if (session.lifecycle.status === 'Completed' || session.lifecycle.status === 'Expired') {
-      throw new HttpException({ detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` }, HttpStatus.CONFLICT);
+      throw new HttpException(
+        { detail: `session ${sessionId} is ${session.lifecycle.status.toLowerCase()} and accepts no events` },
+        HttpStatus.CONFLICT,
+      );
     }
     // An archived agent is read-only — its sessions keep their history but take no new events.
     if ((await this.agents.get(session.view.agent_id))?.status === 'archived') {

@@ -1,5 +1,19 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDateString, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsDateString,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
@@ -10,14 +24,23 @@ import { SESSION_MODES, type SessionMode, type SessionView } from '@tenet/sessio
 export class SessionConfigDto {
   @IsOmittable() @IsInt() @Min(60) @Max(86_400) ttl_secs?: number;
   @IsOmittable() @IsInt() @Min(30) @Max(3_600) idle_timeout_secs?: number;
-  @JSONSchema({ description: "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins." })
-  @IsOmittable() @IsInt() @Min(10) @Max(1_000) max_messages?: number;
+  @JSONSchema({
+    description:
+      "How many earlier messages of this session a turn gives the model (10-1000); the agent's config.max_history_length applies too, the smaller wins.",
+  })
+  @IsOmittable()
+  @IsInt()
+  @Min(10)
+  @Max(1_000)
+  max_messages?: number;
   @JSONSchema({
     type: ['boolean', 'null'],
     description:
       "Context extraction for this session: true or false override the agent's config.auto_extract_context; null (the default) lets the agent decide.",
   })
-  @IsOptional() @IsBoolean({ message: 'config.auto_extract must be true, false or null (null: the agent decides)' }) auto_extract?: boolean | null;
+  @IsOptional()
+  @IsBoolean({ message: 'config.auto_extract must be true, false or null (null: the agent decides)' })
+  auto_extract?: boolean | null;
   @IsOmittable() @IsBoolean() enable_journeys?: boolean;
 }
 
@@ -50,7 +73,9 @@ export class SessionUpdateDto {
   @IsOptional() @IsString() @Matches(ID_PATTERN, { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' }) agent_id?: string;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => MetadataPatchDto) metadata?: MetadataPatchDto;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => LabelsPatchDto) labels?: LabelsPatchDto;
-  @IsOptional() @IsIn(SESSION_END_STATUSES, { message: `status must be one of ${SESSION_END_STATUSES.join(', ')} (it ends the session)` }) status?: (typeof SESSION_END_STATUSES)[number];
+  @IsOptional()
+  @IsIn(SESSION_END_STATUSES, { message: `status must be one of ${SESSION_END_STATUSES.join(', ')} (it ends the session)` })
+  status?: (typeof SESSION_END_STATUSES)[number];
 }
 
 export interface SessionPage {

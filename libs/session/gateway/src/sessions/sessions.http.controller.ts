@@ -1,9 +1,36 @@
 import { createHash } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpException, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  HttpException,
+  HttpStatus,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
 import { ConcurrencyError } from '@tenet/event-store';
 import { decide, defaultSessionConfig, initialSessionState, SessionDomainError, type SessionEvent } from '@tenet/session-domain';
 import { AgentsRepository, CustomersRepository, patchRecord, patchList } from '@tenet/catalog-data-access';
-import { pageOf, pageRequestOf, withCursor, IdempotencyKeyReusedError, idempotencyKeyOf, malformedKey, reusedKey, type IdempotencyKey, notFound, UnprocessableEntity, newId, WorkspaceDirectory } from '@tenet/edge';
+import {
+  pageOf,
+  pageRequestOf,
+  withCursor,
+  IdempotencyKeyReusedError,
+  idempotencyKeyOf,
+  malformedKey,
+  reusedKey,
+  type IdempotencyKey,
+  notFound,
+  UnprocessableEntity,
+  newId,
+  WorkspaceDirectory,
+} from '@tenet/edge';
 import { SessionCreationDto, SessionUpdateDto, type SessionPage } from './session.dto.js';
 import {
   modeChange,
@@ -34,9 +61,11 @@ export const toSessionView = (record: SessionRecord): SessionView => {
   return { ...view, state: record.lifecycle.status, status: statusOf(record) };
 };
 
-const referenceError = (field: string, msg: string): UnprocessableEntity => new UnprocessableEntity([{ loc: ['body', field], msg, type: 'value_error.reference' }]);
+const referenceError = (field: string, msg: string): UnprocessableEntity =>
+  new UnprocessableEntity([{ loc: ['body', field], msg, type: 'value_error.reference' }]);
 
-const keyedSessionId = (idempotency: IdempotencyKey): string => `s_${createHash('sha256').update(`POST /sessions\n${idempotency.key}`).digest('hex').slice(0, 32)}`;
+const keyedSessionId = (idempotency: IdempotencyKey): string =>
+  `s_${createHash('sha256').update(`POST /sessions\n${idempotency.key}`).digest('hex').slice(0, 32)}`;
 
 @Controller('sessions')
 export class SessionsHttpController {
@@ -79,7 +108,9 @@ export class SessionsHttpController {
     } catch (error) {
       if (idempotency && error instanceof ConcurrencyError) return this.replay(view.id, idempotency);
       if (error instanceof SessionDomainError && error.code === 'SESSION.INVALID_CONFIG') {
-        throw new UnprocessableEntity(error.violations.map((v) => ({ loc: ['body', ...v.field.split('.')], msg: `${v.field} ${v.rule}`, type: 'value_error' })));
+        throw new UnprocessableEntity(
+          error.violations.map((v) => ({ loc: ['body', ...v.field.split('.')], msg: `${v.field} ${v.rule}`, type: 'value_error' })),
+        );
       }
       throw error;
     }
@@ -90,7 +121,8 @@ export class SessionsHttpController {
     const first = await this.sessions.openedWith(id);
     if (first?.fingerprint !== idempotency.fingerprint) throw reusedKey(new IdempotencyKeyReusedError(idempotency.key));
     const record = await this.sessions.get(id);
-    if (!record) throw new HttpException({ detail: `the session created with Idempotency-Key "${idempotency.key}" was deleted` }, HttpStatus.CONFLICT);
+    if (!record)
+      throw new HttpException({ detail: `the session created with Idempotency-Key "${idempotency.key}" was deleted` }, HttpStatus.CONFLICT);
     return toSessionView(record);
   }
 
@@ -108,11 +140,17 @@ export class SessionsHttpController {
     @Query('cursor') cursor?: string,
     @Query('sort') sort?: string,
   ): Promise<SessionView[] | SessionPage> {
-    const labelList = labels === undefined ? undefined : (Array.isArray(labels) ? labels : [labels]).flatMap((l) => l.split(',')).filter(Boolean);
+    const labelList =
+      labels === undefined ? undefined : (Array.isArray(labels) ? labels : [labels]).flatMap((l) => l.split(',')).filter(Boolean);
     const request = limit === undefined && cursor === undefined ? undefined : pageRequestOf(limit, cursor, sort);
     // Only the caller's workspace's sessions, before paging: total_count and pages count only those. Filtered and
     // paged on the index; only the sessions answered are read from the log.
-    const entries = await this.workspaces.visibleTo(http, 'sessions', await this.sessions.entries({ agentId, customerId, labels: labelList }), (entry) => entry.id);
+    const entries = await this.workspaces.visibleTo(
+      http,
+      'sessions',
+      await this.sessions.entries({ agentId, customerId, labels: labelList }),
+      (entry) => entry.id,
+    );
     if (!request) return (await this.sessions.recordsOf(entries)).map(toSessionView);
     const page = await withCursor(() => pageOf(entries, (entry) => entry, request));
     return { ...page, items: (await this.sessions.recordsOf(page.items)).map(toSessionView) };
@@ -123,11 +161,14 @@ export class SessionsHttpController {
   @HttpCode(HttpStatus.NO_CONTENT)
   async removeMany(@Req() http: Request, @Query('agent_id') agentId?: string, @Query('customer_id') customerId?: string): Promise<void> {
     if (agentId === undefined && customerId === undefined) {
-      throw new UnprocessableEntity([{ loc: ['query', 'agent_id'], msg: 'agent_id or customer_id is required to delete sessions in bulk', type: 'missing' }]);
+      throw new UnprocessableEntity([
+        { loc: ['query', 'agent_id'], msg: 'agent_id or customer_id is required to delete sessions in bulk', type: 'missing' },
+      ]);
     }
     const filter: SessionFilter = { agentId, customerId };
     // Only the caller's sessions: a customer (the shared guest) may have sessions with other workspaces' agents.
-    for (const record of await this.workspaces.visibleTo(http, 'sessions', await this.sessions.list(filter), (r) => r.view.id)) await this.deleteRecord(record.view.id);
+    for (const record of await this.workspaces.visibleTo(http, 'sessions', await this.sessions.list(filter), (r) => r.view.id))
+      await this.deleteRecord(record.view.id);
   }
 
   /** The session, with what it has seen so far (last activity, messages, tokens, its journey): Tenet extensions. */
@@ -167,7 +208,8 @@ export class SessionsHttpController {
     if (body.customer_id !== undefined) changes.customer_id = body.customer_id;
     if (body.metadata) changes.metadata = patchRecord(record.view.metadata, body.metadata);
     if (body.labels) changes.labels = patchList(record.view.labels, { add: body.labels.upsert, remove: body.labels.remove });
-    if (body.consumption_offsets?.client !== undefined) changes.consumption_offsets = { ...record.view.consumption_offsets, client: body.consumption_offsets.client };
+    if (body.consumption_offsets?.client !== undefined)
+      changes.consumption_offsets = { ...record.view.consumption_offsets, client: body.consumption_offsets.client };
     const events: SessionRecordEvent[] = Object.keys(changes).length > 0 ? [{ type: 'SessionUpdated', data: changes }] : [];
     if (body.mode !== undefined) events.push(...modeChange(record, body.mode, 'api'));
     if (body.status !== undefined) {
@@ -187,7 +229,13 @@ export class SessionsHttpController {
   /** As in Parlant, a session belongs to an existing customer; the guest exists without being created. */
   private async assertCustomer(customerId: string): Promise<void> {
     if (!(await this.customers.get(customerId))) {
-      throw new UnprocessableEntity([{ loc: ['body', 'customer_id'], msg: `customer_id must reference an existing customer (or be left out for the guest); ${customerId} does not exist`, type: 'value_error.reference' }]);
+      throw new UnprocessableEntity([
+        {
+          loc: ['body', 'customer_id'],
+          msg: `customer_id must reference an existing customer (or be left out for the guest); ${customerId} does not exist`,
+          type: 'value_error.reference',
+        },
+      ]);
     }
   }
 
@@ -195,6 +243,10 @@ export class SessionsHttpController {
     const agent = await this.agents.get(agentId);
     if (!agent) throw referenceError('agent_id', `agent_id must reference an existing agent; ${agentId} does not exist`);
     // Only active agents take new sessions (an inactive one finishes those it has).
-    if (agent.status !== 'active') throw new HttpException({ detail: `agent ${agentId} is ${agent.status} and accepts no new sessions; PATCH /agents/${agentId} {"status": "active"} first` }, HttpStatus.CONFLICT);
+    if (agent.status !== 'active')
+      throw new HttpException(
+        { detail: `agent ${agentId} is ${agent.status} and accepts no new sessions; PATCH /agents/${agentId} {"status": "active"} first` },
+        HttpStatus.CONFLICT,
+      );
   }
 }

@@ -55,11 +55,19 @@ export class ToolCredentialsProvider {
   /** The opened credentials of a service, or undefined when it has none. */
   credentialsOf(service: ToolServiceV1): ToolCredentials | undefined {
     if (!service.auth) return undefined;
-    if (!this.box) throw new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `${service.name} has stored credentials but TENET_SECRETS_KEY is not set on this tool executor`);
+    if (!this.box)
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.TARGET_NOT_ALLOWED,
+        `${service.name} has stored credentials but TENET_SECRETS_KEY is not set on this tool executor`,
+      );
     try {
       return JSON.parse(this.box.open(service.auth.sealed, service.auth.owner)) as ToolCredentials;
     } catch (error) {
-      if (error instanceof SecretOpenError) throw new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `the credentials of ${service.name} cannot be opened: ${error.message}`);
+      if (error instanceof SecretOpenError)
+        throw new ToolServiceError(
+          TOOL_ERROR_CODES.TARGET_NOT_ALLOWED,
+          `the credentials of ${service.name} cannot be opened: ${error.message}`,
+        );
       throw error;
     }
   }
@@ -91,7 +99,10 @@ export class ToolCredentialsProvider {
       }
       default: {
         const unknown: { scheme?: unknown } = credentials;
-        throw new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `${service.name} has credentials of an unknown scheme ${String(unknown.scheme)}`);
+        throw new ToolServiceError(
+          TOOL_ERROR_CODES.TARGET_NOT_ALLOWED,
+          `${service.name} has credentials of an unknown scheme ${String(unknown.scheme)}`,
+        );
       }
     }
   }
@@ -124,10 +135,16 @@ export class ToolCredentialsProvider {
   }
 
   private tokenKey(service: ToolServiceV1): string {
-    return `${service.name}\u0000${createHash('sha256').update(service.auth?.sealed ?? '').digest('hex')}`;
+    return `${service.name}\u0000${createHash('sha256')
+      .update(service.auth?.sealed ?? '')
+      .digest('hex')}`;
   }
 
-  private async token(service: ToolServiceV1, credentials: Extract<ToolCredentials, { scheme: 'oauth2_client_credentials' }>, signal?: AbortSignal): Promise<string> {
+  private async token(
+    service: ToolServiceV1,
+    credentials: Extract<ToolCredentials, { scheme: 'oauth2_client_credentials' }>,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const key = this.tokenKey(service);
     const cached = this.tokens.get(key);
     if (cached) {
@@ -146,25 +163,49 @@ export class ToolCredentialsProvider {
     }
   }
 
-  private async fetchToken(service: ToolServiceV1, credentials: Extract<ToolCredentials, { scheme: 'oauth2_client_credentials' }>, signal?: AbortSignal): Promise<{ value: string; expiresAt: number }> {
+  private async fetchToken(
+    service: ToolServiceV1,
+    credentials: Extract<ToolCredentials, { scheme: 'oauth2_client_credentials' }>,
+    signal?: AbortSignal,
+  ): Promise<{ value: string; expiresAt: number }> {
     const body = new URLSearchParams({ grant_type: 'client_credentials', ...(credentials.scope ? { scope: credentials.scope } : {}) });
-    const basic = Buffer.from(`${encodeURIComponent(credentials.client_id)}:${encodeURIComponent(credentials.client_secret)}`).toString('base64');
+    const basic = Buffer.from(`${encodeURIComponent(credentials.client_id)}:${encodeURIComponent(credentials.client_secret)}`).toString(
+      'base64',
+    );
     let response: Response;
     try {
-      response = await this.fetch(credentials.token_url, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body, signal: signal ?? AbortSignal.timeout(15_000) });
+      response = await this.fetch(credentials.token_url, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body,
+        signal: signal ?? AbortSignal.timeout(15_000),
+      });
     } catch (error) {
       if (error instanceof ToolServiceError) throw error;
-      throw new ToolServiceError(TOOL_ERROR_CODES.SERVICE_UNREACHABLE, `the OAuth2 token endpoint of ${service.name} could not be reached`, true);
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.SERVICE_UNREACHABLE,
+        `the OAuth2 token endpoint of ${service.name} could not be reached`,
+        true,
+      );
     }
     const text = await response.text().catch(() => '');
-    if (!response.ok) throw new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `the OAuth2 token endpoint of ${service.name} answered HTTP ${response.status}`, response.status >= 500);
+    if (!response.ok)
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.HTTP_ERROR,
+        `the OAuth2 token endpoint of ${service.name} answered HTTP ${response.status}`,
+        response.status >= 500,
+      );
     let token: { access_token?: unknown; expires_in?: unknown };
     try {
       token = JSON.parse(text) as typeof token;
     } catch {
       token = {};
     }
-    if (typeof token.access_token !== 'string' || token.access_token === '') throw new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `the OAuth2 token endpoint of ${service.name} answered without an access_token`);
+    if (typeof token.access_token !== 'string' || token.access_token === '')
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.HTTP_ERROR,
+        `the OAuth2 token endpoint of ${service.name} answered without an access_token`,
+      );
     const lifetimeMs = typeof token.expires_in === 'number' && token.expires_in > 0 ? token.expires_in * 1000 : 3600_000;
     const key = this.tokenKey(service);
     this.issued.set(key, [token.access_token, ...(this.issued.get(key) ?? [])].slice(0, 4));

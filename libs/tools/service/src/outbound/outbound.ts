@@ -41,7 +41,11 @@ export const OUTBOUND_VARIABLES = ['TENET_TOOL_ALLOWED_HOSTS', 'TENET_TOOL_MAX_R
  * Reads `TENET_TOOL_ALLOWED_HOSTS`, `TENET_TOOL_MAX_RESPONSE_BYTES` and `TENET_TOOL_STDIO_COMMANDS`;
  * `extraAllowedHosts` (e.g. the demo service) and `extraStdioCommands` are added.
  */
-export function outboundPolicyFromEnv(env: Record<string, string | undefined>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
+export function outboundPolicyFromEnv(
+  env: Record<string, string | undefined>,
+  extraAllowedHosts: readonly string[] = [],
+  extraStdioCommands: readonly string[] = [],
+): OutboundPolicy {
   let settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>;
   try {
     settings = readSettings(env, OUTBOUND_VARIABLES);
@@ -52,12 +56,21 @@ export function outboundPolicyFromEnv(env: Record<string, string | undefined>, e
 }
 
 /** The policy from validated settings (`TenetConfig.pick(OUTBOUND_VARIABLES)`) and the host's extra targets and commands. */
-export function outboundPolicyOf(settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>, extraAllowedHosts: readonly string[] = [], extraStdioCommands: readonly string[] = []): OutboundPolicy {
+export function outboundPolicyOf(
+  settings: Pick<Settings, (typeof OUTBOUND_VARIABLES)[number]>,
+  extraAllowedHosts: readonly string[] = [],
+  extraStdioCommands: readonly string[] = [],
+): OutboundPolicy {
   const extras = extraAllowedHosts.map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   const bad = extras.filter((entry) => !HOST_ENTRY.test(entry));
-  if (bad.length > 0) throw new OutboundConfigError(`allowed tool hosts must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
+  if (bad.length > 0)
+    throw new OutboundConfigError(`allowed tool hosts must be host, host:port or *, got ${bad.map((b) => `"${b}"`).join(', ')}`);
   const stdioCommands = [...settings.TENET_TOOL_STDIO_COMMANDS, ...extraStdioCommands.map((entry) => entry.trim()).filter(Boolean)];
-  return { allowedHosts: [...new Set([...settings.TENET_TOOL_ALLOWED_HOSTS, ...extras])], maxResponseBytes: settings.TENET_TOOL_MAX_RESPONSE_BYTES, stdioCommands: [...new Set(stdioCommands)] };
+  return {
+    allowedHosts: [...new Set([...settings.TENET_TOOL_ALLOWED_HOSTS, ...extras])],
+    maxResponseBytes: settings.TENET_TOOL_MAX_RESPONSE_BYTES,
+    stdioCommands: [...new Set(stdioCommands)],
+  };
 }
 
 /** Whether the policy lets an MCP stdio service run `command`; refused with `TOOLS.TARGET_NOT_ALLOWED` otherwise. */
@@ -72,13 +85,17 @@ export function assertStdioCommandAllowed(policy: OutboundPolicy, command: strin
 }
 
 /** Adds one `host:port` to a comma-separated allow-list value (for hosts that start their own tool service). */
-export const appendAllowedHost = (current: string | undefined, hostPort: string): string => [current, hostPort].filter((part) => part && part.trim() !== '').join(',');
+export const appendAllowedHost = (current: string | undefined, hostPort: string): string =>
+  [current, hostPort].filter((part) => part && part.trim() !== '').join(',');
 
 /** Loopback, private, link-local (incl. 169.254.169.254 metadata), unique-local, multicast or reserved (@tenet/outbound-guard). */
 export { isBlockedAddress };
 
 const notAllowed = (target: string, why: string): ToolServiceError =>
-  new ToolServiceError(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED, `tool service target ${target} is not allowed: ${why} (add it to TENET_TOOL_ALLOWED_HOSTS to allow it)`);
+  new ToolServiceError(
+    TOOL_ERROR_CODES.TARGET_NOT_ALLOWED,
+    `tool service target ${target} is not allowed: ${why} (add it to TENET_TOOL_ALLOWED_HOSTS to allow it)`,
+  );
 
 const defaultPort = (url: URL): string => url.port || (url.protocol === 'https:' ? '443' : '80');
 const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -86,11 +103,15 @@ const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').toLowe
 export function isAllowedByList(policy: OutboundPolicy, url: URL): boolean {
   const host = hostOf(url);
   const port = defaultPort(url);
-  return policy.allowedHosts.some((entry) => entry === '*' || entry === host || entry === `${host}:${port}` || entry === `[${host}]:${port}`);
+  return policy.allowedHosts.some(
+    (entry) => entry === '*' || entry === host || entry === `${host}:${port}` || entry === `[${host}]:${port}`,
+  );
 }
 
 /** Connect-time lookup that refuses blocked addresses, so what is checked is what is dialled. */
-const lookupRefusingBlocked = guardedLookup((hostname, address) => notAllowed(hostname, `it resolves to the non-public address ${address}`));
+const lookupRefusingBlocked = guardedLookup((hostname, address) =>
+  notAllowed(hostname, `it resolves to the non-public address ${address}`),
+);
 
 export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -131,7 +152,10 @@ export function guardedFetch(policy: OutboundPolicy, options: { streaming?: bool
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `${url.host} answered a redirect (HTTP ${response.status}); redirects are not followed`);
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.HTTP_ERROR,
+        `${url.host} answered a redirect (HTTP ${response.status}); redirects are not followed`,
+      );
     }
     let total = 0;
     const max = policy.maxResponseBytes;
@@ -139,12 +163,17 @@ export function guardedFetch(policy: OutboundPolicy, options: { streaming?: bool
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           total += chunk.byteLength;
-          if (total > max) controller.error(new ToolServiceError(TOOL_ERROR_CODES.RESPONSE_TOO_LARGE, `the response of ${url.host} exceeds ${max} bytes`));
+          if (total > max)
+            controller.error(new ToolServiceError(TOOL_ERROR_CODES.RESPONSE_TOO_LARGE, `the response of ${url.host} exceeds ${max} bytes`));
           else controller.enqueue(chunk);
         },
       }),
     );
-    return new Response(capped as ReadableStream<Uint8Array> | undefined ?? null, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+    return new Response((capped as ReadableStream<Uint8Array> | undefined) ?? null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers as unknown as Headers,
+    });
   };
   return Object.assign(call, { close: async () => void (agents && (await Promise.all([agents.open.close(), agents.guarded.close()]))) });
 }

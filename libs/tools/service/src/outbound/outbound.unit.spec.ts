@@ -1,12 +1,29 @@
 import { appendAllowedHost, isAllowedByList, isBlockedAddress, outboundPolicyFromEnv } from './outbound.js';
 
 describe('outbound guard', () => {
-  it.each(['127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::', 'fd00::1', 'fc00::2', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.1.1.1', 'not-an-ip'])(
-    'refuses the non-public address %s',
-    (address) => expect(isBlockedAddress(address)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    '100.64.0.1',
+    '::1',
+    '::',
+    'fd00::1',
+    'fc00::2',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.1.1.1',
+    'not-an-ip',
+  ])('refuses the non-public address %s', (address) => expect(isBlockedAddress(address)).toBe(true));
 
-  it.each(['8.8.8.8', '172.32.0.1', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.4.4'])('allows the public address %s', (address) => expect(isBlockedAddress(address)).toBe(false));
+  it.each(['8.8.8.8', '172.32.0.1', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.4.4'])('allows the public address %s', (address) =>
+    expect(isBlockedAddress(address)).toBe(false),
+  );
 
   it('matches allow-list entries by host or host:port (default ports by scheme); * allows every target', () => {
     const policy = outboundPolicyFromEnv({ TENET_TOOL_ALLOWED_HOSTS: 'tools.internal, 127.0.0.1:9000,[::1]:81' });

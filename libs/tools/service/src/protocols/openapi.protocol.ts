@@ -1,13 +1,27 @@
 import { dereference } from '@apidevtools/json-schema-ref-parser';
 import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
-import { InvalidOpenApiDocumentError, operationsFromOpenApi, placeArguments, type OpenApiOperation, type SkippedOperation } from '@tenet/tools-domain';
+import {
+  InvalidOpenApiDocumentError,
+  operationsFromOpenApi,
+  placeArguments,
+  type OpenApiOperation,
+  type SkippedOperation,
+} from '@tenet/tools-domain';
 import { LRUCache } from 'lru-cache';
 import swagger2openapi from 'swagger2openapi';
 import { parse as parseYaml } from 'yaml';
 import type { ToolCredentialsProvider } from '../credentials/credentials.js';
 import { ToolServiceError } from '../errors.js';
 import type { GuardedFetch } from '../outbound/outbound.js';
-import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, httpStatusError, readBody, toToolServiceError, type ToolCallOptions, type ToolServiceProtocol } from './protocol.js';
+import {
+  attemptSignal,
+  DEFAULT_DESCRIBE_TIMEOUT_MS,
+  httpStatusError,
+  readBody,
+  toToolServiceError,
+  type ToolCallOptions,
+  type ToolServiceProtocol,
+} from './protocol.js';
 
 interface LoadedDocument {
   operations: OpenApiOperation[];
@@ -24,11 +38,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export async function normalizedOpenApi(document: unknown): Promise<unknown> {
   let openapi = document;
   if (isRecord(document) && typeof document['swagger'] === 'string') {
-    if (!document['swagger'].startsWith('2.')) throw new InvalidOpenApiDocumentError(`"swagger": "${document['swagger']}" is not a version Tenet reads (2.0, or OpenAPI 3.x)`);
+    if (!document['swagger'].startsWith('2.'))
+      throw new InvalidOpenApiDocumentError(`"swagger": "${document['swagger']}" is not a version Tenet reads (2.0, or OpenAPI 3.x)`);
     try {
-      openapi = (await swagger2openapi.convertObj(structuredClone(document) as unknown as Parameters<typeof swagger2openapi.convertObj>[0], { patch: true, warnOnly: true, resolve: false, direct: true })) as unknown;
+      openapi = (await swagger2openapi.convertObj(
+        structuredClone(document) as unknown as Parameters<typeof swagger2openapi.convertObj>[0],
+        { patch: true, warnOnly: true, resolve: false, direct: true },
+      )) as unknown;
     } catch (error) {
-      throw new InvalidOpenApiDocumentError(`the Swagger 2.0 document could not be converted to OpenAPI 3: ${(error as Error).message.split('\n')[0]}`);
+      throw new InvalidOpenApiDocumentError(
+        `the Swagger 2.0 document could not be converted to OpenAPI 3: ${(error as Error).message.split('\n')[0]}`,
+      );
     }
   }
   if (!isRecord(openapi)) return openapi;
@@ -42,7 +62,11 @@ export async function normalizedOpenApi(document: unknown): Promise<unknown> {
 /** How an operation's body travels: JSON, a urlencoded form, or multipart form data (objects and arrays as JSON text). */
 function encodeBody(operation: OpenApiOperation, body: unknown): { body: string | FormData | URLSearchParams; contentType?: string } {
   const encoding = operation.body?.encoding ?? 'json';
-  if (encoding === 'json') return { body: JSON.stringify(body), contentType: operation.body?.contentType.includes('json') ? operation.body.contentType : 'application/json' };
+  if (encoding === 'json')
+    return {
+      body: JSON.stringify(body),
+      contentType: operation.body?.contentType.includes('json') ? operation.body.contentType : 'application/json',
+    };
   const fields = Object.entries(isRecord(body) ? body : {}).filter(([, value]) => value !== undefined && value !== null);
   const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
   if (encoding === 'form') {
@@ -76,7 +100,12 @@ export class OpenApiProtocol implements ToolServiceProtocol {
     return { tools: operations.map(({ name, description, parameters }) => ({ name, description, parameters })), skipped };
   }
 
-  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+  async call(
+    service: ToolServiceV1,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<ToolResultPayloadV1> {
     const { operations } = await this.load(service, options.signal, options.timeoutMs, false);
     const operation = operations.find((candidate) => candidate.name === toolName);
     if (!operation) throw new ToolServiceError(TOOL_ERROR_CODES.UNKNOWN_TOOL, `${service.name} has no operation "${toolName}"`);
@@ -90,7 +119,9 @@ export class OpenApiProtocol implements ToolServiceProtocol {
         const credentials = await this.credentials.apply(service, attempt.signal);
         const url = new URL(service.url.replace(/\/+$/, '') + placed.path);
         for (const [name, value] of [...placed.query, ...credentials.query]) url.searchParams.append(name, value);
-        const cookie = [...placed.cookies, ...credentials.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
+        const cookie = [...placed.cookies, ...credentials.cookies]
+          .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+          .join('; ');
         const response = await this.fetch(url, {
           method: operation.method,
           headers: {
@@ -127,10 +158,17 @@ export class OpenApiProtocol implements ToolServiceProtocol {
     const attempt = attemptSignal(signal, timeoutMs);
     let text: string;
     try {
-      const response = await this.fetch(source, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal: attempt.signal });
+      const response = await this.fetch(source, {
+        headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
+        signal: attempt.signal,
+      });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw new ToolServiceError(TOOL_ERROR_CODES.SERVICE_UNREACHABLE, `the OpenAPI document of ${service.name} could not be fetched: HTTP ${response.status}`, response.status >= 500);
+        throw new ToolServiceError(
+          TOOL_ERROR_CODES.SERVICE_UNREACHABLE,
+          `the OpenAPI document of ${service.name} could not be fetched: HTTP ${response.status}`,
+          response.status >= 500,
+        );
       }
       text = await response.text();
     } catch (error) {
@@ -140,14 +178,21 @@ export class OpenApiProtocol implements ToolServiceProtocol {
     try {
       document = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
     } catch (error) {
-      throw new ToolServiceError(TOOL_ERROR_CODES.INVALID_DOCUMENT, `the OpenAPI document of ${service.name} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`);
+      throw new ToolServiceError(
+        TOOL_ERROR_CODES.INVALID_DOCUMENT,
+        `the OpenAPI document of ${service.name} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`,
+      );
     }
     try {
       const loaded = operationsFromOpenApi(await normalizedOpenApi(document));
       this.documents.set(source, loaded);
       return loaded;
     } catch (error) {
-      if (error instanceof InvalidOpenApiDocumentError) throw new ToolServiceError(TOOL_ERROR_CODES.INVALID_DOCUMENT, `the OpenAPI document of ${service.name} is invalid: ${error.message}`);
+      if (error instanceof InvalidOpenApiDocumentError)
+        throw new ToolServiceError(
+          TOOL_ERROR_CODES.INVALID_DOCUMENT,
+          `the OpenAPI document of ${service.name} is invalid: ${error.message}`,
+        );
       throw error;
     }
   }

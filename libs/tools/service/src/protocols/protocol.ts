@@ -32,10 +32,16 @@ export function attemptSignal(signal: AbortSignal | undefined, timeoutMs: number
 }
 
 /** Any failure of an outbound request as a ToolServiceError (timeouts and connection errors are retryable). */
-export function toToolServiceError(error: unknown, what: string, attempt: { timedOut: () => boolean; timeoutMs: number }, unreachableCode: string = TOOL_ERROR_CODES.SERVICE_UNREACHABLE): ToolServiceError {
+export function toToolServiceError(
+  error: unknown,
+  what: string,
+  attempt: { timedOut: () => boolean; timeoutMs: number },
+  unreachableCode: string = TOOL_ERROR_CODES.SERVICE_UNREACHABLE,
+): ToolServiceError {
   const known = causeToolError(error);
   if (known) return known;
-  if (attempt.timedOut()) return new ToolServiceError(TOOL_ERROR_CODES.TIMEOUT, `${what} did not answer within ${Math.round(attempt.timeoutMs)} ms`, true);
+  if (attempt.timedOut())
+    return new ToolServiceError(TOOL_ERROR_CODES.TIMEOUT, `${what} did not answer within ${Math.round(attempt.timeoutMs)} ms`, true);
   const name = (error as { name?: string } | undefined)?.name;
   if (name === 'AbortError' || name === 'TimeoutError') return new ToolServiceError(TOOL_ERROR_CODES.CANCELLED, `${what} was cancelled`);
   return new ToolServiceError(unreachableCode, `${what} could not be reached`, true);
@@ -51,7 +57,12 @@ export function retryAfterMs(value: string | null): number | undefined {
 
 /** A non-2xx answer as a ToolServiceError: 5xx, 408, 429 retryable (429/503 with their Retry-After). */
 export function httpStatusError(what: string, response: Response): ToolServiceError {
-  return new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `${what} answered HTTP ${response.status}`, isRetryableStatus(response.status), retryAfterMs(response.headers.get('retry-after')));
+  return new ToolServiceError(
+    TOOL_ERROR_CODES.HTTP_ERROR,
+    `${what} answered HTTP ${response.status}`,
+    isRetryableStatus(response.status),
+    retryAfterMs(response.headers.get('retry-after')),
+  );
 }
 
 /** The body as JSON when it says so (or looks like it), else as text. */

@@ -2,7 +2,16 @@ import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolResultPay
 import { descriptorsFromPluginTools, InvalidPluginResponseError, pluginCallOutcome } from '@tenet/tools-domain';
 import { ToolServiceError } from '../errors.js';
 import type { GuardedFetch } from '../outbound/outbound.js';
-import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, httpStatusError, joinUrl, readBody, toToolServiceError, type ToolCallOptions, type ToolServiceProtocol } from './protocol.js';
+import {
+  attemptSignal,
+  DEFAULT_DESCRIBE_TIMEOUT_MS,
+  httpStatusError,
+  joinUrl,
+  readBody,
+  toToolServiceError,
+  type ToolCallOptions,
+  type ToolServiceProtocol,
+} from './protocol.js';
 
 /**
  * Parlant's plugin protocol (`sdk` services, e.g. a Parlant `PluginServer`): `GET /tools`, and
@@ -20,7 +29,11 @@ export class SdkPluginProtocol implements ToolServiceProtocol {
       const response = await this.fetch(joinUrl(service.url, 'tools'), { headers: { accept: 'application/json' }, signal: attempt.signal });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw new ToolServiceError(TOOL_ERROR_CODES.SERVICE_UNREACHABLE, `${service.name} answered GET /tools with HTTP ${response.status}`, response.status >= 500);
+        throw new ToolServiceError(
+          TOOL_ERROR_CODES.SERVICE_UNREACHABLE,
+          `${service.name} answered GET /tools with HTTP ${response.status}`,
+          response.status >= 500,
+        );
       }
       body = await readBody(response);
     } catch (error) {
@@ -29,12 +42,18 @@ export class SdkPluginProtocol implements ToolServiceProtocol {
     try {
       return { tools: descriptorsFromPluginTools(body) };
     } catch (error) {
-      if (error instanceof InvalidPluginResponseError) throw new ToolServiceError(TOOL_ERROR_CODES.INVALID_DOCUMENT, `${service.name}: ${error.message}`);
+      if (error instanceof InvalidPluginResponseError)
+        throw new ToolServiceError(TOOL_ERROR_CODES.INVALID_DOCUMENT, `${service.name}: ${error.message}`);
       throw error;
     }
   }
 
-  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+  async call(
+    service: ToolServiceV1,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<ToolResultPayloadV1> {
     const what = toolId(service.name, toolName);
     const attempt = attemptSignal(options.signal, options.timeoutMs);
     let text: string;
@@ -61,10 +80,12 @@ export class SdkPluginProtocol implements ToolServiceProtocol {
     try {
       outcome = pluginCallOutcome(text);
     } catch (error) {
-      if (error instanceof InvalidPluginResponseError || error instanceof SyntaxError) throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} answered an unreadable result: ${error.message}`);
+      if (error instanceof InvalidPluginResponseError || error instanceof SyntaxError)
+        throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} answered an unreadable result: ${error.message}`);
       throw error;
     }
-    if (outcome.kind === 'error') throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${outcome.message.slice(0, 500)}`);
+    if (outcome.kind === 'error')
+      throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${outcome.message.slice(0, 500)}`);
     return { data: outcome.data, metadata: outcome.metadata, control: outcome.control };
   }
 }

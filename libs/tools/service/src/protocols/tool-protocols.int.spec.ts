@@ -13,8 +13,12 @@ describe('openapi documents', () => {
     try {
       const { tools } = await services.describe(server.service);
       expect(tools.map((tool) => tool.name)).toContain('get_order');
-      await expect(services.describe({ ...server.service, source: `${server.service.url}/orders/1` })).rejects.toMatchObject({ code: 'TOOLS.INVALID_DOCUMENT' });
-      await expect(services.describe({ ...server.service, source: `${server.service.url}/missing.json` })).rejects.toMatchObject({ code: 'TOOLS.SERVICE_UNREACHABLE' });
+      await expect(services.describe({ ...server.service, source: `${server.service.url}/orders/1` })).rejects.toMatchObject({
+        code: 'TOOLS.INVALID_DOCUMENT',
+      });
+      await expect(services.describe({ ...server.service, source: `${server.service.url}/missing.json` })).rejects.toMatchObject({
+        code: 'TOOLS.SERVICE_UNREACHABLE',
+      });
     } finally {
       await services.close();
       await server.close();

@@ -47,7 +47,9 @@ export class ToolServices implements ToolServiceProtocol {
       case 'openapi':
         return new (await import('./openapi.protocol.js')).OpenApiProtocol(this.fetch, this.credentials);
       case 'mcp':
-        this.mcp = import('./mcp/mcp.protocol.js').then(({ McpProtocol }) => new McpProtocol(this.fetch, this.policy, this.credentials, this.mcpOptions));
+        this.mcp = import('./mcp/mcp.protocol.js').then(
+          ({ McpProtocol }) => new McpProtocol(this.fetch, this.policy, this.credentials, this.mcpOptions),
+        );
         return this.mcp;
       case 'sdk':
         return new (await import('./sdk.protocol.js')).SdkPluginProtocol(this.fetch);
@@ -63,7 +65,12 @@ export class ToolServices implements ToolServiceProtocol {
   }
 
   /** A call; whatever the service echoes of its own credentials (in the result or an error) is masked before it goes anywhere. */
-  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+  async call(
+    service: ToolServiceV1,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<ToolResultPayloadV1> {
     try {
       const result = await (await this.protocol(service.kind)).call(service, toolName, args, options);
       return service.auth ? (redactKnownSecrets(result, this.credentials.knownSecrets(service)) as ToolResultPayloadV1) : result;

@@ -51,7 +51,11 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
     const events = await this.queueEvents();
     const queue = this.ensureQueue();
     let replayed = false;
-    let job: Job<ToolCallRequestV1, ToolCallResultV1> | undefined = await withDeadline(queue.getJob(key), options.deadlineMs, 'Redis did not answer');
+    let job: Job<ToolCallRequestV1, ToolCallResultV1> | undefined = await withDeadline(
+      queue.getJob(key),
+      options.deadlineMs,
+      'Redis did not answer',
+    );
     if (job?.finishedOn) {
       // Finished: a completed call (the handler always returns a result object) is replayed; one that failed for
       // executor reasons (its handler threw after its retries; no return value) is removed and run again.
@@ -73,12 +77,18 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
       'Redis did not answer',
     );
     try {
-      const result = (await withDeadline(job.waitUntilFinished(events, options.deadlineMs), options.deadlineMs, 'no tool call result in time', options.signal)) as ToolCallResultV1;
+      const result = (await withDeadline(
+        job.waitUntilFinished(events, options.deadlineMs),
+        options.deadlineMs,
+        'no tool call result in time',
+        options.signal,
+      )) as ToolCallResultV1;
       return replayed ? { ...result, replayed: true } : result;
     } catch (error) {
       if (error instanceof ToolExecutorUnavailableError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      if (/timed out before finishing/i.test(message)) throw new ToolExecutorUnavailableError(`no tool call result within ${options.deadlineMs} ms`);
+      if (/timed out before finishing/i.test(message))
+        throw new ToolExecutorUnavailableError(`no tool call result within ${options.deadlineMs} ms`);
       throw new Error(`the tool executor failed the call: ${message}`);
     }
   }

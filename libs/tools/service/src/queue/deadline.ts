@@ -12,6 +12,9 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, what: string, s
       if (error !== undefined) reject(error instanceof Error ? error : new Error(String(error)));
       else resolve(value as T);
     };
-    promise.then((value) => finish(undefined, value), (error: unknown) => finish(error ?? new Error('failed')));
+    promise.then(
+      (value) => finish(undefined, value),
+      (error: unknown) => finish(error ?? new Error('failed')),
+    );
   });
 }

@@ -36,7 +36,11 @@ describeWithService(redis, 'BullMqToolWorkQueue (Redis)', () => {
 
 // A host closed right after Redis restarted hung in this queue's close for minutes (taskforcesh/bullmq#4656).
 closesDuringRedisOutage('BullMqToolWorkQueue', async (url) => {
-  const queue = new BullMqToolWorkQueue({ connection: redisOptionsFromUrl(url), prefix: `tenet-test-${randomUUID()}`, onError: () => undefined });
+  const queue = new BullMqToolWorkQueue({
+    connection: redisOptionsFromUrl(url),
+    prefix: `tenet-test-${randomUUID()}`,
+    onError: () => undefined,
+  });
   await queue.process(async () => ({ status: 'succeeded' }) as never);
   return queue;
 });

@@ -28,6 +28,8 @@ export const DEFAULT_RESULT_TTL_MS = 60 * 60 * 1000;
 /** The caller's deadline when it gave none: every attempt at its timeout, plus the waits, plus queueing slack. */
 export function defaultDeadlineMs(request: ToolCallRequestV1): number {
   const attempts = request.retry_config?.max_attempts ?? 1;
-  const delays = request.retry_config ? request.retry_config.delay_ms * attempts * (request.retry_config.backoff_multiplier ?? 2) ** attempts : 0;
+  const delays = request.retry_config
+    ? request.retry_config.delay_ms * attempts * (request.retry_config.backoff_multiplier ?? 2) ** attempts
+    : 0;
   return Math.min(30 * 60_000, request.timeout_secs * 1000 * attempts + Math.min(delays, 10 * 60_000) + 30_000);
 }

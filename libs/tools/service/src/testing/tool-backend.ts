@@ -8,8 +8,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export type BackendOutcome = { kind: 'ok'; data: unknown } | { kind: 'unavailable' } | { kind: 'tool_error'; message: string };
 
 export const TEST_TOOLS = [
-  { name: 'get_order', description: 'Status of an order', parameters: { order_id: { type: 'string', description: 'The order number' } }, required: ['order_id'] },
-  { name: 'flaky', description: 'Answers 503 to the first attempts of each key, then succeeds', parameters: { order_id: { type: 'string' } }, required: ['order_id'] },
+  {
+    name: 'get_order',
+    description: 'Status of an order',
+    parameters: { order_id: { type: 'string', description: 'The order number' } },
+    required: ['order_id'],
+  },
+  {
+    name: 'flaky',
+    description: 'Answers 503 to the first attempts of each key, then succeeds',
+    parameters: { order_id: { type: 'string' } },
+    required: ['order_id'],
+  },
   { name: 'slow', description: 'Takes `ms` milliseconds', parameters: { ms: { type: 'integer' } }, required: ['ms'] },
   { name: 'fail', description: 'Always reports an error', parameters: {}, required: [] },
   { name: 'big', description: 'Answers `bytes` bytes of data', parameters: { bytes: { type: 'integer' } }, required: ['bytes'] },

@@ -24,7 +24,9 @@ export function toolProtocolConformance(name: string, start: () => Promise<TestT
 
     beforeAll(async () => {
       server = await start();
-      services = new ToolServices(outboundPolicyFromEnv({ TENET_TOOL_ALLOWED_HOSTS: server.hostPort, TENET_TOOL_MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) }));
+      services = new ToolServices(
+        outboundPolicyFromEnv({ TENET_TOOL_ALLOWED_HOSTS: server.hostPort, TENET_TOOL_MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) }),
+      );
       recorder = new MemoryInvocationRecorder();
       runner = new ToolRunner(services, recorder);
     });
@@ -56,7 +58,13 @@ export function toolProtocolConformance(name: string, start: () => Promise<TestT
     it('calls a tool with its arguments, sending the Idempotency-Key; a repeated key has no second effect', async () => {
       const call = request('get_order', { order_id: '55555' });
       const result = await runner.run(call);
-      expect(result).toMatchObject({ status: 'succeeded', attempts: 1, replayed: false, tool_id: `${server.service.name}:get_order`, result: { data: { order_id: '55555', status: 'shipped' } } });
+      expect(result).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        replayed: false,
+        tool_id: `${server.service.name}:get_order`,
+        result: { data: { order_id: '55555', status: 'shipped' } },
+      });
       expect(server.backend.keys).toContain(call.idempotency_key);
       const again = await runner.run(call);
       expect(again.result?.data).toEqual({ order_id: '55555', status: 'shipped' });
@@ -96,7 +104,13 @@ export function toolProtocolConformance(name: string, start: () => Promise<TestT
 
     it('refuses arguments that break the parameter schema before any outbound call, naming the parameter', async () => {
       const before = server.backend.keys.length;
-      const result = await runner.run(request('get_order', { order: 1 }, { parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }));
+      const result = await runner.run(
+        request(
+          'get_order',
+          { order: 1 },
+          { parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+        ),
+      );
       expect(result).toMatchObject({ status: 'failed', attempts: 0, error: { code: TOOL_ERROR_CODES.INVALID_ARGUMENTS } });
       expect(result.error?.message).toContain('order_id is required');
       expect(server.backend.keys.length).toBe(before);
@@ -119,7 +133,11 @@ export function toolProtocolConformance(name: string, start: () => Promise<TestT
         );
         expect(refused).toBeInstanceOf(ToolServiceError);
         expect((refused as ToolServiceError).code).toBe(TOOL_ERROR_CODES.TARGET_NOT_ALLOWED);
-        const viaName: ToolServiceV1 = { ...server.service, url: server.service.url.replace('127.0.0.1', 'localhost'), ...(server.service.source ? { source: server.service.source.replace('127.0.0.1', 'localhost') } : {}) };
+        const viaName: ToolServiceV1 = {
+          ...server.service,
+          url: server.service.url.replace('127.0.0.1', 'localhost'),
+          ...(server.service.source ? { source: server.service.source.replace('127.0.0.1', 'localhost') } : {}),
+        };
         const byName = await guarded.describe(viaName).then(
           () => undefined,
           (error: unknown) => error,

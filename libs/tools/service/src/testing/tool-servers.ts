@@ -35,7 +35,13 @@ const keyOf = (req: IncomingMessage): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-async function listen(server: Server, kind: ToolServiceV1['kind'], backend: ToolBackend, service: (base: string) => ToolServiceV1, port = 0): Promise<TestToolServer> {
+async function listen(
+  server: Server,
+  kind: ToolServiceV1['kind'],
+  backend: ToolBackend,
+  service: (base: string) => ToolServiceV1,
+  port = 0,
+): Promise<TestToolServer> {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: actual } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${actual}`;
@@ -65,18 +71,39 @@ export const TEST_OPENAPI_DOCUMENT = {
   info: { title: 'Test orders', version: '1.0.0' },
   paths: {
     '/orders/{order_id}': {
-      get: { operationId: 'get_order', summary: 'Status of an order', parameters: [{ name: 'order_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The order number' }] },
+      get: {
+        operationId: 'get_order',
+        summary: 'Status of an order',
+        parameters: [{ name: 'order_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The order number' }],
+      },
     },
     '/flaky': {
       post: {
         operationId: 'flaky',
         summary: 'Answers 503 to the first attempts of each key, then succeeds',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+          },
+        },
       },
     },
-    '/slow': { get: { operationId: 'slow', summary: 'Takes ms milliseconds', parameters: [{ name: 'ms', in: 'query', required: true, schema: { type: 'integer' } }] } },
+    '/slow': {
+      get: {
+        operationId: 'slow',
+        summary: 'Takes ms milliseconds',
+        parameters: [{ name: 'ms', in: 'query', required: true, schema: { type: 'integer' } }],
+      },
+    },
     '/fail': { post: { operationId: 'fail', summary: 'Always reports an error' } },
-    '/big': { get: { operationId: 'big', summary: 'Answers bytes bytes of data', parameters: [{ name: 'bytes', in: 'query', required: true, schema: { type: 'integer' } }] } },
+    '/big': {
+      get: {
+        operationId: 'big',
+        summary: 'Answers bytes bytes of data',
+        parameters: [{ name: 'bytes', in: 'query', required: true, schema: { type: 'integer' } }],
+      },
+    },
   },
 };
 
@@ -89,24 +116,37 @@ const openApiReply = (res: ServerResponse, outcome: BackendOutcome): void => {
 };
 
 /** An OpenAPI tool service on node:http (`yaml: true` registers the YAML document as the source). */
-export async function startOpenApiToolServer(options: { backend?: ToolBackend; yaml?: boolean; port?: number } = {}): Promise<TestToolServer> {
+export async function startOpenApiToolServer(
+  options: { backend?: ToolBackend; yaml?: boolean; port?: number } = {},
+): Promise<TestToolServer> {
   const backend = options.backend ?? new ToolBackend();
   const server = createServer(
     handle(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const key = keyOf(req);
       if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, TEST_OPENAPI_DOCUMENT);
-      if (req.method === 'GET' && url.pathname === '/openapi.yaml') return send(res, 200, toYaml(TEST_OPENAPI_DOCUMENT), 'application/yaml');
+      if (req.method === 'GET' && url.pathname === '/openapi.yaml')
+        return send(res, 200, toYaml(TEST_OPENAPI_DOCUMENT), 'application/yaml');
       const order = /^\/orders\/([^/]+)$/.exec(url.pathname);
-      if (req.method === 'GET' && order?.[1]) return openApiReply(res, await backend.run(key, 'get_order', { order_id: decodeURIComponent(order[1]) }));
-      if (req.method === 'POST' && url.pathname === '/flaky') return openApiReply(res, await backend.run(key, 'flaky', (await readJson(req)) as Record<string, unknown>));
-      if (req.method === 'GET' && url.pathname === '/slow') return openApiReply(res, await backend.run(key, 'slow', { ms: Number(url.searchParams.get('ms')) }));
+      if (req.method === 'GET' && order?.[1])
+        return openApiReply(res, await backend.run(key, 'get_order', { order_id: decodeURIComponent(order[1]) }));
+      if (req.method === 'POST' && url.pathname === '/flaky')
+        return openApiReply(res, await backend.run(key, 'flaky', (await readJson(req)) as Record<string, unknown>));
+      if (req.method === 'GET' && url.pathname === '/slow')
+        return openApiReply(res, await backend.run(key, 'slow', { ms: Number(url.searchParams.get('ms')) }));
       if (req.method === 'POST' && url.pathname === '/fail') return openApiReply(res, await backend.run(key, 'fail', {}));
-      if (req.method === 'GET' && url.pathname === '/big') return openApiReply(res, await backend.run(key, 'big', { bytes: Number(url.searchParams.get('bytes')) }));
+      if (req.method === 'GET' && url.pathname === '/big')
+        return openApiReply(res, await backend.run(key, 'big', { bytes: Number(url.searchParams.get('bytes')) }));
       send(res, 404, { detail: 'not found' });
     }),
   );
-  return listen(server, 'openapi', backend, (base) => ({ name: 'orders', kind: 'openapi', url: base, source: `${base}/openapi.${options.yaml ? 'yaml' : 'json'}` }), options.port);
+  return listen(
+    server,
+    'openapi',
+    backend,
+    (base) => ({ name: 'orders', kind: 'openapi', url: base, source: `${base}/openapi.${options.yaml ? 'yaml' : 'json'}` }),
+    options.port,
+  );
 }
 
 /** A server speaking Parlant's plugin protocol (`GET /tools`, `POST /tools/{name}/calls`). */
@@ -117,7 +157,9 @@ export async function startSdkToolServer(options: { backend?: ToolBackend; port?
     creation_utc: '2026-11-23T00:00:00+00:00',
     description: tool.description,
     metadata: {},
-    parameters: Object.fromEntries(Object.entries(tool.parameters).map(([name, descriptor]) => [name, [descriptor, { hidden: false, source: 'any' }]])),
+    parameters: Object.fromEntries(
+      Object.entries(tool.parameters).map(([name, descriptor]) => [name, [descriptor, { hidden: false, source: 'any' }]]),
+    ),
     required: [...tool.required],
     consequential: false,
     overlap: 'auto',
@@ -133,7 +175,13 @@ export async function startSdkToolServer(options: { backend?: ToolBackend; port?
         const body = (await readJson(req)) as { arguments?: Record<string, unknown> };
         const outcome = await backend.run(keyOf(req), name, body.arguments ?? {});
         if (outcome.kind === 'unavailable') return send(res, 503, { detail: 'try again' });
-        const chunks = outcome.kind === 'ok' ? [{ message: 'working on it' }, { result: { data: outcome.data, metadata: {}, control: {}, canned_responses: [], canned_response_fields: {} } }] : [{ error: outcome.message }];
+        const chunks =
+          outcome.kind === 'ok'
+            ? [
+                { message: 'working on it' },
+                { result: { data: outcome.data, metadata: {}, control: {}, canned_responses: [], canned_response_fields: {} } },
+              ]
+            : [{ error: outcome.message }];
         return send(res, 200, chunks.map((chunk) => JSON.stringify(chunk)).join(''), 'text/plain');
       }
       send(res, 404, { detail: 'not found' });
@@ -170,7 +218,8 @@ export async function startMcpToolServer(options: { backend?: ToolBackend; port?
       const mcp = new McpServer({ name: 'tenet-test-tools', version: '1.0.0' });
       for (const tool of TEST_TOOLS) {
         mcp.registerTool(tool.name, { description: tool.description, inputSchema: mcpInput[tool.name] ?? {} }, () => {
-          if (!outcome || outcome.kind === 'unavailable') return { isError: true, content: [{ type: 'text' as const, text: 'no outcome' }] };
+          if (!outcome || outcome.kind === 'unavailable')
+            return { isError: true, content: [{ type: 'text' as const, text: 'no outcome' }] };
           if (outcome.kind === 'tool_error') return { isError: true, content: [{ type: 'text' as const, text: outcome.message }] };
           return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.data) }] };
         });
@@ -187,5 +236,8 @@ export async function startMcpToolServer(options: { backend?: ToolBackend; port?
   return listen(server, 'mcp', backend, (base) => ({ name: 'mcp-tools', kind: 'mcp', url: `${base}/mcp` }), options.port);
 }
 
-export const startToolServer = (kind: ToolServiceV1['kind'], options: { backend?: ToolBackend; port?: number } = {}): Promise<TestToolServer> =>
+export const startToolServer = (
+  kind: ToolServiceV1['kind'],
+  options: { backend?: ToolBackend; port?: number } = {},
+): Promise<TestToolServer> =>
   kind === 'openapi' ? startOpenApiToolServer(options) : kind === 'mcp' ? startMcpToolServer(options) : startSdkToolServer(options);

@@ -79,7 +79,11 @@ export function toolWorkQueueConformance(name: string, harness: () => Promise<To
         return result(call);
       };
       const call = request(undefined, { n: 3 });
-      const outcomes = await Promise.all([caller.submit(call, { deadlineMs: 30_000 }), caller.submit(call, { deadlineMs: 30_000 }), caller.submit(call, { deadlineMs: 30_000 })]);
+      const outcomes = await Promise.all([
+        caller.submit(call, { deadlineMs: 30_000 }),
+        caller.submit(call, { deadlineMs: 30_000 }),
+        caller.submit(call, { deadlineMs: 30_000 }),
+      ]);
       expect(outcomes.map((outcome) => outcome.result?.data)).toEqual([{ n: 3 }, { n: 3 }, { n: 3 }]);
       expect(runs.get(call.idempotency_key)).toBe(1);
       behaviour = async (c) => result(c);

@@ -2,13 +2,26 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { TOOL_ERROR_CODES, toolId, type ServiceDescriptionV1, type ToolDescriptorV1, type ToolResultPayloadV1, type ToolServiceV1 } from '@tenet/contracts';
+import {
+  TOOL_ERROR_CODES,
+  toolId,
+  type ServiceDescriptionV1,
+  type ToolDescriptorV1,
+  type ToolResultPayloadV1,
+  type ToolServiceV1,
+} from '@tenet/contracts';
 import { isRetryableStatus } from '@tenet/tools-domain';
 import { LRUCache } from 'lru-cache';
 import type { ToolCredentialsProvider } from '../../credentials/credentials.js';
 import { ToolServiceError } from '../../errors.js';
 import { assertStdioCommandAllowed, causeToolError, type GuardedFetch, type OutboundPolicy } from '../../outbound/outbound.js';
-import { attemptSignal, DEFAULT_DESCRIBE_TIMEOUT_MS, toToolServiceError, type ToolCallOptions, type ToolServiceProtocol } from '../protocol.js';
+import {
+  attemptSignal,
+  DEFAULT_DESCRIBE_TIMEOUT_MS,
+  toToolServiceError,
+  type ToolCallOptions,
+  type ToolServiceProtocol,
+} from '../protocol.js';
 import { StdioServers } from './stdio-servers.js';
 
 const CLIENT_INFO = { name: 'tenet-tool-executor', version: '1.0.0' };
@@ -20,7 +33,11 @@ type Attempt = { signal: AbortSignal; timedOut: () => boolean };
 export const descriptorsOf = (tools: readonly Tool[]): ToolDescriptorV1[] =>
   tools.map((tool) => {
     const schema = tool.inputSchema as { type: 'object'; properties?: Record<string, unknown>; required?: string[] };
-    return { name: tool.name, description: tool.description ?? tool.title ?? '', parameters: { ...schema, type: 'object', properties: schema.properties ?? {} } };
+    return {
+      name: tool.name,
+      description: tool.description ?? tool.title ?? '',
+      parameters: { ...schema, type: 'object', properties: schema.properties ?? {} },
+    };
   });
 
 export interface McpProtocolOptions {
@@ -71,7 +88,9 @@ export class McpProtocol implements ToolServiceProtocol {
     this.watchFetch = options.watchFetch ?? fetch;
     this.stdio = new StdioServers({
       clientInfo: CLIENT_INFO,
-      ...(onToolsChanged ? { onToolsChanged: (service: ToolServiceV1, tools: Tool[]) => onToolsChanged(service, descriptorsOf(tools)) } : {}),
+      ...(onToolsChanged
+        ? { onToolsChanged: (service: ToolServiceV1, tools: Tool[]) => onToolsChanged(service, descriptorsOf(tools)) }
+        : {}),
       ...(options.onStdioExit ? { onExit: options.onStdioExit } : {}),
     });
   }
@@ -93,16 +112,25 @@ export class McpProtocol implements ToolServiceProtocol {
     return description;
   }
 
-  async call(service: ToolServiceV1, toolName: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResultPayloadV1> {
+  async call(
+    service: ToolServiceV1,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<ToolResultPayloadV1> {
     const what = toolId(service.name, toolName);
     const attempt = attemptSignal(options.signal, options.timeoutMs);
     const result = await this.session(service, options.idempotencyKey, attempt, options.timeoutMs, what, (client) =>
       client.callTool({ name: toolName, arguments: args }, undefined, { signal: attempt.signal, timeout: options.timeoutMs }),
     );
     const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
-    const text = content.filter((item) => item.type === 'text').map((item) => item.text ?? '').join('\n');
+    const text = content
+      .filter((item) => item.type === 'text')
+      .map((item) => item.text ?? '')
+      .join('\n');
     this.watch(service);
-    if (result.isError) throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${text.slice(0, 500) || 'the tool reported an error'}`);
+    if (result.isError)
+      throw new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${text.slice(0, 500) || 'the tool reported an error'}`);
     const data = result.structuredContent ?? parseText(text, content);
     const meta = result._meta;
     return { data, metadata: meta && typeof meta === 'object' ? { ...meta } : {}, control: {} };
@@ -134,9 +162,22 @@ export class McpProtocol implements ToolServiceProtocol {
       const credentials = await this.credentials.apply(service, signal);
       const url = new URL(service.url);
       for (const [name, value] of credentials.query) url.searchParams.append(name, value);
-      const options = { fetch: this.watchFetch, redirectPolicy: 'same-origin' as const, ...(Object.keys(credentials.headers).length > 0 ? { requestInit: { headers: credentials.headers } } : {}) };
-      const transport = this.transports.get(service.url) === 'HTTP+SSE' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
-      const client = new Client(CLIENT_INFO, { listChanged: { tools: { onChanged: (error, tools) => void (!error && tools && !watcher.closed && onToolsChanged(service, descriptorsOf(tools))) } } });
+      const options = {
+        fetch: this.watchFetch,
+        redirectPolicy: 'same-origin' as const,
+        ...(Object.keys(credentials.headers).length > 0 ? { requestInit: { headers: credentials.headers } } : {}),
+      };
+      const transport =
+        this.transports.get(service.url) === 'HTTP+SSE'
+          ? new SSEClientTransport(url, options)
+          : new StreamableHTTPClientTransport(url, options);
+      const client = new Client(CLIENT_INFO, {
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => void (!error && tools && !watcher.closed && onToolsChanged(service, descriptorsOf(tools))),
+          },
+        },
+      });
       client.onclose = forget;
       watcher.client = client;
       await client.connect(transport, { signal, timeout: WATCH_CONNECT_TIMEOUT_MS });
@@ -150,16 +191,33 @@ export class McpProtocol implements ToolServiceProtocol {
     });
   }
 
-  private session<T>(service: ToolServiceV1, idempotencyKey: string | undefined, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
-    return service.stdio ? this.overStdio({ ...service, stdio: service.stdio }, attempt, timeoutMs, what, work) : this.overHttp(service, idempotencyKey, attempt, timeoutMs, what, work);
+  private session<T>(
+    service: ToolServiceV1,
+    idempotencyKey: string | undefined,
+    attempt: Attempt,
+    timeoutMs: number,
+    what: string,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    return service.stdio
+      ? this.overStdio({ ...service, stdio: service.stdio }, attempt, timeoutMs, what, work)
+      : this.overHttp(service, idempotencyKey, attempt, timeoutMs, what, work);
   }
 
-  private async overStdio<T>(service: ToolServiceV1 & { stdio: NonNullable<ToolServiceV1['stdio']> }, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
+  private async overStdio<T>(
+    service: ToolServiceV1 & { stdio: NonNullable<ToolServiceV1['stdio']> },
+    attempt: Attempt,
+    timeoutMs: number,
+    what: string,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     assertStdioCommandAllowed(this.policy, service.stdio.command);
     // The child's environment was sealed by the gateway (it often holds the server's API keys).
     const sealed = this.credentials.credentialsOf(service);
     const env = sealed?.scheme === 'env' ? { ...(service.stdio.env ?? {}), ...sealed.env } : service.stdio.env;
-    const client = await this.stdio.server({ ...service, stdio: { ...service.stdio, ...(env ? { env } : {}) } }).connect(timeoutMs, attempt.signal);
+    const client = await this.stdio
+      .server({ ...service, stdio: { ...service.stdio, ...(env ? { env } : {}) } })
+      .connect(timeoutMs, attempt.signal);
     try {
       return await work(client);
     } catch (error) {
@@ -167,7 +225,14 @@ export class McpProtocol implements ToolServiceProtocol {
     }
   }
 
-  private async overHttp<T>(service: ToolServiceV1, idempotencyKey: string | undefined, attempt: Attempt, timeoutMs: number, what: string, work: (client: Client) => Promise<T>): Promise<T> {
+  private async overHttp<T>(
+    service: ToolServiceV1,
+    idempotencyKey: string | undefined,
+    attempt: Attempt,
+    timeoutMs: number,
+    what: string,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     // The server's credentials (headers, bearer) on every request of the session, with the call's Idempotency-Key.
     const credentials = await this.credentials.apply(service, attempt.signal);
     const url = new URL(service.url);
@@ -196,7 +261,12 @@ export class McpProtocol implements ToolServiceProtocol {
         const failure = mcpError(error, what, { ...attempt, timeoutMs });
         if (connected) throw failure;
         // Which transports were tried, and how each failed.
-        throw new ToolServiceError(failure.code, `${failure.message} (${[...refusals, `${kind}: ${status !== undefined ? `HTTP ${status}` : failure.code}`].join('; ')})`, failure.retryable, failure.retryAfterMs);
+        throw new ToolServiceError(
+          failure.code,
+          `${failure.message} (${[...refusals, `${kind}: ${status !== undefined ? `HTTP ${status}` : failure.code}`].join('; ')})`,
+          failure.retryable,
+          failure.retryAfterMs,
+        );
       } finally {
         if (connected && transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
         await client.close().catch(() => undefined);
@@ -219,7 +289,13 @@ async function closeWatcher(watcher: Watcher): Promise<void> {
 
 /** The HTTP status with which an endpoint refused a transport's opening request (404/405/400 make the client try the other). */
 function refusedStatus(error: unknown): number | undefined {
-  if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === 'number' && error.code >= 400 && error.code < 500) return error.code;
+  if (
+    (error instanceof StreamableHTTPError || error instanceof SseError) &&
+    typeof error.code === 'number' &&
+    error.code >= 400 &&
+    error.code < 500
+  )
+    return error.code;
   return undefined;
 }
 
@@ -243,8 +319,10 @@ function mcpError(error: unknown, what: string, attempt: { timedOut: () => boole
     return new ToolServiceError(TOOL_ERROR_CODES.HTTP_ERROR, `${what} answered HTTP ${error.code}`, isRetryableStatus(error.code));
   }
   if (error instanceof McpError) {
-    if (error.code === Number(ErrorCode.InvalidParams) || error.code === Number(ErrorCode.MethodNotFound)) return new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} refused the call: ${error.message.slice(0, 300)}`);
-    if (error.code !== Number(ErrorCode.ConnectionClosed)) return new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${error.message.slice(0, 300)}`);
+    if (error.code === Number(ErrorCode.InvalidParams) || error.code === Number(ErrorCode.MethodNotFound))
+      return new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} refused the call: ${error.message.slice(0, 300)}`);
+    if (error.code !== Number(ErrorCode.ConnectionClosed))
+      return new ToolServiceError(TOOL_ERROR_CODES.TOOL_ERROR, `${what} failed: ${error.message.slice(0, 300)}`);
   }
   return toToolServiceError(error, what, attempt);
 }

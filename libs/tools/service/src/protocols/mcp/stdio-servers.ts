@@ -44,7 +44,8 @@ class StdioServer {
 
   /** The connected client, starting the process when it is not running. */
   connect(timeoutMs: number, signal: AbortSignal): Promise<Client> {
-    if (this.closed) return Promise.reject(new ToolServiceError(TOOL_ERROR_CODES.CANCELLED, `the MCP stdio server of ${this.service.name} was stopped`));
+    if (this.closed)
+      return Promise.reject(new ToolServiceError(TOOL_ERROR_CODES.CANCELLED, `the MCP stdio server of ${this.service.name} was stopped`));
     this.touch();
     this.client ??= this.start(timeoutMs, signal);
     return this.client;
@@ -56,12 +57,22 @@ class StdioServer {
 
   private async start(timeoutMs: number, signal: AbortSignal): Promise<Client> {
     const generation = ++this.generation;
-    const transport = new StdioClientTransport({ command: this.config.command, args: this.config.args ?? [], env: { ...getDefaultEnvironment(), ...(this.config.env ?? {}) }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: this.config.command,
+      args: this.config.args ?? [],
+      env: { ...getDefaultEnvironment(), ...(this.config.env ?? {}) },
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     const onToolsChanged = this.options.onToolsChanged;
-    const client = new Client(this.options.clientInfo, onToolsChanged ? { listChanged: { tools: { onChanged: (error, tools) => void (!error && tools && onToolsChanged(this.service, tools)) } } } : {});
+    const client = new Client(
+      this.options.clientInfo,
+      onToolsChanged
+        ? { listChanged: { tools: { onChanged: (error, tools) => void (!error && tools && onToolsChanged(this.service, tools)) } } }
+        : {},
+    );
     client.onclose = () => {
       if (generation !== this.generation) return;
       this.client = undefined;
