@@ -8,6 +8,7 @@ export { IsOmittable, UnprocessableEntity, notFound, type ValidationDetail } fro
 export { RuleViolationError, assertNoViolations, httpCall, violation } from './http/rule-violation.js';
 export { ID_PATTERN, newId } from './ids.js';
 export { ExcludedControllerFromOpenApi, ExcludedEndpointFromOpenApi } from './openapi/exclude-from-openapi.js';
+export { OPENAPI_ROUTES } from './openapi/serve-openapi.js';
 export { ResourceIdTakenError, ResourceStreams, crudEvolve, type Evolve, type ResourceEvent } from './resources/resource-streams.js';
 export { compareKeys, decodeCursor, encodeCursor, pageOf, pageRequestOf, withCursor, type PageRequest } from './resources/cursor-page.js';
 export { StreamCatalog } from './resources/stream-catalog.js';

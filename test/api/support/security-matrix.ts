@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { accessFor, ROLES } from '@tenet/edge';
+import { accessFor, OPENAPI_ROUTES, ROLES } from '@tenet/edge';
 
 /** One HTTP route of the gateway: method and Express path pattern. */
 export interface Route {
@@ -19,6 +19,8 @@ export function routesOf(app: INestApplication): Route[] {
     for (const [method, on] of Object.entries(layer.route.methods))
       if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
   }
+  // The API description and its UI are mounted on their first request, outside the router (ADR 0035).
+  routes.push(...OPENAPI_ROUTES);
   const seen = new Set<string>();
   return routes
     .filter((r) => !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`))

@@ -9,6 +9,17 @@ import { describeOperations } from './describe-operations.js';
 /** What `SwaggerModule.setup('docs', …, { jsonDocumentUrl: 'openapi.json' })` answers: the UI, its files, JSON and YAML. */
 const DOCS_PATH = /^\/(openapi\.json|docs-yaml|docs(\/.*)?)$/;
 
+/**
+ * The routes this serves, for listings of the application's routes (docs/security.md): they are not in the Express
+ * router, because the document and its UI are mounted on the first request. `/docs/{*file}` is the UI's page and files.
+ */
+export const OPENAPI_ROUTES: readonly { method: 'GET'; path: string }[] = [
+  { method: 'GET', path: '/docs' },
+  { method: 'GET', path: '/docs-yaml' },
+  { method: 'GET', path: '/docs/{*file}' },
+  { method: 'GET', path: '/openapi.json' },
+];
+
 @Module({})
 class OpenApiDocsModule {}
 
