@@ -6,17 +6,6 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 /** The terms of a text as the lexical side indexes and queries them: the shared tokenizer's words, stemmed. */
 export const termsOf = (text: string): string[] => words(text).map(stem);
 
-/** Nothing outside ASCII (the NFKD/accent step of `words` only changes such characters). */
-const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
-/** `words(text)`, without its Unicode normalisation when the text is ASCII (where that changes nothing): most chunks. */
-const wordsOf = (text: string): string[] =>
-  !NON_ASCII.test(text)
-    ? text
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((w) => w !== '')
-    : words(text);
-
 /** Postings of one term in one partition, sorted by document: document, term frequency, document length. */
 class Postings {
   docs = new Int32Array(4);
@@ -187,7 +176,7 @@ export class Bm25Index {
     if (this.docs.has(doc)) return;
     const frequencies = new Map<number, number>();
     let length = 0;
-    for (const word of wordsOf(text)) {
+    for (const word of words(text)) {
       let id = this.spellings.get(word);
       if (id === undefined) {
         const term = stem(word);
@@ -274,7 +263,7 @@ export class Bm25Index {
    * (higher is better), best first.
    */
   search(text: string, k: number, searched: (scope: string) => boolean): { doc: number; score: number }[] {
-    const queryTerms = [...new Set(wordsOf(text).map(stem))];
+    const queryTerms = [...new Set(words(text).map(stem))];
     const partitions = [...this.partitions.values()].filter((p) => searched(p.scope));
     const docs = partitions.reduce((n, p) => n + p.docs, 0);
     if (queryTerms.length === 0 || k < 1 || docs === 0) return [];

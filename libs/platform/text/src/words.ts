@@ -4,11 +4,20 @@
  * lexical query. One tokenizer and one stop-word list, so that a word means the same to all of them.
  */
 
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
+
 /**
  * The words of a text, in order: accents stripped (NFKD), lowercased, split on anything that is not a letter or a
  * digit — so "don't" gives "don" and "t", and "café" gives "cafe".
  */
 export function words(text: string): string[] {
+  // Printable ASCII (most text) has no accents to strip and no letters or digits outside a-z and 0-9: the same words,
+  // without the Unicode normalisation and property classes (the knowledge index tokenizes every chunk it ingests).
+  if (!NON_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word !== '');
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

@@ -4,6 +4,8 @@ describe('words', () => {
   it('given text with accents, case, punctuation and contractions, when split, then it gives lowercased letters and digits without marks', () => {
     expect(words("Café déjà-vu: DON'T ship order #4471!")).toEqual(['cafe', 'deja', 'vu', 'don', 't', 'ship', 'order', '4471']);
     expect(words('  ')).toEqual([]);
+    // Printable ASCII takes the fast path: the same words as the Unicode path gives them.
+    expect(words("DON'T ship\torder #4471!\n")).toEqual(['don', 't', 'ship', 'order', '4471']);
   });
 });
 
