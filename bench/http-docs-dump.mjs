@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitForHealthz } from './wait-healthz.mjs';
 
 const [dist, app, out, ...rest] = process.argv.slice(2);
 if (!dist || !app || !out) throw new Error('usage: node bench/http-docs-dump.mjs <dist> <app> <out-dir> [NAME=value ...]');
@@ -42,18 +43,7 @@ const PATHS = [
 ];
 mkdirSync(out, { recursive: true });
 try {
-  for (const started = Date.now(); ;) {
-    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
-    if (
-      await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() - started > 120_000) throw new Error(`${app} not healthy after 120 s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForHealthz(child, port, app, 100);
   const summary = [];
   for (const path of PATHS) {
     const response = await fetch(`http://127.0.0.1:${port}${path}`);

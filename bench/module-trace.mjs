@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitForHealthz } from './wait-healthz.mjs';
 
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) throw new Error('usage: node bench/module-trace.mjs <entry.js> [NAME=value ...] [--all]');
@@ -25,18 +26,7 @@ const child = spawn(process.execPath, ['--import', resolve(import.meta.dirname, 
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 try {
-  for (const started = Date.now(); ;) {
-    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
-    if (
-      await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() - started > 120_000) throw new Error(`${entry} not healthy after 120 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForHealthz(child, port, entry, 50);
   await new Promise((r) => setTimeout(r, Number(process.env.TENET_TRACE_IDLE_MS ?? 1000)));
   child.kill('SIGUSR2');
   await new Promise((r) => setTimeout(r, 500));
