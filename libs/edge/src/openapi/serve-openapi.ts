@@ -31,17 +31,22 @@ class OpenApiDocsModule {}
  * Swagger's own `SwaggerModule.setup` serves them, into a router of a second, never-listening Nest application made
  * then: routes added to the running application would sit behind Nest's 404 handler, mounted at its start.
  */
-export function serveOpenApiOnFirstRequest(app: INestApplication): void {
-  const router = Router();
-  let docs: Promise<void> | undefined;
+export function serveOpenApiOnFirstRequest(app: INestApplication, build: (app: INestApplication) => Promise<Router> = mountDocs): void {
+  let docs: Promise<Router> | undefined;
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!DOCS_PATH.test(req.path)) return next();
-    docs ??= mountDocs(app, router);
-    docs.then(() => router(req, res, next), next);
+    // A build that failed is not kept: the request gets the error and the next request builds again, into a new
+    // router, so a half-mounted one is never served.
+    docs ??= build(app).catch((error: unknown) => {
+      docs = undefined;
+      throw error;
+    });
+    docs.then((router) => router(req, res, next), next);
   });
 }
 
-async function mountDocs(app: INestApplication, router: Router): Promise<void> {
+async function mountDocs(app: INestApplication): Promise<Router> {
+  const router = Router();
   // The docs application's own start-up line follows this one; it is not the process restarting.
   new Logger('OpenApi').log('first request for the API description: building it and its /docs application');
   const { DocumentBuilder, SwaggerModule } = await import('@nestjs/swagger');
@@ -66,4 +71,5 @@ async function mountDocs(app: INestApplication, router: Router): Promise<void> {
   describeOperations(document);
   const docsApp = await NestFactory.create<NestExpressApplication>(OpenApiDocsModule, new ExpressAdapter(router));
   SwaggerModule.setup('docs', docsApp, document, { jsonDocumentUrl: 'openapi.json' });
+  return router;
 }
