@@ -21,6 +21,27 @@ export const envelopeSchema = <T extends TSchema>(type: string, data: T) =>
     { additionalProperties: false },
   );
 
+/** The fields of a stored event-log record that the mappings to integration events read (structural, so contracts import no adapter). */
+export interface LoggedEvent {
+  id: string;
+  streamId: string;
+  offset: number;
+  position: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+}
+
+/** The envelope fields every integration event takes from the logged event it publishes (all but `type` and `data`). */
+export const envelopeOf = (event: LoggedEvent) => ({
+  id: event.id,
+  version: 1 as const,
+  stream: event.streamId,
+  offset: event.offset,
+  position: event.position,
+  occurred_at: event.recordedAt,
+});
+
 export type Envelope<T> = {
   id: string;
   type: string;

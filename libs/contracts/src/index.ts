@@ -1,5 +1,5 @@
 export { ALL_V1_SUBJECTS, SUBJECT_ROOT, TENET_STREAM, subjectFor, subjectToken } from './subjects.js';
-export { envelopeSchema, type Envelope, type IntegrationEventContract } from './envelope.js';
+export { envelopeSchema, type Envelope, type IntegrationEventContract, type LoggedEvent } from './envelope.js';
 export {
   CustomEventRecordedV1,
   EventSourceSchema,

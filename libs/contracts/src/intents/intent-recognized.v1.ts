@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
@@ -42,27 +42,14 @@ export type IntentRecognizedData = IntentRecognizedV1['data'];
 export const intentRecognitionStreamId = (agentId: string): string => `recognition-${agentId}`;
 export const INTENT_RECOGNIZED_EVENT_TYPE = 'IntentRecognized';
 
-export function toIntentIntegrationEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: IntentRecognizedV1 } | undefined {
+export function toIntentIntegrationEvent(event: LoggedEvent): { subject: string; payload: IntentRecognizedV1 } | undefined {
   if (!event.streamId.startsWith('recognition-') || event.type !== INTENT_RECOGNIZED_EVENT_TYPE) return undefined;
   const data = event.data as IntentRecognizedData;
   return {
     subject: subjectFor('intent', data.agent_id, 'recognized'),
     payload: {
-      id: event.id,
+      ...envelopeOf(event),
       type: 'intent.recognized',
-      version: 1,
-      stream: event.streamId,
-      offset: event.offset,
-      position: event.position,
-      occurred_at: event.recordedAt,
       data,
     },
   };

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf } from '../envelope.js';
 import type { LoggedSessionEvent } from '../session/session-events.v1.js';
 import { subjectFor } from '../subjects.js';
 
@@ -147,13 +147,8 @@ export function toJourneyIntegrationEvent(event: LoggedSessionEvent): { subject:
   };
   for (const field of mapping.fields) if (logged.data[field] !== undefined) data[field] = logged.data[field];
   const payload = {
-    id: event.id,
+    ...envelopeOf(event),
     type: mapping.type,
-    version: 1,
-    stream: event.streamId,
-    offset: event.offset,
-    position: event.position,
-    occurred_at: event.recordedAt,
     data,
   } as JourneyIntegrationEventV1;
   return { subject: subjectFor('journey', logged.session_id, mapping.name), payload };

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
@@ -70,28 +70,15 @@ const EVENT_NAMES: Record<string, 'fact_recorded' | 'fact_superseded' | 'fact_fo
   FactForgotten: 'fact_forgotten',
 };
 
-export function toMemoryIntegrationEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: unknown } | undefined {
+export function toMemoryIntegrationEvent(event: LoggedEvent): { subject: string; payload: unknown } | undefined {
   const name = EVENT_NAMES[event.type];
   if (!event.streamId.startsWith(CUSTOMER_MEMORY_STREAM_PREFIX) || !name) return undefined;
   const customerId = event.streamId.slice(CUSTOMER_MEMORY_STREAM_PREFIX.length);
   return {
     subject: subjectFor('memory', customerId, name),
     payload: {
-      id: event.id,
+      ...envelopeOf(event),
       type: `memory.${name}`,
-      version: 1,
-      stream: event.streamId,
-      offset: event.offset,
-      position: event.position,
-      occurred_at: event.recordedAt,
       data: event.data,
     },
   };

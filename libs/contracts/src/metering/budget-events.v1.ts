@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /** An agent's budget events are its `budget-<agentId>` stream of the event log (the log is the outbox). */
@@ -37,15 +37,7 @@ export const BudgetExceededV1 = envelopeSchema('budget.budget_exceeded', BudgetD
 export type BudgetEventData = Static<typeof BudgetData>;
 export type BudgetEventV1 = Static<typeof BudgetWarningV1> | Static<typeof BudgetExceededV1>;
 
-export function toBudgetIntegrationEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: BudgetEventV1 } | undefined {
+export function toBudgetIntegrationEvent(event: LoggedEvent): { subject: string; payload: BudgetEventV1 } | undefined {
   if (!event.streamId.startsWith('budget-')) return undefined;
   const name =
     event.type === BUDGET_EVENT_TYPES.warning
@@ -58,13 +50,8 @@ export function toBudgetIntegrationEvent(event: {
   return {
     subject: subjectFor('budget', data.agent_id, name),
     payload: {
-      id: event.id,
+      ...envelopeOf(event),
       type: `budget.${name}` as 'budget.budget_warning',
-      version: 1,
-      stream: event.streamId,
-      offset: event.offset,
-      position: event.position,
-      occurred_at: event.recordedAt,
       data,
     },
   };

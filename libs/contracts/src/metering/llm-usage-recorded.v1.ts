@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /** One LLM call's token record (docs/data-model.md#budgets), with its cost estimated from the price table. */
@@ -31,27 +31,14 @@ export type LlmUsageData = LlmUsageRecordedV1['data'];
 export const usageStreamId = (agentId: string): string => `usage-${agentId}`;
 export const LLM_USAGE_EVENT_TYPE = 'LlmUsageRecorded';
 
-export function toUsageIntegrationEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: LlmUsageRecordedV1 } | undefined {
+export function toUsageIntegrationEvent(event: LoggedEvent): { subject: string; payload: LlmUsageRecordedV1 } | undefined {
   if (!event.streamId.startsWith('usage-') || event.type !== LLM_USAGE_EVENT_TYPE) return undefined;
   const data = event.data as LlmUsageData;
   return {
     subject: subjectFor('metering', data.agent_id, 'llm_usage_recorded'),
     payload: {
-      id: event.id,
+      ...envelopeOf(event),
       type: 'metering.llm_usage_recorded',
-      version: 1,
-      stream: event.streamId,
-      offset: event.offset,
-      position: event.position,
-      occurred_at: event.recordedAt,
       data,
     },
   };

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
@@ -40,20 +40,15 @@ export type SessionDeletedV1 = Static<typeof SessionDeletedV1>;
 export const SessionEventsDeletedV1 = envelopeSchema('session.events_deleted', SessionEventsDeletedData);
 export type SessionEventsDeletedV1 = Static<typeof SessionEventsDeletedV1>;
 
-type Logged = { id: string; streamId: string; offset: number; position: number; type: string; data: unknown; recordedAt: string };
-
 /** Maps a logged session or event deletion to its published event; `undefined` for anything else. */
-export function toSessionDeletionEvent(event: Logged): { subject: string; payload: SessionDeletedV1 | SessionEventsDeletedV1 } | undefined {
+export function toSessionDeletionEvent(
+  event: LoggedEvent,
+): { subject: string; payload: SessionDeletedV1 | SessionEventsDeletedV1 } | undefined {
   if (!event.streamId.startsWith(META_PREFIX)) return undefined;
   // Older tombstones carry no ids: the session is the stream's.
   const session_id = event.streamId.slice(META_PREFIX.length);
   const envelope = {
-    id: event.id,
-    version: 1 as const,
-    stream: event.streamId,
-    offset: event.offset,
-    position: event.position,
-    occurred_at: event.recordedAt,
+    ...envelopeOf(event),
   };
   if (event.type === SESSION_DELETED_EVENT_TYPE) {
     const { agent_id, customer_id } = (event.data ?? {}) as { agent_id?: string; customer_id?: string };

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /** Who produced a session event; the same values as Parlant's `EventSource`. */
@@ -98,16 +98,8 @@ const eventNameByKind: Record<SessionEventKind, string> = {
 /** The stream a session's events are appended to in the event log. */
 export const sessionStreamId = (sessionId: string): string => `session-${sessionId}`;
 
-/** The subset of a stored event-log record this mapping reads (structural, so contracts import no adapter). */
-export interface LoggedSessionEvent {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}
+/** A stored event-log record as the mappings read it. */
+export type LoggedSessionEvent = LoggedEvent;
 
 /** The data a session event carries in the log: Parlant's event fields minus the ones the log owns. */
 export interface SessionEventData {
@@ -127,12 +119,7 @@ export function toSessionIntegrationEvent(event: LoggedSessionEvent): { subject:
   if (!event.streamId.startsWith('session-') || !isSessionKind(event.type)) return undefined;
   const logged = event.data as SessionEventData;
   const base = {
-    id: event.id,
-    version: 1 as const,
-    stream: event.streamId,
-    offset: event.offset,
-    position: event.position,
-    occurred_at: event.recordedAt,
+    ...envelopeOf(event),
   };
   const common = { session_id: logged.session_id, source: logged.source, correlation_id: logged.correlation_id };
   const d = logged.data;

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /** The event type stored in a session's `sessionmeta-<id>` stream when its mode changes. */
@@ -35,27 +35,14 @@ export type SessionModeChangedV1 = Static<typeof SessionModeChangedV1>;
 export type SessionModeChangedData = Static<typeof ModeChangedData>;
 
 /** Maps a logged mode change to its published event; `undefined` for anything else. */
-export function toSessionModeChangedEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: SessionModeChangedV1 } | undefined {
+export function toSessionModeChangedEvent(event: LoggedEvent): { subject: string; payload: SessionModeChangedV1 } | undefined {
   if (!event.streamId.startsWith('sessionmeta-') || event.type !== SESSION_MODE_CHANGED_EVENT_TYPE) return undefined;
   const data = event.data as SessionModeChangedData;
   return {
     subject: subjectFor('session', data.session_id, 'mode_changed'),
     payload: {
-      id: event.id,
+      ...envelopeOf(event),
       type: 'session.mode_changed',
-      version: 1,
-      stream: event.streamId,
-      offset: event.offset,
-      position: event.position,
-      occurred_at: event.recordedAt,
       data,
     },
   };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema-builder.js';
-import { envelopeSchema, type IntegrationEventContract } from '../envelope.js';
+import { envelopeSchema, type IntegrationEventContract, envelopeOf, type LoggedEvent } from '../envelope.js';
 import { subjectFor } from '../subjects.js';
 
 /**
@@ -254,15 +254,9 @@ export const ToolInvocationFailedV1 = envelopeSchema('tool.invocation_failed', i
 export type ToolInvocationCompletedV1 = Static<typeof ToolInvocationCompletedV1>;
 export type ToolInvocationFailedV1 = Static<typeof ToolInvocationFailedV1>;
 
-export function toToolIntegrationEvent(event: {
-  id: string;
-  streamId: string;
-  offset: number;
-  position: number;
-  type: string;
-  data: unknown;
-  recordedAt: string;
-}): { subject: string; payload: ToolInvocationCompletedV1 | ToolInvocationFailedV1 } | undefined {
+export function toToolIntegrationEvent(
+  event: LoggedEvent,
+): { subject: string; payload: ToolInvocationCompletedV1 | ToolInvocationFailedV1 } | undefined {
   if (!event.streamId.startsWith('tools-')) return undefined;
   const name =
     event.type === TOOL_INVOCATION_COMPLETED
@@ -274,12 +268,7 @@ export function toToolIntegrationEvent(event: {
   const data = event.data as ToolInvocationData;
   const type = `tool.${name}` as const;
   const envelope = {
-    id: event.id,
-    version: 1 as const,
-    stream: event.streamId,
-    offset: event.offset,
-    position: event.position,
-    occurred_at: event.recordedAt,
+    ...envelopeOf(event),
     data,
   };
   return {
