@@ -326,11 +326,13 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
         counts[`${prefix}.${name}`] = (counts[`${prefix}.${name}`] ?? 0) + 1;
         // Appends also by stream category (`store.append[session-]`): which writes a turn makes.
         // Appends and stream reads also by stream category (`store.append[session-]`), category reads by their filter.
-        if (prefix === 'store' && (name === 'append' || name === 'readStream' || name === 'readAll')) {
+        if (prefix === 'store' && (name === 'append' || name === 'appendMany' || name === 'readStream' || name === 'readAll')) {
           const category =
             name === 'readAll'
               ? (args[0] as { category?: unknown } | undefined)?.category
-              : (streamCategory(String(args[0])) ?? String(args[0]));
+              : name === 'appendMany'
+                ? (args[0] as { streamId: string }[]).map(({ streamId }) => streamCategory(streamId) ?? streamId).join('+')
+                : (streamCategory(String(args[0])) ?? String(args[0]));
           const key = `store.${name}[${category === undefined ? 'all' : String(category)}]`;
           counts[key] = (counts[key] ?? 0) + 1;
         }
@@ -348,11 +350,17 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
   await new Promise((resolve) => setTimeout(resolve, 50));
   // EVENT_STORE wraps the SQLite store to kick the relay; the relay reads and checkpoints the inner one.
   const inner = (store as unknown as { store?: EventStore }).store ?? store;
-  wrap(inner, ['append', 'readStream', 'readAll', 'streamVersion', 'saveCheckpoint', 'loadCheckpoint'], 'store', () => 'store_ms');
+  const methods = ['append', 'readStream', 'readAll', 'streamVersion', 'saveCheckpoint', 'loadCheckpoint'] as (keyof EventStore & string)[];
+  if (inner.appendMany !== undefined) methods.push('appendMany');
+  wrap(inner, methods, 'store', () => 'store_ms');
+  // SQLite write transactions (group commits and appendMany join several appends in one).
+  const commits = (inner as { commits?: { transactions: number } }).commits;
+  const transactionsBefore = commits?.transactions;
   wrap(bus, ['request', 'notify', 'publish'], 'bus', (name) => (name === 'publish' ? 'bus_publish_ms' : undefined));
   for (let i = 0; i < turns; i++) await client.turn(session);
   await new Promise((resolve) => setTimeout(resolve, 100)); // the last release, relay round and metering
   for (const undo of restore) undo();
+  if (commits !== undefined && transactionsBefore !== undefined) counts['store.transactions'] = commits.transactions - transactionsBefore;
   return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / turns]));
 }
 

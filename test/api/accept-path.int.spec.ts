@@ -49,6 +49,13 @@ describe('the accepting POST answers before its turn starts (embedded)', () => {
       if (streamId === 'turns-open') order.push(`turn:${events[0]?.type ?? ''}`);
       return append(streamId, events, options);
     };
+    // The turn registers itself together with `acknowledged` (one appendMany) where the store can.
+    const appendMany = store.appendMany?.bind(store);
+    if (appendMany)
+      store.appendMany = (appends) => {
+        for (const { streamId, events } of appends) if (streamId === 'turns-open') order.push(`turn:${events[0]?.type ?? ''}`);
+        return appendMany(appends);
+      };
     ServerResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
       if (this.req.method === 'POST' && this.req.url?.endsWith('/events')) order.push(`response:${this.statusCode}`);
       return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
@@ -70,6 +77,7 @@ describe('the accepting POST answers before its turn starts (embedded)', () => {
       expect(order.slice(0, 2)).toEqual(['response:201', 'turn:TurnOpened']);
     } finally {
       delete (store as { append?: unknown }).append;
+      if (appendMany) store.appendMany = appendMany;
       ServerResponse.prototype.end = end;
     }
   });

@@ -542,12 +542,13 @@ export class GuidelineMatcher {
     const provider = this.budgets.provider(this.providers.for(request.llm), request.budget?.scopes);
     const mode = request.composition_mode ?? 'fluid';
     const fields = request.field_values ?? {};
-    const actionWords = wordSet([request.message, ...request.matched.map((m) => m.action)].join(' '));
-    const overlap = (text: string): number => [...wordSet(text)].filter((w) => actionWords.has(w)).length;
-    // Only templates whose fields all have values can be said; the most relevant ones are offered.
-    const usable = (request.canned_responses ?? [])
-      .filter((c) => renderTemplate(c.value, fields) !== undefined)
-      .sort((a, b) => overlap(b.value) - overlap(a.value) || a.id.localeCompare(b.id))
+    // Only templates whose fields all have values can be said; the most relevant ones are offered. Each template's
+    // overlap with the message and matched actions is counted once (not in every comparison of the sort).
+    const sayable = (request.canned_responses ?? []).filter((c) => renderTemplate(c.value, fields) !== undefined);
+    const actionWords = sayable.length > 0 ? wordSet([request.message, ...request.matched.map((m) => m.action)].join(' ')) : new Set();
+    const overlap = new Map(sayable.map((c) => [c, [...wordSet(c.value)].filter((w) => actionWords.has(w)).length]));
+    const usable = sayable
+      .sort((a, b) => (overlap.get(b) ?? 0) - (overlap.get(a) ?? 0) || a.id.localeCompare(b.id))
       .slice(0, MAX_TEMPLATES);
     const capabilities = this.relevantCapabilities(request);
     const input: ComposeReplyInput = {

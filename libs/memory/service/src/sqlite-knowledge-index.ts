@@ -188,6 +188,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private readonly text = new Bm25Index();
   /** The text rows and removals the BM25 index has applied. */
   private textApplied: Watermark = { adds: 0, removes: 0 };
+  /** The heads query (`logHead`), prepared once: every search runs it, twice with the lexical leg. */
+  private headsQuery: Database.Statement<[], { name: string; seq: number }> | undefined;
   /** Parsed lexical partition keys: [workspace, ...agent tags]. */
   private readonly textScopes = new Map<string, string[]>();
   private epoch = '';
@@ -259,10 +261,10 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /** The logs' heads: the last vector and text rows and removals ever written (AUTOINCREMENT: never reused). */
   private logHead(): { vectors: Watermark; text: Watermark } {
-    const rows = this.db.prepare(`SELECT name, seq FROM sqlite_sequence WHERE name GLOB 'knowledge_*'`).all() as {
-      name: string;
-      seq: number;
-    }[];
+    this.headsQuery ??= this.db.prepare<[], { name: string; seq: number }>(
+      `SELECT name, seq FROM sqlite_sequence WHERE name GLOB 'knowledge_*'`,
+    );
+    const rows = this.headsQuery.all();
     const seq = (name: string): number => rows.find((r) => r.name === name)?.seq ?? 0;
     return {
       vectors: { adds: seq('knowledge_vec_rows'), removes: seq('knowledge_vec_removed') },

@@ -35,6 +35,14 @@ export interface AppendOptions {
   expectedVersion?: ExpectedVersion;
 }
 
+/** One stream's batch of an `appendMany`. */
+export interface StreamAppend {
+  streamId: string;
+  events: readonly NewEvent[];
+  /** As `AppendOptions.expectedVersion`; checked against the stream as the earlier batches of the call left it. */
+  expectedVersion?: ExpectedVersion;
+}
+
 export interface AppendResult {
   /** Offset of the last appended event, i.e. the stream's new version. */
   nextExpectedVersion: number;
@@ -84,6 +92,12 @@ export interface EventStore {
    * `expectedVersion` (default `'any'`).
    */
   append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Optional: appends several batches (to one stream or several) in one transaction — every batch or none, in the
+   * order given, one result per batch. Rejects as `append` does, for the first batch that fails, with nothing
+   * written. A store without it is written to one batch after another (`appendTogether`), as separate appends.
+   */
+  appendMany?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
   /** Offset of the stream's last event, or -1 when the stream does not exist. */
@@ -92,4 +106,17 @@ export interface EventStore {
   loadCheckpoint(name: string): Promise<number>;
   saveCheckpoint(name: string, position: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Appends the batches in one transaction when the store can (`appendMany`: all or none), else one after another in
+ * the order given (each its own append, as separate calls would be). For callers whose batches may be written
+ * either way — today's order one by one — and that gain a write transaction, and atomicity, where the store allows.
+ */
+export async function appendTogether(store: EventStore, appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+  if (store.appendMany !== undefined) return store.appendMany(appends);
+  const results: AppendResult[] = [];
+  for (const { streamId, events, expectedVersion } of appends)
+    results.push(await store.append(streamId, events, expectedVersion === undefined ? undefined : { expectedVersion }));
+  return results;
 }

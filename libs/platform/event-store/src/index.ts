@@ -7,8 +7,9 @@ export type {
   ReadAllOptions,
   ReadStreamOptions,
   StoredEvent,
+  StreamAppend,
 } from './event-store.port.js';
-export { streamCategory } from './event-store.port.js';
+export { appendTogether, streamCategory } from './event-store.port.js';
 export {
   ConcurrencyError,
   EventLogError,

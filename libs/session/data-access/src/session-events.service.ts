@@ -2,7 +2,15 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { JOURNEY_TRANSITION_EVENT_TYPE, sessionStreamId, type SessionEventData } from '@tenet/contracts';
-import { ConcurrencyError, type EventStore, type ExpectedVersion, type NewEvent, type StoredEvent } from '@tenet/event-store';
+import {
+  appendTogether,
+  ConcurrencyError,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type StoredEvent,
+  type StreamAppend,
+} from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 import { EVENT_STORE, MESSAGE_BUS } from '@tenet/platform-runtime';
 import { TURN_ERROR_TYPES, type TurnErrorType } from '@tenet/session-domain';
@@ -160,6 +168,28 @@ export class SessionEventsService implements OnModuleInit, OnModuleDestroy {
     );
     await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
     return result.events.map((stored) => toEventView(stored));
+  }
+
+  /**
+   * Appends the event after `before` (other streams' records that must be written first, e.g. the turn's crash-recovery
+   * record) in one transaction when the store can — all or none — else one after another, `before` first, as
+   * separate appends would be (`appendTogether`). Wakes long-polls like `append`.
+   */
+  async appendAfter(
+    sessionId: string,
+    before: readonly StreamAppend[],
+    input: SessionEventInput,
+    correlationId: string,
+  ): Promise<EventView> {
+    const results = await appendTogether(this.store, [
+      ...before,
+      { streamId: sessionStreamId(sessionId), events: [newSessionEvent(sessionId, input, correlationId)] },
+    ]);
+    const result = results.at(-1);
+    const stored = result?.events[0];
+    if (!result || !stored) throw new Error('the event log returned no stored event for a one-event append');
+    await this.bus.notify(appendedSubject(sessionId), { offset: result.nextExpectedVersion });
+    return toEventView(stored);
   }
 
   private async write(

@@ -10,8 +10,15 @@ import { isDeleted, NO_EDITS, toEventView, type EventView, type SessionEventEdit
  */
 export const SESSION_APPLIED_FIELD = 'session_applied_guideline_ids';
 
-/** The first window read back from the customer message; it doubles until the tail holds what a turn needs. */
-const FIRST_WINDOW = 64;
+/**
+ * The first window read back from the customer message, every kind of event: it normally holds the previous turn's
+ * `ready` and that turn's customer message (a turn writes about six events). It doubles until the walk is anchored;
+ * after that only messages are read (`types`), so the older `ready` statuses — the largest events of a session —
+ * are neither read nor decoded again.
+ */
+const ANCHOR_WINDOW = 16;
+/** Only the messages needed: windows of this many events per message still wanted (a turn's two messages in ~6 events). */
+const EVENTS_PER_MESSAGE = 4;
 
 export interface TurnTail {
   /** The last `historyLength` messages before the customer message, oldest first. */
@@ -66,17 +73,16 @@ export async function readTurnTail(
   let anchored = false;
   let eventsRead = 0;
   let end = Math.max(0, before);
-  for (
-    let window = Math.max(FIRST_WINDOW, 4 * Math.min(wanted, 1_000));
-    end > 0 && (newestFirst.length < wanted || !anchored);
-    window *= 2
-  ) {
+  for (let window = ANCHOR_WINDOW; end > 0 && (newestFirst.length < wanted || !anchored); window *= 2) {
+    // Anchored: only messages are left to find, in a window sized for the ones still wanted.
+    if (anchored) window = Math.max(window, EVENTS_PER_MESSAGE * Math.min(wanted - newestFirst.length, 1_000));
     const from = Math.max(0, end - window);
-    const events = await store.readStream(stream, { fromOffset: from, limit: end - from });
+    // With `types`, `limit` counts messages from `from` on: all of [from, end) come first, later ones are skipped below.
+    const events = await store.readStream(stream, { fromOffset: from, limit: end - from, ...(anchored ? { types: ['message'] } : {}) });
     eventsRead += events.length;
     for (let i = events.length - 1; i >= 0; i--) {
       const stored = events[i];
-      if (!stored || isDeleted(edits, stored.offset)) continue; // deleted events are out of the history too
+      if (!stored || stored.offset >= end || isDeleted(edits, stored.offset)) continue; // deleted events are out of the history too
       const event = toEventView(stored);
       if (event.kind === 'message' && newestFirst.length < wanted) newestFirst.push(event);
       if (anchored) continue;

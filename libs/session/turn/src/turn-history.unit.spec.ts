@@ -8,9 +8,14 @@ const SESSION = 's1';
 /** Counts the session events each read returns. */
 class CountingStore extends InMemoryEventStore {
   read = 0;
+  /** Events other than messages returned (statuses: the `ready`s are a session's largest events). */
+  others = 0;
+  /** `others` of the last readTurnTail in expectSameAsFullRead. */
+  othersInTail = 0;
   override async readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     const events = await super.readStream(streamId, options);
     this.read += events.length;
+    this.others += events.filter((e) => e.type !== 'message').length;
     return events;
   }
 }
@@ -86,8 +91,10 @@ async function turn(store: EventStore, n: number, withField: boolean, historyLen
 
 async function expectSameAsFullRead(store: CountingStore, before: number, historyLength: number): Promise<number> {
   store.read = 0;
+  store.others = 0;
   const tail = await readTurnTail(store, SESSION, before, historyLength);
   const read = store.read;
+  store.othersInTail = store.others;
   const expected = await reference(store, before, historyLength);
   expect(tail.messages.map((m) => m.id)).toEqual(expected.messages);
   expect(tail.messages.map((m) => m.offset)).toEqual([...tail.messages.map((m) => m.offset)].sort((a, b) => a - b));
@@ -105,6 +112,8 @@ describe('readTurnTail', () => {
     for (const historyLength of [1, 5, 20]) {
       const read = await expectSameAsFullRead(store, before, historyLength);
       expect(read).toBeLessThanOrEqual(80);
+      // Anchored on the previous turn's ready within the first window: older statuses are not read at all.
+      expect(store.othersInTail).toBeLessThanOrEqual(16);
     }
     // Every earlier turn position too (the tail of a turn is always the events before its own message).
     for (let before = 0; before <= 300; before += 6) await expectSameAsFullRead(store, before, 20);

@@ -1,5 +1,5 @@
 import { VARIABLES } from '@tenet/config';
-import { ConcurrencyError, type EventStore, type StoredEvent } from '@tenet/event-store';
+import { appendTogether, ConcurrencyError, type EventStore, type StoredEvent, type StreamAppend } from '@tenet/event-store';
 import type { MessageBus, Subscription } from '@tenet/messaging';
 
 /**
@@ -39,7 +39,11 @@ export class TurnLeaseLostError extends Error {
 }
 
 export interface HeldLease {
-  release(outcome: string): Promise<void>;
+  /**
+   * Releases the lease; `after` (other streams' records, e.g. the turn's crash-recovery close) is written with the
+   * release in one transaction when the store can (all or none), else right after it (`appendTogether`).
+   */
+  release(outcome: string, after?: readonly StreamAppend[]): Promise<void>;
   /** Throws `TurnLeaseLostError` unless this process still holds the lease. */
   assertHeld(): Promise<void>;
 }
@@ -122,7 +126,7 @@ export class TurnLeases {
               },
             );
             return {
-              release: (outcome) => this.release(sessionId, triggerOffset, outcome),
+              release: (outcome, after = []) => this.releaseHeld(sessionId, triggerOffset, outcome, after),
               assertHeld: () => this.assertHeld(sessionId, triggerOffset),
             };
           } catch (error) {
@@ -143,6 +147,18 @@ export class TurnLeases {
     const { held } = await this.current(sessionId);
     if (held?.owner !== this.owner || held.trigger_offset !== triggerOffset)
       throw new TurnLeaseLostError(`the turn lease of session ${sessionId} was taken over by ${held?.owner ?? 'nobody'}`);
+  }
+
+  /** This owner's release of its claim, with the records written after it (see `HeldLease.release`). */
+  private async releaseHeld(sessionId: string, triggerOffset: number, outcome: string, after: readonly StreamAppend[]): Promise<void> {
+    await appendTogether(this.store, [
+      {
+        streamId: leaseStream(sessionId),
+        events: [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner: this.owner, outcome } }],
+      },
+      ...after,
+    ]);
+    await this.bus.notify(releasedSubject(sessionId), { trigger_offset: triggerOffset });
   }
 
   /** Releases the lease; `expectedVersion` makes it conditional (a sweeper releasing a dead owner's claim). */

@@ -1,5 +1,5 @@
 import { sessionStreamId, type SessionEventData } from '@tenet/contracts';
-import { ConcurrencyError, type EventStore } from '@tenet/event-store';
+import { ConcurrencyError, type EventStore, type StreamAppend } from '@tenet/event-store';
 import type { TurnLeases } from './turn-lease.js';
 
 /**
@@ -40,19 +40,32 @@ export class TurnRecovery {
   ) {}
 
   async opened(sessionId: string, triggerOffset: number, correlationId: string): Promise<void> {
+    const { streamId, events } = this.openedRecord(sessionId, triggerOffset, correlationId);
+    await this.store.append(streamId, events);
+  }
+
+  /** The `TurnOpened` record as a batch, for a caller that writes it together with the turn's first status. */
+  openedRecord(sessionId: string, triggerOffset: number, correlationId: string): StreamAppend {
     const turn: OpenTurn = {
       session_id: sessionId,
       trigger_offset: triggerOffset,
       correlation_id: correlationId,
       owner: this.leases.owner,
     };
-    await this.store.append(TURNS_OPEN_STREAM, [{ type: TURN_OPENED, data: turn }]);
+    return { streamId: TURNS_OPEN_STREAM, events: [{ type: TURN_OPENED, data: turn }] };
   }
 
   async closed(sessionId: string, triggerOffset: number, outcome: string): Promise<void> {
-    await this.store.append(TURNS_OPEN_STREAM, [
-      { type: TURN_CLOSED, data: { session_id: sessionId, trigger_offset: triggerOffset, outcome } },
-    ]);
+    const { streamId, events } = this.closedRecord(sessionId, triggerOffset, outcome);
+    await this.store.append(streamId, events);
+  }
+
+  /** The `TurnClosed` record as a batch, for a caller that writes it together with the lease's release. */
+  closedRecord(sessionId: string, triggerOffset: number, outcome: string): StreamAppend {
+    return {
+      streamId: TURNS_OPEN_STREAM,
+      events: [{ type: TURN_CLOSED, data: { session_id: sessionId, trigger_offset: triggerOffset, outcome } }],
+    };
   }
 
   /**

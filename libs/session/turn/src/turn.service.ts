@@ -115,9 +115,15 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     const correlationId = trigger.correlation_id;
     const status = (value: string, data: Record<string, unknown> = {}) =>
       this.events.append(sessionId, { kind: 'status', source: 'ai_agent', status: value as 'ready', data }, correlationId);
-    await this.recovery.opened(sessionId, trigger.offset, correlationId);
     const total = this.metrics?.turnDuration.startTimer({ stage: 'total' });
-    await status('acknowledged');
+    // Registered as open before (or, where the store can, in the same transaction as) `acknowledged`: a crash
+    // after the client saw it always leaves the turn for the recovery sweep.
+    await this.events.appendAfter(
+      sessionId,
+      [this.recovery.openedRecord(sessionId, trigger.offset, correlationId)],
+      { kind: 'status', source: 'ai_agent', status: 'acknowledged', data: {} },
+      correlationId,
+    );
     const lease = await this.leases.acquire(sessionId, trigger.offset);
     const deadline = new TurnDeadline(this.bus, this.options.timing);
     let outcome: TurnOutcome = 'error';
@@ -128,8 +134,9 @@ export class TurnService implements OnModuleInit, OnModuleDestroy {
     } finally {
       await hold.release?.();
       await deadline.stop();
-      await lease.release(outcome);
-      await this.recovery.closed(sessionId, trigger.offset, outcome);
+      // Closed with (or right after) the release: a failed release leaves the turn open, for the recovery sweep to
+      // close and release, as before.
+      await lease.release(outcome, [this.recovery.closedRecord(sessionId, trigger.offset, outcome)]);
       total?.();
       this.metrics?.turnsTotal.inc({ outcome });
     }

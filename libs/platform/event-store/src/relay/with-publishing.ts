@@ -1,11 +1,13 @@
-import type {
-  AppendOptions,
-  AppendResult,
-  EventStore,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  StoredEvent,
+import {
+  appendTogether,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type StoredEvent,
+  type StreamAppend,
 } from '../event-store.port.js';
 import type { EventLogRelay } from './event-log-relay.js';
 
@@ -18,10 +20,22 @@ import type { EventLogRelay } from './event-log-relay.js';
  * process holds the publishing lease), the relay forwards the kick to the leader over its `wakeups` channel.
  */
 export class PublishingEventStore implements EventStore {
+  /** Present when the wrapped store has it (it promises all or none): the relay is handed every batch's events. */
+  readonly appendMany?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
+
   constructor(
     private readonly store: EventStore,
     private readonly relay: Pick<EventLogRelay, 'kick' | 'stop'>,
-  ) {}
+  ) {
+    if (store.appendMany !== undefined)
+      this.appendMany = async (appends) => {
+        // The wrapped store's appendMany (it has one): one transaction, all or none.
+        const results = await appendTogether(this.store, appends);
+        // One transaction: consecutive positions, handed over in log order as one append's would be.
+        this.relay.kick(results.flatMap((result) => result.events).sort((a, b) => a.position - b.position));
+        return results;
+      };
+  }
 
   async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
     const result = await this.store.append(streamId, events, options);

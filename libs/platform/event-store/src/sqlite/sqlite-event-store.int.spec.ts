@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import { eventually } from '@tenet/testing';
 import { eventStoreConformance } from '../testing/index.js';
 import { ConcurrencyError } from '../errors.js';
-import type { StoredEvent } from '../event-store.port.js';
+import { appendTogether, type EventStore, type StoredEvent } from '../event-store.port.js';
+import { PublishingEventStore } from '../relay/with-publishing.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
 import { SQLITE_EVENTS_FILE, SqliteEventStore } from './sqlite-event-store.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -202,6 +203,83 @@ describe('SqliteEventStore group commit', () => {
     expect(await store.streamVersion('g-1')).toBe(0);
     expect(await store.streamVersion('g-2')).toBe(0);
     expect(store.commits.transactions).toBe(2);
+  });
+
+  it('writes an appendMany in one transaction, each batch checked against its stream as the batches before it left it', async () => {
+    await store.append('m-b', [{ type: 'A', data: {} }]);
+    const results = await store.appendMany([
+      { streamId: 'm-a', events: [{ type: 'Opened', data: { n: 1 } }], expectedVersion: 'no_stream' },
+      { streamId: 'm-b', events: [{ type: 'B', data: {} }], expectedVersion: 0 },
+      { streamId: 'm-a', events: [{ type: 'Closed', data: { n: 2 } }], expectedVersion: 0 },
+    ]);
+    expect(store.commits).toEqual({ transactions: 2, appends: 4 });
+    expect(results.map((r) => [r.events[0]?.streamId, r.nextExpectedVersion, r.lastPosition])).toEqual([
+      ['m-a', 0, 2],
+      ['m-b', 1, 3],
+      ['m-a', 1, 4],
+    ]);
+    expect((await store.readStream('m-a')).map((e) => [e.type, e.offset, e.data])).toEqual([
+      ['Opened', 0, { n: 1 }],
+      ['Closed', 1, { n: 2 }],
+    ]);
+    expect(await store.appendMany([])).toEqual([]);
+  });
+
+  it('writes none of an appendMany when one batch fails, and the rest of its group still commits', async () => {
+    await store.append('m-x', [{ type: 'A', data: {} }]);
+    const before = await store.readAll();
+    const outcomes = await Promise.allSettled([
+      store.append('m-1', [{ type: 'A', data: {} }]),
+      store.appendMany([
+        { streamId: 'm-2', events: [{ type: 'A', data: {} }] },
+        { streamId: 'm-x', events: [{ type: 'B', data: {} }], expectedVersion: 'no_stream' }, // m-x exists
+      ]),
+      store.append('m-3', [{ type: 'A', data: {} }]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyError);
+    expect(store.commits.transactions).toBe(2);
+    expect(await store.streamVersion('m-2')).toBe(-1);
+    expect(await store.streamVersion('m-x')).toBe(0);
+    expect((await store.readAll({ afterPosition: before.at(-1)!.position })).map((e) => e.streamId)).toEqual(['m-1', 'm-3']);
+    // Alone (not in a group) it is all or none as well; an invalid batch writes nothing.
+    await expect(
+      store.appendMany([
+        { streamId: 'm-4', events: [{ type: 'A', data: {} }] },
+        { streamId: 'm-x', events: [{ type: 'B', data: {} }], expectedVersion: 5 },
+      ]),
+    ).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(store.appendMany([{ streamId: 'm-4', events: [] }])).rejects.toMatchObject({ code: 'EVENT_LOG.INVALID_EVENT' });
+    expect(await store.streamVersion('m-4')).toBe(-1);
+  });
+
+  it('hands the relay every event of an appendMany in log order, and appendTogether uses it', async () => {
+    const kicked: StoredEvent[][] = [];
+    const publishing = new PublishingEventStore(store, {
+      kick: (events?: readonly StoredEvent[]) => void kicked.push([...(events ?? [])]),
+      stop: async () => undefined,
+    });
+    const results = await appendTogether(publishing, [
+      { streamId: 'k-a', events: [{ type: 'A', data: {} }] },
+      {
+        streamId: 'k-b',
+        events: [
+          { type: 'B', data: {} },
+          { type: 'C', data: {} },
+        ],
+      },
+    ]);
+    expect(store.commits.transactions).toBe(1);
+    expect(kicked).toHaveLength(1);
+    expect(kicked[0]!.map((e) => [e.streamId, e.position])).toEqual([
+      ['k-a', 1],
+      ['k-b', 2],
+      ['k-b', 3],
+    ]);
+    expect(results.map((r) => r.lastPosition)).toEqual([1, 3]);
+    // A wrapped store without appendMany: the wrapper has none either, so appendTogether appends one by one.
+    const withoutMany = { append: store.append.bind(store) } as unknown as EventStore;
+    expect(new PublishingEventStore(withoutMany, { kick: () => undefined, stop: async () => undefined }).appendMany).toBeUndefined();
   });
 
   it('checks each append of a group against the ones before it in the group (same stream)', async () => {

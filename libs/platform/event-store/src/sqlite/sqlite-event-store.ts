@@ -12,6 +12,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type StoredEvent,
+  type StreamAppend,
 } from '../event-store.port.js';
 import { currentLane, eventLoopSlices, inLane, type EventLoopSlices, type SliceLane } from '../event-loop-slices.js';
 import {
@@ -70,13 +71,27 @@ export interface SqliteEventStoreOptions {
   walCheckpoint?: WalCheckpointerOptions | false;
 }
 
-interface PendingAppend {
+interface PreparedAppend {
   streamId: string;
   events: PreparedEvent[];
   expected: ExpectedVersion;
+}
+
+interface PendingAppend extends PreparedAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
+
+/** An `appendMany` waiting for the group commit: its batches in one savepoint of the group, all or none. */
+interface PendingMany {
+  many: PreparedAppend[];
+  resolve: (results: AppendResult[]) => void;
+  reject: (error: unknown) => void;
+}
+
+type Pending = PendingAppend | PendingMany;
+
+const batchesOf = (pending: Pending): number => ('many' in pending ? pending.many.length : 1);
 
 /** Lower is more urgent (EventLoopSlices' lanes). */
 const URGENCY: Record<SliceLane, number> = { foreground: 0, background: 1, idle: 2 };
@@ -143,7 +158,8 @@ export class SqliteEventStore implements EventStore {
   private readonly appendInTransaction: Database.Transaction<
     (streamId: string, events: PreparedEvent[], expected: ExpectedVersion) => StoredEvent[]
   >;
-  private readonly appendGroup: Database.Transaction<(group: PendingAppend[], settle: (() => void)[]) => void>;
+  private readonly appendManyInTransaction: Database.Transaction<(many: PreparedAppend[]) => AppendResult[]>;
+  private readonly appendGroup: Database.Transaction<(group: Pending[], settle: (() => void)[]) => void>;
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
   /**
@@ -156,7 +172,7 @@ export class SqliteEventStore implements EventStore {
   /** Reads answered from `heads` without a query (diagnostics, tests). */
   readonly headStats = { answered: 0 };
   /** Appends waiting for the next group commit (see `groupCommit`). */
-  private pending: PendingAppend[] = [];
+  private pending: Pending[] = [];
   /** The most urgent lane a commit of the pending group is scheduled in. */
   private commitLane: SliceLane = 'idle';
   /** Transactions committed and appends they carried (diagnostics, tests). */
@@ -261,10 +277,27 @@ export class SqliteEventStore implements EventStore {
         });
       },
     );
+    // Every batch of an appendMany, each checked against its stream as the batches before it left it. Inside a
+    // group it is one SAVEPOINT (the batches' own are nested in it): any failure rolls back all of them.
+    this.appendManyInTransaction = this.db.transaction((many: PreparedAppend[]): AppendResult[] =>
+      many.map(({ streamId, events, expected }) => appendResult(this.appendInTransaction(streamId, events, expected))),
+    );
     // Called inside a transaction, appendInTransaction runs in a SAVEPOINT: a failed append rolls back its own
     // events and the group goes on; each caller is settled only after the whole group committed.
-    this.appendGroup = this.db.transaction((group: PendingAppend[], settle: (() => void)[]): void => {
+    this.appendGroup = this.db.transaction((group: Pending[], settle: (() => void)[]): void => {
       for (const append of group) {
+        if ('many' in append) {
+          try {
+            const results = this.appendManyInTransaction(append.many);
+            settle.push(() => {
+              this.appendedManyThrough(append.many, results);
+              append.resolve(results);
+            });
+          } catch (error) {
+            settle.push(() => append.reject(error));
+          }
+          continue;
+        }
         try {
           const result = appendResult(this.appendInTransaction(append.streamId, append.events, append.expected));
           // Settled only once the group committed: a rolled-back append never reaches the tail cache.
@@ -286,18 +319,47 @@ export class SqliteEventStore implements EventStore {
     assertExpectedVersion(expected);
     // better-sqlite3 rolls the transaction back when the function throws: all events or none.
     if (!this.groupCommit) return this.inSlice(() => this.commitOne(streamId, prepared, expected));
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ streamId, events: prepared, expected, resolve, reject });
-      // The first append of a group schedules its commit; the ones called before that commit runs join it. The
-      // commit waits in its scheduler's lane (EventLoopSlices): a request joining a group a turn scheduled
-      // schedules the commit again in its own lane, so it never waits behind background work (whichever runs
-      // first commits the group; the other finds nothing pending).
-      const lane = currentLane();
-      if (this.pending.length === 1 || URGENCY[lane] < URGENCY[this.commitLane]) {
-        this.commitLane = lane;
-        queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
-      }
+    // The first append of a group schedules its commit; the ones called before that commit runs join it. The
+    // commit waits in its scheduler's lane (EventLoopSlices): a request joining a group a turn scheduled
+    // schedules the commit again in its own lane, so it never waits behind background work (whichever runs
+    // first commits the group; the other finds nothing pending).
+    return new Promise<AppendResult>((resolve, reject) => this.enqueue({ streamId, events: prepared, expected, resolve, reject }));
+  }
+
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    this.assertOpen();
+    if (!Array.isArray(appends)) throw new InvalidEventError('appends', 'must be an array');
+    const many = appends.map(({ streamId, events, expectedVersion }): PreparedAppend => {
+      const prepared = prepareBatch(streamId, events);
+      const expected = expectedVersion ?? 'any';
+      assertExpectedVersion(expected);
+      return { streamId, events: prepared, expected };
     });
+    if (many.length === 0) return [];
+    if (!this.groupCommit) return this.inSlice(() => this.commitMany(many));
+    return new Promise<AppendResult[]>((resolve, reject) => this.enqueue({ many, resolve, reject }));
+  }
+
+  /** Queues an append for the group commit (see `append`). */
+  private enqueue(pending: Pending): void {
+    this.pending.push(pending);
+    const lane = currentLane();
+    if (this.pending.length === 1 || URGENCY[lane] < URGENCY[this.commitLane]) {
+      this.commitLane = lane;
+      queueMicrotask(() => void this.inSlice(() => this.commitPending()).catch((error: unknown) => this.failPending(error)));
+    }
+  }
+
+  private commitMany(many: PreparedAppend[]): AppendResult[] {
+    const results = this.appendManyInTransaction.immediate(many);
+    this.appendedManyThrough(many, results);
+    this.commits.transactions++;
+    this.commits.appends += many.length;
+    return results;
+  }
+
+  private appendedManyThrough(many: readonly PreparedAppend[], results: readonly AppendResult[]): void {
+    many.forEach(({ streamId, events }, index) => this.appendedThrough(streamId, events, results[index] as AppendResult));
   }
 
   private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
@@ -317,9 +379,10 @@ export class SqliteEventStore implements EventStore {
     const group = this.pending;
     this.pending = [];
     if (group.length === 1) {
-      const [only] = group as [PendingAppend];
+      const [only] = group as [Pending];
       try {
-        only.resolve(this.commitOne(only.streamId, only.events, only.expected));
+        if ('many' in only) only.resolve(this.commitMany(only.many));
+        else only.resolve(this.commitOne(only.streamId, only.events, only.expected));
       } catch (error) {
         only.reject(error);
       }
@@ -334,7 +397,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     this.commits.transactions++;
-    this.commits.appends += group.length;
+    this.commits.appends += group.reduce((sum, pending) => sum + batchesOf(pending), 0);
     for (const done of settle) done();
   }
 

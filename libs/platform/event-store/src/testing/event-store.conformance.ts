@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventStore, NewEvent, ReadStreamOptions, StoredEvent } from '../event-store.port.js';
+import { appendTogether, type EventStore, type NewEvent, type ReadStreamOptions, type StoredEvent } from '../event-store.port.js';
 
 /**
  * One test run's storage (a temp file, a database) and the way to open handles on it. `open()` may be
@@ -228,6 +228,24 @@ export function eventStoreConformance(
         expect(third.nextExpectedVersion).toBe(2);
         const other = stream('ev-minus-one');
         expect((await store.append(other, [event('A')], { expectedVersion: -1 })).nextExpectedVersion).toBe(0);
+      });
+
+      it('appends several batches together (appendTogether): in order, each at its expected version, one result each', async () => {
+        const a = stream('together-a');
+        const b = stream('together-b');
+        await store.append(b, [event('B0')]);
+        const results = await appendTogether(store, [
+          { streamId: a, events: [event('A0')], expectedVersion: 'no_stream' },
+          { streamId: b, events: [event('B1'), event('B2')], expectedVersion: 0 },
+          { streamId: a, events: [event('A1')], expectedVersion: 0 },
+        ]);
+        expect(results.map((r) => r.nextExpectedVersion)).toEqual([0, 2, 1]);
+        expectStrictlyIncreasing(results.map((r) => r.lastPosition));
+        expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1']);
+        expect((await store.readStream(b)).map((e) => e.type)).toEqual(['B0', 'B1', 'B2']);
+        await expect(appendTogether(store, [{ streamId: b, events: [event('X')], expectedVersion: 0 }])).rejects.toMatchObject({
+          code: 'EVENT_LOG.CONCURRENCY',
+        });
       });
 
       it('rejects a stale version with ConcurrencyError carrying the actual version, and writes nothing', async () => {
