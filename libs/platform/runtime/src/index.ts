@@ -31,3 +31,4 @@ export {
 } from './tokens.js';
 export { EventWorkspaces, publishedEvents } from './event-workspaces.js';
 export { createRuleErrors, PatchOf, patchRulesOf, type PatchRules } from './patch-rules.js';
+export * from './validation-rules.js';
