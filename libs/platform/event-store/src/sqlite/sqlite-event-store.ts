@@ -147,6 +147,13 @@ export class SqliteEventStore implements EventStore {
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
   /**
+   * The checkpoint worker's options until this store's first commit starts it (then undefined): a worker thread is a
+   * JavaScript runtime of its own (~20 MB), and a store that never writes — a service that only reads its log, or
+   * has nothing to write yet — has no WAL of its own to checkpoint (ADR 0035). Other connections' writes are
+   * checkpointed by their own stores' workers.
+   */
+  private checkpoints: WalCheckpointerOptions | undefined;
+  /**
    * Known heads, by category ('' for the whole log): no event of it has a position above the value. Learnt from a
    * read that reached the end, raised by this connection's own commits, and forgotten with the tail cache when
    * another connection commits (`PRAGMA data_version`). A read after its head needs no query: a read model
@@ -197,15 +204,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.exec(SCHEMA);
       this.migrate();
-      if (checkpoints !== undefined) {
-        this.checkpointer = new WalCheckpointer(
-          file,
-          checkpoints,
-          () => this.finishCheckpoint(),
-          (reason) => this.checkpointInline(reason),
-        );
-        this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
-      }
+      this.checkpoints = checkpoints;
     } catch (error) {
       this.db.close();
       throw error;
@@ -301,6 +300,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
+    this.startCheckpointer();
     const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
     this.appendedThrough(streamId, events, result);
     this.commits.transactions++;
@@ -326,6 +326,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     const settle: (() => void)[] = [];
+    this.startCheckpointer();
     try {
       this.appendGroup.immediate(group, settle);
     } catch (error) {
@@ -499,11 +500,14 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     assertCheckpointName(name);
     assertCheckpointPosition(position);
-    await this.inSlice(() => (this.commitPending(), this.upsertCheckpoint.run(name, position, new Date().toISOString())));
+    await this.inSlice(
+      () => (this.commitPending(), this.startCheckpointer(), this.upsertCheckpoint.run(name, position, new Date().toISOString())),
+    );
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.checkpoints = undefined; // a worker is not started to checkpoint the last commits of a closing store
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.tails?.clear();
@@ -512,9 +516,27 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  /** What the checkpoint worker did so far (diagnostics, tests); undefined when SQLite checkpoints inline. */
+  /**
+   * What the checkpoint worker did so far (diagnostics, tests; all zero before the first commit started it);
+   * undefined when SQLite checkpoints inline.
+   */
   get walCheckpointStats(): Readonly<WalCheckpointStats> | undefined {
+    if (this.checkpoints !== undefined) return { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 };
     return this.checkpointer?.stats;
+  }
+
+  /** Starts the checkpoint worker before this store's first commit (see `checkpoints`); then does nothing. */
+  private startCheckpointer(): void {
+    const options = this.checkpoints;
+    if (options === undefined) return;
+    this.checkpoints = undefined;
+    this.checkpointer = new WalCheckpointer(
+      this.file,
+      options,
+      () => this.finishCheckpoint(),
+      (reason) => this.checkpointInline(reason),
+    );
+    this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
   }
 
   /**
