@@ -147,10 +147,12 @@ export class SqliteEventStore implements EventStore {
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
   /**
-   * The checkpoint worker's options until this store's first commit starts it (then undefined): a worker thread is a
-   * JavaScript runtime of its own (~20 MB), and a store that never writes — a service that only reads its log, or
-   * has nothing to write yet — has no WAL of its own to checkpoint (ADR 0035). Other connections' writes are
-   * checkpointed by their own stores' workers.
+   * The checkpoint worker's options until this store's first append starts it (then undefined): a worker thread is a
+   * JavaScript runtime of its own (~20 MB), and a store that appends nothing — a service that only reads its log, or
+   * has no event to write yet — has no WAL worth a thread (ADR 0035). Until then SQLite checkpoints inline (its
+   * default, every 1,000 WAL pages): what such a store writes is its named positions and leases (`saveCheckpoint`),
+   * the same few pages over and over, which that copies in a moment. Other connections' appends are checkpointed by
+   * their own stores' workers.
    */
   private checkpoints: WalCheckpointerOptions | undefined;
   /**
@@ -500,9 +502,7 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     assertCheckpointName(name);
     assertCheckpointPosition(position);
-    await this.inSlice(
-      () => (this.commitPending(), this.startCheckpointer(), this.upsertCheckpoint.run(name, position, new Date().toISOString())),
-    );
+    await this.inSlice(() => (this.commitPending(), this.upsertCheckpoint.run(name, position, new Date().toISOString())));
   }
 
   async close(): Promise<void> {
@@ -517,7 +517,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * What the checkpoint worker did so far (diagnostics, tests; all zero before the first commit started it);
+   * What the checkpoint worker did so far (diagnostics, tests; all zero before the first append started it);
    * undefined when SQLite checkpoints inline.
    */
   get walCheckpointStats(): Readonly<WalCheckpointStats> | undefined {
@@ -525,7 +525,7 @@ export class SqliteEventStore implements EventStore {
     return this.checkpointer?.stats;
   }
 
-  /** Starts the checkpoint worker before this store's first commit (see `checkpoints`); then does nothing. */
+  /** Starts the checkpoint worker before this store's first append (see `checkpoints`); then does nothing. */
   private startCheckpointer(): void {
     const options = this.checkpoints;
     if (options === undefined) return;
