@@ -142,7 +142,7 @@ export default tseslint.config(
   },
   {
     // class-validator's entry point loads every rule with validator and libphonenumber-js (~18 MB per HTTP process):
-    // its values come from @tenet/platform-runtime's validation-rules.ts, one module per rule (ADR 0035).
+    // its values come from @tenet/platform-runtime/validation (validation-rules.ts), one module per rule (ADR 0035).
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
     ignores: ['**/*.spec.ts', 'libs/platform/runtime/src/validation-rules.ts', 'libs/edge/src/openapi/serve-openapi.ts'],
     rules: {
@@ -153,13 +153,14 @@ export default tseslint.config(
             {
               name: 'class-validator',
               allowTypeImports: true,
-              message: "Import class-validator's rules from @tenet/platform-runtime (validation-rules.ts): its entry point loads them all.",
+              message:
+                "Import class-validator's rules from @tenet/platform-runtime/validation (validation-rules.ts): its entry point loads them all.",
             },
             {
               name: 'class-validator-jsonschema',
               allowTypeImports: true,
               message:
-                'Import JSONSchema from @tenet/platform-runtime (validation-rules.ts): the entry point loads all of class-validator.',
+                'Import JSONSchema from @tenet/platform-runtime/validation (validation-rules.ts): the entry point loads all of class-validator.',
             },
           ],
         },

@@ -6,7 +6,7 @@ import {
   type ArgumentMetadata,
   type ValidationError,
 } from '@nestjs/common';
-import { classValidatorCore, createRuleErrors, ValidateIf } from '@tenet/platform-runtime';
+import { classValidatorCore, createRuleErrors, ValidateIf } from '@tenet/platform-runtime/validation';
 
 /** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
 export interface ValidationDetail {

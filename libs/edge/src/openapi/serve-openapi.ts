@@ -2,7 +2,7 @@ import { Logger, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { getMetadataStorage } from '@tenet/platform-runtime';
+import { getMetadataStorage } from '@tenet/platform-runtime/validation';
 import { describeOperations } from './describe-operations.js';
 
 /** What `SwaggerModule.setup('docs', …, { jsonDocumentUrl: 'openapi.json' })` answers: the UI, its files, JSON and YAML. */

@@ -11,7 +11,7 @@ import {
   Min,
   ValidateNested,
   JSONSchema,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 import { BUDGET_PERIODS } from '@tenet/metering-domain';
 import { IsOmittable } from '../http/validation.js';
 

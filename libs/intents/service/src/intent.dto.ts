@@ -10,7 +10,7 @@ import {
   Matches,
   ValidateIf,
   ValidateNested,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 import { Type } from 'class-transformer';
 
 /** Leave out, or give a value that passes the rules (`null` included: it is refused, never stored). */

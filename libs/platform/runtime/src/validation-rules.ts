@@ -11,7 +11,8 @@ import type * as ClassValidatorJsonSchema from 'class-validator-jsonschema';
  * These are the very functions the entry point re-exports — the same CommonJS module instances, one metadata storage
  * — so a DTO written with them validates exactly as one importing `class-validator` (validation-rules.unit.spec.ts
  * checks each is identical to the package's export). Import class-validator's values from here (lint enforces it);
- * its types from the package as before. A rule not listed yet is added here with its module path.
+ * its types from the package as before. Exported as `@tenet/platform-runtime/validation`, which only the HTTP hosts load.
+ * A rule not listed yet is added here with its module path.
  */
 const load = createRequire(import.meta.url);
 type ClassValidatorExports = typeof ClassValidator;

@@ -22,7 +22,7 @@ import {
   NotEquals,
   ValidateNested,
   JSONSchema,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 import type { IntentSettings } from '@tenet/intents-domain';
 
 /** The budget DTOs are shared with workspaces (the edge), which hold a budget too. */

@@ -20,7 +20,7 @@ import {
   Min,
   ValidateNested,
   JSONSchema,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];

@@ -17,7 +17,7 @@ import {
   Max,
   Min,
   ValidateNested,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 
 export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 

@@ -26,7 +26,7 @@ import {
   Min,
   ValidateNested,
   JSONSchema,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 
 /** As guidelines': bounded, since 1e308 is an integer to JavaScript and would otherwise be stored. */
 const PRIORITY_RULE = { message: 'priority must be an integer from -1000 to 1000' };

@@ -11,7 +11,7 @@ import {
   MaxLength,
   ValidateIf,
   ValidateNested,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 
 /** Parlant's `ToolServiceKindDTO` (src/parlant/api/services.py). */
 export const SERVICE_KINDS = ['openapi', 'sdk', 'mcp'] as const;

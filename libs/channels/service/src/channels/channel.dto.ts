@@ -1,4 +1,4 @@
-import { PatchOf, IsIn, IsObject, IsOptional, IsString, Length, Matches } from '@tenet/platform-runtime';
+import { PatchOf, IsIn, IsObject, IsOptional, IsString, Length, Matches } from '@tenet/platform-runtime/validation';
 
 export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp', 'widget'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];

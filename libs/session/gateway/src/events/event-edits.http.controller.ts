@@ -6,7 +6,7 @@ import { SessionEventsService, SessionsRepository, type EventView } from '@tenet
 import { EventCreationDto } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
 
-import { PatchOf, IsObject, IsOptional, ValidateNested } from '@tenet/platform-runtime';
+import { PatchOf, IsObject, IsOptional, ValidateNested } from '@tenet/platform-runtime/validation';
 
 /** Parlant's EventUpdateParams: only the metadata of an event can change. */
 @PatchOf(EventCreationDto, { differs: ['metadata'] })

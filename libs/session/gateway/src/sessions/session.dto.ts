@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
   JSONSchema,
-} from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 import { SESSION_MODES, type SessionMode, type SessionView } from '@tenet/session-data-access';
 
 /** The session's `config` (docs/data-model.md#sessions), a Tenet extension on Parlant's session. */
