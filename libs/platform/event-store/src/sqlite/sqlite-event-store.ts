@@ -148,7 +148,7 @@ export class SqliteEventStore implements EventStore {
   private checkpointer: WalCheckpointer | undefined;
   /**
    * The checkpoint worker's options until this store's first append starts it (then undefined): a worker thread is a
-   * JavaScript runtime of its own (~20 MB), and a store that appends nothing — a service that only reads its log, or
+   * JavaScript runtime of its own (10–20 MB of RSS), and a store that appends nothing — a service that only reads its log, or
    * has no event to write yet — has no WAL worth a thread (ADR 0035). Until then SQLite checkpoints inline (its
    * default, every 1,000 WAL pages): what such a store writes is its named positions and leases (`saveCheckpoint`),
    * the same few pages over and over, which that copies in a moment. Other connections' appends are checkpointed by
