@@ -141,6 +141,33 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
+    // class-validator's entry point loads every rule with validator and libphonenumber-js (~18 MB per HTTP process):
+    // its values come from @tenet/platform-runtime/validation (validation-rules.ts), one module per rule (ADR 0035).
+    files: ['libs/**/*.ts', 'apps/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/platform/runtime/src/validation-rules.ts', 'libs/edge/src/openapi/serve-openapi.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              allowTypeImports: true,
+              message:
+                "Import class-validator's rules from @tenet/platform-runtime/validation (validation-rules.ts): its entry point loads them all.",
+            },
+            {
+              name: 'class-validator-jsonschema',
+              allowTypeImports: true,
+              message:
+                'Import JSONSchema from @tenet/platform-runtime/validation (validation-rules.ts): the entry point loads all of class-validator.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Domain code takes time, ids and randomness as input; Node built-ins would smuggle in I/O and clocks.
     files: ['libs/*/domain/**/*.ts'],
     rules: {

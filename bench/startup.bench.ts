@@ -9,8 +9,8 @@
  *
  * The floor, measured first in the same run: bench/startup-floor.mjs, a NestJS app with one HTTP controller and a
  * NATS connection; each row gives its idle RSS as a multiple of it. TENET_BENCH_APPS and TENET_BENCH_VARIANTS
- * (source,compiled) narrow the rows; TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row
- * (before/after in one run).
+ * (source,compiled, and `cache`: the build with Node's compile cache, cold and warm) narrow the rows;
+ * TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row (before/after in one run).
  *
  * Second section (bench/startup-log-size.ts): first `GET /agents` and first turn after a restart on an event log
  * of TENET_BENCH_LOG_SIZES (default 0,10000,100000) events. TENET_BENCH_SECTIONS=processes,log-size (default
@@ -54,13 +54,18 @@ const allApps: { name: string; app: string; env: Record<string, string> }[] = [
   { name: 'channel-gateway', app: 'channel-gateway', env: { TENET_MODE: 'distributed', TENET_AUTH: 'off' } },
 ];
 const apps = allApps.filter(({ name }) => only === undefined || only.includes(name));
-type Variant = 'source' | 'compiled' | 'baseline' | 'plain';
+/**
+ * `compiled+cache cold` / `compiled+cache warm`: the build with Node's on-disk compile cache (NODE_COMPILE_CACHE), on a
+ * fresh cache directory (the first start after a deploy) and on one a previous, unmeasured start filled (every later
+ * start). Added by TENET_BENCH_VARIANTS=…,cache.
+ */
+type Variant = 'source' | 'compiled' | 'baseline' | 'plain' | 'compiled+cache cold' | 'compiled+cache warm';
 /** TENET_BENCH_BASELINE_DIST: another build's dist/ (e.g. main's) measured in the same run as the `baseline` variant. */
 const baselineDist = process.env['TENET_BENCH_BASELINE_DIST'];
 const args = (app: string, variant: Variant): string[] =>
   variant === 'plain'
     ? [join(root, 'bench', app)]
-    : variant === 'compiled' || variant === 'baseline'
+    : variant !== 'source'
       ? [join(variant === 'baseline' ? resolve(baselineDist!) : join(root, 'dist'), 'apps', app, 'main.js')]
       : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
 
@@ -75,12 +80,20 @@ async function measure(
   env: Record<string, string>,
   variant: Variant,
   port: number,
+  compileCache?: string,
 ): Promise<{ startMs: number; cpuS: number; rssMb: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tenet-bench-startup-'));
   const started = performance.now();
   const child = spawn(process.execPath, args(app, variant), {
     cwd: root,
-    env: { ...process.env, ...shared, ...env, PORT: String(port), TENET_DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      ...shared,
+      ...env,
+      PORT: String(port),
+      TENET_DATA_DIR: dataDir,
+      ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),
+    },
     stdio: 'ignore',
   });
   try {
@@ -111,10 +124,10 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const built = existsSync(join(root, 'dist/apps/tenet/main.js'));
 if (!built) console.warn('dist/ not built — measuring the source variant only (run `npm run build` first)');
 /** TENET_BENCH_VARIANTS=compiled measures the build only. */
-const variants = [
-  ...(process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled']).filter(
-    (v): v is Variant => v === 'source' || (v === 'compiled' && built),
-  ),
+const requested = process.env['TENET_BENCH_VARIANTS']?.split(',') ?? ['source', 'compiled'];
+const variants: Variant[] = [
+  ...requested.filter((v): v is Variant => v === 'source' || (v === 'compiled' && built)),
+  ...(requested.includes('cache') && built ? (['compiled+cache cold', 'compiled+cache warm'] as const) : []),
   ...(baselineDist === undefined ? [] : (['baseline'] as const)),
 ];
 
@@ -125,7 +138,16 @@ if (sections.includes('processes')) {
   // ratio column is each process's idle RSS over it.
   const row = async (name: string, app: string, env: Record<string, string>, variant: Variant, floorRss?: number): Promise<number> => {
     const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await measure(app, env, variant, port++));
+    // A warm cache is filled by one start that is not measured; a cold one is a fresh directory for every start.
+    const cacheDir = (): string => mkdtempSync(join(tmpdir(), 'tenet-bench-compile-cache-'));
+    const warm = variant === 'compiled+cache warm' ? cacheDir() : undefined;
+    if (warm !== undefined) await measure(app, env, variant, port++, warm);
+    for (let i = 0; i < runs; i++) {
+      const cache = variant === 'compiled+cache cold' ? cacheDir() : warm;
+      samples.push(await measure(app, env, variant, port++, cache));
+      if (cache !== undefined && cache !== warm) rmSync(cache, { recursive: true, force: true });
+    }
+    if (warm !== undefined) rmSync(warm, { recursive: true, force: true });
     const rss = median(samples.map((s) => s.rssMb));
     const ratio = floorRss === undefined ? '1.00' : (rss / floorRss).toFixed(2);
     console.log(

@@ -28,7 +28,7 @@ import {
 import { EventUpdateDto } from '../../libs/session/gateway/src/events/event-edits.http.controller.js';
 import { EventCreationDto } from '../../libs/session/gateway/src/events/event.dto.js';
 import { SessionCreationDto, SessionUpdateDto } from '../../libs/session/gateway/src/sessions/session.dto.js';
-import { patchRulesOf } from '@tenet/platform-runtime';
+import { patchRulesOf } from '@tenet/platform-runtime/validation';
 import { BindingCreationDto, BindingUpdateDto } from '../../libs/channels/service/src/bindings/binding.dto.js';
 import { ChannelCreationDto, ChannelUpdateDto } from '../../libs/channels/service/src/channels/channel.dto.js';
 import { IntentCreationDto, IntentUpdateDto } from '@tenet/intents-service';

@@ -1,5 +1,4 @@
-import { IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { JSONSchema } from 'class-validator-jsonschema';
+import { IsIn, IsInt, IsString, Length, Matches, Max, Min, JSONSchema } from '@tenet/platform-runtime/validation';
 import { IsOmittable } from '../http/validation.js';
 import { ROLES, type Role } from './access-policy.js';
 

@@ -6,8 +6,7 @@ import {
   type ArgumentMetadata,
   type ValidationError,
 } from '@nestjs/common';
-import { ValidateIf } from 'class-validator';
-import { createRuleErrors } from '@tenet/platform-runtime';
+import { classValidatorCore, createRuleErrors, ValidateIf } from '@tenet/platform-runtime/validation';
 
 /** One FastAPI-style validation item, as Parlant returns them: where, what rule, which kind of error. */
 export interface ValidationDetail {
@@ -50,6 +49,9 @@ class EdgeValidationPipe extends ValidationPipe {
       transform: true,
       validationError: { target: false, value: false },
       exceptionFactory: (errors) => new UnprocessableEntity(flattenValidationErrors(errors, ['body'])),
+      // class-validator's validator core, not its entry point (which loads every rule with validator and
+      // libphonenumber-js): the same functions, ADR 0035.
+      validatorPackage: classValidatorCore,
     });
   }
 

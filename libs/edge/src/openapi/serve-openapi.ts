@@ -1,9 +1,8 @@
 import { Logger, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { getMetadataStorage } from 'class-validator';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { Router, type NextFunction, type Request, type Response } from 'express';
+import { getMetadataStorage } from '@tenet/platform-runtime/validation';
 import { describeOperations } from './describe-operations.js';
 
 /** What `SwaggerModule.setup('docs', …, { jsonDocumentUrl: 'openapi.json' })` answers: the UI, its files, JSON and YAML. */
@@ -49,7 +48,11 @@ async function mountDocs(app: INestApplication): Promise<Router> {
   const router = Router();
   // The docs application's own start-up line follows this one; it is not the process restarting.
   new Logger('OpenApi').log('first request for the API description: building it and its /docs application');
-  const { DocumentBuilder, SwaggerModule } = await import('@nestjs/swagger');
+  // class-validator-jsonschema loads the whole of class-validator (validator, libphonenumber-js): here, not at start.
+  const [{ DocumentBuilder, SwaggerModule }, { validationMetadatasToSchemas }] = await Promise.all([
+    import('@nestjs/swagger'),
+    import('class-validator-jsonschema'),
+  ]);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -1,6 +1,17 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNumber, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { JSONSchema } from 'class-validator-jsonschema';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+  JSONSchema,
+} from '@tenet/platform-runtime/validation';
 import { BUDGET_PERIODS } from '@tenet/metering-domain';
 import { IsOmittable } from '../http/validation.js';
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { IsObject, IsOptional, ValidateNested } from '@tenet/platform-runtime/validation';
 import { Type } from 'class-transformer';
 import { callerOf } from '../auth/caller.js';
 import { DEFAULT_WORKSPACE } from '../auth/credentials.repository.js';

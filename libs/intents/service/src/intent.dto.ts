@@ -1,7 +1,17 @@
 import { INTENT_NAME_PATTERN } from '@tenet/intents-domain';
-import { PatchOf } from '@tenet/platform-runtime';
+import {
+  PatchOf,
+  ArrayMaxSize,
+  IsArray,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateIf,
+  ValidateNested,
+} from '@tenet/platform-runtime/validation';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 
 /** Leave out, or give a value that passes the rules (`null` included: it is refused, never stored). */
 const IsOmittable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import type { Fact } from '@tenet/memory-domain';
-import { isISO8601 } from 'class-validator';
+import { isISO8601 } from '@tenet/platform-runtime/validation';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { invalid, memoryCall } from './http-errors.js';
 import { FactCreationDto } from './memory.dto.js';

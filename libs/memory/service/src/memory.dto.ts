@@ -13,7 +13,7 @@ import {
   Min,
   ValidateIf,
   ValidateNested,
-} from 'class-validator';
+} from '@tenet/platform-runtime/validation';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ID_RULE = '1-64 characters of [A-Za-z0-9_-]';

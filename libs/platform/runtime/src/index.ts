@@ -30,4 +30,3 @@ export {
   TENET_CONFIG,
 } from './tokens.js';
 export { EventWorkspaces, publishedEvents } from './event-workspaces.js';
-export { createRuleErrors, PatchOf, patchRulesOf, type PatchRules } from './patch-rules.js';

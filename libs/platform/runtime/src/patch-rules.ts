@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import type * as ClassTransformer from 'class-transformer';
-import type * as ClassValidator from 'class-validator';
 import type { ValidationError } from 'class-validator';
+import { classValidatorCore, ValidationError as ValidationErrorClass } from './validation-rules.js';
 
-// class-validator and class-transformer (CommonJS only: the same instances the DTOs import) are loaded at the first
-// PATCH checked, not by every process that imports the platform runtime (ADR 0035).
+// class-transformer (CommonJS only: the same instance the DTOs import) is loaded at the first PATCH checked, not by
+// every process that imports the platform runtime; class-validator's core comes from validation-rules.ts (ADR 0035).
 const load = createRequire(import.meta.url);
 
 type DtoClass = abstract new (...args: never[]) => object;
@@ -37,7 +37,6 @@ export const patchRulesOf = (update: unknown): Readonly<PatchRules> | undefined 
 
 /** The create rules a PATCH body breaks (empty when none, or when its DTO declares no `PatchOf`). */
 export function createRuleErrors(update: unknown, body: unknown): ValidationError[] {
-  const { validateSync, ValidationError: ValidationErrorClass } = load('class-validator') as typeof ClassValidator;
   const { plainToInstance } = load('class-transformer') as typeof ClassTransformer;
   const rules = typeof update === 'function' ? RULES.get(update) : undefined;
   if (!rules || typeof body !== 'object' || body === null || Array.isArray(body)) return [];
@@ -56,8 +55,8 @@ export function createRuleErrors(update: unknown, body: unknown): ValidationErro
   const candidate = plainToInstance(rules.creation as new () => object, Object.fromEntries(given));
   return [
     ...nulls,
-    ...validateSync(candidate, { validationError: { target: false, value: false }, forbidUnknownValues: false }).filter((error) =>
-      fields.has(error.property),
-    ),
+    ...classValidatorCore
+      .validateSync(candidate, { validationError: { target: false, value: false }, forbidUnknownValues: false })
+      .filter((error) => fields.has(error.property)),
   ];
 }

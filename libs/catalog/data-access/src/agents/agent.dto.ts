@@ -1,5 +1,10 @@
 import { Type } from 'class-transformer';
+import { COMPOSITION_MODES } from '@tenet/matching-domain';
+import { BUDGET_PERIODS, EVALUATIONS_USAGE_ID } from '@tenet/metering-domain';
+import { AgentBudgetDto, BUDGET_ACTIONS, ID_PATTERN, IsOmittable } from '@tenet/edge';
+import { TagsPatchDto } from '../tags/tag.dto.js';
 import {
+  PatchOf,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -16,13 +21,8 @@ import {
   Min,
   NotEquals,
   ValidateNested,
-} from 'class-validator';
-import { JSONSchema } from 'class-validator-jsonschema';
-import { COMPOSITION_MODES } from '@tenet/matching-domain';
-import { BUDGET_PERIODS, EVALUATIONS_USAGE_ID } from '@tenet/metering-domain';
-import { AgentBudgetDto, BUDGET_ACTIONS, ID_PATTERN, IsOmittable } from '@tenet/edge';
-import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+  JSONSchema,
+} from '@tenet/platform-runtime/validation';
 import type { IntentSettings } from '@tenet/intents-domain';
 
 /** The budget DTOs are shared with workspaces (the edge), which hold a budget too. */

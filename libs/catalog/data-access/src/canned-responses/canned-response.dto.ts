@@ -1,9 +1,8 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { MetadataPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+import { PatchOf, IsArray, IsObject, IsString, Length, Matches, ValidateNested } from '@tenet/platform-runtime/validation';
 
 const VALUE_RULE = { message: 'value must be 1-5000 characters' };
 

@@ -1,8 +1,17 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { ID_PATTERN } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+import {
+  PatchOf,
+  ArrayMaxSize,
+  IsArray,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
+} from '@tenet/platform-runtime/validation';
 
 const TITLE_RULE = { message: 'title must be 1-200 characters' };
 const DESCRIPTION_RULE = { message: 'description must be 1-2000 characters' };

@@ -1,5 +1,9 @@
 import { Type } from 'class-transformer';
+import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
+import { ID_PATTERN, IsOmittable } from '@tenet/edge';
+import { TagsPatchDto } from '../tags/tag.dto.js';
 import {
+  PatchOf,
   Allow,
   IsArray,
   IsBoolean,
@@ -15,12 +19,8 @@ import {
   Max,
   Min,
   ValidateNested,
-} from 'class-validator';
-import { JSONSchema } from 'class-validator-jsonschema';
-import { IsStringRecord, StringMetadataPatchDto } from '../customers/customer.dto.js';
-import { ID_PATTERN, IsOmittable } from '@tenet/edge';
-import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+  JSONSchema,
+} from '@tenet/platform-runtime/validation';
 
 export const DATA_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Array', 'Object'] as const;
 export type DataType = (typeof DATA_TYPES)[number];

@@ -1,8 +1,8 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsObject, IsString, Length, Matches, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
+import type { ValidationOptions } from 'class-validator';
 import { GUEST_CUSTOMER_ID, ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+import { PatchOf, IsArray, IsObject, IsString, Length, Matches, ValidateBy, ValidateNested } from '@tenet/platform-runtime/validation';
 
 /** Parlant customer metadata is `str: str`; anything else is refused rather than coerced. */
 export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {

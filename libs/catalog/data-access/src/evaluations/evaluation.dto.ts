@@ -11,7 +11,7 @@ import {
   Length,
   ValidateIf,
   ValidateNested,
-} from 'class-validator';
+} from '@tenet/platform-runtime/validation';
 import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 
 export class GuidelineContentDto {

@@ -1,5 +1,10 @@
 import { Type } from 'class-transformer';
+import { COMPOSITION_MODES } from '../agents/agent.dto.js';
+import { ToolIdDto } from '../context-variables/context-variable.dto.js';
+import { ID_PATTERN, IsOmittable } from '@tenet/edge';
+import { TagsPatchDto } from '../tags/tag.dto.js';
 import {
+  PatchOf,
   IsArray,
   IsBoolean,
   IsIn,
@@ -12,12 +17,7 @@ import {
   Max,
   Min,
   ValidateNested,
-} from 'class-validator';
-import { COMPOSITION_MODES } from '../agents/agent.dto.js';
-import { ToolIdDto } from '../context-variables/context-variable.dto.js';
-import { ID_PATTERN, IsOmittable } from '@tenet/edge';
-import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+} from '@tenet/platform-runtime/validation';
 
 export const CRITICALITIES = ['low', 'medium', 'high'] as const;
 

@@ -1,5 +1,4 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import {
   DEFAULT_FAILURE_POLICY,
   FAILURE_ACTIONS,
@@ -9,12 +8,25 @@ import {
   type JourneyTimeouts,
   type JourneyTransition,
 } from '@tenet/journeys-domain';
-import { JSONSchema } from 'class-validator-jsonschema';
 import { COMPOSITION_MODES } from '../agents/agent.dto.js';
 import { LabelsPatchDto } from '../guidelines/guideline.dto.js';
 import { ID_PATTERN } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+import {
+  PatchOf,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+  JSONSchema,
+} from '@tenet/platform-runtime/validation';
 
 /** As guidelines': bounded, since 1e308 is an integer to JavaScript and would otherwise be stored. */
 const PRIORITY_RULE = { message: 'priority must be an integer from -1000 to 1000' };

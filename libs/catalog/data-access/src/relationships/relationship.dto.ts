@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsString, Matches, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsString, Matches, ValidateNested } from '@tenet/platform-runtime/validation';
 import { ToolIdDto } from '../context-variables/context-variable.dto.js';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 

@@ -11,7 +11,7 @@ import {
   MaxLength,
   ValidateIf,
   ValidateNested,
-} from 'class-validator';
+} from '@tenet/platform-runtime/validation';
 
 /** Parlant's `ToolServiceKindDTO` (src/parlant/api/services.py). */
 export const SERVICE_KINDS = ['openapi', 'sdk', 'mcp'] as const;

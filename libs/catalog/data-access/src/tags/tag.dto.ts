@@ -1,6 +1,5 @@
-import { IsArray, IsString, Length } from 'class-validator';
 import { IsOmittable } from '@tenet/edge';
-import { PatchOf } from '@tenet/platform-runtime';
+import { PatchOf, IsArray, IsString, Length } from '@tenet/platform-runtime/validation';
 
 export class TagCreationDto {
   @IsString() @Length(1, 100, { message: 'name must be 1-100 characters' }) name!: string;

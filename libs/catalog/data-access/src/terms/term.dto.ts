@@ -1,8 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsNotEmpty, IsObject, IsString, Matches, ValidateNested } from 'class-validator';
 import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import { TagsPatchDto } from '../tags/tag.dto.js';
-import { PatchOf } from '@tenet/platform-runtime';
+import { PatchOf, IsArray, IsNotEmpty, IsObject, IsString, Matches, ValidateNested } from '@tenet/platform-runtime/validation';
 
 export class TermCreationDto {
   @IsOmittable() @IsString() @Matches(ID_PATTERN, { message: 'id must be 1-64 characters of [A-Za-z0-9_-]' }) id?: string;

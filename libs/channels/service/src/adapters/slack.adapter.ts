@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
-import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from '@slack/web-api';
+import type * as SlackWebApi from '@slack/web-api';
 import {
   DeliveryError,
   header,
@@ -21,6 +21,10 @@ const TOLERANCE_S = 5 * 60;
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
 /** Message subtypes that are a person writing; edits, joins, bot posts and the like are not customer messages. */
 const CUSTOMER_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast']);
+
+/** `@slack/web-api` (with axios and its dependencies), loaded with the first message sent to Slack (ADR 0035). */
+let slackWebApi: Promise<typeof SlackWebApi> | undefined;
+const loadSlackWebApi = (): Promise<typeof SlackWebApi> => (slackWebApi ??= import('@slack/web-api'));
 
 export function signSlack(secret: string, timestamp: number, body: string | Buffer): string {
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:`).update(body).digest('hex')}`;
@@ -53,7 +57,7 @@ export class SlackAdapter implements ChannelAdapter {
   readonly requiredCredentials = ['bot_token', 'signing_secret'] as const;
   readonly optionalCredentials = [] as const;
   readonly allowedSettings = ['api_url', 'bot_user_id'] as const;
-  private readonly clients = new Map<string, WebClient>();
+  private readonly clients = new Map<string, SlackWebApi.WebClient>();
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
@@ -123,7 +127,9 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   async send(target: OutboundTarget, text: string): Promise<void> {
-    const client = this.client(target.credentials['bot_token'] ?? '', target.settings['api_url']);
+    const sdk = await loadSlackWebApi();
+    const { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } = sdk;
+    const client = this.client(sdk, target.credentials['bot_token'] ?? '', target.settings['api_url']);
     const thread = target.address['thread_ts'];
     try {
       await client.chat.postMessage({
@@ -142,7 +148,7 @@ export class SlackAdapter implements ChannelAdapter {
     }
   }
 
-  private client(token: string, apiUrl: string | undefined): WebClient {
+  private client({ WebClient, LogLevel }: typeof SlackWebApi, token: string, apiUrl: string | undefined): SlackWebApi.WebClient {
     const key = `${apiUrl ?? ''}\n${token}`;
     let client = this.clients.get(key);
     if (!client) {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
-import { Api, GrammyError, HttpError } from 'grammy';
+import type * as Grammy from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import {
   DeliveryError,
@@ -16,6 +16,9 @@ import {
 import { InboundParseError, urlProblem } from './parsing.js';
 
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+/** grammy, loaded with the first message sent to Telegram (ADR 0035). */
+let grammyModule: Promise<typeof Grammy> | undefined;
+const loadGrammy = (): Promise<typeof Grammy> => (grammyModule ??= import('grammy'));
 const BOT_TOKEN = /^(\d{1,20}):[A-Za-z0-9_-]{30,}$/;
 /** Telegram's own rule for setWebhook's secret_token. */
 const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -51,7 +54,7 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly requiredCredentials = ['bot_token', 'secret_token'] as const;
   readonly optionalCredentials = [] as const;
   readonly allowedSettings = ['api_root'] as const;
-  private readonly apis = new Map<string, Api>();
+  private readonly apis = new Map<string, Grammy.Api>();
 
   check(settings: Record<string, string>, credentials: ConnectionSecrets): FieldProblem[] {
     const problems: FieldProblem[] = [];
@@ -114,7 +117,9 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   async send(target: OutboundTarget, text: string): Promise<void> {
-    const api = this.api(target.credentials['bot_token'] ?? '', target.settings['api_root']);
+    const grammy = await loadGrammy();
+    const { GrammyError, HttpError } = grammy;
+    const api = this.api(grammy, target.credentials['bot_token'] ?? '', target.settings['api_root']);
     const thread = target.address['message_thread_id'];
     try {
       await api.sendMessage(target.address['chat_id'] as number, text, {
@@ -131,7 +136,7 @@ export class TelegramAdapter implements ChannelAdapter {
     }
   }
 
-  private api(token: string, apiRoot: string | undefined): Api {
+  private api({ Api }: typeof Grammy, token: string, apiRoot: string | undefined): Grammy.Api {
     const key = `${apiRoot ?? ''}\n${token}`;
     let api = this.apis.get(key);
     if (!api) {

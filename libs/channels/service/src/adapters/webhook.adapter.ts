@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { MESSAGE_LIMITS } from '@tenet/channels-domain';
 import { blockedAddressOf, guardedLookup, isBlockedAddress } from '@tenet/outbound-guard';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type * as Undici from 'undici';
 import {
   DeliveryError,
   header,
@@ -57,6 +57,10 @@ class PrivateTargetError extends Error {
  * address it dials, so a name that resolves elsewhere after registration is caught) — unless the operator sets
  * `allowPrivateTargets` (TENET_CHANNELS_ALLOW_PRIVATE_TARGETS=on, for development and tests).
  */
+/** undici (~110 modules), loaded with the first delivery to a webhook (ADR 0035). */
+let undiciModule: Promise<typeof Undici> | undefined;
+const loadUndici = (): Promise<typeof Undici> => (undiciModule ??= import('undici'));
+
 export class WebhookAdapter implements ChannelAdapter {
   readonly kind = 'webhook';
   readonly markup = 'markdown' as const;
@@ -64,12 +68,17 @@ export class WebhookAdapter implements ChannelAdapter {
   readonly requiredCredentials = ['signing_secret'] as const;
   readonly optionalCredentials = [] as const;
   readonly allowedSettings = ['outbound_url'] as const;
-  private readonly dispatcher: Agent;
+  /** The connection pool of every delivery, made with the first (undici is loaded then). */
+  private dispatcher: Undici.Agent | undefined;
 
-  constructor(private readonly options: { allowPrivateTargets: boolean } = { allowPrivateTargets: false }) {
-    this.dispatcher = options.allowPrivateTargets
+  constructor(private readonly options: { allowPrivateTargets: boolean } = { allowPrivateTargets: false }) {}
+
+  private async undici(): Promise<{ fetch: typeof Undici.fetch; dispatcher: Undici.Agent }> {
+    const { Agent, fetch } = await loadUndici();
+    this.dispatcher ??= this.options.allowPrivateTargets
       ? new Agent()
       : new Agent({ connect: { lookup: guardedLookup((host, address) => new PrivateTargetError(privateTarget(host, address))) } });
+    return { fetch, dispatcher: this.dispatcher };
   }
 
   async checkTargets(settings: Record<string, string>): Promise<FieldProblem[]> {
@@ -138,10 +147,11 @@ export class WebhookAdapter implements ChannelAdapter {
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (!this.options.allowPrivateTargets && isIP(literal) !== 0 && isBlockedAddress(literal))
       throw new DeliveryError(privateTarget(literal, literal), false);
-    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    const { fetch, dispatcher } = await this.undici();
+    let response: Awaited<ReturnType<typeof Undici.fetch>>;
     try {
-      response = await undiciFetch(url, {
-        dispatcher: this.dispatcher,
+      response = await fetch(url, {
+        dispatcher,
         method: 'POST',
         headers: {
           'content-type': 'application/json',

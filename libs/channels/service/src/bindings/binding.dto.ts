@@ -1,5 +1,4 @@
-import { PatchOf } from '@tenet/platform-runtime';
-import { IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { PatchOf, IsOptional, IsString, Matches, ValidateIf } from '@tenet/platform-runtime/validation';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const AGENT_RULE = { message: 'agent_id must be 1-64 characters of [A-Za-z0-9_-]' };

@@ -1,5 +1,4 @@
-import { PatchOf } from '@tenet/platform-runtime';
-import { IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { PatchOf, IsIn, IsObject, IsOptional, IsString, Length, Matches } from '@tenet/platform-runtime/validation';
 
 export const CHANNEL_KINDS = ['webhook', 'telegram', 'slack', 'whatsapp', 'widget'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { isISO8601 } from 'class-validator';
 import { METERING_USAGE_SUBJECT, type UsageSummaryRequestV1 } from '@tenet/contracts';
 import type { MessageBus } from '@tenet/messaging';
 import type { UsageSummary } from '@tenet/metering-domain';
 import { traced, traceHeaders } from '@tenet/observability';
 import { MESSAGE_BUS } from '@tenet/platform-runtime';
+import { isISO8601 } from '@tenet/platform-runtime/validation';
 import { AgentsRepository } from '@tenet/catalog-data-access';
 import { notFound, UnprocessableEntity, type ValidationDetail } from '@tenet/edge';
 import { EVALUATIONS_USAGE_ID } from '@tenet/metering-domain';

@@ -526,6 +526,23 @@ describe('SqliteEventStore WAL checkpoints', () => {
     }
   };
 
+  it('starts its checkpoint worker with its first append, not when opened: a store that only reads runs no thread', async () => {
+    const workers = (): number => (process.report.getReport() as { workers: unknown[] }).workers.length;
+    const before = workers();
+    const store = open({ walCheckpoint: { intervalMs: 20 } });
+    expect(await store.readAll()).toEqual([]);
+    expect(await store.readStream('s-1')).toEqual([]);
+    await store.saveCheckpoint('lease', 1); // a named position (leases, relays): no append, no worker
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(workers()).toBe(before);
+    expect(store.walCheckpointStats).toEqual({ runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 });
+    await store.append('s-1', [{ type: 'A', data: { i: 0 } }]);
+    await eventually(() => expect(workers()).toBe(before + 1)); // the report lists a worker once it is running
+    await eventually(() => expect(store.walCheckpointStats!.runs).toBeGreaterThan(0));
+    await store.close();
+    expect(workers()).toBe(before);
+  });
+
   it('never checkpoints inside a commit: the WAL holds every page written until the worker copies them', async () => {
     // The worker's first look is an hour away: only a checkpoint inside a commit could keep the WAL short.
     const store = open({ walCheckpoint: { intervalMs: 3_600_000 } });

@@ -163,6 +163,15 @@ export class SqliteEventStore implements EventStore {
   /** Runs the WAL checkpoints off the event loop (see `walCheckpoint`); undefined when SQLite runs them inline. */
   private checkpointer: WalCheckpointer | undefined;
   /**
+   * The checkpoint worker's options until this store's first append starts it (then undefined): a worker thread is a
+   * JavaScript runtime of its own (10–20 MB of RSS), and a store that appends nothing — a service that only reads its log, or
+   * has no event to write yet — has no WAL worth a thread (ADR 0035). Until then SQLite checkpoints inline (its
+   * default, every 1,000 WAL pages): what such a store writes is its named positions and leases (`saveCheckpoint`),
+   * the same few pages over and over, which that copies in a moment. Other connections' appends are checkpointed by
+   * their own stores' workers.
+   */
+  private checkpoints: WalCheckpointerOptions | undefined;
+  /**
    * Known heads, by category ('' for the whole log): no event of it has a position above the value. Learnt from a
    * read that reached the end, raised by this connection's own commits, and forgotten with the tail cache when
    * another connection commits (`PRAGMA data_version`). A read after its head needs no query: a read model
@@ -213,15 +222,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.exec(SCHEMA);
       this.migrate();
-      if (checkpoints !== undefined) {
-        this.checkpointer = new WalCheckpointer(
-          file,
-          checkpoints,
-          () => this.finishCheckpoint(),
-          (reason) => this.checkpointInline(reason),
-        );
-        this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
-      }
+      this.checkpoints = checkpoints;
     } catch (error) {
       this.db.close();
       throw error;
@@ -363,6 +364,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
+    this.startCheckpointer();
     const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
     this.appendedThrough(streamId, events, result);
     this.commits.transactions++;
@@ -389,6 +391,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     const settle: (() => void)[] = [];
+    this.startCheckpointer();
     try {
       this.appendGroup.immediate(group, settle);
     } catch (error) {
@@ -567,6 +570,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.checkpoints = undefined; // a worker is not started to checkpoint the last commits of a closing store
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
     this.tails?.clear();
@@ -575,9 +579,27 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  /** What the checkpoint worker did so far (diagnostics, tests); undefined when SQLite checkpoints inline. */
+  /**
+   * What the checkpoint worker did so far (diagnostics, tests; all zero before the first append started it);
+   * undefined when SQLite checkpoints inline.
+   */
   get walCheckpointStats(): Readonly<WalCheckpointStats> | undefined {
+    if (this.checkpoints !== undefined) return { runs: 0, pagesCopied: 0, busy: 0, maxMs: 0, finishes: 0, finishMaxMs: 0 };
     return this.checkpointer?.stats;
+  }
+
+  /** Starts the checkpoint worker before this store's first append (see `checkpoints`); then does nothing. */
+  private startCheckpointer(): void {
+    const options = this.checkpoints;
+    if (options === undefined) return;
+    this.checkpoints = undefined;
+    this.checkpointer = new WalCheckpointer(
+      this.file,
+      options,
+      () => this.finishCheckpoint(),
+      (reason) => this.checkpointInline(reason),
+    );
+    this.db.pragma(`wal_autocheckpoint = ${this.checkpointer.backstopFrames}`);
   }
 
   /**

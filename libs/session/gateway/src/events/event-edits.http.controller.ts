@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { patchRecord, MetadataPatchDto } from '@tenet/catalog-data-access';
 import { notFound, UnprocessableEntity } from '@tenet/edge';
 import { SessionEventsService, SessionsRepository, type EventView } from '@tenet/session-data-access';
 import { EventCreationDto } from './event.dto.js';
 import { eventFrame, EVENT_STREAM_HEADERS } from './event-stream.js';
 
-import { PatchOf } from '@tenet/platform-runtime';
+import { PatchOf, IsObject, IsOptional, ValidateNested } from '@tenet/platform-runtime/validation';
 
 /** Parlant's EventUpdateParams: only the metadata of an event can change. */
 @PatchOf(EventCreationDto, { differs: ['metadata'] })

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsString, Length, ValidateIf, ValidateNested } from '@tenet/platform-runtime/validation';
 import { IsOmittable, type ValidationDetail } from '@tenet/edge';
 import type { SessionEventInput } from '@tenet/session-data-access';
 

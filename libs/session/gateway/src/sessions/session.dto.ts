@@ -1,5 +1,8 @@
 import { Type } from 'class-transformer';
+import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
+import { ID_PATTERN, IsOmittable } from '@tenet/edge';
 import {
+  PatchOf,
   IsArray,
   IsBoolean,
   IsDateString,
@@ -13,11 +16,8 @@ import {
   Max,
   Min,
   ValidateNested,
-} from 'class-validator';
-import { JSONSchema } from 'class-validator-jsonschema';
-import { LabelsPatchDto, MetadataPatchDto } from '@tenet/catalog-data-access';
-import { ID_PATTERN, IsOmittable } from '@tenet/edge';
-import { PatchOf } from '@tenet/platform-runtime';
+  JSONSchema,
+} from '@tenet/platform-runtime/validation';
 import { SESSION_MODES, type SessionMode, type SessionView } from '@tenet/session-data-access';
 
 /** The session's `config` (docs/data-model.md#sessions), a Tenet extension on Parlant's session. */
