@@ -3,7 +3,8 @@
  * ingestion throughput, of the service's own search path, against brute-force exact search in the same run.
  *
  *   npm run bench:retrieval        (BENCH_SIZES=1000,10000 to run fewer; BENCH_QUERIES=100; BENCH_JSON=<file>;
- *                                   BENCH_EF=<a fixed HNSW expansion at search> instead of the default's growing with the graph)
+ *                                   BENCH_EF=<a fixed HNSW expansion at search> instead of the default's growing with the graph;
+ *                                   BENCH_HNSW='{"quantization":"f32","rerank":0}' overrides other graph parameters)
  *
  * Corpus: synthetic Markdown sources (seeded PRNG, 4,000-word vocabulary with a Zipf-like draw), 100 sections
  * per source, one chunk per section, embedded with the offline vectorizer (512 dimensions) — the embedding
@@ -34,6 +35,7 @@ import { join } from 'node:path';
 import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
 import { Bm25Index } from '../libs/memory/service/src/bm25-partitions.js';
+import type { HnswParameters } from '../libs/memory/service/src/hnsw-partitions.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
@@ -159,10 +161,11 @@ for (const size of SIZES) {
     continue;
   }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
-  const index = new SqliteKnowledgeIndex({
-    dataDir: dir,
-    ...(process.env['BENCH_EF'] ? { hnsw: { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } } : {}),
-  });
+  const hnsw: Partial<HnswParameters> = {
+    ...(process.env['BENCH_HNSW'] ? (JSON.parse(process.env['BENCH_HNSW']) as Partial<HnswParameters>) : {}),
+    ...(process.env['BENCH_EF'] ? { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } : {}),
+  };
+  const index = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
   const service = new KnowledgeService(index, embeddings);
   const chunkTexts: string[][] = [];
   const sources = size / PER_SOURCE;
@@ -229,7 +232,7 @@ for (const size of SIZES) {
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
   await index.close();
   const reopenStarted = performance.now();
-  const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+  const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
   await reopened.lexical({ text: queries[0] ?? 'ka', agentId: AGENT, k: 4 * K });
   const reopenMs = performance.now() - reopenStarted;
   await reopened.close();

@@ -1,4 +1,4 @@
-import { DEFAULT_HNSW, HnswPartition, searchExpansion } from './hnsw-partitions.js';
+import { DEFAULT_HNSW, HnswPartition, searchExpansion, toInt8 } from './hnsw-partitions.js';
 
 /** mulberry32: the same vectors every run. */
 function prng(seed: number): () => number {
@@ -28,6 +28,8 @@ describe('HNSW search expansion (ADR 0034)', () => {
       expansionAdd: 16,
       expansionSearch: 8,
       expansionSearchPerThousand: 1_000,
+      quantization: 'f32',
+      rerank: 0,
     });
     vectors.forEach((v, key) => graph.stage(key, v));
     expect(graph.drain(Infinity)).toBe(0);
@@ -55,5 +57,43 @@ describe('HNSW search expansion (ADR 0034)', () => {
         .map((x) => x.key);
       expect(found.map((f) => f.key)).toEqual(exact);
     }
+  });
+
+  it('an int8 graph holds every exact top 5 among its top `rerank` candidates (what the index re-scores with the stored vectors)', () => {
+    const random = prng(11);
+    const dims = 64;
+    const vectors = Array.from({ length: 1_000 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
+    const graph = new HnswPartition('epoch', 'scope', dims, { ...DEFAULT_HNSW, quantization: 'i8' });
+    vectors.forEach((v, key) => graph.stage(key, v));
+    // One thread: the same graph every run (threaded insertion orders the links differently).
+    expect(graph.drain(Infinity)).toBe(0);
+    expect(graph.size).toBe(vectors.length);
+    const cosine = (a: Float32Array, b: Float32Array): number => {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i++) {
+        dot += a[i]! * b[i]!;
+        na += a[i]! * a[i]!;
+        nb += b[i]! * b[i]!;
+      }
+      return dot / Math.sqrt(na * nb);
+    };
+    for (let q = 0; q < 20; q++) {
+      const query = Float32Array.from({ length: dims }, () => random() - 0.5);
+      const candidates = graph.search(query, DEFAULT_HNSW.rerank).map((f) => f.key);
+      const exact = vectors
+        .map((v, key) => ({ key, score: cosine(query, v) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 5)
+        .map((x) => x.key);
+      expect(candidates).toEqual(expect.arrayContaining(exact));
+    }
+  });
+
+  it('quantizes to int8 over the whole range: the largest component is ±127, zero stays zero', () => {
+    const q = toInt8(Float32Array.from([0.25, -0.5, 0.125, 0]));
+    expect(Array.from(q)).toEqual([64, -127, 32, 0]);
+    expect(Array.from(toInt8(new Float32Array(3)))).toEqual([0, 0, 0]);
   });
 });

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -280,6 +280,28 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     } finally {
       await caughtUp.close();
     }
+  });
+
+  it('does not load a graph file of an earlier format (f32 graphs before int8): rebuilds from the rows and deletes it on close', async () => {
+    const dir = tempDir();
+    const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await first.replaceSource(sourceOf('s1', []), chunksOf('s1', 0));
+    first.drainGraphs();
+    await first.close();
+    const [saved] = readdirSync(join(dir, HNSW_FOLDER));
+    expect(saved).toMatch(/^[0-9a-f]{32}\.2-\d+-\d+\.usearch$/);
+    // The same graph under a format-1 name: the key and watermark match, only the format is old.
+    const older = saved!.replace(/\.2-/, '.1-');
+    renameSync(join(dir, HNSW_FOLDER, saved!), join(dir, HNSW_FOLDER, older));
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+    try {
+      expect(reopened.stagedVectors).toBe(100);
+      reopened.drainGraphs();
+      expect((await reopened.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s1:42');
+    } finally {
+      await reopened.close();
+    }
+    expect(readdirSync(join(dir, HNSW_FOLDER))).toEqual([saved]);
   });
 
   it("never returns a deleted or replaced source's chunks: not from this process's graph, another process's, nor a saved one", async () => {

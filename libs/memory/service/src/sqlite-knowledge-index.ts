@@ -137,6 +137,24 @@ const toSource = (row: SourceRow): KnowledgeSource => ({
 
 // Vectors as float32 blobs: what vec0 takes, a quarter of the JSON size, exact enough for cosine ranking.
 const toBlob = (vector: readonly number[]): Buffer => Buffer.from(Float32Array.from(vector).buffer);
+/** Cosine similarity of a query (with its norm) and a stored vector blob (f32, the record), in one pass. */
+function cosine(query: Float32Array, queryNorm: number, blob: Buffer): number {
+  const length = Math.min(query.length, Math.floor(blob.byteLength / 4));
+  // A view when the blob is 4-byte aligned (it is from better-sqlite3), a copy otherwise.
+  const stored =
+    blob.byteOffset % 4 === 0
+      ? new Float32Array(blob.buffer, blob.byteOffset, length)
+      : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + length * 4));
+  let dot = 0;
+  let sum = 0;
+  for (let i = 0; i < stored.length; i++) {
+    const x = stored[i] ?? 0;
+    dot += (query[i] ?? 0) * x;
+    sum += x * x;
+  }
+  return dot / ((queryNorm || 1) * (Math.sqrt(sum) || 1));
+}
+
 const fromBlob = (blob: Buffer): number[] => Array.from(new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4));
 const isZero = (vector: readonly number[]): boolean => vector.every((x) => x === 0);
 
@@ -517,20 +535,24 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         (query.agentId === undefined || p.agent === query.agentId || p.agent === EVERY_AGENT),
     );
     const vector = Float32Array.from(query.vector);
-    const distances = new Map<number, number>();
-    for (const { graph } of searched) for (const { key, distance } of graph.search(vector, query.k)) distances.set(key, distance);
-    if (distances.size === 0) return [];
-    const rowids = [...distances.keys()];
+    // Each graph's top max(k, rerank) candidates (ranked on its quantized vectors), re-scored below with the stored
+    // f32 vectors: the score of a hit is its exact cosine whatever the graph's quantization.
+    const candidates = new Set<number>();
+    const width = Math.max(query.k, this.hnsw.rerank);
+    for (const { graph } of searched) for (const { key } of graph.search(vector, width)) candidates.add(key);
+    if (candidates.size === 0) return [];
+    const rowids = [...candidates];
     const rows = this.db
       .prepare(
         `SELECT r.vec_rowid, c.* FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid IN (${rowids.map(() => '?').join(',')})`,
       )
       .all(...rowids) as (ChunkRow & { vec_rowid: number })[];
+    const queryNorm = Math.hypot(...vector);
     // A chunk tagged to several agents has a row per tag: keep it once.
     const best = new Map<string, { row: ChunkRow; score: number }>();
     for (const row of rows) {
-      const score = 1 - (distances.get(row.vec_rowid) ?? 2);
-      if ((best.get(row.chunk_id)?.score ?? -Infinity) < score) best.set(row.chunk_id, { row, score });
+      if (best.has(row.chunk_id)) continue;
+      best.set(row.chunk_id, { row, score: cosine(vector, queryNorm, row.vector) });
     }
     return this.hits([...best.values()], query.k, query);
   }
