@@ -122,6 +122,10 @@ interface ChunkRow {
   vector: Buffer;
 }
 
+/** What a hit shows of a chunk row (its vector is read only where it is scored). */
+type HitRow = Omit<ChunkRow, 'vector'>;
+const CHUNK_COLUMNS = 'c.id, c.chunk_id, c.source_id, c.ordinal, c.heading, c.text';
+
 const toSource = (row: SourceRow): KnowledgeSource => ({
   sourceId: row.source_id,
   title: row.title,
@@ -210,6 +214,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private headsQuery: Database.Statement<[], { name: string; seq: number }> | undefined;
   /** Parsed lexical partition keys: [workspace, ...agent tags]. */
   private readonly textScopes = new Map<string, string[]>();
+  private readonly statements = new Map<string, Database.Statement>();
   private epoch = '';
   private draining: NodeJS.Timeout | undefined;
   private lastWrite = 0;
@@ -541,20 +546,27 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const width = Math.max(query.k, this.hnsw.rerank);
     for (const { graph } of searched) for (const { key } of graph.search(vector, width)) candidates.add(key);
     if (candidates.size === 0) return [];
-    const rowids = [...candidates];
-    const rows = this.db
-      .prepare(
-        `SELECT r.vec_rowid, c.* FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid IN (${rowids.map(() => '?').join(',')})`,
-      )
-      .all(...rowids) as (ChunkRow & { vec_rowid: number })[];
-    const queryNorm = Math.hypot(...vector);
+    // The candidates' ids and f32 vectors only (one statement, prepared once): the chunk rows' other columns are read
+    // for the top k alone.
+    const rows = this.statement(
+      'SELECT r.vec_rowid, c.id, c.chunk_id, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify([...candidates])) as { vec_rowid: number; id: number; chunk_id: string; vector: Buffer }[];
+    let squares = 0;
+    for (const x of vector) squares += x * x;
+    const queryNorm = Math.sqrt(squares);
     // A chunk tagged to several agents has a row per tag: keep it once.
-    const best = new Map<string, { row: ChunkRow; score: number }>();
+    const best = new Map<string, { id: number; chunkId: string; score: number }>();
     for (const row of rows) {
       if (best.has(row.chunk_id)) continue;
-      best.set(row.chunk_id, { row, score: cosine(vector, queryNorm, row.vector) });
+      best.set(row.chunk_id, { id: row.id, chunkId: row.chunk_id, score: cosine(vector, queryNorm, row.vector) });
     }
-    return this.hits([...best.values()], query.k, query);
+    const top = [...best.values()].sort((a, b) => b.score - a.score || a.chunkId.localeCompare(b.chunkId)).slice(0, query.k);
+    const scores = new Map(top.map((t) => [t.id, t.score]));
+    return this.hits(
+      this.chunkRows(top.map((t) => t.id)).map((row) => ({ row, score: scores.get(row.id) ?? 0 })),
+      query.k,
+      query,
+    );
   }
 
   async lexical(query: LexicalQuery): Promise<ChunkHit[]> {
@@ -576,11 +588,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const found = this.text.search(query.text, query.k, searched);
     if (found.length === 0) return [];
     const scores = new Map(found.map((f) => [f.doc, f.score]));
-    const rows = this.db
-      .prepare(
-        `SELECT t.text_rowid, c.* FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid IN (${found.map(() => '?').join(',')})`,
-      )
-      .all(...scores.keys()) as (ChunkRow & { text_rowid: number })[];
+    const rows = this.statement(
+      `SELECT t.text_rowid, ${CHUNK_COLUMNS} FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify([...scores.keys()])) as (HitRow & { text_rowid: number })[];
     return this.hits(
       rows.map((row) => ({ row, score: scores.get(row.text_rowid) ?? 0 })),
       query.k,
@@ -588,8 +598,26 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     );
   }
 
-  private hits(found: { row: ChunkRow; score: number }[], k: number, scope: { agentId?: string; workspaceId?: string }): ChunkHit[] {
-    const read = this.db.prepare('SELECT * FROM knowledge_sources WHERE source_id = ?');
+  /** The chunk rows of these ids, without their vectors (what a hit shows). */
+  private chunkRows(ids: readonly number[]): HitRow[] {
+    if (ids.length === 0) return [];
+    return this.statement(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks c WHERE c.id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
+    ) as HitRow[];
+  }
+
+  /** A statement prepared once per SQL text and kept (searches run the same few). */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private hits(found: { row: HitRow; score: number }[], k: number, scope: { agentId?: string; workspaceId?: string }): ChunkHit[] {
+    const read = this.statement('SELECT * FROM knowledge_sources WHERE source_id = ?');
     const sources = new Map<string, KnowledgeSource | undefined>();
     const sourceOf = (id: string): KnowledgeSource | undefined => {
       if (!sources.has(id)) {
