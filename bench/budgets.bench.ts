@@ -24,6 +24,7 @@ import type { LlmProvider, LlmRequest, LlmResponse } from '@tenet/llm';
 import { BudgetGate } from '@tenet/matching-service';
 import { defaultPriceTable } from '@tenet/metering-domain';
 import { redisOptionsFromUrl } from '@tenet/scheduling';
+import { deleteRedisKeys } from '@tenet/testing';
 import { median, quantile } from './turn-support.js';
 
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -103,21 +104,27 @@ const prefix = `tenet-bench-${randomUUID()}`;
 
 const local = await gateRun(new InProcessBudgetStore());
 rows.push(`| floor: zero-latency generate | ${fmt(local.floor)} |`, `| budget gate, in-process store (embedded) | ${fmt(local.gate)} |`);
-const redisStore = new RedisBudgetStore({ connection: redisOptionsFromUrl(redisUrl), prefix });
 try {
-  const remote = await gateRun(redisStore);
-  rows.push(
-    `| floor (Redis run) | ${fmt(remote.floor)} |`,
-    `| budget gate, Redis store (distributed): reserve + settle | ${fmt(remote.gate)} |`,
-  );
+  const redisStore = new RedisBudgetStore({ connection: redisOptionsFromUrl(redisUrl), prefix });
+  try {
+    const remote = await gateRun(redisStore);
+    rows.push(
+      `| floor (Redis run) | ${fmt(remote.floor)} |`,
+      `| budget gate, Redis store (distributed): reserve + settle | ${fmt(remote.gate)} |`,
+    );
+  } finally {
+    await redisStore.close();
+  }
+  rows.push(`| rate limit take, in-process | ${fmt(await limiterRun(new InProcessRateLimiter()))} |`);
+  const redisLimiter = new RedisRateLimiter({ connection: redisOptionsFromUrl(redisUrl), prefix });
+  try {
+    rows.push(`| rate limit take, Redis | ${fmt(await limiterRun(redisLimiter))} |`);
+  } finally {
+    await redisLimiter.close();
+  }
 } finally {
-  await redisStore.close();
-}
-rows.push(`| rate limit take, in-process | ${fmt(await limiterRun(new InProcessRateLimiter()))} |`);
-const redisLimiter = new RedisRateLimiter({ connection: redisOptionsFromUrl(redisUrl), prefix });
-try {
-  rows.push(`| rate limit take, Redis | ${fmt(await limiterRun(redisLimiter))} |`);
-} finally {
-  await redisLimiter.close();
+  // The store's settled markers and the limiter's windows expire on their own (a day at most), but the bench leaves
+  // nothing on the shared Redis.
+  await deleteRedisKeys(redisUrl, prefix);
 }
 console.log(`| ${ROUNDS} × ${CALLS} calls | p50 | p99 |\n| --- | --- | --- |\n${rows.join('\n')}`);
