@@ -31,6 +31,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import { OfflineVectorizer } from '@tenet/llm';
+import { ms, percentile, queriesFrom, sentence } from './retrieval-corpus.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '10000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
@@ -43,29 +44,6 @@ const K = 5;
 const EPSILON = 1e-6;
 const BATCH = 8192;
 
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(13);
-const SYLLABLES = ['ka', 'ro', 'mi', 'tel', 'san', 'vo', 'ler', 'din', 'pa', 'zu', 'qui', 'bor', 'nel', 'fa', 'gri', 'hul'];
-const VOCABULARY = Array.from({ length: 4_000 }, (_, i) => {
-  let word = '';
-  for (let n = i + 7; word.length < 6 || n > 0; n = Math.floor(n / SYLLABLES.length)) word += SYLLABLES[n % SYLLABLES.length];
-  return word;
-});
-const word = (): string => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 2.2)] ?? 'ka';
-const sentence = (n: number): string => Array.from({ length: n }, word).join(' ');
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(0));
 const load = (): string =>
   loadavg()
     .map((x) => x.toFixed(1))
@@ -133,12 +111,7 @@ for (const size of SIZES) {
       count++;
     });
   }
-  for (let n = 0; n < Math.min(QUERIES, size); n++) {
-    const source = sourceTexts[Math.floor(random() * sourceTexts.length)]!;
-    const words = source[Math.floor(random() * source.length)]!.split(' ');
-    const at = Math.floor(random() * (words.length - 6));
-    queryTexts.push(words.slice(at, at + 6).join(' '));
-  }
+  queryTexts.push(...queriesFrom(sourceTexts, Math.min(QUERIES, size)));
   sourceTexts.length = 0;
   const queries = queryTexts.map((text) => Float32Array.from(vectorizer.vectorize(text)));
   // Exact: the top 6 by a bounded insertion (5 ids, the 5th's distance, and whether the 6th ties it).

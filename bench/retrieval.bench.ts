@@ -36,6 +36,7 @@ import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
 import { Bm25Index } from '../libs/memory/service/src/bm25-partitions.js';
 import type { HnswParameters } from '../libs/memory/service/src/hnsw-partitions.js';
+import { ms, percentile, queriesFrom, sentence } from './retrieval-corpus.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env['BENCH_QUERIES'] ?? 100);
@@ -44,32 +45,6 @@ const AGENT = 'agent-0';
 const PER_SOURCE = 100;
 const K = 5;
 const LEXICAL_ONLY = process.env['BENCH_LEXICAL_ONLY'] === '1';
-
-/** mulberry32: a fixed sequence for every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(13);
-const SYLLABLES = ['ka', 'ro', 'mi', 'tel', 'san', 'vo', 'ler', 'din', 'pa', 'zu', 'qui', 'bor', 'nel', 'fa', 'gri', 'hul'];
-const VOCABULARY = Array.from({ length: 4_000 }, (_, i) => {
-  let word = '';
-  for (let n = i + 7; word.length < 6 || n > 0; n = Math.floor(n / SYLLABLES.length)) word += SYLLABLES[n % SYLLABLES.length];
-  return word;
-});
-const word = (): string => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 2.2)] ?? 'ka';
-const sentence = (n: number): string => Array.from({ length: n }, word).join(' ');
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(0));
 
 function norm(v: ArrayLike<number>): number {
   let s = 0;
@@ -109,16 +84,6 @@ interface Row {
   nearest: { p50: number; p99: number; recall: number };
   lexical: { p50: number; p99: number };
   exact: { p50: number; p99: number };
-}
-
-/** Queries: 6 consecutive words of a random chunk. */
-function queriesFrom(chunkTexts: readonly string[][], n: number): string[] {
-  return Array.from({ length: n }, () => {
-    const source = chunkTexts[Math.floor(random() * chunkTexts.length)]!;
-    const words = source[Math.floor(random() * source.length)]!.split(' ');
-    const at = Math.floor(random() * (words.length - 6));
-    return words.slice(at, at + 6).join(' ');
-  });
 }
 
 /** The BM25 index alone (BENCH_LEXICAL_ONLY): the same sources, tags and queries as the full run, straight into memory. */
