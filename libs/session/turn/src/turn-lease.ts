@@ -126,7 +126,7 @@ export class TurnLeases {
               },
             );
             return {
-              release: (outcome, after = []) => this.releaseHeld(sessionId, triggerOffset, outcome, after),
+              release: (outcome, after = []) => this.release(sessionId, triggerOffset, outcome, this.owner, undefined, after),
               assertHeld: () => this.assertHeld(sessionId, triggerOffset),
             };
           } catch (error) {
@@ -149,25 +149,24 @@ export class TurnLeases {
       throw new TurnLeaseLostError(`the turn lease of session ${sessionId} was taken over by ${held?.owner ?? 'nobody'}`);
   }
 
-  /** This owner's release of its claim, with the records written after it (see `HeldLease.release`). */
-  private async releaseHeld(sessionId: string, triggerOffset: number, outcome: string, after: readonly StreamAppend[]): Promise<void> {
-    await appendTogether(this.store, [
-      {
-        streamId: leaseStream(sessionId),
-        events: [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner: this.owner, outcome } }],
-      },
-      ...after,
-    ]);
-    await this.bus.notify(releasedSubject(sessionId), { trigger_offset: triggerOffset });
-  }
-
-  /** Releases the lease; `expectedVersion` makes it conditional (a sweeper releasing a dead owner's claim). */
-  async release(sessionId: string, triggerOffset: number, outcome: string, owner = this.owner, expectedVersion?: number): Promise<void> {
-    await this.store.append(
-      leaseStream(sessionId),
-      [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner, outcome } }],
-      expectedVersion === undefined ? {} : { expectedVersion },
-    );
+  /**
+   * Releases the lease; `expectedVersion` makes it conditional (a sweeper releasing a dead owner's claim). `after` is
+   * written with the release (see `HeldLease.release`).
+   */
+  async release(
+    sessionId: string,
+    triggerOffset: number,
+    outcome: string,
+    owner = this.owner,
+    expectedVersion?: number,
+    after: readonly StreamAppend[] = [],
+  ): Promise<void> {
+    const released: StreamAppend = {
+      streamId: leaseStream(sessionId),
+      events: [{ type: TURN_RELEASED, data: { trigger_offset: triggerOffset, owner, outcome } }],
+      ...(expectedVersion === undefined ? {} : { expectedVersion }),
+    };
+    await appendTogether(this.store, [released, ...after]);
     await this.bus.notify(releasedSubject(sessionId), { trigger_offset: triggerOffset });
   }
 

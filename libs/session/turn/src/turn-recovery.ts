@@ -55,11 +55,6 @@ export class TurnRecovery {
     return { streamId: TURNS_OPEN_STREAM, events: [{ type: TURN_OPENED, data: turn }] };
   }
 
-  async closed(sessionId: string, triggerOffset: number, outcome: string): Promise<void> {
-    const { streamId, events } = this.closedRecord(sessionId, triggerOffset, outcome);
-    await this.store.append(streamId, events);
-  }
-
   /** The `TurnClosed` record as a batch, for a caller that writes it together with the lease's release. */
   closedRecord(sessionId: string, triggerOffset: number, outcome: string): StreamAppend {
     return {
