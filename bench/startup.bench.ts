@@ -10,7 +10,8 @@
  * The floor, measured first in the same run: bench/startup-floor.mjs, a NestJS app with one HTTP controller and a
  * NATS connection; each row gives its idle RSS as a multiple of it. TENET_BENCH_APPS and TENET_BENCH_VARIANTS
  * (source,compiled, and `cache`: the build with Node's compile cache, cold and warm) narrow the rows;
- * TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row (before/after in one run).
+ * TENET_BENCH_BASELINE_DIST=<another build's dist/> adds it as a `baseline` row (before/after in one run). Each
+ * variant runs with the V8 heap flags of its start script (see `startFlags`), as it is run in production.
  *
  * Second section (bench/startup-log-size.ts): first `GET /agents` and first turn after a restart on an event log
  * of TENET_BENCH_LOG_SIZES (default 0,10000,100000) events. TENET_BENCH_SECTIONS=processes,log-size (default
@@ -62,12 +63,29 @@ const apps = allApps.filter(({ name }) => only === undefined || only.includes(na
 type Variant = 'source' | 'compiled' | 'baseline' | 'plain' | 'compiled+cache cold' | 'compiled+cache warm';
 /** TENET_BENCH_BASELINE_DIST: another build's dist/ (e.g. main's) measured in the same run as the `baseline` variant. */
 const baselineDist = process.env['TENET_BENCH_BASELINE_DIST'];
+/**
+ * The node flags a build runs with: those of its repository's `start:prod` (`node <flags> dist/apps/tenet/main.js`; the
+ * image sets the same through NODE_OPTIONS), so each build is measured as it is started. The baseline's come from the
+ * package.json next to its dist/ (none if there is none); `npm start`'s for the source variant.
+ */
+const startFlags = (manifest: string, script: string): string[] => {
+  if (!existsSync(manifest)) return [];
+  const command = (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: Record<string, string> }).scripts?.[script] ?? '';
+  return command.split(/\s+/).filter((word) => /^--max-(semi|old)-space-size=/.test(word));
+};
+const flags = {
+  compiled: startFlags(join(root, 'package.json'), 'start:prod'),
+  source: startFlags(join(root, 'package.json'), 'start'),
+  baseline: baselineDist === undefined ? [] : startFlags(join(resolve(baselineDist), '..', 'package.json'), 'start:prod'),
+};
 const args = (app: string, variant: Variant): string[] =>
   variant === 'plain'
     ? [join(root, 'bench', app)]
-    : variant !== 'source'
-      ? [join(variant === 'baseline' ? resolve(baselineDist!) : join(root, 'dist'), 'apps', app, 'main.js')]
-      : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
+    : variant === 'source'
+      ? [...flags.source, '--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`]
+      : variant === 'baseline'
+        ? [...flags.baseline, join(resolve(baselineDist!), 'apps', app, 'main.js')]
+        : [...flags.compiled, join(root, 'dist', 'apps', app, 'main.js')];
 
 const cpuSeconds = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -155,6 +173,12 @@ if (sections.includes('processes')) {
     );
     return rss;
   };
+  const shown = (list: string[]): string => (list.length === 0 ? 'none' : list.join(' '));
+  console.log(
+    `node flags (from the start scripts): source ${shown(flags.source)}, compiled ${shown(flags.compiled)}` +
+      (baselineDist === undefined ? '' : `, baseline ${shown(flags.baseline)}`) +
+      '; the floor none',
+  );
   console.log(`| process | variant | start-up (ms) | CPU to ready (s) | idle RSS (MB) | × floor RSS |\n|---|---|---|---|---|---|`);
   try {
     const floorRss = await row('floor (NestJS + HTTP controller + NATS connection)', 'startup-floor.mjs', {}, 'plain');

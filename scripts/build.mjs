@@ -73,12 +73,16 @@ function copyAsset(file) {
   copyFileSync(join(root, file), target);
 }
 
-/** dist/package.json: the root manifest with start scripts for the compiled tree; the lock file unchanged. */
+/**
+ * dist/package.json: the root manifest with start scripts for the compiled tree (the root's `start:prod` and
+ * `start:distributed:prod`, node flags included, run from inside dist/); the lock file unchanged.
+ */
 function writePackage() {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const fromDist = (script) => manifest.scripts[script].replace(' dist/', ' ');
   manifest.scripts = {
-    start: 'node apps/tenet/main.js',
-    'start:distributed': 'node scripts/start-distributed.js',
+    start: fromDist('start:prod'),
+    'start:distributed': fromDist('start:distributed:prod'),
   };
   // The sources' bin runs TypeScript through swc; the compiled tree runs the compiled CLI.
   manifest.bin = { tenet: 'apps/cli/main.js' };

@@ -24,6 +24,11 @@ const compiled = import.meta.filename.endsWith('.js');
 /** The command line that starts `apps/<app>`: compiled JavaScript in dist/, else its TypeScript source. */
 const entry = (app: string): string[] =>
   compiled ? [`apps/${app}/main.js`] : ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`];
+/**
+ * V8 heap flags the launcher was started with (`npm run start:distributed[:prod]` passes `--max-semi-space-size`,
+ * ADR 0035), passed on to every service so each runs as it would alone.
+ */
+const nodeFlags = process.execArgv.filter((flag) => /^--max-(semi|old)-space-size=/.test(flag));
 // The supervisor's own variables (docs/configuration.md); each service validates its own schema when it starts.
 const settings = loadConfigOrExit('start-distributed', process.env);
 const dataDir = resolve(
@@ -96,7 +101,7 @@ function supervise(service: Service): void {
   let restarts = 0;
   const start = (): void => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, service.args, {
+    const child = spawn(process.execPath, [...nodeFlags, ...service.args], {
       cwd: root,
       env: { ...process.env, TENET_MODE: 'distributed', ...service.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,12 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS as RE2JSClass } from 're2js';
+
+// re2js (a 260 kB module) is required with the first pattern compiled (ADR 0035): every host that checks tool
+// arguments or context variables imports this file, and few compile a user pattern while idle. Its CommonJS build,
+// so the load stays synchronous; the package ships both builds of the same code.
+const load = createRequire(import.meta.url);
+let engine: typeof RE2JSClass | undefined;
+const re2js = (): typeof RE2JSClass => (engine ??= (load('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS);
 
 /**
  * A regular expression written by an API user (a context variable's `validation.pattern`, a tool parameter's
@@ -21,6 +29,7 @@ const BACKREFERENCE = /\\[1-9]|\\k</;
 
 /** Compiles `source`, or says why RE2 refuses it (backreferences and lookaround need backtracking). */
 export function compileUserPattern(source: string): CompiledPattern {
+  const RE2JS = re2js(); // outside the try: a missing package is an error of its own, not a refused pattern
   try {
     const compiled = RE2JS.compile(source);
     return { ok: true, pattern: { test: (value) => compiled.matcher(value).find(), toString: () => `/${source}/` } };

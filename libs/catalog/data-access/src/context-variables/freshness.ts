@@ -1,9 +1,17 @@
-import cronParser from 'cron-parser';
+import { createRequire } from 'node:module';
+import type CronParser from 'cron-parser';
+
+// cron-parser with luxon (~520 kB of source) is required with the first freshness rule checked (ADR 0035): every
+// host with the catalog imports this file, and few check a rule while idle. CommonJS, so the checks stay synchronous.
+const load = createRequire(import.meta.url);
+let loaded: typeof CronParser | undefined;
+const cronParser = (): typeof CronParser => (loaded ??= load('cron-parser') as typeof CronParser);
 
 /** Whether a cron expression parses (five fields, as Parlant's `freshness_rules` examples use). */
 export function isValidCron(expression: string): boolean {
+  const parser = cronParser(); // outside the try: a missing package is an error of its own, not an invalid rule
   try {
-    cronParser.parseExpression(expression);
+    parser.parseExpression(expression);
     return true;
   } catch {
     return false;
@@ -19,7 +27,7 @@ export function isValidCron(expression: string): boolean {
 export function isStale(lastModified: string | undefined, freshnessRule: string | undefined, now: Date): boolean {
   if (lastModified === undefined) return true;
   if (freshnessRule === undefined) return false;
-  const lastTick = cronParser.parseExpression(freshnessRule, { currentDate: now, utc: true }).prev().toDate();
+  const lastTick = cronParser().parseExpression(freshnessRule, { currentDate: now, utc: true }).prev().toDate();
   return lastTick.getTime() > Date.parse(lastModified);
 }
 

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+
+/** undici (~110 modules), loaded with the first call to the session gateway (ADR 0035): an idle process makes none. */
+let undiciModule: Promise<typeof Undici> | undefined;
+const loadUndici = (): Promise<typeof Undici> => (undiciModule ??= import('undici'));
 
 /** The session gateway answered with an error: its status and body say why (a 4xx is not worth retrying). */
 export class SessionGatewayError extends Error {
@@ -138,8 +142,9 @@ export class SessionGatewayClient {
     // undici's request, not fetch: the same HTTP/1.1 keep-alive exchange without the WHATWG Request/Response and
     // stream machinery, which cost about as much CPU per call as the gateway's handling of it (bench:channels, docs/benchmarks.md).
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const response = await httpRequest(`${this.baseUrl()}${path}`, {
-      method: method as Dispatcher.HttpMethod,
+    const { request } = await loadUndici();
+    const response = await request(`${this.baseUrl()}${path}`, {
+      method: method as Undici.Dispatcher.HttpMethod,
       headers,
       signal,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
