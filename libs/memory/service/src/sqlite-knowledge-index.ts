@@ -37,15 +37,16 @@ export const HNSW_FOLDER = 'knowledge-hnsw';
 export const BM25_SNAPSHOT_SUFFIX = '.bm25';
 
 /**
- * A background snapshot of the BM25 index is written once the text rows and removals applied since the last one
- * reach this many, or this share of the documents held if more: what a kill -9 leaves to replay from the log on open
- * (at ~4,000 chunks/s, ~1 s at 100k chunks, ~12 s at 1M) against a save every so often that costs a pass over the index
- * (ADR 0034, amendment "BM25 snapshot").
+ * A background snapshot of the BM25 index is written once at least TEXT_SAVE_MIN_CHANGES text rows and removals were
+ * applied since the last one, and either no text changed for TEXT_SAVE_IDLE_MS or the changes reach TEXT_SAVE_SHARE
+ * of the documents held. What a kill -9 leaves to replay on open is then under 5,000 rows once writes pause (~1 s of
+ * tokenizing), and under a quarter of the index during a long bulk ingest, whose saves (a pass over the whole index
+ * each) stay geometric — about 5× the final index written in all — instead of one every 5,000 rows (ADR 0034,
+ * amendment "BM25 snapshot").
  */
 const TEXT_SAVE_MIN_CHANGES = 5_000;
-const TEXT_SAVE_SHARE = 0.05;
-/** A background snapshot waits this long after the change that called for it (a burst of writes makes one save). */
-const TEXT_SAVE_DELAY_MS = 1_000;
+const TEXT_SAVE_SHARE = 0.25;
+const TEXT_SAVE_IDLE_MS = 2_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS knowledge_sources (
@@ -231,6 +232,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private textSaved: Watermark | undefined;
   private textSaving: Promise<void> | undefined;
   private textSaveTimer: NodeJS.Timeout | undefined;
+  /** When text rows or removals were last applied (performance.now()). */
+  private textChangedAt = 0;
   private textSnapshot: { loaded: boolean; loadMs: number; saveMs?: number; bytes?: number } = { loaded: false, loadMs: 0 };
   private readonly logger = new Logger(SqliteKnowledgeIndex.name);
   /** The heads query (`logHead`), prepared once: every search runs it, twice with the lexical leg. */
@@ -420,16 +423,22 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     }
   }
 
-  /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_SHARE). */
+  /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_IDLE_MS, TEXT_SAVE_SHARE). */
   private scheduleTextSave(): void {
     if (!this.textFile || this.textSaveTimer || this.textSaving || !this.db.open) return;
     const saved = this.textSaved ?? { adds: 0, removes: 0 };
     const changed = this.textApplied.adds - saved.adds + (this.textApplied.removes - saved.removes);
-    if (changed < Math.max(TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_SHARE * this.text.size)) return;
-    this.textSaveTimer = setTimeout(() => {
-      this.textSaveTimer = undefined;
-      if (this.db.open) void this.saveText();
-    }, TEXT_SAVE_DELAY_MS);
+    if (changed < TEXT_SAVE_MIN_CHANGES) return;
+    const grown = changed >= TEXT_SAVE_SHARE * this.text.size;
+    this.textSaveTimer = setTimeout(
+      () => {
+        this.textSaveTimer = undefined;
+        if (!this.db.open) return;
+        if (grown || performance.now() - this.textChangedAt >= TEXT_SAVE_IDLE_MS) void this.saveText();
+        else this.scheduleTextSave();
+      },
+      grown ? 0 : Math.max(0, TEXT_SAVE_IDLE_MS - (performance.now() - this.textChangedAt)),
+    );
     // Not a reason to stay alive: what is not saved at exit is in the log.
     this.textSaveTimer.unref();
   }
@@ -517,6 +526,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes) {
       this.db.transaction(() => this.applyText(this.textApplied, text))();
       this.textApplied = text;
+      this.textChangedAt = performance.now();
       this.scheduleTextSave();
     }
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
