@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
@@ -208,6 +208,18 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       for (const index of others) await index.close();
       await killed.close();
     }
+  });
+
+  it('keeps working when the snapshot cannot be read or written: a warning, the rows, and a close that resolves', async () => {
+    const dir = tempDir();
+    mkdirSync(join(snapshotOf(dir), 'in-the-way'), { recursive: true });
+    const warn = warnings();
+    const index = new SqliteKnowledgeIndex({ dataDir: dir });
+    await fill(index);
+    expect((await index.lexical({ text: 'w0ord', k: 5 })).length).toBe(5);
+    await expect(index.close()).resolves.toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('not written'));
+    expect(index.lexicalSnapshot.bytes).toBeUndefined();
   });
 
   it('ignores a snapshot ahead of the log (the database put back to an older copy), and one holding other documents than the rows', async () => {

@@ -47,6 +47,7 @@ export const BM25_SNAPSHOT_SUFFIX = '.bm25';
 const TEXT_SAVE_MIN_CHANGES = 5_000;
 const TEXT_SAVE_SHARE = 0.25;
 const TEXT_SAVE_IDLE_MS = 2_000;
+const TEXT_SAVE_RETRY_MS = 60_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS knowledge_sources (
@@ -234,6 +235,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private textSaveTimer: NodeJS.Timeout | undefined;
   /** When text rows or removals were last applied (performance.now()). */
   private textChangedAt = 0;
+  /** When a background save last failed (performance.now()): the next waits TEXT_SAVE_RETRY_MS, not the next change. */
+  private textSaveFailedAt = -Infinity;
   private textSnapshot: { loaded: boolean; loadMs: number; saveMs?: number; bytes?: number } = { loaded: false, loadMs: 0 };
   private readonly logger = new Logger(SqliteKnowledgeIndex.name);
   /** The heads query (`logHead`), prepared once: every search runs it, twice with the lexical leg. */
@@ -418,7 +421,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       this.logger.warn(`BM25 snapshot ${this.textFile} not loaded (${reason}): rebuilding from the text rows`);
       this.text = new Bm25Index();
       // Gone, so it cannot match later: a database put back to an older copy reaches its watermark again with other rows.
-      rmSync(this.textFile, { force: true });
+      try {
+        rmSync(this.textFile, { force: true });
+      } catch {
+        // Not removable (a directory, permissions): the checks above turn it down again next time.
+      }
       return none;
     }
   }
@@ -426,6 +433,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_IDLE_MS, TEXT_SAVE_SHARE). */
   private scheduleTextSave(): void {
     if (!this.textFile || this.textSaveTimer || this.textSaving || !this.db.open) return;
+    if (performance.now() - this.textSaveFailedAt < TEXT_SAVE_RETRY_MS) return;
     const saved = this.textSaved ?? { adds: 0, removes: 0 };
     const changed = this.textApplied.adds - saved.adds + (this.textApplied.removes - saved.removes);
     if (changed < TEXT_SAVE_MIN_CHANGES) return;
@@ -461,10 +469,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       })
       .catch((error: unknown) => {
         const code = (error as NodeJS.ErrnoException).code;
+        this.textSaveFailedAt = performance.now();
         this.logger.warn(`BM25 snapshot ${file} not written (${code ?? (error as Error).message}): the next open replays more of the log`);
       })
       .finally(() => {
         this.textSaving = undefined;
+        // What changed while this one was written may call for the next.
+        this.scheduleTextSave();
       });
     this.textSaving = saving;
     await saving;
@@ -789,6 +800,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (this.db.open && this.textFile) {
       this.catchUp();
       await this.saveText();
+      if (this.textSaveTimer) clearTimeout(this.textSaveTimer);
+      this.textSaveTimer = undefined;
     }
     if (this.db.open) {
       if (this.hnswDir) {
