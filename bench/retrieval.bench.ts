@@ -21,21 +21,29 @@
  *     vectors and text); the graphs insert the vectors in the background, and "until all in graphs" adds the time
  *     to finish that (`drainGraphs`) before the queries run;
  *   - RSS: the bench process after the queries (corpus texts, the floor's vectors, the index's graphs and postings);
- *   - reopen: opening the index again after close (graphs loaded from their files, the BM25 index rebuilt from the
- *     text rows) until its first lexical answer;
+ *   - close: closing the index after the queries (the BM25 snapshot written — its size and write time are printed
+ *     too — and changed graphs saved);
+ *   - reopen: opening the index again after that close (graphs and the BM25 snapshot loaded from their files) until
+ *     its first lexical answer; "reopen, no snapshot": the same with the BM25 snapshot deleted first (the index
+ *     rebuilt from the text rows, as every open did before the snapshot, and as one does after losing it);
  *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5).
  *
  * BENCH_LEXICAL_ONLY=1 measures the lexical side's in-memory BM25 index alone on the same corpus and queries (no
  * embedding, SQLite or graphs — what makes 1M chunks affordable on a shared machine): build time from the texts
- * (what a start-up rebuild costs beyond reading the rows), heap growth, and search p50/p99 for agent-0 at k = 20.
+ * (what a start-up rebuild costs beyond reading the rows), heap growth, and search p50/p99 for agent-0 at k = 20; then
+ * the BM25 snapshot of it: the capture (the part of a save on the event loop before the chunked write), the whole
+ * save, its size, and loading it back (read, check, restore) with the heap and RSS growth of the loaded index alone
+ * (the built one dropped first).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OfflineVectorizer } from '@tenet/llm';
 import { KnowledgeService, SqliteKnowledgeIndex } from '@tenet/memory-service';
 import { Bm25Index } from '../libs/memory/service/src/bm25-partitions.js';
+import { readBm25Snapshot, writeBm25Snapshot } from '../libs/memory/service/src/bm25-snapshot.js';
 import type { HnswParameters } from '../libs/memory/service/src/hnsw-partitions.js';
+import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE } from '../libs/memory/service/src/sqlite-knowledge-index.js';
 import { ms, percentile, queriesFrom, sentence } from './retrieval-corpus.js';
 
 const SIZES = (process.env['BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
@@ -79,7 +87,12 @@ interface Row {
   /** Chunks per second from the first ingest until every vector is in its HNSW graph. */
   graphPerSec: number;
   rssMb: number;
+  closeMs: number;
+  /** The BM25 snapshot close wrote: its size and write time. */
+  snapshot: { mb: number; saveMs: number };
   reopenMs: number;
+  /** Reopen with the BM25 snapshot deleted first: the rebuild from the text rows. */
+  reopenRebuildMs: number;
   search: { p50: number; p99: number };
   nearest: { p50: number; p99: number; recall: number };
   lexical: { p50: number; p99: number };
@@ -87,7 +100,7 @@ interface Row {
 }
 
 /** The BM25 index alone (BENCH_LEXICAL_ONLY): the same sources, tags and queries as the full run, straight into memory. */
-function lexicalOnly(size: number): void {
+async function lexicalOnly(size: number): Promise<void> {
   const chunkTexts: string[][] = [];
   const index = new Bm25Index();
   global.gc?.();
@@ -115,6 +128,34 @@ function lexicalOnly(size: number): void {
   console.log(
     `| ${size.toLocaleString('en')} | ${ms(percentile(times, 50))} / ${ms(percentile(times, 99))} | ${Math.round(buildMs / 1000)} s (${Math.round(size / (buildMs / 1000))} chunks/s) | ${Math.round(heapMb)} MB (corpus texts included) | ${index.postings.toLocaleString('en')} |`,
   );
+
+  // The snapshot of this index: save (the capture alone is what holds the event loop), size, load, memory.
+  const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-bm25-'));
+  const file = join(dir, 'index.bm25');
+  const saveStarted = performance.now();
+  const state = index.capture();
+  const captureMs = performance.now() - saveStarted;
+  const bytes = await writeBm25Snapshot(file, state, { epoch: 'bench', watermark: { adds: size, removes: 0 } });
+  const saveMs = performance.now() - saveStarted;
+  const checked = queriesFrom(chunkTexts, 5);
+  const expected = checked.map((query) => index.search(query, 4 * K, (scope) => readable.has(scope)));
+  global.gc?.();
+  const memoryBefore = process.memoryUsage();
+  const loadStarted = performance.now();
+  const loaded = Bm25Index.restore(readBm25Snapshot(readFileSync(file)).state);
+  const loadMs = performance.now() - loadStarted;
+  // The file buffer is garbage now; its memory goes back once the GC has swept it (a turn of the event loop later).
+  global.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  global.gc?.();
+  const memoryAfter = process.memoryUsage();
+  const same = checked.every(
+    (query, i) => JSON.stringify(loaded.search(query, 4 * K, (scope) => readable.has(scope))) === JSON.stringify(expected[i]),
+  );
+  rmSync(dir, { recursive: true, force: true });
+  console.log(
+    `snapshot | ${size.toLocaleString('en')} | capture ${ms(captureMs)} ms, save ${ms(saveMs)} ms | ${(bytes / 1024 ** 2).toFixed(1)} MB | load ${ms(loadMs)} ms | heap +${Math.round((memoryAfter.heapUsed - memoryBefore.heapUsed) / 1024 ** 2)} MB, array buffers +${Math.round((memoryAfter.arrayBuffers - memoryBefore.arrayBuffers) / 1024 ** 2)} MB, RSS +${Math.round((memoryAfter.rss - memoryBefore.rss) / 1024 ** 2)} MB (the built index still held) | same answers: ${same} |`,
+  );
 }
 
 const embeddings = new OfflineVectorizer();
@@ -122,7 +163,7 @@ const model = `${embeddings.name}/${embeddings.model}/${embeddings.dimensions}`;
 const rows: Row[] = [];
 for (const size of SIZES) {
   if (LEXICAL_ONLY) {
-    lexicalOnly(size);
+    await lexicalOnly(size);
     continue;
   }
   const dir = mkdtempSync(join(tmpdir(), 'tenet-bench-retrieval-'));
@@ -195,12 +236,21 @@ for (const size of SIZES) {
     times.lexical.push(performance.now() - t);
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
+  const closeStarted = performance.now();
   await index.close();
-  const reopenStarted = performance.now();
-  const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
-  await reopened.lexical({ text: queries[0] ?? 'ka', agentId: AGENT, k: 4 * K });
-  const reopenMs = performance.now() - reopenStarted;
-  await reopened.close();
+  const closeMs = performance.now() - closeStarted;
+  const snapshot = { mb: (index.lexicalSnapshot.bytes ?? 0) / 1024 ** 2, saveMs: index.lexicalSnapshot.saveMs ?? NaN };
+  const reopen = async (): Promise<number> => {
+    const reopenStarted = performance.now();
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
+    await reopened.lexical({ text: queries[0] ?? 'ka', agentId: AGENT, k: 4 * K });
+    const reopenMs = performance.now() - reopenStarted;
+    await reopened.close();
+    return reopenMs;
+  };
+  const reopenMs = await reopen();
+  rmSync(join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`), { force: true });
+  const reopenRebuildMs = await reopen();
   rmSync(dir, { recursive: true, force: true });
   const p = (values: number[]): { p50: number; p99: number } => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
   rows.push({
@@ -208,7 +258,10 @@ for (const size of SIZES) {
     ingestPerSec,
     graphPerSec,
     rssMb,
+    closeMs,
+    snapshot,
     reopenMs,
+    reopenRebuildMs,
     search: p(times.search),
     nearest: { ...p(times.nearest), recall: recall / queries.length },
     lexical: p(times.lexical),
@@ -222,11 +275,11 @@ for (const size of SIZES) {
 
 if (LEXICAL_ONLY) process.exit(0);
 function rowText(r: Row): string {
-  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} |`;
+  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} | ${Math.round(r.reopenRebuildMs)} | ${Math.round(r.closeMs)} | ${r.snapshot.mb.toFixed(1)} MB, ${Math.round(r.snapshot.saveMs)} ms |`;
 }
 const out = [
-  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen (ms) |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen (ms) | reopen, no BM25 snapshot (ms) | close (ms) | BM25 snapshot: size, write |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(rowText),
 ];
 console.log(out.join('\n'));

@@ -58,6 +58,34 @@ class Bm25Partition {
   constructor(readonly scope: string) {}
 }
 
+/**
+ * The whole of a `Bm25Index` as arrays (what `bm25-snapshot.ts` writes and reads). Postings lists are in partition
+ * order, each partition's `lists` of them in a row; their postings, and the documents' term ids, one after another.
+ * `capture` hands postings and term ids as the index's own arrays (a list's postings are the first `lists.size` of
+ * its arrays) — safe to read later while the index changes: a list's postings up to its size are never written
+ * again (a push writes past them or grows into a new array, a compaction makes a new list), nor a document's term ids.
+ */
+export interface Bm25State<Parts> {
+  /** Term by id. */
+  terms: readonly string[];
+  partitions: readonly { scope: string; docs: number; totalLength: number; dead: number; postingCount: number; lists: number }[];
+  lists: { term: Int32Array; size: Uint32Array; live: Uint32Array; maxTf: Uint16Array; minLength: Uint16Array };
+  postings: {
+    docs: Parts extends 'parts' ? Int32Array[] : Int32Array;
+    tfs: Parts extends 'parts' ? Uint16Array[] : Uint16Array;
+    lengths: Parts extends 'parts' ? Uint16Array[] : Uint16Array;
+  };
+  docs: {
+    id: Int32Array;
+    /** Index in `partitions`. */
+    partition: Uint32Array;
+    length: Uint32Array;
+    termCount: Uint32Array;
+    terms: Parts extends 'parts' ? Int32Array[] : Int32Array;
+  };
+  removed: { id: Int32Array; partition: Uint32Array };
+}
+
 /** Documents this many times the live postings or more in dead postings trigger a partition's compaction. */
 const COMPACT_AT = 0.25;
 
@@ -244,6 +272,153 @@ export class Bm25Index {
     // A removed document's postings were all in this partition: it is gone from every list now.
     for (const [doc, of] of this.removed) if (of === partition) this.removed.delete(doc);
     if (partition.docs === 0) this.partitions.delete(partition.scope);
+  }
+
+  /** The index as arrays, postings and term ids by reference (see `Bm25State`): costs a pass over the documents. */
+  capture(): Bm25State<'parts'> {
+    const partitions = [...this.partitions.values()];
+    const partitionIndex = new Map(partitions.map((p, i) => [p, i]));
+    const listCount = partitions.reduce((n, p) => n + p.postings.size, 0);
+    const lists = {
+      term: new Int32Array(listCount),
+      size: new Uint32Array(listCount),
+      live: new Uint32Array(listCount),
+      maxTf: new Uint16Array(listCount),
+      minLength: new Uint16Array(listCount),
+    };
+    const postings = { docs: [] as Int32Array[], tfs: [] as Uint16Array[], lengths: [] as Uint16Array[] };
+    let at = 0;
+    for (const partition of partitions)
+      for (const [term, list] of partition.postings) {
+        lists.term[at] = term;
+        lists.size[at] = list.size;
+        lists.live[at] = list.live;
+        lists.maxTf[at] = list.maxTf;
+        lists.minLength[at] = list.minLength;
+        postings.docs.push(list.docs);
+        postings.tfs.push(list.tfs);
+        postings.lengths.push(list.lengths);
+        at++;
+      }
+    const docs = {
+      id: new Int32Array(this.docs.size),
+      partition: new Uint32Array(this.docs.size),
+      length: new Uint32Array(this.docs.size),
+      termCount: new Uint32Array(this.docs.size),
+      terms: [] as Int32Array[],
+    };
+    at = 0;
+    for (const [id, doc] of this.docs) {
+      docs.id[at] = id;
+      docs.partition[at] = partitionIndex.get(doc.partition) ?? 0;
+      docs.length[at] = doc.length;
+      docs.termCount[at] = doc.terms.length;
+      docs.terms.push(doc.terms);
+      at++;
+    }
+    const removed = { id: new Int32Array(this.removed.size), partition: new Uint32Array(this.removed.size) };
+    at = 0;
+    for (const [id, partition] of this.removed) {
+      removed.id[at] = id;
+      removed.partition[at] = partitionIndex.get(partition) ?? 0;
+      at++;
+    }
+    return {
+      terms: [...this.vocabulary.keys()],
+      partitions: partitions.map((p) => ({
+        scope: p.scope,
+        docs: p.docs,
+        totalLength: p.totalLength,
+        dead: p.dead,
+        postingCount: p.postingCount,
+        lists: p.postings.size,
+      })),
+      lists,
+      postings,
+      docs,
+      removed,
+    };
+  }
+
+  /**
+   * The index a `capture` was taken of (the same postings, bounds, removed documents and statistics, so the same
+   * answers). Throws a RangeError when the arrays do not fit together (a damaged snapshot). Postings are copied into
+   * lists of their own (they grow and are compacted); the documents' term ids stay views of `state.docs.terms`.
+   */
+  static restore(state: Bm25State<'whole'>): Bm25Index {
+    const fail = (what: string): never => {
+      throw new RangeError(`inconsistent BM25 state: ${what}`);
+    };
+    const index = new Bm25Index();
+    const terms = state.terms.length;
+    state.terms.forEach((term, id) => index.vocabulary.set(term, id));
+    if (index.vocabulary.size !== terms) fail('repeated term');
+    const partitions = state.partitions.map((p) => {
+      const partition = new Bm25Partition(p.scope);
+      partition.docs = p.docs;
+      partition.totalLength = p.totalLength;
+      partition.dead = p.dead;
+      partition.postingCount = p.postingCount;
+      if (index.partitions.has(p.scope)) fail('repeated partition');
+      index.partitions.set(p.scope, partition);
+      return partition;
+    });
+    const { lists, postings } = state;
+    const listCount = lists.term.length;
+    if (state.partitions.reduce((n, p) => n + p.lists, 0) !== listCount) fail('list count');
+    let list = 0;
+    let offset = 0;
+    for (const [i, p] of state.partitions.entries()) {
+      const partition = partitions[i] ?? fail('partition');
+      let postingCount = 0;
+      for (const end = list + p.lists; list < end; list++) {
+        const term = lists.term[list] ?? -1;
+        const size = lists.size[list] ?? 0;
+        const live = lists.live[list] ?? 0;
+        if (term < 0 || term >= terms || partition.postings.has(term)) fail('list term');
+        if (size === 0 || live > size || offset + size > postings.docs.length) fail('list size');
+        const kept = new Postings();
+        kept.docs = postings.docs.slice(offset, offset + size);
+        kept.tfs = postings.tfs.slice(offset, offset + size);
+        kept.lengths = postings.lengths.slice(offset, offset + size);
+        kept.size = size;
+        kept.live = live;
+        kept.maxTf = lists.maxTf[list] ?? 0;
+        kept.minLength = lists.minLength[list] ?? 0;
+        partition.postings.set(term, kept);
+        offset += size;
+        postingCount += size;
+      }
+      if (postingCount !== p.postingCount || p.dead > postingCount) fail('posting count');
+    }
+    if (offset !== postings.docs.length || postings.tfs.length !== offset || postings.lengths.length !== offset) fail('postings');
+    const { docs } = state;
+    const docsIn = new Array<number>(partitions.length).fill(0);
+    let termAt = 0;
+    for (let i = 0; i < docs.id.length; i++) {
+      const p = docs.partition[i] ?? -1;
+      const partition = partitions[p] ?? fail('document partition');
+      const count = docs.termCount[i] ?? 0;
+      if (termAt + count > docs.terms.length) fail('document terms');
+      for (let t = termAt; t < termAt + count; t++) {
+        const term = docs.terms[t] ?? -1;
+        if (term < 0 || term >= terms) fail('document term');
+      }
+      const ids = docs.terms.subarray(termAt, termAt + count);
+      termAt += count;
+      const id = docs.id[i] ?? 0;
+      if (index.docs.has(id)) fail('repeated document');
+      index.docs.set(id, { partition, terms: ids, length: docs.length[i] ?? 0 });
+      docsIn[p] = (docsIn[p] ?? 0) + 1;
+    }
+    if (termAt !== docs.terms.length) fail('document terms');
+    if (partitions.some((p, i) => p.docs !== docsIn[i])) fail('document count');
+    for (let i = 0; i < state.removed.id.length; i++) {
+      const id = state.removed.id[i] ?? 0;
+      if (index.docs.has(id)) fail('removed document held');
+      index.removed.set(id, partitions[state.removed.partition[i] ?? -1] ?? fail('removed partition'));
+    }
+    return index;
   }
 
   /** Documents held (not removed). */

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { Bm25Index } from './bm25-partitions.js';
+import { Bm25SnapshotError, readBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import {
   queryWords,
@@ -31,6 +33,21 @@ const DRAIN_IDLE_MS = 100;
 
 /** Folder, next to the database file, of the persisted HNSW graphs (one file per partition). */
 export const HNSW_FOLDER = 'knowledge-hnsw';
+/** The BM25 index's snapshot is the database file's name with this suffix (`bm25-snapshot.ts`). */
+export const BM25_SNAPSHOT_SUFFIX = '.bm25';
+
+/**
+ * A background snapshot of the BM25 index is written once at least TEXT_SAVE_MIN_CHANGES text rows and removals were
+ * applied since the last one, and either no text changed for TEXT_SAVE_IDLE_MS or the changes reach TEXT_SAVE_SHARE
+ * of the documents held. What a kill -9 leaves to replay on open is then under 5,000 rows once writes pause (~1 s of
+ * tokenizing), and under a quarter of the index during a long bulk ingest, whose saves (a pass over the whole index
+ * each) stay geometric — about 5× the final index written in all — instead of one every 5,000 rows (ADR 0034,
+ * amendment "BM25 snapshot").
+ */
+const TEXT_SAVE_MIN_CHANGES = 5_000;
+const TEXT_SAVE_SHARE = 0.25;
+const TEXT_SAVE_IDLE_MS = 2_000;
+const TEXT_SAVE_RETRY_MS = 60_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS knowledge_sources (
@@ -192,11 +209,12 @@ const readable = (source: KnowledgeSource, scope: { agentId?: string; workspaceI
  * The embedded knowledge index (ADR 0016, ADR 0034): its own SQLite database next to the event log. Vectors are
  * searched by HNSW graphs (usearch) in memory, one per partition — embedding model, workspace and agent tag — built
  * from the vector rows of this database and saved next to it on close; text by a BM25 inverted index in memory (one
- * per workspace and set of agent tags, MaxScore top k), rebuilt from the text rows on open.
+ * per workspace and set of agent tags, MaxScore top k), saved as a snapshot next to the database (on close, and in the
+ * background once enough changed) and loaded on open.
  * Replacing a source is one transaction over chunks, vector rows and text rows, so a reader sees the old version or
  * the new one, never a mix; the graphs and the BM25 index follow their rows' logs (rows added, rows removed) before
- * every search, also when another process wrote them. A graph file that is missing, unreadable or of other parameters is rebuilt from
- * the rows; an older one is brought up to date from the log. A database of an earlier schema is migrated on open
+ * every search, also when another process wrote them. A graph file or BM25 snapshot that is missing, unreadable or of
+ * other parameters is rebuilt from the rows; an older one is brought up to date from the log. A database of an earlier schema is migrated on open
  * and its search tables rebuilt from the stored chunks.
  */
 export class SqliteKnowledgeIndex implements KnowledgeIndex {
@@ -206,10 +224,21 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private readonly partitions = new Map<string, Partition>();
   /** The vector rows and removals the graphs have applied. */
   private applied: Watermark = { adds: 0, removes: 0 };
-  /** The lexical side: BM25 postings per workspace and agent tags, rebuilt from the text rows on open. */
-  private readonly text = new Bm25Index();
+  /** The lexical side: BM25 postings per workspace and agent tags, loaded from its snapshot or rebuilt from the text rows on open. */
+  private text = new Bm25Index();
   /** The text rows and removals the BM25 index has applied. */
   private textApplied: Watermark = { adds: 0, removes: 0 };
+  /** The BM25 snapshot file (none for an in-memory database), the watermark of the last one loaded or written, and a save under way. */
+  private readonly textFile: string | undefined;
+  private textSaved: Watermark | undefined;
+  private textSaving: Promise<void> | undefined;
+  private textSaveTimer: NodeJS.Timeout | undefined;
+  /** When text rows or removals were last applied (performance.now()). */
+  private textChangedAt = 0;
+  /** When a background save last failed (performance.now()): the next waits TEXT_SAVE_RETRY_MS, not the next change. */
+  private textSaveFailedAt = -Infinity;
+  private textSnapshot: { loaded: boolean; loadMs: number; saveMs?: number; bytes?: number } = { loaded: false, loadMs: 0 };
+  private readonly logger = new Logger(SqliteKnowledgeIndex.name);
   /** The heads query (`logHead`), prepared once: every search runs it, twice with the lexical leg. */
   private headsQuery: Database.Statement<[], { name: string; seq: number }> | undefined;
   /** Parsed lexical partition keys: [workspace, ...agent tags]. */
@@ -223,6 +252,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.hnswDir = file !== ':memory:' ? join(dirname(file), HNSW_FOLDER) : undefined;
+    this.textFile = file !== ':memory:' ? `${file}${BM25_SNAPSHOT_SUFFIX}` : undefined;
     this.hnsw = { ...DEFAULT_HNSW, ...options.hnsw };
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -314,15 +344,16 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * The BM25 index, built from every text row, and every partition's graph, loaded from its file and brought up to
-   * date from the log, or rebuilt from the rows (inside a read transaction).
+   * The BM25 index and every partition's graph, each loaded from its file and brought up to date from the log, or
+   * rebuilt from the rows (inside a read transaction).
    */
   private openGraphs(): void {
     this.db.prepare(`INSERT OR IGNORE INTO knowledge_meta (key, value) VALUES ('graph_epoch', ?)`).run(randomUUID());
     this.epoch = (this.db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'graph_epoch'`).get() as { value: string }).value;
     const { vectors: head, text } = this.logHead();
-    this.applyText({ adds: 0, removes: 0 }, text);
+    this.applyText(this.loadTextSnapshot(text), text);
     this.textApplied = text;
+    this.scheduleTextSave();
     const rowsOf = this.db.prepare(
       'SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
     );
@@ -339,6 +370,120 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     }
     this.applied = head;
     this.scheduleDrain();
+  }
+
+  /**
+   * Loads the BM25 snapshot (inside openGraphs' read transaction) if it is this database's (graph epoch), not ahead of
+   * the log, and holds exactly the documents the rows say it should at its watermark (their count and id sum):
+   * answers the watermark to apply the log from. Anything else — no file, another format, damaged, another
+   * database's, a database put back to an older copy — is logged (no content) and the index is rebuilt from the rows.
+   */
+  private loadTextSnapshot(head: Watermark): Watermark {
+    const started = performance.now();
+    const none = { adds: 0, removes: 0 };
+    if (!this.textFile) return none;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(this.textFile);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.logger.warn(
+          `BM25 snapshot ${this.textFile} unreadable (${(error as NodeJS.ErrnoException).code}): rebuilding from the text rows`,
+        );
+      return none;
+    }
+    try {
+      const { state, meta } = readBm25Snapshot(bytes);
+      if (meta.epoch !== this.epoch) throw new Bm25SnapshotError('written for another database (graph epoch)');
+      const { adds, removes } = meta.watermark;
+      if (adds > head.adds || removes > head.removes)
+        throw new Bm25SnapshotError(`ahead of the log (${adds}/${removes} applied, the log ends at ${head.adds}/${head.removes})`);
+      // The documents held at the watermark are the rows up to it still here, and those of them removed after it.
+      const kept = this.db
+        .prepare<[number], { n: number; sum: number }>(
+          'SELECT count(*) AS n, coalesce(sum(text_rowid), 0) AS sum FROM knowledge_text_rows WHERE text_rowid <= ?',
+        )
+        .get(adds);
+      const removedSince = this.db
+        .prepare<[number, number], { n: number; sum: number }>(
+          'SELECT count(*) AS n, coalesce(sum(text_rowid), 0) AS sum FROM knowledge_text_removed WHERE seq > ? AND text_rowid <= ?',
+        )
+        .get(removes, adds);
+      const held = { n: (kept?.n ?? 0) + (removedSince?.n ?? 0), sum: (kept?.sum ?? 0) + (removedSince?.sum ?? 0) };
+      if (held.n !== meta.docs || held.sum !== meta.docIdSum)
+        throw new Bm25SnapshotError(`holds other documents than the text rows up to its watermark (${meta.docs} vs ${held.n})`);
+      this.text = Bm25Index.restore(state);
+      this.textSaved = meta.watermark;
+      this.textSnapshot = { loaded: true, loadMs: performance.now() - started };
+      return meta.watermark;
+    } catch (error) {
+      const reason = error instanceof Bm25SnapshotError || error instanceof RangeError ? error.message : String((error as Error).name);
+      this.logger.warn(`BM25 snapshot ${this.textFile} not loaded (${reason}): rebuilding from the text rows`);
+      this.text = new Bm25Index();
+      // Gone, so it cannot match later: a database put back to an older copy reaches its watermark again with other rows.
+      try {
+        rmSync(this.textFile, { force: true });
+      } catch {
+        // Not removable (a directory, permissions): the checks above turn it down again next time.
+      }
+      return none;
+    }
+  }
+
+  /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_IDLE_MS, TEXT_SAVE_SHARE). */
+  private scheduleTextSave(): void {
+    if (!this.textFile || this.textSaveTimer || this.textSaving || !this.db.open) return;
+    if (performance.now() - this.textSaveFailedAt < TEXT_SAVE_RETRY_MS) return;
+    const saved = this.textSaved ?? { adds: 0, removes: 0 };
+    const changed = this.textApplied.adds - saved.adds + (this.textApplied.removes - saved.removes);
+    if (changed < TEXT_SAVE_MIN_CHANGES) return;
+    const grown = changed >= TEXT_SAVE_SHARE * this.text.size;
+    this.textSaveTimer = setTimeout(
+      () => {
+        this.textSaveTimer = undefined;
+        if (!this.db.open) return;
+        if (grown || performance.now() - this.textChangedAt >= TEXT_SAVE_IDLE_MS) void this.saveText();
+        else this.scheduleTextSave();
+      },
+      grown ? 0 : Math.max(0, TEXT_SAVE_IDLE_MS - (performance.now() - this.textChangedAt)),
+    );
+    // Not a reason to stay alive: what is not saved at exit is in the log.
+    this.textSaveTimer.unref();
+  }
+
+  /**
+   * Writes the BM25 snapshot if the index moved since the last one loaded or written; one save at a time. The index
+   * is captured at once (a pass over its documents) and written in chunks between turns of the event loop while it
+   * goes on changing. A failure is logged, not thrown: the log is still there to rebuild from.
+   */
+  private async saveText(): Promise<void> {
+    while (this.textSaving) await this.textSaving;
+    const file = this.textFile;
+    const at = this.textApplied;
+    if (!file || (this.textSaved?.adds === at.adds && this.textSaved.removes === at.removes)) return;
+    const started = performance.now();
+    const saving = writeBm25Snapshot(file, this.text.capture(), { epoch: this.epoch, watermark: at })
+      .then((bytes) => {
+        this.textSaved = at;
+        this.textSnapshot = { ...this.textSnapshot, saveMs: performance.now() - started, bytes };
+      })
+      .catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        this.textSaveFailedAt = performance.now();
+        this.logger.warn(`BM25 snapshot ${file} not written (${code ?? (error as Error).message}): the next open replays more of the log`);
+      })
+      .finally(() => {
+        this.textSaving = undefined;
+        // What changed while this one was written may call for the next.
+        this.scheduleTextSave();
+      });
+    this.textSaving = saving;
+    await saving;
+  }
+
+  /** The BM25 snapshot as this index last used it: loaded on open or not (and how long that took), the last save's time and size. */
+  get lexicalSnapshot(): { loaded: boolean; loadMs: number; saveMs?: number; bytes?: number } {
+    return { ...this.textSnapshot };
   }
 
   private stageRows(graph: HnswPartition, rows: readonly { key: number; vector: Buffer }[]): void {
@@ -392,6 +537,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes) {
       this.db.transaction(() => this.applyText(this.textApplied, text))();
       this.textApplied = text;
+      this.textChangedAt = performance.now();
+      this.scheduleTextSave();
     }
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
     this.db.transaction(() => {
@@ -643,8 +790,19 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       });
   }
 
-  /** Saves the graphs changed since they were loaded (the next open loads them instead of rebuilding), then closes the database. */
+  /**
+   * Saves the graphs changed since they were loaded and the BM25 index if it changed since its last snapshot (the next
+   * open loads them instead of rebuilding), then closes the database.
+   */
   async close(): Promise<void> {
+    if (this.textSaveTimer) clearTimeout(this.textSaveTimer);
+    this.textSaveTimer = undefined;
+    if (this.db.open && this.textFile) {
+      this.catchUp();
+      await this.saveText();
+      if (this.textSaveTimer) clearTimeout(this.textSaveTimer);
+      this.textSaveTimer = undefined;
+    }
     if (this.db.open) {
       if (this.hnswDir) {
         this.catchUp();
