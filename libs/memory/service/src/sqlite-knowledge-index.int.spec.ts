@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,6 +207,33 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     const text = await index.lexical({ text: 'common words', k: 1000, ...scope });
     return [...new Set([...near, ...text].map((h) => h.chunk.sourceId))].sort();
   };
+
+  it('prepares its statements once: more ingests, searches, reads and deletes prepare none (native memory per statement that V8 does not see)', async () => {
+    const index = new SqliteKnowledgeIndex({ dataDir: tempDir() });
+    const prepare = jest.spyOn(Database.prototype, 'prepare');
+    try {
+      const round = async (n: number): Promise<void> => {
+        const id = `src-${n}`;
+        await index.replaceSource(sourceOf(id, n % 2 === 0 ? [] : ['a1']), chunksOf(id, n * 100));
+        await index.nearest({ vector: vectorOf(n), embeddingModel: MODEL, k: 5, agentId: 'a1' });
+        await index.lexical({ text: 'common words', k: 5, agentId: 'a1' });
+        await index.sourceChunks(id);
+        await index.getSource(id);
+        await index.listSources();
+        if (n % 3 === 0) await index.deleteSource(id);
+      };
+      for (let n = 0; n < 3; n++) await round(n);
+      const warm = prepare.mock.calls.length;
+      expect(warm).toBeGreaterThan(0);
+      for (let n = 3; n < 30; n++) await round(n);
+      // 27 more rounds of 100 chunks each prepared nothing new: a statement per chunk costs ~5 KB of native memory that V8 does not
+      // see, so thousands pile up between collections and the RSS keeps their high-water mark.
+      expect(prepare.mock.calls.length).toBe(warm);
+    } finally {
+      prepare.mockRestore();
+      await index.close();
+    }
+  });
 
   it("never returns another workspace's or a non-permitted agent's chunk, before and after the graphs are built", async () => {
     const index = new SqliteKnowledgeIndex({ dataDir: tempDir() });

@@ -328,17 +328,16 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Applies the text rows and removals between two watermarks to the BM25 index (inside a read transaction). */
   private applyText(from: Watermark, to: Watermark): void {
     if (to.adds > from.adds) {
-      const rows = this.db
-        .prepare(
-          `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid`,
-        )
-        .iterate(from.adds, to.adds) as IterableIterator<{ doc: number; scope: string; heading: string; text: string }>;
+      const rows = this.statement(
+        `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid`,
+      ).iterate(from.adds, to.adds) as IterableIterator<{ doc: number; scope: string; heading: string; text: string }>;
       for (const row of rows) this.text.add(row.doc, row.scope, `${row.heading}\n${row.text}`);
     }
     if (to.removes > from.removes) {
-      for (const { doc } of this.db
-        .prepare('SELECT text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ?')
-        .all(from.removes, to.removes) as { doc: number }[])
+      for (const { doc } of this.statement('SELECT text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ?').all(
+        from.removes,
+        to.removes,
+      ) as { doc: number }[])
         this.text.remove(doc);
     }
   }
@@ -542,11 +541,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     }
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
     this.db.transaction(() => {
-      const added = this.db
-        .prepare(
-          'SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
-        )
-        .all(this.applied.adds, head.adds) as { key: number; scope: string; vector: Buffer }[];
+      const added = this.statement(
+        'SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
+      ).all(this.applied.adds, head.adds) as { key: number; scope: string; vector: Buffer }[];
       const byScope = new Map<string, { key: number; vector: Buffer }[]>();
       for (const row of added) {
         const rows = byScope.get(row.scope);
@@ -557,9 +554,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         const partition = this.partition(scope);
         if (partition) this.stageRows(partition.graph, rows);
       }
-      for (const { key, scope } of this.db
-        .prepare('SELECT vec_rowid AS key, scope FROM knowledge_vec_removed WHERE seq > ? AND seq <= ?')
-        .all(this.applied.removes, head.removes) as { key: number; scope: string }[]) {
+      for (const { key, scope } of this.statement(
+        'SELECT vec_rowid AS key, scope FROM knowledge_vec_removed WHERE seq > ? AND seq <= ?',
+      ).all(this.applied.removes, head.removes) as { key: number; scope: string }[]) {
         this.partitions.get(scope)?.graph.remove(key);
       }
     })();
@@ -571,7 +568,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private partition(scope: string): Partition | undefined {
     const known = this.partitions.get(scope);
     if (known) return known;
-    const row = this.db.prepare('SELECT * FROM knowledge_vec_partitions WHERE scope = ?').get(scope) as PartitionRow | undefined;
+    const row = this.statement('SELECT * FROM knowledge_vec_partitions WHERE scope = ?').get(scope) as PartitionRow | undefined;
     if (!row) return undefined;
     const partition = { ...row, graph: new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw) };
     this.partitions.set(scope, partition);
@@ -582,13 +579,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private indexChunk(source: KnowledgeSource, id: number, vector: readonly number[]): void {
     const agents = agentsOf(source);
     const workspace = workspaceOf(source);
-    this.db.prepare('INSERT INTO knowledge_text_rows (chunk, scope) VALUES (?, ?)').run(id, textScope(source));
+    this.statement('INSERT INTO knowledge_text_rows (chunk, scope) VALUES (?, ?)').run(id, textScope(source));
     // A zero vector (blank text offline) is similar to nothing: it is not worth a graph node.
     if (vector.length === 0 || isZero(vector)) return;
-    const partition = this.db.prepare(
+    const partition = this.statement(
       'INSERT OR IGNORE INTO knowledge_vec_partitions (scope, embedding_model, dims, workspace_id, agent) VALUES (?, ?, ?, ?, ?)',
     );
-    const row = this.db.prepare('INSERT INTO knowledge_vec_rows (chunk, scope) VALUES (?, ?)');
+    const row = this.statement('INSERT INTO knowledge_vec_rows (chunk, scope) VALUES (?, ?)');
     for (const agent of agents) {
       const scope = vecScope(source.embeddingModel, vector.length, workspace, agent);
       partition.run(scope, source.embeddingModel, vector.length, workspace, agent);
@@ -598,20 +595,20 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /** Removes a source's chunks and their search rows (inside the caller's transaction); the trigger logs the vector rows' removal. */
   private clearChunks(sourceId: string): void {
-    this.db.prepare('DELETE FROM knowledge_vec_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
-    this.db.prepare('DELETE FROM knowledge_text_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
-    this.db.prepare('DELETE FROM knowledge_chunks WHERE source_id = ?').run(sourceId);
+    this.statement('DELETE FROM knowledge_vec_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
+    this.statement('DELETE FROM knowledge_text_rows WHERE chunk IN (SELECT id FROM knowledge_chunks WHERE source_id = ?)').run(sourceId);
+    this.statement('DELETE FROM knowledge_chunks WHERE source_id = ?').run(sourceId);
   }
 
   async replaceSource(source: KnowledgeSource, chunks: readonly IndexedChunk[]): Promise<void> {
-    const upsert = this.db.prepare(
+    const upsert = this.statement(
       `INSERT INTO knowledge_sources (source_id, title, url, format, agent_ids, content_hash, chunk_count, embedding_model, ingested_at, workspace_id)
        VALUES (@source_id, @title, @url, @format, @agent_ids, @content_hash, @chunk_count, @embedding_model, @ingested_at, @workspace_id)
        ON CONFLICT(source_id) DO UPDATE SET title = excluded.title, url = excluded.url, format = excluded.format,
          agent_ids = excluded.agent_ids, content_hash = excluded.content_hash, chunk_count = excluded.chunk_count,
          embedding_model = excluded.embedding_model, ingested_at = excluded.ingested_at, workspace_id = excluded.workspace_id`,
     );
-    const insert = this.db.prepare(
+    const insert = this.statement(
       'INSERT INTO knowledge_chunks (chunk_id, source_id, ordinal, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
@@ -642,18 +639,18 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   async getSource(sourceId: string): Promise<KnowledgeSource | undefined> {
-    const row = this.db.prepare('SELECT * FROM knowledge_sources WHERE source_id = ?').get(sourceId) as SourceRow | undefined;
+    const row = this.statement('SELECT * FROM knowledge_sources WHERE source_id = ?').get(sourceId) as SourceRow | undefined;
     return row ? toSource(row) : undefined;
   }
 
   async listSources(): Promise<KnowledgeSource[]> {
-    return (this.db.prepare('SELECT * FROM knowledge_sources ORDER BY ingested_at, source_id').all() as SourceRow[]).map(toSource);
+    return (this.statement('SELECT * FROM knowledge_sources ORDER BY ingested_at, source_id').all() as SourceRow[]).map(toSource);
   }
 
   async deleteSource(sourceId: string): Promise<boolean> {
     const deleted = this.db.transaction(() => {
       this.clearChunks(sourceId);
-      return this.db.prepare('DELETE FROM knowledge_sources WHERE source_id = ?').run(sourceId).changes > 0;
+      return this.statement('DELETE FROM knowledge_sources WHERE source_id = ?').run(sourceId).changes > 0;
     })();
     this.lastWrite = performance.now();
     this.catchUp();
@@ -661,7 +658,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   async sourceChunks(sourceId: string): Promise<IndexedChunk[]> {
-    return (this.db.prepare('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as ChunkRow[]).map(
+    return (this.statement('SELECT * FROM knowledge_chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as ChunkRow[]).map(
       (row) => ({
         chunkId: row.chunk_id,
         sourceId: row.source_id,
