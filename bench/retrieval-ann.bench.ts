@@ -10,8 +10,9 @@
  * (512 dimensions, L2-normalised).
  * Scalars: f32, f16, i8 (usearch's own cast: normalised, ×127, truncated), i8x (each vector scaled so its largest
  * component is ±127, rounded — what `HnswPartition` stores, with cosine), i8r / i8g (normalised, one gain for all, for
- * inner product: 127, or 127 × √d / 8). The graph holds the chunks agent-0 may read there (untagged sources and agent-0's:
- * 91% of them) in one graph; the service splits them into the untagged graph and agent-0's (1%).
+ * inner product: 127, or 127 × √d / 8). The graph holds the chunks agent-0 may read there (untagged sources and
+ * agent-0's: 91% of them from 10k up, all of them at 1k) in one graph; the service splits them into the untagged graph
+ * and agent-0's (1%).
  *
  * The graphs are built one after another (insertion times compare across loads: see the load column and stderr), then
  * every graph, expansion and re-rank width answers each query in turn, so search times compare within one window.
@@ -74,6 +75,9 @@ function quantizeGain(v: Float32Array, gain: number): Int8Array {
   return Int8Array.from(v, (x) => Math.max(-127, Math.min(127, Math.round(x * scale))));
 }
 
+/** Whether agent-0 may read source `s`: untagged (every tenth source is tagged to one of the agents, in turn) or its own. */
+const readableBy0 = (s: number): boolean => s % 10 !== 9 || Math.floor(s / 10) % AGENTS === 0;
+
 const vectorizer = new OfflineVectorizer();
 const DIMS = vectorizer.dimensions;
 
@@ -86,8 +90,11 @@ function distanceAt(query: Float32Array, matrix: Float32Array, at: number): numb
 }
 
 for (const size of SIZES) {
-  // The vectors agent-0 may read, in one flat matrix (1M × 512 f32 is 2 GB: no per-vector objects).
-  const readable = Math.round(size * 0.91);
+  // The vectors agent-0 may read, in one flat matrix (1M × 512 f32 is 2 GB: no per-vector objects): the untagged
+  // sources and the tagged ones of agent-0, counted as the loop below picks them (91% of the chunks from 10k up; all
+  // 1,000 at 1k, where the one tagged source is agent-0's).
+  const sources = size / PER_SOURCE;
+  const readable = Array.from({ length: sources }, (_, s) => s).filter(readableBy0).length * PER_SOURCE;
   const matrix = new Float32Array(readable * DIMS);
   const matrixI8 = new Int8Array(readable * DIMS);
   const matrixI8r = new Int8Array(readable * DIMS);
@@ -97,11 +104,10 @@ for (const size of SIZES) {
   let count = 0;
   // Queries are drawn after the corpus, from random chunks, as the retrieval bench draws them.
   const sourceTexts: string[][] = [];
-  for (let s = 0; s < size / PER_SOURCE; s++) {
+  for (let s = 0; s < sources; s++) {
     const texts = Array.from({ length: PER_SOURCE }, () => sentence(40));
     sourceTexts.push(texts);
-    const tagged = s % 10 === 9;
-    if (tagged && Math.floor(s / 10) % AGENTS !== 0) continue;
+    if (!readableBy0(s)) continue;
     texts.forEach((text, c) => {
       const v = Float32Array.from(vectorizer.vectorize(`Section ${c}\n${text}`));
       matrix.set(v, count * DIMS);
@@ -144,7 +150,11 @@ for (const size of SIZES) {
   };
   const matrixOf: Record<string, Int8Array> = { i8x: matrixI8, i8r: matrixI8r, i8g: matrixI8g };
   const built: { config: string; scalar: string; index: Index; buildSeconds: number; rssMb: number; fileMb: number }[] = [];
-  for (const config of CONFIGS) {
+  for (const [n, config] of CONFIGS.entries()) {
+    // A configuration listed twice is built twice (threaded insertion builds a different graph each time): "#2" marks the second.
+    const label = CONFIGS.slice(0, n).includes(config)
+      ? `${config} #${CONFIGS.slice(0, n).filter((c) => c === config).length + 1}`
+      : config;
     const [metric = 'cos', scalar = 'f32', connectivity = '32', expansionAdd = '256'] = config.split(':');
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
@@ -173,8 +183,8 @@ for (const size of SIZES) {
     index.save(join(dir, 'g.usearch'));
     const fileMb = statSync(join(dir, 'g.usearch')).size / 1024 ** 2;
     rmSync(dir, { recursive: true, force: true });
-    console.error(`${config}: built in ${buildSeconds.toFixed(0)} s; load ${load()}`);
-    built.push({ config, scalar, index, buildSeconds, rssMb, fileMb });
+    console.error(`${label}: built in ${buildSeconds.toFixed(0)} s; load ${load()}`);
+    built.push({ config: label, scalar, index, buildSeconds, rssMb, fileMb });
   }
   // Every graph, expansion and re-rank width on each query in turn: load swings hit all alike.
   console.error(`queries start; load ${load()}`);

@@ -15,7 +15,9 @@ describe('HNSW search expansion (ADR 0034)', () => {
   it('grows with the graph from the floor: the default keeps 256 at 10k vectors and widens past it', () => {
     expect(searchExpansion(DEFAULT_HNSW, 0)).toBe(256);
     expect(searchExpansion(DEFAULT_HNSW, 9_000)).toBe(256);
-    expect(searchExpansion(DEFAULT_HNSW, 91_000)).toBe(1_092);
+    expect(searchExpansion(DEFAULT_HNSW, 25_600)).toBe(256);
+    expect(searchExpansion(DEFAULT_HNSW, 30_000)).toBe(300);
+    expect(searchExpansion(DEFAULT_HNSW, 90_000)).toBe(900);
     expect(searchExpansion({ ...DEFAULT_HNSW, expansionSearch: 64, expansionSearchPerThousand: 0 }, 1_000_000)).toBe(64);
   });
 
