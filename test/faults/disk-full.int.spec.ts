@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { VARIABLES } from '@tenet/config';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
 import { eventually } from '@tenet/testing';
@@ -174,6 +175,8 @@ const mounted = mountTmpfs(dir);
     host = undefined;
     const took = Date.now() - started;
     rmSync(fill);
-    expect(took).toBeLessThan(15_000);
+    // Within the grace period a SIGTERM gives it before the process exits anyway (TENET_SHUTDOWN_GRACE_MS, default
+    // 25 s): ~3 s on a quiet machine (the in-flight matcher call), 15.7 s once under CI with eleven runnable jobs on two cores.
+    expect(took).toBeLessThan(VARIABLES.TENET_SHUTDOWN_GRACE_MS.fallback);
   }, 120_000);
 });
