@@ -2,20 +2,11 @@
  * The synthetic knowledge corpus of the retrieval benches (bench:retrieval and bench/retrieval-ann.bench.ts): the same
  * seeded words, sentences and queries in both, so a graph setting swept by one is measured on the corpus of the other.
  */
-
-/** mulberry32: a fixed sequence for every run. */
-export function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The module, not @tenet/testing's index: the bench's RSS must not carry the test harness (NATS, Redis, containers).
+import { seededRandom } from '../libs/testing/src/seeded-random.js';
 
 /** The one sequence a bench process draws its corpus and queries from. */
-export const random = prng(13);
+export const random = seededRandom(13);
 const SYLLABLES = ['ka', 'ro', 'mi', 'tel', 'san', 'vo', 'ler', 'din', 'pa', 'zu', 'qui', 'bor', 'nel', 'fa', 'gri', 'hul'];
 const VOCABULARY = Array.from({ length: 4_000 }, (_, i) => {
   let word = '';

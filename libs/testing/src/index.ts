@@ -17,3 +17,4 @@ export {
 export { inParallel } from './concurrency.js';
 export { describeWithContainers } from './containers.js';
 export { freePort, freePortRange } from './ports.js';
+export { seededRandom } from './seeded-random.js';

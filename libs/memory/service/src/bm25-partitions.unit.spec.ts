@@ -1,15 +1,5 @@
 import { BM25, Bm25Index, termsOf } from './bm25-partitions.js';
-
-/** mulberry32: the same corpus every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@tenet/testing';
 
 interface Held {
   doc: number;
@@ -69,7 +59,7 @@ function expectSameTopK(found: { doc: number; score: number }[], truth: { doc: n
 }
 
 describe('Bm25Index: MaxScore top k equals unbounded BM25', () => {
-  const random = prng(7);
+  const random = seededRandom(7);
   // Zipf-like draw over 600 words: a few words are in most documents, as in the retrieval bench's corpus.
   const vocabulary = Array.from({ length: 600 }, (_, i) => `w${i.toString(36)}x`);
   const word = (): string => vocabulary[Math.floor(vocabulary.length * random() ** 2.5)] ?? 'w0x';

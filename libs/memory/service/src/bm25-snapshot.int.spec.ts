@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import { eventually } from '@tenet/testing';
 import type { IndexedChunk, KnowledgeSource } from './knowledge-index.port.js';
 import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+import { seededRandom } from '@tenet/testing';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -16,16 +17,6 @@ const tempDir = (): string => {
 };
 const snapshotOf = (dir: string): string => join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`);
 
-/** A seeded PRNG (mulberry32): the same texts every run, varied enough that no two chunks tie on a score. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const VOCABULARY = Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}ord`);
 const textOf = (next: () => number): string =>
   Array.from({ length: 5 + Math.floor(next() * 30) }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)]).join(' ');
@@ -42,7 +33,7 @@ const source = (sourceId: string, agentIds: string[], workspaceId?: string): Kno
   ...(workspaceId !== undefined ? { workspaceId } : {}),
 });
 const chunks = (sourceId: string, seed: number, count = 40): IndexedChunk[] => {
-  const next = random(seed);
+  const next = seededRandom(seed); // the same texts every run, varied enough that no two chunks tie on a score
   return Array.from({ length: count }, (_, i) => ({
     chunkId: `${sourceId}:${i}`,
     sourceId,

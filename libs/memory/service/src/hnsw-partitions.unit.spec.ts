@@ -1,15 +1,5 @@
 import { DEFAULT_HNSW, HnswPartition, searchExpansion, toInt8 } from './hnsw-partitions.js';
-
-/** mulberry32: the same vectors every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@tenet/testing';
 
 describe('HNSW search expansion (ADR 0034)', () => {
   it('grows with the graph from the floor: the default keeps 256 at 10k vectors and widens past it', () => {
@@ -22,7 +12,7 @@ describe('HNSW search expansion (ADR 0034)', () => {
   });
 
   it('answers k keys, nearest first, and with an expansion as wide as the graph the exact top k', () => {
-    const random = prng(7);
+    const random = seededRandom(7);
     const dims = 16;
     const vectors = Array.from({ length: 400 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
     const graph = new HnswPartition('epoch', 'scope', dims, {
@@ -62,7 +52,7 @@ describe('HNSW search expansion (ADR 0034)', () => {
   });
 
   it('an int8 graph holds every exact top 5 among its top `rerank` candidates (what the index re-scores with the stored vectors)', () => {
-    const random = prng(11);
+    const random = seededRandom(11);
     const dims = 64;
     const vectors = Array.from({ length: 1_000 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
     const graph = new HnswPartition('epoch', 'scope', dims, { ...DEFAULT_HNSW, quantization: 'i8' });

@@ -1,0 +1,13 @@
+/**
+ * A seeded pseudo-random sequence (mulberry32) in [0, 1): the same numbers for the same seed on every run, for
+ * corpora, vectors and texts that tests and benchmarks must reproduce.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
