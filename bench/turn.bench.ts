@@ -32,6 +32,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { Server, ServerResponse, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,8 @@ class TenetClient implements Target {
   firstPostTimes: number[] = [];
   private readonly posted = new Set<string>();
   readonly sessionIds: string[] = [];
+  /** Called at the client's steps of a turn (the timeline): the POST sent and answered, each long-poll answered. */
+  mark?: (label: string) => void;
   private agentId = '';
 
   /** `key`: an API key when the gateway requires keys (the distributed half runs with them, as users do). */
@@ -139,6 +142,7 @@ class TenetClient implements Target {
 
   async turn(sessionId: string): Promise<number> {
     const started = performance.now();
+    this.mark?.('client: POST sent');
     const posted = await http<{ offset: number }>(
       'POST',
       `${this.url}/sessions/${sessionId}/events`,
@@ -146,6 +150,7 @@ class TenetClient implements Target {
       this.key,
     );
     const took = performance.now() - started;
+    this.mark?.('client: POST answered');
     this.postTimes.push(took);
     if (!this.posted.has(sessionId)) {
       this.posted.add(sessionId);
@@ -165,6 +170,7 @@ class TenetClient implements Target {
       );
       this.polls++;
       const statuses = events.map((e) => e.data.status);
+      this.mark?.(`client: long-poll answered [${statuses.join(', ')}]`);
       const ready = events.find((e) => e.data.status === 'ready');
       if (ready) {
         this.serverTimes.push(ready.data.data?.turn_time_ms ?? NaN);
@@ -364,6 +370,78 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
   return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / turns]));
 }
 
+/**
+ * One warm turn of a fresh session, step by step, in ms from the client's POST: the client's steps, the HTTP
+ * server's requests and responses, every store append and read and every bus call (the host's own instances
+ * wrapped, `http.Server` and `ServerResponse` patched for the one turn, all restored after). In the all-in-one
+ * the client shares the thread: a gap between the server's response and the client's receipt is work that ran
+ * in between (see EventLoopSlices). The last of `turns` turns is printed.
+ */
+async function turnTimeline(store: EventStore, bus: MessageBus, client: TenetClient, turns = 5): Promise<string[]> {
+  const steps: [number, string][] = [];
+  const step = (label: string) => void steps.push([performance.now(), label]);
+  const inner = (store as unknown as { store?: EventStore }).store ?? store;
+  const restore: (() => void)[] = [];
+  const patch = <T extends object>(target: T, name: string, describe: (args: unknown[]) => string) => {
+    const original = (target as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
+    const own = Object.hasOwn(target, name);
+    (target as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+      step(describe(args));
+      return original.apply(this, args);
+    };
+    restore.push(() => {
+      if (own) (target as Record<string, unknown>)[name] = original;
+      else delete (target as Record<string, unknown>)[name];
+    });
+  };
+  const category = (streamId: unknown) => streamCategory(String(streamId)) ?? String(streamId);
+  const types = (events: unknown) =>
+    (events as { type: string; data?: { data?: { status?: string } } }[])
+      .map((e) => (e.data?.data?.status ? `${e.type}:${e.data.data.status}` : e.type))
+      .join('+');
+  patch(inner, 'append', ([streamId, events]) => `store: append ${category(streamId)} ${types(events)}`);
+  if (inner.appendMany !== undefined)
+    patch(inner, 'appendMany', ([appends]) => {
+      const list = appends as { streamId: string; events: unknown }[];
+      return `store: appendMany ${list.map((a) => `${category(a.streamId)} ${types(a.events)}`).join(', ')}`;
+    });
+  patch(inner, 'readStream', ([streamId]) => `store: readStream ${category(streamId)}`);
+  patch(
+    inner,
+    'readAll',
+    ([options]) => `store: readAll ${JSON.stringify((options as { category?: unknown } | undefined)?.category ?? 'all')}`,
+  );
+  for (const name of ['request', 'publish', 'notify']) patch(bus, name, ([subject]) => `bus: ${name} ${String(subject)}`);
+  const serverResponses = ServerResponse.prototype as unknown as object;
+  patch(serverResponses, 'end', () => 'server: response written');
+  const emit = Server.prototype.emit;
+  Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+    if (event === 'request') {
+      const request = args[0] as IncomingMessage;
+      step(
+        `server: ${request.method ?? ''} ${(request.url ?? '').split('?')[0]?.replace(/\/sessions\/[^/]+/, '/sessions/:id') ?? ''} received`,
+      );
+    }
+    return (emit as (this: Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
+  } as typeof emit;
+  restore.push(() => (Server.prototype.emit = emit));
+  client.mark = step;
+  try {
+    const session = await client.newSession();
+    for (let i = 0; i < turns; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the previous turn's bookkeeping settles
+      steps.length = 0;
+      await client.turn(session);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    client.mark = undefined;
+    for (const undo of restore.reverse()) undo();
+  }
+  const start = steps.find(([, label]) => label === 'client: POST sent')?.[0] ?? steps[0]?.[0] ?? 0;
+  return steps.map(([at, label]) => `${(at - start).toFixed(2).padStart(8)} ms  ${label}`);
+}
+
 /** Latency of a session's turns by position: does a turn get slower as its session grows? */
 async function sessionGrowth(client: TenetClient, turns: number, bucket: number): Promise<{ from: number; to: number; p50: number }[]> {
   const session = await client.newSession();
@@ -405,6 +483,8 @@ interface EmbeddedResult {
   rows: Row[];
   /** Calls per turn right after the timed rounds, and on a fresh host. */
   calls: { loaded: Record<string, number>; fresh: Record<string, number> };
+  /** One warm turn, step by step (turnTimeline). */
+  timeline: string[];
   growth: { from: number; to: number; p50: number }[];
 }
 
@@ -435,9 +515,10 @@ async function embedded(): Promise<EmbeddedResult> {
       await tenet.createAgent();
       await round(tenet, 1, 2); // warm-up
       const calls = await countCalls(fresh.app.get<EventStore>(EVENT_STORE), fresh.app.get<MessageBus>(MESSAGE_BUS), tenet, 20);
+      const timeline = await turnTimeline(fresh.app.get<EventStore>(EVENT_STORE), fresh.app.get<MessageBus>(MESSAGE_BUS), tenet);
       const growth = await sessionGrowth(tenet, LONG_SESSION, 20);
       log(`  one session, p50 by turn number: ${growth.map((b) => `${b.from}-${b.to}: ${b.p50.toFixed(2)} ms`).join(', ')}`);
-      return { rows, calls: { loaded, fresh: calls }, growth };
+      return { rows, calls: { loaded, fresh: calls }, growth, timeline };
     } finally {
       await fresh.app.close();
     }
@@ -824,6 +905,7 @@ process.stdout.write(
 if (local) {
   process.stdout.write(`All-in-one, per turn, fresh host: ${perTurn(local.calls.fresh)}\n`);
   process.stdout.write(`All-in-one, per turn, right after the timed rounds: ${perTurn(local.calls.loaded)}\n`);
+  process.stdout.write(`All-in-one, one warm turn step by step (fresh host, client in the same thread):\n${local.timeline.join('\n')}\n`);
   process.stdout.write(
     `All-in-one, one session, p50 by turn number: ${local.growth.map((b) => `turns ${b.from}-${b.to}: ${ms(b.p50)} ms`).join(', ')}\n`,
   );
