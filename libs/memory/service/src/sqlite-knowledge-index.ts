@@ -322,6 +322,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.transaction(() => this.migrate())();
     this.lexicalWaitMs = options.lexicalWaitMs ?? LEXICAL_WAIT_MS;
     this.db.transaction(() => this.openGraphs())();
+    if (this.logHead().text.adds === 0) {
+      // No text row was ever written: nothing to load or rebuild (a new knowledge base).
+      this.textOpened = Promise.resolve();
+      return;
+    }
     this.textOpening = { phase: 'reading the BM25 snapshot', target: 0 };
     this.textOpened = this.openText().catch((error: unknown) => {
       if (error instanceof OpenStopped) return;
