@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '@tenet/testing';
+import { eventually, seededRandom } from '@tenet/testing';
 import { KnowledgeIndexNotReadyError, type IndexedChunk, type KnowledgeSource } from './knowledge-index.port.js';
 import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 
@@ -109,12 +109,17 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
       expect(performance.now() - started).toBeLessThan(500);
       const opening = index.readiness();
       expect(opening).toEqual({ ready: false, reason: expect.stringContaining('lexical side opening') });
-      // The event loop turns while it opens: timers fire between its slices.
+      // The event loop turns while it opens: timers fire between its slices. Graph insertion waits for it (the
+      // graphs were not saved: closed with vectors still staged), staged vectors being searched exactly meanwhile.
+      const staged = index.stagedVectors;
+      expect(staged).toBeGreaterThan(0);
       let ticks = 0;
       const ticking = setInterval(() => ticks++, 1);
       await index.whenLexicalReady();
       clearInterval(ticking);
       expect(ticks).toBeGreaterThan(3);
+      expect(index.stagedVectors).toBe(staged);
+      await eventually(() => expect(index.stagedVectors).toBeLessThan(staged), { timeoutMs: 10_000 });
       expect(index.readiness()).toEqual({ ready: true });
       expectSameAnswers(await answers(index), expected);
     } finally {

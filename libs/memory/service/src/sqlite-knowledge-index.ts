@@ -634,7 +634,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /**
    * Inserts staged vectors into the graphs in slices of DRAIN_SLICE_MS, one per turn of the event loop, once no write
-   * came for DRAIN_IDLE_MS: insertion yields to ingestion (staged vectors are searched exactly meanwhile). The timer
+   * came for DRAIN_IDLE_MS and the lexical side is open: insertion yields to ingestion and to the lexical side's open
+   * (staged vectors are searched exactly meanwhile). The timer
    * does not keep the process alive: what is left staged at exit is in the log for the next open.
    */
   private scheduleDrain(): void {
@@ -644,7 +645,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       () => {
         this.draining = undefined;
         if (!this.db.open) return;
-        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS) {
+        // The lexical side's open goes first: readiness waits for it, while staged vectors are searched exactly.
+        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !this.textOpening) {
           const started = performance.now();
           for (const { graph } of this.partitions.values()) {
             if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
