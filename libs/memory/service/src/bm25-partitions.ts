@@ -86,7 +86,7 @@ export interface Bm25State<Parts> {
   removed: { id: Int32Array; partition: Uint32Array };
 }
 
-/** Documents, and postings lists, restored between two steps of `Bm25Index.restoring` (a millisecond or two of work). */
+/** Documents, and postings lists, restored (or captured) between two steps of `Bm25Index.restoring` (`capturing`): a millisecond or two of work. */
 const RESTORE_STEP = 1_024;
 const RESTORE_LISTS = 64;
 
@@ -280,6 +280,18 @@ export class Bm25Index {
 
   /** The index as arrays, postings and term ids by reference (see `Bm25State`): costs a pass over the documents. */
   capture(): Bm25State<'parts'> {
+    const capturing = this.capturing();
+    for (;;) {
+      const step = capturing.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `capture` in steps (a yield every RESTORE_STEP documents or lists): the caller must not change the index between
+   * the first step and the last — it runs the rest at once before a change (`SqliteKnowledgeIndex`'s background save).
+   */
+  *capturing(): Generator<void, Bm25State<'parts'>> {
     const partitions = [...this.partitions.values()];
     const partitionIndex = new Map(partitions.map((p, i) => [p, i]));
     const listCount = partitions.reduce((n, p) => n + p.postings.size, 0);
@@ -303,6 +315,7 @@ export class Bm25Index {
         postings.tfs.push(list.tfs);
         postings.lengths.push(list.lengths);
         at++;
+        if (at % RESTORE_STEP === 0) yield;
       }
     const docs = {
       id: new Int32Array(this.docs.size),
@@ -319,6 +332,7 @@ export class Bm25Index {
       docs.termCount[at] = doc.terms.length;
       docs.terms.push(doc.terms);
       at++;
+      if (at % RESTORE_STEP === 0) yield;
     }
     const removed = { id: new Int32Array(this.removed.size), partition: new Uint32Array(this.removed.size) };
     at = 0;

@@ -23,6 +23,8 @@ const PREFIX = 32;
 /** Bytes checksummed, and terms decoded, between two steps of a read (`parseBm25Snapshot`): a few ms each. */
 const CRC_STEP = 4 * 1024 * 1024;
 const STEP_TERMS = 8_192;
+/** Longest stretch of a save's or a load's work between two turns of the event loop (the knowledge index's slice). */
+const SLICE_MS = 10;
 /** Bytes copied per write: the event loop gets a turn between writes of a background save. */
 const WRITE_CHUNK = 4 * 1024 * 1024;
 
@@ -94,10 +96,17 @@ function sections(state: Bm25State<'parts'>, termBytes: Uint8Array, termLengths:
   ];
 }
 
-/** The file's header for a captured index, and its sections. */
-function headerOf(state: Bm25State<'parts'>, at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>): { header: Buffer; parts: Section[] } {
+/** The file's header for a captured index, and its sections, in steps (a pass over the terms, the documents, the lists). */
+function* headerOf(
+  state: Bm25State<'parts'>,
+  at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>,
+): Generator<void, { header: Buffer; parts: Section[] }> {
   const encoder = new TextEncoder();
-  const encoded = state.terms.map((term) => encoder.encode(term));
+  const encoded: Uint8Array[] = [];
+  for (const term of state.terms) {
+    encoded.push(encoder.encode(term));
+    if (encoded.length % STEP_TERMS === 0) yield;
+  }
   const termLengths = Uint32Array.from(encoded, (e) => e.length);
   const termBytes = new Uint8Array(termLengths.reduce((n, l) => n + l, 0));
   let offset = 0;
@@ -105,9 +114,12 @@ function headerOf(state: Bm25State<'parts'>, at: Pick<Bm25SnapshotMeta, 'epoch' 
     termBytes.set(e, offset);
     offset += e.length;
   }
+  yield;
   let docIdSum = 0;
   for (const id of state.docs.id) docIdSum += id;
+  yield;
   const parts = sections(state, termBytes, termLengths);
+  yield;
   const count = (section: Section): number => section.reduce((n, p) => n + p.count, 0);
   const header: Header = {
     epoch: at.epoch,
@@ -182,7 +194,19 @@ export async function writeBm25Snapshot(
   state: Bm25State<'parts'>,
   at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>,
 ): Promise<number> {
-  const { header, parts } = headerOf(state, at);
+  // The event loop gets a turn every SLICE_MS of work here too, not only at each write.
+  let began = performance.now();
+  const breathe = async (): Promise<void> => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    began = performance.now();
+  };
+  const heading = headerOf(state, at);
+  let headed = heading.next();
+  while (!headed.done) {
+    if (performance.now() - began >= SLICE_MS) await breathe();
+    headed = heading.next();
+  }
+  const { header, parts } = headed.value;
   const sectionBytes = (section: Section): number => section.reduce((n, p) => n + p.count * p.array.BYTES_PER_ELEMENT, 0);
   const total = PREFIX + pad8(header.length) + parts.reduce((n, section) => n + pad8(sectionBytes(section)), 0);
   const tmp = `${file}.tmp-${process.pid}-${++tmpCounter}`;
@@ -198,6 +222,7 @@ export async function writeBm25Snapshot(
         const view = new Uint8Array(array.buffer, array.byteOffset, bytes);
         if (bytes > 0 && !out.copy(view)) await out.put(view);
         written += bytes;
+        if (performance.now() - began >= SLICE_MS) await breathe();
       }
       await out.padTo8(written);
     }

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { Bm25Index } from './bm25-partitions.js';
+import { Bm25Index, type Bm25State } from './bm25-partitions.js';
 import { Bm25SnapshotError, parseBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import {
@@ -302,6 +302,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private readonly textOpened: Promise<void>;
   private textOpenFailed: string | undefined;
   private closing = false;
+  /** Finishes a save's capture under way at once (before the index changes). */
+  private textCapturing: (() => void) | undefined;
   private readonly lexicalWaitMs: number;
 
   /**
@@ -593,8 +595,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /**
    * Writes the BM25 snapshot if the index moved since the last one loaded or written; one save at a time. The index
-   * is captured at once (a pass over its documents) and written in chunks between turns of the event loop while it
-   * goes on changing. A failure is logged, not thrown: the log is still there to rebuild from.
+   * is captured (a pass over its documents, in slices, finished at once if the index is about to change) and written
+   * in chunks between turns of the event loop while it goes on changing. A failure is logged, not thrown: the log is
+   * still there to rebuild from.
    */
   private async saveText(): Promise<void> {
     while (this.textSaving) await this.textSaving;
@@ -603,7 +606,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     // Never a snapshot of a half-opened index: it would be loaded next time as whole.
     if (!file || this.textOpening || (this.textSaved?.adds === at.adds && this.textSaved.removes === at.removes)) return;
     const started = performance.now();
-    const saving = writeBm25Snapshot(file, this.text.capture(), { epoch: this.epoch, watermark: at })
+    const saving = this.captureText()
+      .then((state) => writeBm25Snapshot(file, state, { epoch: this.epoch, watermark: at }))
       .then((bytes) => {
         this.textSaved = at;
         this.textSnapshot = { ...this.textSnapshot, saveMs: performance.now() - started, bytes };
@@ -620,6 +624,37 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       });
     this.textSaving = saving;
     await saving;
+  }
+
+  /**
+   * The BM25 index captured for a save, a slice at a time; a change to the index meanwhile (`catchUp`) first
+   * finishes the capture at once, so what is captured is the index at the save's watermark.
+   */
+  private async captureText(): Promise<Bm25State<'parts'>> {
+    const steps = this.text.capturing();
+    let captured: Bm25State<'parts'> | undefined;
+    const finish = (): void => {
+      for (let step = steps.next(); ; step = steps.next())
+        if (step.done) {
+          captured = step.value;
+          return;
+        }
+    };
+    this.textCapturing = finish;
+    try {
+      let began = performance.now();
+      while (!captured) {
+        const step = steps.next();
+        if (step.done) captured = step.value;
+        else if (performance.now() - began >= DRAIN_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          began = performance.now();
+        }
+      }
+      return captured;
+    } finally {
+      this.textCapturing = undefined;
+    }
   }
 
   /** The BM25 snapshot as this index last used it: loaded on open or not (and how long that took), the last save's time and size. */
@@ -679,6 +714,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const { vectors: head, text } = this.logHead();
     // While the lexical side opens, its background pass applies the text rows (openText).
     if (!this.textOpening && (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes)) {
+      this.textCapturing?.();
       this.db.transaction(() => this.applyText(this.textApplied, text))();
       this.textApplied = text;
       this.textChangedAt = performance.now();
