@@ -37,8 +37,8 @@ const DRAIN_IDLE_MS = 100;
  * The lexical side opens in the background in slices of DRAIN_SLICE_MS too (ADR 0034, amendment "Lexical side opened
  * in the background"): text rows read per query while it catches up (a few ms of tokenizing), removals per query.
  */
-const WARM_PAGE_ROWS = 32;
-const WARM_REMOVED_PAGE = 512;
+const OPEN_PAGE_ROWS = 32;
+const OPEN_REMOVED_PAGE = 512;
 /** A lexical search waits at most this long for the lexical side to open: the turn's recall budget (TENET_RECALL_BUDGET_MS default). */
 const LEXICAL_WAIT_MS = 5_000;
 
@@ -476,23 +476,23 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    */
   private async applyTextInSlices(to: Watermark, slices: Slices): Promise<void> {
     const page = this.statement(
-      `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid LIMIT ${WARM_PAGE_ROWS}`,
+      `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid LIMIT ${OPEN_PAGE_ROWS}`,
     );
     while (this.textApplied.adds < to.adds) {
       const rows = page.all(this.textApplied.adds, to.adds) as { doc: number; scope: string; heading: string; text: string }[];
       for (const row of rows) this.text.add(row.doc, row.scope, `${row.heading}\n${row.text}`);
       const last = rows.at(-1);
-      this.textApplied = { ...this.textApplied, adds: rows.length < WARM_PAGE_ROWS || !last ? to.adds : last.doc };
+      this.textApplied = { ...this.textApplied, adds: rows.length < OPEN_PAGE_ROWS || !last ? to.adds : last.doc };
       if (slices.due) await slices.next();
     }
     const removed = this.statement(
-      `SELECT seq, text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ${WARM_REMOVED_PAGE}`,
+      `SELECT seq, text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ${OPEN_REMOVED_PAGE}`,
     );
     while (this.textApplied.removes < to.removes) {
       const rows = removed.all(this.textApplied.removes, to.removes) as { seq: number; doc: number }[];
       for (const { doc } of rows) this.text.remove(doc);
       const last = rows.at(-1);
-      this.textApplied = { ...this.textApplied, removes: rows.length < WARM_REMOVED_PAGE || !last ? to.removes : last.seq };
+      this.textApplied = { ...this.textApplied, removes: rows.length < OPEN_REMOVED_PAGE || !last ? to.removes : last.seq };
       if (slices.due) await slices.next();
     }
   }
@@ -680,8 +680,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       () => {
         this.draining = undefined;
         if (!this.db.open) return;
-        // The lexical side's open goes first: readiness waits for it, while staged vectors are searched exactly.
-        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !this.textOpening) {
+        // The lexical side's open goes first (unless it failed): readiness waits for it, while staged vectors are searched exactly.
+        const lexicalFirst = this.textOpening !== undefined && this.textOpenFailed === undefined;
+        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !lexicalFirst) {
           const started = performance.now();
           for (const { graph } of this.partitions.values()) {
             if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
