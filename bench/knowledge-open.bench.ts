@@ -118,9 +118,7 @@ for (const size of SIZES) {
   // A first open writes the snapshot if the build did not leave one; then measured with it, then without it.
   await open(dir);
   const row = (what: string, r: Opened): void =>
-    console.log(
-      `| ${f(size)} | ${what} | ${f(r.constructorMs)} | ${f(r.longestBlockMs)} | ${f(r.mostCpuInGapMs)} | ${f(r.readyMs)} |`,
-    );
+    console.log(`| ${f(size)} | ${what} | ${f(r.constructorMs)} | ${f(r.longestBlockMs)} | ${f(r.mostCpuInGapMs)} | ${f(r.readyMs)} |`);
   row('BM25 snapshot', await open(dir));
   rmSync(join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`), { force: true });
   row('no snapshot (rebuild)', await open(dir));

@@ -83,7 +83,8 @@ describe('a restart whose knowledge index has no BM25 snapshot (all-in-one, embe
       const after = await timed(`${url}/knowledge/search?q=${WORDS.slice(5, 8).join('%20')}&max_results=5`);
       expect(after.status).toBe(200);
       expect((after.body as { chunks: unknown[] }).chunks).toHaveLength(5);
-      if (during.status === 200) expect((during.body as { chunks: unknown[] }).chunks).toEqual((after.body as { chunks: unknown[] }).chunks);
+      if (during.status === 200)
+        expect((during.body as { chunks: unknown[] }).chunks).toEqual((after.body as { chunks: unknown[] }).chunks);
       else {
         expect(during).toMatchObject({
           status: 503,

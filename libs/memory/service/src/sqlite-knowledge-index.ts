@@ -568,7 +568,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const opening = this.textOpening;
     if (!opening) return { ready: true };
     if (this.textOpenFailed) return { ready: false, reason: `lexical side failed to open: ${this.textOpenFailed}` };
-    const progress = opening.target > 0 ? ` (text row ${this.textApplied.adds.toLocaleString('en')} of ${opening.target.toLocaleString('en')})` : '';
+    const progress =
+      opening.target > 0 ? ` (text row ${this.textApplied.adds.toLocaleString('en')} of ${opening.target.toLocaleString('en')})` : '';
     return { ready: false, reason: `lexical side opening: ${opening.phase}${progress}` };
   }
 
