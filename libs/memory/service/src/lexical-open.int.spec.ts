@@ -4,7 +4,12 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SqliteEventStore } from '@tenet/event-store';
+import { OfflineVectorizer } from '@tenet/llm';
 import { eventually, seededRandom } from '@tenet/testing';
+import { CustomerMemoryStore } from './customer-memory.store.js';
+import { KnowledgeService } from './knowledge.service.js';
+import { recall } from './memory-recall.js';
 import { KnowledgeIndexNotReadyError, type IndexedChunk, type KnowledgeSource } from './knowledge-index.port.js';
 import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 
@@ -152,6 +157,30 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
       expectSameAnswers(await answers(patient), expected);
     } finally {
       await patient.close();
+    }
+  });
+
+  it("fails a turn's recall that waited past the bound with code KNOWLEDGE.NOT_READY (the gateway then replies without memory), and answers it once open", async () => {
+    const dir = tempDir();
+    const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await fill(first, 's', 100);
+    await first.close();
+    rmSync(snapshotOf(dir));
+    const events = SqliteEventStore.open({ dataDir: dir });
+    const index = new SqliteKnowledgeIndex({ dataDir: dir, lexicalWaitMs: 1 });
+    try {
+      const knowledge = new KnowledgeService(index, new OfflineVectorizer());
+      const memory = new CustomerMemoryStore(events);
+      const request = { agent_id: 'agent-1', message: 'w1ord w5ord w0ord', threshold: 0 };
+      const failed = recall(request, memory, knowledge);
+      await expect(failed).rejects.toBeInstanceOf(KnowledgeIndexNotReadyError);
+      await expect(failed).rejects.toMatchObject({ code: 'KNOWLEDGE.NOT_READY' });
+      await index.whenLexicalReady();
+      const answered = await recall(request, memory, knowledge);
+      expect(answered.sources.length).toBeGreaterThan(0);
+    } finally {
+      await index.close();
+      await events.close();
     }
   });
 
