@@ -86,6 +86,10 @@ export interface Bm25State<Parts> {
   removed: { id: Int32Array; partition: Uint32Array };
 }
 
+/** Documents, and postings lists, restored (or captured) between two steps of `Bm25Index.restoring` (`capturing`): a millisecond or two of work. */
+const RESTORE_STEP = 1_024;
+const RESTORE_LISTS = 64;
+
 /** Documents this many times the live postings or more in dead postings trigger a partition's compaction. */
 const COMPACT_AT = 0.25;
 
@@ -276,6 +280,18 @@ export class Bm25Index {
 
   /** The index as arrays, postings and term ids by reference (see `Bm25State`): costs a pass over the documents. */
   capture(): Bm25State<'parts'> {
+    const capturing = this.capturing();
+    for (;;) {
+      const step = capturing.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `capture` in steps (a yield every RESTORE_STEP documents or lists): the caller must not change the index between
+   * the first step and the last — it runs the rest at once before a change (`SqliteKnowledgeIndex`'s background save).
+   */
+  *capturing(): Generator<void, Bm25State<'parts'>> {
     const partitions = [...this.partitions.values()];
     const partitionIndex = new Map(partitions.map((p, i) => [p, i]));
     const listCount = partitions.reduce((n, p) => n + p.postings.size, 0);
@@ -299,6 +315,7 @@ export class Bm25Index {
         postings.tfs.push(list.tfs);
         postings.lengths.push(list.lengths);
         at++;
+        if (at % RESTORE_STEP === 0) yield;
       }
     const docs = {
       id: new Int32Array(this.docs.size),
@@ -315,6 +332,7 @@ export class Bm25Index {
       docs.termCount[at] = doc.terms.length;
       docs.terms.push(doc.terms);
       at++;
+      if (at % RESTORE_STEP === 0) yield;
     }
     const removed = { id: new Int32Array(this.removed.size), partition: new Uint32Array(this.removed.size) };
     at = 0;
@@ -346,6 +364,18 @@ export class Bm25Index {
    * lists of their own (they grow and are compacted); the documents' term ids stay views of `state.docs.terms`.
    */
   static restore(state: Bm25State<'whole'>): Bm25Index {
+    const restoring = Bm25Index.restoring(state);
+    for (;;) {
+      const step = restoring.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `restore` in steps: yields after every RESTORE_STEP postings lists, documents or removed documents, so an open
+   * in the background hands the event loop back between them. The index is not usable before the last step.
+   */
+  static *restoring(state: Bm25State<'whole'>): Generator<void, Bm25Index> {
     const fail = (what: string): never => {
       throw new RangeError(`inconsistent BM25 state: ${what}`);
     };
@@ -388,6 +418,7 @@ export class Bm25Index {
         partition.postings.set(term, kept);
         offset += size;
         postingCount += size;
+        if (list % RESTORE_LISTS === 0) yield;
       }
       if (postingCount !== p.postingCount || p.dead > postingCount) fail('posting count');
     }
@@ -410,6 +441,7 @@ export class Bm25Index {
       if (index.docs.has(id)) fail('repeated document');
       index.docs.set(id, { partition, terms: ids, length: docs.length[i] ?? 0 });
       docsIn[p] = (docsIn[p] ?? 0) + 1;
+      if (i % RESTORE_STEP === 0) yield;
     }
     if (termAt !== docs.terms.length) fail('document terms');
     if (partitions.some((p, i) => p.docs !== docsIn[i])) fail('document count');
@@ -417,6 +449,7 @@ export class Bm25Index {
       const id = state.removed.id[i] ?? 0;
       if (index.docs.has(id)) fail('removed document held');
       index.removed.set(id, partitions[state.removed.partition[i] ?? -1] ?? fail('removed partition'));
+      if (i % RESTORE_STEP === 0) yield;
     }
     return index;
   }

@@ -70,6 +70,7 @@ async function rebuiltAnswers(dir: string): Promise<[string, number][][]> {
   if (had) copyFileSync(file, kept);
   rmSync(file, { force: true });
   const rebuilt = new SqliteKnowledgeIndex({ dataDir: dir });
+  await rebuilt.whenLexicalReady();
   try {
     expect(rebuilt.lexicalSnapshot.loaded).toBe(false);
     return await answers(rebuilt);
@@ -97,12 +98,15 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
   it('is written on close and loaded on open, and answers like an index rebuilt from the rows, also after adds and removals since it was saved', async () => {
     const dir = tempDir();
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await first.whenLexicalReady();
     await fill(first);
     const before = await answers(first);
     await first.close();
     expect(first.lexicalSnapshot.bytes).toBe(statSync(snapshotOf(dir)).size);
 
     const second = new SqliteKnowledgeIndex({ dataDir: dir });
+
+    await second.whenLexicalReady();
     expect(second.lexicalSnapshot.loaded).toBe(true);
     expectSameAnswers(await answers(second), before);
     // Changed after the save: the next open loads this snapshot (older than the log) and applies the rest.
@@ -116,6 +120,8 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     writeFileSync(snapshotOf(dir), older);
 
     const third = new SqliteKnowledgeIndex({ dataDir: dir });
+
+    await third.whenLexicalReady();
     try {
       expect(third.lexicalSnapshot.loaded).toBe(true);
       const found = await answers(third);
@@ -131,6 +137,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
   it('falls back to rebuilding from the rows when the file is damaged, truncated or of another format, and writes a good one on close', async () => {
     const dir = tempDir();
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await first.whenLexicalReady();
     await fill(first);
     const expected = await answers(first);
     await first.close();
@@ -152,6 +159,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       damage();
       const warn = warnings();
       const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+      await reopened.whenLexicalReady();
       try {
         expect([what, reopened.lexicalSnapshot.loaded]).toEqual([what, false]);
         expect(warn).toHaveBeenCalledWith(expect.stringContaining('BM25 snapshot'));
@@ -161,6 +169,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
         warn.mockRestore();
       }
       const again = new SqliteKnowledgeIndex({ dataDir: dir });
+      await again.whenLexicalReady();
       expect([what, again.lexicalSnapshot.loaded]).toEqual([what, true]);
       await again.close();
     }
@@ -169,11 +178,13 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
   it('after a kill (no close): opens right from no snapshot, and from the one written in the background once enough changed', async () => {
     const dir = tempDir();
     const killed = new SqliteKnowledgeIndex({ dataDir: dir });
+    await killed.whenLexicalReady();
     const others: SqliteKnowledgeIndex[] = [];
     try {
       await fill(killed);
       // Never closed: nothing saved, the next open (another process's, as after a kill) rebuilds from the rows.
       const next = new SqliteKnowledgeIndex({ dataDir: dir });
+      await next.whenLexicalReady();
       others.push(next);
       expect(existsSync(snapshotOf(dir))).toBe(false);
       expect(next.lexicalSnapshot.loaded).toBe(false);
@@ -187,6 +198,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       await ingest(killed, 'late', 9, ['agent-2']);
       await killed.deleteSource('bulk-7');
       const afterKill = new SqliteKnowledgeIndex({ dataDir: dir });
+      await afterKill.whenLexicalReady();
       others.push(afterKill);
       expect(afterKill.lexicalSnapshot.loaded).toBe(true);
       const found = await answers(afterKill);
@@ -206,6 +218,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     mkdirSync(join(snapshotOf(dir), 'in-the-way'), { recursive: true });
     const warn = warnings();
     const index = new SqliteKnowledgeIndex({ dataDir: dir });
+    await index.whenLexicalReady();
     await fill(index);
     expect((await index.lexical({ text: 'w0ord', k: 5 })).length).toBe(5);
     await expect(index.close()).resolves.toBeUndefined();
@@ -217,10 +230,12 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     const dir = tempDir();
     const db = join(dir, SQLITE_KNOWLEDGE_FILE);
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
+    await first.whenLexicalReady();
     await ingest(first, 'a', 1);
     await first.close();
     copyFileSync(db, `${db}.backup`);
     const second = new SqliteKnowledgeIndex({ dataDir: dir });
+    await second.whenLexicalReady();
     await ingest(second, 'b', 2);
     await second.deleteSource('b');
     await ingest(second, 'c', 3);
@@ -231,6 +246,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     copyFileSync(`${db}.backup`, db);
     let warn = warnings();
     const restored = new SqliteKnowledgeIndex({ dataDir: dir });
+    await restored.whenLexicalReady();
     try {
       expect(restored.lexicalSnapshot.loaded).toBe(false);
       expect(warn).toHaveBeenCalledWith(expect.stringContaining('ahead of the log'));
@@ -251,6 +267,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     writeFileSync(snapshotOf(dir), ahead);
     warn = warnings();
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+    await reopened.whenLexicalReady();
     try {
       expect(reopened.lexicalSnapshot.loaded).toBe(false);
       expect(warn).toHaveBeenCalledWith(expect.stringContaining('other documents'));

@@ -20,6 +20,11 @@ export const BM25_SNAPSHOT_FORMAT = 1;
 const MAGIC = Buffer.from('TNTBM25\n', 'latin1');
 const BYTE_ORDER = 0x01020304;
 const PREFIX = 32;
+/** Bytes checksummed, and terms decoded, between two steps of a read (`parseBm25Snapshot`): a few ms each. */
+const CRC_STEP = 4 * 1024 * 1024;
+const STEP_TERMS = 8_192;
+/** Longest stretch of a save's or a load's work between two turns of the event loop (the knowledge index's slice). */
+const SLICE_MS = 10;
 /** Bytes copied per write: the event loop gets a turn between writes of a background save. */
 const WRITE_CHUNK = 4 * 1024 * 1024;
 
@@ -91,10 +96,17 @@ function sections(state: Bm25State<'parts'>, termBytes: Uint8Array, termLengths:
   ];
 }
 
-/** The file's header for a captured index, and its sections. */
-function headerOf(state: Bm25State<'parts'>, at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>): { header: Buffer; parts: Section[] } {
+/** The file's header for a captured index, and its sections, in steps (a pass over the terms, the documents, the lists). */
+function* headerOf(
+  state: Bm25State<'parts'>,
+  at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>,
+): Generator<void, { header: Buffer; parts: Section[] }> {
   const encoder = new TextEncoder();
-  const encoded = state.terms.map((term) => encoder.encode(term));
+  const encoded: Uint8Array[] = [];
+  for (const term of state.terms) {
+    encoded.push(encoder.encode(term));
+    if (encoded.length % STEP_TERMS === 0) yield;
+  }
   const termLengths = Uint32Array.from(encoded, (e) => e.length);
   const termBytes = new Uint8Array(termLengths.reduce((n, l) => n + l, 0));
   let offset = 0;
@@ -102,9 +114,12 @@ function headerOf(state: Bm25State<'parts'>, at: Pick<Bm25SnapshotMeta, 'epoch' 
     termBytes.set(e, offset);
     offset += e.length;
   }
+  yield;
   let docIdSum = 0;
   for (const id of state.docs.id) docIdSum += id;
+  yield;
   const parts = sections(state, termBytes, termLengths);
+  yield;
   const count = (section: Section): number => section.reduce((n, p) => n + p.count, 0);
   const header: Header = {
     epoch: at.epoch,
@@ -179,7 +194,19 @@ export async function writeBm25Snapshot(
   state: Bm25State<'parts'>,
   at: Pick<Bm25SnapshotMeta, 'epoch' | 'watermark'>,
 ): Promise<number> {
-  const { header, parts } = headerOf(state, at);
+  // The event loop gets a turn every SLICE_MS of work here too, not only at each write.
+  let began = performance.now();
+  const breathe = async (): Promise<void> => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    began = performance.now();
+  };
+  const heading = headerOf(state, at);
+  let headed = heading.next();
+  while (!headed.done) {
+    if (performance.now() - began >= SLICE_MS) await breathe();
+    headed = heading.next();
+  }
+  const { header, parts } = headed.value;
   const sectionBytes = (section: Section): number => section.reduce((n, p) => n + p.count * p.array.BYTES_PER_ELEMENT, 0);
   const total = PREFIX + pad8(header.length) + parts.reduce((n, section) => n + pad8(sectionBytes(section)), 0);
   const tmp = `${file}.tmp-${process.pid}-${++tmpCounter}`;
@@ -195,6 +222,7 @@ export async function writeBm25Snapshot(
         const view = new Uint8Array(array.buffer, array.byteOffset, bytes);
         if (bytes > 0 && !out.copy(view)) await out.put(view);
         written += bytes;
+        if (performance.now() - began >= SLICE_MS) await breathe();
       }
       await out.padTo8(written);
     }
@@ -221,7 +249,7 @@ export async function writeBm25Snapshot(
 let tmpCounter = 0;
 
 /** The vocabulary from its byte lengths and UTF-8 bytes. */
-function termsFrom(lengths: Uint32Array, bytes: Uint8Array): string[] {
+function* termsFrom(lengths: Uint32Array, bytes: Uint8Array): Generator<void, string[]> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const terms: string[] = [];
   let from = 0;
@@ -229,6 +257,7 @@ function termsFrom(lengths: Uint32Array, bytes: Uint8Array): string[] {
     if (from + n > bytes.length) throw new Bm25SnapshotError('term bytes');
     terms.push(decoder.decode(bytes.subarray(from, from + n)));
     from += n;
+    if (terms.length % STEP_TERMS === 0) yield;
   }
   if (from !== bytes.length) throw new Bm25SnapshotError('term bytes');
   return terms;
@@ -241,6 +270,18 @@ function termsFrom(lengths: Uint32Array, bytes: Uint8Array): string[] {
  * out, so `bytes` is not kept alive by the index.
  */
 export function readBm25Snapshot(bytes: Buffer): { state: Bm25State<'whole'>; meta: Bm25SnapshotMeta } {
+  const reading = parseBm25Snapshot(bytes);
+  for (;;) {
+    const step = reading.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `readBm25Snapshot` in steps: yields after each CRC_STEP bytes checked and each STEP_TERMS terms decoded, so an open
+ * in the background hands the event loop back between them (ADR 0034, amendment "Lexical side opened in the background").
+ */
+export function* parseBm25Snapshot(bytes: Buffer): Generator<void, { state: Bm25State<'whole'>; meta: Bm25SnapshotMeta }> {
   const fail = (what: string): never => {
     throw new Bm25SnapshotError(what);
   };
@@ -252,7 +293,12 @@ export function readBm25Snapshot(bytes: Buffer): { state: Bm25State<'whole'>; me
     fail('written on a machine of another byte order');
   const length = bytes.readDoubleLE(24);
   if (length !== bytes.length) fail(`truncated or extended (${bytes.length} bytes, header says ${length})`);
-  if (crc32(bytes.subarray(PREFIX)) !== bytes.readUInt32LE(20)) fail('checksum mismatch');
+  let crc = 0;
+  for (let from = PREFIX; from < bytes.length; from += CRC_STEP) {
+    crc = crc32(bytes.subarray(from, Math.min(bytes.length, from + CRC_STEP)), crc);
+    yield;
+  }
+  if (crc !== bytes.readUInt32LE(20)) fail('checksum mismatch');
   // Typed arrays need their element alignment: a Buffer from a pool may start anywhere.
   const aligned = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(new Uint8Array(bytes).buffer);
   const headerLength = aligned.readUInt32LE(16);
@@ -271,7 +317,8 @@ export function readBm25Snapshot(bytes: Buffer): { state: Bm25State<'whole'>; me
     at += pad8(n * bytesEach);
     return view;
   };
-  const terms = termsFrom(take(Uint32Array, c.terms, 4), take(Uint8Array, c.termBytes, 1));
+  yield;
+  const terms = yield* termsFrom(take(Uint32Array, c.terms, 4), take(Uint8Array, c.termBytes, 1));
   const lists = {
     term: take(Int32Array, c.lists, 4),
     size: take(Uint32Array, c.lists, 4),
@@ -289,10 +336,18 @@ export function readBm25Snapshot(bytes: Buffer): { state: Bm25State<'whole'>; me
     partition: take(Uint32Array, c.docs, 4),
     length: take(Uint32Array, c.docs, 4),
     termCount: take(Uint32Array, c.docs, 4),
-    terms: take(Int32Array, c.docTerms, 4).slice(),
+    terms: take(Int32Array, c.docTerms, 4),
   };
   const removed = { id: take(Int32Array, c.removed, 4), partition: take(Uint32Array, c.removed, 4) };
   if (at !== aligned.length) fail('sections do not fill the file');
+  yield;
+  // Copied out in steps, so the index does not keep the file's buffer alive.
+  const docTerms = new Int32Array(docs.terms.length);
+  for (let from = 0; from < docTerms.length; from += CRC_STEP / 4) {
+    docTerms.set(docs.terms.subarray(from, from + CRC_STEP / 4), from);
+    yield;
+  }
+  docs.terms = docTerms;
   return {
     state: { terms, partitions: header.partitions, lists, postings, docs, removed },
     meta: { epoch: header.epoch, watermark: header.watermark, docs: header.docs, docIdSum: header.docIdSum },

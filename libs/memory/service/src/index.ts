@@ -3,10 +3,12 @@ export type {
   IndexedChunk,
   KnowledgeFormat,
   KnowledgeIndex,
+  KnowledgeIndexReadiness,
   KnowledgeSource,
   LexicalQuery,
   NearestQuery,
 } from './knowledge-index.port.js';
+export { KnowledgeIndexNotReadyError } from './knowledge-index.port.js';
 export { SqliteKnowledgeIndex, SQLITE_KNOWLEDGE_FILE } from './sqlite-knowledge-index.js';
 export { MongoKnowledgeIndex, type MongoKnowledgeIndexOptions } from './mongo-knowledge-index.js';
 export {

@@ -72,6 +72,26 @@ export interface KnowledgeIndex {
   /** The k chunks that match the text's words best, best first; none when no word matches. */
   lexical(query: LexicalQuery): Promise<ChunkHit[]>;
   close(): Promise<void>;
+  /**
+   * Whether the index answers searches as usual now (readiness, `/readyz`); an index that loads one side in the
+   * background says which and how far it is. Omitted: always ready (a remote index).
+   */
+  readiness?(): KnowledgeIndexReadiness;
+}
+
+export type KnowledgeIndexReadiness = { ready: true } | { ready: false; reason: string };
+
+/**
+ * A search that came while a side of the index was still loading and did not finish waiting for it (the index's
+ * bound): answered as unavailable (HTTP 503, a failed recall) rather than from the other side alone, whose scores and
+ * ranking would differ from the hybrid's without saying so (ADR 0034, amendment "Lexical side opened in the background").
+ */
+export class KnowledgeIndexNotReadyError extends Error {
+  readonly code = 'KNOWLEDGE.NOT_READY';
+  constructor(reason: string) {
+    super(`knowledge index not ready: ${reason}`);
+    this.name = 'KnowledgeIndexNotReadyError';
+  }
 }
 
 /** The words a lexical query searches for: lowercased letters and digits, accents dropped, each once. */

@@ -2,9 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, HttpException, HttpStatus, Par
 import { callerWorkspaceOf } from '@tenet/platform-runtime';
 import type { Request } from 'express';
 import { invalid, memoryCall, notFound } from './http-errors.js';
-import type { KnowledgeFormat, KnowledgeSource } from './knowledge-index.port.js';
+import { KnowledgeIndexNotReadyError, type KnowledgeFormat, type KnowledgeSource } from './knowledge-index.port.js';
 import { KnowledgeService, type KnowledgeHit } from './knowledge.service.js';
 import { INGESTIBLE_FORMATS, KnowledgeSourceDto } from './memory.dto.js';
+
+/** What a 503 from a search asks the client to wait: a 100k-chunk knowledge base opens in seconds (docs/benchmarks.md). */
+const NOT_READY_RETRY_S = 5;
 
 export interface KnowledgeSourceView {
   id: string;
@@ -149,13 +152,20 @@ export class KnowledgeHttpController {
     const timestamp = new Date().toISOString();
     // Only the caller's workspace's sources (ADR 0034); no guard on this host: every workspace's.
     const workspaceId = callerWorkspaceOf(request);
-    const hits = await this.knowledge.search({
-      query: q as string,
-      ...(agentId ? { agentId } : {}),
-      ...(workspaceId !== undefined ? { workspaceId } : {}),
-      maxResults: limit,
-      threshold: floor,
-    });
+    const hits = await this.knowledge
+      .search({
+        query: q as string,
+        ...(agentId ? { agentId } : {}),
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
+        maxResults: limit,
+        threshold: floor,
+      })
+      .catch((error: unknown) => {
+        // Still opening (a restart of a large knowledge base): unavailable for now, not an answer from half the index.
+        if (!(error instanceof KnowledgeIndexNotReadyError)) throw error;
+        request.res?.setHeader('retry-after', String(NOT_READY_RETRY_S));
+        throw new HttpException({ detail: error.message }, HttpStatus.SERVICE_UNAVAILABLE);
+      });
     return { query: q as string, chunks: hits.map(hitView), latency_ms: Math.round((performance.now() - started) * 100) / 100, timestamp };
   }
 }

@@ -1,11 +1,19 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import type { EventStore } from '@tenet/event-store';
 import { createEmbeddingProvider } from '@tenet/llm';
 import { type BudgetStore } from '@tenet/budget-store';
 import { BudgetGate } from '@tenet/metering-gate';
 import { readSettings, type Settings, type TenetConfig } from '@tenet/config';
 import { defaultPriceTable, priceTableWith } from '@tenet/metering-domain';
-import { BUDGET_STORE, EVENT_STORE, PLATFORM_CONFIG, TENET_CONFIG, type PlatformConfig } from '@tenet/platform-runtime';
+import {
+  BUDGET_STORE,
+  EVENT_STORE,
+  PLATFORM_CONFIG,
+  PLATFORM_READINESS,
+  TENET_CONFIG,
+  type PlatformConfig,
+  type ReadinessCheck,
+} from '@tenet/platform-runtime';
 import { CustomerMemoryHttpController } from './customer-memory.http.controller.js';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { FactsExtractedConsumer } from './facts-extracted.consumer.js';
@@ -39,7 +47,9 @@ async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENE
  * The memory and knowledge service: REST (knowledge sources and search, customer facts) and the per-turn
  * `tenet.rpc.v1.memory.recall` (queue group `memory-store`, answered once a TenetTransport is connected). Needs
  * PlatformModule (event log, data dir). The knowledge index is the embedded SQLite adapter in `dataDir`, or
- * MongoDB Atlas Vector Search with `TENET_KNOWLEDGE_INDEX=mongodb` (ADR 0016).
+ * MongoDB Atlas Vector Search with `TENET_KNOWLEDGE_INDEX=mongodb` (ADR 0016). The index is one of the process's
+ * readiness checks (`knowledge-index` in `/readyz`): the embedded one is not ready while its lexical side opens in
+ * the background (ADR 0034, amendment "Lexical side opened in the background").
  */
 @Module({
   controllers: [KnowledgeHttpController, CustomerMemoryHttpController, MemoryRecallRpcController, FactsExtractedConsumer],
@@ -64,7 +74,18 @@ async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENE
   exports: [KnowledgeService, CustomerMemoryStore],
 })
 export class MemoryModule implements OnApplicationShutdown {
-  constructor(@Inject(KNOWLEDGE_INDEX) private readonly index: KnowledgeIndex) {}
+  constructor(
+    @Inject(KNOWLEDGE_INDEX) private readonly index: KnowledgeIndex,
+    @Optional() @Inject(PLATFORM_READINESS) readiness?: ReadinessCheck[],
+  ) {
+    readiness?.push({
+      name: 'knowledge-index',
+      check: async () => {
+        const state = index.readiness?.() ?? { ready: true };
+        if (!state.ready) throw new Error(state.reason);
+      },
+    });
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.index.close();

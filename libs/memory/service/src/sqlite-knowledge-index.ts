@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { Bm25Index } from './bm25-partitions.js';
-import { Bm25SnapshotError, readBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
+import { Bm25Index, type Bm25State } from './bm25-partitions.js';
+import { Bm25SnapshotError, parseBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import {
+  KnowledgeIndexNotReadyError,
   queryWords,
   type ChunkHit,
   type IndexedChunk,
   type KnowledgeIndex,
+  type KnowledgeIndexReadiness,
   type KnowledgeSource,
   type LexicalQuery,
   type NearestQuery,
@@ -30,6 +33,52 @@ const SCHEMA_VERSION = 5;
 const DRAIN_SLICE_MS = 10;
 /** Graph insertion waits until no source was written for this long. */
 const DRAIN_IDLE_MS = 100;
+/**
+ * The lexical side opens in the background in slices of DRAIN_SLICE_MS too (ADR 0034, amendment "Lexical side opened
+ * in the background"): text rows read per query while it catches up (a few ms of tokenizing), removals per query.
+ */
+const OPEN_PAGE_ROWS = 32;
+const OPEN_REMOVED_PAGE = 512;
+/** A lexical search waits at most this long for the lexical side to open: the turn's recall budget (TENET_RECALL_BUDGET_MS default). */
+const LEXICAL_WAIT_MS = 5_000;
+
+/** Ends the lexical side's background open when the index closes. */
+class OpenStopped extends Error {}
+
+/**
+ * Background work in slices: `due` once DRAIN_SLICE_MS went since the slice began; `next` hands the event loop back
+ * (setImmediate: pending I/O — a `/healthz` request — runs first) and begins the next slice, or throws OpenStopped.
+ */
+class Slices {
+  private began = performance.now();
+  constructor(private readonly stopped: () => boolean) {}
+
+  get due(): boolean {
+    return performance.now() - this.began >= DRAIN_SLICE_MS;
+  }
+
+  async next(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.stopped()) throw new OpenStopped();
+    this.began = performance.now();
+  }
+
+  /** Runs a generator to its end, a slice at a time (it yields every small step). */
+  async run<T>(steps: Generator<void, T>): Promise<T> {
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (this.due) await this.next();
+    }
+  }
+}
+
+/** Where the lexical side's background open stands: what `readiness` says until it is done. */
+interface TextOpening {
+  phase: 'reading the BM25 snapshot' | 'rebuilding from the text rows' | 'applying the text rows written since the snapshot';
+  /** The text row the rows are applied up to (the log's head when this pass began). */
+  target: number;
+}
 
 /** Folder, next to the database file, of the persisted HNSW graphs (one file per partition). */
 export const HNSW_FOLDER = 'knowledge-hnsw';
@@ -247,8 +296,22 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private epoch = '';
   private draining: NodeJS.Timeout | undefined;
   private lastWrite = 0;
+  /** Set while the lexical side opens in the background; undefined once it answers as usual. */
+  private textOpening: TextOpening | undefined;
+  /** Settles when the background open ends: done, stopped by close, or failed (then `textOpenFailed` says why). */
+  private readonly textOpened: Promise<void>;
+  private textOpenFailed: string | undefined;
+  private closing = false;
+  /** Finishes a save's capture under way at once (before the index changes). */
+  private textCapturing: (() => void) | undefined;
+  private readonly lexicalWaitMs: number;
 
-  constructor(options: { file?: string; dataDir?: string; hnsw?: Partial<HnswParameters> } = {}) {
+  /**
+   * Opens the database and the graphs, and starts opening the lexical side in the background (`whenLexicalReady`,
+   * `readiness`): the constructor does not load the BM25 snapshot or rebuild the index from the text rows.
+   * `lexicalWaitMs`: how long a lexical search waits for that before it fails with KnowledgeIndexNotReadyError.
+   */
+  constructor(options: { file?: string; dataDir?: string; hnsw?: Partial<HnswParameters>; lexicalWaitMs?: number } = {}) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.hnswDir = file !== ':memory:' ? join(dirname(file), HNSW_FOLDER) : undefined;
@@ -259,7 +322,19 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.transaction(() => this.migrate())();
+    this.lexicalWaitMs = options.lexicalWaitMs ?? LEXICAL_WAIT_MS;
     this.db.transaction(() => this.openGraphs())();
+    if (this.logHead().text.adds === 0) {
+      // No text row was ever written: nothing to load or rebuild (a new knowledge base).
+      this.textOpened = Promise.resolve();
+      return;
+    }
+    this.textOpening = { phase: 'reading the BM25 snapshot', target: 0 };
+    this.textOpened = this.openText().catch((error: unknown) => {
+      if (error instanceof OpenStopped) return;
+      this.textOpenFailed = error instanceof Error ? error.message : String(error);
+      this.logger.error(`lexical side of the knowledge index not opened: ${this.textOpenFailed}`);
+    });
   }
 
   private migrate(): void {
@@ -342,17 +417,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     }
   }
 
-  /**
-   * The BM25 index and every partition's graph, each loaded from its file and brought up to date from the log, or
-   * rebuilt from the rows (inside a read transaction).
-   */
+  /** Every partition's graph, loaded from its file and brought up to date from the log, or rebuilt from the rows (inside a read transaction). */
   private openGraphs(): void {
     this.db.prepare(`INSERT OR IGNORE INTO knowledge_meta (key, value) VALUES ('graph_epoch', ?)`).run(randomUUID());
     this.epoch = (this.db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'graph_epoch'`).get() as { value: string }).value;
-    const { vectors: head, text } = this.logHead();
-    this.applyText(this.loadTextSnapshot(text), text);
-    this.textApplied = text;
-    this.scheduleTextSave();
+    const { vectors: head } = this.logHead();
     const rowsOf = this.db.prepare(
       'SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
     );
@@ -372,66 +441,141 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * Loads the BM25 snapshot (inside openGraphs' read transaction) if it is this database's (graph epoch), not ahead of
-   * the log, and holds exactly the documents the rows say it should at its watermark (their count and id sum):
-   * answers the watermark to apply the log from. Anything else — no file, another format, damaged, another
-   * database's, a database put back to an older copy — is logged (no content) and the index is rebuilt from the rows.
+   * Opens the lexical side in the background, a slice of DRAIN_SLICE_MS at a time: the BM25 snapshot read and
+   * restored, or the index rebuilt from the text rows, then the rows and removals written since (also those written
+   * while it ran, by this process or another) applied in pages until it has caught up with the log. Searches and
+   * saves leave the BM25 index alone until then.
    */
-  private loadTextSnapshot(head: Watermark): Watermark {
+  private async openText(): Promise<void> {
+    const slices = new Slices(() => this.closing || !this.db.open);
+    const loaded = await this.loadTextSnapshot(slices);
+    if (loaded) this.textApplied = loaded;
+    else {
+      // Rows removed before now are not read, so their removals need not be applied: the rebuild starts at the last one.
+      this.text = new Bm25Index();
+      this.textApplied = { adds: 0, removes: this.logHead().text.removes };
+      this.textOpening = { phase: 'rebuilding from the text rows', target: 0 };
+    }
+    for (;;) {
+      const head = this.logHead().text;
+      if (head.adds === this.textApplied.adds && head.removes === this.textApplied.removes) break;
+      if (this.textOpening && loaded) this.textOpening.phase = 'applying the text rows written since the snapshot';
+      if (this.textOpening) this.textOpening.target = head.adds;
+      await this.applyTextInSlices(head, slices);
+    }
+    this.textOpening = undefined;
+    this.textChangedAt = performance.now();
+    this.scheduleTextSave();
+  }
+
+  /**
+   * Applies the text rows and removals up to `to` in pages, one read each: a row is added if it is there when its page
+   * is read, a removal of a document not held does nothing, so a row removed before its page is skipped and one removed
+   * after is taken out when the loop reaches its removal. Rows are numbered in commit order, so none can appear
+   * later below a page already read.
+   */
+  private async applyTextInSlices(to: Watermark, slices: Slices): Promise<void> {
+    const page = this.statement(
+      `SELECT t.text_rowid AS doc, t.scope, c.heading, c.text FROM knowledge_text_rows t JOIN knowledge_chunks c ON c.id = t.chunk WHERE t.text_rowid > ? AND t.text_rowid <= ? ORDER BY t.text_rowid LIMIT ${OPEN_PAGE_ROWS}`,
+    );
+    while (this.textApplied.adds < to.adds) {
+      const rows = page.all(this.textApplied.adds, to.adds) as { doc: number; scope: string; heading: string; text: string }[];
+      for (const row of rows) this.text.add(row.doc, row.scope, `${row.heading}\n${row.text}`);
+      const last = rows.at(-1);
+      this.textApplied = { ...this.textApplied, adds: rows.length < OPEN_PAGE_ROWS || !last ? to.adds : last.doc };
+      if (slices.due) await slices.next();
+    }
+    const removed = this.statement(
+      `SELECT seq, text_rowid AS doc FROM knowledge_text_removed WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ${OPEN_REMOVED_PAGE}`,
+    );
+    while (this.textApplied.removes < to.removes) {
+      const rows = removed.all(this.textApplied.removes, to.removes) as { seq: number; doc: number }[];
+      for (const { doc } of rows) this.text.remove(doc);
+      const last = rows.at(-1);
+      this.textApplied = { ...this.textApplied, removes: rows.length < OPEN_REMOVED_PAGE || !last ? to.removes : last.seq };
+      if (slices.due) await slices.next();
+    }
+  }
+
+  /**
+   * Loads the BM25 snapshot if it is this database's (graph epoch), not ahead of the log, and holds exactly the
+   * documents the rows say it should at its watermark (their count and id sum): answers that watermark, to apply the
+   * log from. The file is read asynchronously, checked and restored in slices. Anything else — no file, another
+   * format, damaged, another database's, a database put back to an older copy — is logged (no content) and answers
+   * undefined: the index is rebuilt from the rows.
+   */
+  private async loadTextSnapshot(slices: Slices): Promise<Watermark | undefined> {
     const started = performance.now();
-    const none = { adds: 0, removes: 0 };
-    if (!this.textFile) return none;
+    if (!this.textFile) return undefined;
     let bytes: Buffer;
     try {
-      bytes = readFileSync(this.textFile);
+      bytes = await readFile(this.textFile);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
         this.logger.warn(
           `BM25 snapshot ${this.textFile} unreadable (${(error as NodeJS.ErrnoException).code}): rebuilding from the text rows`,
         );
-      return none;
+      return undefined;
     }
+    await slices.next();
     try {
-      const { state, meta } = readBm25Snapshot(bytes);
+      const { state, meta } = await slices.run(parseBm25Snapshot(bytes));
       if (meta.epoch !== this.epoch) throw new Bm25SnapshotError('written for another database (graph epoch)');
       const { adds, removes } = meta.watermark;
-      if (adds > head.adds || removes > head.removes)
-        throw new Bm25SnapshotError(`ahead of the log (${adds}/${removes} applied, the log ends at ${head.adds}/${head.removes})`);
-      // The documents held at the watermark are the rows up to it still here, and those of them removed after it.
-      const kept = this.db
-        .prepare<[number], { n: number; sum: number }>(
+      // The documents held at the watermark are the rows up to it still here, and those of them removed after it
+      // (one read transaction: a write between the two would count a row twice or not at all).
+      const held = this.db.transaction(() => {
+        const head = this.logHead().text;
+        if (adds > head.adds || removes > head.removes)
+          throw new Bm25SnapshotError(`ahead of the log (${adds}/${removes} applied, the log ends at ${head.adds}/${head.removes})`);
+        const kept = this.statement(
           'SELECT count(*) AS n, coalesce(sum(text_rowid), 0) AS sum FROM knowledge_text_rows WHERE text_rowid <= ?',
-        )
-        .get(adds);
-      const removedSince = this.db
-        .prepare<[number, number], { n: number; sum: number }>(
+        ).get(adds) as { n: number; sum: number } | undefined;
+        const removedSince = this.statement(
           'SELECT count(*) AS n, coalesce(sum(text_rowid), 0) AS sum FROM knowledge_text_removed WHERE seq > ? AND text_rowid <= ?',
-        )
-        .get(removes, adds);
-      const held = { n: (kept?.n ?? 0) + (removedSince?.n ?? 0), sum: (kept?.sum ?? 0) + (removedSince?.sum ?? 0) };
+        ).get(removes, adds) as { n: number; sum: number } | undefined;
+        return { n: (kept?.n ?? 0) + (removedSince?.n ?? 0), sum: (kept?.sum ?? 0) + (removedSince?.sum ?? 0) };
+      })();
       if (held.n !== meta.docs || held.sum !== meta.docIdSum)
         throw new Bm25SnapshotError(`holds other documents than the text rows up to its watermark (${meta.docs} vs ${held.n})`);
-      this.text = Bm25Index.restore(state);
+      if (slices.due) await slices.next();
+      this.text = await slices.run(Bm25Index.restoring(state));
       this.textSaved = meta.watermark;
       this.textSnapshot = { loaded: true, loadMs: performance.now() - started };
       return meta.watermark;
     } catch (error) {
+      if (error instanceof OpenStopped) throw error;
       const reason = error instanceof Bm25SnapshotError || error instanceof RangeError ? error.message : String((error as Error).name);
       this.logger.warn(`BM25 snapshot ${this.textFile} not loaded (${reason}): rebuilding from the text rows`);
-      this.text = new Bm25Index();
       // Gone, so it cannot match later: a database put back to an older copy reaches its watermark again with other rows.
       try {
         rmSync(this.textFile, { force: true });
       } catch {
         // Not removable (a directory, permissions): the checks above turn it down again next time.
       }
-      return none;
+      return undefined;
     }
+  }
+
+  /** Resolves once the lexical side answers as usual (at once when it does); rejects when its open failed or the index closed first. */
+  async whenLexicalReady(): Promise<void> {
+    await this.textOpened;
+    if (this.textOpening) throw new KnowledgeIndexNotReadyError(this.textOpenFailed ?? 'closed while opening');
+  }
+
+  /** Not ready while the lexical side opens in the background: what it is doing and how far it got. */
+  readiness(): KnowledgeIndexReadiness {
+    const opening = this.textOpening;
+    if (!opening) return { ready: true };
+    if (this.textOpenFailed) return { ready: false, reason: `lexical side failed to open: ${this.textOpenFailed}` };
+    const progress =
+      opening.target > 0 ? ` (text row ${this.textApplied.adds.toLocaleString('en')} of ${opening.target.toLocaleString('en')})` : '';
+    return { ready: false, reason: `lexical side opening: ${opening.phase}${progress}` };
   }
 
   /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_IDLE_MS, TEXT_SAVE_SHARE). */
   private scheduleTextSave(): void {
-    if (!this.textFile || this.textSaveTimer || this.textSaving || !this.db.open) return;
+    if (!this.textFile || this.textSaveTimer || this.textSaving || this.textOpening || !this.db.open) return;
     if (performance.now() - this.textSaveFailedAt < TEXT_SAVE_RETRY_MS) return;
     const saved = this.textSaved ?? { adds: 0, removes: 0 };
     const changed = this.textApplied.adds - saved.adds + (this.textApplied.removes - saved.removes);
@@ -452,16 +596,19 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /**
    * Writes the BM25 snapshot if the index moved since the last one loaded or written; one save at a time. The index
-   * is captured at once (a pass over its documents) and written in chunks between turns of the event loop while it
-   * goes on changing. A failure is logged, not thrown: the log is still there to rebuild from.
+   * is captured (a pass over its documents, in slices, finished at once if the index is about to change) and written
+   * in chunks between turns of the event loop while it goes on changing. A failure is logged, not thrown: the log is
+   * still there to rebuild from.
    */
   private async saveText(): Promise<void> {
     while (this.textSaving) await this.textSaving;
     const file = this.textFile;
     const at = this.textApplied;
-    if (!file || (this.textSaved?.adds === at.adds && this.textSaved.removes === at.removes)) return;
+    // Never a snapshot of a half-opened index: it would be loaded next time as whole.
+    if (!file || this.textOpening || (this.textSaved?.adds === at.adds && this.textSaved.removes === at.removes)) return;
     const started = performance.now();
-    const saving = writeBm25Snapshot(file, this.text.capture(), { epoch: this.epoch, watermark: at })
+    const saving = this.captureText()
+      .then((state) => writeBm25Snapshot(file, state, { epoch: this.epoch, watermark: at }))
       .then((bytes) => {
         this.textSaved = at;
         this.textSnapshot = { ...this.textSnapshot, saveMs: performance.now() - started, bytes };
@@ -480,6 +627,37 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     await saving;
   }
 
+  /**
+   * The BM25 index captured for a save, a slice at a time; a change to the index meanwhile (`catchUp`) first
+   * finishes the capture at once, so what is captured is the index at the save's watermark.
+   */
+  private async captureText(): Promise<Bm25State<'parts'>> {
+    const steps = this.text.capturing();
+    let captured: Bm25State<'parts'> | undefined;
+    const finish = (): void => {
+      for (let step = steps.next(); ; step = steps.next())
+        if (step.done) {
+          captured = step.value;
+          return;
+        }
+    };
+    this.textCapturing = finish;
+    try {
+      let began = performance.now();
+      while (!captured) {
+        const step = steps.next();
+        if (step.done) captured = step.value;
+        else if (performance.now() - began >= DRAIN_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          began = performance.now();
+        }
+      }
+      return captured;
+    } finally {
+      this.textCapturing = undefined;
+    }
+  }
+
   /** The BM25 snapshot as this index last used it: loaded on open or not (and how long that took), the last save's time and size. */
   get lexicalSnapshot(): { loaded: boolean; loadMs: number; saveMs?: number; bytes?: number } {
     return { ...this.textSnapshot };
@@ -492,7 +670,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   /**
    * Inserts staged vectors into the graphs in slices of DRAIN_SLICE_MS, one per turn of the event loop, once no write
-   * came for DRAIN_IDLE_MS: insertion yields to ingestion (staged vectors are searched exactly meanwhile). The timer
+   * came for DRAIN_IDLE_MS and the lexical side is open: insertion yields to ingestion and to the lexical side's open
+   * (staged vectors are searched exactly meanwhile). The timer
    * does not keep the process alive: what is left staged at exit is in the log for the next open.
    */
   private scheduleDrain(): void {
@@ -502,7 +681,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       () => {
         this.draining = undefined;
         if (!this.db.open) return;
-        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS) {
+        // The lexical side's open goes first (unless it failed): readiness waits for it, while staged vectors are searched exactly.
+        const lexicalFirst = this.textOpening !== undefined && this.textOpenFailed === undefined;
+        if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !lexicalFirst) {
           const started = performance.now();
           for (const { graph } of this.partitions.values()) {
             if (graph.pending > 0) graph.drain(DRAIN_SLICE_MS - (performance.now() - started));
@@ -533,7 +714,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Applies the vector rows and removals written since the graphs were last brought up to date, by this process or another. */
   private catchUp(): void {
     const { vectors: head, text } = this.logHead();
-    if (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes) {
+    // While the lexical side opens, its background pass applies the text rows (openText).
+    if (!this.textOpening && (text.adds !== this.textApplied.adds || text.removes !== this.textApplied.removes)) {
+      this.textCapturing?.();
       this.db.transaction(() => this.applyText(this.textApplied, text))();
       this.textApplied = text;
       this.textChangedAt = performance.now();
@@ -715,6 +898,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
 
   async lexical(query: LexicalQuery): Promise<ChunkHit[]> {
     if (queryWords(query.text).length === 0 || query.k < 1) return [];
+    if (this.textOpening) await this.lexicalReadyWithin(this.lexicalWaitMs);
     this.catchUp();
     // The partitions to search: the query's workspace (every workspace's when none is given), tagged to its agent or untagged.
     const searched = (scope: string): boolean => {
@@ -740,6 +924,24 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       query.k,
       query,
     );
+  }
+
+  /**
+   * Waits for the lexical side to open, at most `ms`: a search answers from the whole hybrid index or fails, never from
+   * the vector side alone without saying so (ADR 0034, amendment "Lexical side opened in the background").
+   */
+  private async lexicalReadyWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), ms);
+    });
+    try {
+      await Promise.race([this.textOpened, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+    const state = this.readiness();
+    if (!state.ready) throw new KnowledgeIndexNotReadyError(`${state.reason}; waited ${ms} ms`);
   }
 
   /** The chunk rows of these ids, without their vectors (what a hit shows). */
@@ -792,9 +994,12 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * open loads them instead of rebuilding), then closes the database.
    */
   async close(): Promise<void> {
+    // A background open of the lexical side stops at its next slice; its half-built index is not saved.
+    this.closing = true;
+    await this.textOpened;
     if (this.textSaveTimer) clearTimeout(this.textSaveTimer);
     this.textSaveTimer = undefined;
-    if (this.db.open && this.textFile) {
+    if (this.db.open && this.textFile && !this.textOpening) {
       this.catchUp();
       await this.saveText();
       if (this.textSaveTimer) clearTimeout(this.textSaveTimer);
