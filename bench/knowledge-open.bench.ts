@@ -3,7 +3,7 @@
  * constructor holds the event loop, the longest stretch the event loop is held from the constructor until the lexical
  * side answers, and how long until then — with the BM25 snapshot, and with it deleted (the rebuild from the text rows).
  *
- *   node --import @swc-node/register/esm-register bench/knowledge-open.bench.ts
+ *   npm run bench:knowledge-open
  *   (BENCH_SIZES=10000,100000; BENCH_DIR=<folder> keeps the built databases there between runs)
  *
  * Corpus: the retrieval bench's sources (100 sections of 40 seeded words each, every tenth tagged to one of 10 agents),

@@ -39,6 +39,7 @@ const SHORTEST: Record<string, Record<string, string>> = {
   'bench:intents': { BENCH_INTENTS_LIMIT: '2' },
   'bench:channels': { BENCH_MESSAGES: '10' },
   'bench:knowledge-disk': { BENCH_AGENTS: '3' },
+  'bench:knowledge-open': { BENCH_SIZES: '1000' },
   'bench:sessions': { BENCH_SESSIONS: '20,40', BENCH_WARMUP: '5', BENCH_SETTLE_MS: '100' },
 };
 
