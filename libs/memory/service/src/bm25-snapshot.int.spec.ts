@@ -1,86 +1,34 @@
 import { jest } from '@jest/globals';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { eventually } from '@tenet/testing';
-import type { IndexedChunk, KnowledgeSource } from './knowledge-index.port.js';
-import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
-import { seededRandom } from '@tenet/testing';
+import { SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+import {
+  answersWithoutSnapshot,
+  expectSameAnswers,
+  lexicalAnswers,
+  lexicalCorpus,
+  snapshotOf,
+  tempDirs,
+} from './testing/lexical-corpus.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-bm25-'));
-  dirs.push(dir);
-  return dir;
-};
-const snapshotOf = (dir: string): string => join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`);
-
-const VOCABULARY = Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}ord`);
-const textOf = (next: () => number): string =>
-  Array.from({ length: 5 + Math.floor(next() * 30) }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)]).join(' ');
-
-const source = (sourceId: string, agentIds: string[], workspaceId?: string): KnowledgeSource => ({
-  sourceId,
-  title: sourceId,
-  format: 'text',
-  agentIds,
-  contentHash: sourceId,
-  chunkCount: 0,
+const dirs = tempDirs('tenet-knowledge-bm25-');
+afterAll(() => dirs.removeAll());
+const tempDir = dirs.make;
+const { source, chunks, words } = lexicalCorpus({
+  vocabulary: 60,
+  words: { min: 5, spread: 30 },
+  perSource: 40,
+  statedChunkCount: 0,
   embeddingModel: 'test/bm25/4',
-  ingestedAt: '2026-11-28T00:00:00.000Z',
-  ...(workspaceId !== undefined ? { workspaceId } : {}),
 });
-const chunks = (sourceId: string, seed: number, count = 40): IndexedChunk[] => {
-  const next = seededRandom(seed); // the same texts every run, varied enough that no two chunks tie on a score
-  return Array.from({ length: count }, (_, i) => ({
-    chunkId: `${sourceId}:${i}`,
-    sourceId,
-    ordinal: i,
-    heading: `part ${i}`,
-    text: textOf(next),
-    vector: [next(), next(), next(), next()],
-  }));
-};
 const ingest = async (index: SqliteKnowledgeIndex, sourceId: string, seed: number, agentIds: string[] = [], workspaceId?: string) =>
   index.replaceSource(source(sourceId, agentIds, workspaceId), chunks(sourceId, seed));
 
 const QUERIES = ['w1ord w5ord', 'w0ord', 'w3ord w1aord w10ord w2ord', 'w1pord', 'w7ord w8ord w9ord'];
-const SCOPES = [{}, { agentId: 'agent-1' }, { workspaceId: 'ws-b' }, { workspaceId: 'default', agentId: 'agent-2' }];
-/** Every query in every scope: each hit's chunk and score, in order. */
-async function answers(index: SqliteKnowledgeIndex): Promise<[string, number][][]> {
-  const all: [string, number][][] = [];
-  for (const scope of SCOPES)
-    for (const text of QUERIES)
-      all.push((await index.lexical({ text, k: 15, ...scope })).map((h) => [h.chunk.chunkId, h.score] as [string, number]));
-  return all;
-}
-/** The same chunks in the same order, and the same scores (to the last few bits: the summation order may differ). */
-function expectSameAnswers(actual: [string, number][][], expected: [string, number][][]): void {
-  expect(actual.map((hits) => hits.map(([id]) => id))).toEqual(expected.map((hits) => hits.map(([id]) => id)));
-  actual.forEach((hits, i) => hits.forEach(([, score], j) => expect(score).toBeCloseTo(expected[i]?.[j]?.[1] ?? NaN, 9)));
-  expect(actual.flat().length).toBeGreaterThan(50);
-}
-/** The answers of an index rebuilt from the rows alone (the snapshot moved aside and put back). */
-async function rebuiltAnswers(dir: string): Promise<[string, number][][]> {
-  const file = snapshotOf(dir);
-  const kept = `${file}.kept`;
-  const had = existsSync(file);
-  if (had) copyFileSync(file, kept);
-  rmSync(file, { force: true });
-  const rebuilt = new SqliteKnowledgeIndex({ dataDir: dir });
-  await rebuilt.whenLexicalReady();
-  try {
-    expect(rebuilt.lexicalSnapshot.loaded).toBe(false);
-    return await answers(rebuilt);
-  } finally {
-    await rebuilt.close();
-    if (had) copyFileSync(kept, file);
-    else rmSync(file, { force: true });
-    rmSync(kept, { force: true });
-  }
-}
+const answers = (index: SqliteKnowledgeIndex) => lexicalAnswers(index, QUERIES, 15);
+const expectSame = (actual: [string, number][][], expected: [string, number][][]) => expectSameAnswers(actual, expected, 50);
 /** A few sources in two workspaces and three agent-tag sets, one deleted. */
 async function fill(index: SqliteKnowledgeIndex): Promise<void> {
   await ingest(index, 'a', 1);
@@ -108,7 +56,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
 
     await second.whenLexicalReady();
     expect(second.lexicalSnapshot.loaded).toBe(true);
-    expectSameAnswers(await answers(second), before);
+    expectSame(await answers(second), before);
     // Changed after the save: the next open loads this snapshot (older than the log) and applies the rest.
     const older = readFileSync(snapshotOf(dir));
     await ingest(second, 'f', 6, ['agent-1']);
@@ -125,8 +73,8 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     try {
       expect(third.lexicalSnapshot.loaded).toBe(true);
       const found = await answers(third);
-      expectSameAnswers(found, changed);
-      expectSameAnswers(found, await rebuiltAnswers(dir));
+      expectSame(found, changed);
+      expectSame(found, await answersWithoutSnapshot(dir, answers));
       expect(found.flat().map(([id]) => id.split(':')[0])).not.toContain('a');
       expect(found.flat().map(([id]) => id.split(':')[0])).toContain('g');
     } finally {
@@ -163,7 +111,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       try {
         expect([what, reopened.lexicalSnapshot.loaded]).toEqual([what, false]);
         expect(warn).toHaveBeenCalledWith(expect.stringContaining('BM25 snapshot'));
-        expectSameAnswers(await answers(reopened), expected);
+        expectSame(await answers(reopened), expected);
       } finally {
         await reopened.close();
         warn.mockRestore();
@@ -188,7 +136,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       others.push(next);
       expect(existsSync(snapshotOf(dir))).toBe(false);
       expect(next.lexicalSnapshot.loaded).toBe(false);
-      expectSameAnswers(await answers(next), await answers(killed));
+      expectSame(await answers(next), await answers(killed));
 
       // 5,000 rows since the last save (none) call for one in the background, off the write path.
       for (let s = 0; s < 125; s++)
@@ -202,8 +150,8 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
       others.push(afterKill);
       expect(afterKill.lexicalSnapshot.loaded).toBe(true);
       const found = await answers(afterKill);
-      expectSameAnswers(found, await answers(killed));
-      const every = new Set((await afterKill.lexical({ text: VOCABULARY.join(' '), k: 10_000 })).map((h) => h.chunk.sourceId));
+      expectSame(found, await answers(killed));
+      const every = new Set((await afterKill.lexical({ text: words.join(' '), k: 10_000 })).map((h) => h.chunk.sourceId));
       expect(every.has('late')).toBe(true);
       expect(every.has('bulk-7')).toBe(false);
       expect(every.size).toBe(4 + 124 + 1);
@@ -271,7 +219,7 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     try {
       expect(reopened.lexicalSnapshot.loaded).toBe(false);
       expect(warn).toHaveBeenCalledWith(expect.stringContaining('other documents'));
-      expectSameAnswers(await answers(reopened), expected);
+      expectSame(await answers(reopened), expected);
     } finally {
       await reopened.close();
       await restored.close();

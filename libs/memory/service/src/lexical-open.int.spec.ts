@@ -1,51 +1,34 @@
 import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SqliteEventStore } from '@tenet/event-store';
 import { OfflineVectorizer } from '@tenet/llm';
-import { eventually, seededRandom } from '@tenet/testing';
+import { eventually } from '@tenet/testing';
 import { CustomerMemoryStore } from './customer-memory.store.js';
 import { KnowledgeService } from './knowledge.service.js';
 import { recall } from './memory-recall.js';
-import { KnowledgeIndexNotReadyError, type IndexedChunk, type KnowledgeSource } from './knowledge-index.port.js';
-import { BM25_SNAPSHOT_SUFFIX, SQLITE_KNOWLEDGE_FILE, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+import { KnowledgeIndexNotReadyError } from './knowledge-index.port.js';
+import { SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
+import {
+  answersWithoutSnapshot,
+  expectSameAnswers,
+  lexicalAnswers,
+  lexicalCorpus,
+  snapshotOf,
+  tempDirs,
+} from './testing/lexical-corpus.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-open-'));
-  dirs.push(dir);
-  return dir;
-};
-const snapshotOf = (dir: string): string => join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`);
-
-const VOCABULARY = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}ord`);
-const PER_SOURCE = 40;
-const source = (sourceId: string, agentIds: string[], workspaceId?: string): KnowledgeSource => ({
-  sourceId,
-  title: sourceId,
-  format: 'text',
-  agentIds,
-  contentHash: sourceId,
-  chunkCount: PER_SOURCE,
+const dirs = tempDirs('tenet-knowledge-open-');
+afterAll(() => dirs.removeAll());
+const tempDir = dirs.make;
+const { source, chunks, words } = lexicalCorpus({
+  vocabulary: 400,
+  words: { min: 20, spread: 40 },
+  perSource: 40,
+  statedChunkCount: 40,
   embeddingModel: 'test/open/4',
-  ingestedAt: '2026-11-28T00:00:00.000Z',
-  ...(workspaceId !== undefined ? { workspaceId } : {}),
 });
-const chunks = (sourceId: string, seed: number): IndexedChunk[] => {
-  const next = seededRandom(seed);
-  return Array.from({ length: PER_SOURCE }, (_, i) => ({
-    chunkId: `${sourceId}:${i}`,
-    sourceId,
-    ordinal: i,
-    heading: `part ${i}`,
-    text: Array.from({ length: 20 + Math.floor(next() * 40) }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)]).join(' '),
-    vector: [next(), next(), next(), next()],
-  }));
-};
 const ingest = (index: SqliteKnowledgeIndex, sourceId: string, seed: number): Promise<void> =>
   index.replaceSource(source(sourceId, seed % 3 === 0 ? ['agent-1'] : [], seed % 4 === 0 ? 'ws-b' : undefined), chunks(sourceId, seed));
 /** Sources `${prefix}0` … : enough text rows that opening the lexical side takes many slices. */
@@ -54,40 +37,21 @@ async function fill(index: SqliteKnowledgeIndex, prefix: string, count: number, 
 }
 
 const QUERIES = ['w1ord w5ord', 'w0ord', 'w3ord w1aord w10ord w2ord', 'w1pord', 'w7ord w8ord w9ord', 'w2gord w3kord'];
-const SCOPES = [{}, { agentId: 'agent-1' }, { workspaceId: 'ws-b' }, { workspaceId: 'default', agentId: 'agent-2' }];
-async function answers(index: SqliteKnowledgeIndex): Promise<[string, number][][]> {
-  const all: [string, number][][] = [];
-  for (const scope of SCOPES)
-    for (const text of QUERIES)
-      all.push((await index.lexical({ text, k: 20, ...scope })).map((h) => [h.chunk.chunkId, h.score] as [string, number]));
-  return all;
-}
-function expectSameAnswers(actual: [string, number][][], expected: [string, number][][]): void {
-  expect(actual.map((hits) => hits.map(([id]) => id))).toEqual(expected.map((hits) => hits.map(([id]) => id)));
-  actual.forEach((hits, i) => hits.forEach(([, score], j) => expect(score).toBeCloseTo(expected[i]?.[j]?.[1] ?? NaN, 9)));
-  expect(actual.flat().length).toBeGreaterThan(100);
+const answers = (index: SqliteKnowledgeIndex) => lexicalAnswers(index, QUERIES, 20);
+const expectSame = (actual: [string, number][][], expected: [string, number][][]) => expectSameAnswers(actual, expected, 100);
+/** A data dir holding `count` sources and no BM25 snapshot (the next open rebuilds), and what the index answered before. */
+async function withoutSnapshot(count: number): Promise<{ dir: string; expected: [string, number][][] }> {
+  const dir = tempDir();
+  const first = new SqliteKnowledgeIndex({ dataDir: dir });
+  await fill(first, 's', count);
+  const expected = await answers(first);
+  await first.close();
+  rmSync(snapshotOf(dir));
+  return { dir, expected };
 }
 /** Every source a search for every word finds. */
 const sourcesFound = async (index: SqliteKnowledgeIndex): Promise<Set<string>> =>
-  new Set((await index.lexical({ text: VOCABULARY.join(' '), k: 100_000 })).map((h) => h.chunk.sourceId));
-/** The answers of an index opened with the rows alone and no write under way (the snapshot moved aside and put back). */
-async function quietAnswers(dir: string): Promise<[string, number][][]> {
-  const file = snapshotOf(dir);
-  const kept = `${file}.kept`;
-  const had = existsSync(file);
-  if (had) copyFileSync(file, kept);
-  rmSync(file, { force: true });
-  const rebuilt = new SqliteKnowledgeIndex({ dataDir: dir });
-  try {
-    await rebuilt.whenLexicalReady();
-    return await answers(rebuilt);
-  } finally {
-    await rebuilt.close();
-    if (had) copyFileSync(kept, file);
-    else rmSync(file, { force: true });
-    rmSync(kept, { force: true });
-  }
-}
+  new Set((await index.lexical({ text: words.join(' '), k: 100_000 })).map((h) => h.chunk.sourceId));
 /** The text row the background open has applied up to, from its readiness (0 before it applies rows). */
 const rowsApplied = (index: SqliteKnowledgeIndex): number => {
   const state = index.readiness();
@@ -126,19 +90,14 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
       expect(index.stagedVectors).toBe(staged);
       await eventually(() => expect(index.stagedVectors).toBeLessThan(staged), { timeoutMs: 10_000 });
       expect(index.readiness()).toEqual({ ready: true });
-      expectSameAnswers(await answers(index), expected);
+      expectSame(await answers(index), expected);
     } finally {
       await index.close();
     }
   });
 
   it('makes a search wait for it, and fails one that waited longer than its bound with KnowledgeIndexNotReadyError, never half an answer', async () => {
-    const dir = tempDir();
-    const first = new SqliteKnowledgeIndex({ dataDir: dir });
-    await fill(first, 's', 100);
-    const expected = await answers(first);
-    await first.close();
-    rmSync(snapshotOf(dir));
+    const { dir, expected } = await withoutSnapshot(100);
 
     const impatient = new SqliteKnowledgeIndex({ dataDir: dir, lexicalWaitMs: 1 });
     try {
@@ -154,7 +113,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     try {
       expect(patient.readiness().ready).toBe(false);
       // Asked before it is ready: answered once it is, with the whole index.
-      expectSameAnswers(await answers(patient), expected);
+      expectSame(await answers(patient), expected);
     } finally {
       await patient.close();
     }
@@ -238,7 +197,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
         ]);
         const opened = await answers(index);
         await index.close();
-        expectSameAnswers(opened, await quietAnswers(dir));
+        expectSame(opened, await answersWithoutSnapshot(dir, answers));
       } finally {
         await index.close();
       }
@@ -246,12 +205,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
   }
 
   it('stops on close while it opens: close resolves promptly and writes no snapshot of the half-built index', async () => {
-    const dir = tempDir();
-    const first = new SqliteKnowledgeIndex({ dataDir: dir });
-    await fill(first, 's', 100);
-    const expected = await answers(first);
-    await first.close();
-    rmSync(snapshotOf(dir));
+    const { dir, expected } = await withoutSnapshot(100);
 
     const index = new SqliteKnowledgeIndex({ dataDir: dir });
     while (rowsApplied(index) < 200) await turn();
@@ -266,19 +220,14 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
 
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
-      expectSameAnswers(await answers(reopened), expected);
+      expectSame(await answers(reopened), expected);
     } finally {
       await reopened.close();
     }
   });
 
   it('after a kill -9 of a process in the middle of the rebuild, the next open rebuilds and answers like the rows', async () => {
-    const dir = tempDir();
-    const first = new SqliteKnowledgeIndex({ dataDir: dir });
-    await fill(first, 's', 120);
-    const expected = await answers(first);
-    await first.close();
-    rmSync(snapshotOf(dir));
+    const { dir, expected } = await withoutSnapshot(120);
 
     const fixture = fileURLToPath(new URL('./testing/open-knowledge-index.fixture.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', fixture, dir], {
@@ -310,7 +259,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
       expect(reopened.readiness().ready).toBe(false);
-      expectSameAnswers(await answers(reopened), expected);
+      expectSame(await answers(reopened), expected);
     } finally {
       await reopened.close();
     }
@@ -319,7 +268,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     try {
       await loaded.whenLexicalReady();
       expect(loaded.lexicalSnapshot.loaded).toBe(true);
-      expectSameAnswers(await answers(loaded), expected);
+      expectSame(await answers(loaded), expected);
     } finally {
       await loaded.close();
     }
