@@ -1,4 +1,5 @@
 import { stem, words } from '@tenet/text';
+import { stepsToEnd } from './steps.js';
 
 /** FTS5's bm25() constants: term-frequency saturation and length normalisation. */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -280,11 +281,7 @@ export class Bm25Index {
 
   /** The index as arrays, postings and term ids by reference (see `Bm25State`): costs a pass over the documents. */
   capture(): Bm25State<'parts'> {
-    const capturing = this.capturing();
-    for (;;) {
-      const step = capturing.next();
-      if (step.done) return step.value;
-    }
+    return stepsToEnd(this.capturing());
   }
 
   /**
@@ -364,11 +361,7 @@ export class Bm25Index {
    * lists of their own (they grow and are compacted); the documents' term ids stay views of `state.docs.terms`.
    */
   static restore(state: Bm25State<'whole'>): Bm25Index {
-    const restoring = Bm25Index.restoring(state);
-    for (;;) {
-      const step = restoring.next();
-      if (step.done) return step.value;
-    }
+    return stepsToEnd(Bm25Index.restoring(state));
   }
 
   /**

@@ -3,6 +3,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { STOP_WORDS } from '@tenet/text';
 import { termsOf, type Bm25State } from './bm25-partitions.js';
+import { stepsToEnd } from './steps.js';
 
 /**
  * The BM25 index saved next to its database (ADR 0034, "Lexical side", amendment "BM25 snapshot"), so an open
@@ -270,11 +271,7 @@ function* termsFrom(lengths: Uint32Array, bytes: Uint8Array): Generator<void, st
  * out, so `bytes` is not kept alive by the index.
  */
 export function readBm25Snapshot(bytes: Buffer): { state: Bm25State<'whole'>; meta: Bm25SnapshotMeta } {
-  const reading = parseBm25Snapshot(bytes);
-  for (;;) {
-    const step = reading.next();
-    if (step.done) return step.value;
-  }
+  return stepsToEnd(parseBm25Snapshot(bytes));
 }
 
 /**

@@ -8,6 +8,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { Bm25Index, type Bm25State } from './bm25-partitions.js';
 import { Bm25SnapshotError, parseBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
+import { stepsToEnd } from './steps.js';
 import {
   KnowledgeIndexNotReadyError,
   queryWords,
@@ -635,11 +636,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     const steps = this.text.capturing();
     let captured: Bm25State<'parts'> | undefined;
     const finish = (): void => {
-      for (let step = steps.next(); ; step = steps.next())
-        if (step.done) {
-          captured = step.value;
-          return;
-        }
+      captured = stepsToEnd(steps);
     };
     this.textCapturing = finish;
     try {
