@@ -76,9 +76,10 @@ describe('a restart whose knowledge index has no BM25 snapshot (all-in-one, embe
         }
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      // Polled several times while it opened, each liveness answer well inside a probe's 3 s timeout.
+      // Polled several times while it opened, each liveness answer inside the probe's 3 s timeout (k8s/base). Quiet, the
+      // slowest is tens of ms; a loaded 2-core CI has seen 1.1 s. Rebuilding in one go blocked 4–6 s on a quiet machine.
       expect(readiness.filter((status) => status === 503).length).toBeGreaterThan(2);
-      expect(Math.max(...liveness)).toBeLessThan(1_000);
+      expect(Math.max(...liveness)).toBeLessThan(3_000);
       const during = await searching;
       const after = await timed(`${url}/knowledge/search?q=${WORDS.slice(5, 8).join('%20')}&max_results=5`);
       expect(after.status).toBe(200);
