@@ -200,7 +200,7 @@ for (const size of SIZES) {
   // The HNSW graphs insert staged vectors in the background (searches scan the staged ones exactly meanwhile):
   // finish that now, timed, so the queries below measure the graphs.
   const drainStarted = performance.now();
-  index.drainGraphs();
+  await index.drainGraphs();
   const graphSeconds = (performance.now() - drainStarted) / 1000;
   const graphPerSec = size / (size / ingestPerSec + graphSeconds);
   console.error(`${size}: ingest ${Math.round(ingestPerSec)} chunks/s; graph insertion left after ingest ${graphSeconds.toFixed(1)} s`);
