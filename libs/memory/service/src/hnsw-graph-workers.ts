@@ -402,13 +402,16 @@ export class GraphWorkers {
         // A crash: start it again (it loads its files and stages the log like any start); what was asked of it is asked again.
         this.restarts++;
         this.logger.error(`graph worker ${shard} of ${this.options.threads} stopped (${failure}, exit code ${code}): restarting it`);
-        setTimeout(() => {
+        const restart = setTimeout(() => {
           if (this.closing) return;
           this.start(shard);
           const head = this.lastHead;
           this.workers[shard]?.postMessage({ kind: 'head', head });
+          if ((this.requests[shard]?.size ?? 0) > 0) this.workers[shard]?.ref();
           for (const request of this.requests[shard]?.values() ?? []) this.workers[shard]?.postMessage(request.message);
-        }, RESTART_DELAY_MS).unref();
+        }, RESTART_DELAY_MS);
+        // Kept alive only for a caller awaiting an answer.
+        if ((this.requests[shard]?.size ?? 0) === 0) restart.unref();
       });
     });
   }
@@ -425,7 +428,7 @@ export class GraphWorkers {
     if (report.kind !== 'answer') return;
     const request = this.requests[shard]?.get(report.id);
     if (!request) return;
-    this.requests[shard]?.delete(report.id);
+    this.forget(shard, report.id);
     clearTimeout(request.timer);
     if (report.error !== undefined) request.reject(new Error(`graph worker ${shard}: ${report.error}`));
     else request.resolve(report.value);
@@ -438,7 +441,7 @@ export class GraphWorkers {
       const request: Request = { message: { ...message, id }, resolve: resolve as (value: unknown) => void, reject };
       if (Number.isFinite(waitMs))
         request.timer = setTimeout(() => {
-          this.requests[shard]?.delete(id);
+          this.forget(shard, id);
           reject(
             new KnowledgeIndexNotReadyError(
               `vector graphs: worker ${shard} of ${this.options.threads} did not answer within ${waitMs} ms (${this.ready[shard] ? 'busy' : 'loading its graphs'})`,
@@ -446,8 +449,16 @@ export class GraphWorkers {
           );
         }, waitMs);
       this.requests[shard]?.set(id, request);
+      // A worker is unref'd (it must not keep an idle process alive) but a caller awaiting its answer must: ref'd while asked.
+      this.workers[shard]?.ref();
       this.workers[shard]?.postMessage(request.message);
     });
+  }
+
+  private forget(shard: number, id: number): void {
+    this.requests[shard]?.delete(id);
+    // Closing: kept alive until it exits (close awaits that).
+    if (this.requests[shard]?.size === 0 && !this.closing) this.workers[shard]?.unref();
   }
 
   /** Tells every worker the log's head after a write: they stage it once writes pause (a search carries the head too). */
