@@ -320,8 +320,12 @@ type WorkerReport =
   | { kind: 'caught-up' | 'saved'; at: Watermark }
   | { kind: 'answer'; id: number; value?: unknown; error?: string };
 
-/** A restarted worker waits this long after a crash before it starts again, so a worker that fails at once does not spin. */
+/**
+ * A crashed worker starts again after RESTART_DELAY_MS, doubled for every crash before it reported ready again (up to
+ * RESTART_DELAY_MAX_MS), so a worker that fails at once (a file it cannot open) does not spin.
+ */
 const RESTART_DELAY_MS = 500;
+const RESTART_DELAY_MAX_MS = 30_000;
 
 /**
  * The HNSW graphs on worker threads (ADR 0034, amendment "Graphs in worker threads"): worker s owns shard s (vector row
@@ -341,12 +345,15 @@ export class GraphWorkers {
   /** Worker restarts after a crash (tests, logs). */
   restarts = 0;
   private readyAnnounced = false;
+  /** Crashes of each worker since it last reported ready (the restart delay doubles with each). */
+  private readonly crashes: number[];
   private lastHead: Watermark = { adds: 0, removes: 0 };
 
   constructor(private readonly options: GraphWorkersOptions) {
     this.workers = Array.from({ length: options.threads }, () => undefined);
     this.ready = Array.from({ length: options.threads }, () => false);
     this.requests = Array.from({ length: options.threads }, () => new Map<number, Request>());
+    this.crashes = Array.from({ length: options.threads }, () => 0);
     for (let shard = 0; shard < options.threads; shard++) this.start(shard);
   }
 
@@ -401,7 +408,12 @@ export class GraphWorkers {
         }
         // A crash: start it again (it loads its files and stages the log like any start); what was asked of it is asked again.
         this.restarts++;
-        this.logger.error(`graph worker ${shard} of ${this.options.threads} stopped (${failure}, exit code ${code}): restarting it`);
+        const crashes = (this.crashes[shard] ?? 0) + 1;
+        this.crashes[shard] = crashes;
+        const delay = Math.min(RESTART_DELAY_MAX_MS, RESTART_DELAY_MS * 2 ** (crashes - 1));
+        this.logger.error(
+          `graph worker ${shard} of ${this.options.threads} stopped (${failure}, exit code ${code}): restarting it in ${delay} ms`,
+        );
         const restart = setTimeout(() => {
           if (this.closing) return;
           this.start(shard);
@@ -409,7 +421,7 @@ export class GraphWorkers {
           this.workers[shard]?.postMessage({ kind: 'head', head });
           if ((this.requests[shard]?.size ?? 0) > 0) this.workers[shard]?.ref();
           for (const request of this.requests[shard]?.values() ?? []) this.workers[shard]?.postMessage(request.message);
-        }, RESTART_DELAY_MS);
+        }, delay);
         // Kept alive only for a caller awaiting an answer.
         if ((this.requests[shard]?.size ?? 0) === 0) restart.unref();
       });
@@ -419,6 +431,7 @@ export class GraphWorkers {
   private received(shard: number, report: WorkerReport): void {
     if (report.kind === 'ready') {
       this.ready[shard] = true;
+      this.crashes[shard] = 0;
       if (!this.readyAnnounced && this.allReady) {
         this.readyAnnounced = true;
         this.options.onReady();
