@@ -267,6 +267,12 @@ for (const size of SIZES) {
     times.lexical.push(performance.now() - t);
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
+  // On graph workers: each worker's own search time (the nearest p50 above adds the messages and the wait for a core).
+  const shards = (await (index as { graphWorkerStats?: () => Promise<{ searchMs: number[] }[]> }).graphWorkerStats?.()) ?? [];
+  for (const [s, shard] of shards.entries())
+    console.error(
+      `${size}: graph worker ${s}: search in the worker p50 / p99 ${ms(percentile(shard.searchMs, 50))} / ${ms(percentile(shard.searchMs, 99))} ms (${shard.searchMs.length} searches)`,
+    );
   const closeStarted = performance.now();
   await index.close();
   const closeMs = performance.now() - closeStarted;
