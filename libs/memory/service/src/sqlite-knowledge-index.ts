@@ -744,12 +744,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * does not keep the process alive: what is left staged at exit is in the log for the next open.
    */
   private scheduleDrain(): void {
-    if (this.draining || !this.db.open) return;
+    // Once graph workers exist the inline graphs only answer until they are ready: no more insertion on the event loop.
+    if (this.draining || !this.db.open || this.workers) return;
     const idleFor = performance.now() - this.lastWrite;
     this.draining = setTimeout(
       () => {
         this.draining = undefined;
-        if (!this.db.open) return;
+        if (!this.db.open || this.workers) return;
         // The lexical side's open goes first (unless it failed): readiness waits for it, while staged vectors are searched exactly.
         const lexicalFirst = this.textOpening !== undefined && this.textOpenFailed === undefined;
         if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !lexicalFirst) {
@@ -772,8 +773,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    */
   async drainGraphs(): Promise<void> {
     this.catchUp();
+    if (this.workers) {
+      // Once the workers exist they take over (the inline graphs are dropped when they are ready): inserting into the
+      // inline graphs too would do the work twice, on the event loop.
+      await this.workers.drain(this.applied);
+      return;
+    }
     for (const { graph } of this.partitions.values()) graph.drain(Infinity, true);
-    await this.workers?.drain(this.applied);
   }
 
   /** Vectors written but not yet in an inline graph (searched exactly meanwhile); see graphWorkerStats for the workers'. */
