@@ -621,7 +621,10 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (this.textOpening) throw new KnowledgeIndexNotReadyError(this.textOpenFailed ?? 'closed while opening');
   }
 
-  /** Not ready while the lexical side opens in the background: what it is doing and how far it got. */
+  /**
+   * Not ready while the lexical side opens in the background (what it is doing and how far it got), then while the
+   * graph workers a threaded index searches have not loaded their shards.
+   */
   readiness(): KnowledgeIndexReadiness {
     const lexical = this.lexicalReadiness();
     return lexical.ready ? this.graphReadiness() : lexical;
