@@ -165,6 +165,27 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
     }
   });
 
+  it('opened above the threshold: not ready until the workers loaded, and a vector search waits for them only so long', async () => {
+    const dir = tempDir();
+    const first = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED });
+    await ingest(first, 0, 12);
+    await first.close();
+    // A bound no worker can meet (starting a thread alone takes longer): the search fails as not ready, it does not hang.
+    const impatient = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED, lexicalWaitMs: 1 });
+    try {
+      expect(impatient.graphMode).toMatchObject({ threaded: true, workers: 2, ready: 0 });
+      await expect(impatient.nearest({ vector: seededVector(5), embeddingModel: GRAPH_MODEL, k: 5 })).rejects.toMatchObject({
+        code: 'KNOWLEDGE.NOT_READY',
+        message: expect.stringContaining('vector graphs'),
+      });
+      await impatient.whenLexicalReady();
+      await eventually(() => expect(impatient.readiness()).toEqual({ ready: true }), { timeoutMs: 20_000 });
+      expect(impatient.graphMode).toMatchObject({ threaded: true, ready: 2 });
+    } finally {
+      await impatient.close();
+    }
+  });
+
   it('after a kill -9 following a background save, replays only the tail of the log', async () => {
     const dir = tempDir();
     const fixture = fileURLToPath(new URL('./testing/graph-threads-ingest.fixture.ts', import.meta.url));
