@@ -4,7 +4,9 @@
  *
  *   npm run bench:retrieval        (BENCH_SIZES=1000,10000 to run fewer; BENCH_QUERIES=100; BENCH_JSON=<file>;
  *                                   BENCH_EF=<a fixed HNSW expansion at search> instead of the default's growing with the graph;
- *                                   BENCH_HNSW='{"quantization":"f32","rerank":0}' overrides other graph parameters)
+ *                                   BENCH_HNSW='{"quantization":"f32","rerank":0}' overrides other graph parameters;
+ *                                   BENCH_GRAPH_THREADS=<workers, 0: inline>, BENCH_GRAPH_THREADS_FROM=<vector rows> for the
+ *                                   graphs on worker threads — ADR 0034, "Graphs in worker threads")
  *
  * Corpus: synthetic Markdown sources (seeded PRNG, 4,000-word vocabulary with a Zipf-like draw), 100 sections
  * per source, one chunk per section, embedded with the offline vectorizer (512 dimensions) — the embedding
@@ -28,7 +30,9 @@
  *     rebuilt from the text rows, as every open did before the snapshot, and as one does after losing it); each
  *     with the longest the event loop was held meanwhile (a 1 ms interval timer's largest gap: the lexical side
  *     opens in the background in slices, ADR 0034 amendment "Lexical side opened in the background");
- *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5).
+ *   - exact: the brute-force floor's own latency (float32 arrays in memory, one pass, top 5);
+ *   - the longest event-loop gap from the first ingest until every vector is in a graph (a 1 ms timer's), the graph
+ *     workers (0: inline), and reopen until the first nearest answer (the graphs loaded, by the workers when threaded).
  *
  * BENCH_LEXICAL_ONLY=1 measures the lexical side's in-memory BM25 index alone on the same corpus and queries (no
  * embedding, SQLite or graphs — what makes 1M chunks affordable on a shared machine): build time from the texts
@@ -55,6 +59,11 @@ const AGENT = 'agent-0';
 const PER_SOURCE = 100;
 const K = 5;
 const LEXICAL_ONLY = process.env['BENCH_LEXICAL_ONLY'] === '1';
+/** BENCH_GRAPH_THREADS / BENCH_GRAPH_THREADS_FROM: the index's graph workers and the vector rows from which they start. */
+const graphOptions = {
+  ...(process.env['BENCH_GRAPH_THREADS'] ? { graphThreads: Number(process.env['BENCH_GRAPH_THREADS']) } : {}),
+  ...(process.env['BENCH_GRAPH_THREADS_FROM'] ? { graphThreadsFrom: Number(process.env['BENCH_GRAPH_THREADS_FROM']) } : {}),
+};
 
 function norm(v: ArrayLike<number>): number {
   let s = 0;
@@ -93,6 +102,12 @@ interface Row {
   /** The BM25 snapshot close wrote: its size and write time. */
   snapshot: { mb: number; saveMs: number };
   reopenMs: number;
+  /** The longest the event loop was held during ingest plus graph insertion (drainGraphs). */
+  ingestBlockMs: number;
+  /** Graph workers (0: inline). */
+  graphWorkers: number;
+  /** Reopen until the first nearest answer (graph files loaded: inline in the constructor, or by the workers). */
+  reopenNearestMs: number;
   /** The longest the event loop was held during the reopen, and during the reopen without a snapshot. */
   reopenBlockMs: number;
   reopenRebuildBlockMs: number;
@@ -176,7 +191,7 @@ for (const size of SIZES) {
     ...(process.env['BENCH_HNSW'] ? (JSON.parse(process.env['BENCH_HNSW']) as Partial<HnswParameters>) : {}),
     ...(process.env['BENCH_EF'] ? { expansionSearch: Number(process.env['BENCH_EF']), expansionSearchPerThousand: 0 } : {}),
   };
-  const index = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
+  const index = new SqliteKnowledgeIndex({ dataDir: dir, hnsw, ...graphOptions });
   const service = new KnowledgeService(index, embeddings);
   const chunkTexts: string[][] = [];
   const sources = size / PER_SOURCE;
@@ -193,17 +208,28 @@ for (const size of SIZES) {
   });
 
   // Ingestion through the service (chunk, embed, swap in), then the chunks the agent may read, as stored.
+  const ingestGaps = gapTimer();
   const started = performance.now();
-  for (const doc of documents)
+  for (const doc of documents) {
     await service.ingest({ sourceId: doc.sourceId, title: doc.title, format: 'markdown', content: doc.content, agentIds: doc.agentIds });
+    // A turn of the event loop between sources, as between two requests: the gap timer measures the index, not this loop.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   const ingestPerSec = size / ((performance.now() - started) / 1000);
+  const ingestOnlyBlockMs = ingestGaps.stop();
+  const insertionGaps = gapTimer();
   // The HNSW graphs insert staged vectors in the background (searches scan the staged ones exactly meanwhile):
   // finish that now, timed, so the queries below measure the graphs.
   const drainStarted = performance.now();
-  index.drainGraphs();
+  await index.drainGraphs();
   const graphSeconds = (performance.now() - drainStarted) / 1000;
+  const insertionBlockMs = insertionGaps.stop();
+  const ingestBlockMs = Math.max(ingestOnlyBlockMs, insertionBlockMs);
   const graphPerSec = size / (size / ingestPerSec + graphSeconds);
-  console.error(`${size}: ingest ${Math.round(ingestPerSec)} chunks/s; graph insertion left after ingest ${graphSeconds.toFixed(1)} s`);
+  const mode = graphModeOf(index);
+  console.error(
+    `${size}: ingest ${Math.round(ingestPerSec)} chunks/s; graph insertion left after ingest ${graphSeconds.toFixed(1)} s; longest event-loop gap during ingest ${Math.round(ingestOnlyBlockMs)} ms, during graph insertion ${Math.round(insertionBlockMs)} ms; graphs ${mode}`,
+  );
   const ids: string[] = [];
   const vectors: Float32Array[] = [];
   for (const doc of documents) {
@@ -241,12 +267,19 @@ for (const size of SIZES) {
     times.lexical.push(performance.now() - t);
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
+  // On graph workers: each worker's own search time (the nearest p50 above adds the messages and the wait for a core).
+  const shards = (await (index as { graphWorkerStats?: () => Promise<{ searchMs: number[] }[]> }).graphWorkerStats?.()) ?? [];
+  for (const [s, shard] of shards.entries())
+    console.error(
+      `${size}: graph worker ${s}: search in the worker p50 / p99 ${ms(percentile(shard.searchMs, 50))} / ${ms(percentile(shard.searchMs, 99))} ms (${shard.searchMs.length} searches)`,
+    );
   const closeStarted = performance.now();
   await index.close();
   const closeMs = performance.now() - closeStarted;
   const snapshot = { mb: (index.lexicalSnapshot.bytes ?? 0) / 1024 ** 2, saveMs: index.lexicalSnapshot.saveMs ?? NaN };
   /** Until the first lexical answer, and the longest the event loop was held meanwhile (a 1 ms timer's largest gap). */
-  const reopen = async (): Promise<{ ms: number; blockMs: number }> => {
+  const [firstQuery = []] = (await embeddings.embed([queries[0] ?? 'ka'], { purpose: 'bench' })).vectors;
+  const reopen = async (): Promise<{ ms: number; blockMs: number; nearestMs: number }> => {
     let last = performance.now();
     let blockMs = 0;
     const tick = setInterval(() => {
@@ -258,21 +291,23 @@ for (const size of SIZES) {
     blockMs = 0;
     last = performance.now();
     const reopenStarted = performance.now();
-    const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw });
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw, ...graphOptions });
     const constructorMs = performance.now() - reopenStarted;
     // The lexical side opens in the background; a search waits for it only so long (ADR 0034).
     await reopened.whenLexicalReady();
     await reopened.lexical({ text: queries[0] ?? 'ka', agentId: AGENT, k: 4 * K });
     const ms = performance.now() - reopenStarted;
+    await reopened.nearest({ vector: firstQuery, embeddingModel: model, agentId: AGENT, k: 4 * K });
+    const nearestMs = performance.now() - reopenStarted;
     await new Promise((resolve) => setTimeout(resolve, 5));
     clearInterval(tick);
     await reopened.close();
     console.error(
       `${size}: reopen ${Math.round(ms)} ms, of which the constructor ${Math.round(constructorMs)} ms (graphs loaded, vector rows staged)`,
     );
-    return { ms, blockMs };
+    return { ms, blockMs, nearestMs };
   };
-  const { ms: reopenMs, blockMs: reopenBlockMs } = await reopen();
+  const { ms: reopenMs, blockMs: reopenBlockMs, nearestMs: reopenNearestMs } = await reopen();
   rmSync(join(dir, `${SQLITE_KNOWLEDGE_FILE}${BM25_SNAPSHOT_SUFFIX}`), { force: true });
   const { ms: reopenRebuildMs, blockMs: reopenRebuildBlockMs } = await reopen();
   rmSync(dir, { recursive: true, force: true });
@@ -288,6 +323,9 @@ for (const size of SIZES) {
     reopenRebuildMs,
     reopenBlockMs,
     reopenRebuildBlockMs,
+    ingestBlockMs,
+    graphWorkers: workersOf(index),
+    reopenNearestMs,
     search: p(times.search),
     nearest: { ...p(times.nearest), recall: recall / queries.length },
     lexical: p(times.lexical),
@@ -300,12 +338,37 @@ for (const size of SIZES) {
 }
 
 if (LEXICAL_ONLY) process.exit(0);
+
+/** A 1 ms interval timer's largest gap between start and stop: the longest the event loop was held meanwhile. */
+function gapTimer(): { stop: () => number } {
+  let last = performance.now();
+  let gap = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 1);
+  return {
+    stop: () => {
+      clearInterval(tick);
+      return Math.max(gap, performance.now() - last);
+    },
+  };
+}
+/** Graph workers of the index (none on main's code, which has no graphMode). */
+function workersOf(index: SqliteKnowledgeIndex): number {
+  return (index as { graphMode?: { workers: number } }).graphMode?.workers ?? 0;
+}
+function graphModeOf(index: SqliteKnowledgeIndex): string {
+  const workers = workersOf(index);
+  return workers > 0 ? `on ${workers} worker threads` : 'inline (main thread)';
+}
 function rowText(r: Row): string {
-  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} / ${Math.round(r.reopenBlockMs)} | ${Math.round(r.reopenRebuildMs)} / ${Math.round(r.reopenRebuildBlockMs)} | ${Math.round(r.closeMs)} | ${r.snapshot.mb.toFixed(1)} MB, ${Math.round(r.snapshot.saveMs)} ms |`;
+  return `| ${r.size.toLocaleString('en')} | ${ms(r.search.p50)} / ${ms(r.search.p99)} | ${ms(r.nearest.p50)} / ${ms(r.nearest.p99)} | ${r.nearest.recall.toFixed(3)} | ${ms(r.lexical.p50)} / ${ms(r.lexical.p99)} | ${Math.round(r.ingestPerSec)} | ${Math.round(r.graphPerSec)} | ${ms(r.exact.p50)} / ${ms(r.exact.p99)} | ${Math.round(r.rssMb)} | ${Math.round(r.reopenMs)} / ${Math.round(r.reopenBlockMs)} | ${Math.round(r.reopenRebuildMs)} / ${Math.round(r.reopenRebuildBlockMs)} | ${Math.round(r.closeMs)} | ${r.snapshot.mb.toFixed(1)} MB, ${Math.round(r.snapshot.saveMs)} ms | ${Math.round(r.ingestBlockMs)} | ${r.graphWorkers} | ${Math.round(r.reopenNearestMs)} |`;
 }
 const out = [
-  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen: until lexical answers / longest event-loop block (ms) | reopen, no BM25 snapshot: same (ms) | close (ms) | BM25 snapshot: size, write |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| chunks | service search p50 / p99 (ms) | nearest (HNSW) p50 / p99 (ms) | nearest recall@5 vs exact | lexical (BM25) p50 / p99 (ms) | ingest (chunks/s) | ingest until all in graphs (chunks/s) | exact brute force p50 / p99 (ms) | RSS after queries (MB) | reopen: until lexical answers / longest event-loop block (ms) | reopen, no BM25 snapshot: same (ms) | close (ms) | BM25 snapshot: size, write | longest event-loop gap, ingest + graph insertion (ms) | graph workers | reopen: until nearest answers (ms) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(rowText),
 ];
 console.log(out.join('\n'));

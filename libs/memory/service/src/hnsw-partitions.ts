@@ -53,8 +53,13 @@ export interface Watermark {
   removes: number;
 }
 
-/** 2: the file key holds the quantization (format 1 files are all f32 and are rebuilt, not loaded). */
-const FILE_FORMAT = 2;
+/**
+ * 2: the file key holds the quantization (format 1 files are all f32 and are rebuilt, not loaded). 3: graphs are
+ * sharded over worker threads (`hnsw-graph-workers.ts`), the key holds `<shard>/<shards>`; an inline graph is shard 0 of
+ * 1. A format-2 file is not loaded (its graph is rebuilt from the log) and is deleted as stale.
+ */
+export const GRAPH_FILE_FORMAT = 3;
+const FILE_FORMAT = GRAPH_FILE_FORMAT;
 /** Vectors inserted per native call while draining in slices: small, so a slice ends close to its time budget. */
 const DRAIN_BATCH = 8;
 /** Vectors per native call when draining everything at once: large, so usearch spreads each call over its threads. */
@@ -124,7 +129,9 @@ export class HnswPartition {
 
   get fileKey(): string {
     return createHash('sha256')
-      .update(`${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}`)
+      .update(
+        `${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}\u00000/1`,
+      )
       .digest('hex')
       .slice(0, 32);
   }

@@ -32,11 +32,26 @@ const KNOWLEDGE_INDEX = Symbol.for('tenet.memory.knowledge-index');
  * MongoDB replica set holds the event log fine but has no `$vectorSearch`.
  */
 export async function openKnowledgeIndex(config: PlatformConfig, env: NodeJS.ProcessEnv = process.env): Promise<KnowledgeIndex> {
-  return openKnowledgeIndexOf(config, readSettings(env, ['TENET_KNOWLEDGE_INDEX']).TENET_KNOWLEDGE_INDEX);
+  return openKnowledgeIndexOf(config, readSettings(env, KNOWLEDGE_INDEX_VARIABLES));
 }
 
-async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENET_KNOWLEDGE_INDEX']): Promise<KnowledgeIndex> {
-  if (kind === 'sqlite') return new SqliteKnowledgeIndex({ dataDir: config.dataDir });
+const KNOWLEDGE_INDEX_VARIABLES = ['TENET_KNOWLEDGE_INDEX', 'TENET_KNOWLEDGE_GRAPH_THREADS', 'TENET_KNOWLEDGE_GRAPH_THREADS_FROM'] as const;
+
+/**
+ * The embedded index's graphs go to TENET_KNOWLEDGE_GRAPH_THREADS worker threads (default min(2, cores)) once it holds
+ * TENET_KNOWLEDGE_GRAPH_THREADS_FROM vector rows (ADR 0034, amendment "Graphs in worker threads").
+ */
+async function openKnowledgeIndexOf(
+  config: PlatformConfig,
+  settings: Pick<Settings, (typeof KNOWLEDGE_INDEX_VARIABLES)[number]>,
+): Promise<KnowledgeIndex> {
+  const kind = settings.TENET_KNOWLEDGE_INDEX;
+  if (kind === 'sqlite')
+    return new SqliteKnowledgeIndex({
+      dataDir: config.dataDir,
+      ...(settings.TENET_KNOWLEDGE_GRAPH_THREADS !== undefined ? { graphThreads: settings.TENET_KNOWLEDGE_GRAPH_THREADS } : {}),
+      graphThreadsFrom: settings.TENET_KNOWLEDGE_GRAPH_THREADS_FROM,
+    });
   if (config.mode !== 'distributed' || config.mongoUrl === undefined)
     throw new Error('TENET_KNOWLEDGE_INDEX=mongodb needs TENET_MODE=distributed and MONGO_URL (a MongoDB Atlas or Atlas local deployment)');
   const dbName = new URL(config.mongoUrl).pathname.replace(/^\//, '') || 'tenet';
@@ -56,7 +71,12 @@ async function openKnowledgeIndexOf(config: PlatformConfig, kind: Settings['TENE
   providers: [
     {
       provide: KNOWLEDGE_INDEX,
-      useFactory: (config: PlatformConfig, settings: TenetConfig) => openKnowledgeIndexOf(config, settings.get('TENET_KNOWLEDGE_INDEX')),
+      useFactory: (config: PlatformConfig, settings: TenetConfig) =>
+        openKnowledgeIndexOf(config, {
+          TENET_KNOWLEDGE_INDEX: settings.get('TENET_KNOWLEDGE_INDEX'),
+          TENET_KNOWLEDGE_GRAPH_THREADS: settings.get('TENET_KNOWLEDGE_GRAPH_THREADS'),
+          TENET_KNOWLEDGE_GRAPH_THREADS_FROM: settings.get('TENET_KNOWLEDGE_GRAPH_THREADS_FROM'),
+        }),
       inject: [PLATFORM_CONFIG, TENET_CONFIG],
     },
     {

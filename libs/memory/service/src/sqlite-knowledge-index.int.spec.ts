@@ -26,6 +26,22 @@ knowledgeIndexConformance('SQLite (file)', {
   },
 });
 
+// The graphs on worker threads from the first vector (graphThreadsFrom 0): the same contract, read-your-writes included.
+knowledgeIndexConformance('SQLite (file, graphs in worker threads)', {
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'tenet-knowledge-threads-'));
+    dirs.push(dir);
+    const index = new SqliteKnowledgeIndex({ dataDir: dir, graphThreads: 2, graphThreadsFrom: 0 });
+    files.set(index, dir);
+    return index;
+  },
+  async reopen(index) {
+    const dir = files.get(index as SqliteKnowledgeIndex)!;
+    await index.close();
+    return new SqliteKnowledgeIndex({ dataDir: dir, graphThreads: 2, graphThreadsFrom: 0 });
+  },
+});
+
 knowledgeIndexConformance('SQLite (in memory)', { create: async () => new SqliteKnowledgeIndex() });
 
 describe('SqliteKnowledgeIndex migration', () => {
@@ -100,7 +116,7 @@ describe('SqliteKnowledgeIndex migration from schema 4 (FTS5)', () => {
       { chunkId: 'faq:0', sourceId: 'faq', ordinal: 0, heading: 'Refunds', text: 'Refunds within 30 days.', vector: [1, 0, 0] },
       { chunkId: 'faq:1', sourceId: 'faq', ordinal: 1, heading: 'Delivery', text: 'Delivery takes three days.', vector: [0, 1, 0] },
     ]);
-    first.drainGraphs();
+    await first.drainGraphs();
     await first.close();
     const graphs = readdirSync(join(dir, HNSW_FOLDER));
     // Back to what schema 4 had on the lexical side: an FTS5 table, no text rows.
@@ -256,7 +272,7 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
       };
       expect(index.stagedVectors).toBeGreaterThan(0);
       await check();
-      index.drainGraphs();
+      await index.drainGraphs();
       expect(index.stagedVectors).toBe(0);
       await check();
       // The graph finds a chunk of its own partition by its exact vector.
@@ -274,7 +290,7 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
     await first.replaceSource(sourceOf('s1', []), chunksOf('s1', 0));
     await first.replaceSource(sourceOf('s2', []), chunksOf('s2', 100));
-    first.drainGraphs();
+    await first.drainGraphs();
     await first.close();
     const saved = readdirSync(join(dir, HNSW_FOLDER));
     expect(saved).toHaveLength(1);
@@ -285,7 +301,7 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     rmSync(join(dir, HNSW_FOLDER), { recursive: true });
     const rebuilt = new SqliteKnowledgeIndex({ dataDir: dir });
     expect(rebuilt.stagedVectors).toBe(200);
-    rebuilt.drainGraphs();
+    await rebuilt.drainGraphs();
     expect((await rebuilt.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s1:42');
     expect((await rebuilt.nearest({ vector: vectorOf(142), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s2:42');
     // Changed after the copy was saved: s1 deleted, s3 added.
@@ -299,7 +315,7 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     const caughtUp = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
       expect(caughtUp.stagedVectors).toBe(100);
-      caughtUp.drainGraphs();
+      await caughtUp.drainGraphs();
       expect(await sourcesFound(caughtUp, 42, {})).toEqual(['s2', 's3']);
       expect((await caughtUp.nearest({ vector: vectorOf(242), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s3:42');
       expect((await caughtUp.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 300 })).map((h) => h.chunk.sourceId)).not.toContain(
@@ -310,21 +326,21 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
     }
   });
 
-  it('does not load a graph file of an earlier format (f32 graphs before int8): rebuilds from the rows and deletes it on close', async () => {
+  it('does not load a graph file of an earlier format (unsharded graphs before worker threads): rebuilds from the rows and deletes it on close', async () => {
     const dir = tempDir();
     const first = new SqliteKnowledgeIndex({ dataDir: dir });
     await first.replaceSource(sourceOf('s1', []), chunksOf('s1', 0));
-    first.drainGraphs();
+    await first.drainGraphs();
     await first.close();
     const [saved] = readdirSync(join(dir, HNSW_FOLDER));
-    expect(saved).toMatch(/^[0-9a-f]{32}\.2-\d+-\d+\.usearch$/);
-    // The same graph under a format-1 name: the key and watermark match, only the format is old.
-    const older = saved!.replace(/\.2-/, '.1-');
+    expect(saved).toMatch(/^[0-9a-f]{32}\.3-\d+-\d+\.usearch$/);
+    // The same graph under a format-2 name: the key and watermark match, only the format is old.
+    const older = saved!.replace(/\.3-/, '.2-');
     renameSync(join(dir, HNSW_FOLDER, saved!), join(dir, HNSW_FOLDER, older));
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
       expect(reopened.stagedVectors).toBe(100);
-      reopened.drainGraphs();
+      await reopened.drainGraphs();
       expect((await reopened.nearest({ vector: vectorOf(42), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('s1:42');
     } finally {
       await reopened.close();
@@ -340,8 +356,8 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
       await writer.replaceSource(sourceOf('gone', []), chunksOf('gone', 0));
       await writer.replaceSource(sourceOf('kept', []), chunksOf('kept', 100));
       await writer.replaceSource(sourceOf('changed', []), chunksOf('changed', 200));
-      writer.drainGraphs();
-      reader.drainGraphs();
+      await writer.drainGraphs();
+      await reader.drainGraphs();
       expect((await reader.nearest({ vector: vectorOf(7), embeddingModel: MODEL, k: 1 }))[0]?.chunk.chunkId).toBe('gone:7');
 
       await writer.deleteSource('gone');
@@ -353,7 +369,7 @@ describe('SqliteKnowledgeIndex HNSW graphs (ADR 0034)', () => {
         expect(found.filter((h) => h.chunk.sourceId === 'changed')).toHaveLength(100);
         expect((await index.nearest({ vector: vectorOf(207), embeddingModel: MODEL, k: 1 }))[0]?.score).toBeLessThan(0.999);
       }
-      writer.drainGraphs();
+      await writer.drainGraphs();
     } finally {
       await writer.close();
       await reader.close();

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { Bm25Index, type Bm25State } from './bm25-partitions.js';
 import { Bm25SnapshotError, parseBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
+import { GraphWorkers, type GraphShardStats } from './hnsw-graph-workers.js';
 import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import { stepsToEnd } from './steps.js';
 import {
@@ -42,6 +44,17 @@ const OPEN_PAGE_ROWS = 32;
 const OPEN_REMOVED_PAGE = 512;
 /** A lexical search waits at most this long for the lexical side to open: the turn's recall budget (TENET_RECALL_BUDGET_MS default). */
 const LEXICAL_WAIT_MS = 5_000;
+
+/**
+ * The graphs move to worker threads once the database holds this many vector rows (ADR 0034, amendment "Graphs in
+ * worker threads"): below it, the inline graphs are as fast (a shard under 25,600 vectors searches at the same minimum
+ * expansion as the whole graph, so splitting saves nothing) and a worker would cost its ~17 MB of RSS for nothing.
+ */
+export const DEFAULT_GRAPH_THREADS_FROM = 50_000;
+/** Graph workers by default: one per core, at most two (the measured machine's cores; each holds a shard of every graph). */
+export const defaultGraphThreads = (): number => Math.min(2, availableParallelism());
+/** A graph worker saves its changed, fully inserted graphs once nothing changed for this long. */
+const GRAPH_SAVE_IDLE_MS = 2_000;
 
 /** Ends the lexical side's background open when the index closes. */
 class OpenStopped extends Error {}
@@ -306,14 +319,47 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Finishes a save's capture under way at once (before the index changes). */
   private textCapturing: (() => void) | undefined;
   private readonly lexicalWaitMs: number;
+  /** The database file (undefined: in memory, graphs always inline). */
+  private readonly file: string | undefined;
+  private readonly graphThreads: number;
+  private readonly graphThreadsFrom: number;
+  private readonly graphSaveIdleMs: number;
+  /** The graph workers, once the vector rows reached graphThreadsFrom (starting, or answering once `threaded`). */
+  private workers: GraphWorkers | undefined;
+  /** Searches go to the workers (the inline graphs are dropped); before they are ready a search waits for them, bounded. */
+  private threaded = false;
+  /** The vector partitions' rows, for the threaded path (the inline one keeps them with its graphs), and the head they were read at. */
+  private readonly partitionRows = new Map<string, PartitionRow>();
+  private partitionRowsAt = -1;
 
   /**
    * Opens the database and the graphs, and starts opening the lexical side in the background (`whenLexicalReady`,
    * `readiness`): the constructor does not load the BM25 snapshot or rebuild the index from the text rows.
-   * `lexicalWaitMs`: how long a lexical search waits for that before it fails with KnowledgeIndexNotReadyError.
+   * `lexicalWaitMs`: how long a lexical search waits for that before it fails with KnowledgeIndexNotReadyError (and how
+   * long a vector search waits for the graph workers).
+   * `graphThreads`: graph worker threads (default `defaultGraphThreads()`; 0: the graphs stay on the main thread);
+   * `graphThreadsFrom`: the vector rows from which they start (DEFAULT_GRAPH_THREADS_FROM). A database in memory keeps
+   * its graphs inline (a worker cannot open it). `graphSaveIdleMs`: a worker saves its changed graphs once nothing
+   * changed for this long (GRAPH_SAVE_IDLE_MS).
    */
-  constructor(options: { file?: string; dataDir?: string; hnsw?: Partial<HnswParameters>; lexicalWaitMs?: number } = {}) {
+  constructor(
+    options: {
+      file?: string;
+      dataDir?: string;
+      hnsw?: Partial<HnswParameters>;
+      lexicalWaitMs?: number;
+      graphThreads?: number;
+      graphThreadsFrom?: number;
+      graphSaveIdleMs?: number;
+    } = {},
+  ) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
+    this.file = file !== ':memory:' ? file : undefined;
+    this.graphThreads = this.file ? (options.graphThreads ?? defaultGraphThreads()) : 0;
+    if (!Number.isInteger(this.graphThreads) || this.graphThreads < 0)
+      throw new RangeError(`graphThreads must be a whole number ≥ 0, got ${options.graphThreads}`);
+    this.graphThreadsFrom = options.graphThreadsFrom ?? DEFAULT_GRAPH_THREADS_FROM;
+    this.graphSaveIdleMs = options.graphSaveIdleMs ?? GRAPH_SAVE_IDLE_MS;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.hnswDir = file !== ':memory:' ? join(dirname(file), HNSW_FOLDER) : undefined;
     this.textFile = file !== ':memory:' ? `${file}${BM25_SNAPSHOT_SUFFIX}` : undefined;
@@ -325,6 +371,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.transaction(() => this.migrate())();
     this.lexicalWaitMs = options.lexicalWaitMs ?? LEXICAL_WAIT_MS;
     this.db.transaction(() => this.openGraphs())();
+    // After the open's transaction: the workers read the committed graph epoch and rows.
+    if (this.threaded) this.startWorkers();
     if (this.logHead().text.adds === 0) {
       // No text row was ever written: nothing to load or rebuild (a new knowledge base).
       this.textOpened = Promise.resolve();
@@ -423,6 +471,15 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.prepare(`INSERT OR IGNORE INTO knowledge_meta (key, value) VALUES ('graph_epoch', ?)`).run(randomUUID());
     this.epoch = (this.db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'graph_epoch'`).get() as { value: string }).value;
     const { vectors: head } = this.logHead();
+    if (
+      this.graphThreads > 0 &&
+      (this.db.prepare('SELECT count(*) AS n FROM knowledge_vec_rows').get() as { n: number }).n >= this.graphThreadsFrom
+    ) {
+      // Threaded from the start: the workers load the graph files and stage the log themselves, off the event loop.
+      this.threaded = true;
+      this.applied = head;
+      return;
+    }
     const rowsOf = this.db.prepare(
       'SELECT r.vec_rowid AS key, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.scope = ? AND r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
     );
@@ -564,14 +621,32 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (this.textOpening) throw new KnowledgeIndexNotReadyError(this.textOpenFailed ?? 'closed while opening');
   }
 
-  /** Not ready while the lexical side opens in the background: what it is doing and how far it got. */
+  /**
+   * Not ready while the lexical side opens in the background (what it is doing and how far it got), then while the
+   * graph workers a threaded index searches have not loaded their shards.
+   */
   readiness(): KnowledgeIndexReadiness {
+    const lexical = this.lexicalReadiness();
+    return lexical.ready ? this.graphReadiness() : lexical;
+  }
+
+  private lexicalReadiness(): KnowledgeIndexReadiness {
     const opening = this.textOpening;
     if (!opening) return { ready: true };
     if (this.textOpenFailed) return { ready: false, reason: `lexical side failed to open: ${this.textOpenFailed}` };
     const progress =
       opening.target > 0 ? ` (text row ${this.textApplied.adds.toLocaleString('en')} of ${opening.target.toLocaleString('en')})` : '';
     return { ready: false, reason: `lexical side opening: ${opening.phase}${progress}` };
+  }
+
+  /** Not ready while searches go to graph workers that have not loaded their shards yet (opened above the threshold, or restarting). */
+  private graphReadiness(): KnowledgeIndexReadiness {
+    const workers = this.workers;
+    if (!this.threaded || !workers || workers.readyCount === workers.threads) return { ready: true };
+    return {
+      ready: false,
+      reason: `vector graphs opening in worker threads: loading the graph files and the vector rows after them (${workers.readyCount} of ${workers.threads} shards ready)`,
+    };
   }
 
   /** Schedules a background BM25 snapshot once enough has changed since the last (TEXT_SAVE_MIN_CHANGES, TEXT_SAVE_IDLE_MS, TEXT_SAVE_SHARE). */
@@ -672,12 +747,13 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * does not keep the process alive: what is left staged at exit is in the log for the next open.
    */
   private scheduleDrain(): void {
-    if (this.draining || !this.db.open) return;
+    // Once graph workers exist the inline graphs only answer until they are ready: no more insertion on the event loop.
+    if (this.draining || !this.db.open || this.workers) return;
     const idleFor = performance.now() - this.lastWrite;
     this.draining = setTimeout(
       () => {
         this.draining = undefined;
-        if (!this.db.open) return;
+        if (!this.db.open || this.workers) return;
         // The lexical side's open goes first (unless it failed): readiness waits for it, while staged vectors are searched exactly.
         const lexicalFirst = this.textOpening !== undefined && this.textOpenFailed === undefined;
         if (performance.now() - this.lastWrite >= DRAIN_IDLE_MS && !lexicalFirst) {
@@ -698,12 +774,18 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * Inserts every staged vector into its graph now, blocking, on every core usearch sees: for a caller that wants the
    * graphs complete before it measures or saves (the benchmark). Searches are exact on staged vectors without it.
    */
-  drainGraphs(): void {
+  async drainGraphs(): Promise<void> {
     this.catchUp();
+    if (this.workers) {
+      // Once the workers exist they take over (the inline graphs are dropped when they are ready): inserting into the
+      // inline graphs too would do the work twice, on the event loop.
+      await this.workers.drain(this.applied);
+      return;
+    }
     for (const { graph } of this.partitions.values()) graph.drain(Infinity, true);
   }
 
-  /** Vectors written but not yet in a graph (searched exactly meanwhile). */
+  /** Vectors written but not yet in an inline graph (searched exactly meanwhile); see graphWorkerStats for the workers'. */
   get stagedVectors(): number {
     return [...this.partitions.values()].reduce((sum, p) => sum + p.graph.pending, 0);
   }
@@ -720,6 +802,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       this.scheduleTextSave();
     }
     if (head.adds === this.applied.adds && head.removes === this.applied.removes) return;
+    this.workers?.announce(head);
+    if (this.threaded) {
+      this.applied = head;
+      return;
+    }
     this.db.transaction(() => {
       const added = this.statement(
         'SELECT r.vec_rowid AS key, r.scope, c.vector FROM knowledge_vec_rows r JOIN knowledge_chunks c ON c.id = r.chunk WHERE r.vec_rowid > ? AND r.vec_rowid <= ? ORDER BY r.vec_rowid',
@@ -742,6 +829,69 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     })();
     this.applied = head;
     this.scheduleDrain();
+    if (!this.workers && this.graphThreads > 0 && this.inlineVectors >= this.graphThreadsFrom) this.startWorkers();
+  }
+
+  /** Vectors in the inline graphs and staged for them. */
+  private get inlineVectors(): number {
+    let n = 0;
+    for (const { graph } of this.partitions.values()) n += graph.size + graph.pending;
+    return n;
+  }
+
+  /**
+   * Starts the graph workers. Opened below the threshold, the inline graphs keep answering until every worker has
+   * loaded its shard and staged the log; then searches go to the workers and the inline graphs are dropped.
+   */
+  private startWorkers(): void {
+    if (!this.file || !this.hnswDir) return;
+    this.logger.log(`knowledge index: vector graphs move to ${this.graphThreads} worker threads (${this.applied.adds} vector rows)`);
+    this.workers = new GraphWorkers({
+      file: this.file,
+      dir: this.hnswDir,
+      threads: this.graphThreads,
+      params: this.hnsw,
+      epoch: this.epoch,
+      drainIdleMs: DRAIN_IDLE_MS,
+      saveIdleMs: this.graphSaveIdleMs,
+      onReady: () => {
+        if (this.threaded || !this.db.open) return;
+        this.threaded = true;
+        this.partitions.clear();
+        if (this.draining) clearTimeout(this.draining);
+        this.draining = undefined;
+      },
+    });
+  }
+
+  /** Whether searches go to the graph workers (`threaded`), how many there are and how many can answer now. */
+  get graphMode(): { threaded: boolean; workers: number; ready: number; restarts: number } {
+    return {
+      threaded: this.threaded,
+      workers: this.workers?.threads ?? 0,
+      ready: this.workers?.readyCount ?? 0,
+      restarts: this.workers?.restarts ?? 0,
+    };
+  }
+
+  /** What each graph worker reports of its shard (empty when the graphs are inline). */
+  async graphWorkerStats(): Promise<GraphShardStats[]> {
+    return this.workers ? this.workers.stats() : [];
+  }
+
+  /** Ends graph worker `shard` as a crash would (tests): it is restarted and searches wait for it, bounded. */
+  async crashGraphWorker(shard: number): Promise<void> {
+    await this.workers?.crash(shard);
+  }
+
+  /** The vector partitions' rows (threaded path): read again when vector rows were added since. */
+  private partitionRowsNow(): Iterable<PartitionRow> {
+    if (this.partitionRowsAt !== this.applied.adds) {
+      for (const row of this.statement('SELECT * FROM knowledge_vec_partitions').all() as PartitionRow[])
+        this.partitionRows.set(row.scope, row);
+      this.partitionRowsAt = this.applied.adds;
+    }
+    return this.partitionRows.values();
   }
 
   /** The partition of a scope, created (empty) the first time a vector row of it is seen. */
@@ -856,20 +1006,27 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.catchUp();
     // The partitions to search: this agent's and the untagged one, in the query's workspace (every workspace's when
     // none is given); without an agent, every tag's.
-    const searched = [...this.partitions.values()].filter(
-      (p) =>
-        p.embedding_model === query.embeddingModel &&
-        p.dims === dims &&
-        (query.workspaceId === undefined || p.workspace_id === query.workspaceId) &&
-        (query.agentId === undefined || p.agent === query.agentId || p.agent === EVERY_AGENT),
-    );
+    const searchable = (p: PartitionRow): boolean =>
+      p.embedding_model === query.embeddingModel &&
+      p.dims === dims &&
+      (query.workspaceId === undefined || p.workspace_id === query.workspaceId) &&
+      (query.agentId === undefined || p.agent === query.agentId || p.agent === EVERY_AGENT);
     const vector = Float32Array.from(query.vector);
     // Each graph's top max(k, rerank) candidates (ranked on its quantized vectors), re-scored below with the stored
     // f32 vectors: the score of a hit is its exact cosine whatever the graph's quantization.
     const candidates = new Set<number>();
     const width = Math.max(query.k, this.hnsw.rerank);
-    for (const { graph } of searched) for (const { key } of graph.search(vector, width)) candidates.add(key);
-    if (candidates.size === 0) return [];
+    if (this.threaded && this.workers) {
+      // Posted before the caller's lexical side runs (KnowledgeService.search starts this side first): the workers search
+      // their shards while the event loop ranks BM25.
+      const scopes = [...this.partitionRowsNow()].filter(searchable).map((p) => p.scope);
+      if (scopes.length === 0) return [];
+      for (const keys of await this.workers.search(this.applied, scopes, vector, width, this.lexicalWaitMs))
+        for (const key of keys) candidates.add(key);
+    } else
+      for (const { graph } of [...this.partitions.values()].filter(searchable))
+        for (const { key } of graph.search(vector, width)) candidates.add(key);
+    if (candidates.size === 0 || !this.db.open) return [];
     // The candidates' ids and f32 vectors only (one statement, prepared once): the chunk rows' other columns are read
     // for the top k alone.
     const rows = this.statement(
@@ -937,7 +1094,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     } finally {
       clearTimeout(timer);
     }
-    const state = this.readiness();
+    const state = this.lexicalReadiness();
     if (!state.ready) throw new KnowledgeIndexNotReadyError(`${state.reason}; waited ${ms} ms`);
   }
 
@@ -1007,7 +1164,10 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
         this.catchUp();
         // A graph with staged vectors is not saved: its older file (or none) is brought up to date from the log on open.
         for (const { graph } of this.partitions.values()) if (graph.dirty && graph.pending === 0) graph.save(this.hnswDir, this.applied);
-        removeStaleFiles(this.hnswDir, new Set([...this.partitions.values()].map((p) => p.graph.fileKey)));
+        // The workers save their shards the same way and stop; files of neither (another shape, an old format, the
+        // inline graphs after a move to the workers) are deleted.
+        const workerKeys = this.workers ? await this.workers.close() : new Set<string>();
+        removeStaleFiles(this.hnswDir, new Set([...[...this.partitions.values()].map((p) => p.graph.fileKey), ...workerKeys]));
       }
       if (this.draining) clearTimeout(this.draining);
       this.db.close();

@@ -380,6 +380,17 @@ export const VARIABLES = {
     description:
       "`sqlite` (`knowledge.sqlite` in TENET_DATA_DIR) or `mongodb` (Atlas Vector Search in the event log's database; needs distributed mode and MONGO_URL).",
   }),
+  TENET_KNOWLEDGE_GRAPH_THREADS: optional(integer(0, 64), {
+    readBy: ['tenet', 'memory-store'],
+    defaultText: 'min(2, available cores)',
+    description:
+      "Worker threads of the embedded knowledge index's vector graphs (`sqlite`): each holds a shard of every graph, and a search runs on all of them. 0 keeps the graphs on the main thread. They start once the knowledge base holds TENET_KNOWLEDGE_GRAPH_THREADS_FROM vector rows (each costs ~17 MB of memory).",
+  }),
+  TENET_KNOWLEDGE_GRAPH_THREADS_FROM: withDefault(integer(0), 50_000, {
+    readBy: ['tenet', 'memory-store'],
+    description:
+      'Vector rows (a chunk per agent tag) from which the embedded knowledge index moves its graphs to TENET_KNOWLEDGE_GRAPH_THREADS worker threads; below it they stay on the main thread.',
+  }),
 
   // ---- channels -----------------------------------------------------------------------------------------------------
   TENET_CHANNELS_GATEWAY_URL: optional(url(['http:', 'https:'], { stripSlash: true }), {
