@@ -236,7 +236,9 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
   });
 
   it('restarts a graph worker that died and keeps answering (a search waits for it, bounded)', async () => {
-    const index = new SqliteKnowledgeIndex({ dataDir: tempDir(), ...THREADED });
+    // A wait longer than the 5 s default: on a loaded CI machine the restart delay, the new thread's start and its load
+    // of the shard can take longer; the bound itself is the not-ready test's.
+    const index = new SqliteKnowledgeIndex({ dataDir: tempDir(), ...THREADED, lexicalWaitMs: 30_000 });
     try {
       await ingest(index, 0, 12);
       await index.drainGraphs();
