@@ -267,6 +267,10 @@ for (const size of SIZES) {
     times.lexical.push(performance.now() - t);
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
+  // Printed before the close and the two reopens, which take minutes at 1M chunks: a run stopped there keeps these.
+  console.error(
+    `${size}: service search p50 / p99 ${ms(percentile(times.search, 50))} / ${ms(percentile(times.search, 99))} ms; nearest ${ms(percentile(times.nearest, 50))} / ${ms(percentile(times.nearest, 99))} ms, recall@5 ${(recall / queries.length).toFixed(3)}; lexical ${ms(percentile(times.lexical, 50))} / ${ms(percentile(times.lexical, 99))} ms; exact ${ms(percentile(times.exact, 50))} ms; RSS ${Math.round(rssMb)} MB`,
+  );
   // On graph workers: each worker's own search time (the nearest p50 above adds the messages and the wait for a core).
   const shards = (await (index as { graphWorkerStats?: () => Promise<{ searchMs: number[] }[]> }).graphWorkerStats?.()) ?? [];
   for (const [s, shard] of shards.entries())
