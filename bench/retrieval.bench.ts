@@ -284,16 +284,7 @@ for (const size of SIZES) {
   /** Until the first lexical answer, and the longest the event loop was held meanwhile (a 1 ms timer's largest gap). */
   const [firstQuery = []] = (await embeddings.embed([queries[0] ?? 'ka'], { purpose: 'bench' })).vectors;
   const reopen = async (): Promise<{ ms: number; blockMs: number; nearestMs: number }> => {
-    let last = performance.now();
-    let blockMs = 0;
-    const tick = setInterval(() => {
-      const now = performance.now();
-      blockMs = Math.max(blockMs, now - last);
-      last = now;
-    }, 1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    blockMs = 0;
-    last = performance.now();
+    const gaps = gapTimer();
     const reopenStarted = performance.now();
     const reopened = new SqliteKnowledgeIndex({ dataDir: dir, hnsw, ...graphOptions });
     const constructorMs = performance.now() - reopenStarted;
@@ -304,7 +295,7 @@ for (const size of SIZES) {
     await reopened.nearest({ vector: firstQuery, embeddingModel: model, agentId: AGENT, k: 4 * K });
     const nearestMs = performance.now() - reopenStarted;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    clearInterval(tick);
+    const blockMs = gaps.stop();
     await reopened.close();
     console.error(
       `${size}: reopen ${Math.round(ms)} ms, of which the constructor ${Math.round(constructorMs)} ms (graphs loaded, vector rows staged)`,
