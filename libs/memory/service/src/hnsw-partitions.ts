@@ -59,7 +59,6 @@ export interface Watermark {
  * 1. A format-2 file is not loaded (its graph is rebuilt from the log) and is deleted as stale.
  */
 export const GRAPH_FILE_FORMAT = 3;
-const FILE_FORMAT = GRAPH_FILE_FORMAT;
 /** Vectors inserted per native call while draining in slices: small, so a slice ends close to its time budget. */
 const DRAIN_BATCH = 8;
 /** Vectors per native call when draining everything at once: large, so usearch spreads each call over its threads. */
@@ -130,7 +129,7 @@ export class HnswPartition {
   get fileKey(): string {
     return createHash('sha256')
       .update(
-        `${FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}\u00000/1`,
+        `${GRAPH_FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}\u00000/1`,
       )
       .digest('hex')
       .slice(0, 32);
@@ -215,7 +214,7 @@ export class HnswPartition {
   /** Writes the graph (staged vectors must be drained first) as `<key>.<format>-<adds>-<removes>.usearch` (a temporary file renamed: a reader sees a whole one). */
   save(dir: string, at: Watermark): void {
     mkdirSync(dir, { recursive: true });
-    const name = `${this.fileKey}.${FILE_FORMAT}-${at.adds}-${at.removes}.usearch`;
+    const name = `${this.fileKey}.${GRAPH_FILE_FORMAT}-${at.adds}-${at.removes}.usearch`;
     const tmp = join(dir, `${name}.tmp-${process.pid}`);
     this.index.save(tmp);
     renameSync(tmp, join(dir, name));
@@ -227,7 +226,7 @@ export class HnswPartition {
   /** Loads the newest persisted graph of this partition, if any and readable: its watermark, or undefined. */
   load(dir: string): Watermark | undefined {
     const saved = persistedFiles(dir)
-      .filter((f) => f.key === this.fileKey && f.format === FILE_FORMAT)
+      .filter((f) => f.key === this.fileKey && f.format === GRAPH_FILE_FORMAT)
       .sort((a, b) => b.at.adds - a.at.adds || b.at.removes - a.at.removes)[0];
     if (!saved) return undefined;
     try {
@@ -259,5 +258,5 @@ function persistedFiles(dir: string): { name: string; key: string; format: numbe
 /** Deletes persisted graphs of partitions that are gone (their key is not in `keep`) and of an older file format. */
 export function removeStaleFiles(dir: string, keep: ReadonlySet<string>): void {
   for (const { name, key, format } of persistedFiles(dir))
-    if (!keep.has(key) || format !== FILE_FORMAT) rmSync(join(dir, name), { force: true });
+    if (!keep.has(key) || format !== GRAPH_FILE_FORMAT) rmSync(join(dir, name), { force: true });
 }
