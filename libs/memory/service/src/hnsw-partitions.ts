@@ -54,11 +54,22 @@ export interface Watermark {
 }
 
 /**
+ * Which part of a partition a graph holds: shard `index` of `of` (vector row id mod `of`). An inline graph (on the
+ * event loop) holds all of it, shard 0 of 1; graph workers hold one shard each (`hnsw-graph-workers.ts`).
+ */
+export interface GraphShard {
+  index: number;
+  of: number;
+}
+export const WHOLE: GraphShard = { index: 0, of: 1 };
+
+/**
  * 2: the file key holds the quantization (format 1 files are all f32 and are rebuilt, not loaded). 3: graphs are
  * sharded over worker threads (`hnsw-graph-workers.ts`), the key holds `<shard>/<shards>`; an inline graph is shard 0 of
  * 1. A format-2 file is not loaded (its graph is rebuilt from the log) and is deleted as stale.
  */
 export const GRAPH_FILE_FORMAT = 3;
+const NOTHING_APPLIED: Watermark = { adds: 0, removes: 0 };
 /** Vectors inserted per native call while draining in slices: small, so a slice ends close to its time budget. */
 const DRAIN_BATCH = 8;
 /** Vectors per native call when draining everything at once: large, so usearch spreads each call over its threads. */
@@ -114,6 +125,7 @@ export class HnswPartition {
     readonly scope: string,
     readonly dims: number,
     private readonly params: HnswParameters,
+    private readonly shard: GraphShard = WHOLE,
   ) {
     this.index = new Index({
       dimensions: dims,
@@ -129,7 +141,7 @@ export class HnswPartition {
   get fileKey(): string {
     return createHash('sha256')
       .update(
-        `${GRAPH_FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}\u00000/1`,
+        `${GRAPH_FILE_FORMAT}\u0000${this.epoch}\u0000${this.scope}\u0000${this.params.connectivity}\u0000${this.params.quantization}\u0000${this.shard.index}/${this.shard.of}`,
       )
       .digest('hex')
       .slice(0, 32);
@@ -140,6 +152,11 @@ export class HnswPartition {
     if (this.staged.has(key) || this.index.contains(BigInt(key))) return;
     this.staged.set(key, { vector, norm: norm(vector) });
     this.dirty = true;
+  }
+
+  /** `stage` for a vector as SQLite stores it (f32 bytes; copied: the driver's buffer is not kept). */
+  stageBlob(key: number, blob: Uint8Array): void {
+    this.stage(key, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + this.dims * 4)));
   }
 
   remove(key: number): void {
@@ -156,10 +173,10 @@ export class HnswPartition {
 
   /**
    * Inserts staged vectors into the graph until `budgetMs` is spent (at least one batch); answers how many are left.
-   * `bulk` (no time budget): large batches over every core usearch sees (threads 0) — for a caller that blocks
-   * anyway; a slice inserts small batches on one thread so it ends near its budget.
+   * `bulk`: large batches — for a caller that blocks anyway, by default over every core usearch sees (`threads` 0; a
+   * graph worker, one of several, passes 1); a slice inserts small batches on one thread so it ends near its budget.
    */
-  drain(budgetMs: number, bulk = false): number {
+  drain(budgetMs: number, bulk = false, threads = bulk ? 0 : 1): number {
     const started = performance.now();
     // One iterator for the whole drain: restarting from the front each batch would walk the deleted entries again.
     const pending = this.staged.entries();
@@ -174,7 +191,7 @@ export class HnswPartition {
       this.index.add(
         BigUint64Array.from(batch, ([key]) => BigInt(key)),
         matrix,
-        bulk ? 0 : 1,
+        threads,
       );
       for (const [key] of batch) this.staged.delete(key);
       if (performance.now() - started >= budgetMs) break;
@@ -223,10 +240,13 @@ export class HnswPartition {
     this.dirty = false;
   }
 
-  /** Loads the newest persisted graph of this partition, if any and readable: its watermark, or undefined. */
-  load(dir: string): Watermark | undefined {
+  /**
+   * Loads the newest persisted graph of this partition at or below `head` (a file ahead of the log belongs to another
+   * history of the database, e.g. a restored backup), if any and readable: its watermark, or undefined.
+   */
+  private load(dir: string, head: Watermark): Watermark | undefined {
     const saved = persistedFiles(dir)
-      .filter((f) => f.key === this.fileKey && f.format === GRAPH_FILE_FORMAT)
+      .filter((f) => f.key === this.fileKey && f.format === GRAPH_FILE_FORMAT && f.at.adds <= head.adds && f.at.removes <= head.removes)
       .sort((a, b) => b.at.adds - a.at.adds || b.at.removes - a.at.removes)[0];
     if (!saved) return undefined;
     try {
@@ -236,6 +256,24 @@ export class HnswPartition {
     }
     if (this.index.dimensions() !== this.dims) return undefined;
     return saved.at;
+  }
+
+  /**
+   * A partition's graph as persisted in `dir` (when given): its newest readable file at or below the log's `head`, or a
+   * new empty graph. `from` is the watermark the log must be replayed from: the file's, or nothing for a new graph.
+   */
+  static open(
+    partition: { epoch: string; scope: string; dims: number; params: HnswParameters; shard?: GraphShard },
+    dir: string | undefined,
+    head: Watermark,
+  ): { graph: HnswPartition; from: Watermark } {
+    const create = (): HnswPartition =>
+      new HnswPartition(partition.epoch, partition.scope, partition.dims, partition.params, partition.shard);
+    const graph = create();
+    const saved = dir ? graph.load(dir, head) : undefined;
+    if (saved && graph.size > 0) return { graph, from: saved };
+    // No file, or one that failed to load or does not fit (which may leave the graph half-filled): a new empty graph.
+    return { graph: create(), from: NOTHING_APPLIED };
   }
 }
 

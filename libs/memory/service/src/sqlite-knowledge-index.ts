@@ -485,11 +485,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     );
     const removedOf = this.db.prepare('SELECT vec_rowid AS key FROM knowledge_vec_removed WHERE scope = ? AND seq > ? AND seq <= ?');
     for (const row of this.db.prepare('SELECT * FROM knowledge_vec_partitions').all() as PartitionRow[]) {
-      let graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
-      const saved = this.hnswDir ? graph.load(this.hnswDir) : undefined;
-      if (!saved || saved.adds > head.adds || saved.removes > head.removes)
-        graph = new HnswPartition(this.epoch, row.scope, row.dims, this.hnsw);
-      const from = saved && graph.size > 0 ? saved : { adds: 0, removes: 0 };
+      const { graph, from } = HnswPartition.open(
+        { epoch: this.epoch, scope: row.scope, dims: row.dims, params: this.hnsw },
+        this.hnswDir,
+        head,
+      );
       this.stageRows(graph, rowsOf.all(row.scope, from.adds, head.adds) as { key: number; vector: Buffer }[]);
       for (const { key } of removedOf.all(row.scope, from.removes, head.removes) as { key: number }[]) graph.remove(key);
       this.partitions.set(row.scope, { ...row, graph });
@@ -736,8 +736,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   private stageRows(graph: HnswPartition, rows: readonly { key: number; vector: Buffer }[]): void {
-    for (const row of rows)
-      graph.stage(row.key, new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + graph.dims * 4)));
+    for (const row of rows) graph.stageBlob(row.key, row.vector);
   }
 
   /**
