@@ -8,10 +8,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { GraphShardStats, GraphWorkerData, WorkerReport, WorkerRequest } from './hnsw-graph-workers.js';
-import { HnswPartition, type Watermark } from './hnsw-partitions.js';
+import { HnswPartition, saveFailure, type Watermark } from './hnsw-partitions.js';
 
 /** Time spent inserting before messages (a search) are heard again: a search waits at most about this long. */
 const INSERT_SLICE_MS = 10;
+/** After a failed save (a full disk), the next background attempt waits this long; close always tries. */
+const SAVE_RETRY_MS = 30_000;
 
 const port = parentPort;
 if (!port) throw new Error('hnsw-graph-worker runs in a worker thread (GraphWorkers)');
@@ -27,6 +29,7 @@ let lastChangeAt = 0;
 let cancelStep: (() => void) | undefined;
 let closing = false;
 let reportedCaughtUp = false;
+let saveFailedAt = -Infinity;
 const stats: Omit<GraphShardStats, 'pending' | 'inGraphs' | 'applied'> = {
   loadMs: 0,
   filesLoaded: 0,
@@ -34,6 +37,7 @@ const stats: Omit<GraphShardStats, 'pending' | 'inGraphs' | 'applied'> = {
   inserted: 0,
   saves: 0,
   lastSaveMs: 0,
+  saveFailures: 0,
   searches: 0,
   searchMs: [],
 };
@@ -120,19 +124,36 @@ function insert(budgetMs: number, bulk: boolean): void {
   }
 }
 
-/** Saves every changed graph whose staged vectors are all inserted (one that is not is brought up to date from the log on open). */
+/**
+ * Saves every changed graph whose staged vectors are all inserted (one that is not is brought up to date from the log
+ * on open). A graph that cannot be written (a full disk) stays changed and is reported: its older file, or the log,
+ * rebuilds it on open, so a failed save costs time at the next start, never an answer.
+ */
 function save(): void {
   const started = performance.now();
   let saved = 0;
+  let failure: string | undefined;
   for (const graph of graphs.values()) {
     if (!graph.dirty || graph.pending > 0) continue;
-    graph.save(dir, applied);
-    saved++;
+    try {
+      graph.save(dir, applied);
+      saved++;
+    } catch (error) {
+      failure = saveFailure(error, dir);
+    }
   }
   if (saved > 0) {
     stats.saves++;
     stats.lastSaveMs = performance.now() - started;
   }
+  if (failure === undefined) {
+    if (saved > 0) report({ kind: 'saved', at: applied });
+    return;
+  }
+  stats.saveFailures++;
+  stats.lastSaveError = failure;
+  saveFailedAt = performance.now();
+  report({ kind: 'save-failed', error: failure, retryMs: SAVE_RETRY_MS });
 }
 
 function schedule(ms: number): void {
@@ -168,8 +189,11 @@ function step(): void {
   if (![...graphs.values()].some((graph) => graph.dirty)) return;
   const quiet = performance.now() - lastChangeAt;
   if (quiet < saveIdleMs) return schedule(saveIdleMs - quiet);
+  const sinceFailure = performance.now() - saveFailedAt;
+  if (sinceFailure < SAVE_RETRY_MS) return schedule(SAVE_RETRY_MS - sinceFailure);
   save();
-  report({ kind: 'saved', at: applied });
+  // Still changed: the save failed; try again later.
+  if ([...graphs.values()].some((graph) => graph.dirty && graph.pending === 0)) schedule(SAVE_RETRY_MS);
 }
 
 /** A write was announced up to `head`: insertion waits until writes pause. */

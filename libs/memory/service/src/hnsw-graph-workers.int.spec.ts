@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,6 +251,118 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
       expect(index.readiness()).toEqual({ ready: true });
     } finally {
       await index.close();
+    }
+  });
+
+  /** A 16 MiB tmpfs at a new folder (root only), or undefined when this machine does not let the test mount one. */
+  const smallDisk = (): string | undefined => {
+    const dir = tempDir();
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', dir], { stdio: 'pipe' });
+      return dir;
+    } catch (error) {
+      console.warn(`graph save on a full disk not tested: cannot mount a tmpfs here (${String(error).split('\n')[0]})`);
+      return undefined;
+    }
+  };
+  /** Writes into `file` until the filesystem refuses (ENOSPC). */
+  const fillDisk = (file: string): void => {
+    const fd = openSync(file, 'w');
+    try {
+      for (const size of [1024 ** 2, 4096, 1])
+        for (;;)
+          try {
+            writeSync(fd, Buffer.alloc(size, 1));
+          } catch (error) {
+            if ((error as { code?: string }).code === 'ENOSPC') break;
+            throw error;
+          }
+    } finally {
+      closeSync(fd);
+    }
+  };
+
+  it('on a full disk a failed save leaves no partial file, the workers keep answering (no restart), close resolves; once space returns it saves', async () => {
+    const dir = smallDisk();
+    if (!dir) return;
+    const fill = join(dir, 'fill');
+    const partialFiles = (): string[] => readdirSync(join(dir, HNSW_FOLDER)).filter((name) => name.includes('.tmp-'));
+    try {
+      const index = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED, graphSaveIdleMs: 300 });
+      const scope = { agentId: 'agent-1', workspaceId: 'ws-1' };
+      try {
+        await ingest(index, 0, 12);
+        await index.drainGraphs();
+        await index.close();
+      } catch (error) {
+        await index.close();
+        throw error;
+      }
+      const full = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED, graphSaveIdleMs: 300 });
+      try {
+        await ingest(full, 12, 16);
+        await full.drainGraphs();
+        fillDisk(fill);
+        // The background save, 300 ms after the drain, meets the full disk: logged and retried later, not a crash.
+        await eventually(async () => expect((await full.graphWorkerStats()).some((s) => s.saveFailures > 0)).toBe(true), {
+          timeoutMs: 20_000,
+        });
+        expect(partialFiles()).toEqual([]);
+        expect(full.graphMode.restarts).toBe(0);
+        expect(await nearestIds(full, queryNear(42), scope)).toEqual(exactTop(queryNear(42), 5, scope, 16));
+      } finally {
+        // Closing on the full disk resolves: the graphs that could not be saved are rebuilt from the log on open.
+        await full.close();
+      }
+      expect(partialFiles()).toEqual([]);
+      rmSync(fill);
+      const reopened = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED });
+      try {
+        // The files of the first close: the four sources written after it are replayed (all of them, unless a background
+        // save got in before the disk filled).
+        const stats = await reopened.graphWorkerStats();
+        expect(stats.map((s) => s.filesLoaded)).toEqual([6, 6]);
+        expect(stats.reduce((n, s) => n + s.stagedAtOpen, 0)).toBeLessThanOrEqual(4 * CHUNKS_PER_SOURCE);
+        expect(await nearestIds(reopened, queryNear(42), scope)).toEqual(exactTop(queryNear(42), 5, scope, 16));
+        await reopened.drainGraphs();
+      } finally {
+        await reopened.close();
+      }
+      const again = new SqliteKnowledgeIndex({ dataDir: dir, ...THREADED });
+      try {
+        expect((await again.graphWorkerStats()).reduce((n, s) => n + s.stagedAtOpen, 0)).toBe(0);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      execFileSync('umount', ['-l', dir]);
+    }
+  });
+
+  it('inline graphs: closing on a full disk resolves, leaves no partial file, and the next open rebuilds from the log', async () => {
+    const dir = smallDisk();
+    if (!dir) return;
+    try {
+      const index = new SqliteKnowledgeIndex({ dataDir: dir, graphThreads: 0 });
+      const scope = { agentId: 'agent-2', workspaceId: 'ws-0' };
+      try {
+        await ingest(index, 0, 8);
+        await index.drainGraphs();
+        fillDisk(join(dir, 'fill'));
+      } finally {
+        await index.close();
+      }
+      expect(readdirSync(join(dir, HNSW_FOLDER), { withFileTypes: true }).filter((f) => f.isFile())).toEqual([]);
+      rmSync(join(dir, 'fill'));
+      const reopened = new SqliteKnowledgeIndex({ dataDir: dir, graphThreads: 0 });
+      try {
+        expect(reopened.stagedVectors).toBe(8 * CHUNKS_PER_SOURCE);
+        expect(await nearestIds(reopened, queryNear(7), scope)).toEqual(exactTop(queryNear(7), 5, scope, 8));
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      execFileSync('umount', ['-l', dir]);
     }
   });
 });

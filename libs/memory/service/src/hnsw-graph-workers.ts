@@ -21,6 +21,9 @@ export interface GraphShardStats {
   /** Background and close saves that wrote at least one file, and the last one's time. */
   saves: number;
   lastSaveMs: number;
+  /** Saves that could not write a graph (a full disk), and the last one's error code or message. */
+  saveFailures: number;
+  lastSaveError?: string;
   /** Searches answered, and the time of each of the last 1,000 in the worker (catching up included, the round trip not). */
   searches: number;
   searchMs: number[];
@@ -76,7 +79,11 @@ export type WorkerRequest = { id: number } & (
 type Asked = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never;
 
 export type WorkerReport =
-  { kind: 'ready' } | { kind: 'caught-up' | 'saved'; at: Watermark } | { kind: 'answer'; id: number; value?: unknown; error?: string };
+  | { kind: 'ready' }
+  | { kind: 'caught-up'; at: Watermark }
+  | { kind: 'saved'; at: Watermark }
+  | { kind: 'save-failed'; error: string; retryMs: number }
+  | { kind: 'answer'; id: number; value?: unknown; error?: string };
 
 /**
  * A crashed worker starts again after RESTART_DELAY_MS, doubled for every crash before it reported ready again (up to
@@ -106,6 +113,8 @@ export class GraphWorkers {
   /** Crashes of each worker since it last reported ready (the restart delay doubles with each). */
   private readonly crashes: number[];
   private lastHead: Watermark = { adds: 0, removes: 0 };
+  /** Each shard's last save error while its saves fail (logged once per error). */
+  private readonly saveErrors: (string | undefined)[] = [];
 
   constructor(private readonly options: GraphWorkersOptions) {
     this.workers = Array.from({ length: options.threads }, () => undefined);
@@ -191,6 +200,7 @@ export class GraphWorkers {
       }
       return;
     }
+    if (report.kind === 'save-failed' || report.kind === 'saved') return this.saveReported(shard, report);
     if (report.kind !== 'answer') return;
     const request = this.requests[shard]?.get(report.id);
     if (!request) return;
@@ -198,6 +208,25 @@ export class GraphWorkers {
     clearTimeout(request.timer);
     if (report.error !== undefined) request.reject(new Error(`graph worker ${shard}: ${report.error}`));
     else request.resolve(report.value);
+  }
+
+  /**
+   * A failed save (a full disk) is logged when a shard starts failing or fails differently, and its recovery once it
+   * saves again: not every retry.
+   */
+  private saveReported(shard: number, report: Extract<WorkerReport, { kind: 'save-failed' | 'saved' }>): void {
+    const previous = this.saveErrors[shard];
+    if (report.kind === 'saved') {
+      if (previous !== undefined) this.logger.log(`graph worker ${shard} of ${this.options.threads} saved its graphs again`);
+      this.saveErrors[shard] = undefined;
+      return;
+    }
+    if (previous !== report.error)
+      this.logger.warn(
+        `graph worker ${shard} of ${this.options.threads} could not save its graphs (${report.error}): it keeps answering and ` +
+          `tries again every ${report.retryMs / 1000} s and on close; until then the next open replays more of the log`,
+      );
+    this.saveErrors[shard] = report.error;
   }
 
   /** Sends a message to one worker and waits for its answer, at most `waitMs` (then KnowledgeIndexNotReadyError). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 
@@ -228,13 +228,22 @@ export class HnswPartition {
     return this.index.size();
   }
 
-  /** Writes the graph (staged vectors must be drained first) as `<key>.<format>-<adds>-<removes>.usearch` (a temporary file renamed: a reader sees a whole one). */
+  /**
+   * Writes the graph (staged vectors must be drained first) as `<key>.<format>-<adds>-<removes>.usearch` (a temporary
+   * file renamed: a reader sees a whole one). A failed write (a full disk) throws and leaves no partial file; the
+   * graph stays dirty, and its older file, if any, stays.
+   */
   save(dir: string, at: Watermark): void {
     mkdirSync(dir, { recursive: true });
     const name = `${this.fileKey}.${GRAPH_FILE_FORMAT}-${at.adds}-${at.removes}.usearch`;
     const tmp = join(dir, `${name}.tmp-${process.pid}`);
-    this.index.save(tmp);
-    renameSync(tmp, join(dir, name));
+    try {
+      this.index.save(tmp);
+      renameSync(tmp, join(dir, name));
+    } catch (error) {
+      rmSync(tmp, { force: true });
+      throw error;
+    }
     for (const other of readdirSync(dir))
       if (other !== name && other.startsWith(`${this.fileKey}.`)) rmSync(join(dir, other), { force: true });
     this.dirty = false;
@@ -291,6 +300,18 @@ function persistedFiles(dir: string): { name: string; key: string; format: numbe
       ? [{ name, key: match[1], format: Number(match[2]), at: { adds: Number(match[3]), removes: Number(match[4]) } }]
       : [];
   });
+}
+
+/** Why a graph could not be saved, for a log line: the error, and the space left where it was written (a full disk says so). */
+export function saveFailure(error: unknown, dir: string): string {
+  const { code, message } = (error ?? {}) as Partial<NodeJS.ErrnoException>;
+  const reason = code ?? message ?? String(error);
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return `${reason}; ${Math.floor((bavail * bsize) / 1024 ** 2)} MB free in ${dir}`;
+  } catch {
+    return reason;
+  }
 }
 
 /** Deletes persisted graphs of partitions that are gone (their key is not in `keep`) and of an older file format. */

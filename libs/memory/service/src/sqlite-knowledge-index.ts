@@ -9,7 +9,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { Bm25Index, type Bm25State } from './bm25-partitions.js';
 import { Bm25SnapshotError, parseBm25Snapshot, writeBm25Snapshot } from './bm25-snapshot.js';
 import { GraphWorkers, type GraphShardStats } from './hnsw-graph-workers.js';
-import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, type HnswParameters, type Watermark } from './hnsw-partitions.js';
+import { DEFAULT_HNSW, HnswPartition, removeStaleFiles, saveFailure, type HnswParameters, type Watermark } from './hnsw-partitions.js';
 import { stepsToEnd } from './steps.js';
 import {
   KnowledgeIndexNotReadyError,
@@ -1161,8 +1161,18 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     if (this.db.open) {
       if (this.hnswDir) {
         this.catchUp();
-        // A graph with staged vectors is not saved: its older file (or none) is brought up to date from the log on open.
-        for (const { graph } of this.partitions.values()) if (graph.dirty && graph.pending === 0) graph.save(this.hnswDir, this.applied);
+        // A graph with staged vectors is not saved: its older file (or none) is brought up to date from the log on open;
+        // so is one that cannot be written (a full disk), and the close goes on.
+        for (const { graph } of this.partitions.values())
+          if (graph.dirty && graph.pending === 0)
+            try {
+              graph.save(this.hnswDir, this.applied);
+            } catch (error) {
+              const scope = graph.scope.split('\u001f').join(' / ');
+              this.logger.warn(
+                `vector graph ${scope} not saved (${saveFailure(error, this.hnswDir)}): the next open rebuilds it from the log`,
+              );
+            }
         // The workers save their shards the same way and stop; files of neither (another shape, an old format, the
         // inline graphs after a move to the workers) are deleted.
         const workerKeys = this.workers ? await this.workers.close() : new Set<string>();
