@@ -174,6 +174,28 @@ describe('SqliteKnowledgeIndex BM25 snapshot (ADR 0034, amendment "BM25 snapshot
     expect(index.lexicalSnapshot.bytes).toBeUndefined();
   });
 
+  it('a capture for a background save that two writes interrupt before it resumes holds the index as it was (it used to spin forever)', async () => {
+    const index = new SqliteKnowledgeIndex({ dataDir: tempDir() });
+    try {
+      await index.whenLexicalReady();
+      // 1,200 chunks: the capture yields after its first 1,024 documents.
+      for (let s = 0; s < 30; s++) await ingest(index, `s${s}`, s);
+      const internals = index as unknown as { captureText(): Promise<{ docs: { id: Int32Array } }> };
+      // A clock that jumps 20 ms a reading: the capture's first slice ends at its first yield.
+      const now = performance.now.bind(performance);
+      let skew = 0;
+      const clock = jest.spyOn(performance, 'now').mockImplementation(() => now() + (skew += 20));
+      const capture = internals.captureText();
+      clock.mockRestore();
+      // Each write finishes a capture under way before it changes the index; the second finds it finished.
+      const writes = [ingest(index, 'late-1', 101), ingest(index, 'late-2', 102)];
+      expect((await capture).docs.id.length).toBe(30 * 40);
+      await Promise.all(writes);
+    } finally {
+      await index.close();
+    }
+  });
+
   it('ignores a snapshot ahead of the log (the database put back to an older copy), and one holding other documents than the rows', async () => {
     const dir = tempDir();
     const db = join(dir, SQLITE_KNOWLEDGE_FILE);

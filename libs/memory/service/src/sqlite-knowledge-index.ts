@@ -710,8 +710,11 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private async captureText(): Promise<Bm25State<'parts'>> {
     const steps = this.text.capturing();
     let captured: Bm25State<'parts'> | undefined;
+    // Called before each change to the index while the capture is under way: once, since a finished generator answers
+    // undefined (a second call used to clear the capture and leave the loop below spinning forever).
     const finish = (): void => {
-      captured = stepsToEnd(steps);
+      if (this.textCapturing === finish) this.textCapturing = undefined;
+      captured ??= stepsToEnd(steps);
     };
     this.textCapturing = finish;
     try {
@@ -726,7 +729,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       }
       return captured;
     } finally {
-      this.textCapturing = undefined;
+      if (this.textCapturing === finish) this.textCapturing = undefined;
     }
   }
 
