@@ -17,16 +17,21 @@ const SAVE_RETRY_MS = 30_000;
 
 const port = parentPort;
 if (!port) throw new Error('hnsw-graph-worker runs in a worker thread (GraphWorkers)');
-const { file, dir, shard, shards, params, epoch, drainIdleMs, saveIdleMs } = workerData as GraphWorkerData;
+const { file, dir, shard, shards, params, epoch, drainIdleMs, saveIdleMs, insertDeferMaxMs, saveDeferMaxMs } =
+  workerData as GraphWorkerData;
 
 const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 5000 });
 const graphs = new Map<string, HnswPartition>();
 let applied: Watermark = { adds: 0, removes: 0 };
 let latest = applied;
 let lastWriteAt = 0;
+/** Since when announced writes have kept this worker from inserting (undefined: it has caught up since). */
+let deferredSince: number | undefined;
 let lastChangeAt = 0;
-/** The pending background step (a timer, or an immediate while inserting), cancelled on close. */
-let cancelStep: (() => void) | undefined;
+/** Since when the graphs have changes no save has written (undefined: none since the last save or the open). */
+let unsavedSince: number | undefined;
+/** The next background step (a timer, or an immediate while inserting): when it is due, and how to cancel it (on close). */
+let pendingStep: { at: number; cancel: () => void } | undefined;
 let closing = false;
 let reportedCaughtUp = false;
 let saveFailedAt = -Infinity;
@@ -98,6 +103,7 @@ function open(): void {
   stats.stagedAtOpen = pending();
   stats.loadMs = performance.now() - started;
   lastChangeAt = performance.now();
+  if (stats.stagedAtOpen > 0) unsavedSince = lastChangeAt;
 }
 
 /** Stages the rows and applies the removals of this shard up to head (written before the main thread sent it). */
@@ -110,6 +116,7 @@ function catchUp(head: Watermark): void {
   })();
   applied = to;
   lastChangeAt = performance.now();
+  unsavedSince ??= lastChangeAt;
   reportedCaughtUp = false;
 }
 
@@ -147,6 +154,7 @@ function save(): void {
     stats.lastSaveMs = performance.now() - started;
   }
   if (failure === undefined) {
+    unsavedSince = undefined;
     if (saved > 0) report({ kind: 'saved', at: applied });
     return;
   }
@@ -156,39 +164,49 @@ function save(): void {
   report({ kind: 'save-failed', error: failure, retryMs: SAVE_RETRY_MS });
 }
 
+/** Runs the next step in `ms`, or sooner if one is due sooner already (a far save must not hold back a near insert). */
 function schedule(ms: number): void {
-  if (cancelStep || closing) return;
+  if (closing) return;
+  const at = performance.now() + Math.max(0, ms);
+  if (pendingStep && pendingStep.at <= at) return;
+  pendingStep?.cancel();
   if (ms <= 0) {
     // setImmediate, not a 0 ms timer (1 ms): messages are still heard between two slices.
     const immediate = setImmediate(step);
-    cancelStep = () => clearImmediate(immediate);
+    pendingStep = { at, cancel: () => clearImmediate(immediate) };
   } else {
     const timer = setTimeout(step, ms);
-    cancelStep = () => clearTimeout(timer);
+    pendingStep = { at, cancel: () => clearTimeout(timer) };
   }
 }
 
 /**
- * Background work, one step at a time (messages run in between): once no write was announced for drainIdleMs, catch
- * up and insert for a slice; once everything is inserted and nothing changed for saveIdleMs, save the changed graphs.
+ * Background work, one step at a time (messages run in between): once no write was announced for drainIdleMs (or
+ * writes have deferred insertion for insertDeferMaxMs), catch up and insert for a slice; once everything is inserted
+ * and nothing changed for saveIdleMs, save the changed graphs.
  */
 function step(): void {
-  cancelStep = undefined;
+  pendingStep = undefined;
   if (closing) return;
   const now = performance.now();
-  if (now - lastWriteAt < drainIdleMs) return schedule(drainIdleMs - (now - lastWriteAt));
+  const idleIn = drainIdleMs - (now - lastWriteAt);
+  const deferredIn = deferredSince === undefined ? Infinity : insertDeferMaxMs - (now - deferredSince);
+  if (idleIn > 0 && deferredIn > 0) return schedule(Math.min(idleIn, deferredIn));
   catchUp(latest);
   if (pending() > 0) {
     insert(INSERT_SLICE_MS, false);
     return schedule(0);
   }
+  deferredSince = undefined;
   if (!reportedCaughtUp) {
     reportedCaughtUp = true;
     report({ kind: 'caught-up', at: applied });
   }
   if (![...graphs.values()].some((graph) => graph.dirty)) return;
-  const quiet = performance.now() - lastChangeAt;
-  if (quiet < saveIdleMs) return schedule(saveIdleMs - quiet);
+  // Once nothing changed for saveIdleMs; or, when writes go on, once changes have waited saveDeferMaxMs for a save.
+  const quietIn = saveIdleMs - (performance.now() - lastChangeAt);
+  const overdueIn = unsavedSince === undefined ? Infinity : saveDeferMaxMs - (performance.now() - unsavedSince);
+  if (quietIn > 0 && overdueIn > 0) return schedule(Math.min(quietIn, overdueIn));
   const sinceFailure = performance.now() - saveFailedAt;
   if (sinceFailure < SAVE_RETRY_MS) return schedule(SAVE_RETRY_MS - sinceFailure);
   save();
@@ -201,6 +219,7 @@ function heard(head: Watermark): void {
   if (head.adds > latest.adds || head.removes > latest.removes) {
     latest = { adds: Math.max(head.adds, latest.adds), removes: Math.max(head.removes, latest.removes) };
     lastWriteAt = performance.now();
+    deferredSince ??= lastWriteAt;
     reportedCaughtUp = false;
   }
   schedule(drainIdleMs);
@@ -238,7 +257,7 @@ function answer(request: WorkerRequest): unknown {
     }
     case 'close': {
       closing = true;
-      cancelStep?.();
+      pendingStep?.cancel();
       // A graph with staged vectors is not saved: its older file (or none) is brought up to date from the log on open.
       save();
       db.close();

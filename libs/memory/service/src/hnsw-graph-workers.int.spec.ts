@@ -235,6 +235,38 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
     }
   });
 
+  it('inserts and saves while writes never pause, once they have kept it from doing so for so long', async () => {
+    const index = new SqliteKnowledgeIndex({ dataDir: tempDir(), ...THREADED, graphInsertDeferMaxMs: 300, graphSaveDeferMaxMs: 800 });
+    try {
+      const inserted = async (): Promise<number> => (await index.graphWorkerStats()).reduce((n, shard) => n + shard.inserted, 0);
+      await ingest(index, 0, 10);
+      await index.drainGraphs();
+      const before = await inserted();
+      // Sources written back to back for 2 s (no pause near the 100 ms a worker waits for); its stats asked meanwhile.
+      let during = before;
+      const until = performance.now() + 2_000;
+      for (let s = 10; performance.now() < until; s++) {
+        await index.replaceSource(seededSource(s), seededChunks(s));
+        if (s % 10 === 9) during = await inserted();
+      }
+      expect(during).toBeGreaterThan(before);
+      // A steady feed (a source every 30 ms: never quiet for the 2 s a save waits for, but inserted as it comes) is saved.
+      await index.drainGraphs();
+      const saves = async (): Promise<number> => (await index.graphWorkerStats()).reduce((n, shard) => n + shard.saves, 0);
+      const savesBefore = await saves();
+      let savesDuring = savesBefore;
+      const feedUntil = performance.now() + 2_500;
+      for (let s = 1_000; performance.now() < feedUntil; s++) {
+        await index.replaceSource(seededSource(s), seededChunks(s));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (s % 10 === 9) savesDuring = await saves();
+      }
+      expect(savesDuring).toBeGreaterThan(savesBefore);
+    } finally {
+      await index.close();
+    }
+  });
+
   it('restarts a graph worker that died and keeps answering (a search waits for it, bounded)', async () => {
     // A wait longer than the 5 s default: on a loaded CI machine the restart delay, the new thread's start and its load
     // of the shard can take longer; the bound itself is the not-ready test's.

@@ -44,6 +44,10 @@ export interface GraphWorkersOptions {
   /** A worker inserts once no write was announced for this long (ingest keeps the cores), and saves once nothing changed for saveIdleMs. */
   drainIdleMs: number;
   saveIdleMs: number;
+  /** Writes that never pause keep a worker from inserting at most this long (then it inserts between them). */
+  insertDeferMaxMs: number;
+  /** And from saving what it has inserted at most this long. */
+  saveDeferMaxMs: number;
   /** Called once every worker has loaded its files and staged the log (it can answer). */
   onReady: () => void;
 }
@@ -65,6 +69,8 @@ export interface GraphWorkerData {
   epoch: string;
   drainIdleMs: number;
   saveIdleMs: number;
+  insertDeferMaxMs: number;
+  saveDeferMaxMs: number;
 }
 
 /** What a worker is asked (each answered by an `answer` report with its id); a `head` message is told, not asked. */
@@ -148,6 +154,8 @@ export class GraphWorkers {
       epoch: this.options.epoch,
       drainIdleMs: this.options.drainIdleMs,
       saveIdleMs: this.options.saveIdleMs,
+      insertDeferMaxMs: this.options.insertDeferMaxMs,
+      saveDeferMaxMs: this.options.saveDeferMaxMs,
     };
     const worker = new Worker(WORKER, { workerData, ...(WORKER_EXEC_ARGV ? { execArgv: WORKER_EXEC_ARGV } : {}) });
     // An index that is never closed must not keep its process alive: what is not saved is in the log.

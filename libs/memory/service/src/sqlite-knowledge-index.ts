@@ -55,6 +55,14 @@ export const DEFAULT_GRAPH_THREADS_FROM = 50_000;
 export const defaultGraphThreads = (): number => Math.min(2, availableParallelism());
 /** A graph worker saves its changed, fully inserted graphs once nothing changed for this long. */
 const GRAPH_SAVE_IDLE_MS = 2_000;
+/**
+ * A graph worker waits for writes to pause (DRAIN_IDLE_MS) before it inserts, so a bulk ingest keeps the cores; writes
+ * that never pause (a long import, a steady feed) make it insert anyway once its oldest staged vector has waited this
+ * long, or its staged vectors (searched exactly) would grow without end and never be saved.
+ */
+const GRAPH_INSERT_DEFER_MAX_MS = 60_000;
+/** The same for saving: writes that never pause keep a worker from saving what it has inserted at most this long. */
+const GRAPH_SAVE_DEFER_MAX_MS = 300_000;
 
 /** Ends the lexical side's background open when the index closes. */
 class OpenStopped extends Error {}
@@ -324,6 +332,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   private readonly graphThreads: number;
   private readonly graphThreadsFrom: number;
   private readonly graphSaveIdleMs: number;
+  private readonly graphInsertDeferMaxMs: number;
+  private readonly graphSaveDeferMaxMs: number;
   /** The graph workers, once the vector rows reached graphThreadsFrom (starting, or answering once `threaded`). */
   private workers: GraphWorkers | undefined;
   /** Searches go to the workers (the inline graphs are dropped); before they are ready a search waits for them, bounded. */
@@ -340,7 +350,9 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * `graphThreads`: graph worker threads (default `defaultGraphThreads()`; 0: the graphs stay on the main thread);
    * `graphThreadsFrom`: the vector rows from which they start (DEFAULT_GRAPH_THREADS_FROM). A database in memory keeps
    * its graphs inline (a worker cannot open it). `graphSaveIdleMs`: a worker saves its changed graphs once nothing
-   * changed for this long (GRAPH_SAVE_IDLE_MS).
+   * changed for this long (GRAPH_SAVE_IDLE_MS); `graphInsertDeferMaxMs`: it inserts while writes go on once they have
+   * kept it from inserting for this long (GRAPH_INSERT_DEFER_MAX_MS), and saves what it has inserted once changes have
+   * waited `graphSaveDeferMaxMs` for a save (GRAPH_SAVE_DEFER_MAX_MS).
    */
   constructor(
     options: {
@@ -351,6 +363,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       graphThreads?: number;
       graphThreadsFrom?: number;
       graphSaveIdleMs?: number;
+      graphInsertDeferMaxMs?: number;
+      graphSaveDeferMaxMs?: number;
     } = {},
   ) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
@@ -360,6 +374,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       throw new RangeError(`graphThreads must be a whole number ≥ 0, got ${options.graphThreads}`);
     this.graphThreadsFrom = options.graphThreadsFrom ?? DEFAULT_GRAPH_THREADS_FROM;
     this.graphSaveIdleMs = options.graphSaveIdleMs ?? GRAPH_SAVE_IDLE_MS;
+    this.graphInsertDeferMaxMs = options.graphInsertDeferMaxMs ?? GRAPH_INSERT_DEFER_MAX_MS;
+    this.graphSaveDeferMaxMs = options.graphSaveDeferMaxMs ?? GRAPH_SAVE_DEFER_MAX_MS;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.hnswDir = file !== ':memory:' ? join(dirname(file), HNSW_FOLDER) : undefined;
     this.textFile = file !== ':memory:' ? `${file}${BM25_SNAPSHOT_SUFFIX}` : undefined;
@@ -856,6 +872,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       epoch: this.epoch,
       drainIdleMs: DRAIN_IDLE_MS,
       saveIdleMs: this.graphSaveIdleMs,
+      insertDeferMaxMs: this.graphInsertDeferMaxMs,
+      saveDeferMaxMs: this.graphSaveDeferMaxMs,
       onReady: () => {
         if (this.threaded || !this.db.open) return;
         this.threaded = true;
