@@ -1137,30 +1137,27 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   private hits(found: { row: HitRow; score: number }[], k: number, scope: { agentId?: string; workspaceId?: string }): ChunkHit[] {
-    const read = this.statement('SELECT * FROM knowledge_sources WHERE source_id = ?');
-    const sources = new Map<string, KnowledgeSource | undefined>();
-    const sourceOf = (id: string): KnowledgeSource | undefined => {
-      if (!sources.has(id)) {
-        const row = read.get(id) as SourceRow | undefined;
-        sources.set(id, row ? toSource(row) : undefined);
-      }
-      return sources.get(id);
-    };
-    return found
-      .sort((a, b) => b.score - a.score || a.row.chunk_id.localeCompare(b.row.chunk_id))
-      .slice(0, k)
-      .flatMap(({ row, score }) => {
-        const source = sourceOf(row.source_id);
-        return source && readable(source, scope)
-          ? [
-              {
-                chunk: { chunkId: row.chunk_id, sourceId: row.source_id, ordinal: row.ordinal, heading: row.heading, text: row.text },
-                source,
-                score,
-              },
-            ]
-          : [];
-      });
+    const top = found.sort((a, b) => b.score - a.score || a.row.chunk_id.localeCompare(b.row.chunk_id)).slice(0, k);
+    if (top.length === 0) return [];
+    // The top k's sources in one statement: a search's 20 hits come from up to 20 sources, and one read per source was
+    // ~3× the time of this one (the statement's own cost, not the rows').
+    const sources = new Map<string, KnowledgeSource>();
+    for (const row of this.statement('SELECT * FROM knowledge_sources WHERE source_id IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify([...new Set(top.map((t) => t.row.source_id))]),
+    ) as SourceRow[])
+      sources.set(row.source_id, toSource(row));
+    return top.flatMap(({ row, score }) => {
+      const source = sources.get(row.source_id);
+      return source && readable(source, scope)
+        ? [
+            {
+              chunk: { chunkId: row.chunk_id, sourceId: row.source_id, ordinal: row.ordinal, heading: row.heading, text: row.text },
+              source,
+              score,
+            },
+          ]
+        : [];
+    });
   }
 
   /**
