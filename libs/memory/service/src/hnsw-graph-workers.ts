@@ -3,11 +3,28 @@ import { Logger } from '@nestjs/common';
 import type { HnswParameters, Watermark } from './hnsw-partitions.js';
 import { KnowledgeIndexNotReadyError } from './knowledge-index.port.js';
 
-// The worker's module next to this one: TypeScript run from source (npm start, Jest), which the worker loads through the
-// same swc loader the process uses; JavaScript in the compiled tree (scripts/build.mjs compiles every file of the lib).
+// The worker's module next to this one: JavaScript in the compiled tree (scripts/build.mjs compiles every file of the lib);
+// TypeScript when run from source (npm start, Jest). From source the worker loads it with Node's own type stripping (the
+// worker and `hnsw-partitions.ts` are erasable TypeScript) and a resolve hook that finds `x.ts` for an import of `x.js`:
+// the swc loader the process uses cost ~90 MB more per thread (its own compiler instance and hooks thread).
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER = new URL(FROM_SOURCE ? './hnsw-graph-worker.ts' : './hnsw-graph-worker.js', import.meta.url);
-const WORKER_EXEC_ARGV = FROM_SOURCE ? ['--import', '@swc-node/register/esm-register'] : undefined;
+const TS_SIBLINGS_HOOK = `data:text/javascript,${encodeURIComponent(
+  [
+    "import { registerHooks } from 'node:module';",
+    'registerHooks({ resolve(specifier, context, next) {',
+    '  try { return next(specifier, context); } catch (error) {',
+    "    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/^\\.\\.?\\//.test(specifier) || !specifier.endsWith('.js')) throw error;",
+    "    return next(specifier.slice(0, -3) + '.ts', context);",
+    '  }',
+    '} });',
+  ].join('\n'),
+)}`;
+const WORKER_EXEC_ARGV = !FROM_SOURCE
+  ? undefined
+  : process.features.typescript
+    ? ['--import', TS_SIBLINGS_HOOK]
+    : ['--import', '@swc-node/register/esm-register'];
 
 /** What a graph worker reports of its shard (tests, the bench). */
 export interface GraphShardStats {

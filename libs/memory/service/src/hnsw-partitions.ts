@@ -118,15 +118,21 @@ export class HnswPartition {
   private readonly staged = new Map<number, { vector: Float32Array; norm: number }>();
   /** Changed since it was loaded or saved. */
   dirty = false;
+  // Fields, not constructor parameter properties: a graph worker run from source loads this file with Node's own type
+  // stripping, which takes erasable TypeScript only (`hnsw-graph-workers.ts`).
+  /** The database's graph epoch: part of the file name, with the scope and the graph's shape. */
+  private readonly epoch: string;
+  readonly scope: string;
+  readonly dims: number;
+  private readonly params: HnswParameters;
+  private readonly shard: GraphShard;
 
-  constructor(
-    /** The database's graph epoch: part of the file name, with the scope and the graph's shape. */
-    private readonly epoch: string,
-    readonly scope: string,
-    readonly dims: number,
-    private readonly params: HnswParameters,
-    private readonly shard: GraphShard = WHOLE,
-  ) {
+  constructor(epoch: string, scope: string, dims: number, params: HnswParameters, shard: GraphShard = WHOLE) {
+    this.epoch = epoch;
+    this.scope = scope;
+    this.dims = dims;
+    this.params = params;
+    this.shard = shard;
     this.index = new Index({
       dimensions: dims,
       metric: MetricKind.Cos,
