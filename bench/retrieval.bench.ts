@@ -243,28 +243,33 @@ for (const size of SIZES) {
   const queries = queriesFrom(chunkTexts, Math.min(QUERIES, size));
   const times = { search: [] as number[], nearest: [] as number[], lexical: [] as number[], exact: [] as number[] };
   let recall = 0;
-  for (const query of queries) {
+  for (const [q, query] of queries.entries()) {
     const [qv = []] = (await embeddings.embed([query], { purpose: 'bench' })).vectors;
-    // Interleaved, so the shared machine's load swings hit all alike.
-    let t = performance.now();
-    const truth = exactTopK(qv, vectors, ids, K);
-    times.exact.push(performance.now() - t);
-
-    t = performance.now();
-    await service.search({ query, agentId: AGENT, maxResults: K, threshold: 0 });
-    times.search.push(performance.now() - t);
-
-    t = performance.now();
-    const nearest = await index.nearest({ vector: qv, embeddingModel: model, agentId: AGENT, k: 4 * K });
-    times.nearest.push(performance.now() - t);
-    recall += recallAt(
-      nearest.slice(0, K).map((h) => h.chunk.chunkId),
-      truth,
-    );
-
-    t = performance.now();
-    await index.lexical({ text: query, agentId: AGENT, k: 4 * K });
-    times.lexical.push(performance.now() - t);
+    let truth: string[] = [];
+    let nearest: string[] = [];
+    const timed = async (into: number[], run: () => unknown): Promise<void> => {
+      const t = performance.now();
+      await run();
+      into.push(performance.now() - t);
+    };
+    // Interleaved, so the shared machine's load swings hit all alike; in an order that turns with each query, so each
+    // measurement follows the exact scan (~100 ms of one core at 100k, which leaves the next one's caches cold and a
+    // worker thread descheduled) as often as the others — always right after it, the service search read ~2.5 ms slower.
+    const steps = [
+      () =>
+        timed(times.exact, () => {
+          truth = exactTopK(qv, vectors, ids, K);
+        }),
+      () => timed(times.search, () => service.search({ query, agentId: AGENT, maxResults: K, threshold: 0 })),
+      () =>
+        timed(times.nearest, async () => {
+          const found = await index.nearest({ vector: qv, embeddingModel: model, agentId: AGENT, k: 4 * K });
+          nearest = found.slice(0, K).map((h) => h.chunk.chunkId);
+        }),
+      () => timed(times.lexical, () => index.lexical({ text: query, agentId: AGENT, k: 4 * K })),
+    ];
+    for (let i = 0; i < steps.length; i++) await steps[(q + i) % steps.length]?.();
+    recall += recallAt(nearest, truth);
   }
   const rssMb = process.memoryUsage().rss / 1024 ** 2;
   // Printed before the close and the two reopens, which take minutes at 1M chunks: a run stopped there keeps these.
