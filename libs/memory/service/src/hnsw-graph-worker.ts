@@ -126,7 +126,7 @@ function insert(budgetMs: number, bulk: boolean): void {
   for (const graph of graphs.values()) {
     if (graph.pending === 0) continue;
     const before = graph.pending;
-    stats.inserted += before - graph.drain(budgetMs - (performance.now() - started), bulk, 1);
+    stats.inserted += before - graph.drain(budgetMs - (performance.now() - started), bulk);
     if (performance.now() - started >= budgetMs) return;
   }
 }

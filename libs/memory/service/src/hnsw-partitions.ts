@@ -72,7 +72,7 @@ export const GRAPH_FILE_FORMAT = 3;
 const NOTHING_APPLIED: Watermark = { adds: 0, removes: 0 };
 /** Vectors inserted per native call while draining in slices: small, so a slice ends close to its time budget. */
 const DRAIN_BATCH = 8;
-/** Vectors per native call when draining everything at once: large, so usearch spreads each call over its threads. */
+/** Vectors per native call when draining everything at once: large, so the per-call cost is spread thin. */
 const BULK_BATCH = 1024;
 
 const norm = (v: Float32Array): number => {
@@ -179,10 +179,12 @@ export class HnswPartition {
 
   /**
    * Inserts staged vectors into the graph until `budgetMs` is spent (at least one batch); answers how many are left.
-   * `bulk`: large batches — for a caller that blocks anyway, by default over every core usearch sees (`threads` 0; a
-   * graph worker, one of several, passes 1); a slice inserts small batches on one thread so it ends near its budget.
+   * `bulk`: large batches, for a caller that blocks anyway; a slice inserts small batches so it ends near its budget.
+   * Always on the calling thread: usearch's own threads (its `add` with threads ≠ 1) race on a graph that reserved fewer
+   * thread contexts — it reserves them only when it grows, for that call's count — which showed as "Duplicate keys" and
+   * "Reserve capacity ahead of insertions!" after slices had grown the graph on one thread.
    */
-  drain(budgetMs: number, bulk = false, threads = bulk ? 0 : 1): number {
+  drain(budgetMs: number, bulk = false): number {
     const started = performance.now();
     // One iterator for the whole drain: restarting from the front each batch would walk the deleted entries again.
     const pending = this.staged.entries();
@@ -197,7 +199,7 @@ export class HnswPartition {
       this.index.add(
         BigUint64Array.from(batch, ([key]) => BigInt(key)),
         matrix,
-        threads,
+        1,
       );
       for (const [key] of batch) this.staged.delete(key);
       if (performance.now() - started >= budgetMs) break;

@@ -88,4 +88,24 @@ describe('HNSW search expansion (ADR 0034)', () => {
     expect(Array.from(q)).toEqual([64, -127, 32, 0]);
     expect(Array.from(toInt8(new Float32Array(3)))).toEqual([0, 0, 0]);
   });
+
+  it('a bulk drain after slices have grown the graph inserts every vector (usearch threads once raced here)', () => {
+    const random = seededRandom(11);
+    for (let trial = 60; trial < 80; trial++) {
+      const graph = new HnswPartition('epoch', 'scope', 32, DEFAULT_HNSW);
+      let key = 1;
+      const stage = (n: number): void => {
+        for (let i = 0; i < n; i++)
+          graph.stage(
+            key++,
+            Float32Array.from({ length: 32 }, () => random() - 0.5),
+          );
+      };
+      stage(100 + trial * 7);
+      while (graph.pending > 0) graph.drain(1);
+      stage(300 + trial * 3);
+      expect(graph.drain(Infinity, true)).toBe(0);
+      expect(graph.size).toBe(key - 1);
+    }
+  });
 });

@@ -789,7 +789,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * Inserts every staged vector into its graph now, blocking, on every core usearch sees: for a caller that wants the
+   * Inserts every staged vector into its graph now, blocking (on this thread): for a caller that wants the
    * graphs complete before it measures or saves (the benchmark). Searches are exact on staged vectors without it.
    */
   async drainGraphs(): Promise<void> {
