@@ -76,19 +76,8 @@ interface Request {
   timer?: NodeJS.Timeout;
 }
 
-/** What a worker is started with (`hnsw-graph-worker.ts`). */
-export interface GraphWorkerData {
-  file: string;
-  dir: string;
-  shard: number;
-  shards: number;
-  params: HnswParameters;
-  epoch: string;
-  drainIdleMs: number;
-  saveIdleMs: number;
-  insertDeferMaxMs: number;
-  saveDeferMaxMs: number;
-}
+/** What a worker is started with (`hnsw-graph-worker.ts`): the options it needs, and which shard of how many it holds. */
+export type GraphWorkerData = Omit<GraphWorkersOptions, 'threads' | 'onReady'> & { shard: number; shards: number };
 
 /** What a worker is asked (each answered by an `answer` report with its id); a `head` message is told, not asked. */
 export type WorkerRequest = { id: number } & (
@@ -162,18 +151,9 @@ export class GraphWorkers {
   }
 
   private start(shard: number): void {
-    const workerData: GraphWorkerData = {
-      file: this.options.file,
-      dir: this.options.dir,
-      shard,
-      shards: this.options.threads,
-      params: this.options.params,
-      epoch: this.options.epoch,
-      drainIdleMs: this.options.drainIdleMs,
-      saveIdleMs: this.options.saveIdleMs,
-      insertDeferMaxMs: this.options.insertDeferMaxMs,
-      saveDeferMaxMs: this.options.saveDeferMaxMs,
-    };
+    // Posted by structured clone: the callback stays here.
+    const { threads, onReady: _onReady, ...options } = this.options;
+    const workerData: GraphWorkerData = { ...options, shard, shards: threads };
     const worker = new Worker(WORKER, { workerData, ...(WORKER_EXEC_ARGV ? { execArgv: WORKER_EXEC_ARGV } : {}) });
     // An index that is never closed must not keep its process alive: what is not saved is in the log.
     worker.unref();
