@@ -1,49 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { VARIABLES } from '@tenet/config';
 import { startAllInOne } from '@tenet/hosts';
 import { OfflineProvider, type LlmRequest, type LlmResponse } from '@tenet/llm';
-import { eventually } from '@tenet/testing';
+import { eventually, fillDisk, mountTmpfs, unmountTmpfs } from '@tenet/testing';
 
 /** The offline provider, answering after a pause: a turn is still in flight when the test fills the disk. */
 class SlowOfflineProvider extends OfflineProvider {
   override async generate<I, O>(request: LlmRequest<I>): Promise<LlmResponse<O>> {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     return super.generate<I, O>(request);
-  }
-}
-
-/** Writes into `file` until the filesystem refuses (ENOSPC): the disk is full. */
-function fillDisk(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1024 ** 2, 4096, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as { code?: string }).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Mounts a small tmpfs (root only); `undefined` when this machine does not let the test mount one. */
-function mountTmpfs(dir: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', dir], { stdio: 'pipe' });
-    return true;
-  } catch (error) {
-    console.warn(`disk-full test skipped: cannot mount a tmpfs here (${String(error).split('\n')[0]})`);
-    return false;
   }
 }
 
@@ -55,7 +23,7 @@ interface SessionEvent {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'tenet-disk-full-'));
-const mounted = mountTmpfs(dir);
+const mounted = mountTmpfs(dir, '32m', 'the event log on a full disk');
 
 /**
  * docs/reliability.md#a-full-disk-under-the-event-log, on a real full disk: the event log lives on a 32 MiB tmpfs the test fills to the last byte.
@@ -77,7 +45,7 @@ const mounted = mountTmpfs(dir);
 
   afterAll(async () => {
     await host?.app.close().catch(() => undefined);
-    if (mounted) execFileSync('umount', ['-l', dir]);
+    if (mounted) unmountTmpfs(dir);
     rmSync(dir, { recursive: true, force: true });
   });
 

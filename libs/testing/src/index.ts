@@ -18,3 +18,4 @@ export { inParallel } from './concurrency.js';
 export { describeWithContainers } from './containers.js';
 export { freePort, freePortRange } from './ports.js';
 export { seededRandom } from './seeded-random.js';
+export { fillDisk, mountTmpfs, unmountTmpfs } from './disks.js';

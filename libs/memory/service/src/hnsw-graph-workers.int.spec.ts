@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventually } from '@tenet/testing';
+import { eventually, fillDisk, mountTmpfs, unmountTmpfs } from '@tenet/testing';
 import { HNSW_FOLDER, SqliteKnowledgeIndex } from './sqlite-knowledge-index.js';
 import { CHUNKS_PER_SOURCE, GRAPH_MODEL, seededChunks, seededSource, seededVector } from './testing/graph-corpus.js';
 
@@ -289,29 +289,7 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
   /** A 16 MiB tmpfs at a new folder (root only), or undefined when this machine does not let the test mount one. */
   const smallDisk = (): string | undefined => {
     const dir = tempDir();
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', dir], { stdio: 'pipe' });
-      return dir;
-    } catch (error) {
-      console.warn(`graph save on a full disk not tested: cannot mount a tmpfs here (${String(error).split('\n')[0]})`);
-      return undefined;
-    }
-  };
-  /** Writes into `file` until the filesystem refuses (ENOSPC). */
-  const fillDisk = (file: string): void => {
-    const fd = openSync(file, 'w');
-    try {
-      for (const size of [1024 ** 2, 4096, 1])
-        for (;;)
-          try {
-            writeSync(fd, Buffer.alloc(size, 1));
-          } catch (error) {
-            if ((error as { code?: string }).code === 'ENOSPC') break;
-            throw error;
-          }
-    } finally {
-      closeSync(fd);
-    }
+    return mountTmpfs(dir, '16m', 'graph saves on a full disk') ? dir : undefined;
   };
 
   it('on a full disk a failed save leaves no partial file, the workers keep answering (no restart), close resolves; once space returns it saves', async () => {
@@ -367,7 +345,7 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
         await again.close();
       }
     } finally {
-      execFileSync('umount', ['-l', dir]);
+      unmountTmpfs(dir);
     }
   });
 
@@ -394,7 +372,7 @@ describe('SqliteKnowledgeIndex graphs in worker threads (ADR 0034, "Graphs in wo
         await reopened.close();
       }
     } finally {
-      execFileSync('umount', ['-l', dir]);
+      unmountTmpfs(dir);
     }
   });
 });
