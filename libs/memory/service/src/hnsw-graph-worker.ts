@@ -65,7 +65,8 @@ const removedOf = db.prepare<[string, number, number, number, number], { key: nu
   'SELECT vec_rowid AS key FROM knowledge_vec_removed WHERE scope = ? AND seq > ? AND seq <= ? AND vec_rowid % ? = ?',
 );
 
-const partition = (scope: string, dims: number) => ({ epoch, scope, dims, params, shard: { index: shard, of: shards } });
+/** The part of every partition this worker holds. */
+const SHARD = { index: shard, of: shards };
 
 function readHead(): Watermark {
   const rows = heads.all();
@@ -78,7 +79,7 @@ function graphOf(scope: string): HnswPartition | undefined {
   if (graph) return graph;
   const row = partitionOf.get(scope);
   if (!row) return undefined;
-  graph = new HnswPartition(epoch, scope, row.dims, params, { index: shard, of: shards });
+  graph = new HnswPartition(epoch, scope, row.dims, params, SHARD);
   graphs.set(scope, graph);
   return graph;
 }
@@ -91,7 +92,7 @@ function open(): void {
   db.transaction(() => {
     const head = readHead();
     for (const { scope, dims } of partitions.all()) {
-      const { graph, from } = HnswPartition.open(partition(scope, dims), dir, head);
+      const { graph, from } = HnswPartition.open({ epoch, scope, dims, params, shard: SHARD }, dir, head);
       if (graph.size > 0) stats.filesLoaded++;
       graphs.set(scope, graph);
       for (const row of rowsOf.iterate(scope, from.adds, head.adds, shards, shard)) graph.stageBlob(row.key, row.vector);

@@ -259,19 +259,20 @@ export class HnswPartition {
 
   /**
    * Loads the newest persisted graph of this partition at or below `head` (a file ahead of the log belongs to another
-   * history of the database, e.g. a restored backup), if any and readable: its watermark, or undefined.
+   * history of the database, e.g. a restored backup): its watermark; `none` when there is no such file (the graph is
+   * untouched); `unusable` when one could not be read or does not fit (the graph may be half-filled).
    */
-  private load(dir: string, head: Watermark): Watermark | undefined {
+  private load(dir: string, head: Watermark): Watermark | 'none' | 'unusable' {
     const saved = persistedFiles(dir)
       .filter((f) => f.key === this.fileKey && f.format === GRAPH_FILE_FORMAT && f.at.adds <= head.adds && f.at.removes <= head.removes)
       .sort((a, b) => b.at.adds - a.at.adds || b.at.removes - a.at.removes)[0];
-    if (!saved) return undefined;
+    if (!saved) return 'none';
     try {
       this.index.load(join(dir, saved.name));
     } catch {
-      return undefined;
+      return 'unusable';
     }
-    if (this.index.dimensions() !== this.dims) return undefined;
+    if (this.index.dimensions() !== this.dims) return 'unusable';
     return saved.at;
   }
 
@@ -287,9 +288,10 @@ export class HnswPartition {
     const create = (): HnswPartition =>
       new HnswPartition(partition.epoch, partition.scope, partition.dims, partition.params, partition.shard);
     const graph = create();
-    const saved = dir ? graph.load(dir, head) : undefined;
-    if (saved && graph.size > 0) return { graph, from: saved };
-    // No file, or one that failed to load or does not fit (which may leave the graph half-filled): a new empty graph.
+    const saved = dir ? graph.load(dir, head) : 'none';
+    if (saved === 'none') return { graph, from: NOTHING_APPLIED };
+    if (typeof saved === 'object' && graph.size > 0) return { graph, from: saved };
+    // A file that failed to load or does not fit (which may leave the graph half-filled), or an empty one: a new graph.
     return { graph: create(), from: NOTHING_APPLIED };
   }
 }
