@@ -362,11 +362,15 @@ async function countCalls(store: EventStore, bus: MessageBus, client: TenetClien
   // SQLite write transactions (group commits and appendMany join several appends in one).
   const commits = (inner as { commits?: { transactions: number } }).commits;
   const transactionsBefore = commits?.transactions;
+  // Freshness checks of the file (`PRAGMA data_version`): at most one per task of the event loop.
+  const fileChecks = (inner as { fileChecks?: { count: number } }).fileChecks;
+  const fileChecksBefore = fileChecks?.count;
   wrap(bus, ['request', 'notify', 'publish'], 'bus', (name) => (name === 'publish' ? 'bus_publish_ms' : undefined));
   for (let i = 0; i < turns; i++) await client.turn(session);
   await new Promise((resolve) => setTimeout(resolve, 100)); // the last release, relay round and metering
   for (const undo of restore) undo();
   if (commits !== undefined && transactionsBefore !== undefined) counts['store.transactions'] = commits.transactions - transactionsBefore;
+  if (fileChecks !== undefined && fileChecksBefore !== undefined) counts['store.fileChecks'] = fileChecks.count - fileChecksBefore;
   return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / turns]));
 }
 

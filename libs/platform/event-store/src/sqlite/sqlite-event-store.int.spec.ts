@@ -439,6 +439,46 @@ describe('SqliteEventStore tail cache', () => {
     expect(await store.streamVersion('g-x')).toBe(1);
   });
 
+  it("checks the file once per task of the event loop, and sees a neighbour's commit in the same task", async () => {
+    const store = open();
+    const neighbour = open();
+    await store.append('t-1', batch(1));
+    await new Promise(setImmediate);
+    const before = store.fileChecks.count;
+    // One task: three reads (and a commit of its own in between) check the file once.
+    await store.readStream('t-1');
+    await store.append('t-1', batch(1));
+    await store.readStream('t-1');
+    await store.readAll({ category: 't-' });
+    expect(store.fileChecks.count - before).toBe(1);
+    // A store of this process on the same file commits in the same task: the next read looks again and sees it.
+    await neighbour.append('t-1', [{ type: 'status', data: { neighbour: true } }]);
+    expect((await store.readStream('t-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ neighbour: true }]);
+    expect(store.fileChecks.count - before).toBe(2);
+    // The next task looks again.
+    await new Promise(setImmediate);
+    await store.readStream('t-1');
+    expect(store.fileChecks.count - before).toBe(3);
+  });
+
+  it("looks at the file again after a version conflict, so a retry in the same task sees the other writer's event", async () => {
+    const store = open();
+    await store.append('c-1', batch(2));
+    expect(await store.readStream('c-1', { fromOffset: 2 })).toEqual([]);
+    const raw = new Database(join(dir(), 'tails.sqlite'));
+    raw
+      .prepare(
+        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-c', 'c-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
+    raw.close();
+    // No task in between: the conflict itself tells the store that another connection wrote.
+    await expect(store.append('c-1', batch(1), { expectedVersion: 1 })).rejects.toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream('c-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
+    await store.append('c-1', [{ type: 'status', data: { retried: true } }], { expectedVersion: 2 });
+    expect((await store.readStream('c-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }, { retried: true }]);
+  });
+
   it('drops its tails when another connection writes the file, even behind the store API', async () => {
     const store = open();
     await store.append('s-1', batch(2));
@@ -450,6 +490,8 @@ describe('SqliteEventStore tail cache', () => {
       )
       .run();
     raw.close();
+    // Another writer's commit is known to this process through I/O, a message or a timer: a task of its own.
+    await new Promise(setImmediate);
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
     expect(await store.streamVersion('s-1')).toBe(2);
   });
@@ -498,6 +540,7 @@ describe('SqliteEventStore known heads (reads past the end of a category answere
       )
       .run();
     raw.close();
+    await new Promise(setImmediate);
     expect(
       (await store.readAll({ category: 'binding-', afterPosition: second!.position, types: ['BindingSet'] })).map((e) => e.data),
     ).toEqual([{ raw: true }]);

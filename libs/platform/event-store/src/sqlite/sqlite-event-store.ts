@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConcurrencyError, EventLogUnavailableError, InvalidEventError } from '../errors.js';
@@ -98,6 +98,12 @@ const URGENCY: Record<SliceLane, number> = { foreground: 0, background: 1, idle:
 
 export const SQLITE_EVENTS_FILE = 'events.sqlite';
 
+/**
+ * The stores open in this process, by file: a commit by one marks the others on the same file as not known to match
+ * it (`syncWithFile`), since nothing in between — no I/O, no timer — would make them look again.
+ */
+const openStores = new Map<string, Set<SqliteEventStore>>();
+
 // `position` is the rowid alias. AUTOINCREMENT makes SQLite take max(ever used)+1 from sqlite_sequence,
 // never reusing a value, and every append holds the database write lock (BEGIN IMMEDIATE) from its
 // version check to its commit, so positions are handed out in commit order.
@@ -145,6 +151,13 @@ export class SqliteEventStore implements EventStore {
   private readonly dataVersion: Database.Statement<[], number>;
   /** `PRAGMA data_version` when the tail cache was last known to match the file (see `tailCache`). */
   private cachedDataVersion: number | undefined;
+  /** `PRAGMA data_version` was read in this task of the event loop, and no other store of this process committed since. */
+  private synced = false;
+  /** The file's real path: the key of `openStores`. */
+  private readonly fileKey: string;
+  private readonly unsync = (): void => {
+    this.synced = false;
+  };
   private readonly tails: StreamTailCache | undefined;
   private readonly selectAll: Database.Statement<[number, number], EventRow>;
   private readonly selectStreamOfTypes: Database.Statement<[string, number, string, number], EventRow>;
@@ -180,6 +193,8 @@ export class SqliteEventStore implements EventStore {
   private readonly heads = new Map<string, number>();
   /** Reads answered from `heads` without a query (diagnostics, tests). */
   readonly headStats = { answered: 0 };
+  /** Times `syncWithFile` read `PRAGMA data_version` (diagnostics, tests). */
+  readonly fileChecks = { count: 0 };
   /** Appends waiting for the next group commit (see `groupCommit`). */
   private pending: Pending[] = [];
   /** The most urgent lane a commit of the pending group is scheduled in. */
@@ -227,6 +242,9 @@ export class SqliteEventStore implements EventStore {
       this.db.close();
       throw error;
     }
+    this.fileKey = file === ':memory:' ? `:memory:${Math.random()}` : realpathSync(file);
+    const neighbours = openStores.get(this.fileKey) ?? new Set<SqliteEventStore>();
+    openStores.set(this.fileKey, neighbours.add(this));
     this.versionOf = this.db.prepare('SELECT stream_offset FROM events WHERE stream_id = ? ORDER BY stream_offset DESC LIMIT 1');
     this.insert = this.db.prepare(
       'INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -262,7 +280,11 @@ export class SqliteEventStore implements EventStore {
     this.appendInTransaction = this.db.transaction(
       (streamId: string, events: PreparedEvent[], expected: ExpectedVersion): StoredEvent[] => {
         const actual = this.versionOf.get(streamId)?.stream_offset ?? -1;
-        if (!versionMatches(expected, actual)) throw new ConcurrencyError(streamId, expected, actual);
+        if (!versionMatches(expected, actual)) {
+          // Often another writer's commit: the caller's next read (maybe in this task) looks at the file again.
+          this.synced = false;
+          throw new ConcurrencyError(streamId, expected, actual);
+        }
         const recordedAt = new Date().toISOString();
         return events.map((event, index) => {
           const offset = actual + 1 + index;
@@ -272,6 +294,7 @@ export class SqliteEventStore implements EventStore {
               this.insert.run(event.id, streamId, offset, event.type, event.dataJson, event.metadataJson, recordedAt).lastInsertRowid,
             );
           } catch (error) {
+            this.synced = false;
             throw translateConstraint(error, streamId, expected, actual, index, event.id);
           }
           return storedEvent(streamId, offset, position, event, recordedAt);
@@ -353,6 +376,7 @@ export class SqliteEventStore implements EventStore {
 
   private commitMany(many: PreparedAppend[]): AppendResult[] {
     const results = this.appendManyInTransaction.immediate(many);
+    this.committed();
     this.appendedManyThrough(many, results);
     this.commits.transactions++;
     this.commits.appends += many.length;
@@ -366,6 +390,7 @@ export class SqliteEventStore implements EventStore {
   private commitOne(streamId: string, events: PreparedEvent[], expected: ExpectedVersion): AppendResult {
     this.startCheckpointer();
     const result = appendResult(this.appendInTransaction.immediate(streamId, events, expected));
+    this.committed();
     this.appendedThrough(streamId, events, result);
     this.commits.transactions++;
     this.commits.appends++;
@@ -399,6 +424,7 @@ export class SqliteEventStore implements EventStore {
       for (const append of group) append.reject(error);
       return;
     }
+    this.committed();
     this.commits.transactions++;
     this.commits.appends += group.reduce((sum, pending) => sum + batchesOf(pending), 0);
     for (const done of settle) done();
@@ -454,14 +480,31 @@ export class SqliteEventStore implements EventStore {
     return this.tails;
   }
 
-  /** Forgets what another connection's commit since the last check may have made stale: the tails and the heads. */
+  /**
+   * Forgets what another connection's commit since the last check may have made stale: the tails and the heads.
+   * Once per task of the event loop: another process's or thread's commit can only be known to this one through
+   * I/O, a message or a timer, each of which runs in a task of its own — and before the next one starts, the
+   * tick queue has run `unsync`. A store of this process on the same file unsyncs its neighbours when it commits.
+   * So a read never misses a commit it could know of, and a turn's reads in one task check the file once.
+   */
   private syncWithFile(): void {
+    if (this.synced) return;
+    this.fileChecks.count++;
     const version = this.dataVersion.get();
     if (version === undefined || version !== this.cachedDataVersion) {
       this.tails?.clear();
       this.heads.clear();
       this.cachedDataVersion = version;
     }
+    this.synced = true;
+    process.nextTick(this.unsync);
+  }
+
+  /** After a commit: the other stores of this process on this file look at it again before their next read. */
+  private committed(): void {
+    const neighbours = openStores.get(this.fileKey);
+    if (neighbours === undefined || neighbours.size === 1) return;
+    for (const store of neighbours) if (store !== this) store.synced = false;
   }
 
   /** Whether the log certainly holds nothing of `keys` (categories, '' for all) after `afterPosition`. */
@@ -573,6 +616,9 @@ export class SqliteEventStore implements EventStore {
     this.checkpoints = undefined; // a worker is not started to checkpoint the last commits of a closing store
     this.commitPending(); // appends already called are written, as they were before group commit
     this.closed = true;
+    const neighbours = openStores.get(this.fileKey);
+    neighbours?.delete(this);
+    if (neighbours?.size === 0) openStores.delete(this.fileKey);
     this.tails?.clear();
     this.heads.clear();
     await this.checkpointer?.close();
