@@ -5,7 +5,7 @@ import {
   CLAIMED_BY_PUT,
   COLLECTION_ROUTES,
   referencedItem,
-  REFERENCE_PATHS,
+  REFERENCE_STEPS,
   TRACKED_COLLECTIONS,
   valuesAt,
   WorkspaceDirectory,
@@ -111,20 +111,14 @@ export class AuthGuard implements CanActivate {
     query: Record<string, unknown>,
     method: string,
   ): Promise<void> {
-    const segments = route.split('/').filter(Boolean);
-    for (let i = 1; i < segments.length; i++) {
-      const segment = segments[i] ?? '';
-      const previous = segments[i - 1] ?? '';
-      const collection =
-        COLLECTION_ROUTES[`/${segments.slice(0, i).join('/')}`] ?? (TRACKED_COLLECTIONS.has(previous) ? previous : undefined);
-      if (!segment.startsWith(':') || collection === undefined) continue;
-      const id = params[segment.slice(1)];
+    const segments = namedItems(route);
+    for (const { param, collection, last } of segments) {
+      const id = params[param];
       if (id === undefined) continue;
       const recorded = await this.directory.recordedOwner(collection, id);
-      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && CLAIMED_BY_PUT.has(collection)) continue;
+      if (method === 'PUT' && recorded === undefined && last && CLAIMED_BY_PUT.has(collection)) continue;
       // A PUT may create what it names: only the default workspace may claim a name nobody has claimed (ADR 0018).
-      if (method === 'PUT' && recorded === undefined && i === segments.length - 1 && workspaceId !== DEFAULT_WORKSPACE)
-        throw notFoundIn(collection, id);
+      if (method === 'PUT' && recorded === undefined && last && workspaceId !== DEFAULT_WORKSPACE) throw notFoundIn(collection, id);
       if ((recorded ?? DEFAULT_WORKSPACE) !== workspaceId) throw notFoundIn(collection, id);
     }
     // A customer's memory (served by the memory store, which knows no customers) is of an existing customer only.
@@ -140,10 +134,13 @@ export class AuthGuard implements CanActivate {
       if (recorded !== undefined && recorded !== workspaceId) throw notFoundIn(created, chosenId);
     }
     if (created === 'knowledge-sources') await this.checkKnowledgeTags(body);
-    for (const [path, kind] of REFERENCE_PATHS) {
-      for (const named of [...valuesAt(body, path), ...valuesAt(query, path)]) {
-        const { collection, id } = referencedItem(kind, named);
-        if ((await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
+    const sources = [body, query];
+    for (const [steps, kind] of REFERENCE_STEPS) {
+      for (const source of sources) {
+        for (const named of valuesAt(source, steps)) {
+          const { collection, id } = referencedItem(kind, named);
+          if ((await this.directory.ownerOf(collection, id)) !== workspaceId) throw notFoundIn(collection, id);
+        }
       }
     }
     // An untagged knowledge source applies to every agent on the index, whatever its workspace: only `default` (the
@@ -197,3 +194,32 @@ export class AuthGuard implements CanActivate {
 }
 
 const notFoundIn = (collection: string, id: string): HttpException => notFound(collection.replace(/s$/, ''), id);
+
+/** A path parameter of a route that names an item of a tracked collection; `last`: the route's final segment. */
+interface NamedItem {
+  param: string;
+  collection: string;
+  last: boolean;
+}
+
+/** Routes are the application's own patterns (a few hundred at most): each is planned once. */
+const ROUTE_PLANS_MAX = 1_000;
+const routePlans = new Map<string, readonly NamedItem[]>();
+
+/** The items a route names in its path: `/agents/:agentId/...` names an agent, by its `agentId` parameter. */
+function namedItems(route: string): readonly NamedItem[] {
+  const known = routePlans.get(route);
+  if (known !== undefined) return known;
+  const segments = route.split('/').filter(Boolean);
+  const plan: NamedItem[] = [];
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i] ?? '';
+    const previous = segments[i - 1] ?? '';
+    const collection =
+      COLLECTION_ROUTES[`/${segments.slice(0, i).join('/')}`] ?? (TRACKED_COLLECTIONS.has(previous) ? previous : undefined);
+    if (segment.startsWith(':') && collection !== undefined)
+      plan.push({ param: segment.slice(1), collection, last: i === segments.length - 1 });
+  }
+  if (routePlans.size < ROUTE_PLANS_MAX) routePlans.set(route, plan);
+  return plan;
+}

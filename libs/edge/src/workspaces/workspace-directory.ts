@@ -93,10 +93,24 @@ export function referencedItem(collection: string, id: string): { collection: st
   return synthetic ? { collection: `${synthetic[1]}s`, id: synthetic[2] ?? '' } : { collection: 'tags', id };
 }
 
-/** The string values at a dotted path (`*` = every item of an array) of a parsed body or query. */
-export function valuesAt(root: unknown, path: string): string[] {
+/** REFERENCE_PATHS with each path split into its steps once (the guard looks at all of them on every request). */
+export const REFERENCE_STEPS: readonly (readonly [steps: readonly string[], collection: string])[] = REFERENCE_PATHS.map(
+  ([path, collection]) => [path.split('.'), collection] as const,
+);
+
+const NO_VALUES: readonly string[] = Object.freeze([]);
+
+/**
+ * The string values at a dotted path (`*` = every item of an array) of a parsed body or query; `path` may come
+ * split into its steps. A root without the path's first key (most requests, for most paths) allocates nothing.
+ */
+export function valuesAt(root: unknown, path: string | readonly string[]): readonly string[] {
+  const steps = typeof path === 'string' ? path.split('.') : path;
+  const first = steps[0];
+  if (typeof root !== 'object' || root === null || Array.isArray(root) || first === undefined || !Object.hasOwn(root, first))
+    return NO_VALUES;
   let nodes: unknown[] = [root];
-  for (const step of path.split('.')) {
+  for (const step of steps) {
     nodes = nodes.flatMap((node) => {
       if (step === '*') return Array.isArray(node) ? node : [];
       return typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, step)
