@@ -165,7 +165,8 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
         rmSync(snapshotOf(dir));
       }
       const early = start === 'an older snapshot' ? 's1' : 's2';
-      const index = new SqliteKnowledgeIndex({ dataDir: dir });
+      // A page of rows per slice: the open takes ~150 turns of the event loop on any machine, the writes below ~30.
+      const index = new SqliteKnowledgeIndex({ dataDir: dir, lexicalOpenSliceMs: 0 });
       try {
         // Each write once the open has applied `after` rows (early sources' rows read already, late ones' not yet).
         const writes: { after: number; name: string; run: () => Promise<unknown> }[] = [

@@ -73,10 +73,13 @@ class OpenStopped extends Error {}
  */
 class Slices {
   private began = performance.now();
-  constructor(private readonly stopped: () => boolean) {}
+  constructor(
+    private readonly stopped: () => boolean,
+    private readonly sliceMs = DRAIN_SLICE_MS,
+  ) {}
 
   get due(): boolean {
-    return performance.now() - this.began >= DRAIN_SLICE_MS;
+    return performance.now() - this.began >= this.sliceMs;
   }
 
   async next(): Promise<void> {
@@ -327,6 +330,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
   /** Finishes a save's capture under way at once (before the index changes). */
   private textCapturing: (() => void) | undefined;
   private readonly lexicalWaitMs: number;
+  private readonly lexicalOpenSliceMs: number;
   /** The database file (undefined: in memory, graphs always inline). */
   private readonly file: string | undefined;
   private readonly graphThreads: number;
@@ -352,7 +356,8 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * its graphs inline (a worker cannot open it). `graphSaveIdleMs`: a worker saves its changed graphs once nothing
    * changed for this long (GRAPH_SAVE_IDLE_MS); `graphInsertDeferMaxMs`: it inserts while writes go on once they have
    * kept it from inserting for this long (GRAPH_INSERT_DEFER_MAX_MS), and saves what it has inserted once changes have
-   * waited `graphSaveDeferMaxMs` for a save (GRAPH_SAVE_DEFER_MAX_MS).
+   * waited `graphSaveDeferMaxMs` for a save (GRAPH_SAVE_DEFER_MAX_MS). `lexicalOpenSliceMs`: how long the lexical
+   * side's background open works before it hands the event loop back (DRAIN_SLICE_MS; 0: after every page of rows).
    */
   constructor(
     options: {
@@ -365,6 +370,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
       graphSaveIdleMs?: number;
       graphInsertDeferMaxMs?: number;
       graphSaveDeferMaxMs?: number;
+      lexicalOpenSliceMs?: number;
     } = {},
   ) {
     const file = options.file ?? (options.dataDir ? join(options.dataDir, SQLITE_KNOWLEDGE_FILE) : ':memory:');
@@ -386,6 +392,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
     this.db.pragma('busy_timeout = 5000');
     this.db.transaction(() => this.migrate())();
     this.lexicalWaitMs = options.lexicalWaitMs ?? LEXICAL_WAIT_MS;
+    this.lexicalOpenSliceMs = options.lexicalOpenSliceMs ?? DRAIN_SLICE_MS;
     this.db.transaction(() => this.openGraphs())();
     // After the open's transaction: the workers read the committed graph epoch and rows.
     if (this.threaded) this.startWorkers();
@@ -521,7 +528,7 @@ export class SqliteKnowledgeIndex implements KnowledgeIndex {
    * saves leave the BM25 index alone until then.
    */
   private async openText(): Promise<void> {
-    const slices = new Slices(() => this.closing || !this.db.open);
+    const slices = new Slices(() => this.closing || !this.db.open, this.lexicalOpenSliceMs);
     const loaded = await this.loadTextSnapshot(slices);
     if (loaded) this.textApplied = loaded;
     else {
