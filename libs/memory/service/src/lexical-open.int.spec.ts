@@ -36,6 +36,12 @@ async function fill(index: SqliteKnowledgeIndex, prefix: string, count: number, 
   for (let s = 0; s < count; s++) await ingest(index, `${prefix}${s}`, seed + s);
 }
 
+/**
+ * How long a search waits for a rebuild in the tests about what a rebuild answers, not how fast it is: a loaded CI
+ * machine has taken over 5 s (the default bound) to rebuild 4,800 text rows.
+ */
+const REBUILD_WAIT_MS = 60_000;
+
 const QUERIES = ['w1ord w5ord', 'w0ord', 'w3ord w1aord w10ord w2ord', 'w1pord', 'w7ord w8ord w9ord', 'w2gord w3kord'];
 const answers = (index: SqliteKnowledgeIndex) => lexicalAnswers(index, QUERIES, 20);
 const expectSame = (actual: [string, number][][], expected: [string, number][][]) => expectSameAnswers(actual, expected, 100);
@@ -219,7 +225,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     await expect(asked).rejects.toBeInstanceOf(KnowledgeIndexNotReadyError);
     await expect(index.whenLexicalReady()).rejects.toThrow('closed while opening');
 
-    const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir, lexicalWaitMs: REBUILD_WAIT_MS });
     try {
       expectSame(await answers(reopened), expected);
     } finally {
@@ -257,7 +263,7 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     expect(seen[0]).toContain('lexical side opening');
     expect(existsSync(snapshotOf(dir))).toBe(false);
 
-    const reopened = new SqliteKnowledgeIndex({ dataDir: dir });
+    const reopened = new SqliteKnowledgeIndex({ dataDir: dir, lexicalWaitMs: REBUILD_WAIT_MS });
     try {
       expect(reopened.readiness().ready).toBe(false);
       expectSame(await answers(reopened), expected);
