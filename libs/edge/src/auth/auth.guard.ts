@@ -111,8 +111,7 @@ export class AuthGuard implements CanActivate {
     query: Record<string, unknown>,
     method: string,
   ): Promise<void> {
-    const segments = namedItems(route);
-    for (const { param, collection, last } of segments) {
+    for (const { param, collection, last } of namedItems(route)) {
       const id = params[param];
       if (id === undefined) continue;
       const recorded = await this.directory.recordedOwner(collection, id);

@@ -350,6 +350,20 @@ describe('SqliteEventStore group commit', () => {
  * Stores on `<a fresh directory>/<file>` with the event-loop slices off (options may name another file in `dir()`),
  * each closed and the directory removed after every test of the calling describe.
  */
+/** Commits one event `{ raw: true }` through a connection of its own, behind the store API (another writer). */
+function writeBehindTheStore(file: string, event: { id: string; streamId: string; offset: number; type: string }): void {
+  const raw = new Database(file);
+  try {
+    raw
+      .prepare(
+        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
+      )
+      .run(event.id, event.streamId, event.offset, event.type);
+  } finally {
+    raw.close();
+  }
+}
+
 function storesInFreshDir(
   prefix: string,
   file: string,
@@ -465,13 +479,7 @@ describe('SqliteEventStore tail cache', () => {
     const store = open();
     await store.append('c-1', batch(2));
     expect(await store.readStream('c-1', { fromOffset: 2 })).toEqual([]);
-    const raw = new Database(join(dir(), 'tails.sqlite'));
-    raw
-      .prepare(
-        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-c', 'c-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
-      )
-      .run();
-    raw.close();
+    writeBehindTheStore(join(dir(), 'tails.sqlite'), { id: 'raw-c', streamId: 'c-1', offset: 2, type: 'status' });
     // No task in between: the conflict itself tells the store that another connection wrote.
     await expect(store.append('c-1', batch(1), { expectedVersion: 1 })).rejects.toBeInstanceOf(ConcurrencyError);
     expect((await store.readStream('c-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
@@ -483,13 +491,7 @@ describe('SqliteEventStore tail cache', () => {
     const store = open();
     await store.append('s-1', batch(2));
     expect(await store.readStream('s-1', { fromOffset: 2 })).toEqual([]);
-    const raw = new Database(join(dir(), 'tails.sqlite'));
-    raw
-      .prepare(
-        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 's-1', 2, 'status', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
-      )
-      .run();
-    raw.close();
+    writeBehindTheStore(join(dir(), 'tails.sqlite'), { id: 'raw-1', streamId: 's-1', offset: 2, type: 'status' });
     // Another writer's commit is known to this process through I/O, a message or a timer: a task of its own.
     await new Promise(setImmediate);
     expect((await store.readStream('s-1', { fromOffset: 2 })).map((e) => e.data)).toEqual([{ raw: true }]);
@@ -533,13 +535,7 @@ describe('SqliteEventStore known heads (reads past the end of a category answere
     expect(positions(await store.readAll({ category: 'binding-', afterPosition: first!.position }))).toEqual([second!.position]);
     expect(positions(await store.readAll({ afterPosition: first!.position }))).toEqual([second!.position]);
     // Behind the store API too (a raw connection), and with a type filter.
-    const raw = new Database(join(dir(), 'heads.sqlite'));
-    raw
-      .prepare(
-        "INSERT INTO events (id, stream_id, stream_offset, type, data, metadata, recorded_at) VALUES ('raw-1', 'binding-z', 0, 'BindingSet', '{\"raw\":true}', '{}', '2026-01-01T00:00:00.000Z')",
-      )
-      .run();
-    raw.close();
+    writeBehindTheStore(join(dir(), 'heads.sqlite'), { id: 'raw-1', streamId: 'binding-z', offset: 0, type: 'BindingSet' });
     await new Promise(setImmediate);
     expect(
       (await store.readAll({ category: 'binding-', afterPosition: second!.position, types: ['BindingSet'] })).map((e) => e.data),
