@@ -1,4 +1,12 @@
-import { Global, Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import {
   InProcessBudgetStore,
   InProcessRateLimiter,
@@ -58,10 +66,22 @@ export const openBudgetStore = (config: PlatformConfig): BudgetStore =>
     ? new RedisBudgetStore({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix })
     : new InProcessBudgetStore();
 
-export const openRateLimiter = (config: PlatformConfig): RateLimiter =>
-  config.mode === 'distributed'
-    ? new RedisRateLimiter({ connection: redisOptionsFromUrl(config.redisUrl), prefix: config.redisPrefix })
-    : new InProcessRateLimiter();
+/**
+ * The rate limiter of the mode: Redis buckets shared by every replica (distributed) — counted in this process while
+ * Redis does not answer, said once when that starts and once when it ends — or in-process buckets (embedded).
+ */
+export const openRateLimiter = (config: PlatformConfig): RateLimiter => {
+  if (config.mode !== 'distributed') return new InProcessRateLimiter();
+  const logger = new Logger('RateLimits');
+  return new RedisRateLimiter({
+    connection: redisOptionsFromUrl(config.redisUrl),
+    prefix: config.redisPrefix,
+    onAvailability: (error) =>
+      error
+        ? logger.warn(`Redis does not answer (${error.message}): rate limits are counted in this process until it does`)
+        : logger.log('Redis answers again: rate limits are shared by every replica again'),
+  });
+};
 
 class BudgetStoreLifecycle implements OnApplicationShutdown {
   constructor(@Inject(BUDGET_STORE) private readonly store: BudgetStore) {}
