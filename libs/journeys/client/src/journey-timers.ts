@@ -68,11 +68,13 @@ export class JourneyTimers implements OnApplicationBootstrap, BeforeApplicationS
     await this.scheduler.process<JourneyTimerJob>(QUEUE, (job) => this.fire(job.data), { concurrency: 2 });
     // Idle lane, like the session timers' re-arm: it reads every journey record, so it must not delay requests.
     this.arming.track(atIdle(() => this.rearmFromLog()));
+    // After a Redis outage or restart without persistence, without waiting for a restart of this process.
+    this.arming.rebuildWhenRestored(this.scheduler, 'the journey timers', () => atIdle(() => this.rearmFromLog()));
   }
 
   /**
    * Schedules the timer of every journey still active or abandoned again, as the log says it should be (docs/reliability.md#redis-outage-and-a-redis-restart-without-persistence:
-   * timers a Redis restart without persistence lost are rebuilt at start-up). Idempotent: the ids are the moves'
+   * timers a Redis restart without persistence lost are rebuilt at start-up and when Redis answers again). Idempotent: the ids are the moves'
    * own, which the scheduler deduplicates while pending, so every replica may run it at every start. Measured from
    * the last step change (the customer's later activity is not read here): a timer that fires early finds the
    * customer active since and is re-armed by the engine at the right time.

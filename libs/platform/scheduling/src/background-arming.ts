@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Scheduler } from './scheduler.port.js';
 
 export interface ArmingLog {
   log(message: string): void;
@@ -76,6 +77,37 @@ export class BackgroundArming {
   /** Waits `ms`, or less when stopping. */
   pause(ms: number): Promise<void> {
     return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+
+  /**
+   * Runs `rebuild` (in the background, tracked like the rest) each time the scheduler's store answers again after a lost
+   * connection (`Scheduler.onRestored`), until `stop()`. Restorations while a rebuild runs make one more run after it,
+   * not one each: a flapping connection costs at most two rebuilds in a row.
+   */
+  rebuildWhenRestored(scheduler: Scheduler, subject: string, rebuild: () => Promise<unknown>): void {
+    let running = false;
+    let again = false;
+    const run = (): void => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      this.options.log.log(`the scheduler's store answers again: rebuilding ${subject} from the event log`);
+      this.track(
+        rebuild().finally(() => {
+          running = false;
+          if (again && !this.stopping.signal.aborted) {
+            again = false;
+            run();
+          }
+        }),
+      );
+    };
+    const remove = scheduler.onRestored(() => {
+      if (!this.stopping.signal.aborted) run();
+    });
+    this.stopping.signal.addEventListener('abort', remove, { once: true });
   }
 
   /** Stops retrying and waits for the attempts under way. */

@@ -1,4 +1,5 @@
 import { BackgroundArming } from './background-arming.js';
+import type { Scheduler } from './scheduler.port.js';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -30,5 +31,41 @@ describe('BackgroundArming', () => {
     await arming.stop(); // cuts the backoff short; the second attempt runs and fails
     expect(calls).toBe(2);
     expect(errors).toEqual([expect.stringContaining('session s2: timers not armed (store down); start-up re-arms them')]);
+  });
+  it('rebuilds when the scheduler says its store is back: one more run for restorations during a run, none after stop', async () => {
+    const listeners = new Set<() => void>();
+    const scheduler = {
+      onRestored: (listener: () => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    } as unknown as Scheduler;
+    const restore = () => listeners.forEach((listener) => listener());
+    const arming = new BackgroundArming({ attempts: 1, attemptTimeoutMs: 1_000, log: quiet, whenLost: 'test' });
+    let runs = 0;
+    const finishes: (() => void)[] = [];
+    arming.rebuildWhenRestored(scheduler, 'the timers', () => {
+      runs++;
+      return new Promise<void>((resolve) => finishes.push(resolve));
+    });
+    expect(runs).toBe(0); // nothing until the store comes back
+
+    restore();
+    expect(runs).toBe(1);
+    restore(); // three restorations while the first rebuild runs: one more rebuild after it, not three
+    restore();
+    restore();
+    expect(runs).toBe(1);
+    finishes.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toBe(2);
+    finishes.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toBe(2);
+
+    await arming.stop();
+    expect(listeners.size).toBe(0); // unsubscribed at shutdown
+    restore();
+    expect(runs).toBe(2);
   });
 });

@@ -78,6 +78,13 @@ export interface Scheduler {
   process<T>(queue: string, handler: JobHandler<T>, options?: WorkerOptions<T>): Promise<void>;
   /** Resolves when the scheduler's store answers within `timeoutMs` (readiness probes); rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
+  /**
+   * Calls `listener` each time the scheduler's store answers again after its connection was lost: jobs it held may be
+   * gone (a Redis restart without persistence drops every key) and jobs scheduled meanwhile may have been given up, so
+   * whoever can rebuild them from the event log should. Never called where the store is in this process. Returns the
+   * function that removes the listener.
+   */
+  onRestored(listener: () => void): () => void;
   /** Stops workers (waiting for running jobs), timers and connections. */
   close(): Promise<void>;
 }

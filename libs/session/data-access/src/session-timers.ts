@@ -23,7 +23,10 @@ interface TimerJob {
 
 /** Background arming: one attempt may wait this long on the scheduler's store before it counts as failed. */
 const ARM_ATTEMPT_TIMEOUT_MS = 5_000;
-/** Attempts of a background arming, 0.5 s apart doubling to 30 s (about 4 minutes in all); then start-up rebuilds it. */
+/**
+ * Attempts of a background arming, 0.5 s apart doubling to 30 s (about 4 minutes in all); then the rebuild when the
+ * scheduler's store answers again (or the next start-up) arms it.
+ */
 const ARM_ATTEMPTS = 10;
 /** The start-up re-arm gives the event loop back after this many sessions. */
 const REARM_YIELD_EVERY = 25;
@@ -37,8 +40,9 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
  *
  * Requests never wait on the scheduler's store (Redis): what they decide is in the event log, and the timers
  * follow in the background (`armSoon`, retried with backoff). What an outage or a Redis restart without
- * persistence loses anyway, start-up rebuilds from the log (`rearmFromLog`): each live session's pending
- * timers are scheduled again under their deterministic ids, which the scheduler deduplicates.
+ * persistence loses anyway is rebuilt from the log (`rearmFromLog`) at start-up and each time the scheduler's store
+ * answers again after a lost connection: each live session's pending timers are scheduled again under their
+ * deterministic ids, which the scheduler deduplicates.
  */
 @Injectable()
 export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -48,7 +52,7 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     attempts: ARM_ATTEMPTS,
     attemptTimeoutMs: ARM_ATTEMPT_TIMEOUT_MS,
     log: this.logger,
-    whenLost: 'the next start-up re-arms them from the event log',
+    whenLost: 'they are re-armed from the event log when the scheduler answers again, and at the next start-up',
   });
 
   constructor(
@@ -61,6 +65,9 @@ export class SessionTimers implements OnApplicationBootstrap, BeforeApplicationS
     // Idle lane: the re-arm folds every live session (it grows with the log) and must not hold up requests or the
     // first turns after a restart (EventLoopSlices); the timers it arms fire in that lane too.
     this.arming.track(atIdle(() => this.rearmFromLog()));
+    // Redis back after an outage may have lost every job (a restart without persistence), and arming given up meanwhile
+    // left timers unarmed: the same rebuild, without waiting for a restart of this process.
+    this.arming.rebuildWhenRestored(this.scheduler, 'the session timers', () => atIdle(() => this.rearmFromLog()));
   }
 
   /** Stops retrying background arming (start-up rebuilds what is left) and waits for attempts under way. */

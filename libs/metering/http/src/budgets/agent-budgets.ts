@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { BUDGET_EVENT_TYPES, budgetStreamId, type BudgetEventData, type BudgetScopeV1 } from '@tenet/contracts';
 import type { BudgetStore } from '@tenet/budget-store';
 import type { EventStore } from '@tenet/event-store';
@@ -121,8 +121,10 @@ export interface TurnHold {
  * budget and period across replicas), `GET /agents/{id}/budget`, and the daily reset job.
  */
 @Injectable()
-export class AgentBudgets implements OnApplicationBootstrap {
+export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AgentBudgets.name);
+  /** Removes the listener that re-schedules the reset chain when Redis answers again. */
+  private stopWatching: () => void = () => undefined;
 
   constructor(
     private readonly agents: AgentsRepository,
@@ -143,6 +145,17 @@ export class AgentBudgets implements OnApplicationBootstrap {
       await this.scheduleNextReset(new Date());
     });
     await this.scheduleNextReset(new Date());
+    // A Redis restart without persistence drops the chain's pending job: schedule it again when Redis answers (idempotent).
+    this.stopWatching = this.scheduler.onRestored(
+      () =>
+        void this.scheduleNextReset(new Date()).catch((error: unknown) =>
+          this.logger.warn(`the next budget reset was not scheduled again after Redis came back: ${String(error)}`),
+        ),
+    );
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stopWatching();
   }
 
   /** Zeroes the counters of periods that ended by `at` (day, and month on the 1st). Also run by tests. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closesDuringRedisOutage, describeWithService, probeRedis, redisUrl } from '@tenet/testing';
+import { closesDuringRedisOutage, describeWithService, eventually, probeRedis, redisUrl, startOwnRedis } from '@tenet/testing';
 import { Queue } from 'bullmq';
 import { schedulerConformance } from '../testing/index.js';
 import { BullMqScheduler, redisOptionsFromUrl } from './bullmq-scheduler.js';
@@ -62,6 +62,41 @@ describeWithService(redis, 'BullMqScheduler (Redis)', () => {
       expect(keys.filter((key) => key.startsWith(`${prefix}:${queue}:j_idle%3As1.`))).toHaveLength(1);
       expect(await keysUnder(prefix, false, `tenet:${queue}:*`)).toEqual([]);
     });
+  });
+
+  describe('Redis answering again (own redis-server)', () => {
+    it('tells its listeners once per outage, after the restart (no call while Redis stays up, none once removed)', async () => {
+      const own = await startOwnRedis();
+      const scheduler = BullMqScheduler.fromUrl(own.url, { prefix: `tenet-test-${randomUUID()}`, onError: () => undefined });
+      try {
+        let restored = 0;
+        let removedCalls = 0;
+        scheduler.onRestored(() => restored++);
+        const remove = scheduler.onRestored(() => removedCalls++);
+        await scheduler.ping(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(restored).toBe(0);
+
+        await own.kill();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(restored).toBe(0); // not while it is down
+        remove();
+        await own.start();
+        await eventually(() => expect(restored).toBe(1), { timeoutMs: 20_000, intervalMs: 100 });
+        await scheduler.ping(10_000);
+        expect(restored).toBe(1);
+        expect(removedCalls).toBe(0);
+
+        // The restart kept nothing: a job scheduled now is Redis's only one, and it runs.
+        const ran: string[] = [];
+        await scheduler.process('after-restore', async (job) => void ran.push(job.jobId));
+        await scheduler.schedule({ queue: 'after-restore', jobId: 'rebuilt', data: null });
+        await eventually(() => expect(ran).toEqual(['rebuilt']), { timeoutMs: 15_000 });
+      } finally {
+        await scheduler.close();
+        await own.dispose();
+      }
+    }, 90_000);
   });
 
   // The test owns its redis-server; a SIGTERM during or just after an outage hung the whole shutdown before.

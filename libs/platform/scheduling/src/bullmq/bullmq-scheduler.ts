@@ -6,6 +6,7 @@ import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOpti
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
 import { closeEachWithinGrace, notClosedCleanly } from './bounded-close.js';
 import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
+import { REPEAT_REPORT_MS, reportOncePer } from './repeat-limited.js';
 
 export interface BullMqSchedulerOptions {
   /** ioredis options. BullMQ opens (and closes) its own connections from them: one per queue, two per worker. */
@@ -20,9 +21,6 @@ export interface BullMqSchedulerOptions {
 interface Envelope<T> {
   payload: T;
 }
-
-/** The same error of the same connection is reported at most this often. */
-const REPEAT_REPORT_MS = 30_000;
 
 /** A queue no job is ever added to: its connection answers readiness pings. */
 const HEALTH_QUEUE = 'tenet-health';
@@ -63,17 +61,12 @@ export class BullMqScheduler implements Scheduler {
 
   constructor(private readonly options: BullMqSchedulerOptions) {
     this.prefix = options.prefix ?? 'tenet';
-    const report = options.onError ?? ((error, context) => console.error(`[scheduling] ${context}:`, error));
-    // While Redis is down every connection reports each reconnect attempt; say it once per context and message
-    // every 30 s instead of flooding the log for the whole outage.
-    const lastReported = new Map<string, number>();
-    this.reportError = (error, context) => {
-      const key = `${context}\u0000${error.message}`;
-      const now = Date.now();
-      if (now - (lastReported.get(key) ?? -Infinity) < REPEAT_REPORT_MS) return;
-      lastReported.set(key, now);
-      report(error, context);
-    };
+    // One line per report (a connection error's stack says nothing the message does not), and the same one at most
+    // every 30 s per context: while Redis is down every connection reports each reconnect attempt.
+    this.reportError = reportOncePer(
+      REPEAT_REPORT_MS,
+      options.onError ?? ((error, context) => console.error(`[scheduling] ${context}: ${error.message}`)),
+    );
   }
 
   static fromUrl(url: string, options: Omit<BullMqSchedulerOptions, 'connection'> = {}): BullMqScheduler {
@@ -187,6 +180,42 @@ export class BullMqScheduler implements Scheduler {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Watches the connection of the health queue (made for it if no probe made it yet): a `ready` after that
+   * connection closed or began reconnecting is Redis answering again — possibly a Redis that restarted empty.
+   */
+  onRestored(listener: () => void): () => void {
+    this.assertOpen();
+    let removed = false;
+    let detach = (): void => undefined;
+    this.queue(HEALTH_QUEUE)
+      .client.then((redis) => {
+        if (removed) return;
+        let lost = false;
+        const onLost = (): void => {
+          lost = true;
+        };
+        const onReady = (): void => {
+          if (!lost) return;
+          lost = false;
+          listener();
+        };
+        redis.on('close', onLost);
+        redis.on('reconnecting', onLost);
+        redis.on('ready', onReady);
+        detach = () => {
+          redis.off('close', onLost);
+          redis.off('reconnecting', onLost);
+          redis.off('ready', onReady);
+        };
+      })
+      .catch((error: unknown) => this.reportError(asError(error), 'watching the Redis connection'));
+    return () => {
+      removed = true;
+      detach();
+    };
   }
 
   async close(): Promise<void> {

@@ -143,6 +143,11 @@ export class InProcessScheduler implements Scheduler {
     return { scheduled: true };
   }
 
+  /** The jobs live in this process (and its journal): nothing is ever lost to a connection, so never called. */
+  onRestored(_listener: () => void): () => void {
+    return () => undefined;
+  }
+
   async cancel(queueName: string, jobId: string): Promise<boolean> {
     this.assertOpen();
     validateQueueName(queueName);
