@@ -46,6 +46,7 @@ export interface ReadinessCheck {
 
 const relayLogger = new Logger('EventLogRelay');
 const busLogger = new Logger('MessageBus');
+const schedulerLogger = new Logger('Scheduler');
 
 /** The JetStream stream that holds every published v1 integration event (of the unnamespaced deployment). */
 export const tenetStream = { name: TENET_STREAM, subjects: [ALL_V1_SUBJECTS] };
@@ -156,7 +157,10 @@ export async function openPlatform(config: PlatformConfig): Promise<PlatformAdap
     opened.push(bus);
     const scheduler: Scheduler =
       config.mode === 'distributed'
-        ? BullMqScheduler.fromUrl(config.redisUrl, { prefix: config.redisPrefix })
+        ? BullMqScheduler.fromUrl(config.redisUrl, {
+            prefix: config.redisPrefix,
+            onError: (error, context) => schedulerLogger.warn(`${context}: ${error.message}`),
+          })
         : openDurableInProcessScheduler(config.dataDir);
     opened.push(scheduler);
     const { store, kind, log } = await openEventLog(config);

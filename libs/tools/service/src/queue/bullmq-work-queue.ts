@@ -1,7 +1,14 @@
 import { hostname } from 'node:os';
 import type { ToolCallRequestV1, ToolCallResultV1 } from '@tenet/contracts';
 import type { Job, Queue, QueueEvents, RedisOptions, Worker } from 'bullmq';
-import { type BullMqClosable, closeEachWithinGrace, loadBullMq, notClosedCleanly } from '@tenet/scheduling';
+import {
+  type BullMqClosable,
+  closeEachWithinGrace,
+  loadBullMq,
+  notClosedCleanly,
+  REPEAT_REPORT_MS,
+  reportOncePer,
+} from '@tenet/scheduling';
 import { ToolExecutorUnavailableError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 import { DEFAULT_RESULT_TTL_MS, type SubmitOptions, type ToolCallHandler, type ToolWorkQueue } from './tool-work-queue.port.js';
@@ -41,7 +48,11 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   constructor(private readonly options: BullMqToolWorkQueueOptions) {
     this.queueName = options.queueName ?? 'tool-calls';
-    this.reportError = options.onError ?? ((error, context) => console.error(`[tool-executor] ${context}: ${error.message}`));
+    // The same error of the same connection at most every 30 s: during a Redis outage each reconnect attempt reports.
+    this.reportError = reportOncePer(
+      REPEAT_REPORT_MS,
+      options.onError ?? ((error, context) => console.error(`[tool-executor] ${context}: ${error.message}`)),
+    );
   }
 
   async submit(request: ToolCallRequestV1, options: SubmitOptions): Promise<ToolCallResultV1> {
