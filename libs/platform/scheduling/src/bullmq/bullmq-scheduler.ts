@@ -6,6 +6,7 @@ import type { JobHandler, ScheduleRequest, ScheduleResult, Scheduler, WorkerOpti
 import { asError, validateJobId, validateQueueName, validateScheduleRequest, validateWorkerOptions } from '../validation.js';
 import { closeEachWithinGrace, notClosedCleanly } from './bounded-close.js';
 import { fromBullJobId, toBullJobId, toBullJobInstanceId } from './job-id.js';
+import { withQuickReconnect } from './quick-reconnect.js';
 import { REPEAT_REPORT_MS, reportOncePer } from './repeat-limited.js';
 
 export interface BullMqSchedulerOptions {
@@ -132,7 +133,7 @@ export class BullMqScheduler implements Scheduler {
         }
       },
       {
-        connection: { ...this.options.connection, maxRetriesPerRequest: null },
+        connection: { ...withQuickReconnect(this.options.connection), maxRetriesPerRequest: null },
         prefix: this.prefix,
         concurrency: options.concurrency ?? 1,
       },
@@ -234,7 +235,7 @@ export class BullMqScheduler implements Scheduler {
   private queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new (loadBullMq().Queue)(name, { connection: this.options.connection, prefix: this.prefix });
+      queue = new (loadBullMq().Queue)(name, { connection: withQuickReconnect(this.options.connection), prefix: this.prefix });
       queue.on('error', (error) => this.reportError(error, `queue "${name}"`));
       this.queues.set(name, queue);
     }

@@ -8,6 +8,7 @@ import {
   notClosedCleanly,
   REPEAT_REPORT_MS,
   reportOncePer,
+  withQuickReconnect,
 } from '@tenet/scheduling';
 import { ToolExecutorUnavailableError } from '../errors.js';
 import { withDeadline } from './deadline.js';
@@ -107,7 +108,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   async process(handler: ToolCallHandler, options: { concurrency?: number } = {}): Promise<void> {
     const stop = new AbortController();
     const worker = new (loadBullMq().Worker<ToolCallRequestV1, ToolCallResultV1>)(this.queueName, (job) => handler(job.data, stop.signal), {
-      connection: this.options.connection,
+      connection: withQuickReconnect(this.options.connection),
       prefix: this.options.prefix,
       concurrency: options.concurrency ?? 16,
       lockDuration: this.options.lockDurationMs ?? 5000,
@@ -142,7 +143,10 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   private ensureQueue(): Queue {
     if (!this.queue) {
-      this.queue = new (loadBullMq().Queue)(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      this.queue = new (loadBullMq().Queue)(this.queueName, {
+        connection: withQuickReconnect(this.options.connection),
+        prefix: this.options.prefix,
+      });
       this.queue.on('error', (error) => this.reportError(error, 'queue'));
       // Every call in flight waits on the queue's connection (one listener each); many calls at once are normal.
       this.queue.setMaxListeners(10_000);
@@ -152,7 +156,10 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
 
   private queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
-      const object = new (loadBullMq().QueueEvents)(this.queueName, { connection: this.options.connection, prefix: this.options.prefix });
+      const object = new (loadBullMq().QueueEvents)(this.queueName, {
+        connection: withQuickReconnect(this.options.connection),
+        prefix: this.options.prefix,
+      });
       object.on('error', (error) => this.reportError(error, 'queue events'));
       object.setMaxListeners(10_000);
       this.events = { object, ready: object.waitUntilReady().then(() => object) };
