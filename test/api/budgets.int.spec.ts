@@ -302,6 +302,42 @@ describe('token budgets: checked before each LLM call (embedded, real OpenAI SDK
     }
   }, 120_000);
 
+  it('a restart keeps what the period used: the counters are rebuilt from the usage the log holds', async () => {
+    // Day, month and session budgets, all far from spent: each counter must come back, not start again from 0.
+    const agent = await newAgent({
+      limits: [
+        { period: 'day', tokens: 100_000 },
+        { period: 'month', cost_usd: 50 },
+        { period: 'session', tokens: 100_000 },
+      ],
+    });
+    const session = (await created('/sessions', { agent_id: agent })).id;
+    await turn(url, session, 'hello');
+    await turn(url, session, 'and again');
+    const usedOf = async (): Promise<Record<string, number>> =>
+      Object.fromEntries(
+        ((await call(`/agents/${agent}/budget?session_id=${session}`)).body as { budgets: { key: string; used: number }[] }).budgets.map(
+          (b) => [b.key, b.used],
+        ),
+      );
+    const before = await usedOf();
+    expect(Object.keys(before)).toHaveLength(3);
+    expect(Object.values(before).every((used) => used > 0)).toBe(true);
+
+    // The embedded host keeps its counters in memory: a new host on the same log starts them from 0, then rebuilds.
+    await app.close();
+    ({ app, url } = await startAllInOne(
+      { TENET_MODE: 'embedded', TENET_DATA_DIR: dir, TENET_DEMO: 'off' },
+      { provider: new OpenAiProvider({ apiKey: API_KEY, baseURL: wire.url, maxRetries: 0 }) },
+    ));
+    await app.get(AgentBudgets).rebuilt();
+    expect(await usedOf()).toEqual(before);
+    // Rebuilt counters are charged like any: one more turn adds its calls on top of them.
+    await turn(url, session, 'once more');
+    const after = await usedOf();
+    expect(after[`agent:${agent}:day:tokens`]).toBeGreaterThan(before[`agent:${agent}:day:tokens`]! + 3_000);
+  }, 120_000);
+
   it('PATCH sets and clears a budget; GET /agents/{id}/budget of an unknown agent is 404', async () => {
     const agent = await created('/agents', { name: 'Any' });
     expect((await call(`/agents/${agent.id}`, 'PATCH', { budget: { limits: [{ period: 'month', tokens: 5000 }] } })).body).toMatchObject({

@@ -1,9 +1,11 @@
+import { eventually } from '@tenet/testing';
 import { faultHttp, startOwnStack, type OwnStack } from './support/own-stack.js';
 
 /**
  * ADR 0019: with the budget store (Redis) down, a budgeted agent's turn fails closed with
  * `BUDGET.UNAVAILABLE` — promptly, no LLM call made uncounted — while agents without a budget keep answering; once
- * Redis is back, budgeted turns answer again. Own nats-server and redis-server on free ports.
+ * Redis is back (restarted empty), the counter is rebuilt from the log and budgeted turns answer again. Own
+ * nats-server and redis-server on free ports.
  */
 describe('budgets while Redis is down (own redis-server): fail closed with BUDGET.UNAVAILABLE', () => {
   let stack: OwnStack | undefined;
@@ -34,6 +36,10 @@ describe('budgets while Redis is down (own redis-server): fail closed with BUDGE
     ).body.id;
     const unbudgeted = (await call<{ id: string }>('/agents', 'POST', { name: 'Free' })).body.id;
     expect((await turn(budgeted)).end.status).toBe('ready');
+    const used = async (): Promise<number | undefined> =>
+      (await call<{ budgets?: { used: number }[] }>(`/agents/${budgeted}/budget`)).body.budgets?.[0]?.used;
+    const usedBefore = await used();
+    expect(usedBefore).toBeGreaterThan(0);
 
     await stack!.redis.kill();
     const refused = await turn(budgeted);
@@ -43,6 +49,8 @@ describe('budgets while Redis is down (own redis-server): fail closed with BUDGE
     expect((await turn(unbudgeted)).end.status).toBe('ready');
 
     await stack!.redis.start();
+    // Redis restarted empty: the day's counter is rebuilt from the usage the log holds, without a restart of the host.
+    await eventually(async () => expect(await used()).toBe(usedBefore), { timeoutMs: 30_000, intervalMs: 250 });
     let back: Awaited<ReturnType<typeof finalStatus>> | undefined;
     for (let attempt = 0; attempt < 10 && back?.status !== 'ready'; attempt++) back = (await turn(budgeted)).end;
     expect(back?.status).toBe('ready');

@@ -52,6 +52,12 @@ export interface BudgetStore {
   release(reservationId: string, keys: readonly string[]): Promise<void>;
   /** Used and reserved per key, in the given periods. */
   read(scopes: readonly ScopeRef[], now: number): Promise<Map<string, { used: number; reserved: number }>>;
+  /**
+   * Raises each counter to at least `used` in its period (a counter last written in another period takes `used`);
+   * never lowers one. Resolves how many changed. For counters rebuilt from the event log's usage records, after the
+   * store lost them (a process restart for the in-process adapter, a Redis restart without persistence).
+   */
+  raise(counters: readonly (ScopeRef & { used: number })[]): Promise<number>;
   /** Zeroes every counter of a period kind (`day`, `month`) not already in `currentPeriodId`; the count reset. */
   resetPeriod(period: 'day' | 'month', currentPeriodId: string): Promise<number>;
   /** True the first time a flag is set (per TTL): one warning per scope and period across replicas. */

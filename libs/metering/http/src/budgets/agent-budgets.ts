@@ -1,9 +1,17 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { BUDGET_EVENT_TYPES, budgetStreamId, type BudgetEventData, type BudgetScopeV1 } from '@tenet/contracts';
+import {
+  BUDGET_EVENT_TYPES,
+  budgetStreamId,
+  LLM_USAGE_EVENT_TYPE,
+  usageStreamId,
+  type BudgetEventData,
+  type BudgetScopeV1,
+  type LlmUsageData,
+} from '@tenet/contracts';
 import type { BudgetStore } from '@tenet/budget-store';
-import type { EventStore } from '@tenet/event-store';
+import { atIdle, type EventStore } from '@tenet/event-store';
 import { RemoteHandlerError } from '@tenet/messaging';
-import { BUDGET_WARNING_RATIO, budgetScopes, periodOf, type BudgetScope } from '@tenet/metering-domain';
+import { BUDGET_WARNING_RATIO, budgetScopes, chargeOf, periodOf, type BudgetScope } from '@tenet/metering-domain';
 import { BUDGET_STORE, EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
 import type { Scheduler } from '@tenet/scheduling';
 import { type AgentView, AgentsRepository } from '@tenet/catalog-data-access';
@@ -34,6 +42,9 @@ export class BudgetUnavailableError extends Error {
     this.name = 'BudgetUnavailableError';
   }
 }
+
+/** Usage records read per page when the counters are rebuilt from the log. */
+const REBUILD_PAGE = 1_000;
 
 /** How long a budget store operation of a turn may take before the store counts as unavailable. */
 const STORE_TIMEOUT_MS = 5_000;
@@ -125,6 +136,8 @@ export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly logger = new Logger(AgentBudgets.name);
   /** Removes the listener that re-schedules the reset chain when Redis answers again. */
   private stopWatching: () => void = () => undefined;
+  /** The counter rebuilds started so far, one after another. */
+  private rebuilding: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly agents: AgentsRepository,
@@ -145,13 +158,91 @@ export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationSh
       await this.scheduleNextReset(new Date());
     });
     await this.scheduleNextReset(new Date());
-    // A Redis restart without persistence drops the chain's pending job: schedule it again when Redis answers (idempotent).
-    this.stopWatching = this.scheduler.onRestored(
-      () =>
-        void this.scheduleNextReset(new Date()).catch((error: unknown) =>
-          this.logger.warn(`the next budget reset was not scheduled again after Redis came back: ${String(error)}`),
-        ),
-    );
+    // The counters live in Redis (distributed) or in this process (embedded): a Redis restart without persistence, or a
+    // restart of the embedded host, starts them from 0 while the log still holds what this period's calls cost. Rebuilt
+    // from it at start-up and whenever Redis answers again, in the idle lane (it reads every usage record).
+    this.rebuildSoon('start-up');
+    // A Redis restart without persistence also drops the reset chain's pending job: scheduled again (idempotent).
+    this.stopWatching = this.scheduler.onRestored(() => {
+      this.rebuildSoon('Redis answers again');
+      void this.scheduleNextReset(new Date()).catch((error: unknown) =>
+        this.logger.warn(`the next budget reset was not scheduled again after Redis came back: ${String(error)}`),
+      );
+    });
+  }
+
+  /** Resolves when the rebuilds started so far have finished (tests, shutdown). */
+  async rebuilt(): Promise<void> {
+    await this.rebuilding;
+  }
+
+  private rebuildSoon(why: string): void {
+    this.rebuilding = this.rebuilding
+      .then(() => atIdle(() => this.rebuildCounters()))
+      .then(
+        (raised) => void (raised > 0 && this.logger.log(`budget counters rebuilt from the event log (${why}): ${raised} raised`)),
+        (error: unknown) => this.logger.warn(`budget counters were not rebuilt from the event log (${why}): ${String(error)}`),
+      );
+  }
+
+  /**
+   * Raises every budget counter of the current periods to what the event log's usage records of those periods add up to
+   * (never lowers one, so a counter ahead of the log — a call settled before its record was written — stays). Each
+   * record is charged to the scopes its agent's and workspace's budgets give it now: the agent's and workspace's day
+   * and month (records of that period only) and its session's (all its records). Resolves how many counters rose.
+   */
+  async rebuildCounters(now = new Date()): Promise<number> {
+    const store = this.budgets;
+    if (!store) return 0;
+    const nowMs = now.getTime();
+    const agents = new Map((await this.agents.list()).map((agent) => [agent.id, agent]));
+    // Per agent, its workspace (read once), or null when neither has a budget: its records are skipped.
+    const owners = new Map<string, Awaited<ReturnType<AgentBudgets['workspaceOf']>> | null>();
+    const scopesOf = new Map<string, BudgetScope[]>();
+    const totals = new Map<string, { periodId: string; used: number }>();
+    const starts = { day: periodOf('day', nowMs).start ?? '', month: periodOf('month', nowMs).start ?? '' };
+    for (let after = 0; ;) {
+      const page = await this.store.readAll({
+        category: usageStreamId(''),
+        types: [LLM_USAGE_EVENT_TYPE],
+        afterPosition: after,
+        limit: REBUILD_PAGE,
+      });
+      for (const event of page) {
+        const usage = event.data as LlmUsageData;
+        const agent = agents.get(usage.agent_id);
+        if (!agent) continue; // deleted since: its budgets are gone
+        if (!owners.has(agent.id)) {
+          const owner = await this.workspaceOf(agent.id);
+          owners.set(agent.id, agent.budget?.limits.length || owner.workspace?.limits.length ? owner : null);
+        }
+        const owner = owners.get(agent.id);
+        if (!owner) continue;
+        const memo = `${agent.id}\u0000${usage.session_id ?? ''}`;
+        let scopes = scopesOf.get(memo);
+        if (!scopes) {
+          scopes = budgetScopes({
+            agentId: agent.id,
+            ...(usage.session_id !== undefined ? { sessionId: usage.session_id } : {}),
+            agent: agent.budget,
+            ...owner,
+            nowMs,
+          });
+          scopesOf.set(memo, scopes);
+        }
+        for (const scope of scopes) {
+          if (scope.period !== 'session' && event.recordedAt < starts[scope.period]) continue;
+          const total = totals.get(scope.key) ?? { periodId: scope.period_id, used: 0 };
+          total.used += chargeOf(scope.unit, usage);
+          totals.set(scope.key, total);
+        }
+      }
+      const last = page.at(-1);
+      if (!last || page.length < REBUILD_PAGE) break;
+      after = last.position;
+    }
+    if (totals.size === 0) return 0;
+    return answered(() => store.raise([...totals].map(([key, total]) => ({ key, ...total }))));
   }
 
   beforeApplicationShutdown(): void {

@@ -10,7 +10,8 @@ interface Counter {
 
 /**
  * Budget counters in this process's memory (embedded mode: one process makes every call). Same contract as the
- * Redis adapter; counters are lost when the process stops, like the in-process scheduler's jobs.
+ * Redis adapter. The counters go with the process; the gateway's start-up raises them again from the usage records of
+ * the event log (`raise`, AgentBudgets.rebuildCounters), so a restart does not give the period's budgets back.
  */
 export class InProcessBudgetStore implements BudgetStore {
   private readonly counters = new Map<string, Counter>();
@@ -84,6 +85,18 @@ export class InProcessBudgetStore implements BudgetStore {
         ];
       }),
     );
+  }
+
+  async raise(counters: readonly (ScopeRef & { used: number })[]): Promise<number> {
+    let raised = 0;
+    for (const { key, periodId, used } of counters) {
+      const existing = this.counters.get(key);
+      const before = existing && existing.periodId === periodId ? existing.used : undefined;
+      if (before !== undefined && before >= used) continue;
+      this.counter(key, periodId).used = Math.max(0, Math.round(used));
+      raised += 1;
+    }
+    return raised;
   }
 
   async resetPeriod(period: 'day' | 'month', currentPeriodId: string): Promise<number> {

@@ -70,6 +70,22 @@ end
 return reset
 `;
 
+/** KEYS: counter hashes. ARGV: counter TTL, then per counter: period id, used. Raises each to at least `used`. */
+const RAISE = `
+local raised = 0
+for i = 1, #KEYS do
+  local period = ARGV[2 * i]; local used = tonumber(ARGV[2 * i + 1])
+  local current = nil
+  if redis.call('HGET', KEYS[i], 'p') == period then current = tonumber(redis.call('HGET', KEYS[i], 'u') or '0') end
+  if current == nil or current < used then
+    redis.call('HSET', KEYS[i], 'p', period, 'u', used)
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    raised = raised + 1
+  end
+end
+return raised
+`;
+
 /** A counter untouched this long is dropped (a month's counter lives past its month; an idle session's budget too). */
 const COUNTER_TTL_MS = 40 * 86_400_000;
 /** How long a settled reservation id is remembered (a retried settle comes within seconds). */
@@ -154,6 +170,17 @@ export class RedisBudgetStore implements BudgetStore {
       result.set(scope.key, { used, reserved });
     }
     return result;
+  }
+
+  async raise(counters: readonly (ScopeRef & { used: number })[]): Promise<number> {
+    let raised = 0;
+    // A few hundred counters per script: one atomic step each, without holding Redis for a whole rebuild.
+    for (let from = 0; from < counters.length; from += 200) {
+      const batch = counters.slice(from, from + 200);
+      const args = [String(COUNTER_TTL_MS), ...batch.flatMap((c) => [c.periodId, String(Math.max(0, Math.round(c.used)))])];
+      raised += Number(await this.redis.client.eval(RAISE, batch.length, ...batch.map((c) => this.c(c.key)), ...args));
+    }
+    return raised;
   }
 
   async resetPeriod(period: 'day' | 'month', currentPeriodId: string): Promise<number> {

@@ -143,6 +143,37 @@ export function budgetStoreConformance(
       expect((await store.read([{ key: monthKey, periodId: '2026-11' }], now)).get(monthKey)?.used).toBe(100);
     });
 
+    it('raise sets a counter to at least what it is given, never lowers one, and replaces an earlier period', async () => {
+      const other = `agent:b-${randomUUID().slice(0, 8)}:day:tokens`;
+      await store.settle('r1', [{ key, periodId: DAY, amount: 500 }]);
+      await store.settle('r2', [{ key: other, periodId: '2026-11-25', amount: 900 }]);
+      // key: 500 now, 300 given — kept; other: yesterday's 900 — today's 200 replaces it; a new counter takes its value.
+      const fresh = `agent:c-${randomUUID().slice(0, 8)}:month:usd`;
+      expect(
+        await store.raise([
+          { key, periodId: DAY, used: 300 },
+          { key: other, periodId: DAY, used: 200 },
+          { key: fresh, periodId: '2026-11', used: 1_234 },
+        ]),
+      ).toBe(2);
+      const read = await store.read(
+        [
+          { key, periodId: DAY },
+          { key: other, periodId: DAY },
+          { key: fresh, periodId: '2026-11' },
+        ],
+        now,
+      );
+      expect([read.get(key)?.used, read.get(other)?.used, read.get(fresh)?.used]).toEqual([500, 200, 1_234]);
+      expect(await store.raise([{ key, periodId: DAY, used: 800 }])).toBe(1);
+      // A raised counter is charged and admitted like any other.
+      expect(await store.settle('r3', [{ key, periodId: DAY, amount: 50 }])).toEqual([{ key, before: 800, after: 850 }]);
+      expect(await store.reserve({ reservationId: 'r4', scopes: [scope(900, 100)], ttlMs: 60_000, now })).toMatchObject({
+        outcome: 'exhausted',
+        used: 850,
+      });
+    });
+
     it('a reservation whose process died stops holding budget after its TTL; release drops one at once', async () => {
       await store.reserve({ reservationId: 'dead', scopes: [scope(100, 80)], ttlMs: 1_000, now });
       expect(await store.reserve({ reservationId: 'r2', scopes: [scope(100, 50)], ttlMs: 60_000, now })).toEqual({ outcome: 'wait', key });
