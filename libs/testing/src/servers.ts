@@ -12,6 +12,8 @@ import { freePort } from './ports.js';
 export interface OwnServer {
   readonly url: string;
   readonly port: number;
+  /** Its store directory (NATS: the JetStream store): removing it between `kill` and `start` is a restart that lost it. */
+  readonly dir: string;
   /** SIGKILL, and wait until the port is closed. */
   kill(): Promise<void>;
   /** Starts it again on the same port and store; waits until it accepts connections. */
@@ -70,6 +72,7 @@ async function ownServer(
   return {
     url: `${scheme}://127.0.0.1:${port}`,
     port,
+    dir,
     kill,
     start,
     dispose: async () => {

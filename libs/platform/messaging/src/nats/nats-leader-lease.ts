@@ -51,9 +51,15 @@ const isCasFailure = (error: unknown): boolean =>
   error instanceof JetStreamApiError &&
   (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 
+/**
+ * The bucket may be gone: its stream is reported missing, or — a server back without its store — a KV operation finds
+ * nothing answering its subject and times out. The handle is then dropped and the bucket made again (create is
+ * idempotent), at the cost of one more API call after an ordinary timeout.
+ */
 const isBucketGone = (error: unknown): boolean =>
   (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) ||
-  (error instanceof Error && /stream not found/i.test(error.message));
+  (error instanceof Error &&
+    (/stream not found|no responders/i.test(error.message) || error.name === 'TimeoutError' || /^timeout$/i.test(error.message)));
 
 /** JetStream API error 10058: the stream exists with another configuration (an older or newer Tenet created it). */
 const STREAM_NAME_IN_USE = 10_058;

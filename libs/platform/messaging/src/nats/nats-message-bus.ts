@@ -179,6 +179,8 @@ export class NatsMessageBus implements MessageBus {
     private readonly jsm: JetStreamManager,
     private readonly onConsumerError: (error: unknown, durable: string) => void,
     private readonly onConnectionEvent: (message: string) => void,
+    /** The streams made at connect, made again at every reconnect (a server back without its store has none). */
+    private readonly streams: readonly StreamSpec[] = [],
   ) {
     this.js = jetstream(nc);
     this.followStatus().catch((error: unknown) =>
@@ -207,6 +209,7 @@ export class NatsMessageBus implements MessageBus {
         await jetstreamManager(nc),
         report,
         options.onConnectionEvent ?? ((message) => console.warn(`[messaging] ${message}`)),
+        options.streams ?? [],
       );
       for (const stream of options.streams ?? []) await bus.ensureStream(stream);
       return bus;
@@ -235,6 +238,25 @@ export class NatsMessageBus implements MessageBus {
       } else if (status.type === 'reconnect') {
         this.connected = true;
         this.onConnectionEvent(`reconnected to NATS ${status.server}`);
+        void this.restoreStreams();
+      }
+    }
+  }
+
+  /**
+   * After a reconnect: the server may be one that lost its JetStream store (a restart without its volume), so every
+   * stream this bus made at connect is made again (`ensureStream` is idempotent: an existing one is left as it is).
+   * Consumers whose stream or durable went with the store end their pull and are recreated by their own loop.
+   */
+  private async restoreStreams(): Promise<void> {
+    for (const stream of this.streams) {
+      try {
+        await this.ensureStream(stream);
+      } catch (error) {
+        if (this.closed) return;
+        this.onConnectionEvent(
+          `stream ${stream.name} could not be checked after the reconnect (${error instanceof Error ? error.message : String(error)}); the next reconnect tries again`,
+        );
       }
     }
   }
@@ -311,8 +333,10 @@ export class NatsMessageBus implements MessageBus {
     const inFlight = new Set<Promise<void>>();
     const pull = async (): Promise<void> => {
       const consumer = await this.js.consumers.get(stream, options.durable);
-      // A small prefetch keeps competing replicas fair and buffered messages well inside ack_wait.
-      messages = await consumer.consume({ max_messages: concurrency * 2 });
+      // A small prefetch keeps competing replicas fair and buffered messages well inside ack_wait. A missing stream or
+      // durable (a server back without its store, an operator's delete) ends the pull instead of being retried for
+      // ever in silence, so the loop below reports it and recreates the durable.
+      messages = await consumer.consume({ max_messages: concurrency * 2, abort_on_missing_resource: true });
       if (stopped) messages.stop();
       // Messages already buffered when the iterator is stopped are still yielded and handled (a drain).
       for await (const m of messages) {
