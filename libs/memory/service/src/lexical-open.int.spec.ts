@@ -78,10 +78,10 @@ describe('SqliteKnowledgeIndex: the lexical side opens in the background (ADR 00
     await first.close();
     rmSync(snapshotOf(dir));
 
-    const started = performance.now();
     const index = new SqliteKnowledgeIndex({ dataDir: dir });
     try {
-      expect(performance.now() - started).toBeLessThan(500);
+      // Returned before the open did its work (no wall-clock bound: a CI run on a loaded machine once took 957 ms for
+      // a constructor that opens nothing but the files): not ready yet, and saying why.
       const opening = index.readiness();
       expect(opening).toEqual({ ready: false, reason: expect.stringContaining('lexical side opening') });
       // The event loop turns while it opens: timers fire between its slices. Graph insertion waits for it (the
