@@ -13,7 +13,7 @@ import { atIdle, type EventStore } from '@tenet/event-store';
 import { RemoteHandlerError } from '@tenet/messaging';
 import { BUDGET_WARNING_RATIO, budgetScopes, chargeOf, periodOf, type BudgetScope } from '@tenet/metering-domain';
 import { BUDGET_STORE, EVENT_STORE, SCHEDULER } from '@tenet/platform-runtime';
-import type { Scheduler } from '@tenet/scheduling';
+import { BackgroundArming, type Scheduler } from '@tenet/scheduling';
 import { type AgentView, AgentsRepository } from '@tenet/catalog-data-access';
 import { WorkspaceDirectory, WorkspacesRepository } from '@tenet/edge';
 
@@ -134,10 +134,18 @@ export interface TurnHold {
 @Injectable()
 export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AgentBudgets.name);
-  /** Removes the listener that re-schedules the reset chain when Redis answers again. */
-  private stopWatching: () => void = () => undefined;
-  /** The counter rebuilds started so far, one after another. */
-  private rebuilding: Promise<void> = Promise.resolve();
+  /**
+   * The counter rebuilds (at start-up, and — coalesced — each time Redis answers again) and the reset chain scheduled
+   * again then: in the background, stopped and awaited at shutdown.
+   */
+  private readonly background = new BackgroundArming({
+    attempts: 1,
+    attemptTimeoutMs: STORE_TIMEOUT_MS,
+    log: this.logger,
+    whenLost: 'the next start-up schedules it again',
+  });
+  /** The start-up rebuild of the counters. */
+  private startupRebuild: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly agents: AgentsRepository,
@@ -161,28 +169,29 @@ export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationSh
     // The counters live in Redis (distributed) or in this process (embedded): a Redis restart without persistence, or a
     // restart of the embedded host, starts them from 0 while the log still holds what this period's calls cost. Rebuilt
     // from it at start-up and whenever Redis answers again, in the idle lane (it reads every usage record).
-    this.rebuildSoon('start-up');
+    this.startupRebuild = this.rebuildLogged('start-up');
+    this.background.track(this.startupRebuild);
     // A Redis restart without persistence also drops the reset chain's pending job: scheduled again (idempotent).
-    this.stopWatching = this.scheduler.onRestored(() => {
-      this.rebuildSoon('Redis answers again');
-      void this.scheduleNextReset(new Date()).catch((error: unknown) =>
-        this.logger.warn(`the next budget reset was not scheduled again after Redis came back: ${String(error)}`),
-      );
-    });
+    this.background.rebuildWhenRestored(this.scheduler, 'the budget counters', () =>
+      Promise.all([this.rebuildLogged('Redis answers again'), this.scheduleNextReset(new Date())]),
+    );
   }
 
-  /** Resolves when the rebuilds started so far have finished (tests, shutdown). */
+  /** Resolves when the start-up rebuild of the counters has finished (tests). */
   async rebuilt(): Promise<void> {
-    await this.rebuilding;
+    await this.startupRebuild;
   }
 
-  private rebuildSoon(why: string): void {
-    this.rebuilding = this.rebuilding
-      .then(() => atIdle(() => this.rebuildCounters()))
-      .then(
-        (raised) => void (raised > 0 && this.logger.log(`budget counters rebuilt from the event log (${why}): ${raised} raised`)),
-        (error: unknown) => this.logger.warn(`budget counters were not rebuilt from the event log (${why}): ${String(error)}`),
-      );
+  /** Stops the rebuilds (one under way ends at its next page) and waits for them, before the log closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.background.stop();
+  }
+
+  private rebuildLogged(why: string): Promise<void> {
+    return atIdle(() => this.rebuildCounters()).then(
+      (raised) => void (raised > 0 && this.logger.log(`budget counters rebuilt from the event log (${why}): ${raised} raised`)),
+      (error: unknown) => this.logger.warn(`budget counters were not rebuilt from the event log (${why}): ${String(error)}`),
+    );
   }
 
   /**
@@ -201,7 +210,7 @@ export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationSh
     const scopesOf = new Map<string, BudgetScope[]>();
     const totals = new Map<string, { periodId: string; used: number }>();
     const starts = { day: periodOf('day', nowMs).start ?? '', month: periodOf('month', nowMs).start ?? '' };
-    for (let after = 0; ;) {
+    for (let after = 0; !this.background.signal.aborted;) {
       const page = await this.store.readAll({
         category: usageStreamId(''),
         types: [LLM_USAGE_EVENT_TYPE],
@@ -241,12 +250,8 @@ export class AgentBudgets implements OnApplicationBootstrap, BeforeApplicationSh
       if (!last || page.length < REBUILD_PAGE) break;
       after = last.position;
     }
-    if (totals.size === 0) return 0;
+    if (totals.size === 0 || this.background.signal.aborted) return 0; // nothing read, or shutting down
     return answered(() => store.raise([...totals].map(([key, total]) => ({ key, ...total }))));
-  }
-
-  beforeApplicationShutdown(): void {
-    this.stopWatching();
   }
 
   /** Zeroes the counters of periods that ended by `at` (day, and month on the 1st). Also run by tests. */
