@@ -57,11 +57,14 @@ export class BullMqScheduler implements Scheduler {
   private readonly workers: Worker[] = [];
   private readonly pendingHooks = new Set<Promise<void>>();
   private readonly prefix: string;
+  /** Every queue's and worker's connection options: the caller's, reconnecting within 2 s (withQuickReconnect). */
+  private readonly connection: RedisOptions;
   private readonly reportError: (error: Error, context: string) => void;
   private closed = false;
 
   constructor(private readonly options: BullMqSchedulerOptions) {
     this.prefix = options.prefix ?? 'tenet';
+    this.connection = withQuickReconnect(options.connection);
     // One line per report (a connection error's stack says nothing the message does not), and the same one at most
     // every 30 s per context: while Redis is down every connection reports each reconnect attempt.
     this.reportError = reportOncePer(
@@ -133,7 +136,7 @@ export class BullMqScheduler implements Scheduler {
         }
       },
       {
-        connection: { ...withQuickReconnect(this.options.connection), maxRetriesPerRequest: null },
+        connection: { ...this.connection, maxRetriesPerRequest: null },
         prefix: this.prefix,
         concurrency: options.concurrency ?? 1,
       },
@@ -235,7 +238,7 @@ export class BullMqScheduler implements Scheduler {
   private queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new (loadBullMq().Queue)(name, { connection: withQuickReconnect(this.options.connection), prefix: this.prefix });
+      queue = new (loadBullMq().Queue)(name, { connection: this.connection, prefix: this.prefix });
       queue.on('error', (error) => this.reportError(error, `queue "${name}"`));
       this.queues.set(name, queue);
     }

@@ -46,9 +46,12 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   private readonly workers: Worker[] = [];
   private closed = false;
   private readonly reportError: (error: Error, context: string) => void;
+  /** The queue's, its events' and every worker's connection options: the caller's, reconnecting within 2 s. */
+  private readonly connection: RedisOptions;
 
   constructor(private readonly options: BullMqToolWorkQueueOptions) {
     this.queueName = options.queueName ?? 'tool-calls';
+    this.connection = withQuickReconnect(options.connection);
     // The same error of the same connection at most every 30 s: during a Redis outage each reconnect attempt reports.
     this.reportError = reportOncePer(
       REPEAT_REPORT_MS,
@@ -108,7 +111,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   async process(handler: ToolCallHandler, options: { concurrency?: number } = {}): Promise<void> {
     const stop = new AbortController();
     const worker = new (loadBullMq().Worker<ToolCallRequestV1, ToolCallResultV1>)(this.queueName, (job) => handler(job.data, stop.signal), {
-      connection: withQuickReconnect(this.options.connection),
+      connection: this.connection,
       prefix: this.options.prefix,
       concurrency: options.concurrency ?? 16,
       lockDuration: this.options.lockDurationMs ?? 5000,
@@ -144,7 +147,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   private ensureQueue(): Queue {
     if (!this.queue) {
       this.queue = new (loadBullMq().Queue)(this.queueName, {
-        connection: withQuickReconnect(this.options.connection),
+        connection: this.connection,
         prefix: this.options.prefix,
       });
       this.queue.on('error', (error) => this.reportError(error, 'queue'));
@@ -157,7 +160,7 @@ export class BullMqToolWorkQueue implements ToolWorkQueue {
   private queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
       const object = new (loadBullMq().QueueEvents)(this.queueName, {
-        connection: withQuickReconnect(this.options.connection),
+        connection: this.connection,
         prefix: this.options.prefix,
       });
       object.on('error', (error) => this.reportError(error, 'queue events'));
